@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+// FenceLab: geofence and GPS-track logic tested at scale.
+// No package dependencies: the toolchain plus GSL from the system (see README).
+import PackageDescription
+
+let package = Package(
+    name: "FenceLab",
+    products: [
+        .library(name: "GeoPolicy", targets: ["GeoPolicy"]),
+        .library(name: "FenceLab", targets: ["FenceLab"]),
+        .executable(name: "fencelab", targets: ["fencelab"]),
+        .executable(name: "fencelab-bench", targets: ["fencelab-bench"]),
+    ],
+    targets: [
+        // The engine an app ships: pure Swift, no GSL, no I/O.
+        .target(name: "GeoPolicy"),
+        // GSL as a system library; only GSLKit imports it.
+        .systemLibrary(
+            name: "CGSL",
+            pkgConfig: "gsl",
+            providers: [.apt(["libgsl-dev"]), .brew(["gsl"])]
+        ),
+        .target(name: "GSLKit", dependencies: ["CGSL"]),
+        .target(name: "DriveSim", dependencies: ["GeoPolicy", "GSLKit"]),
+        .target(name: "FenceLab", dependencies: ["GeoPolicy", "GSLKit", "DriveSim"]),
+        .executableTarget(name: "fencelab", dependencies: ["FenceLab"]),
+
+        // Performance-regression suite and its C reference kernels.
+        .target(
+            name: "CReference",
+            dependencies: ["CGSL"],
+            path: "Benchmarks/CReference",
+            cSettings: [.unsafeFlags(["-O2"])]
+        ),
+        .executableTarget(
+            name: "fencelab-bench",
+            dependencies: ["FenceLab", "GeoPolicy", "DriveSim", "GSLKit", "CReference"],
+            path: "Benchmarks/fencelab-bench"
+        ),
+
+        // Shared test helpers (explicit tolerances, binary lookup).
+        .target(name: "_TestSupport", path: "Tests/_TestSupport"),
+        .testTarget(name: "GeoPolicyTests", dependencies: ["GeoPolicy", "_TestSupport"]),
+        .testTarget(name: "GSLKitTests", dependencies: ["GSLKit", "_TestSupport"]),
+        .testTarget(name: "DriveSimTests", dependencies: ["DriveSim", "GeoPolicy", "GSLKit", "_TestSupport"]),
+        .testTarget(name: "FenceLabTests", dependencies: ["FenceLab", "DriveSim", "GeoPolicy", "GSLKit", "_TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["fencelab", "_TestSupport"]),
+    ]
+)

@@ -1,0 +1,1 @@
+// DriveSim: the scenario generator (issue 3 fills this module).

@@ -1,0 +1,124 @@
+import FenceLab
+import Foundation
+
+/// A failure the command line reports as one line on stderr.
+enum CLIError: Error, CustomStringConvertible {
+    /// Wrong usage: unknown command/option, missing argument. Exit 64.
+    case usage(String)
+    /// A value or file was refused. Exit 2.
+    case badInput(String)
+
+    var description: String {
+        switch self {
+        case let .usage(m), let .badInput(m): return m
+        }
+    }
+
+    var exitCode: ExitCode {
+        switch self {
+        case .usage: return .usage
+        case .badInput: return .badInput
+        }
+    }
+}
+
+/// One subcommand of `fencelab`. Each lives in its own file under `Commands/`.
+protocol Command: Sendable {
+    /// The word after `fencelab` (`distance`, `run`, ...).
+    static var name: String { get }
+    /// One line for the command list in `fencelab --help`.
+    static var summary: String { get }
+    /// The full text of `fencelab NAME --help`.
+    static var help: String { get }
+    /// Parses `arguments` (without the command word) and runs.
+    static func run(_ arguments: inout Arguments) throws -> ExitCode
+}
+
+enum CLI {
+    /// Every subcommand, in the order `--help` lists them.
+    static let commands: [any Command.Type] = [
+        DistanceCommand.self,
+    ]
+
+    /// The command that `fencelab` with no arguments runs.
+    static let defaultCommand: (any Command.Type)? = nil
+
+    static var overview: String {
+        var lines = [
+            "fencelab \(ToolVersion.string): test geofence and GPS-track logic against seeded, realistic GPS noise.",
+            "",
+            "USAGE: fencelab [COMMAND] [OPTIONS]",
+            "",
+            "COMMANDS:",
+        ]
+        for c in commands {
+            lines.append("  " + c.name.padding(toLength: 14, withPad: " ", startingAt: 0) + c.summary)
+        }
+        lines += [
+            "",
+            "OPTIONS:",
+            "  --help, -h    Show this help, or a command's help with `fencelab COMMAND --help`.",
+            "  --version     Print the version.",
+            "",
+            "EXIT CODES: 0 success, 1 a check or expectation failed, 2 bad input (file, value), 64 usage error.",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    static func run(_ argv: [String]) -> ExitCode {
+        var args = argv
+        if args.isEmpty {
+            guard let command = defaultCommand else {
+                print(overview)
+                return .success
+            }
+            return execute(command, [])
+        }
+        let first = args.removeFirst()
+        switch first {
+        case "--help", "-h", "help":
+            if let name = args.first, let c = commands.first(where: { $0.name == name }) {
+                print(c.help)
+            } else {
+                print(overview)
+            }
+            return .success
+        case "--version":
+            print("fencelab \(ToolVersion.string)")
+            return .success
+        default:
+            if let c = commands.first(where: { $0.name == first }) {
+                return execute(c, args)
+            }
+            if first.hasPrefix("-"), let command = defaultCommand {
+                return execute(command, argv)
+            }
+            return fail(.usage("unknown command '\(first)'; see `fencelab --help`"))
+        }
+    }
+
+    static func execute(_ command: any Command.Type, _ argv: [String]) -> ExitCode {
+        if argv.contains("--help") || argv.contains("-h") {
+            print(command.help)
+            return .success
+        }
+        var arguments = Arguments(argv, command: command.name)
+        do {
+            return try command.run(&arguments)
+        } catch let error as CLIError {
+            return fail(error)
+        } catch {
+            return fail(.badInput("\(error)"))
+        }
+    }
+
+    static func fail(_ error: CLIError) -> ExitCode {
+        printError("fencelab: \(error.description)")
+        return error.exitCode
+    }
+}
+
+/// One line to stderr.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

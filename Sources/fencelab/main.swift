@@ -1,0 +1,9 @@
+import FenceLab
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+let code = CLI.run(Array(CommandLine.arguments.dropFirst()))
+exit(code.rawValue)
