@@ -1,0 +1,154 @@
+import Foundation
+import GeoPolicy
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The protocol version FenceLab speaks (docs/engine-protocol.md).
+public enum EngineProtocol {
+    public static let version = 1
+}
+
+/// The fence an external engine is told about in the `fence` message.
+public struct EngineFence: Sendable, Hashable {
+    public var center: Coordinate
+    /// The `rule` object, e.g. `["kind": .string("hysteresis"), "enter_m": .number(80), ...]`.
+    public var rule: [String: FlatJSONValue]
+    public var rulesVersion: String
+
+    public init(center: Coordinate, rule: [String: FlatJSONValue], rulesVersion: String) {
+        self.center = center
+        self.rule = rule
+        self.rulesVersion = rulesVersion
+    }
+}
+
+/// One answer of an external engine to one fix.
+public struct EngineAnswer: Sendable, Hashable {
+    public var index: Int
+    public var state: FenceState
+    /// Why the engine did not count the fix, as the engine named it (nil when it counted).
+    public var rejected: String?
+}
+
+/// What went wrong with an external engine, with the place it went wrong.
+public enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConvertible {
+    case startFailed(command: String, reason: String)
+    case exited(status: Int32, answered: Int, expected: Int, stderrTail: String)
+    case timeout(seconds: Double, firstUnanswered: Int, stderrTail: String)
+    case garbage(line: Int, text: String, reason: String)
+    case wrongIndex(line: Int, expected: Int, got: Int)
+    case protocolMismatch(expected: Int, got: String)
+
+    public var description: String {
+        func tail(_ s: String) -> String { s.isEmpty ? "" : "; engine stderr: \(s)" }
+        switch self {
+        case let .startFailed(command, reason):
+            return "engine '\(command)' could not start: \(reason)"
+        case let .exited(status, answered, expected, stderr):
+            return "engine exited with status \(status) after answering \(answered) of \(expected) fixes\(tail(stderr))"
+        case let .timeout(seconds, index, stderr):
+            return "engine gave no answer for fix \(index) within \(seconds) s; it was stopped\(tail(stderr))"
+        case let .garbage(line, text, reason):
+            return "engine output line \(line) is not a valid answer (\(reason)): \(text)"
+        case let .wrongIndex(line, expected, got):
+            return "engine output line \(line) answers fix \(got), expected fix \(expected)"
+        case let .protocolMismatch(expected, got):
+            return "engine speaks protocol \(got), FenceLab speaks protocol \(expected)"
+        }
+    }
+}
+
+/// Runs an external engine process over the JSON Lines protocol for one work item.
+public struct ExternalEngine: Sendable {
+    public var command: String
+    /// Allowed time per fix, in seconds; the whole item gets `5 + n × perFixTimeout_s`.
+    public var perFixTimeout_s: Double
+
+    public init(command: String, perFixTimeout_s: Double = 5) {
+        self.command = command
+        self.perFixTimeout_s = perFixTimeout_s
+    }
+
+    /// Sends the fence and every fix (with its injected `now`), returns one answer per fix.
+    public func run(fence: EngineFence, fixes: [Fix], now_s: [Double]) throws(ExternalEngineError) -> [EngineAnswer] {
+        precondition(fixes.count == now_s.count, "one now per fix")
+        let request = EngineRequests.encode(fence: fence, fixes: fixes, now_s: now_s)
+        let deadline = 5 + Double(fixes.count) * perFixTimeout_s
+        return try EngineProcess.exchange(command: command, request: request,
+                                          expected: fixes.count, timeout_s: deadline)
+    }
+}
+
+/// Encoding of the requests.
+enum EngineRequests {
+    static func encode(fence: EngineFence, fixes: [Fix], now_s: [Double]) -> [UInt8] {
+        var out = ""
+        out.reserveCapacity(160 * (fixes.count + 1))
+        let rule = fence.rule.keys.sorted().map { key -> String in
+            let value: String
+            switch fence.rule[key]! {
+            case let .string(s): value = "\"\(FlatJSON.escape(s))\""
+            case let .number(v): value = FlatJSON.number(v)
+            case let .bool(b): value = b ? "true" : "false"
+            case .null: value = "null"
+            }
+            return "\"\(FlatJSON.escape(key))\":\(value)"
+        }.joined(separator: ",")
+        out += "{\"type\":\"fence\",\"protocol\":\(EngineProtocol.version),\"center\":[\(fence.center.latitude),\(fence.center.longitude)],"
+        out += "\"rule\":{\(rule)},\"rulesVersion\":\"\(FlatJSON.escape(fence.rulesVersion))\"}\n"
+        for (i, f) in fixes.enumerated() {
+            out += "{\"type\":\"fix\",\"index\":\(i),\"timestamp\":\(FlatJSON.number(f.timestamp_s)),"
+            out += "\"latitude\":\(FlatJSON.number(f.latitude)),\"longitude\":\(FlatJSON.number(f.longitude)),"
+            out += "\"horizontal_accuracy\":\(FlatJSON.number(f.horizontalAccuracy_m)),\"now\":\(FlatJSON.number(now_s[i]))}\n"
+        }
+        return Array(out.utf8)
+    }
+
+    /// Parses the answer on output line `line` (1-based; line 1 is `ready`).
+    static func decodeAnswer(_ text: Substring, line: Int, expectedIndex: Int) throws(ExternalEngineError) -> EngineAnswer {
+        let object: [String: FlatJSONValue]
+        do { object = try FlatJSON.parseObject(text.utf8) } catch {
+            throw .garbage(line: line, text: shorten(text), reason: error.description)
+        }
+        guard let indexValue = object["index"]?.double, indexValue == indexValue.rounded(), indexValue >= 0 else {
+            throw .garbage(line: line, text: shorten(text), reason: "missing or non-integer \"index\"")
+        }
+        guard let stateText = object["state"]?.string else {
+            throw .garbage(line: line, text: shorten(text), reason: "missing \"state\"")
+        }
+        guard let state = FenceState(rawValue: stateText) else {
+            throw .garbage(line: line, text: shorten(text), reason: "unknown state '\(stateText)'")
+        }
+        let index = Int(indexValue)
+        guard index == expectedIndex else { throw .wrongIndex(line: line, expected: expectedIndex, got: index) }
+        var rejected: String? = nil
+        if let r = object["rejected"] {
+            switch r {
+            case let .string(s): rejected = s
+            case .null: rejected = nil
+            default: throw .garbage(line: line, text: shorten(text), reason: "\"rejected\" must be a string")
+            }
+        }
+        return EngineAnswer(index: index, state: state, rejected: rejected)
+    }
+
+    static func decodeReady(_ text: Substring) throws(ExternalEngineError) {
+        let object: [String: FlatJSONValue]
+        do { object = try FlatJSON.parseObject(text.utf8) } catch {
+            throw .garbage(line: 1, text: shorten(text), reason: "expected the ready message: \(error.description)")
+        }
+        guard object["type"]?.string == "ready" else {
+            throw .garbage(line: 1, text: shorten(text), reason: "expected {\"type\":\"ready\",...}")
+        }
+        guard let v = object["protocol"]?.double, Int(exactly: v) == EngineProtocol.version else {
+            throw .protocolMismatch(expected: EngineProtocol.version, got: object["protocol"].map { "\($0)" } ?? "none")
+        }
+    }
+
+    static func shorten(_ s: Substring) -> String {
+        s.count <= 120 ? String(s) : String(s.prefix(117)) + "..."
+    }
+}
