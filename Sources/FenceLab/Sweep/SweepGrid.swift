@@ -1,0 +1,171 @@
+/// Why a sweep grid is refused (before any work starts).
+public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
+    case malformedRange(option: String, text: String)
+    case nonPositiveStep(option: String, step: Double)
+    case emptyRange(option: String, text: String)
+    case malformedList(option: String, text: String)
+    case invalidValue(option: String, value: Double, reason: String)
+    case noValidPoint(reason: String)
+    case tooManyPoints(count: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case let .malformedRange(o, t): return "\(o): expected A:B:STEP (e.g. 60:100:10), got '\(t)'"
+        case let .nonPositiveStep(o, s): return "\(o): STEP must be > 0, got \(s)"
+        case let .emptyRange(o, t): return "\(o): empty range '\(t)' (A must be ≤ B)"
+        case let .malformedList(o, t): return "\(o): expected a comma-separated list of numbers, got '\(t)'"
+        case let .invalidValue(o, v, r): return "\(o): \(v) \(r)"
+        case let .noValidPoint(r): return "the grid has no valid point: \(r)"
+        case let .tooManyPoints(c, l): return "the grid has \(c) points, more than the limit \(l); narrow it or pass --force"
+        }
+    }
+}
+
+/// Inclusive range A…B in steps of STEP, parsed from `A:B:STEP`.
+public struct SweepRange: Sendable, Hashable {
+    public var values: [Double]
+
+    /// - Throws: `SweepGridError` naming `option` for malformed text, STEP ≤ 0 or A > B.
+    public init(parsing text: String, option: String) throws(SweepGridError) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, let a = Double(parts[0]), let b = Double(parts[1]), let step = Double(parts[2]),
+              a.isFinite, b.isFinite, step.isFinite else {
+            throw .malformedRange(option: option, text: text)
+        }
+        guard step > 0 else { throw .nonPositiveStep(option: option, step: step) }
+        guard a <= b else { throw .emptyRange(option: option, text: text) }
+        let count = Int(((b - a) / step + 1e-9).rounded(.down)) + 1
+        guard count <= 1_000_000 else { throw .malformedRange(option: option, text: text) }
+        // a + i·step, not repeated addition: no drift over long ranges.
+        values = (0..<count).map { a + Double($0) * step }
+    }
+
+    public init(values: [Double]) { self.values = values }
+}
+
+/// Parses `25,30,50` into numbers; the error names the option.
+public func parseSweepList(_ text: String, option: String) throws(SweepGridError) -> [Double] {
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+    var values: [Double] = []
+    for p in parts {
+        guard let v = Double(p.trimmingCharacters(in: " ")), v.isFinite else { throw .malformedList(option: option, text: text) }
+        values.append(v)
+    }
+    guard !values.isEmpty else { throw .malformedList(option: option, text: text) }
+    return values
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: Character) -> Substring {
+        var s = self
+        while s.first == set { s.removeFirst() }
+        while s.last == set { s.removeLast() }
+        return s
+    }
+}
+
+/// Which rule family a sweep varies.
+public enum SweepRuleKind: String, Sendable, Hashable, CaseIterable {
+    case hysteresis, threshold, conservative
+}
+
+/// One point of a sweep grid: a complete rule setting.
+public struct SweepPoint: Sendable, Hashable, Comparable {
+    public var kind: SweepRuleKind
+    /// Enter radius (hysteresis) or the radius (threshold, conservative), metres.
+    public var enter_m: Double
+    /// Exit radius, metres (hysteresis only; equals `enter_m` otherwise).
+    public var exit_m: Double
+    /// Accuracy gate in metres (hysteresis only; +∞ when not applicable).
+    public var maxAccuracy_m: Double
+    /// Consecutive agreeing fixes required before a change (1 = no confirmation).
+    public var confirm_n: Int
+
+    public init(kind: SweepRuleKind, enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirm_n: Int) {
+        self.kind = kind
+        self.enter_m = enter_m
+        self.exit_m = exit_m
+        self.maxAccuracy_m = maxAccuracy_m
+        self.confirm_n = confirm_n
+    }
+
+    /// Width of the hysteresis band in metres.
+    public var band_m: Double { exit_m - enter_m }
+
+    /// A stable label, e.g. `hysteresis 80/120 acc30 confirm1`.
+    public var label: String {
+        switch kind {
+        case .hysteresis: return "hysteresis \(fmt(enter_m))/\(fmt(exit_m)) acc\(fmt(maxAccuracy_m)) confirm\(confirm_n)"
+        case .threshold, .conservative: return "\(kind.rawValue) \(fmt(enter_m)) confirm\(confirm_n)"
+        }
+    }
+
+    public static func < (a: SweepPoint, b: SweepPoint) -> Bool {
+        (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) < (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n)
+    }
+}
+
+func fmt(_ v: Double) -> String {
+    v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : "\(v)"
+}
+
+/// The grid of a sweep: the cartesian product of the options, invalid combinations
+/// (exit ≤ enter for hysteresis) left out, the seeds' 80/120/30 always added.
+public struct SweepGrid: Sendable, Hashable {
+    public var points: [SweepPoint]
+    /// Index of the seeds' reference setting (80/120/30, no confirmation) in `points`, when it fits the rule kind.
+    public var referenceIndex: Int?
+
+    public static let defaultLimit = 2_000
+
+    public init(kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double],
+                confirm: [Int], limit: Int? = defaultLimit) throws(SweepGridError) {
+        for v in enter.values where v < 0 { throw .invalidValue(option: "--enter", value: v, reason: "must be ≥ 0 m") }
+        for v in exit?.values ?? [] where v < 0 { throw .invalidValue(option: "--exit", value: v, reason: "must be ≥ 0 m") }
+        for v in maxAccuracy where !(v >= 0) { throw .invalidValue(option: "--max-accuracy", value: v, reason: "must be ≥ 0 m") }
+        for c in confirm where c < 1 { throw .invalidValue(option: "--confirm", value: Double(c), reason: "must be ≥ 1 fix") }
+        var set = Set<SweepPoint>()
+        switch kind {
+        case .hysteresis:
+            guard let exit else { throw .noValidPoint(reason: "hysteresis needs --exit") }
+            for e in enter.values { for x in exit.values where x > e { for a in maxAccuracy { for c in confirm {
+                set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: x, maxAccuracy_m: a, confirm_n: c))
+            } } } }
+            guard !set.isEmpty else { throw .noValidPoint(reason: "every exit radius is ≤ its enter radius") }
+            set.insert(SweepPoint(kind: .hysteresis, enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirm_n: 1))
+        case .threshold, .conservative:
+            for e in enter.values { for c in confirm {
+                set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: e, maxAccuracy_m: .infinity, confirm_n: c))
+            } }
+        }
+        if let limit, set.count > limit { throw .tooManyPoints(count: set.count, limit: limit) }
+        points = set.sorted()
+        referenceIndex = points.firstIndex(of: SweepPoint(kind: .hysteresis, enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirm_n: 1))
+    }
+}
+
+/// `--shard K/N`: this process runs the work items whose index ≡ K (mod N).
+public struct Shard: Sendable, Hashable, CustomStringConvertible {
+    public var index: Int
+    public var count: Int
+
+    public static let whole = Shard(index: 0, count: 1)
+
+    public init(index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
+
+    /// Parses `K/N` with 0 ≤ K < N.
+    public init(parsing text: String) throws(SweepGridError) {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k >= 0, k < n else {
+            throw .malformedList(option: "--shard", text: text + " (expected K/N with 0 ≤ K < N)")
+        }
+        index = k
+        count = n
+    }
+
+    public func owns(_ item: Int) -> Bool { item % count == index }
+    public var description: String { "\(index)/\(count)" }
+}

@@ -1,0 +1,68 @@
+import Testing
+import FenceLab
+
+@Suite struct SweepGridTests {
+    @Test func rangesIncludeBothEndsWithoutDrift() throws {
+        #expect(try SweepRange(parsing: "60:100:10", option: "--enter").values == [60, 70, 80, 90, 100])
+        let fine = try SweepRange(parsing: "0:1:0.1", option: "--enter").values
+        #expect(fine.count == 11)
+        #expect(abs(fine[10] - 1) < 1e-12)
+    }
+
+    @Test(arguments: ["60:100", "a:b:c", "60:100:0", "60:100:-5", "100:60:10", "60:100:nan"])
+    func badRangesAreRefused(text: String) {
+        #expect(throws: SweepGridError.self) { try SweepRange(parsing: text, option: "--enter") }
+    }
+
+    @Test func hysteresisGridDropsInvalidPairsAndAlwaysHasTheSeedSetting() throws {
+        let grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "60:100:20", option: "--enter"),
+                                 exit: SweepRange(parsing: "90:130:20", option: "--exit"), maxAccuracy: [25, 50], confirm: [1])
+        #expect(grid.points.allSatisfy { $0.exit_m > $0.enter_m })
+        // valid (enter, exit): (60,90) (60,110) (60,130) (80,90) (80,110) (80,130) (100,110) (100,130) = 8, × 2 accuracies, + 80/120/30
+        #expect(grid.points.count == 17)
+        let ref = try #require(grid.referenceIndex)
+        #expect(grid.points[ref].label == "hysteresis 80/120 acc30 confirm1")
+        #expect(grid.points == grid.points.sorted())
+    }
+
+    @Test func gridThatIsAllInvalidOrTooLargeIsRefused() {
+        #expect(throws: SweepGridError.self) {
+            try SweepGrid(kind: .hysteresis, enter: SweepRange(values: [100]), exit: SweepRange(values: [90]), maxAccuracy: [30], confirm: [1])
+        }
+        #expect(throws: SweepGridError.tooManyPoints(count: 101, limit: 50)) {
+            try SweepGrid(kind: .hysteresis, enter: SweepRange(values: Array(stride(from: 0.0, to: 100, by: 1))),
+                          exit: SweepRange(values: [200]), maxAccuracy: [30], confirm: [1], limit: 50)
+        }
+    }
+
+    @Test func shardsPartitionTheItems() throws {
+        for n in [1, 2, 3, 7] {
+            var seen = Array(repeating: 0, count: 100)
+            for k in 0..<n {
+                let shard = try Shard(parsing: "\(k)/\(n)")
+                for i in 0..<100 where shard.owns(i) { seen[i] += 1 }
+            }
+            #expect(seen.allSatisfy { $0 == 1 })
+        }
+        for bad in ["3/3", "-1/2", "1", "a/b", "0/0"] {
+            #expect(throws: SweepGridError.self) { try Shard(parsing: bad) }
+        }
+    }
+
+    @Test func frontierAndRecommendation() {
+        let pts = [
+            TradeOffPoint(id: 0, spurious: 4, latency_s: 5, missed: 0, band_m: 20),
+            TradeOffPoint(id: 1, spurious: 1, latency_s: 20, missed: 0, band_m: 40),
+            TradeOffPoint(id: 2, spurious: 1, latency_s: 25, missed: 0, band_m: 40),   // dominated by 1
+            TradeOffPoint(id: 3, spurious: 0, latency_s: 80, missed: 0, band_m: 80),
+            TradeOffPoint(id: 4, spurious: 0, latency_s: 10, missed: 1, band_m: 60),   // on frontier (missed trade-off)
+            TradeOffPoint(id: 5, spurious: 1, latency_s: 20, missed: 0, band_m: 30),   // ties 1, narrower band
+        ]
+        let f = TradeOff.frontier(pts)
+        #expect(f == [0, 1, 3, 4, 5])
+        let r = TradeOff.recommend(pts, maxLatency_s: 30)
+        #expect(r?.id == 5)
+        #expect(f.contains(r!.id))
+        #expect(TradeOff.recommend(pts, maxLatency_s: 1) == nil)
+    }
+}
