@@ -3,6 +3,7 @@ import GeoPolicy
 /// A distance model name that FenceLab does not know.
 public struct UnknownDistanceModel: Error, Sendable, Hashable, CustomStringConvertible {
     public let name: String
+    public init(name: String) { self.name = name }
     public var description: String {
         "unknown distance model '\(name)'; known: \(DistanceModels.names.joined(separator: ", "))"
     }
