@@ -80,7 +80,8 @@ public struct FenceEvaluator<Rule: FenceRule>: Sendable {
     ///   - distance_m: distance from the fence centre in metres.
     ///   - accuracy_m: horizontal accuracy in metres.
     ///   - timestamp_s: time of the fix in seconds; used only by `.seconds` confirmation
-    ///     (the caller, e.g. `FenceMonitor`, guarantees increasing timestamps).
+    ///     (the caller, e.g. `FenceMonitor`, guarantees finite increasing timestamps;
+    ///     a NaN timestamp never confirms a time-based change).
     @inlinable
     public mutating func update(distance_m: Double, accuracy_m: Double, timestamp_s: Double) -> FenceState {
         guard rule.counts(distance_m: distance_m, accuracy_m: accuracy_m) else { return current }
@@ -116,3 +117,6 @@ public struct FenceEvaluator<Rule: FenceRule>: Sendable {
         pendingCount = 0
     }
 }
+
+extension FenceEvaluator: Equatable where Rule: Equatable {}
+extension FenceEvaluator: Hashable where Rule: Hashable {}

@@ -158,3 +158,6 @@ extension FenceMonitor where Model == Haversine {
                       maxAge_s: maxAge_s, logging: logging)
     }
 }
+
+extension FenceMonitor: Equatable where Rule: Equatable, Model: Equatable {}
+extension FenceMonitor: Hashable where Rule: Hashable, Model: Hashable {}
