@@ -38,10 +38,11 @@ enum CLI {
     /// Every subcommand, in the order `--help` lists them.
     static let commands: [any Command.Type] = [
         DistanceCommand.self,
+        FixturesCommand.self,
     ]
 
     /// The command that `fencelab` with no arguments runs.
-    static let defaultCommand: (any Command.Type)? = nil
+    static let defaultCommand: (any Command.Type)? = FixturesCommand.self
 
     static var overview: String {
         var lines = [

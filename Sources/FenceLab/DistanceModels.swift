@@ -1,0 +1,26 @@
+import GeoPolicy
+
+/// A distance model name that FenceLab does not know.
+public struct UnknownDistanceModel: Error, Sendable, Hashable, CustomStringConvertible {
+    public let name: String
+    public init(name: String) { self.name = name }
+    public var description: String {
+        "unknown distance model '\(name)'; known: \(DistanceModels.names.joined(separator: ", "))"
+    }
+}
+
+/// The single place that maps a model name (CLI `--model`, fixture `model`) to a `DistanceModel`.
+public enum DistanceModels {
+    /// Names accepted by `distanceModel(named:)`.
+    public static var names: [String] { ["sphere"] }
+}
+
+/// The distance model for `name` (`sphere` = `Haversine()`, R = 6 371 000 m).
+/// Add `wgs84` here when `GeoPolicy.WGS84` lands (also in `DistanceModels.names`).
+/// - Throws: `UnknownDistanceModel` naming the refused name and the known ones.
+public func distanceModel(named name: String) throws(UnknownDistanceModel) -> any DistanceModel {
+    switch name {
+    case "sphere": return Haversine()
+    default: throw UnknownDistanceModel(name: name)
+    }
+}

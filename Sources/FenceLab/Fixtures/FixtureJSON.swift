@@ -1,0 +1,166 @@
+import Foundation
+
+/// A parsed JSON value. Numbers stay `Double`; NaN and ±∞ cannot appear in JSON,
+/// so fixtures write them as the strings "NaN", "Infinity", "-Infinity".
+enum JSONValue: Decodable, Sendable {
+    case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null; return }
+        if let b = try? c.decode(Bool.self) { self = .bool(b); return }
+        if let n = try? c.decode(Double.self) { self = .number(n); return }
+        if let s = try? c.decode(String.self) { self = .string(s); return }
+        if let a = try? c.decode([JSONValue].self) { self = .array(a); return }
+        self = .object(try c.decode([String: JSONValue].self))
+    }
+
+    /// The parser's own words for a syntax error (JSONDecoder hides them), with the line when known.
+    static func syntaxError(_ data: Data) -> String {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return "syntax error"
+        } catch {
+            let text = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "syntax error"
+            // "Invalid value around character 17." → add the 1-based line of that offset.
+            if let range = text.range(of: "character "),
+               let offset = Int(text[range.upperBound...].prefix(while: \.isNumber)), offset <= data.count {
+                let line = data.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+                return text + " (line \(line))"
+            }
+            return text
+        }
+    }
+
+    var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .number: return "a number"
+        case let .string(s): return "the string \"\(s)\""
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+
+    /// Parses a whole file; a syntax error becomes `.malformedJSON` naming the file.
+    static func parse(_ data: Data, file: String) throws(FixtureError) -> JSONValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch DecodingError.dataCorrupted {
+            throw .malformedJSON(file: file, reason: syntaxError(data))
+        } catch {
+            throw .malformedJSON(file: file, reason: "\(error)")
+        }
+    }
+}
+
+/// A strict view of one JSON object: refuses unknown keys at construction and
+/// names the file and key path in every error.
+struct JSONObject {
+    let file: String
+    let path: String
+    let fields: [String: JSONValue]
+
+    /// - Parameters:
+    ///   - allowed: every key the format defines at this place; anything else is `unknownKey`.
+    init(_ value: JSONValue, file: String, path: String, allowed: Set<String>) throws(FixtureError) {
+        guard case let .object(fields) = value else {
+            throw .wrongType(file: file, keyPath: path.isEmpty ? "(top level)" : path, expected: "an object", found: value.typeName)
+        }
+        if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw .unknownKey(file: file, keyPath: JSONObject.join(path, unknown))
+        }
+        self.file = file
+        self.path = path
+        self.fields = fields
+    }
+
+    static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : path + "." + key }
+
+    func keyPath(_ key: String) -> String { JSONObject.join(path, key) }
+
+    func has(_ key: String) -> Bool { fields[key] != nil }
+
+    func value(_ key: String) throws(FixtureError) -> JSONValue {
+        guard let v = fields[key] else { throw .missingKey(file: file, keyPath: keyPath(key)) }
+        return v
+    }
+
+    func string(_ key: String) throws(FixtureError) -> String {
+        let v = try value(key)
+        guard case let .string(s) = v else {
+            throw .wrongType(file: file, keyPath: keyPath(key), expected: "a string", found: v.typeName)
+        }
+        return s
+    }
+
+    func optionalString(_ key: String) throws(FixtureError) -> String? {
+        has(key) ? try string(key) : nil
+    }
+
+    func bool(_ key: String) throws(FixtureError) -> Bool {
+        let v = try value(key)
+        guard case let .bool(b) = v else {
+            throw .wrongType(file: file, keyPath: keyPath(key), expected: "true or false", found: v.typeName)
+        }
+        return b
+    }
+
+    /// A finite number; with `special`, also "NaN", "Infinity", "-Infinity" (JSON has no literals for them).
+    func number(_ key: String, special: Bool = false) throws(FixtureError) -> Double {
+        try JSONObject.number(try value(key), file: file, keyPath: keyPath(key), special: special)
+    }
+
+    func optionalNumber(_ key: String) throws(FixtureError) -> Double? {
+        has(key) ? try number(key) : nil
+    }
+
+    static func number(_ v: JSONValue, file: String, keyPath: String, special: Bool) throws(FixtureError) -> Double {
+        switch v {
+        case let .number(n): return n
+        case let .string(s) where special:
+            switch s {
+            case "NaN": return .nan
+            case "Infinity": return .infinity
+            case "-Infinity": return -.infinity
+            default: break
+            }
+        default: break
+        }
+        let expected = special ? "a number or \"NaN\"/\"Infinity\"/\"-Infinity\"" : "a finite number"
+        throw .wrongType(file: file, keyPath: keyPath, expected: expected, found: v.typeName)
+    }
+
+    /// An array of objects, each checked against `allowed`.
+    func objects(_ key: String, allowed: Set<String>) throws(FixtureError) -> [JSONObject] {
+        let v = try value(key)
+        guard case let .array(items) = v else {
+            throw .wrongType(file: file, keyPath: keyPath(key), expected: "an array", found: v.typeName)
+        }
+        var out: [JSONObject] = []
+        for (i, item) in items.enumerated() {
+            out.append(try JSONObject(item, file: file, path: "\(keyPath(key))[\(i)]", allowed: allowed))
+        }
+        return out
+    }
+
+    /// `[latitude, longitude]` in degrees; entries may be special strings.
+    func pair(_ key: String) throws(FixtureError) -> (Double, Double) {
+        let v = try value(key)
+        guard case let .array(items) = v, items.count == 2 else {
+            throw .wrongType(file: file, keyPath: keyPath(key), expected: "[latitude, longitude]", found: v.typeName)
+        }
+        return (try JSONObject.number(items[0], file: file, keyPath: keyPath(key) + "[0]", special: true),
+                try JSONObject.number(items[1], file: file, keyPath: keyPath(key) + "[1]", special: true))
+    }
+
+    /// A `FenceState` name.
+    func state(_ key: String) throws(FixtureError) -> String {
+        let s = try string(key)
+        guard ["unknown", "inside", "outside"].contains(s) else {
+            throw .invalidValue(file: file, keyPath: keyPath(key), reason: "expected unknown, inside or outside, got \"\(s)\"")
+        }
+        return s
+    }
+}

@@ -1,0 +1,122 @@
+/// How long a proposed state change must persist before it is taken
+/// (like Android's geofence loitering delay).
+public enum Confirmation: Sendable, Hashable, CustomStringConvertible {
+    /// N consecutive counting fixes (N ≥ 1) that each propose the same new state.
+    case fixes(Int)
+    /// The same new state proposed by counting fixes spanning at least T seconds
+    /// (T finite, ≥ 0): from the first proposing fix to the current one.
+    case seconds(Double)
+
+    /// The suffix appended to a rule's `rulesVersion`: `+confirm3`, `+confirm10s`.
+    public var versionSuffix: String {
+        switch self {
+        case let .fixes(n): return "+confirm\(n)"
+        case let .seconds(t): return "+confirm\(versionNumber(t))s"
+        }
+    }
+
+    /// `confirm3` or `confirm10s`, the form `RuleSpec` parses.
+    public var description: String { String(versionSuffix.dropFirst()) }
+
+    /// - Throws: `FenceRuleError` for a count < 1 or a negative or non-finite duration.
+    public func validate() throws(FenceRuleError) {
+        switch self {
+        case let .fixes(n): if n < 1 { throw .confirmationCount(n) }
+        case let .seconds(t): try FenceRuleError.requireNonNegative(t, "confirmation seconds")
+        }
+    }
+}
+
+/// A rule plus its state and an optional confirmation: the stateful per-fix evaluator.
+///
+/// Algorithm: a fix that does not count (`FenceRule.counts`) changes nothing, not
+/// even a pending confirmation. A counting fix proposes `rule.next(previous: state, …)`.
+/// A proposal equal to the current state cancels any pending change. Without a
+/// confirmation a different proposal is taken at once; with one it becomes pending
+/// and is taken when N consecutive proposals agree, or when agreeing proposals span
+/// T seconds. A different new proposal restarts the count. Value type of scalars:
+/// no allocation per fix.
+public struct FenceEvaluator<Rule: FenceRule>: Sendable {
+    /// The decision rule.
+    public let rule: Rule
+    /// The confirmation, or nil for immediate changes.
+    public let confirmation: Confirmation?
+    /// The current (confirmed) state.
+    @inlinable public var state: FenceState { current }
+    @usableFromInline var current: FenceState
+    @usableFromInline var pending: FenceState = .unknown
+    @usableFromInline var pendingCount: Int = 0
+    @usableFromInline var pendingSince_s: Double = 0
+    @usableFromInline let requiredFixes: Int
+    @usableFromInline let requiredDuration_s: Double
+    @usableFromInline let confirms: Bool
+    @usableFromInline let byTime: Bool
+
+    /// - Parameters:
+    ///   - rule: the decision rule.
+    ///   - confirmation: optional confirmation; nil changes state on the first proposing fix.
+    ///   - initial: the starting state, `unknown` unless a fixture or test says otherwise.
+    /// - Throws: `FenceRuleError` for an invalid confirmation.
+    public init(rule: Rule, confirmation: Confirmation? = nil, initial: FenceState = .unknown) throws(FenceRuleError) {
+        try confirmation?.validate()
+        self.rule = rule
+        self.confirmation = confirmation
+        self.current = initial
+        switch confirmation {
+        case nil: (requiredFixes, requiredDuration_s, confirms, byTime) = (1, 0, false, false)
+        case let .fixes(n)?: (requiredFixes, requiredDuration_s, confirms, byTime) = (n, 0, n > 1, false)
+        case let .seconds(t)?: (requiredFixes, requiredDuration_s, confirms, byTime) = (1, t, t > 0, true)
+        }
+    }
+
+    /// The rule's version plus the confirmation suffix, e.g. `hysteresis-80-120-acc30+confirm3`.
+    public var rulesVersion: String { rule.rulesVersion + (confirmation?.versionSuffix ?? "") }
+
+    /// The state a pending change would lead to, or nil when none is pending.
+    public var pendingState: FenceState? { pendingCount > 0 ? pending : nil }
+
+    /// Feeds one fix and returns the (possibly unchanged) state.
+    /// - Parameters:
+    ///   - distance_m: distance from the fence centre in metres.
+    ///   - accuracy_m: horizontal accuracy in metres.
+    ///   - timestamp_s: time of the fix in seconds; used only by `.seconds` confirmation
+    ///     (the caller, e.g. `FenceMonitor`, guarantees finite increasing timestamps;
+    ///     a NaN timestamp never confirms a time-based change).
+    @inlinable
+    public mutating func update(distance_m: Double, accuracy_m: Double, timestamp_s: Double) -> FenceState {
+        guard rule.counts(distance_m: distance_m, accuracy_m: accuracy_m) else { return current }
+        let proposal = rule.next(previous: current, distance_m: distance_m, accuracy_m: accuracy_m)
+        if proposal == current {
+            pendingCount = 0
+            return current
+        }
+        if !confirms {
+            current = proposal
+            return current
+        }
+        if pendingCount == 0 || proposal != pending {
+            pending = proposal
+            pendingCount = 1
+            pendingSince_s = timestamp_s
+        } else {
+            pendingCount &+= 1
+        }
+        let confirmed = byTime
+            ? timestamp_s - pendingSince_s >= requiredDuration_s
+            : pendingCount >= requiredFixes
+        if confirmed {
+            current = proposal
+            pendingCount = 0
+        }
+        return current
+    }
+
+    /// Sets the state (e.g. `unknown` after an authorization loss) and drops any pending change.
+    public mutating func reset(to state: FenceState = .unknown) {
+        current = state
+        pendingCount = 0
+    }
+}
+
+extension FenceEvaluator: Equatable where Rule: Equatable {}
+extension FenceEvaluator: Hashable where Rule: Hashable {}

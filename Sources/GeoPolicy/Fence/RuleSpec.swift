@@ -1,0 +1,139 @@
+/// A rule chosen by name and parameters, as the CLI, scenario files and the
+/// harness write it: `hysteresis:80:120:30`, `threshold:500`, `conservative:100`,
+/// each optionally followed by a confirmation `+confirm3` (fixes) or `+confirm10s` (seconds).
+///
+/// `hysteresis` alone means the seed-000 defaults (80:120:30).
+public enum RuleSpec: Sendable, Hashable, CustomStringConvertible {
+    /// `Hysteresis(enter_m:exit_m:maxAccuracy_m:)` in metres.
+    case hysteresis(enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirmation: Confirmation? = nil)
+    /// `Threshold(radius_m:)` in metres.
+    case threshold(radius_m: Double, confirmation: Confirmation? = nil)
+    /// `Conservative(radius_m:)` in metres.
+    case conservative(radius_m: Double, confirmation: Confirmation? = nil)
+
+    /// The seed-000 rule: `hysteresis:80:120:30`, no confirmation.
+    public static let `default` = RuleSpec.hysteresis(enter_m: 80, exit_m: 120, maxAccuracy_m: 30)
+
+    /// The confirmation, if any.
+    public var confirmation: Confirmation? {
+        switch self {
+        case let .hysteresis(_, _, _, c), let .threshold(_, c), let .conservative(_, c): return c
+        }
+    }
+
+    /// The validated rule, without the confirmation.
+    /// - Throws: `FenceRuleError` for invalid parameters.
+    public func rule() throws(FenceRuleError) -> AnyFenceRule {
+        switch self {
+        case let .hysteresis(e, x, a, _): return .hysteresis(try Hysteresis(enter_m: e, exit_m: x, maxAccuracy_m: a))
+        case let .threshold(r, _): return .threshold(try Threshold(radius_m: r))
+        case let .conservative(r, _): return .conservative(try Conservative(radius_m: r))
+        }
+    }
+
+    /// A fresh evaluator (rule + confirmation) starting at `initial`.
+    /// - Throws: `FenceRuleError` for invalid parameters or confirmation.
+    public func evaluator(initial: FenceState = .unknown) throws(FenceRuleError) -> FenceEvaluator<AnyFenceRule> {
+        try FenceEvaluator(rule: try rule(), confirmation: confirmation, initial: initial)
+    }
+
+    /// The rules version of the evaluator this spec builds, e.g. `hysteresis-80-120-acc30+confirm3`.
+    /// - Throws: `FenceRuleError` for invalid parameters.
+    public func rulesVersion() throws(FenceRuleError) -> String {
+        try evaluator().rulesVersion
+    }
+
+    /// The CLI form, which `parse` reads back: `hysteresis:80:120:30+confirm3`.
+    public var description: String {
+        let base: String
+        switch self {
+        case let .hysteresis(e, x, a, _):
+            base = "hysteresis:\(versionNumber(e)):\(versionNumber(x)):\(versionNumber(a))"
+        case let .threshold(r, _): base = "threshold:\(versionNumber(r))"
+        case let .conservative(r, _): base = "conservative:\(versionNumber(r))"
+        }
+        return base + (confirmation.map { "+" + $0.description } ?? "")
+    }
+
+    /// Parses the CLI form and validates the parameters.
+    /// - Throws: `RuleSpecError` naming the part of `text` that is wrong.
+    public static func parse(_ text: String) throws(RuleSpecError) -> RuleSpec {
+        let pieces = text.split(separator: "+", omittingEmptySubsequences: false).map(String.init)
+        guard pieces.count <= 2 else { throw .extraPart(spec: text, part: pieces[2]) }
+        let confirmation: Confirmation? = pieces.count == 2 ? try parseConfirmation(pieces[1], spec: text) : nil
+        let parts = pieces[0].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let kind = parts[0]
+        let values = Array(parts.dropFirst())
+        let spec: RuleSpec
+        switch kind {
+        case "hysteresis":
+            if values.isEmpty {
+                spec = .hysteresis(enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirmation: confirmation)
+            } else {
+                let v = try numbers(values, names: ["ENTER_M", "EXIT_M", "MAX_ACCURACY_M"], kind: kind, spec: text)
+                spec = .hysteresis(enter_m: v[0], exit_m: v[1], maxAccuracy_m: v[2], confirmation: confirmation)
+            }
+        case "threshold":
+            spec = .threshold(radius_m: try numbers(values, names: ["RADIUS_M"], kind: kind, spec: text)[0],
+                              confirmation: confirmation)
+        case "conservative":
+            spec = .conservative(radius_m: try numbers(values, names: ["RADIUS_M"], kind: kind, spec: text)[0],
+                                 confirmation: confirmation)
+        default:
+            throw .unknownKind(spec: text, kind: kind)
+        }
+        do {
+            _ = try spec.evaluator()
+        } catch {
+            throw .invalidRule(spec: text, error)
+        }
+        return spec
+    }
+
+    private static func numbers(_ values: [String], names: [String], kind: String, spec: String) throws(RuleSpecError) -> [Double] {
+        guard values.count == names.count else {
+            throw .parameterCount(spec: spec, kind: kind, expected: names, got: values.count)
+        }
+        var out: [Double] = []
+        for (text, name) in zip(values, names) {
+            guard let v = Double(text) else { throw .notANumber(spec: spec, parameter: name, part: text) }
+            out.append(v)
+        }
+        return out
+    }
+
+    private static func parseConfirmation(_ part: String, spec: String) throws(RuleSpecError) -> Confirmation {
+        guard part.hasPrefix("confirm") else { throw .badConfirmation(spec: spec, part: part) }
+        let body = part.dropFirst("confirm".count)
+        if body.hasSuffix("s"), let t = Double(body.dropLast()) { return .seconds(t) }
+        if let n = Int(body) { return .fixes(n) }
+        throw .badConfirmation(spec: spec, part: part)
+    }
+}
+
+/// Why a rule spec string was refused; every case names the offending part.
+public enum RuleSpecError: Error, Sendable, Hashable, CustomStringConvertible {
+    case unknownKind(spec: String, kind: String)
+    case parameterCount(spec: String, kind: String, expected: [String], got: Int)
+    case notANumber(spec: String, parameter: String, part: String)
+    case badConfirmation(spec: String, part: String)
+    case extraPart(spec: String, part: String)
+    case invalidRule(spec: String, FenceRuleError)
+
+    public var description: String {
+        switch self {
+        case let .unknownKind(s, k):
+            return "rule '\(s)': unknown kind '\(k)'; expected hysteresis, threshold or conservative"
+        case let .parameterCount(s, k, e, g):
+            return "rule '\(s)': \(k) takes \(e.count) parameter(s) \(k):\(e.joined(separator: ":")), got \(g)"
+        case let .notANumber(s, p, part):
+            return "rule '\(s)': \(p) is not a number: '\(part)'"
+        case let .badConfirmation(s, part):
+            return "rule '\(s)': confirmation must be confirmN (fixes) or confirmTs (seconds), got '\(part)'"
+        case let .extraPart(s, part):
+            return "rule '\(s)': unexpected part '+\(part)'; at most one confirmation"
+        case let .invalidRule(s, e):
+            return "rule '\(s)': \(e)"
+        }
+    }
+}
