@@ -38,6 +38,8 @@ enum CLI {
     /// Every subcommand, in the order `--help` lists them.
     static let commands: [any Command.Type] = [
         DistanceCommand.self,
+        EngineCheckCommand.self,
+        EngineServeCommand.self,
         FixturesCommand.self,
     ]
 

@@ -1,0 +1,41 @@
+import GeoPolicy
+
+extension EngineFence {
+    /// The `fence` message for a rule spec, as docs/engine-protocol.md specifies it.
+    public init(center: Coordinate, spec: RuleSpec) throws(FenceRuleError) {
+        var rule: [String: FlatJSONValue] = [:]
+        switch spec {
+        case let .hysteresis(e, x, a, _):
+            rule = ["kind": .string("hysteresis"), "enter_m": .number(e), "exit_m": .number(x), "maxAccuracy_m": .number(a)]
+        case let .threshold(r, _):
+            rule = ["kind": .string("threshold"), "radius_m": .number(r)]
+        case let .conservative(r, _):
+            rule = ["kind": .string("conservative"), "radius_m": .number(r)]
+        }
+        switch spec.confirmation {
+        case let .fixes(n)?: rule["confirm_n"] = .number(Double(n))
+        case let .seconds(s)?: rule["confirm_s"] = .number(s)
+        case nil: break
+        }
+        self.init(center: center, rule: rule, rulesVersion: try spec.rulesVersion())
+    }
+
+    /// The rule spec described by a `fence` message's `rule` object (the built-in engine's side).
+    public func ruleSpec() throws(EngineServerError) -> RuleSpec {
+        func number(_ key: String) throws(EngineServerError) -> Double {
+            guard let v = rule[key]?.double else { throw .badFence("rule.\(key) missing or not a number") }
+            return v
+        }
+        var confirmation: Confirmation?
+        if let n = rule["confirm_n"]?.double { confirmation = .fixes(Int(n)) }
+        if let s = rule["confirm_s"]?.double { confirmation = .seconds(s) }
+        switch rule["kind"]?.string {
+        case "hysteresis":
+            return .hysteresis(enter_m: try number("enter_m"), exit_m: try number("exit_m"),
+                               maxAccuracy_m: try number("maxAccuracy_m"), confirmation: confirmation)
+        case "threshold": return .threshold(radius_m: try number("radius_m"), confirmation: confirmation)
+        case "conservative": return .conservative(radius_m: try number("radius_m"), confirmation: confirmation)
+        default: throw .badFence("rule.kind must be hysteresis, threshold or conservative")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import GeoPolicy
+
+/// Why the built-in engine refused its input.
+public enum EngineServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    case badFence(String)
+    case badLine(line: Int, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .badFence(r): return "fence message: \(r)"
+        case let .badLine(l, r): return "input line \(l): \(r)"
+        }
+    }
+}
+
+/// The built-in engine (`FenceMonitor` + `Haversine`) behind the engine protocol:
+/// the reference implementation of the engine side, and the yardstick for the
+/// protocol's own overhead.
+public enum EngineServer {
+    /// Serves one session: reads request lines from `nextLine`, writes answers to `write`.
+    /// - Parameter maxAge_s: staleness limit applied by the monitor (default: none).
+    public static func serve(maxAge_s: Double = .infinity, nextLine: () -> String?,
+                             write: (String) -> Void) throws(EngineServerError) {
+        guard let first = nextLine() else { return }
+        let fence = try parseFence(first)
+        let spec = try fence.ruleSpec()
+        var monitor: FenceMonitor<AnyFenceRule, Haversine>
+        do {
+            monitor = try FenceMonitor(center: fence.center, evaluator: spec.evaluator(), distanceModel: Haversine(),
+                                       maxAge_s: maxAge_s, logging: .off)
+        } catch { throw .badFence("\(error)") }
+        write("{\"type\":\"ready\",\"protocol\":\(EngineProtocol.version),\"engine\":\"fencelab \(ToolVersion.string)\"}\n")
+        var out = ""
+        out.reserveCapacity(1 << 16)
+        var lineNumber = 1
+        while let line = nextLine() {
+            lineNumber += 1
+            let o: [String: FlatJSONValue]
+            do { o = try FlatJSON.parseObject(line) } catch { throw .badLine(line: lineNumber, reason: error.description) }
+            guard let index = o["index"]?.double, let t = o["timestamp"]?.double, let lat = o["latitude"]?.double,
+                  let lon = o["longitude"]?.double, let acc = o["horizontal_accuracy"]?.double, let now = o["now"]?.double else {
+                throw .badLine(line: lineNumber, reason: "a fix needs index, timestamp, latitude, longitude, horizontal_accuracy, now")
+            }
+            let decision = monitor.process(Fix(timestamp_s: t, latitude: lat, longitude: lon, horizontalAccuracy_m: acc), now_s: now)
+            out += "{\"index\":\(Int(index)),\"state\":\"\(decision.newState.rawValue)\""
+            if let r = decision.rejection { out += ",\"rejected\":\"\(r.rawValue)\"" }
+            out += "}\n"
+            if out.utf8.count > 60_000 { write(out); out.removeAll(keepingCapacity: true) }
+        }
+        if !out.isEmpty { write(out) }
+    }
+
+    static func parseFence(_ line: String) throws(EngineServerError) -> EngineFence {
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: Data(line.utf8)) } catch {
+            throw .badFence("not JSON")
+        }
+        guard let o = object as? [String: Any], o["type"] as? String == "fence" else { throw .badFence("first line must be {\"type\":\"fence\",...}") }
+        guard let p = o["protocol"] as? NSNumber, p.intValue == EngineProtocol.version else {
+            throw .badFence("protocol must be \(EngineProtocol.version)")
+        }
+        guard let c = o["center"] as? [NSNumber], c.count == 2,
+              let center = try? Coordinate(latitude: c[0].doubleValue, longitude: c[1].doubleValue) else {
+            throw .badFence("center must be [latitude, longitude] within range")
+        }
+        guard let r = o["rule"] as? [String: Any] else { throw .badFence("rule must be an object") }
+        var rule: [String: FlatJSONValue] = [:]
+        for (k, v) in r {
+            if let s = v as? String { rule[k] = .string(s) } else if let n = v as? NSNumber { rule[k] = .number(n.doubleValue) }
+        }
+        return EngineFence(center: center, rule: rule, rulesVersion: o["rulesVersion"] as? String ?? "")
+    }
+}
