@@ -30,6 +30,7 @@ enum DistanceCommand: Command {
         let model: any DistanceModel
         switch modelName {
         case "sphere": model = Haversine()
+        case "wgs84": model = WGS84()
         default: throw CLIError.usage("distance: --model must be sphere or wgs84, got '\(modelName)'")
         }
         let a: Coordinate, b: Coordinate
