@@ -57,6 +57,21 @@ def short_pairs(rng, n):
     return out
 
 
+def medium_pairs(rng, n):
+    """1–20 km, straddling the 5 km switch between the chord path and the iteration."""
+    out = []
+    for i in range(n):
+        lat1, lon1 = uniform_point(rng)
+        if i % 10 == 0:
+            lat1 = math.copysign(rng.uniform(89.8, 90.0), lat1)
+        if i % 10 == 1:
+            lon1 = math.copysign(180 - rng.uniform(0, 0.05), lon1)
+        s = rng.uniform(4900, 5100) if i % 3 == 0 else rng.uniform(1000, 20000)
+        d = G.Direct(lat1, lon1, rng.uniform(-180, 180), s)
+        out.append((lat1, lon1, d["lat2"], wrap(d["lon2"])))
+    return out
+
+
 def near_antipodal(rng, n, n_equator):
     out = []
     for _ in range(n - n_equator):
@@ -152,6 +167,17 @@ def emit(categories):
             s12 = G.Inverse(lat1, lon1, lat2, lon2)["s12"]
             w("        (%s, %s, %s, %s, %s),\n" % tuple(swift_number(v) for v in (lat1, lon1, lat2, lon2, s12)))
         w("    ]\n\n")
+    w("    /// Azimuths (degrees, in (-180, 180]) at both ends for a sample of the pairs above:\n")
+    w("    /// (lat1, lon1, lat2, lon2, azi1_deg, azi2_deg).\n")
+    w("    static let azimuths: [(lat1: Double, lon1: Double, lat2: Double, lon2: Double, azi1_deg: Double, azi2_deg: Double)] = [\n")
+    sample = dict(categories)
+    for lat1, lon1, lat2, lon2 in (sample["randomGlobal"][:100] + sample["shortPairs"][:50]
+                                   + sample["nearlyAntipodal"][:50] + sample["polar"][:20]):
+        r = G.Inverse(lat1, lon1, lat2, lon2)
+        if r["s12"] == 0:
+            continue
+        w("        (%s, %s, %s, %s, %s, %s),\n" % tuple(swift_number(v) for v in (lat1, lon1, lat2, lon2, r["azi1"], r["azi2"])))
+    w("    ]\n\n")
     w("    /// Every vector, each category once.\n")
     w("    static let all: [GeodesicReferenceVector] =\n        ")
     w(" + ".join(name for name, _ in categories))
@@ -161,8 +187,9 @@ def emit(categories):
 def main():
     rng = random.Random(SEED)
     categories = [
-        ("randomGlobal", random_global(rng, 700)),
+        ("randomGlobal", random_global(rng, 650)),
         ("shortPairs", short_pairs(rng, 400)),
+        ("mediumPairs", medium_pairs(rng, 150)),
         ("nearlyAntipodal", near_antipodal(rng, 400, 120)),
         ("polar", polar(rng, 150)),
         ("meridional", meridional(rng, 100)),

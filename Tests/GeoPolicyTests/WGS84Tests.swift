@@ -35,7 +35,7 @@ import _TestSupport
     }
 
     @Test func inverseDistanceMatchesDistanceModel() throws {
-        for v in GeodesicReferenceVectors.randomGlobal + GeodesicReferenceVectors.nearlyAntipodal {
+        for v in GeodesicReferenceVectors.all {
             let (a, b) = try Self.endpoints(v)
             #expect(model.inverse(a, b).distance_m == model.distance_m(a, b))
         }
@@ -59,6 +59,21 @@ import _TestSupport
             let (a, b) = try Self.endpoints(v)
             let ab = model.distance_m(a, b), ba = model.distance_m(b, a)
             #expect(isClose(ab, ba, absoluteTolerance: Self.symmetryTolerance_m), "\(ab) m vs \(ba) m")
+        }
+    }
+
+    @Test func azimuthsAgreeWithGeographicLib() throws {
+        let azimuthTolerance_deg = 1e-7
+        #expect(GeodesicReferenceVectors.azimuths.count >= 200)
+        for v in GeodesicReferenceVectors.azimuths {
+            let a = try Coordinate(latitude: v.lat1, longitude: v.lon1)
+            let b = try Coordinate(latitude: v.lat2, longitude: v.lon2)
+            let r = model.inverse(a, b)
+            // Compare on the circle: 180° and −180° are the same direction.
+            let d1 = abs((r.initialAzimuth_deg - v.azi1_deg).remainder(dividingBy: 360))
+            let d2 = abs((r.finalAzimuth_deg - v.azi2_deg).remainder(dividingBy: 360))
+            #expect(d1 <= azimuthTolerance_deg && d2 <= azimuthTolerance_deg,
+                    "azimuths \(r.initialAzimuth_deg)°/\(r.finalAzimuth_deg)° vs \(v.azi1_deg)°/\(v.azi2_deg)°")
         }
     }
 

@@ -13,9 +13,11 @@ struct GeodesicSolver: Sendable {
     let f: Double      // flattening
     let f1: Double     // 1 − f
     let b: Double      // semi-minor axis, m
+    let e2: Double     // first eccentricity squared e²
     let ep2: Double    // second eccentricity squared e'²
     let n: Double      // third flattening f/(2 − f)
     let etol2: Double  // short-line threshold on sin σ12 (Karney's etol2)
+    let chordCurvature2: Double  // κ² midway between (b/a²)² and (a/b²)², m⁻²
     let longitude: LongitudeSeries
 
     static let maxNewton = 20                      // Newton steps before pure bisection
@@ -35,8 +37,10 @@ struct GeodesicSolver: Sendable {
         self.f = f
         f1 = 1 - f
         b = a_m * (1 - f)
-        let e2 = f * (2 - f)
+        e2 = f * (2 - f)
         ep2 = e2 / ((1 - f) * (1 - f))
+        let kPole = a_m / (b * b), kEquator = b / (a_m * a_m)  // extreme normal curvatures
+        chordCurvature2 = (kPole * kPole + kEquator * kEquator) / 2
         n = f / (2 - f)
         etol2 = 0.1 * GeodesicSolver.tol2 / (max(0.001, f) * min(1, 1 - f / 2) / 2).squareRoot()
         longitude = LongitudeSeries(n: n)
@@ -48,6 +52,13 @@ struct GeodesicSolver: Sendable {
         var salp1, calp1, salp2, calp2: Double
         var swapped: Bool
         var latSign, lonSign: Double
+    }
+
+    /// Geodesic distance in metres between two points in degrees: the chord path for short
+    /// lines, Karney's solution otherwise.
+    func distance_m(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double {
+        if let s = shortDistance_m(lat1: lat1, lon1: lon1, lat2: lat2, lon2: lon2) { return s }
+        return solve(lat1: lat1, lon1: lon1, lat2: lat2, lon2: lon2).s12_m
     }
 
     /// Solves the inverse problem between two points in degrees (latitudes within ±90).

@@ -33,7 +33,9 @@ public struct GeodesicInverse: Sendable, Hashable {
 ///
 /// Algorithm: C. F. F. Karney, "Algorithms for geodesics", J. Geodesy 87:43–55 (2013),
 /// series to order 6 on the auxiliary sphere, Newton's method on the azimuth with the
-/// astroid starting guess for nearly antipodal points (see `GeodesicSolver`).
+/// astroid starting guess for nearly antipodal points (see `GeodesicSolver`). Lines whose
+/// chord is at most 5 km take a faster non-iterative path (chord lengthened by the
+/// curvature term, error ≤ 1.3 µm; see `GeodesicSolver.shortDistance_m`).
 /// Converges for every pair of valid coordinates, unlike Vincenty's iteration; agrees with
 /// GeographicLib to well under 1 mm (tested on 2000 reference pairs). Symmetric in its
 /// arguments and exactly 0 for identical points. Allocates nothing.
@@ -47,7 +49,7 @@ public struct WGS84: DistanceModel, Hashable {
 
     /// Geodesic distance in metres between two valid coordinates (0 … ≈ 20 003 931 m).
     public func distance_m(_ a: Coordinate, _ b: Coordinate) -> Double {
-        WGS84.solver.solve(lat1: a.latitude, lon1: a.longitude, lat2: b.latitude, lon2: b.longitude).s12_m
+        WGS84.solver.distance_m(lat1: a.latitude, lon1: a.longitude, lat2: b.latitude, lon2: b.longitude)
     }
 
     /// Distance in metres and the azimuths at both ends, in degrees.
@@ -66,8 +68,11 @@ public struct WGS84: DistanceModel, Hashable {
         salp2 *= swapSign * s.lonSign
         calp1 *= swapSign * s.latSign
         calp2 *= swapSign * s.latSign
+        // The same distance as `distance_m` (chord path for short lines), azimuths from Karney.
+        let distance_m = WGS84.solver.shortDistance_m(
+            lat1: a.latitude, lon1: a.longitude, lat2: b.latitude, lon2: b.longitude) ?? s.s12_m
         return GeodesicInverse(
-            distance_m: s.s12_m,
+            distance_m: distance_m,
             initialAzimuth_deg: GeodesicAngle.atan2Degrees(salp1, calp1),
             finalAzimuth_deg: GeodesicAngle.atan2Degrees(salp2, calp2))
     }
