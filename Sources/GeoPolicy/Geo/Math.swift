@@ -20,3 +20,6 @@ import ucrt
 @usableFromInline @inline(__always) func _log(_ x: Double) -> Double { log(x) }
 @usableFromInline @inline(__always) func _hypot(_ x: Double, _ y: Double) -> Double { hypot(x, y) }
 @usableFromInline @inline(__always) func _pow(_ x: Double, _ y: Double) -> Double { pow(x, y) }
+@usableFromInline @inline(__always) func _sqrt(_ x: Double) -> Double { x.squareRoot() }
+@usableFromInline @inline(__always) func _cbrt(_ x: Double) -> Double { cbrt(x) }
+@usableFromInline @inline(__always) func _fabs(_ x: Double) -> Double { x.magnitude }

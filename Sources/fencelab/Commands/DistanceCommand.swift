@@ -21,17 +21,19 @@ enum DistanceCommand: Command {
 
     static func run(_ arguments: inout Arguments) throws -> ExitCode {
         let modelName = try arguments.option("--model") ?? "sphere"
+        // A usage error (unknown model) is reported before any value is parsed.
+        let model: any DistanceModel
+        switch modelName {
+        case "sphere": model = Haversine()
+        case "wgs84": model = WGS84()
+        default: throw CLIError.usage("distance: --model must be sphere or wgs84, got '\(modelName)'")
+        }
         let values = try arguments.positionals()
         guard values.count == 4 else {
             throw CLIError.usage("distance: expected LAT1 LON1 LAT2 LON2, got \(values.count) value(s)")
         }
         let names = ["LAT1", "LON1", "LAT2", "LON2"]
         let v = try zip(values, names).map { try parseDouble($0, name: $1) }
-        let model: any DistanceModel
-        switch modelName {
-        case "sphere": model = Haversine()
-        default: throw CLIError.usage("distance: --model must be sphere or wgs84, got '\(modelName)'")
-        }
         let a: Coordinate, b: Coordinate
         do {
             a = try Coordinate(latitude: v[0], longitude: v[1])
