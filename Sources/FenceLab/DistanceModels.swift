@@ -12,15 +12,15 @@ public struct UnknownDistanceModel: Error, Sendable, Hashable, CustomStringConve
 /// The single place that maps a model name (CLI `--model`, fixture `model`) to a `DistanceModel`.
 public enum DistanceModels {
     /// Names accepted by `distanceModel(named:)`.
-    public static var names: [String] { ["sphere"] }
+    public static var names: [String] { ["sphere", "wgs84"] }
 }
 
-/// The distance model for `name` (`sphere` = `Haversine()`, R = 6 371 000 m).
-/// Add `wgs84` here when `GeoPolicy.WGS84` lands (also in `DistanceModels.names`).
+/// The distance model for `name`: `sphere` = `Haversine()` (R = 6 371 000 m), `wgs84` = `WGS84()` (Karney 2013).
 /// - Throws: `UnknownDistanceModel` naming the refused name and the known ones.
 public func distanceModel(named name: String) throws(UnknownDistanceModel) -> any DistanceModel {
     switch name {
     case "sphere": return Haversine()
+    case "wgs84": return WGS84()
     default: throw UnknownDistanceModel(name: name)
     }
 }

@@ -33,3 +33,29 @@ import _TestSupport
         #expect(r.stderr.split(separator: "\n").count == 1)
     }
 }
+
+@Suite struct EngineCLITests {
+    @Test func referenceEnginesPassAndBrokenBoundaryIsNamed() throws {
+        let good = try runFencelab(["engine-check", "python3 Examples/engines/seed_rules.py"])
+        #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
+        #expect(good.stdout.contains("Engine check: passed"))
+        let builtIn = try runFencelab(["engine-check", "'\(TestPaths.product("fencelab").path)' engine-serve"])
+        #expect(builtIn.status == 0, "\(builtIn.stdout)\(builtIn.stderr)")
+        let broken = try runFencelab(["engine-check", "python3 Examples/engines/broken_boundary.py"])
+        #expect(broken.status == 1)
+        #expect(broken.stdout.contains("seed000-hysteresis.json: sequences[0].steps[6]"))
+        #expect(broken.stdout.contains("expected inside, engine said outside"))
+    }
+
+    @Test func crashingEngineFailsTheCheckWithReason() throws {
+        let r = try runFencelab(["engine-check", "exit 7"])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("status 7"))
+    }
+
+    @Test func engineServeRefusesMalformedInput() throws {
+        let r = try runFencelab(["engine-serve"], stdin: Data("{\"type\":\"fence\",\"protocol\":1,\"center\":[0,0],\"rule\":{\"kind\":\"hysteresis\",\"enter_m\":80,\"exit_m\":120,\"maxAccuracy_m\":30}}\nnot json\n".utf8))
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("line 2"))
+    }
+}

@@ -23,10 +23,8 @@ enum DistanceCommand: Command {
         let modelName = try arguments.option("--model") ?? "sphere"
         // A usage error (unknown model) is reported before any value is parsed.
         let model: any DistanceModel
-        switch modelName {
-        case "sphere": model = Haversine()
-        case "wgs84": model = WGS84()
-        default: throw CLIError.usage("distance: --model must be sphere or wgs84, got '\(modelName)'")
+        do { model = try distanceModel(named: modelName) } catch {
+            throw CLIError.usage("distance: --model: \(error)")
         }
         let values = try arguments.positionals()
         guard values.count == 4 else {
