@@ -194,9 +194,10 @@ enum SampleReport {
         #expect(html.contains("<meta name=\"viewport\""))
         #expect(html.contains("Rules-level FAILED"))
         #expect(html.contains("<h2>Rules level</h2>") && html.contains("<h2>Device level</h2>"))
-        #expect(html.components(separatedBy: "<svg ").count - 1 == 8) // 4 plots × 2 scenarios
-        for forbidden in ["<script", "http://", "https://", "src=", "@import", "url("] {
+        #expect(html.components(separatedBy: "<svg ").count - 1 == 12) // (track, gap fill, 2 × timeline, 2 × error) × 2 scenarios
+        for forbidden in ["<script", "http://", "https://", "src=", "@import", "url(", "<link"] {
             let outsideSVGNamespace = html.replacingOccurrences(of: "xmlns=\"http://www.w3.org/2000/svg\"", with: "")
+                .replacingOccurrences(of: "url(#clip-", with: "")
             #expect(!outsideSVGNamespace.contains(forbidden), "found \(forbidden)")
         }
         #expect(html.contains("edge-loiter-100m &lt;&amp;&quot;&apos;&gt;"))
@@ -222,5 +223,26 @@ enum SampleReport {
         #expect(RunEnvironment.gitCommit(searchFrom: "/") == nil)
         #expect(RunEnvironment.utcString(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
         #expect(RunEnvironment.utcString(Date(timeIntervalSince1970: 1_798_563_661)) == "2026-12-29T17:01:01Z")
+    }
+}
+
+@Suite struct ReportSummaryTests {
+    @Test func summaryTableAndHelpers() throws {
+        let report = try SampleReport.make()
+        let text = SummaryTable.render(report)
+        let lines = text.split(separator: "\n")
+        #expect(lines.count <= 24) // one screen
+        #expect(lines[0].hasPrefix("scenario"))
+        #expect(text.contains("rules-level: failed (4 checks, 1 failed); device-level: not-verified"))
+        let a = ReplicateMetrics(flutter: FlutterMetrics(transitions: 3, truthTransitions: 1, spurious: 2, missed: 0, flaps: 1,
+                                                         latencyMedian_s: nil, latencyP95_s: nil))
+        let b = ReplicateMetrics(flutter: FlutterMetrics(transitions: 9, truthTransitions: 1, spurious: 8, missed: 0, flaps: 4,
+                                                         latencyMedian_s: nil, latencyP95_s: nil))
+        #expect(ScenarioReport.worstReplicate([a, b, a], by: "flutter.spurious") == 1)
+        #expect(ScenarioReport.worstReplicate([a], by: "kalman.raw.rmse_m") == nil)
+        let s = try ScenarioReport.make(name: "x", rulesVersion: "v", seed: 1, replicates: [a, b],
+                                        bounds: [try ExpectationBound(path: "flutter.spurious", max: 4)])
+        #expect(s.replicates == 2 && !s.passed)
+        #expect(s.metrics.estimate("flutter.spurious")?.mean == 5)
     }
 }

@@ -27,7 +27,7 @@ public enum HTMLReport {
         h += "<p class=\"status\">\(x(rules.status.rawValue))</p><p>Offline and deterministic: seeded scenarios through the engine, \(rules.checks) expectation checks.</p>"
         if !rules.failures.isEmpty {
             h += "<ul class=\"failures\">"
-            for f in rules.failures { h += "<li><b>\(x(f.scenario))</b>: \(x(f.result.message))</li>" }
+            for f in rules.failures { h += "<li><b>\(x(f.scenario))</b>: \(x(ReportText.outcome(f.result)))</li>" }
             h += "</ul>"
         }
         h += "</section>\n"
@@ -78,21 +78,32 @@ public enum HTMLReport {
         h += "</p>\n"
         if !s.expectations.isEmpty {
             h += "<ul class=\"expect\">"
-            for e in s.expectations { h += "<li class=\"\(e.passed ? "ok" : "bad")\">\(e.passed ? "✓" : "✗") \(x(e.message))</li>" }
+            for e in s.expectations { h += "<li class=\"\(e.passed ? "ok" : "bad")\">\(e.passed ? "✓" : "✗") \(x(ReportText.outcome(e)))</li>" }
             h += "</ul>\n"
         }
         h += "<div class=\"plots\">\n"
         if let p = s.plots {
-            h += figure("Track (metres from the fence centre) — \(p.caption)", SVGPlots.track(p), wide: false)
-            h += figure("State timeline: truth vs observed — \(p.caption)", SVGPlots.timeline(p), wide: true)
-            if let e = p.errors { h += figure("Horizontal error over time — \(p.caption)", SVGPlots.errors(e), wide: true) }
+            h += figure("Track (metres from the fence centre) — \(p.caption)", SVGPlots.track(p, id: anchor(index)), wide: false)
         }
         let methods = MarkdownReport.methods(in: s)
         if !methods.isEmpty {
-            h += figure("Gap-fill RMSE per gap length (mean over replicates, 95 % CI)", SVGPlots.gapFill(s.metrics, methods: methods), wide: true)
+            h += figure("Gap-fill RMSE per gap length (mean over replicates, 95 % CI)", SVGPlots.gapFill(s.metrics, methods: methods), wide: false)
+        }
+        if let p = s.plots {
+            h += figure("State timeline: truth vs observed — \(p.caption)",
+                        responsive(SVGPlots.timeline(p, width: 800), SVGPlots.timeline(p, width: 400)), wide: true)
+            if let e = p.errors {
+                h += figure("Horizontal error over time — \(p.caption)",
+                            responsive(SVGPlots.errors(e, width: 800), SVGPlots.errors(e, width: 400)), wide: true)
+            }
         }
         h += "</div>\n" + metricTable(s) + "</section>\n"
         return h
+    }
+
+    /// Two drawings of one plot; CSS shows the narrow one on phones so text stays legible.
+    static func responsive(_ wide: String, _ narrow: String) -> String {
+        "<div class=\"v-wide\">\(wide)</div><div class=\"v-narrow\">\(narrow)</div>"
     }
 
     static func figure(_ caption: String, _ svg: String, wide: Bool) -> String {
@@ -148,7 +159,7 @@ public enum HTMLReport {
     .scenario h2{overflow-wrap:anywhere}
     .muted{color:var(--muted)}
     .expect{padding-left:0;list-style:none;overflow-wrap:anywhere}
-    .plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,340px),1fr));gap:12px}
+    .plots{display:grid;align-items:start;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:12px}
     figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:6px;min-width:0}
     figure.wide{grid-column:1/-1}
     figure svg{width:100%;height:auto;display:block;font:12px system-ui,sans-serif}
@@ -156,6 +167,7 @@ public enum HTMLReport {
     figcaption{font-size:.85em;color:var(--muted);margin-top:4px}
     details{margin:10px 0} summary{cursor:pointer;color:var(--muted)}
     footer{max-width:1100px;margin:0 auto;padding:12px 14px 30px;color:var(--muted);font-size:.8em}
-    @media (max-width:600px){body{font-size:14px}.banner h1{font-size:1.35em}figure svg{font-size:15px}}
+    .v-narrow{display:none}
+    @media (max-width:600px){body{font-size:14px}.banner h1{font-size:1.35em}.v-wide{display:none}.v-narrow{display:block}}
     """
 }

@@ -42,7 +42,7 @@ public enum MarkdownReport {
         var rows: [(Bool, [String])] = []
         for s in report.scenarios {
             for e in s.expectations {
-                rows.append((e.passed, [s.name, e.bound.path, e.bound.text, ReportText.estimate(e.measured),
+                rows.append((e.passed, [s.name, e.bound.path, ReportText.bound(e.bound), ReportText.estimate(e.measured),
                                         e.measured.map { String($0.mean) } ?? "no data", e.passed ? "pass" : "**FAIL**"]))
             }
         }

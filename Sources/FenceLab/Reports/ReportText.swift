@@ -26,6 +26,18 @@ enum ReportText {
         return "\(short(e.mean)) [\(short(e.lower)), \(short(e.upper))]"
     }
 
+    /// "≤ 0" / "≥ 1, ≤ 3": a bound for people.
+    static func bound(_ b: ExpectationBound) -> String {
+        [b.min.map { "≥ \(short($0))" }, b.max.map { "≤ \(short($0))" }].compactMap { $0 }.joined(separator: ", ")
+    }
+
+    /// "flutter.spurious = 3.2 [−1.87, 8.27] (n 5), bound ≤ 0": rounded, for HTML and Markdown.
+    /// The unrounded value is in report.json, junit.xml and `ExpectationResult.message`.
+    static func outcome(_ r: ExpectationResult) -> String {
+        guard let m = r.measured else { return "\(r.bound.path): no data, bound \(bound(r.bound))" }
+        return "\(r.bound.path) = \(estimate(m)) (n \(m.n)), bound \(bound(r.bound))"
+    }
+
     /// Escapes `|` and line breaks for a Markdown table cell.
     static func cell(_ s: String) -> String {
         s.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")

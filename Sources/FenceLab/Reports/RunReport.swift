@@ -193,3 +193,26 @@ public struct RunReport: Sendable, Hashable {
     /// True when the rules level passed (the exit code follows this; device level is separate).
     public var passed: Bool { acceptance.rules.status == .passed }
 }
+
+extension ScenarioReport {
+    /// Aggregates replicates, checks the bounds and assembles the scenario's report.
+    public static func make(name: String, rulesVersion: String, seed: UInt64, replicates: [ReplicateMetrics],
+                            bounds: [ExpectationBound], plots: ScenarioPlots? = nil,
+                            catalog: MetricCatalog = .standard) throws(MetricsError) -> ScenarioReport {
+        let aggregate = try MetricAggregate.aggregate(replicates)
+        let results = try Expectations.check(bounds, against: aggregate, catalog: catalog)
+        return ScenarioReport(name: name, rulesVersion: rulesVersion, seed: seed, replicates: replicates.count,
+                              metrics: aggregate, expectations: results, plots: plots)
+    }
+
+    /// Index of the replicate with the largest value at `path` (first on ties), e.g. the one
+    /// whose plots to draw ("flutter.spurious"); nil when no replicate has the figure.
+    public static func worstReplicate(_ replicates: [ReplicateMetrics], by path: String) -> Int? {
+        var best: (Int, Double)?
+        for (i, r) in replicates.enumerated() {
+            guard let v = r.flattened()[path] else { continue }
+            if best == nil || v > best!.1 { best = (i, v) }
+        }
+        return best?.0
+    }
+}

@@ -44,7 +44,7 @@ enum SVGPlots {
             default: out += "<line x1=\"\(n(cx))\" y1=\"\(n(y - 4))\" x2=\"\(n(cx + 12))\" y2=\"\(n(y - 4))\" stroke=\"\(colour)\" stroke-width=\"2.5\"/>"
             }
             out += "<text x=\"\(n(cx + 16))\" y=\"\(n(y))\">\(ReportText.xml(label))</text>"
-            cx += 22 + Double(label.count) * 6.6
+            cx += 24 + Double(label.count) * 7.4
         }
         return out
     }
@@ -56,7 +56,7 @@ enum SVGPlots {
     // MARK: track
 
     /// Track with fence circles, observed fixes coloured by state, truth as a line.
-    static func track(_ p: ScenarioPlots) -> String {
+    static func track(_ p: ScenarioPlots, id: String) -> String {
         let obs = stride(p.observedTrack, limit: 2500), truth = stride(p.truthTrack, limit: 2000)
         var minE = -p.fence.exit_m, maxE = p.fence.exit_m, minN = -p.fence.exit_m, maxN = p.fence.exit_m
         for q in obs where q.east_m.isFinite && q.north_m.isFinite {
@@ -65,6 +65,11 @@ enum SVGPlots {
         for q in truth where q.east_m.isFinite && q.north_m.isFinite {
             minE = min(minE, q.east_m); maxE = max(maxE, q.east_m); minN = min(minN, q.north_m); maxN = max(maxN, q.north_m)
         }
+        // Long drives would shrink the fence to a dot: the view is limited to ±viewLimit
+        // around the centre and the rest is clipped (and said so in the plot).
+        let viewLimit = max(4 * p.fence.exit_m, 400)
+        let zoomed = minE < -viewLimit || maxE > viewLimit || minN < -viewLimit || maxN > viewLimit
+        minE = max(minE, -viewLimit); maxE = min(maxE, viewLimit); minN = max(minN, -viewLimit); maxN = min(maxN, viewLimit)
         let padE = (maxE - minE) * 0.06, padN = (maxN - minN) * 0.06
         minE -= padE; maxE += padE; minN -= padN; maxN += padN
         let width = 420.0, plotTop = 8.0, legendSpace = 44.0
@@ -77,7 +82,10 @@ enum SVGPlots {
         func y(_ nn: Double) -> Double { offY + (maxN - nn) * s }
         let height = plotTop + plotHeight + legendSpace
         var out = svgOpen(width: width, height: height, label: "Track in fence-relative metres")
+        let clipID = "clip-\(id)"
+        out += "<defs><clipPath id=\"\(clipID)\"><rect x=\"0\" y=\"0\" width=\"\(n(width))\" height=\"\(n(plotTop + plotHeight))\"/></clipPath></defs>"
         out += "<rect x=\"0\" y=\"0\" width=\"\(n(width))\" height=\"\(n(plotTop + plotHeight))\" fill=\"#fbfbfb\"/>"
+        out += "<g clip-path=\"url(#\(clipID))\">"
         out += "<circle cx=\"\(n(x(0)))\" cy=\"\(n(y(0)))\" r=\"\(n(p.fence.exit_m * s))\" fill=\"none\" stroke=\"#444\" stroke-width=\"1.5\"/>"
         out += "<circle cx=\"\(n(x(0)))\" cy=\"\(n(y(0)))\" r=\"\(n(p.fence.enter_m * s))\" fill=\"\(insideColour)\" fill-opacity=\"0.07\" stroke=\"#444\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>"
         out += "<path d=\"M\(n(x(0) - 4)) \(n(y(0)))h8M\(n(x(0))) \(n(y(0) - 4))v8\" stroke=\"#444\"/>"
@@ -93,6 +101,8 @@ enum SVGPlots {
             for q in pts { out += "<circle cx=\"\(n(x(q.east_m)))\" cy=\"\(n(y(q.north_m)))\" r=\"1.8\"/>" }
             out += "</g>"
         }
+        out += "</g>"
+        if zoomed { out += "<text x=\"6\" y=\"18\">zoomed to ±\(ReportText.short(viewLimit)) m</text>" }
         // Scale bar, bottom left of the plot area.
         let bar = niceLength((maxE - minE) / 4)
         let by = plotTop + plotHeight - 10
@@ -130,13 +140,14 @@ enum SVGPlots {
     }
 
     /// Truth vs observed state bands with transition ticks (spurious observed ticks in red).
-    static func timeline(_ p: ScenarioPlots) -> String {
-        let width = 800.0, left = 70.0, right = 12.0, columns = Int(width - left - right)
+    static func timeline(_ p: ScenarioPlots, width: Double = 800) -> String {
+        let left = 70.0, right = 12.0, columns = Int(width - left - right)
+        let ticks = width < 600 ? 2 : 4
         let times = (p.truthStates + p.observedStates).map(\.time_s).filter(\.isFinite)
         guard let t0 = times.min(), let t1 = times.max(), t1 > t0 else { return "<p class=\"muted\">No state samples.</p>" }
         let pw = Double(columns)
         func x(_ t: Double) -> Double { left + (t - t0) / (t1 - t0) * pw }
-        let laneTruth = 14.0, laneObs = 58.0, laneH = 30.0, height = 138.0
+        let laneTruth = 14.0, laneObs = 58.0, laneH = 30.0, height = width < 600 ? 160.0 : 138.0
         var out = svgOpen(width: width, height: height, label: "State timeline, truth versus observed")
         out += "<text x=\"4\" y=\"\(n(laneTruth + 20))\">truth</text><text x=\"4\" y=\"\(n(laneObs + 20))\">observed</text>"
         for (y, states) in [(laneTruth, p.truthStates), (laneObs, p.observedStates)] {
@@ -159,21 +170,23 @@ enum SVGPlots {
             }
         }
         let axisY = laneObs + laneH + 24
-        for k in 0...4 {
-            let t = t0 + (t1 - t0) * Double(k) / 4
-            out += "<text x=\"\(n(x(t)))\" y=\"\(n(axisY))\" text-anchor=\"\(k == 0 ? "start" : k == 4 ? "end" : "middle")\">\(ReportText.short(t)) s</text>"
+        out += timeAxis(t0: t0, t1: t1, ticks: ticks, y: axisY, x: x)
+        let items: [(String, String, String)] = [("dot", insideColour, "inside"), ("dot", outsideColour, "outside"),
+                                                 ("dot", unknownColour, "unknown"), ("dot", mixedColour, "mixed in 1 px"),
+                                                 ("dot", "#c00", "spurious ▲")]
+        if width < 600 {
+            out += "<g class=\"legend\">" + legend(Array(items.prefix(3)), x: 4, y: height - 22) + legend(Array(items.suffix(2)), x: 4, y: height - 4) + "</g>"
+        } else {
+            out += "<g class=\"legend\">" + legend(items, x: left, y: height - 4) + "</g>"
         }
-        out += "<g class=\"legend\">" + legend([("dot", insideColour, "inside"), ("dot", outsideColour, "outside"),
-                                                 ("dot", unknownColour, "unknown"), ("dot", mixedColour, "several in 1 px"),
-                                                 ("dot", "#c00", "spurious ▲")], x: left, y: height - 4) + "</g>"
         return out + "</svg>"
     }
 
     // MARK: error over time
 
     /// Error over time, one polyline per track; each pixel column keeps its maximum (spikes stay visible).
-    static func errors(_ e: ErrorSeries) -> String {
-        let width = 800.0, left = 52.0, right = 12.0, top = 10.0, plotH = 170.0, height = 228.0
+    static func errors(_ e: ErrorSeries, width: Double = 800) -> String {
+        let left = 50.0, right = 12.0, top = 12.0, plotH = width < 600 ? 150.0 : 170.0, height = plotH + 58
         let series: [(String, [Double])] = [("raw", e.raw_m), ("seedBaseline", e.seedBaseline_m ?? []),
                                             ("filtered", e.filtered_m ?? []), ("smoothed", e.smoothed_m ?? [])]
             .filter { !$0.1.isEmpty && $0.1.count == e.time_s.count }
@@ -190,9 +203,8 @@ enum SVGPlots {
         for k in 0...4 {
             let v = yTop * Double(k) / 4
             out += "<line x1=\"\(n(left))\" x2=\"\(n(width - right))\" y1=\"\(n(y(v)))\" y2=\"\(n(y(v)))\" stroke=\"#e3e3e3\"/>"
-            out += "<text x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(ReportText.short(v))</text>"
+            out += "<text x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(ReportText.short(v))\(k == 4 ? " m" : "")</text>"
         }
-        out += "<text x=\"4\" y=\"\(n(top + 10))\">m</text>"
         for (name, values) in series {
             var colMax = [Double](repeating: -1, count: columns + 1), colT = [Double](repeating: 0, count: columns + 1)
             for (t, v) in zip(e.time_s, values) where t.isFinite && v.isFinite {
@@ -203,12 +215,20 @@ enum SVGPlots {
             let w = name == "raw" ? "1" : "1.6"
             out += "<polyline fill=\"none\" stroke=\"\(seriesColours[name] ?? "#000")\" stroke-width=\"\(w)\" stroke-linejoin=\"round\" points=\"\(pts.joined(separator: " "))\"/>"
         }
-        for k in 0...4 {
-            let t = t0 + (t1 - t0) * Double(k) / 4
-            out += "<text x=\"\(n(x(t)))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"\(k == 0 ? "start" : k == 4 ? "end" : "middle")\">\(ReportText.short(t)) s</text>"
-        }
-        out += "<g class=\"legend\">" + legend(series.map { ("line", seriesColours[$0.0] ?? "#000", $0.0) }, x: left, y: height - 6) + "</g>"
+        out += timeAxis(t0: t0, t1: t1, ticks: width < 600 ? 2 : 4, y: top + plotH + 16, x: x)
+        out += "<g class=\"legend\">" + legend(series.map { ("line", seriesColours[$0.0] ?? "#000", $0.0) }, x: width < 600 ? 4 : left, y: height - 6) + "</g>"
         return out + "</svg>"
+    }
+
+    /// Time labels at `ticks` + 1 evenly spaced times.
+    static func timeAxis(t0: Double, t1: Double, ticks: Int, y: Double, x: (Double) -> Double) -> String {
+        var out = ""
+        for k in 0...ticks {
+            let t = t0 + (t1 - t0) * Double(k) / Double(ticks)
+            let anchor = k == 0 ? "start" : k == ticks ? "end" : "middle"
+            out += "<text x=\"\(n(x(t)))\" y=\"\(n(y))\" text-anchor=\"\(anchor)\">\(ReportText.short(t)) s</text>"
+        }
+        return out
     }
 
     /// 1, 2, 2.5, 5 × 10ᵏ at or above x.
@@ -221,13 +241,13 @@ enum SVGPlots {
     // MARK: gap fill
 
     /// RMSE per gap bucket and method (replicate means) with 95 % CI whiskers.
-    static func gapFill(_ metrics: MetricAggregate, methods: [String]) -> String {
+    static func gapFill(_ metrics: MetricAggregate, methods: [String], width: Double = 420) -> String {
         let buckets = GapBucket.allCases
         var values: [(GapBucket, String, Estimate?)] = []
         for b in buckets { for m in methods { values.append((b, m, metrics.estimate("gapFill.\(m).\(b.rawValue).rmse_m"))) } }
         let maxV = values.compactMap { $0.2.map { max($0.upper, $0.mean) } }.max() ?? 0
         guard maxV > 0 else { return "<p class=\"muted\">No filled gaps.</p>" }
-        let width = 800.0, left = 52.0, top = 10.0, plotH = 160.0, height = 220.0
+        let left = 50.0, top = 12.0, plotH = 200.0, height = 262.0
         let yTop = niceCeiling(maxV)
         let groupW = (width - left - 12) / Double(buckets.count)
         let barW = min(40, (groupW - 20) / Double(max(1, methods.count)))
@@ -236,9 +256,8 @@ enum SVGPlots {
         for k in 0...4 {
             let v = yTop * Double(k) / 4
             out += "<line x1=\"\(n(left))\" x2=\"\(n(width - 12))\" y1=\"\(n(y(v)))\" y2=\"\(n(y(v)))\" stroke=\"#e3e3e3\"/>"
-            out += "<text x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(ReportText.short(v))</text>"
+            out += "<text x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(ReportText.short(v))\(k == 4 ? " m" : "")</text>"
         }
-        out += "<text x=\"4\" y=\"\(n(top + 10))\">m</text>"
         for (bi, b) in buckets.enumerated() {
             let gx = left + Double(bi) * groupW
             let start = gx + (groupW - barW * Double(methods.count)) / 2
@@ -256,7 +275,7 @@ enum SVGPlots {
             if !any { out += "<text x=\"\(n(gx + groupW / 2))\" y=\"\(n(y(0) - 8))\" text-anchor=\"middle\" class=\"muted\">no gaps</text>" }
             out += "<text x=\"\(n(gx + groupW / 2))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"middle\">\(ReportText.xml(b.rawValue))</text>"
         }
-        out += "<g class=\"legend\">" + legend(methods.map { ("dot", methodColours[$0] ?? "#555", $0) }, x: left, y: height - 6) + "</g>"
+        out += "<g class=\"legend\">" + legend(methods.map { ("dot", methodColours[$0] ?? "#555", $0) }, x: 4, y: height - 6) + "</g>"
         return out + "</svg>"
     }
 }
