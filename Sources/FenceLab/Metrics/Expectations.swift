@@ -18,9 +18,12 @@ public struct ExpectationBound: Sendable, Hashable {
         self.max = max
     }
 
-    /// "min 1, max 3" / "max 0": for messages.
+    /// "min 1, max 3" / "max 0": for messages; exact values (integral ones without ".0").
     public var text: String {
-        [min.map { "min \($0)" }, max.map { "max \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        func exact(_ x: Double) -> String {
+            x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : "\(x)"
+        }
+        return [min.map { "min \(exact($0))" }, max.map { "max \(exact($0))" }].compactMap { $0 }.joined(separator: ", ")
     }
 }
 

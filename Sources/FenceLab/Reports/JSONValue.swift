@@ -25,6 +25,13 @@ public indirect enum JSONValue: Sendable, Hashable {
         switch self {
         case let .object(pairs):
             if pairs.isEmpty { out += "{}"; return }
+            if pairs.count <= 4, pairs.allSatisfy({ $0.1.isFlat }) {
+                // Small leaf objects such as estimates stay on one line.
+                var parts: [String] = []
+                for (key, value) in pairs { var v = ""; value.write(into: &v, indent: 0); parts.append(Self.quoted(key) + ": " + v) }
+                out += "{" + parts.joined(separator: ", ") + "}"
+                return
+            }
             out += "{\n"
             for (i, (key, value)) in pairs.enumerated() {
                 out += pad + Self.quoted(key) + ": "
@@ -53,6 +60,12 @@ public indirect enum JSONValue: Sendable, Hashable {
         case let .bool(b): out += b ? "true" : "false"
         case .null: out += "null"
         }
+    }
+
+    /// A scalar, or an array of scalars.
+    private var isFlat: Bool {
+        if case let .array(items) = self { return items.allSatisfy(\.isScalar) }
+        return isScalar
     }
 
     private var isScalar: Bool {
