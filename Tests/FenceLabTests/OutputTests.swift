@@ -56,6 +56,20 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
         }
     }
 
+    @Test func killedMidSwapRestoresTheOldReportBeforeWriting() throws {
+        try withScratch { dir in
+            // State after a kill between "rename dest aside" and "rename new in".
+            let aside = dir + "/.out.old-2147483000-1"
+            try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true)
+            try Data("old".utf8).write(to: URL(fileURLWithPath: aside + "/report.json"))
+            try Data("unrelated".utf8).write(to: URL(fileURLWithPath: aside + "/report.md"))
+            // A failing write still restores the old folder first and leaves it in place.
+            #expect(throws: OutputError.self) { try ReportFolder.write(files: [(name: "a/b", bytes: [])], to: dir + "/out") }
+            #expect(read(dir + "/out/report.json") == "old")
+            #expect(!FileManager.default.fileExists(atPath: aside))
+        }
+    }
+
     @Test func preflightNamesTheUnwritablePath() throws {
         try withScratch { dir in
             let locked = dir + "/locked"

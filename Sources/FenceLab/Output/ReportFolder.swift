@@ -35,8 +35,8 @@ public enum OutputError: Error, Sendable, Hashable, CustomStringConvertible {
 /// if the second rename fails, the old folder is renamed back. An interrupted run
 /// therefore leaves either the old report or the new one at the destination, never a
 /// mix (between the two renames the destination is briefly absent; POSIX offers no
-/// portable atomic directory swap). Leftover temporaries of dead processes are removed
-/// at the next write.
+/// portable atomic directory swap; if killed right there, the next write restores the
+/// old folder first). Leftover temporaries of dead processes are removed at the next write.
 public enum ReportFolder {
     /// Names an existing destination may contain and still be replaced (the report files,
     /// plus names a later version may add). Anything else is refused: `--out ~` must not
@@ -145,16 +145,22 @@ public enum ReportFolder {
         _ = fsync(fd)
     }
 
-    /// Removes `.BASE.tmp-PID-N` / `.BASE.old-PID-N` left by processes that no longer run.
+    /// Removes `.BASE.tmp-PID-N` / `.BASE.old-PID-N` left by processes that no longer run;
+    /// an `.old-` folder is renamed back when the destination is missing (killed mid-swap).
     static func removeStaleTemporaries(in parent: URL, base: String) {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
         for name in entries {
             for marker in [".\(base).tmp-", ".\(base).old-"] where name.hasPrefix(marker) {
                 let rest = name.dropFirst(marker.count)
                 guard let pidText = rest.split(separator: "-").first, let pid = Int32(pidText) else { continue }
-                if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
-                    try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
+                guard pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+                let leftover = parent.appendingPathComponent(name), dest = parent.appendingPathComponent(base)
+                // A run killed between its two renames left the old report aside: put it back.
+                if marker.hasSuffix(".old-"), !FileManager.default.fileExists(atPath: dest.path),
+                   rename(leftover.path, dest.path) == 0 {
+                    continue
                 }
+                try? FileManager.default.removeItem(at: leftover)
             }
         }
     }
