@@ -1,0 +1,72 @@
+import GSLKit
+
+/// A figure over replicates: mean and 95 % Student-t confidence interval.
+/// JSON form (contract): `{"mean": x, "ci95": [lo, hi], "n": k}`.
+public struct Estimate: Sendable, Hashable {
+    public var mean: Double
+    /// Lower end of the 95 % interval (equal to `mean` when n = 1: no spread can be estimated).
+    public var lower: Double
+    /// Upper end of the 95 % interval (equal to `mean` when n = 1).
+    public var upper: Double
+    /// Number of replicates that produced the figure.
+    public var n: Int
+
+    public init(mean: Double, lower: Double, upper: Double, n: Int) {
+        self.mean = mean; self.lower = lower; self.upper = upper; self.n = n
+    }
+
+    /// The estimate of `values` (non-empty, finite) via `Statistics.meanWithConfidence(level: 0.95)`.
+    public static func of(_ values: [Double], key: String) throws(MetricsError) -> Estimate {
+        guard let ci = try gsl({ () throws(GSLError) in try Statistics.meanWithConfidence(values, level: 0.95) }) else {
+            throw .invalidValue(key: key, value: "[]", reason: "no values to aggregate")
+        }
+        return Estimate(mean: ci.mean, lower: ci.lower, upper: ci.upper, n: ci.n)
+    }
+}
+
+/// Every figure of a scenario aggregated over its replicates, keyed by metric path.
+public struct MetricAggregate: Sendable, Hashable {
+    /// path → estimate.
+    public var estimates: [String: Estimate]
+    /// Number of replicates aggregated.
+    public var replicates: Int
+
+    public init(estimates: [String: Estimate], replicates: Int) {
+        self.estimates = estimates
+        self.replicates = replicates
+    }
+
+    /// Aggregates replicates path by path. A path takes the replicates that reported it,
+    /// except count paths (`rejections.*`, `faults.*`) where a replicate without the key
+    /// counts as 0. Non-finite figures are refused, naming replicate and path.
+    public static func aggregate(_ replicates: [ReplicateMetrics]) throws(MetricsError) -> MetricAggregate {
+        let flat = replicates.map { $0.flattened() }
+        var paths = Set<String>()
+        for f in flat { paths.formUnion(f.keys) }
+        var estimates: [String: Estimate] = [:]
+        for path in paths {
+            var values: [Double] = []
+            for (i, f) in flat.enumerated() {
+                if let v = f[path] {
+                    guard v.isFinite else {
+                        throw .invalidValue(key: "replicate[\(i)].\(path)", value: "\(v)", reason: "must be finite")
+                    }
+                    values.append(v)
+                } else if MetricCatalog.absentMeansZero(path) {
+                    values.append(0)
+                }
+            }
+            estimates[path] = try Estimate.of(values, key: path)
+        }
+        return MetricAggregate(estimates: estimates, replicates: replicates.count)
+    }
+
+    /// The estimate for `path`: measured, or 0 for an unmeasured count path, or nil.
+    public func estimate(_ path: String) -> Estimate? {
+        if let e = estimates[path] { return e }
+        if MetricCatalog.absentMeansZero(path), replicates > 0 {
+            return Estimate(mean: 0, lower: 0, upper: 0, n: replicates)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,95 @@
+/// The metric paths that exist (DESIGN.md names) and their fixed report order.
+///
+/// A path is dot-separated: `group.name[.sub[.field]]`. Groups: `flutter`, `rejections`,
+/// `faults`, `kalman`, `gapFill`, `throughput`.
+public struct MetricCatalog: Sendable, Hashable {
+    /// Rejection reasons `rejections.<reason>` may name (FenceMonitor's reasons).
+    public var rejectionReasons: [String]
+    /// Fault labels `faults.{labelled,caught}.<label>` may name; nil accepts any identifier.
+    public var faultLabels: [String]?
+    /// Gap-fill methods `gapFill.<method>` may name.
+    public var gapFillMethods: [String]
+
+    public init(rejectionReasons: [String] = MetricCatalog.designRejectionReasons,
+                faultLabels: [String]? = nil, gapFillMethods: [String] = GapFillMethodName.all) {
+        self.rejectionReasons = rejectionReasons
+        self.faultLabels = faultLabels
+        self.gapFillMethods = gapFillMethods
+    }
+
+    /// The catalogue of DESIGN.md.
+    public static let standard = MetricCatalog()
+    /// FenceMonitor's rejection reasons as DESIGN.md lists them.
+    public static let designRejectionReasons = ["invalidCoordinate", "invalidAccuracy", "inaccurate", "stale", "outOfOrder", "duplicate"]
+
+    static let groups = ["flutter", "rejections", "faults", "kalman", "gapFill", "throughput"]
+    static let flutterNames = ["transitions", "truthTransitions", "spurious", "missed", "flaps", "latency_s", "modelDisagreements"]
+    static let latencyNames = ["median", "p95"]
+    static let errorFields = ["rmse_m", "p50_m", "p95_m", "max_m"]
+    static let gapFields = ["gaps", "rmse_m", "max_m"]
+    static let throughputNames = ["engineFixes_per_s", "generatorFixes_per_s"]
+    static let faultKinds = ["labelled", "caught"]
+
+    /// True when `path` names a metric of this catalogue (whether or not it was measured).
+    public func contains(_ path: String) -> Bool {
+        let p = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard let group = p.first else { return false }
+        switch (group, p.count) {
+        case ("flutter", 2): return Self.flutterNames.contains(p[1]) && p[1] != "latency_s"
+        case ("flutter", 3): return p[1] == "latency_s" && Self.latencyNames.contains(p[2])
+        case ("rejections", 2): return rejectionReasons.contains(p[1])
+        case ("faults", 3):
+            return Self.faultKinds.contains(p[1]) && (faultLabels?.contains(p[2]) ?? Self.isIdentifier(p[2]))
+        case ("kalman", 3): return KalmanTrack(rawValue: p[1]) != nil && Self.errorFields.contains(p[2])
+        case ("gapFill", 4):
+            return gapFillMethods.contains(p[1]) && GapBucket(rawValue: p[2]) != nil && Self.gapFields.contains(p[3])
+        case ("throughput", 2): return Self.throughputNames.contains(p[1])
+        default: return false
+        }
+    }
+
+    /// True for count paths whose absence in a replicate means zero (`rejections.*`, `faults.*`).
+    public static func absentMeansZero(_ path: String) -> Bool {
+        path.hasPrefix("rejections.") || path.hasPrefix("faults.")
+    }
+
+    /// Position of a path component among its siblings for the fixed report order;
+    /// names the catalogue does not list sort after the listed ones, alphabetically.
+    static func rank(_ component: String, depth: Int, parent: [String]) -> Int {
+        let lists: [[String]] = [
+            groups, flutterNames, latencyNames, errorFields, gapFields, throughputNames, faultKinds,
+            KalmanTrack.allCases.map(\.rawValue), GapFillMethodName.all, GapBucket.allCases.map(\.rawValue),
+            designRejectionReasons,
+        ]
+        let list: [String]
+        switch (parent.first, depth) {
+        case (nil, _): list = lists[0]
+        case ("flutter", 1): list = lists[1]
+        case ("flutter", 2): list = lists[2]
+        case ("kalman", 1): list = lists[7]
+        case ("kalman", 2): list = lists[3]
+        case ("gapFill", 1): list = lists[8]
+        case ("gapFill", 2): list = lists[9]
+        case ("gapFill", 3): list = lists[4]
+        case ("throughput", 1): list = lists[5]
+        case ("faults", 1): list = lists[6]
+        case ("rejections", 1): list = lists[10]
+        default: list = []
+        }
+        return list.firstIndex(of: component) ?? Int.max
+    }
+
+    /// Orders sibling path components: catalogue order first, then the rest alphabetically.
+    static func ordered(_ components: [String], depth: Int, parent: [String]) -> [String] {
+        components.sorted { a, b in
+            let ra = rank(a, depth: depth, parent: parent), rb = rank(b, depth: depth, parent: parent)
+            return ra != rb ? ra < rb : a.utf8.lexicographicallyPrecedes(b.utf8)
+        }
+    }
+
+    private static func isIdentifier(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.allSatisfy { c in
+            (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || c == 45
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// Throughput of one replicate or run.
+public struct Throughput: Sendable, Hashable {
+    /// Fixes per second through the engine (FenceMonitor + rule).
+    public var engineFixes_per_s: Double
+    /// Fixes per second produced by the generator.
+    public var generatorFixes_per_s: Double
+
+    public init(engineFixes_per_s: Double, generatorFixes_per_s: Double) {
+        self.engineFixes_per_s = engineFixes_per_s
+        self.generatorFixes_per_s = generatorFixes_per_s
+    }
+}
+
+/// Every figure of one replicate of one scenario, before aggregation.
+public struct ReplicateMetrics: Sendable, Hashable {
+    public var flutter: FlutterMetrics?
+    public var rejections: RejectionMetrics?
+    /// Error summary per track; keys are `KalmanTrack` raw values.
+    public var kalman: [KalmanTrack: ErrorSummary]
+    public var gapFill: GapFillMetrics?
+    public var throughput: Throughput?
+
+    public init(flutter: FlutterMetrics? = nil, rejections: RejectionMetrics? = nil,
+                kalman: [KalmanTrack: ErrorSummary] = [:], gapFill: GapFillMetrics? = nil,
+                throughput: Throughput? = nil) {
+        self.flutter = flutter
+        self.rejections = rejections
+        self.kalman = kalman
+        self.gapFill = gapFill
+        self.throughput = throughput
+    }
+
+    /// The figures as metric paths (`flutter.spurious`, `kalman.raw.rmse_m`,
+    /// `gapFill.linear.10-30s.rmse_m`, `rejections.stale`, `faults.caught.stale`, ...).
+    /// Absent figures (nil latency, a bucket without filled points) are left out.
+    public func flattened() -> [String: Double] {
+        var out: [String: Double] = [:]
+        if let f = flutter {
+            out["flutter.transitions"] = Double(f.transitions)
+            out["flutter.truthTransitions"] = Double(f.truthTransitions)
+            out["flutter.spurious"] = Double(f.spurious)
+            out["flutter.missed"] = Double(f.missed)
+            out["flutter.flaps"] = Double(f.flaps)
+            out["flutter.latency_s.median"] = f.latencyMedian_s
+            out["flutter.latency_s.p95"] = f.latencyP95_s
+            out["flutter.modelDisagreements"] = f.modelDisagreements.map(Double.init)
+        }
+        if let r = rejections {
+            for (k, v) in r.byReason { out["rejections.\(k)"] = Double(v) }
+            for (k, v) in r.faultsLabelled { out["faults.labelled.\(k)"] = Double(v) }
+            for (k, v) in r.faultsCaught { out["faults.caught.\(k)"] = Double(v) }
+        }
+        for (track, s) in kalman {
+            out["kalman.\(track.rawValue).rmse_m"] = s.rmse_m
+            out["kalman.\(track.rawValue).p50_m"] = s.p50_m
+            out["kalman.\(track.rawValue).p95_m"] = s.p95_m
+            out["kalman.\(track.rawValue).max_m"] = s.max_m
+        }
+        if let g = gapFill {
+            for (method, buckets) in g.byMethod {
+                for (bucket, s) in buckets {
+                    let p = "gapFill.\(method).\(bucket.rawValue)"
+                    out[p + ".gaps"] = Double(s.gaps)
+                    out[p + ".rmse_m"] = s.rmse_m
+                    out[p + ".max_m"] = s.max_m
+                }
+            }
+        }
+        if let t = throughput {
+            out["throughput.engineFixes_per_s"] = t.engineFixes_per_s
+            out["throughput.generatorFixes_per_s"] = t.generatorFixes_per_s
+        }
+        return out
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Progress of a long run on stderr: "scenario k/n, replicate r/m, ETA m:ss".
+///
+/// Shown only when stderr is a terminal (`isatty(2)`) or when forced (`--progress`).
+/// On a terminal the line is redrawn in place (`\r` + erase to end of line); when forced
+/// without a terminal (CI logs) each update is its own line. Updates are throttled to one
+/// per `minimumInterval_s`, except the final one. Thread-safe: work items may report
+/// from any thread.
+public final class ProgressReporter: @unchecked Sendable {
+    private let lock = NSLock()
+    private let totalItems: Int
+    private let scenarios: Int
+    private let minimumInterval_s: Double
+    private let clock: @Sendable () -> Double
+    private let sink: @Sendable (String) -> Void
+    private let inPlace: Bool
+    /// Whether anything is printed at all.
+    public let isEnabled: Bool
+    private let start_s: Double
+    private var done = 0
+    private var lastEmit_s = -Double.infinity
+    private var printedInPlace = false
+
+    /// - Parameters:
+    ///   - scenarios: number of scenarios (≥ 0).
+    ///   - totalWorkItems: scenario × replicate items of the whole run (≥ 0).
+    ///   - force: print even when stderr is not a terminal (`--progress`).
+    ///   - isTerminal: whether stderr is a terminal; default `isatty(2)`.
+    ///   - minimumInterval_s: throttle, seconds (≥ 0).
+    ///   - clock: monotonic seconds; injectable for tests.
+    ///   - sink: where text goes; default stderr.
+    public init(scenarios: Int, totalWorkItems: Int, force: Bool = false,
+                isTerminal: Bool = isatty(2) != 0, minimumInterval_s: Double = 0.5,
+                clock: @escaping @Sendable () -> Double = ProgressReporter.monotonicSeconds,
+                sink: @escaping @Sendable (String) -> Void = ProgressReporter.standardError) {
+        self.scenarios = max(0, scenarios)
+        self.totalItems = max(0, totalWorkItems)
+        self.isEnabled = force || isTerminal
+        self.inPlace = isTerminal
+        self.minimumInterval_s = max(0, minimumInterval_s)
+        self.clock = clock
+        self.sink = sink
+        self.start_s = clock()
+    }
+
+    /// Records one finished work item: replicate `replicate` of `replicates` (1-based) of
+    /// scenario `scenario` (1-based), and prints a throttled update.
+    public func completed(scenario: Int, replicate: Int, of replicates: Int) {
+        guard isEnabled else { return }
+        lock.lock(); defer { lock.unlock() }
+        done += 1
+        let now = clock()
+        guard done >= totalItems || now - lastEmit_s >= minimumInterval_s else { return }
+        lastEmit_s = now
+        let line = Self.line(scenario: scenario, of: scenarios, replicate: replicate, of: replicates,
+                             done: done, total: totalItems, elapsed_s: now - start_s)
+        if inPlace { sink("\r" + line + "\u{1B}[K"); printedInPlace = true } else { sink(line + "\n") }
+    }
+
+    /// Ends the in-place line (prints a newline) so later output starts on a fresh line.
+    public func finish() {
+        guard isEnabled else { return }
+        lock.lock(); defer { lock.unlock() }
+        if printedInPlace { sink("\n"); printedInPlace = false }
+    }
+
+    /// The progress text. ETA = elapsed · (total − done)/done, "--" before the first item.
+    public static func line(scenario: Int, of scenarios: Int, replicate: Int, of replicates: Int,
+                            done: Int, total: Int, elapsed_s: Double) -> String {
+        let eta: String
+        if done <= 0 || !elapsed_s.isFinite || elapsed_s < 0 {
+            eta = "--"
+        } else {
+            eta = duration(elapsed_s * Double(max(0, total - done)) / Double(done))
+        }
+        return "scenario \(scenario)/\(scenarios), replicate \(replicate)/\(replicates), ETA \(eta)"
+    }
+
+    /// "m:ss" below an hour, "h:mm:ss" above; seconds rounded up.
+    public static func duration(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded(.up))
+        let h = s / 3600, m = (s % 3600) / 60, sec = s % 60
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return h > 0 ? "\(h):\(two(m)):\(two(sec))" : "\(m):\(two(sec))"
+    }
+
+    /// Monotonic clock in seconds (`CLOCK_MONOTONIC`).
+    public static let monotonicSeconds: @Sendable () -> Double = {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+
+    /// Writes to stderr unbuffered.
+    public static let standardError: @Sendable (String) -> Void = { text in
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

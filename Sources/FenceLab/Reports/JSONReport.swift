@@ -1,0 +1,118 @@
+/// `report.json` (contract): fixed key order, shortest round-trip doubles, no locale.
+///
+/// Between two runs with identical inputs only `run.time` and the `throughput`
+/// figures differ (and `run.gitCommit` when the checkout changed); everything else is
+/// byte-identical. Plot arrays are not written here (they live in index.html).
+public enum JSONReport {
+    /// Version of the report layout, written as `schema`.
+    public static let schema = "fencelab-report/1"
+
+    /// The document as a value.
+    public static func document(_ report: RunReport) -> JSONValue {
+        .object([
+            ("schema", .string(schema)),
+            ("run", run(report.run)),
+            ("scenarios", .array(report.scenarios.map { scenario($0, includeCoordinates: report.includeCoordinates) })),
+            ("acceptance", acceptance(report.acceptance)),
+        ])
+    }
+
+    /// The file's bytes (UTF-8, trailing newline).
+    public static func render(_ report: RunReport) -> String { document(report).serialized() + "\n" }
+
+    static func run(_ r: RunInfo) -> JSONValue {
+        .object([
+            ("toolVersion", .string(r.toolVersion)),
+            ("gitCommit", r.gitCommit.map(JSONValue.string) ?? .null),
+            ("swiftToolchain", .string(r.swiftToolchain)),
+            ("gslVersion", .string(r.gslVersion)),
+            ("generator", .string(r.generator)),
+            ("seeds", .array(r.seeds.map { .integer(Int(truncatingIfNeeded: $0)) })),
+            ("rulesVersions", .array(r.rulesVersions.map(JSONValue.string))),
+            ("time", .string(r.time_utc)),
+        ])
+    }
+
+    /// `{"mean": x, "ci95": [lo, hi], "n": k}`.
+    public static func estimate(_ e: Estimate) -> JSONValue {
+        .object([("mean", .number(e.mean)), ("ci95", .array([.number(e.lower), .number(e.upper)])), ("n", .integer(e.n))])
+    }
+
+    /// The metric groups every scenario carries, in order; absent groups are `{}`.
+    public static let metricGroups = ["flutter", "rejections", "faults", "kalman", "gapFill", "throughput"]
+
+    static func scenario(_ s: ScenarioReport, includeCoordinates: Bool) -> JSONValue {
+        var pairs: [(String, JSONValue)] = [
+            ("name", .string(s.name)),
+            ("rulesVersion", .string(s.rulesVersion)),
+            ("seed", .integer(Int(truncatingIfNeeded: s.seed))),
+            ("replicates", .integer(s.replicates)),
+            ("passed", .bool(s.passed)),
+        ]
+        let tree = metricTree(s.metrics.estimates)
+        for group in metricGroups {
+            pairs.append((group, tree.first { $0.0 == group }?.1 ?? .object([])))
+        }
+        pairs.append(("expectations", .array(s.expectations.map(expectation))))
+        if let fence = s.plots?.fence {
+            var f: [(String, JSONValue)] = [("enter_m", .number(fence.enter_m)), ("exit_m", .number(fence.exit_m))]
+            if includeCoordinates, let lat = fence.centerLatitude, let lon = fence.centerLongitude {
+                f.append(("center", .array([.number(lat), .number(lon)])))
+            }
+            pairs.append(("fence", .object(f)))
+        }
+        return .object(pairs)
+    }
+
+    /// Nests flat metric paths into objects in catalogue order (`MetricCatalog`).
+    static func metricTree(_ estimates: [String: Estimate]) -> [(String, JSONValue)] {
+        func build(_ entries: [([String], Estimate)], parent: [String]) -> [(String, JSONValue)] {
+            var children: [String: [([String], Estimate)]] = [:]
+            var leaves: [String: Estimate] = [:]
+            for (rest, e) in entries {
+                if rest.count == 1 { leaves[rest[0]] = e } else { children[rest[0], default: []].append((Array(rest.dropFirst()), e)) }
+            }
+            let names = MetricCatalog.ordered(Array(Set(children.keys).union(leaves.keys)), depth: parent.count, parent: parent)
+            return names.map { name in
+                if let leaf = leaves[name] { return (name, estimate(leaf)) }
+                return (name, .object(build(children[name] ?? [], parent: parent + [name])))
+            }
+        }
+        let entries = estimates.map { (path, e) in (path.split(separator: ".").map(String.init), e) }
+        return build(entries, parent: [])
+    }
+
+    static func expectation(_ r: ExpectationResult) -> JSONValue {
+        .object([
+            ("path", .string(r.bound.path)),
+            ("min", r.bound.min.map(JSONValue.number) ?? .null),
+            ("max", r.bound.max.map(JSONValue.number) ?? .null),
+            ("measured", r.measured.map(estimate) ?? .null),
+            ("passed", .bool(r.passed)),
+        ])
+    }
+
+    static func acceptance(_ a: Acceptance) -> JSONValue {
+        .object([
+            ("rules", .object([
+                ("status", .string(a.rules.status.rawValue)),
+                ("checks", .integer(a.rules.checks)),
+                ("failures", .array(a.rules.failures.map { f in
+                    .object([
+                        ("scenario", .string(f.scenario)),
+                        ("path", .string(f.result.bound.path)),
+                        ("measured", f.result.measured.map { .number($0.mean) } ?? .null),
+                        ("min", f.result.bound.min.map(JSONValue.number) ?? .null),
+                        ("max", f.result.bound.max.map(JSONValue.number) ?? .null),
+                        ("message", .string(f.result.message)),
+                    ])
+                })),
+            ])),
+            ("device", .object([
+                ("status", .string(a.device.status.rawValue)),
+                ("logs", .array(a.device.logs.map(JSONValue.string))),
+                ("note", .string(a.device.note)),
+            ])),
+        ])
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Human-readable number formatting for report.md, index.html and summaries.
+/// Locale-independent (`String(format:)` without a locale uses "." decimals).
+/// report.json never uses this: it writes unrounded values.
+enum ReportText {
+    /// Three significant digits, plain notation for 0.001 ≤ |x| < 10⁶.
+    static func short(_ x: Double) -> String {
+        guard x.isFinite else { return x.isNaN ? "–" : (x > 0 ? "∞" : "−∞") }
+        if x == 0 { return "0" }
+        let a = abs(x)
+        if a >= 1e6 || a < 1e-3 { return String(format: "%.2e", x) }
+        let decimals = max(0, 2 - Int(floor(log10(a))))
+        var s = String(format: "%.\(decimals)f", x)
+        if s.contains(".") {
+            while s.hasSuffix("0") { s.removeLast() }
+            if s.hasSuffix(".") { s.removeLast() }
+        }
+        return s
+    }
+
+    /// "mean [lo, hi]" (or just "mean" when n = 1 or the interval is a point).
+    static func estimate(_ e: Estimate?) -> String {
+        guard let e else { return "–" }
+        if e.n <= 1 || e.lower == e.upper { return short(e.mean) }
+        return "\(short(e.mean)) [\(short(e.lower)), \(short(e.upper))]"
+    }
+
+    /// "≤ 0" / "≥ 1, ≤ 3": a bound for people.
+    static func bound(_ b: ExpectationBound) -> String {
+        [b.min.map { "≥ \(short($0))" }, b.max.map { "≤ \(short($0))" }].compactMap { $0 }.joined(separator: ", ")
+    }
+
+    /// "flutter.spurious = 3.2 [−1.87, 8.27] (n 5), bound ≤ 0": rounded, for HTML and Markdown.
+    /// The unrounded value is in report.json, junit.xml and `ExpectationResult.message`.
+    static func outcome(_ r: ExpectationResult) -> String {
+        guard let m = r.measured else { return "\(r.bound.path): no data, bound \(bound(r.bound))" }
+        return "\(r.bound.path) = \(estimate(m)) (n \(m.n)), bound \(bound(r.bound))"
+    }
+
+    /// Escapes `|` and line breaks for a Markdown table cell.
+    static func cell(_ s: String) -> String {
+        s.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+    }
+
+    /// Escapes text for XML/HTML content and attribute values.
+    static func xml(_ s: String) -> String {
+        var out = ""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default:
+                // XML 1.0 forbids most control characters even escaped; replace them.
+                if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r" {
+                    out += "\u{FFFD}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+}

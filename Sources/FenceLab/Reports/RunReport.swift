@@ -1,0 +1,218 @@
+import GeoPolicy
+
+/// Metadata of one run (`report.json` → `run`, contract).
+public struct RunInfo: Sendable, Hashable {
+    /// `ToolVersion.string`.
+    public var toolVersion: String
+    /// Commit hash of the working tree, nil when not in a git checkout.
+    public var gitCommit: String?
+    /// Swift language/compiler version that built the tool (compile-time `#if compiler`).
+    public var swiftToolchain: String
+    /// GSL version linked at run time (`GSLRuntime.version`).
+    public var gslVersion: String
+    /// Random generator algorithm, e.g. `mt19937`.
+    public var generator: String
+    /// Scenario seeds of the run, in scenario order.
+    public var seeds: [UInt64]
+    /// Distinct rules versions of the run, in first-seen order.
+    public var rulesVersions: [String]
+    /// UTC start time, ISO-8601 with seconds (`2026-11-29T17:00:00Z`). Differs between runs.
+    public var time_utc: String
+
+    public init(toolVersion: String, gitCommit: String?, swiftToolchain: String, gslVersion: String,
+                generator: String, seeds: [UInt64], rulesVersions: [String], time_utc: String) {
+        self.toolVersion = toolVersion; self.gitCommit = gitCommit; self.swiftToolchain = swiftToolchain
+        self.gslVersion = gslVersion; self.generator = generator; self.seeds = seeds
+        self.rulesVersions = rulesVersions; self.time_utc = time_utc
+    }
+}
+
+/// Fence geometry and, only when asked, its centre (for the track plot).
+public struct FencePlotGeometry: Sendable, Hashable {
+    /// Enter radius, metres (> 0).
+    public var enter_m: Double
+    /// Exit radius, metres (≥ enter_m).
+    public var exit_m: Double
+    /// Centre latitude/longitude in degrees; shown only with `includeCoordinates`.
+    public var centerLatitude: Double?
+    public var centerLongitude: Double?
+
+    public init(enter_m: Double, exit_m: Double, centerLatitude: Double? = nil, centerLongitude: Double? = nil) {
+        self.enter_m = enter_m; self.exit_m = exit_m
+        self.centerLatitude = centerLatitude; self.centerLongitude = centerLongitude
+    }
+}
+
+/// A point in the fence's local east-north frame, metres from the centre.
+public struct PlanePoint: Sendable, Hashable {
+    public var east_m: Double
+    public var north_m: Double
+    public init(east_m: Double, north_m: Double) { self.east_m = east_m; self.north_m = north_m }
+}
+
+/// An observed fix in the fence frame with the state the monitor held after it.
+public struct TrackPoint: Sendable, Hashable {
+    public var east_m: Double
+    public var north_m: Double
+    public var state: FenceState
+    public init(east_m: Double, north_m: Double, state: FenceState) {
+        self.east_m = east_m; self.north_m = north_m; self.state = state
+    }
+}
+
+/// Horizontal error against truth over time for the compared tracks (equal lengths).
+public struct ErrorSeries: Sendable, Hashable {
+    public var time_s: [Double]
+    public var raw_m: [Double]
+    public var filtered_m: [Double]?
+    public var smoothed_m: [Double]?
+    public var seedBaseline_m: [Double]?
+
+    public init(time_s: [Double], raw_m: [Double], filtered_m: [Double]? = nil,
+                smoothed_m: [Double]? = nil, seedBaseline_m: [Double]? = nil) {
+        self.time_s = time_s; self.raw_m = raw_m; self.filtered_m = filtered_m
+        self.smoothed_m = smoothed_m; self.seedBaseline_m = seedBaseline_m
+    }
+}
+
+/// Plain arrays for the HTML plots of one replicate (not serialized into report.json).
+public struct ScenarioPlots: Sendable, Hashable {
+    public var fence: FencePlotGeometry
+    /// Which replicate is drawn and why, e.g. "replicate 7 (most spurious transitions)".
+    public var caption: String
+    /// Observed fixes with the monitor's state (fence frame, metres).
+    public var observedTrack: [TrackPoint]
+    /// Noiseless truth (fence frame, metres).
+    public var truthTrack: [PlanePoint]
+    /// State after each truth sample (rule on the noiseless truth).
+    public var truthStates: [StateSample]
+    /// State after each observed fix.
+    public var observedStates: [StateSample]
+    /// Error over time; nil when no filter ran.
+    public var errors: ErrorSeries?
+
+    public init(fence: FencePlotGeometry, caption: String, observedTrack: [TrackPoint], truthTrack: [PlanePoint],
+                truthStates: [StateSample], observedStates: [StateSample], errors: ErrorSeries?) {
+        self.fence = fence; self.caption = caption; self.observedTrack = observedTrack; self.truthTrack = truthTrack
+        self.truthStates = truthStates; self.observedStates = observedStates; self.errors = errors
+    }
+}
+
+/// One scenario's aggregated results (`report.json` → `scenarios[]`).
+public struct ScenarioReport: Sendable, Hashable {
+    public var name: String
+    public var rulesVersion: String
+    public var seed: UInt64
+    public var replicates: Int
+    /// Every figure, mean + 95 % CI over replicates, by metric path.
+    public var metrics: MetricAggregate
+    public var expectations: [ExpectationResult]
+    /// Plot inputs for index.html; nil draws no plots.
+    public var plots: ScenarioPlots?
+
+    public init(name: String, rulesVersion: String, seed: UInt64, replicates: Int, metrics: MetricAggregate,
+                expectations: [ExpectationResult], plots: ScenarioPlots? = nil) {
+        self.name = name; self.rulesVersion = rulesVersion; self.seed = seed; self.replicates = replicates
+        self.metrics = metrics; self.expectations = expectations; self.plots = plots
+    }
+
+    /// True when every expectation holds (vacuously true without expectations).
+    public var passed: Bool { expectations.allSatisfy(\.passed) }
+}
+
+/// Pass/fail of a level.
+public enum AcceptanceStatus: String, Sendable, Hashable {
+    case passed, failed
+    /// Device level only: no device log was replayed, so nothing is claimed.
+    case notVerified = "not-verified"
+}
+
+/// One failed rules-level check, with the unrounded measured value.
+public struct AcceptanceFailure: Sendable, Hashable {
+    public var scenario: String
+    public var result: ExpectationResult
+    public init(scenario: String, result: ExpectationResult) { self.scenario = scenario; self.result = result }
+}
+
+/// Rules level: offline, deterministic checks of scenario expectations.
+public struct RulesAcceptance: Sendable, Hashable {
+    public var status: AcceptanceStatus
+    /// Number of checks (expectations) evaluated.
+    public var checks: Int
+    public var failures: [AcceptanceFailure]
+}
+
+/// Device level: only set from replayed device logs; never inferred from the rules level.
+public struct DeviceAcceptance: Sendable, Hashable {
+    public var status: AcceptanceStatus
+    /// Replayed device logs (file names only).
+    public var logs: [String]
+    /// Human explanation shown in the reports.
+    public var note: String
+
+    public init(status: AcceptanceStatus, logs: [String], note: String) {
+        self.status = status; self.logs = logs; self.note = note
+    }
+
+    /// The default: nothing was replayed.
+    public static let notVerified = DeviceAcceptance(
+        status: .notVerified, logs: [],
+        note: "No device log was replayed: rules-level results say nothing about real-device callbacks.")
+}
+
+/// The two acceptance levels, kept apart (DESIGN.md "Reports").
+public struct Acceptance: Sendable, Hashable {
+    public var rules: RulesAcceptance
+    public var device: DeviceAcceptance
+}
+
+/// Everything one run reports; the writers render it to the four files.
+public struct RunReport: Sendable, Hashable {
+    public var run: RunInfo
+    public var scenarios: [ScenarioReport]
+    public var acceptance: Acceptance
+    /// When false (default), no raw coordinates appear in any file.
+    public var includeCoordinates: Bool
+
+    /// Builds the report; the rules level is derived from the scenarios' expectations.
+    public init(run: RunInfo, scenarios: [ScenarioReport], device: DeviceAcceptance = .notVerified,
+                includeCoordinates: Bool = false) {
+        self.run = run
+        self.scenarios = scenarios
+        self.includeCoordinates = includeCoordinates
+        var failures: [AcceptanceFailure] = []
+        var checks = 0
+        for s in scenarios {
+            checks += s.expectations.count
+            for r in s.expectations where !r.passed { failures.append(AcceptanceFailure(scenario: s.name, result: r)) }
+        }
+        let rules = RulesAcceptance(status: failures.isEmpty ? .passed : .failed, checks: checks, failures: failures)
+        self.acceptance = Acceptance(rules: rules, device: device)
+    }
+
+    /// True when the rules level passed (the exit code follows this; device level is separate).
+    public var passed: Bool { acceptance.rules.status == .passed }
+}
+
+extension ScenarioReport {
+    /// Aggregates replicates, checks the bounds and assembles the scenario's report.
+    public static func make(name: String, rulesVersion: String, seed: UInt64, replicates: [ReplicateMetrics],
+                            bounds: [ExpectationBound], plots: ScenarioPlots? = nil,
+                            catalog: MetricCatalog = .standard) throws(MetricsError) -> ScenarioReport {
+        let aggregate = try MetricAggregate.aggregate(replicates)
+        let results = try Expectations.check(bounds, against: aggregate, catalog: catalog)
+        return ScenarioReport(name: name, rulesVersion: rulesVersion, seed: seed, replicates: replicates.count,
+                              metrics: aggregate, expectations: results, plots: plots)
+    }
+
+    /// Index of the replicate with the largest value at `path` (first on ties), e.g. the one
+    /// whose plots to draw ("flutter.spurious"); nil when no replicate has the figure.
+    public static func worstReplicate(_ replicates: [ReplicateMetrics], by path: String) -> Int? {
+        var best: (Int, Double)?
+        for (i, r) in replicates.enumerated() {
+            guard let v = r.flattened()[path] else { continue }
+            if best == nil || v > best!.1 { best = (i, v) }
+        }
+        return best?.0
+    }
+}

@@ -1,0 +1,281 @@
+import Foundation
+import GeoPolicy
+
+/// Inline SVG plots for index.html. Inputs are plain metres/seconds/states; every plot
+/// decimates to a bounded number of elements so the page stays small for long runs.
+enum SVGPlots {
+    static let insideColour = "#1b9e77", outsideColour = "#d95f02", unknownColour = "#9a9a9a", mixedColour = "#7570b3"
+    static let seriesColours = ["raw": "#8c8c8c", "filtered": "#0072b2", "smoothed": "#009e73", "seedBaseline": "#e69f00"]
+    static let methodColours = ["linear": "#0072b2", "cubicSpline": "#cc79a7", "hermite": "#009e73"]
+
+    /// Fixed-point coordinate text, one decimal, locale-free.
+    static func n(_ x: Double) -> String { x.isFinite ? String(format: "%.1f", x) : "0" }
+
+    static func colour(_ s: FenceState) -> String {
+        switch s {
+        case .inside: return insideColour
+        case .outside: return outsideColour
+        case .unknown: return unknownColour
+        }
+    }
+
+    /// Every k-th element so that at most `limit` remain (first and last kept).
+    static func stride<T>(_ items: [T], limit: Int) -> [T] {
+        guard items.count > limit, limit >= 2 else { return items }
+        let step = Double(items.count - 1) / Double(limit - 1)
+        return (0..<limit).map { items[Int((Double($0) * step).rounded())] }
+    }
+
+    /// A round length near `target` (1, 2, 5 × 10ᵏ).
+    static func niceLength(_ target: Double) -> Double {
+        guard target > 0, target.isFinite else { return 1 }
+        let p = pow(10, floor(log10(target)))
+        for m in [5.0, 2, 1] where m * p <= target { return m * p }
+        return p
+    }
+
+    static func legend(_ items: [(String, String, String)], x: Double, y: Double) -> String {
+        // (kind "dot"/"line"/"dash", colour, label)
+        var out = "", cx = x
+        for (kind, colour, label) in items {
+            switch kind {
+            case "dot": out += "<circle cx=\"\(n(cx + 5))\" cy=\"\(n(y - 4))\" r=\"4\" fill=\"\(colour)\"/>"
+            case "dash": out += "<line x1=\"\(n(cx))\" y1=\"\(n(y - 4))\" x2=\"\(n(cx + 12))\" y2=\"\(n(y - 4))\" stroke=\"\(colour)\" stroke-width=\"2\" stroke-dasharray=\"3 2\"/>"
+            default: out += "<line x1=\"\(n(cx))\" y1=\"\(n(y - 4))\" x2=\"\(n(cx + 12))\" y2=\"\(n(y - 4))\" stroke=\"\(colour)\" stroke-width=\"2.5\"/>"
+            }
+            out += "<text x=\"\(n(cx + 16))\" y=\"\(n(y))\">\(ReportText.xml(label))</text>"
+            cx += 24 + Double(label.count) * 7.4
+        }
+        return out
+    }
+
+    static func svgOpen(width: Double, height: Double, label: String) -> String {
+        "<svg viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" aria-label=\"\(ReportText.xml(label))\" xmlns=\"http://www.w3.org/2000/svg\">"
+    }
+
+    // MARK: track
+
+    /// Track with fence circles, observed fixes coloured by state, truth as a line.
+    static func track(_ p: ScenarioPlots, id: String) -> String {
+        let obs = stride(p.observedTrack, limit: 2500), truth = stride(p.truthTrack, limit: 2000)
+        var minE = -p.fence.exit_m, maxE = p.fence.exit_m, minN = -p.fence.exit_m, maxN = p.fence.exit_m
+        for q in obs where q.east_m.isFinite && q.north_m.isFinite {
+            minE = min(minE, q.east_m); maxE = max(maxE, q.east_m); minN = min(minN, q.north_m); maxN = max(maxN, q.north_m)
+        }
+        for q in truth where q.east_m.isFinite && q.north_m.isFinite {
+            minE = min(minE, q.east_m); maxE = max(maxE, q.east_m); minN = min(minN, q.north_m); maxN = max(maxN, q.north_m)
+        }
+        // Long drives would shrink the fence to a dot: the view is limited to ±viewLimit
+        // around the centre and the rest is clipped (and said so in the plot).
+        let viewLimit = max(4 * p.fence.exit_m, 400)
+        let zoomed = minE < -viewLimit || maxE > viewLimit || minN < -viewLimit || maxN > viewLimit
+        minE = max(minE, -viewLimit); maxE = min(maxE, viewLimit); minN = max(minN, -viewLimit); maxN = min(maxN, viewLimit)
+        let padE = (maxE - minE) * 0.06, padN = (maxN - minN) * 0.06
+        minE -= padE; maxE += padE; minN -= padN; maxN += padN
+        let width = 420.0, plotTop = 8.0, legendSpace = 44.0
+        let scale = width / (maxE - minE)
+        let plotHeight = min(max((maxN - minN) * scale, 160), 560)
+        let scaleY = min(scale, plotHeight / (maxN - minN))
+        let s = min(scale, scaleY)
+        let offX = (width - (maxE - minE) * s) / 2, offY = plotTop + (plotHeight - (maxN - minN) * s) / 2
+        func x(_ e: Double) -> Double { offX + (e - minE) * s }
+        func y(_ nn: Double) -> Double { offY + (maxN - nn) * s }
+        let height = plotTop + plotHeight + legendSpace
+        var out = svgOpen(width: width, height: height, label: "Track in fence-relative metres")
+        let clipID = "clip-\(id)"
+        out += "<defs><clipPath id=\"\(clipID)\"><rect x=\"0\" y=\"0\" width=\"\(n(width))\" height=\"\(n(plotTop + plotHeight))\"/></clipPath></defs>"
+        out += "<rect x=\"0\" y=\"0\" width=\"\(n(width))\" height=\"\(n(plotTop + plotHeight))\" fill=\"#fbfbfb\"/>"
+        out += "<g clip-path=\"url(#\(clipID))\">"
+        out += "<circle cx=\"\(n(x(0)))\" cy=\"\(n(y(0)))\" r=\"\(n(p.fence.exit_m * s))\" fill=\"none\" stroke=\"#444\" stroke-width=\"1.5\"/>"
+        out += "<circle cx=\"\(n(x(0)))\" cy=\"\(n(y(0)))\" r=\"\(n(p.fence.enter_m * s))\" fill=\"\(insideColour)\" fill-opacity=\"0.07\" stroke=\"#444\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>"
+        out += "<path d=\"M\(n(x(0) - 4)) \(n(y(0)))h8M\(n(x(0))) \(n(y(0) - 4))v8\" stroke=\"#444\"/>"
+        if truth.count > 1 {
+            out += "<polyline fill=\"none\" stroke=\"#222\" stroke-width=\"1.5\" stroke-linejoin=\"round\" points=\""
+            out += truth.filter { $0.east_m.isFinite && $0.north_m.isFinite }.map { "\(n(x($0.east_m))),\(n(y($0.north_m)))" }.joined(separator: " ")
+            out += "\"/>"
+        }
+        for state in [FenceState.unknown, .outside, .inside] {
+            let pts = obs.filter { $0.state == state && $0.east_m.isFinite && $0.north_m.isFinite }
+            guard !pts.isEmpty else { continue }
+            out += "<g fill=\"\(colour(state))\" fill-opacity=\"0.75\">"
+            for q in pts { out += "<circle cx=\"\(n(x(q.east_m)))\" cy=\"\(n(y(q.north_m)))\" r=\"1.8\"/>" }
+            out += "</g>"
+        }
+        out += "</g>"
+        if zoomed { out += "<text x=\"6\" y=\"18\">zoomed to ±\(ReportText.short(viewLimit)) m</text>" }
+        // Scale bar, bottom left of the plot area.
+        let bar = niceLength((maxE - minE) / 4)
+        let by = plotTop + plotHeight - 10
+        out += "<path d=\"M10 \(n(by))h\(n(bar * s))\" stroke=\"#000\" stroke-width=\"2\"/>"
+        out += "<text x=\"10\" y=\"\(n(by - 5))\">\(ReportText.short(bar)) m</text>"
+        out += "<text x=\"\(n(width - 4))\" y=\"18\" text-anchor=\"end\">N ↑</text>"
+        out += "<g class=\"legend\">" + legend([("dot", insideColour, "inside"), ("dot", outsideColour, "outside"),
+                                                 ("dot", unknownColour, "unknown"), ("line", "#222", "truth")],
+                                                x: 6, y: plotTop + plotHeight + 18)
+        out += legend([("dash", "#444", "enter \(ReportText.short(p.fence.enter_m)) m"), ("line", "#444", "exit \(ReportText.short(p.fence.exit_m)) m")],
+                      x: 6, y: plotTop + plotHeight + 38) + "</g>"
+        return out + "</svg>"
+    }
+
+    // MARK: timeline
+
+    /// Per pixel column: the colour of the states present (mixed when more than one).
+    static func lane(_ states: [StateSample], t0: Double, t1: Double, columns: Int) -> [(Int, Int, String)] {
+        var present = [UInt8](repeating: 0, count: columns) // bit 0 unknown, 1 inside, 2 outside
+        guard t1 > t0, !states.isEmpty else { return [] }
+        for (i, s) in states.enumerated() {
+            let end = i + 1 < states.count ? states[i + 1].time_s : t1
+            let a = Int(((s.time_s - t0) / (t1 - t0) * Double(columns)).rounded(.down))
+            let b = Int(((end - t0) / (t1 - t0) * Double(columns)).rounded(.up))
+            let bit: UInt8 = s.state == .unknown ? 1 : (s.state == .inside ? 2 : 4)
+            for c in max(0, a)..<min(columns, max(a + 1, b)) { present[c] |= bit }
+        }
+        var runs: [(Int, Int, String)] = []
+        for c in 0..<columns where present[c] != 0 {
+            let bits = present[c]
+            let col = bits == 1 ? unknownColour : bits == 2 ? insideColour : bits == 4 ? outsideColour : mixedColour
+            if let last = runs.last, last.1 == c, last.2 == col { runs[runs.count - 1].1 = c + 1 } else { runs.append((c, c + 1, col)) }
+        }
+        return runs
+    }
+
+    /// Truth vs observed state bands with transition ticks (spurious observed ticks in red).
+    static func timeline(_ p: ScenarioPlots, width: Double = 800) -> String {
+        let left = 70.0, right = 12.0, columns = Int(width - left - right)
+        let ticks = width < 600 ? 2 : 4
+        let times = (p.truthStates + p.observedStates).map(\.time_s).filter(\.isFinite)
+        guard let t0 = times.min(), let t1 = times.max(), t1 > t0 else { return "<p class=\"muted\">No state samples.</p>" }
+        let pw = Double(columns)
+        func x(_ t: Double) -> Double { left + (t - t0) / (t1 - t0) * pw }
+        let laneTruth = 14.0, laneObs = 58.0, laneH = 30.0, height = width < 600 ? 160.0 : 138.0
+        var out = svgOpen(width: width, height: height, label: "State timeline, truth versus observed")
+        out += "<text x=\"4\" y=\"\(n(laneTruth + 20))\">truth</text><text x=\"4\" y=\"\(n(laneObs + 20))\">observed</text>"
+        for (y, states) in [(laneTruth, p.truthStates), (laneObs, p.observedStates)] {
+            for (a, b, col) in lane(states, t0: t0, t1: t1, columns: columns) {
+                out += "<rect x=\"\(n(left + Double(a)))\" y=\"\(n(y))\" width=\"\(n(Double(b - a)))\" height=\"\(n(laneH))\" fill=\"\(col)\"/>"
+            }
+        }
+        let truthT = Flutter.transitions(of: p.truthStates), obsT = Flutter.transitions(of: p.observedStates)
+        let matched = Set(((try? Flutter.measure(truth: truthT, observed: obsT))?.matches ?? []).map(\.observedIndex))
+        if truthT.count <= 300 {
+            for t in truthT {
+                out += "<line x1=\"\(n(x(t.time_s)))\" x2=\"\(n(x(t.time_s)))\" y1=\"\(n(laneTruth - 4))\" y2=\"\(n(laneObs + laneH + 4))\" stroke=\"#000\" stroke-width=\"1\" stroke-dasharray=\"2 2\"/>"
+            }
+        }
+        if obsT.count <= 400 {
+            for (i, t) in obsT.enumerated() {
+                let spurious = !matched.contains(i)
+                let cx = x(t.time_s), ty = laneObs + laneH + 2
+                out += "<path d=\"M\(n(cx)) \(n(ty))l-4 7h8z\" fill=\"\(spurious ? "#c00" : "#000")\"/>"
+            }
+        }
+        let axisY = laneObs + laneH + 24
+        out += timeAxis(t0: t0, t1: t1, ticks: ticks, y: axisY, x: x)
+        let items: [(String, String, String)] = [("dot", insideColour, "inside"), ("dot", outsideColour, "outside"),
+                                                 ("dot", unknownColour, "unknown"), ("dot", mixedColour, "mixed in 1 px"),
+                                                 ("dot", "#c00", "spurious ▲")]
+        if width < 600 {
+            out += "<g class=\"legend\">" + legend(Array(items.prefix(3)), x: 4, y: height - 22) + legend(Array(items.suffix(2)), x: 4, y: height - 4) + "</g>"
+        } else {
+            out += "<g class=\"legend\">" + legend(items, x: left, y: height - 4) + "</g>"
+        }
+        return out + "</svg>"
+    }
+
+    // MARK: error over time
+
+    /// Error over time, one polyline per track; each pixel column keeps its maximum (spikes stay visible).
+    static func errors(_ e: ErrorSeries, width: Double = 800) -> String {
+        let left = 50.0, right = 12.0, top = 12.0, plotH = width < 600 ? 150.0 : 170.0, height = plotH + 58
+        let series: [(String, [Double])] = [("raw", e.raw_m), ("seedBaseline", e.seedBaseline_m ?? []),
+                                            ("filtered", e.filtered_m ?? []), ("smoothed", e.smoothed_m ?? [])]
+            .filter { !$0.1.isEmpty && $0.1.count == e.time_s.count }
+        let times = e.time_s.filter(\.isFinite)
+        guard let t0 = times.min(), let t1 = times.max(), t1 > t0, !series.isEmpty else {
+            return "<p class=\"muted\">No error series.</p>"
+        }
+        let yMax = max(1e-9, series.flatMap(\.1).filter(\.isFinite).max() ?? 1)
+        let yTop = niceCeiling(yMax)
+        let columns = Int(width - left - right)
+        func x(_ t: Double) -> Double { left + (t - t0) / (t1 - t0) * Double(columns) }
+        func y(_ v: Double) -> Double { top + plotH - min(v, yTop) / yTop * plotH }
+        var out = svgOpen(width: width, height: height, label: "Horizontal error over time")
+        for k in 0...4 {
+            let v = yTop * Double(k) / 4
+            out += "<line x1=\"\(n(left))\" x2=\"\(n(width - right))\" y1=\"\(n(y(v)))\" y2=\"\(n(y(v)))\" stroke=\"#e3e3e3\"/>"
+            out += "<text x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(ReportText.short(v))\(k == 4 ? " m" : "")</text>"
+        }
+        for (name, values) in series {
+            var colMax = [Double](repeating: -1, count: columns + 1), colT = [Double](repeating: 0, count: columns + 1)
+            for (t, v) in zip(e.time_s, values) where t.isFinite && v.isFinite {
+                let c = Int(((t - t0) / (t1 - t0) * Double(columns)).rounded())
+                if v > colMax[c] { colMax[c] = v; colT[c] = t }
+            }
+            let pts = (0...columns).filter { colMax[$0] >= 0 }.map { "\(n(x(colT[$0]))),\(n(y(colMax[$0])))" }
+            let w = name == "raw" ? "1" : "1.6"
+            out += "<polyline fill=\"none\" stroke=\"\(seriesColours[name] ?? "#000")\" stroke-width=\"\(w)\" stroke-linejoin=\"round\" points=\"\(pts.joined(separator: " "))\"/>"
+        }
+        out += timeAxis(t0: t0, t1: t1, ticks: width < 600 ? 2 : 4, y: top + plotH + 16, x: x)
+        out += "<g class=\"legend\">" + legend(series.map { ("line", seriesColours[$0.0] ?? "#000", $0.0) }, x: width < 600 ? 4 : left, y: height - 6) + "</g>"
+        return out + "</svg>"
+    }
+
+    /// Time labels at `ticks` + 1 evenly spaced times.
+    static func timeAxis(t0: Double, t1: Double, ticks: Int, y: Double, x: (Double) -> Double) -> String {
+        var out = ""
+        for k in 0...ticks {
+            let t = t0 + (t1 - t0) * Double(k) / Double(ticks)
+            let anchor = k == 0 ? "start" : k == ticks ? "end" : "middle"
+            out += "<text x=\"\(n(x(t)))\" y=\"\(n(y))\" text-anchor=\"\(anchor)\">\(ReportText.short(t)) s</text>"
+        }
+        return out
+    }
+
+    /// 1, 2, 2.5, 5 × 10ᵏ at or above x.
+    static func niceCeiling(_ x: Double) -> Double {
+        let p = pow(10, floor(log10(x)))
+        for m in [1.0, 2, 2.5, 5, 10] where m * p >= x { return m * p }
+        return 10 * p
+    }
+
+    // MARK: gap fill
+
+    /// RMSE per gap bucket and method (replicate means) with 95 % CI whiskers.
+    static func gapFill(_ metrics: MetricAggregate, methods: [String], width: Double = 420) -> String {
+        let buckets = GapBucket.allCases
+        var values: [(GapBucket, String, Estimate?)] = []
+        for b in buckets { for m in methods { values.append((b, m, metrics.estimate("gapFill.\(m).\(b.rawValue).rmse_m"))) } }
+        let maxV = values.compactMap { $0.2.map { max($0.upper, $0.mean) } }.max() ?? 0
+        guard maxV > 0 else { return "<p class=\"muted\">No filled gaps.</p>" }
+        let left = 50.0, top = 12.0, plotH = 200.0, height = 262.0
+        let yTop = niceCeiling(maxV)
+        let groupW = (width - left - 12) / Double(buckets.count)
+        let barW = min(40, (groupW - 20) / Double(max(1, methods.count)))
+        func y(_ v: Double) -> Double { top + plotH - min(v, yTop) / yTop * plotH }
+        var out = svgOpen(width: width, height: height, label: "Gap-fill RMSE per gap length")
+        for k in 0...4 {
+            let v = yTop * Double(k) / 4
+            out += "<line x1=\"\(n(left))\" x2=\"\(n(width - 12))\" y1=\"\(n(y(v)))\" y2=\"\(n(y(v)))\" stroke=\"#e3e3e3\"/>"
+            out += "<text x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(ReportText.short(v))\(k == 4 ? " m" : "")</text>"
+        }
+        for (bi, b) in buckets.enumerated() {
+            let gx = left + Double(bi) * groupW
+            let start = gx + (groupW - barW * Double(methods.count)) / 2
+            var any = false
+            for (mi, m) in methods.enumerated() {
+                guard let e = metrics.estimate("gapFill.\(m).\(b.rawValue).rmse_m") else { continue }
+                any = true
+                let bx = start + Double(mi) * barW
+                out += "<rect x=\"\(n(bx + 2))\" y=\"\(n(y(e.mean)))\" width=\"\(n(barW - 4))\" height=\"\(n(y(0) - y(e.mean)))\" fill=\"\(methodColours[m] ?? "#555")\"><title>\(ReportText.xml("\(m) \(b.rawValue): \(ReportText.estimate(e)) m"))</title></rect>"
+                if e.n > 1 {
+                    let cx = bx + barW / 2
+                    out += "<path d=\"M\(n(cx)) \(n(y(e.lower)))V\(n(y(e.upper)))M\(n(cx - 4)) \(n(y(e.upper)))h8M\(n(cx - 4)) \(n(y(e.lower)))h8\" stroke=\"#000\"/>"
+                }
+            }
+            if !any { out += "<text x=\"\(n(gx + groupW / 2))\" y=\"\(n(y(0) - 8))\" text-anchor=\"middle\" class=\"muted\">no gaps</text>" }
+            out += "<text x=\"\(n(gx + groupW / 2))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"middle\">\(ReportText.xml(b.rawValue))</text>"
+        }
+        out += "<g class=\"legend\">" + legend(methods.map { ("dot", methodColours[$0] ?? "#555", $0) }, x: 4, y: height - 6) + "</g>"
+        return out + "</svg>"
+    }
+}

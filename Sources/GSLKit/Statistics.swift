@@ -1,0 +1,139 @@
+import CGSL
+
+/// A sample mean with its two-sided Student-t confidence interval.
+public struct ConfidenceInterval: Sendable, Hashable {
+    /// Sample mean.
+    public var mean: Double
+    /// Lower end of the interval (equal to `mean` when `n == 1`).
+    public var lower: Double
+    /// Upper end of the interval (equal to `mean` when `n == 1`).
+    public var upper: Double
+    /// Number of values, ≥ 1.
+    public var n: Int
+    /// Confidence level in (0, 1), e.g. 0.95.
+    public var level: Double
+
+    public init(mean: Double, lower: Double, upper: Double, n: Int, level: Double) {
+        self.mean = mean; self.lower = lower; self.upper = upper; self.n = n; self.level = level
+    }
+}
+
+/// Descriptive statistics and distribution quantiles, computed by GSL
+/// (`gsl_stats_*`, `gsl_cdf_*`). Every function checks its input and throws
+/// a `GSLError.invalidArgument` naming the offending value; none returns NaN silently.
+public enum Statistics {
+    /// Arithmetic mean (`gsl_stats_mean`). `values` non-empty, all finite.
+    public static func mean(_ values: [Double]) throws(GSLError) -> Double {
+        try check(values, minimumCount: 1, routine: "mean")
+        _ = GSLRuntime.handlerOff
+        return values.withUnsafeBufferPointer { gsl_stats_mean($0.baseAddress, 1, $0.count) }
+    }
+
+    /// Unbiased sample variance, divisor n − 1 (`gsl_stats_variance`). At least 2 finite values.
+    public static func variance(_ values: [Double]) throws(GSLError) -> Double {
+        try check(values, minimumCount: 2, routine: "variance")
+        _ = GSLRuntime.handlerOff
+        return values.withUnsafeBufferPointer { gsl_stats_variance($0.baseAddress, 1, $0.count) }
+    }
+
+    /// Sample standard deviation, divisor n − 1 (`gsl_stats_sd`). At least 2 finite values.
+    public static func standardDeviation(_ values: [Double]) throws(GSLError) -> Double {
+        try check(values, minimumCount: 2, routine: "standardDeviation")
+        _ = GSLRuntime.handlerOff
+        return values.withUnsafeBufferPointer { gsl_stats_sd($0.baseAddress, 1, $0.count) }
+    }
+
+    /// Largest value (`gsl_stats_max`). `values` non-empty, all finite.
+    public static func maximum(_ values: [Double]) throws(GSLError) -> Double {
+        try check(values, minimumCount: 1, routine: "maximum")
+        _ = GSLRuntime.handlerOff
+        return values.withUnsafeBufferPointer { gsl_stats_max($0.baseAddress, 1, $0.count) }
+    }
+
+    /// Quantile of unsorted data: sorts a copy (`gsl_sort`) and interpolates linearly
+    /// between order statistics (`gsl_stats_quantile_from_sorted_data`, Hyndman–Fan type 7:
+    /// position (n − 1)·p). `probability` in [0, 1]; `values` non-empty, all finite.
+    public static func quantile(_ values: [Double], probability: Double) throws(GSLError) -> Double {
+        try quantiles(values, probabilities: [probability])[0]
+    }
+
+    /// Several quantiles of unsorted data with one sort (see `quantile`).
+    public static func quantiles(_ values: [Double], probabilities: [Double]) throws(GSLError) -> [Double] {
+        try check(values, minimumCount: 1, routine: "quantile")
+        for p in probabilities where !(p >= 0 && p <= 1) {
+            throw .invalidArgument("quantile probability must be within 0...1, got \(p)")
+        }
+        _ = GSLRuntime.handlerOff
+        var sorted = values
+        sorted.withUnsafeMutableBufferPointer { gsl_sort($0.baseAddress, 1, $0.count) }
+        return sorted.withUnsafeBufferPointer { buffer in
+            probabilities.map { gsl_stats_quantile_from_sorted_data(buffer.baseAddress, 1, buffer.count, $0) }
+        }
+    }
+
+    /// Lower-tail quantile of Student's t with `degreesOfFreedom` > 0 (`gsl_cdf_tdist_Pinv`).
+    /// `probability` in (0, 1).
+    public static func studentTQuantile(probability: Double, degreesOfFreedom: Double) throws(GSLError) -> Double {
+        try checkOpenProbability(probability, routine: "studentTQuantile")
+        guard degreesOfFreedom > 0, degreesOfFreedom.isFinite else {
+            throw .invalidArgument("studentTQuantile degrees of freedom must be finite and > 0, got \(degreesOfFreedom)")
+        }
+        _ = GSLRuntime.handlerOff
+        return gsl_cdf_tdist_Pinv(probability, degreesOfFreedom)
+    }
+
+    /// Lower-tail quantile of the standard normal distribution (`gsl_cdf_ugaussian_Pinv`).
+    /// `probability` in (0, 1).
+    public static func normalQuantile(probability: Double) throws(GSLError) -> Double {
+        try checkOpenProbability(probability, routine: "normalQuantile")
+        _ = GSLRuntime.handlerOff
+        return gsl_cdf_ugaussian_Pinv(probability)
+    }
+
+    /// Lower-tail quantile of chi-square with `degreesOfFreedom` > 0 (`gsl_cdf_chisq_Pinv`).
+    /// `probability` in (0, 1).
+    public static func chiSquareQuantile(probability: Double, degreesOfFreedom: Double) throws(GSLError) -> Double {
+        try checkOpenProbability(probability, routine: "chiSquareQuantile")
+        guard degreesOfFreedom > 0, degreesOfFreedom.isFinite else {
+            throw .invalidArgument("chiSquareQuantile degrees of freedom must be finite and > 0, got \(degreesOfFreedom)")
+        }
+        _ = GSLRuntime.handlerOff
+        return gsl_cdf_chisq_Pinv(probability, degreesOfFreedom)
+    }
+
+    /// Mean with a two-sided Student-t confidence interval: mean ± t_{(1+level)/2, n−1}·s/√n.
+    ///
+    /// - `n == 0`: returns `nil` (no estimate exists).
+    /// - `n == 1`: no spread can be estimated; the interval collapses to the mean
+    ///   (`lower == upper == mean`). Callers that report it should show `n` next to it.
+    /// - Parameters:
+    ///   - values: finite values.
+    ///   - level: confidence level in (0, 1), default 0.95.
+    public static func meanWithConfidence(_ values: [Double], level: Double = 0.95) throws(GSLError) -> ConfidenceInterval? {
+        guard level > 0, level < 1 else {
+            throw .invalidArgument("confidence level must be within (0, 1), got \(level)")
+        }
+        if values.isEmpty { return nil }
+        let m = try mean(values)
+        if values.count == 1 { return ConfidenceInterval(mean: m, lower: m, upper: m, n: 1, level: level) }
+        let s = try standardDeviation(values)
+        let t = try studentTQuantile(probability: (1 + level) / 2, degreesOfFreedom: Double(values.count - 1))
+        let half = t * s / Double(values.count).squareRoot()
+        return ConfidenceInterval(mean: m, lower: m - half, upper: m + half, n: values.count, level: level)
+    }
+
+    private static func check(_ values: [Double], minimumCount: Int, routine: String) throws(GSLError) {
+        guard values.count >= minimumCount else {
+            throw .invalidArgument("\(routine) needs at least \(minimumCount) value(s), got \(values.count)")
+        }
+        if let i = values.firstIndex(where: { !$0.isFinite }) {
+            throw .invalidArgument("\(routine): value at index \(i) is not finite (\(values[i]))")
+        }
+    }
+
+    private static func checkOpenProbability(_ p: Double, routine: String) throws(GSLError) {
+        guard p > 0, p < 1 else {
+            throw .invalidArgument("\(routine) probability must be within (0, 1), got \(p)")
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Testing
+import Foundation
+import FenceLab
+
+/// A fresh temporary folder per test, removed afterwards.
+private func withScratch(_ body: (String) throws -> Void) throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-output-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try body(dir)
+}
+
+private func files(_ tag: String) -> [(name: String, bytes: [UInt8])] {
+    ReportWriter.fileNames.map { ($0, Array("\(tag) \($0)\n".utf8)) }
+}
+
+private func read(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
+
+@Suite struct OutputTests {
+    @Test func writesNewFolderAndReplacesOldOne() throws {
+        try withScratch { dir in
+            let dest = dir + "/reports/latest" // parent created by preflight
+            try ReportFolder.write(files: files("first"), to: dest)
+            #expect(read(dest + "/report.json") == "first report.json\n")
+            try ReportFolder.write(files: files("second"), to: dest)
+            for name in ReportWriter.fileNames { #expect(read(dest + "/" + name) == "second \(name)\n") }
+            // No temporaries are left next to it.
+            let siblings = try FileManager.default.contentsOfDirectory(atPath: dir + "/reports")
+            #expect(siblings == ["latest"])
+        }
+    }
+
+    @Test func failedWriteLeavesTheOldReportIntact() throws {
+        try withScratch { dir in
+            let dest = dir + "/out"
+            try ReportFolder.write(files: files("old"), to: dest)
+            // A bad file name fails midway, after some files went into the temporary folder.
+            let bad = files("new") + [(name: "../escape", bytes: [1])]
+            #expect(throws: OutputError.self) { try ReportFolder.write(files: bad, to: dest) }
+            for name in ReportWriter.fileNames { #expect(read(dest + "/" + name) == "old \(name)\n") }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out"])
+        }
+    }
+
+    @Test func interruptedRunLeftoversAreCleanedAndNeverAtTheDestination() throws {
+        try withScratch { dir in
+            // Simulate a crashed writer: a half-written temporary of a process that is gone.
+            let deadPID: Int32 = 2_147_483_000
+            let stale = dir + "/.out.tmp-\(deadPID)-1"
+            try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
+            try Data("half".utf8).write(to: URL(fileURLWithPath: stale + "/report.json"))
+            #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+            try ReportFolder.write(files: files("x"), to: dir + "/out")
+            #expect(!FileManager.default.fileExists(atPath: stale))
+            #expect(read(dir + "/out/report.json") == "x report.json\n")
+        }
+    }
+
+    @Test func killedMidSwapRestoresTheOldReportBeforeWriting() throws {
+        try withScratch { dir in
+            // State after a kill between "rename dest aside" and "rename new in".
+            let aside = dir + "/.out.old-2147483000-1"
+            try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true)
+            try Data("old".utf8).write(to: URL(fileURLWithPath: aside + "/report.json"))
+            try Data("unrelated".utf8).write(to: URL(fileURLWithPath: aside + "/report.md"))
+            // A failing write still restores the old folder first and leaves it in place.
+            #expect(throws: OutputError.self) { try ReportFolder.write(files: [(name: "a/b", bytes: [])], to: dir + "/out") }
+            #expect(read(dir + "/out/report.json") == "old")
+            #expect(!FileManager.default.fileExists(atPath: aside))
+        }
+    }
+
+    @Test func preflightNamesTheUnwritablePath() throws {
+        try withScratch { dir in
+            let locked = dir + "/locked"
+            try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked)
+            defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked) }
+            let isRoot = getuid() == 0 // root ignores permission bits; use a file as parent instead
+            let target = isRoot ? dir + "/plainfile/out" : locked + "/out"
+            if isRoot { try Data().write(to: URL(fileURLWithPath: dir + "/plainfile")) }
+            do {
+                try ReportFolder.preflight(destination: target)
+                Issue.record("preflight accepted \(target)")
+            } catch {
+                #expect(String(describing: error).contains(target))
+                #expect(error is OutputError)
+            }
+        }
+    }
+
+    @Test func refusesToReplaceAForeignFolderOrAFile() throws {
+        try withScratch { dir in
+            let home = dir + "/home"
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+            try Data("precious".utf8).write(to: URL(fileURLWithPath: home + "/thesis.tex"))
+            #expect(throws: OutputError.foreignContent(path: home, example: "thesis.tex")) {
+                try ReportFolder.write(files: files("x"), to: home)
+            }
+            #expect(read(home + "/thesis.tex") == "precious")
+            try Data().write(to: URL(fileURLWithPath: dir + "/afile"))
+            #expect(throws: OutputError.notADirectory(path: dir + "/afile")) { try ReportFolder.preflight(destination: dir + "/afile") }
+        }
+    }
+}
+
+@Suite struct OutputProgressTests {
+    final class Box: @unchecked Sendable {
+        let lock = NSLock()
+        var text = ""
+        var now = 0.0
+        func append(_ s: String) { lock.lock(); text += s; lock.unlock() }
+    }
+
+    @Test func lineAndETA() {
+        #expect(ProgressReporter.line(scenario: 2, of: 8, replicate: 13, of: 20, done: 33, total: 160, elapsed_s: 33)
+                == "scenario 2/8, replicate 13/20, ETA 2:07")
+        #expect(ProgressReporter.line(scenario: 1, of: 1, replicate: 0, of: 5, done: 0, total: 5, elapsed_s: 0).hasSuffix("ETA --"))
+        #expect(ProgressReporter.duration(3725.2) == "1:02:06")
+        #expect(ProgressReporter.duration(0) == "0:00")
+    }
+
+    @Test func silentWithoutTerminalUnlessForced() {
+        let box = Box()
+        let quiet = ProgressReporter(scenarios: 1, totalWorkItems: 3, isTerminal: false, sink: { box.append($0) })
+        quiet.completed(scenario: 1, replicate: 1, of: 3)
+        quiet.finish()
+        #expect(box.text.isEmpty && !quiet.isEnabled)
+        let forced = ProgressReporter(scenarios: 1, totalWorkItems: 1, force: true, isTerminal: false, sink: { box.append($0) })
+        forced.completed(scenario: 1, replicate: 1, of: 1)
+        #expect(box.text == "scenario 1/1, replicate 1/1, ETA 0:00\n")
+    }
+
+    @Test func throttledOnATerminalAndFinalUpdateAlwaysShown() {
+        let box = Box()
+        let p = ProgressReporter(scenarios: 1, totalWorkItems: 4, isTerminal: true, minimumInterval_s: 1,
+                                 clock: { box.lock.lock(); defer { box.lock.unlock() }; return box.now },
+                                 sink: { box.append($0) })
+        box.now = 0.1; p.completed(scenario: 1, replicate: 1, of: 4)   // shown (first)
+        box.now = 0.5; p.completed(scenario: 1, replicate: 2, of: 4)   // throttled
+        box.now = 0.9; p.completed(scenario: 1, replicate: 3, of: 4)   // throttled
+        box.now = 1.0; p.completed(scenario: 1, replicate: 4, of: 4)   // final: shown
+        p.finish()
+        let updates = box.text.components(separatedBy: "\r").filter { !$0.isEmpty }
+        #expect(updates.count == 2)
+        #expect(updates[0].hasPrefix("scenario 1/1, replicate 1/4"))
+        #expect(updates[1].hasPrefix("scenario 1/1, replicate 4/4, ETA 0:00"))
+        #expect(box.text.hasSuffix("\n"))
+    }
+}

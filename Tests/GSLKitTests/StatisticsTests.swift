@@ -1,0 +1,135 @@
+import Testing
+import GSLKit
+import _TestSupport
+import Foundation
+
+/// Reference values come from SciPy 1.17 / NumPy (independent implementations):
+/// `stats.t.ppf`, `stats.norm.ppf`, `stats.chi2.ppf`, `np.quantile` (linear, type 7),
+/// `np.var(ddof=1)`, `special.i0e`.
+@Suite struct StatisticsTests {
+    let sample = [3.5, -1.25, 7.0, 2.0, 0.5, 9.75, 4.0]
+
+    @Test func meanVarianceStandardDeviationMatchNumPy() throws {
+        let tolerance = 1e-12
+        #expect(isClose(try Statistics.mean(sample), 3.642857142857143, absoluteTolerance: tolerance))
+        #expect(isClose(try Statistics.variance(sample), 14.205357142857144, absoluteTolerance: tolerance))
+        #expect(isClose(try Statistics.standardDeviation(sample), 3.7689994883068296, absoluteTolerance: tolerance))
+        #expect(try Statistics.maximum(sample) == 9.75)
+    }
+
+    @Test func quantilesOfUnsortedDataMatchNumPyType7() throws {
+        let tolerance = 1e-12
+        let got = try Statistics.quantiles(sample, probabilities: [0, 0.1, 0.5, 0.95, 1])
+        let numpy = [-1.25, -0.2, 3.5, 8.925, 9.75]
+        for (g, e) in zip(got, numpy) { #expect(isClose(g, e, absoluteTolerance: tolerance), "\(g) vs \(e)") }
+        #expect(try Statistics.quantile([42], probability: 0.95) == 42)
+    }
+
+    @Test(arguments: [(1.0, 12.706204736174694), (2, 4.302652729749462), (4, 2.7764451051977934),
+                      (9, 2.262157162798205), (29, 2.045229642132703)])
+    func studentTQuantileMatchesSciPy(dof: Double, expected: Double) throws {
+        let tolerance = 1e-9
+        let t = try Statistics.studentTQuantile(probability: 0.975, degreesOfFreedom: dof)
+        #expect(isClose(t, expected, relativeTolerance: tolerance), "t(0.975, \(dof)) = \(t)")
+    }
+
+    @Test func normalAndChiSquareQuantilesMatchSciPy() throws {
+        let tolerance = 1e-9
+        #expect(isClose(try Statistics.normalQuantile(probability: 0.995), 2.5758293035489004, relativeTolerance: tolerance))
+        #expect(isClose(try Statistics.normalQuantile(probability: 0.975), 1.959963984540054, relativeTolerance: tolerance))
+        #expect(isClose(try Statistics.chiSquareQuantile(probability: 0.95, degreesOfFreedom: 1), 3.841458820694124, relativeTolerance: tolerance))
+        #expect(isClose(try Statistics.chiSquareQuantile(probability: 0.95, degreesOfFreedom: 10), 18.307038053275146, relativeTolerance: tolerance))
+    }
+
+    @Test func meanWithConfidenceMatchesSciPyInterval() throws {
+        let tolerance = 1e-9
+        let ci = try #require(try Statistics.meanWithConfidence([2.1, 2.4, 1.9, 2.6, 2.2]))
+        #expect(ci.n == 5)
+        #expect(isClose(ci.mean, 2.24, absoluteTolerance: tolerance))
+        #expect(isClose(ci.lower, 1.9045208615073341, absoluteTolerance: tolerance))
+        #expect(isClose(ci.upper, 2.5754791384926654, absoluteTolerance: tolerance))
+    }
+
+    @Test func meanWithConfidenceEdgeCounts() throws {
+        #expect(try Statistics.meanWithConfidence([]) == nil)
+        let one = try #require(try Statistics.meanWithConfidence([7.5]))
+        #expect(one.n == 1 && one.mean == 7.5 && one.lower == 7.5 && one.upper == 7.5)
+        let constant = try #require(try Statistics.meanWithConfidence([3, 3, 3]))
+        #expect(constant.lower == 3 && constant.upper == 3)
+    }
+
+    @Test func badInputIsRefusedWithTheReason() {
+        #expect(throws: GSLError.self) { try Statistics.mean([]) }
+        #expect(throws: GSLError.self) { try Statistics.variance([1]) }
+        #expect(throws: GSLError.self) { try Statistics.mean([1, .nan]) }
+        #expect(throws: GSLError.self) { try Statistics.quantile([1, 2], probability: 1.5) }
+        #expect(throws: GSLError.self) { try Statistics.studentTQuantile(probability: 0.975, degreesOfFreedom: 0) }
+        #expect(throws: GSLError.self) { try Statistics.normalQuantile(probability: 1) }
+        #expect(throws: GSLError.self) { try Statistics.meanWithConfidence([1, 2], level: 1) }
+        do {
+            _ = try Statistics.mean([1, .infinity])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description.contains("index 1"))
+        }
+    }
+
+    @Test(arguments: [(0.0, 1.0), (1e-3, 0.9990007495835156), (1, 0.46575960759364043),
+                      (10, 0.1278333371634286), (700, 0.015081295651531355), (1e6, 0.00039894233026924577)])
+    func besselI0ScaledMatchesSciPy(x: Double, expected: Double) throws {
+        let tolerance = 1e-12
+        let got = try SpecialFunctions.besselI0Scaled(x)
+        #expect(isClose(got, expected, relativeTolerance: tolerance), "i0e(\(x)) = \(got)")
+        #expect(isClose(try SpecialFunctions.besselI0Scaled(-x), got, relativeTolerance: tolerance), "even function")
+    }
+
+    @Test func besselRefusesNonFinite() {
+        #expect(throws: GSLError.self) { try SpecialFunctions.besselI0Scaled(.nan) }
+    }
+}
+
+@Suite struct StatisticsIntegrationTests {
+    @Test func finiteIntervalClosedForms() throws {
+        let tolerance = 1e-10
+        let sine = try Integration.integrate(from: 0, to: Double.pi) { x in sin(x) }
+        #expect(isClose(sine.value, 2, absoluteTolerance: tolerance))
+        #expect(sine.absoluteError < 1e-8)
+        // Integrable endpoint singularity: ∫₀¹ x^{-1/2} dx = 2 (needs QAGS' extrapolation).
+        let singular = try Integration.integrate(from: 0, to: 1) { x in 1 / x.squareRoot() }
+        #expect(isClose(singular.value, 2, absoluteTolerance: 1e-8))
+        #expect(try Integration.integrate(from: 3, to: 3) { _ in 1 }.value == 0)
+        // Reversed bounds change sign.
+        #expect(isClose(try Integration.integrate(from: 1, to: 0) { x in x }.value, -0.5, absoluteTolerance: tolerance))
+    }
+
+    @Test func semiInfiniteClosedForms() throws {
+        let tolerance = 1e-9
+        #expect(isClose(try Integration.integrateToInfinity(from: 0) { x in exp(-x) }.value, 1, absoluteTolerance: tolerance))
+        let gaussianHalf = try Integration.integrateToInfinity(from: 0) { x in exp(-x * x) }
+        #expect(isClose(gaussianHalf.value, Double.pi.squareRoot() / 2, absoluteTolerance: tolerance))
+        #expect(isClose(try Integration.integrateToInfinity(from: 1) { x in 1 / (x * x) }.value, 1, absoluteTolerance: tolerance))
+    }
+
+    @Test func closureCapturesState() throws {
+        let tolerance = 1e-10
+        var calls = 0
+        let scale = 3.0
+        let r = try Integration.integrate(from: 0, to: 2) { x in calls += 1; return scale * x }
+        #expect(isClose(r.value, 6, absoluteTolerance: tolerance))
+        #expect(calls >= 21)
+    }
+
+    @Test func gslFailureIsATypedErrorWithGSLText() {
+        // A divergent integral: QAGS cannot converge and says why.
+        do {
+            _ = try Integration.integrate(from: 0, to: 1, limit: 5) { x in 1 / x }
+            Issue.record("expected a GSL failure")
+        } catch let error {
+            guard case let .failed(routine, reason) = error else { Issue.record("wrong case \(error)"); return }
+            #expect(routine.contains("qags"))
+            #expect(!reason.isEmpty)
+        }
+        #expect(throws: GSLError.self) { try Integration.integrate(from: 0, to: .infinity) { _ in 1 } }
+        #expect(throws: GSLError.self) { try Integration.integrate(from: 0, to: 1, relativeTolerance: 0) { _ in 1 } }
+    }
+}
