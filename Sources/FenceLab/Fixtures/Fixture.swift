@@ -39,7 +39,7 @@ struct Fixture: Sendable {
 
     /// Parses and validates one file against the format in `scenarios/fixtures/README.md`.
     /// - Parameter ruleUnderTest: the rule for rule fixtures that do not pin a `rule`.
-    static func parse(_ root: JSONValue, file: String, ruleUnderTest: RuleSpec) throws(FixtureError) -> Fixture {
+    static func parse(_ root: ParsedJSON, file: String, ruleUnderTest: RuleSpec) throws(FixtureError) -> Fixture {
         guard case let .object(top) = root else {
             throw .wrongType(file: file, keyPath: "(top level)", expected: "an object", found: root.typeName)
         }
@@ -56,7 +56,7 @@ struct Fixture: Sendable {
         }
     }
 
-    private static func parseContract(_ root: JSONValue, file: String) throws(FixtureError) -> Fixture {
+    private static func parseContract(_ root: ParsedJSON, file: String) throws(FixtureError) -> Fixture {
         let o = try JSONObject(root, file: file, path: "",
                                allowed: headerKeys.union(["distances", "coordinates", "isInside", "classify"]))
         let name = try o.string("name")
@@ -133,7 +133,7 @@ struct Fixture: Sendable {
                          expected_m: expected, tolerance_m: tolerance, min_m: lo, max_m: hi, symmetryTolerance_m: symmetry)
     }
 
-    private static func parseRule(_ root: JSONValue, file: String, ruleUnderTest: RuleSpec) throws(FixtureError) -> Fixture {
+    private static func parseRule(_ root: ParsedJSON, file: String, ruleUnderTest: RuleSpec) throws(FixtureError) -> Fixture {
         let o = try JSONObject(root, file: file, path: "", allowed: headerKeys.union(["rule", "sequences"]))
         let name = try o.string("name")
         _ = try o.string("source")

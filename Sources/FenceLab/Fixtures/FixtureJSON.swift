@@ -2,8 +2,8 @@ import Foundation
 
 /// A parsed JSON value. Numbers stay `Double`; NaN and ±∞ cannot appear in JSON,
 /// so fixtures write them as the strings "NaN", "Infinity", "-Infinity".
-enum JSONValue: Decodable, Sendable {
-    case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+enum ParsedJSON: Decodable, Sendable {
+    case null, bool(Bool), number(Double), string(String), array([ParsedJSON]), object([String: ParsedJSON])
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
@@ -11,8 +11,8 @@ enum JSONValue: Decodable, Sendable {
         if let b = try? c.decode(Bool.self) { self = .bool(b); return }
         if let n = try? c.decode(Double.self) { self = .number(n); return }
         if let s = try? c.decode(String.self) { self = .string(s); return }
-        if let a = try? c.decode([JSONValue].self) { self = .array(a); return }
-        self = .object(try c.decode([String: JSONValue].self))
+        if let a = try? c.decode([ParsedJSON].self) { self = .array(a); return }
+        self = .object(try c.decode([String: ParsedJSON].self))
     }
 
     /// The parser's own words for a syntax error (JSONDecoder hides them), with the line when known.
@@ -44,9 +44,9 @@ enum JSONValue: Decodable, Sendable {
     }
 
     /// Parses a whole file; a syntax error becomes `.malformedJSON` naming the file.
-    static func parse(_ data: Data, file: String) throws(FixtureError) -> JSONValue {
+    static func parse(_ data: Data, file: String) throws(FixtureError) -> ParsedJSON {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
+            return try JSONDecoder().decode(ParsedJSON.self, from: data)
         } catch DecodingError.dataCorrupted {
             throw .malformedJSON(file: file, reason: syntaxError(data))
         } catch {
@@ -60,11 +60,11 @@ enum JSONValue: Decodable, Sendable {
 struct JSONObject {
     let file: String
     let path: String
-    let fields: [String: JSONValue]
+    let fields: [String: ParsedJSON]
 
     /// - Parameters:
     ///   - allowed: every key the format defines at this place; anything else is `unknownKey`.
-    init(_ value: JSONValue, file: String, path: String, allowed: Set<String>) throws(FixtureError) {
+    init(_ value: ParsedJSON, file: String, path: String, allowed: Set<String>) throws(FixtureError) {
         guard case let .object(fields) = value else {
             throw .wrongType(file: file, keyPath: path.isEmpty ? "(top level)" : path, expected: "an object", found: value.typeName)
         }
@@ -82,7 +82,7 @@ struct JSONObject {
 
     func has(_ key: String) -> Bool { fields[key] != nil }
 
-    func value(_ key: String) throws(FixtureError) -> JSONValue {
+    func value(_ key: String) throws(FixtureError) -> ParsedJSON {
         guard let v = fields[key] else { throw .missingKey(file: file, keyPath: keyPath(key)) }
         return v
     }
@@ -116,7 +116,7 @@ struct JSONObject {
         has(key) ? try number(key) : nil
     }
 
-    static func number(_ v: JSONValue, file: String, keyPath: String, special: Bool) throws(FixtureError) -> Double {
+    static func number(_ v: ParsedJSON, file: String, keyPath: String, special: Bool) throws(FixtureError) -> Double {
         switch v {
         case let .number(n): return n
         case let .string(s) where special:

@@ -49,7 +49,7 @@ public struct FixtureSuite: Sendable {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw .unreadable(file: file, reason: "no such file or not readable")
             }
-            let json = try JSONValue.parse(data, file: file)
+            let json = try ParsedJSON.parse(data, file: file)
             fixtures.append(try Fixture.parse(json, file: file, ruleUnderTest: ruleUnderTest))
         }
         return FixtureSuite(fixtures: fixtures, ruleUnderTest: ruleUnderTest)
