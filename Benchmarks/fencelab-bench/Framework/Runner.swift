@@ -1,0 +1,139 @@
+import CReference
+
+/// How long and how often to sample.
+struct RunConfiguration: Codable, Sendable, Hashable {
+    /// Timed samples per benchmark (each sample runs the body `runsPerSample` times).
+    var samples: Int
+    /// Wanted duration of one sample, in nanoseconds (sets `runsPerSample`).
+    var sampleTarget_ns: UInt64
+    /// Untimed warm-up per benchmark, in nanoseconds.
+    var warmup_ns: UInt64
+    /// `FENCELAB_BENCH_SLOWDOWN`: Swift bodies repeat their work this many times (1 = off).
+    var slowdown: Int
+
+    static func standard(slowdown: Int) -> RunConfiguration {
+        RunConfiguration(samples: 21, sampleTarget_ns: 10_000_000, warmup_ns: 50_000_000, slowdown: slowdown)
+    }
+
+    /// `--quick`: the CI smoke pass; same table, fewer and shorter samples.
+    static func quick(slowdown: Int) -> RunConfiguration {
+        RunConfiguration(samples: 5, sampleTarget_ns: 2_000_000, warmup_ns: 5_000_000, slowdown: slowdown)
+    }
+}
+
+/// The result of one benchmark in one run.
+struct Measurement: Codable, Sendable, Hashable {
+    var name: String
+    var group: String
+    var unit: String
+    var polarity: Polarity
+    var reference: String?
+    var target: String?
+    var itemsPerRun: Int
+    var runsPerSample: Int
+    var samples: Int
+    /// Median and 90th percentile of the time of one body call, in nanoseconds.
+    var medianRun_ns: Double
+    var p90Run_ns: Double
+    /// Items per second at the median time.
+    var itemsPerSecond: Double
+    /// The reference kernel's items/s, measured interleaved in this run.
+    var referenceItemsPerSecond: Double?
+    /// Median over samples of (items/s of this body) / (items/s of the kernel in the adjacent sample).
+    var ratio: Double?
+    /// Allocation calls (malloc, calloc, realloc, aligned) per item in one body call;
+    /// nil where the counter is not active (non-glibc platforms).
+    var allocationsPerItem: Double?
+
+    /// The figure `--compare` gates on: the ratio to the kernel where there is one, else items/s.
+    var score: Double { ratio ?? itemsPerSecond }
+    var scoreKind: String { ratio != nil ? "ratio" : "items/s" }
+}
+
+/// Times benchmarks: warm-up, calibration, interleaved samples, allocation count.
+struct Runner {
+    let configuration: RunConfiguration
+    let allocationCounterActive = fl_alloc_counter_active() != 0
+
+    func measure(_ benchmark: Benchmark) -> Measurement {
+        let body = makeBody(benchmark)
+        let kernel = benchmark.reference.flatMap(Registry.named)
+        let kernelBody = kernel.map(makeBody)
+
+        warmUp(body)
+        if let kernelBody { warmUp(kernelBody) }
+        let runs = calibrate(body)
+        let kernelRuns = kernelBody.map(calibrate) ?? 0
+
+        var times: [Double] = [], ratios: [Double] = [], kernelRates: [Double] = []
+        for _ in 0..<configuration.samples {
+            let t = time(body, runs: runs)
+            times.append(t)
+            if let kernel, let kernelBody {
+                let tk = time(kernelBody, runs: kernelRuns)
+                let rate = Double(benchmark.itemsPerRun) / t
+                let kernelRate = Double(kernel.itemsPerRun) / tk
+                kernelRates.append(kernelRate * 1e9)
+                ratios.append(rate / kernelRate)
+            }
+        }
+        let median = SampleStatistics.median(times)
+        return Measurement(
+            name: benchmark.name, group: benchmark.group, unit: benchmark.unit,
+            polarity: benchmark.polarity, reference: benchmark.reference, target: benchmark.target,
+            itemsPerRun: benchmark.itemsPerRun, runsPerSample: runs, samples: times.count,
+            medianRun_ns: median, p90Run_ns: SampleStatistics.p90(times),
+            itemsPerSecond: Double(benchmark.itemsPerRun) / median * 1e9,
+            referenceItemsPerSecond: kernel == nil ? nil : SampleStatistics.median(kernelRates),
+            ratio: kernel == nil ? nil : SampleStatistics.median(ratios),
+            allocationsPerItem: countAllocations(body, items: benchmark.itemsPerRun))
+    }
+
+    /// The body, repeated `slowdown` times for Swift benchmarks (never for C kernels).
+    private func makeBody(_ benchmark: Benchmark) -> () -> Double {
+        let body = benchmark.setup()
+        let k = configuration.slowdown
+        guard k > 1, !benchmark.isReference else { return body }
+        return {
+            var s = 0.0
+            for _ in 0..<k { s += body() }
+            return s
+        }
+    }
+
+    private func warmUp(_ body: () -> Double) {
+        let start = monotonicNanoseconds()
+        repeat { blackHole(body()) } while monotonicNanoseconds() - start < configuration.warmup_ns
+    }
+
+    /// Runs per sample so that a sample lasts about `sampleTarget_ns`.
+    private func calibrate(_ body: () -> Double) -> Int {
+        var runs = 1
+        while true {
+            let t = time(body, runs: runs) * Double(runs)
+            let target = Double(configuration.sampleTarget_ns)
+            if t >= target * 0.5 || runs >= 1 << 24 { return runs }
+            let factor = t > 0 ? min(100, max(2, (target / t).rounded(.up))) : 100
+            runs *= Int(factor)
+        }
+    }
+
+    /// Mean time of one call over `runs` calls, in nanoseconds.
+    private func time(_ body: () -> Double, runs: Int) -> Double {
+        var sum = 0.0
+        let start = monotonicNanoseconds()
+        for _ in 0..<runs { sum += body() }
+        let end = monotonicNanoseconds()
+        blackHole(sum)
+        return Double(end - start) / Double(runs)
+    }
+
+    private func countAllocations(_ body: () -> Double, items: Int) -> Double? {
+        guard allocationCounterActive else { return nil }
+        fl_alloc_count_start()
+        let x = body()
+        let n = fl_alloc_count_stop()
+        blackHole(x)
+        return Double(n) / Double(items)
+    }
+}
