@@ -26,6 +26,17 @@ func benchMain(_ argv: [String]) -> Int32 {
         guard !selected.isEmpty else { throw BenchError.usage("--filter matches no benchmark; see --list") }
 
         let slowdown = try Options.slowdown(ProcessInfo.processInfo.environment)
+        if let name = options.callgrind {
+            guard let b = Registry.named(name) else {
+                throw BenchError.usage("--callgrind: no benchmark named '\(name)'; see --list")
+            }
+            let runner = Runner(configuration: .quick(slowdown: slowdown))
+            let checksum = runner.runForInstructionCount(b, runs: options.callgrindRuns)
+            let items = b.itemsPerRun * options.callgrindRuns
+            print("\(b.name): \(items) items (\(b.unit)) in measuredRegion (\(options.callgrindRuns) runs × \(b.itemsPerRun)); checksum \(checksum)")
+            print("instructions per \(b.unit) = Ir of measuredRegion (inclusive) / \(items)")
+            return 0
+        }
         var configuration = options.quick ? RunConfiguration.quick(slowdown: slowdown)
             : RunConfiguration.standard(slowdown: slowdown)
         if let n = options.samples { configuration.samples = n }

@@ -20,6 +20,9 @@ struct ComparisonRow: Codable, Sendable, Hashable {
     /// True when allocations per item grew by more than `allocationTolerance`.
     var allocationsRegressed: Bool
     var verdict: Verdict
+    /// False for C reference kernels: they are the yardstick (their items/s drift with
+    /// the machine), so their verdict is shown but never fails the comparison.
+    var gated: Bool
 }
 
 /// The whole comparison of a run with a baseline.
@@ -30,7 +33,7 @@ struct Comparison: Codable, Sendable, Hashable {
     var threshold: Double
     var rows: [ComparisonRow]
 
-    var hasRegression: Bool { rows.contains { $0.verdict == .regressed } }
+    var hasRegression: Bool { rows.contains { $0.gated && $0.verdict == .regressed } }
 
     /// Allocations are counted, not timed: growth beyond this many per item is a regression.
     static let allocationTolerance = 0.01
@@ -48,7 +51,7 @@ struct Comparison: Codable, Sendable, Hashable {
                     name: m.name, metric: m.scoreKind, polarity: m.polarity, baseline: nil,
                     current: m.score, change: nil, baselineAllocationsPerItem: nil,
                     currentAllocationsPerItem: m.allocationsPerItem, allocationsRegressed: false,
-                    verdict: .new))
+                    verdict: .new, gated: !m.isReference))
                 continue
             }
             let useRatio = m.ratio != nil && b.ratio != nil
@@ -66,7 +69,8 @@ struct Comparison: Codable, Sendable, Hashable {
                 currentAllocationsPerItem: m.allocationsPerItem,
                 allocationsRegressed: allocRegressed,
                 verdict: verdict(change: change, polarity: m.polarity, threshold: threshold,
-                                 allocationsRegressed: allocRegressed)))
+                                 allocationsRegressed: allocRegressed),
+                gated: !m.isReference))
         }
         return Comparison(baselineName: baselineName, baselineMachine: baseline.machine,
                           threshold: threshold, rows: rows)

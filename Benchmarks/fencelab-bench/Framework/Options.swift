@@ -12,11 +12,15 @@ struct Options: Sendable {
     var list = false
     var help = false
     var samples: Int?
+    /// `--callgrind NAME`: run one benchmark `callgrindRuns` times inside `measuredRegion`, untimed.
+    var callgrind: String?
+    var callgrindRuns = 10
 
     static let usage = """
         USAGE: fencelab-bench [--quick] [--filter SUBSTR]... [--format text|markdown|json]
                               [--save-baseline NAME] [--compare NAME [--threshold 10%]]
                               [--samples N] [--list]
+               fencelab-bench --callgrind NAME [--runs N]   (under valgrind, see docs/benchmarks.md)
 
         Times the FenceLab engine against C reference kernels measured in the same run and
         prints items/s, median and p90 time per call, the ratio to the kernel and allocations
@@ -30,8 +34,11 @@ struct Options: Sendable {
           --compare NAME        Compare with Benchmarks/baselines/NAME.json: on the ratio to the
                                 kernel where there is one, else items/s; with each benchmark's polarity.
           --threshold T         Relative change that counts, e.g. 10% (default) or 25%.
-          --samples N           Timed samples per benchmark (default 21, --quick 5).
+          --samples N           Timed samples per benchmark (default 31, --quick 11).
           --list                List the benchmarks and exit.
+          --callgrind NAME      Run benchmark NAME's body N times (default 10) inside the function
+                                measuredRegion and print its items, for instruction counts with
+                                valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measuredRegion*'.
 
         ENVIRONMENT:
           FENCELAB_BENCH_SLOWDOWN=N    Swift bodies repeat their work N times (proves --compare fails).
@@ -80,6 +87,13 @@ struct Options: Sendable {
                 try BaselineStore.validate(name: n)
                 o.compare = n
             case "--threshold": o.threshold = try parseThreshold(try v(arg))
+            case "--callgrind": o.callgrind = try v(arg)
+            case "--runs":
+                let s = try v(arg)
+                guard let n = Int(s), (1...1_000_000).contains(n) else {
+                    throw .usage("--runs must be an integer in 1...1000000, got '\(s)'")
+                }
+                o.callgrindRuns = n
             case "--samples":
                 let s = try v(arg)
                 guard let n = Int(s), (1...1000).contains(n) else {

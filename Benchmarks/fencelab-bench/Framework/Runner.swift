@@ -12,12 +12,12 @@ struct RunConfiguration: Codable, Sendable, Hashable {
     var slowdown: Int
 
     static func standard(slowdown: Int) -> RunConfiguration {
-        RunConfiguration(samples: 21, sampleTarget_ns: 10_000_000, warmup_ns: 50_000_000, slowdown: slowdown)
+        RunConfiguration(samples: 31, sampleTarget_ns: 5_000_000, warmup_ns: 50_000_000, slowdown: slowdown)
     }
 
     /// `--quick`: the CI smoke pass; same table, fewer and shorter samples.
     static func quick(slowdown: Int) -> RunConfiguration {
-        RunConfiguration(samples: 5, sampleTarget_ns: 2_000_000, warmup_ns: 5_000_000, slowdown: slowdown)
+        RunConfiguration(samples: 11, sampleTarget_ns: 1_000_000, warmup_ns: 5_000_000, slowdown: slowdown)
     }
 }
 
@@ -28,6 +28,8 @@ struct Measurement: Codable, Sendable, Hashable {
     var unit: String
     var polarity: Polarity
     var reference: String?
+    /// True for a C reference kernel (shown in comparisons, never gated).
+    var isReference: Bool
     var target: String?
     var itemsPerRun: Int
     var runsPerSample: Int
@@ -37,9 +39,10 @@ struct Measurement: Codable, Sendable, Hashable {
     var p90Run_ns: Double
     /// Items per second at the median time.
     var itemsPerSecond: Double
-    /// The reference kernel's items/s, measured interleaved in this run.
+    /// The reference kernel's items/s at its median time, measured interleaved in this run.
     var referenceItemsPerSecond: Double?
-    /// Median over samples of (items/s of this body) / (items/s of the kernel in the adjacent sample).
+    /// (items/s of this body) / (items/s of the kernel), each at its fastest sample,
+    /// the samples taken interleaved (ABBA) in this run.
     var ratio: Double?
     /// Allocation calls (malloc, calloc, realloc, aligned) per item in one body call;
     /// nil where the counter is not active (non-glibc platforms).
@@ -65,27 +68,40 @@ struct Runner {
         let runs = calibrate(body)
         let kernelRuns = kernelBody.map(calibrate) ?? 0
 
-        var times: [Double] = [], ratios: [Double] = [], kernelRates: [Double] = []
-        for _ in 0..<configuration.samples {
-            let t = time(body, runs: runs)
-            times.append(t)
-            if let kernel, let kernelBody {
-                let tk = time(kernelBody, runs: kernelRuns)
-                let rate = Double(benchmark.itemsPerRun) / t
-                let kernelRate = Double(kernel.itemsPerRun) / tk
-                kernelRates.append(kernelRate * 1e9)
-                ratios.append(rate / kernelRate)
+        var times: [Double] = [], kernelTimes: [Double] = []
+        for sample in 0..<configuration.samples {
+            guard let kernel, let kernelBody else {
+                times.append(time(body, runs: runs))
+                continue
             }
+            // ABBA order: a load change during the pair biases neither side on average.
+            let t: Double, tk: Double
+            if sample % 2 == 0 {
+                t = time(body, runs: runs)
+                tk = time(kernelBody, runs: kernelRuns)
+            } else {
+                tk = time(kernelBody, runs: kernelRuns)
+                t = time(body, runs: runs)
+            }
+            times.append(t)
+            kernelTimes.append(tk)
         }
         let median = SampleStatistics.median(times)
+        // The ratio compares the fastest sample of each side: on a shared machine a
+        // preempted sample is only ever slower, so the minimum is the undisturbed speed
+        // and, measured interleaved in the same seconds, the most repeatable ratio.
+        let ratio: Double? = kernel.map { k in
+            (Double(benchmark.itemsPerRun) / times.min()!) / (Double(k.itemsPerRun) / kernelTimes.min()!)
+        }
         return Measurement(
             name: benchmark.name, group: benchmark.group, unit: benchmark.unit,
-            polarity: benchmark.polarity, reference: benchmark.reference, target: benchmark.target,
+            polarity: benchmark.polarity, reference: benchmark.reference,
+            isReference: benchmark.isReference, target: benchmark.target,
             itemsPerRun: benchmark.itemsPerRun, runsPerSample: runs, samples: times.count,
             medianRun_ns: median, p90Run_ns: SampleStatistics.p90(times),
             itemsPerSecond: Double(benchmark.itemsPerRun) / median * 1e9,
-            referenceItemsPerSecond: kernel == nil ? nil : SampleStatistics.median(kernelRates),
-            ratio: kernel == nil ? nil : SampleStatistics.median(ratios),
+            referenceItemsPerSecond: kernel.map { Double($0.itemsPerRun) / SampleStatistics.median(kernelTimes) * 1e9 },
+            ratio: ratio,
             allocationsPerItem: countAllocations(body, items: benchmark.itemsPerRun))
     }
 
@@ -128,6 +144,16 @@ struct Runner {
         return Double(end - start) / Double(runs)
     }
 
+    /// For `--callgrind`: setup, one untimed call, then `runs` calls inside
+    /// `measuredRegion` (the function callgrind's --toggle-collect names).
+    func runForInstructionCount(_ benchmark: Benchmark, runs: Int) -> Double {
+        let body = makeBody(benchmark)
+        blackHole(body())
+        let x = measuredRegion(body, runs: runs)
+        blackHole(x)
+        return x
+    }
+
     private func countAllocations(_ body: () -> Double, items: Int) -> Double? {
         guard allocationCounterActive else { return nil }
         fl_alloc_count_start()
@@ -136,4 +162,12 @@ struct Runner {
         blackHole(x)
         return Double(n) / Double(items)
     }
+}
+
+/// The only code callgrind counts with `--collect-atstart=no --toggle-collect='*measuredRegion*'`.
+@inline(never)
+func measuredRegion(_ body: () -> Double, runs: Int) -> Double {
+    var s = 0.0
+    for _ in 0..<runs { s += body() }
+    return s
 }

@@ -97,22 +97,32 @@ enum SIMDTrig {
     /// 1.5 · 2⁵²: adding it rounds to an integer held in the low mantissa bits.
     static let roundingMagic = 6755399441055744.0
 
-    /// (sin r, cos r, odd quadrant mask) with x = nπ/2 + r.
+    /// x = nπ/2 + r with |r| ≤ π/4: returns r, r² and the mask of odd n.
     @inline(__always)
-    static func reduced(_ x: V) -> (s: V, c: V, odd: U) {
+    static func reduce(_ x: V) -> (r: V, r2: V, odd: U) {
         let shifted = x * twoOverPi + roundingMagic
         let n = shifted - roundingMagic
         let bits = unsafeBitCast(shifted, to: U.self)
         let r = (x - n * piOver2Hi) - n * piOver2Lo
-        let r2 = r * r
-        var ps = V(repeating: 1.0 / 1_307_674_368_000) * (-1)
+        return (r, r * r, (bits & 1) &* U(repeating: UInt64.max))
+    }
+
+    /// sin r for |r| ≤ π/4 (Taylor to r¹⁵).
+    @inline(__always)
+    static func sinPoly(_ r: V, _ r2: V) -> V {
+        var ps = V(repeating: -1.0 / 1_307_674_368_000)
         ps = ps * r2 + 1.0 / 6_227_020_800
         ps = ps * r2 - 1.0 / 39_916_800
         ps = ps * r2 + 1.0 / 362_880
         ps = ps * r2 - 1.0 / 5_040
         ps = ps * r2 + 1.0 / 120
         ps = ps * r2 - 1.0 / 6
-        let s = r + r * r2 * ps
+        return r + r * r2 * ps
+    }
+
+    /// cos r for |r| ≤ π/4 (Taylor to r¹⁶).
+    @inline(__always)
+    static func cosPoly(_ r2: V) -> V {
         var pc = V(repeating: 1.0 / 20_922_789_888_000)
         pc = pc * r2 - 1.0 / 87_178_291_200
         pc = pc * r2 + 1.0 / 479_001_600
@@ -121,9 +131,7 @@ enum SIMDTrig {
         pc = pc * r2 - 1.0 / 720
         pc = pc * r2 + 1.0 / 24
         pc = pc * r2 - 0.5
-        let c = 1 + r2 * pc
-        let odd = (bits & 1) &* U(repeating: UInt64.max)
-        return (s, c, odd)
+        return 1 + r2 * pc
     }
 
     @inline(__always)
@@ -135,16 +143,18 @@ enum SIMDTrig {
     /// sin²(x) for |x| ≤ π (the sign of sin does not matter once squared).
     @inline(__always)
     static func sinSquared(_ x: V) -> V {
-        let (s, c, odd) = reduced(x)
-        let v = select(s, c, odd: odd)
-        return v * v
+        // Odd quadrants: sin²x = cos²r = 1 − sin²r (≥ 1/2 there, no cancellation).
+        let (r, r2, odd) = reduce(x)
+        let s = sinPoly(r, r2)
+        let s2 = s * s
+        return select(s2, 1 - s2, odd: odd)
     }
 
     /// |cos x| for |x| ≤ π; equals cos x for latitudes (|x| ≤ π/2).
     @inline(__always)
     static func cosAbs(_ x: V) -> V {
-        let (s, c, odd) = reduced(x)
-        let v = select(c, s, odd: odd)
+        let (r, r2, odd) = reduce(x)
+        let v = select(cosPoly(r2), sinPoly(r, r2), odd: odd)
         return unsafeBitCast(unsafeBitCast(v, to: U.self) & U(repeating: 0x7FFF_FFFF_FFFF_FFFF), to: V.self)
     }
 }

@@ -12,12 +12,20 @@ enum KalmanBenchmarks {
     ) {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         return {
-            var f = StandInCVKalman(east_m: w.east_m[0], north_m: w.north_m[0], accuracy_m: w.accuracy_m[0])
-            for i in 1..<w.count {
-                f.predict(dt_s: w.time_s[i] - w.time_s[i - 1], q_m2s3: 0.5)
-                f.update(east_m: w.east_m[i], north_m: w.north_m[i], accuracy_m: w.accuracy_m[i])
+            w.time_s.withUnsafeBufferPointer { t in
+                w.east_m.withUnsafeBufferPointer { e in
+                    w.north_m.withUnsafeBufferPointer { n in
+                        w.accuracy_m.withUnsafeBufferPointer { a in
+                            var f = StandInCVKalman(east_m: e[0], north_m: n[0], accuracy_m: a[0])
+                            for i in 1..<t.count {
+                                f.predict(dt_s: t[i] - t[i - 1], q_m2s3: 0.5)
+                                f.update(east_m: e[i], north_m: n[i], accuracy_m: a[i])
+                            }
+                            return f.checksum
+                        }
+                    }
+                }
             }
-            return f.checksum
         }
     }
 }
