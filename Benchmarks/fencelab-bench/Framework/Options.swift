@@ -34,7 +34,7 @@ struct Options: Sendable {
           --compare NAME        Compare with Benchmarks/baselines/NAME.json: on the ratio to the
                                 kernel where there is one, else items/s; with each benchmark's polarity.
           --threshold T         Relative change that counts, e.g. 10% (default) or 25%.
-          --samples N           Timed samples per benchmark (default 31, --quick 11).
+          --samples N           Timed samples per benchmark (default 201, --quick 51).
           --list                List the benchmarks and exit.
           --callgrind NAME      Run benchmark NAME's body N times (default 10) inside the function
                                 measuredRegion and print its items, for instruction counts with

@@ -19,7 +19,7 @@ enum TableWriter {
         }
         var lines = [
             "fencelab-bench: \(machine.summary)",
-            "samples \(configuration.samples), slowdown \(configuration.slowdown); ratio = items/s ÷ kernel items/s at the fastest of interleaved (ABBA) samples",
+            "samples \(configuration.samples), slowdown \(configuration.slowdown); ratio = items/s ÷ kernel items/s, median over interleaved (ABBA) sample pairs",
             "",
         ]
         lines += table(header: header, rows: rows, format: format)
