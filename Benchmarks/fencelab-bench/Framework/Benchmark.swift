@@ -28,6 +28,9 @@ struct Benchmark: Sendable {
     let reference: String?
     /// True for C reference kernels: `FENCELAB_BENCH_SLOWDOWN` does not slow them.
     let isReference: Bool
+    /// Whether `--compare` may fail on this benchmark. False for C kernels (the
+    /// yardstick) and for demonstrations; their verdicts are still shown.
+    let gated: Bool
     /// Target from issue 8, shown in the table (e.g. "≥ 0.9× C").
     let target: String?
     /// Builds the body (allocations and data set-up happen here, untimed).
@@ -35,7 +38,7 @@ struct Benchmark: Sendable {
 
     init(_ name: String, group: String, itemsPerRun: Int, unit: String = "item",
          polarity: Polarity = .higherIsBetter, reference: String? = nil,
-         isReference: Bool = false, target: String? = nil,
+         isReference: Bool = false, gated: Bool? = nil, target: String? = nil,
          setup: @escaping @Sendable () -> () -> Double) {
         precondition(itemsPerRun >= 1, "\(name): itemsPerRun must be at least 1")
         self.name = name
@@ -45,6 +48,7 @@ struct Benchmark: Sendable {
         self.polarity = polarity
         self.reference = reference
         self.isReference = isReference
+        self.gated = gated ?? !isReference
         self.target = target
         self.setup = setup
     }

@@ -20,8 +20,8 @@ struct ComparisonRow: Codable, Sendable, Hashable {
     /// True when allocations per item grew by more than `allocationTolerance`.
     var allocationsRegressed: Bool
     var verdict: Verdict
-    /// False for C reference kernels: they are the yardstick (their items/s drift with
-    /// the machine), so their verdict is shown but never fails the comparison.
+    /// False for C reference kernels (the yardstick: their items/s drift with the
+    /// machine) and demonstrations: their verdict is shown but never fails the comparison.
     var gated: Bool
 }
 
@@ -51,7 +51,7 @@ struct Comparison: Codable, Sendable, Hashable {
                     name: m.name, metric: m.scoreKind, polarity: m.polarity, baseline: nil,
                     current: m.score, change: nil, baselineAllocationsPerItem: nil,
                     currentAllocationsPerItem: m.allocationsPerItem, allocationsRegressed: false,
-                    verdict: .new, gated: !m.isReference))
+                    verdict: .new, gated: m.gated))
                 continue
             }
             let useRatio = m.ratio != nil && b.ratio != nil
@@ -70,7 +70,7 @@ struct Comparison: Codable, Sendable, Hashable {
                 allocationsRegressed: allocRegressed,
                 verdict: verdict(change: change, polarity: m.polarity, threshold: threshold,
                                  allocationsRegressed: allocRegressed),
-                gated: !m.isReference))
+                gated: m.gated))
         }
         return Comparison(baselineName: baselineName, baselineMachine: baseline.machine,
                           threshold: threshold, rows: rows)

@@ -33,7 +33,7 @@ enum TableWriter {
             return [r.name, r.metric, r.polarity == .higherIsBetter ? "higher" : "lower",
                     r.baseline.map { value($0, metric: r.metric) } ?? "-", value(r.current, metric: r.metric),
                     r.change.map { String(format: "%+.1f%%", $0 * 100) } ?? "-",
-                    allocs, r.gated ? r.verdict.rawValue : "\(r.verdict.rawValue) (kernel, not gated)"]
+                    allocs, r.gated ? r.verdict.rawValue : "\(r.verdict.rawValue) (not gated)"]
         }
         var lines = [
             "",
@@ -43,7 +43,7 @@ enum TableWriter {
         lines += table(header: header, rows: rows, format: format)
         let counts = Dictionary(grouping: c.rows.filter(\.gated), by: \.verdict).mapValues(\.count)
         lines.append("")
-        lines.append("\(counts[.improved] ?? 0) improved, \(counts[.unchanged] ?? 0) unchanged, \(counts[.regressed] ?? 0) regressed, \(counts[.new] ?? 0) new (C kernels not counted: they are the yardstick)")
+        lines.append("\(counts[.improved] ?? 0) improved, \(counts[.unchanged] ?? 0) unchanged, \(counts[.regressed] ?? 0) regressed, \(counts[.new] ?? 0) new (not counting C kernels and demos, which never gate)")
         return lines.joined(separator: "\n")
     }
 

@@ -31,8 +31,10 @@ struct Measurement: Codable, Sendable, Hashable {
     var unit: String
     var polarity: Polarity
     var reference: String?
-    /// True for a C reference kernel (shown in comparisons, never gated).
+    /// True for a C reference kernel.
     var isReference: Bool
+    /// False when `--compare` only shows this benchmark (kernels, demonstrations).
+    var gated: Bool
     var target: String?
     var itemsPerRun: Int
     var runsPerSample: Int
@@ -100,7 +102,7 @@ struct Runner {
         return Measurement(
             name: benchmark.name, group: benchmark.group, unit: benchmark.unit,
             polarity: benchmark.polarity, reference: benchmark.reference,
-            isReference: benchmark.isReference, target: benchmark.target,
+            isReference: benchmark.isReference, gated: benchmark.gated, target: benchmark.target,
             itemsPerRun: benchmark.itemsPerRun, runsPerSample: runs, samples: times.count,
             medianRun_ns: median, p90Run_ns: SampleStatistics.p90(times),
             itemsPerSecond: Double(benchmark.itemsPerRun) / median * 1e9,
