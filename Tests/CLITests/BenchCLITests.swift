@@ -134,6 +134,15 @@ import _TestSupport
         #expect(r.stdout.contains("regressed"))
     }
 
+    /// The batch prototype checks itself against the scalar path and libm at set-up.
+    @Test func batchPrototypeAgreesWithScalarPath() throws {
+        let r = try Self.bench(["--quick", "--samples", "3", "--filter", "hysteresis/batch", "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stderr.contains("batch prototype"), "\(r.stderr)")
+        let results = try #require(try Self.json(r.stdout)["results"] as? [[String: Any]])
+        #expect(results.count == 1)
+    }
+
     @Test func missingBaselineExitsFive() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

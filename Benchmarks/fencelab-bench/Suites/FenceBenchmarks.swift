@@ -26,17 +26,50 @@ enum FenceBenchmarks {
         let c = Workloads.fenceCenter
         let fence = BatchFence(centerLatitude: c.latitude, centerLongitude: c.longitude,
                                enter_m: 80, exit_m: 120, maxAccuracy_m: 30)
-        let expected = scalarPass(w, rule: InlineHysteresis(enter_m: 80, exit_m: 120, maxAccuracy_m: 30))
-        var state = FenceState.unknown
-        let got = fence.run(latitude: w.latitude, longitude: w.longitude, accuracy_m: w.accuracy_m, state: &state)
-        if got != expected {
-            printError("fencelab-bench: batch prototype disagrees with scalar path: \(got) vs \(expected) changes")
+        for problem in selfCheck(fence, w) {
+            printError("fencelab-bench: batch prototype: \(problem)")
         }
         return {
             var s = FenceState.unknown
             return Double(fence.run(latitude: w.latitude, longitude: w.longitude,
                                     accuracy_m: w.accuracy_m, state: &s))
         }
+    }
+
+    /// Checks the batch prototype against the scalar path (state after every chunk of
+    /// 5 fixes, so both the SIMD and the tail code run) and its polynomial sin²/|cos|
+    /// against libm on a grid over [−π, π]. Returns the problems found (none expected).
+    static func selfCheck(_ fence: BatchFence, _ w: Workloads.FenceFixes) -> [String] {
+        var problems: [String] = []
+        let rule = InlineHysteresis(enter_m: 80, exit_m: 120, maxAccuracy_m: 30)
+        let c = Workloads.fenceCenter
+        var scalarState = FenceState.unknown, batchState = FenceState.unknown
+        var start = 0
+        while start < w.count && problems.isEmpty {
+            let end = min(start + 5, w.count)
+            for i in start..<end {
+                guard Coordinate.isValid(latitude: w.latitude[i], longitude: w.longitude[i]),
+                      rule.accepts(accuracy_m: w.accuracy_m[i]) else { continue }
+                let d = Haversine.centralAngle_rad(latitude1: c.latitude, longitude1: c.longitude,
+                                                   latitude2: w.latitude[i], longitude2: w.longitude[i])
+                scalarState = rule.next(previous: scalarState, distance_m: d * EarthModel.sphereRadius_m)
+            }
+            _ = fence.run(latitude: Array(w.latitude[start..<end]), longitude: Array(w.longitude[start..<end]),
+                          accuracy_m: Array(w.accuracy_m[start..<end]), state: &batchState)
+            if batchState != scalarState {
+                problems.append("state after fix \(end - 1) is \(batchState), scalar path says \(scalarState)")
+            }
+            start = end
+        }
+        var worst = 0.0
+        for k in -4000...4000 {
+            let x = Double(k) / 4000 * Double.pi
+            let v = SIMD4<Double>(repeating: x)
+            let s = _sin(x), co = _cos(x)
+            worst = max(worst, abs(SIMDTrig.sinSquared(v)[0] - s * s), abs(SIMDTrig.cosAbs(v)[0] - abs(co)))
+        }
+        if worst > 1e-15 { problems.append("polynomial sin²/|cos| off libm by \(worst) on [-π, π]") }
+        return problems
     }
 
     /// The scalar engine path over the workload; returns the number of state changes.
