@@ -153,6 +153,18 @@ import _TestSupport
         #expect(r.stdout.isEmpty)
     }
 
+    @Test func corruptBaselineExitsOne() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("{".utf8).write(to: folder.appendingPathComponent("broken.json"))
+        let r = try Self.bench(Self.cheap + ["--compare", "broken"],
+                               environment: ["FENCELAB_BENCH_BASELINES": folder.path])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("broken.json"))
+        #expect(r.stderr.split(separator: "\n").count == 1)
+        #expect(r.stdout.isEmpty)
+    }
+
     @Test func defaultBaselineFolder() throws {
         let name = "test-\(ProcessInfo.processInfo.processIdentifier)"
         let file = TestPaths.packageRoot.appendingPathComponent("Benchmarks/baselines/\(name).json")

@@ -3,7 +3,8 @@ import Foundation
 /// Everything one run produced: what `--format json` prints and `--save-baseline` stores.
 struct BenchReport: Codable, Sendable {
     /// Bumped when the file layout changes incompatibly.
-    var schemaVersion: Int = 1
+    var schemaVersion: Int = BenchReport.currentSchemaVersion
+    static let currentSchemaVersion = 1
     var machine: MachineInfo
     var configuration: RunConfiguration
     var results: [Measurement]
@@ -83,7 +84,17 @@ struct BaselineStore {
         guard FileManager.default.fileExists(atPath: url.path) else { throw .baselineMissing(path: url.path) }
         do {
             let data = try Data(contentsOf: url)
-            return try JSONDecoder().decode(BenchReport.self, from: data)
+            let decoder = JSONDecoder()
+            decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+                positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+            let report = try decoder.decode(BenchReport.self, from: data)
+            guard report.schemaVersion == BenchReport.currentSchemaVersion else {
+                throw BenchError.baselineUnreadable(
+                    path: url.path, reason: "schemaVersion \(report.schemaVersion), this tool reads \(BenchReport.currentSchemaVersion)")
+            }
+            return report
+        } catch let error as BenchError {
+            throw error
         } catch {
             throw .baselineUnreadable(path: url.path, reason: "\(error)")
         }
