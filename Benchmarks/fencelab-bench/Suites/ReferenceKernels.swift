@@ -61,7 +61,7 @@ enum ReferenceKernels {
 }
 
 /// Owns a C-side mt19937 generator of the reference kernels.
-final class CGenerator: @unchecked Sendable {
+final class CGenerator {
     let handle: OpaquePointer
     init(seed: UInt) {
         guard let h = fl_ref_rng_new(seed) else { fatalError("fencelab-bench: fl_ref_rng_new failed") }

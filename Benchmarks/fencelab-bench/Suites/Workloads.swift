@@ -13,8 +13,17 @@ enum Workloads {
     /// Fence centre (Berlin, as the DESIGN example).
     static let fenceCenter = (latitude: 52.52, longitude: 13.405)
 
+    /// The local east/north frame at the fence centre.
+    static func centerFrame() -> LocalFrame {
+        do {
+            return LocalFrame(anchor: try Coordinate(latitude: fenceCenter.latitude, longitude: fenceCenter.longitude))
+        } catch {
+            fatalError("fencelab-bench: fence centre: \(error)")
+        }
+    }
+
     /// Fixes around the fence centre as contiguous arrays (degrees, metres).
-    final class FenceFixes: @unchecked Sendable {
+    final class FenceFixes: Sendable {
         let latitude: [Double]
         let longitude: [Double]
         let accuracy_m: [Double]
@@ -25,8 +34,7 @@ enum Workloads {
         /// (NaN latitude, latitude 91, accuracy −1).
         init(count: Int, seed: UInt64) {
             let rng = Workloads.source(seed: seed)
-            let frame = LocalFrame(anchor: try! Coordinate(latitude: fenceCenter.latitude,
-                                                            longitude: fenceCenter.longitude))
+            let frame = Workloads.centerFrame()
             var lat: [Double] = [], lon: [Double] = [], acc: [Double] = []
             lat.reserveCapacity(count); lon.reserveCapacity(count); acc.reserveCapacity(count)
             var r = 100.0
@@ -43,15 +51,14 @@ enum Workloads {
     }
 
     /// A straight drive at 15 m/s east with Gaussian position noise, 1 Hz, in a local plane.
-    final class TrackInPlane: @unchecked Sendable {
+    final class TrackInPlane: Sendable {
         let time_s: [Double], east_m: [Double], north_m: [Double], accuracy_m: [Double]
         let latitude: [Double], longitude: [Double]
         var count: Int { time_s.count }
 
         init(count: Int, seed: UInt64, sigma_m: Double = 5) {
             let rng = Workloads.source(seed: seed)
-            let frame = LocalFrame(anchor: try! Coordinate(latitude: fenceCenter.latitude,
-                                                            longitude: fenceCenter.longitude))
+            let frame = Workloads.centerFrame()
             var t: [Double] = [], e: [Double] = [], n: [Double] = [], a: [Double] = []
             var la: [Double] = [], lo: [Double] = []
             for i in 0..<count {
