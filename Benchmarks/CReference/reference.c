@@ -1,12 +1,173 @@
+// C reference kernels (see CReference.h): plain scalar C, -O2, no fast-math.
 #include "CReference.h"
+#include <math.h>
+#include <stdlib.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_randist.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_interp.h>
+
+static const double kEarthRadius_m = 6371000.0;   // seeds 000/001
+static const double kRadPerDeg = 3.14159265358979323846 / 180.0;
+
+// ---- (a) -------------------------------------------------------------------------
+static double haversine_m(double lat1, double lon1, double lat2, double lon2) {
+    double p1 = lat1 * kRadPerDeg, p2 = lat2 * kRadPerDeg;
+    double sdp = sin((p2 - p1) * 0.5);
+    double sdl = sin((lon2 - lon1) * kRadPerDeg * 0.5);
+    double h = sdp * sdp + cos(p1) * cos(p2) * sdl * sdl;
+    if (h > 1) h = 1;
+    if (h < 0) h = 0;
+    return 2 * kEarthRadius_m * asin(sqrt(h));
+}
+
+static int valid_coordinate(double lat, double lon) {
+    return isfinite(lat) && isfinite(lon) && lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180;
+}
+
+long fl_ref_fence_scalar(const double *lat_deg, const double *lon_deg, const double *hAcc_m,
+                         long n, double centerLat_deg, double centerLon_deg,
+                         double enter_m, double exit_m, double maxAccuracy_m, int *state) {
+    long changes = 0;
+    int s = *state;
+    for (long i = 0; i < n; i++) {
+        double a = hAcc_m[i];
+        if (!valid_coordinate(lat_deg[i], lon_deg[i])) continue;
+        if (!(isfinite(a) && a >= 0 && a <= maxAccuracy_m)) continue;
+        double d = haversine_m(centerLat_deg, centerLon_deg, lat_deg[i], lon_deg[i]);
+        int next = s;
+        if (d <= enter_m) next = 1;
+        else if (d >= exit_m) next = 2;
+        if (next != s) { changes++; s = next; }
+    }
+    *state = s;
+    return changes;
+}
+
+// ---- (b) -------------------------------------------------------------------------
+double fl_ref_kalman_cv(const double *t_s, const double *east_m, const double *north_m,
+                        const double *hAcc_m, long n, double q) {
+    if (n <= 0) return 0;
+    double x[4] = {east_m[0], north_m[0], 0, 0};
+    double P[4][4] = {{0}};
+    double r0 = hAcc_m[0] * hAcc_m[0] * 0.5;
+    P[0][0] = r0; P[1][1] = r0; P[2][2] = 100; P[3][3] = 100;
+    for (long i = 1; i < n; i++) {
+        double dt = t_s[i] - t_s[i - 1];
+        // Predict: x = F x, P = F P F^T + Q, F = [[I, dt I], [0, I]].
+        x[0] += dt * x[2];
+        x[1] += dt * x[3];
+        double FP[4][4];
+        for (int c = 0; c < 4; c++) {
+            FP[0][c] = P[0][c] + dt * P[2][c];
+            FP[1][c] = P[1][c] + dt * P[3][c];
+            FP[2][c] = P[2][c];
+            FP[3][c] = P[3][c];
+        }
+        for (int r = 0; r < 4; r++) {
+            P[r][0] = FP[r][0] + dt * FP[r][2];
+            P[r][1] = FP[r][1] + dt * FP[r][3];
+            P[r][2] = FP[r][2];
+            P[r][3] = FP[r][3];
+        }
+        double q11 = q * dt * dt * dt / 3, q12 = q * dt * dt / 2, q22 = q * dt;
+        P[0][0] += q11; P[1][1] += q11;
+        P[0][2] += q12; P[2][0] += q12; P[1][3] += q12; P[3][1] += q12;
+        P[2][2] += q22; P[3][3] += q22;
+        // Update with z = (east, north), H = [I 0], R = sigma^2 I, sigma = hAcc / sqrt(2).
+        double rv = hAcc_m[i] * hAcc_m[i] * 0.5;
+        double s00 = P[0][0] + rv, s01 = P[0][1], s10 = P[1][0], s11 = P[1][1] + rv;
+        double det = s00 * s11 - s01 * s10;
+        double i00 = s11 / det, i01 = -s01 / det, i10 = -s10 / det, i11 = s00 / det;
+        double K[4][2];
+        for (int r = 0; r < 4; r++) {
+            K[r][0] = P[r][0] * i00 + P[r][1] * i10;
+            K[r][1] = P[r][0] * i01 + P[r][1] * i11;
+        }
+        double y0 = east_m[i] - x[0], y1 = north_m[i] - x[1];
+        for (int r = 0; r < 4; r++) x[r] += K[r][0] * y0 + K[r][1] * y1;
+        double HP[2][4];
+        for (int c = 0; c < 4; c++) { HP[0][c] = P[0][c]; HP[1][c] = P[1][c]; }
+        for (int r = 0; r < 4; r++)
+            for (int c = 0; c < 4; c++)
+                P[r][c] -= K[r][0] * HP[0][c] + K[r][1] * HP[1][c];
+    }
+    return x[0] + x[1] + x[2] + x[3] + P[0][0] + P[1][1] + P[2][2] + P[3][3];
+}
+
+double fl_ref_seed_kalman(const double *t_s, const double *lat_deg, const double *lon_deg,
+                          const double *hAcc_m, long n, double speedVariance) {
+    if (n <= 0) return 0;
+    double lat = lat_deg[0], lon = lon_deg[0], t = t_s[0];
+    double var = hAcc_m[0] * hAcc_m[0];
+    for (long i = 1; i < n; i++) {
+        double dt = t_s[i] - t;
+        var += dt * speedVariance;
+        double mv = hAcc_m[i] * hAcc_m[i];
+        double gain = var / (var + mv);
+        lat += gain * (lat_deg[i] - lat);
+        lon += gain * (lon_deg[i] - lon);
+        var = (1 - gain) * var;
+        t = t_s[i];
+    }
+    return lat + lon + var;
+}
+
+// ---- (c) -------------------------------------------------------------------------
+struct fl_ref_rng { gsl_rng *rng; };
+
+fl_ref_rng *fl_ref_rng_new(unsigned long seed) {
+    gsl_set_error_handler_off();
+    fl_ref_rng *r = (fl_ref_rng *)malloc(sizeof *r);
+    if (!r) return NULL;
+    r->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r->rng) { free(r); return NULL; }
+    gsl_rng_set(r->rng, seed);
+    return r;
+}
+
+void fl_ref_rng_free(fl_ref_rng *r) {
+    if (!r) return;
+    gsl_rng_free(r->rng);
+    free(r);
+}
+
+double fl_ref_ziggurat_sum_rng(fl_ref_rng *r, long n, double sigma) {
+    double s = 0;
+    for (long i = 0; i < n; i++) s += gsl_ran_gaussian_ziggurat(r->rng, sigma);
+    return s;
+}
+
+void fl_ref_ziggurat_fill(fl_ref_rng *r, double *out, long n, double sigma) {
+    for (long i = 0; i < n; i++) out[i] = gsl_ran_gaussian_ziggurat(r->rng, sigma);
+}
 
 double fl_ref_ziggurat_sum(unsigned long seed, long n) {
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, seed);
-    double s = 0;
-    for (long i = 0; i < n; i++) s += gsl_ran_gaussian_ziggurat(r, 1.0);
-    gsl_rng_free(r);
+    fl_ref_rng *r = fl_ref_rng_new(seed);
+    if (!r) return NAN;
+    double s = fl_ref_ziggurat_sum_rng(r, n, 1.0);
+    fl_ref_rng_free(r);
     return s;
+}
+
+// ---- (d) -------------------------------------------------------------------------
+double fl_ref_cspline(const double *x, const double *y, long nKnots,
+                      const double *xEval, long nEval) {
+    gsl_set_error_handler_off();
+    gsl_interp *interp = gsl_interp_alloc(gsl_interp_cspline, (size_t)nKnots);
+    if (!interp) return NAN;
+    gsl_interp_accel *acc = gsl_interp_accel_alloc();
+    if (!acc) { gsl_interp_free(interp); return NAN; }
+    double sum = NAN;
+    if (gsl_interp_init(interp, x, y, (size_t)nKnots) == GSL_SUCCESS) {
+        sum = 0;
+        for (long i = 0; i < nEval; i++) {
+            double v;
+            if (gsl_interp_eval_e(interp, x, y, xEval[i], acc, &v) != GSL_SUCCESS) { sum = NAN; break; }
+            sum += v;
+        }
+    }
+    gsl_interp_accel_free(acc);
+    gsl_interp_free(interp);
+    return sum;
 }

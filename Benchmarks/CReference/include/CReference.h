@@ -1,10 +1,70 @@
 #ifndef FENCELAB_CREFERENCE_H
 #define FENCELAB_CREFERENCE_H
 // C reference kernels for fencelab-bench: the same work as the Swift engine,
-// written plainly in C, compiled -O2 in the same package and timed in the same run.
+// written plainly in C, compiled -O2 in the same package and timed in the same
+// run, so that the suite can report ratios instead of drifting absolute times.
+// Plus the allocation counter of the benchmark binary (alloc_counter.c).
 #include <stdint.h>
 
-/// Sum of n Gaussian draws (sigma 1) from gsl_ran_gaussian_ziggurat on mt19937 seeded with `seed`.
+// ---- Allocation counter -----------------------------------------------------
+// The benchmark binary defines malloc/calloc/realloc/aligned_alloc/memalign/
+// posix_memalign itself and forwards them to glibc's __libc_* entry points, so
+// every allocation in the process (Swift runtime included) passes here. Counting
+// is off by default and costs one relaxed atomic load per allocation.
+
+/// Starts counting (resets the count to 0).
+void fl_alloc_count_start(void);
+/// Stops counting and returns the number of allocation calls since the start.
+uint64_t fl_alloc_count_stop(void);
+/// 1 when this binary's allocation functions are the ones the process uses
+/// (checked by allocating once while counting), else 0.
+int fl_alloc_counter_active(void);
+
+// ---- (a) validate + haversine + hysteresis per fix ---------------------------
+/// Runs the seed-000 hysteresis fence (enter at d <= enter_m, exit at d >= exit_m,
+/// keep in between; a fix counts only with finite accuracy in 0...maxAccuracy_m and
+/// a valid coordinate) over n fixes given as contiguous arrays in degrees/metres.
+/// Distance by haversine on R = 6 371 000 m, both cosines per fix, asin + sqrt.
+/// `state`: 0 unknown, 1 inside, 2 outside; updated in place.
+/// Returns the number of state changes.
+long fl_ref_fence_scalar(const double *lat_deg, const double *lon_deg, const double *hAcc_m,
+                         long n, double centerLat_deg, double centerLon_deg,
+                         double enter_m, double exit_m, double maxAccuracy_m, int *state);
+
+// ---- (b) 4-state constant-velocity Kalman ------------------------------------
+/// Constant-velocity Kalman filter in a local east/north plane: state
+/// (east, north, v_east, v_north) and 4x4 covariance on the stack; per
+/// measurement a predict over dt = t[i] - t[i-1] with white-acceleration
+/// process noise of spectral density q_m2s3 (m^2/s^3) per axis, then an update
+/// with the 2-D position measurement, sigma per axis = hAcc/sqrt(2).
+/// The first measurement initialises the state (velocity 0, velocity variance 100 m^2/s^2).
+/// Returns a checksum (sum of final state and trace of P).
+double fl_ref_kalman_cv(const double *t_s, const double *east_m, const double *north_m,
+                        const double *hAcc_m, long n, double q_m2s3);
+
+/// Seed 004's scalar filter on raw latitude/longitude degrees with one variance
+/// (variance += dt * speedVariance; gain = var / (var + hAcc^2)). Returns lat + lon + var at the end.
+double fl_ref_seed_kalman(const double *t_s, const double *lat_deg, const double *lon_deg,
+                          const double *hAcc_m, long n, double speedVariance);
+
+// ---- (c) Gaussian draws --------------------------------------------------------
+/// An mt19937 generator owned by the C side (opaque).
+typedef struct fl_ref_rng fl_ref_rng;
+/// Allocates and seeds an mt19937 generator; NULL when out of memory.
+fl_ref_rng *fl_ref_rng_new(unsigned long seed);
+void fl_ref_rng_free(fl_ref_rng *r);
+/// Sum of n draws of gsl_ran_gaussian_ziggurat(r, sigma).
+double fl_ref_ziggurat_sum_rng(fl_ref_rng *r, long n, double sigma);
+/// Fills out[0..<n] with gsl_ran_gaussian_ziggurat(r, sigma).
+void fl_ref_ziggurat_fill(fl_ref_rng *r, double *out, long n, double sigma);
+/// Sum of n Gaussian draws (sigma 1) from a fresh mt19937 seeded with `seed`.
 double fl_ref_ziggurat_sum(unsigned long seed, long n);
+
+// ---- (d) natural cubic spline ------------------------------------------------------
+/// Builds gsl_interp_cspline (natural) on nKnots knots (x strictly increasing),
+/// evaluates at nEval points with an accelerator, frees everything.
+/// Returns the sum of the evaluations, or NaN when GSL refuses the input.
+double fl_ref_cspline(const double *x, const double *y, long nKnots,
+                      const double *xEval, long nEval);
 
 #endif

@@ -1,0 +1,55 @@
+/// Which direction of a benchmark's score is better.
+enum Polarity: String, Codable, Sendable, Hashable {
+    /// Throughput-like scores (items/s, ratio of items/s to a kernel): more is better.
+    case higherIsBetter
+    /// Cost-like scores (time or instructions per item): less is better.
+    case lowerIsBetter
+}
+
+/// One benchmark: a named body that does `itemsPerRun` items of work per call.
+///
+/// `setup` runs once, outside timing, and returns the body; the body returns a
+/// checksum that the runner keeps alive so the optimiser cannot drop the work.
+/// A benchmark with a `reference` is timed interleaved with that kernel (another
+/// registered benchmark, usually in group `reference`) and scored by the ratio
+/// of its items/s to the kernel's, sample by sample.
+struct Benchmark: Sendable {
+    /// Unique, stable name (`group/what`): baselines are keyed by it.
+    let name: String
+    /// Group for display and `--filter` (`fence`, `rng`, `kalman`, `reference`, ...).
+    let group: String
+    /// Items (fixes, draws, updates, ...) done by one call of the body, ≥ 1.
+    let itemsPerRun: Int
+    /// What one item is, for the table (`fix`, `draw`, `update`).
+    let unit: String
+    /// Direction of the score (items/s or ratio to the kernel).
+    let polarity: Polarity
+    /// Name of the reference kernel timed alongside, if any.
+    let reference: String?
+    /// True for C reference kernels: `FENCELAB_BENCH_SLOWDOWN` does not slow them.
+    let isReference: Bool
+    /// Whether `--compare` may fail on this benchmark. False for C kernels (the
+    /// yardstick) and for demonstrations; their verdicts are still shown.
+    let gated: Bool
+    /// Target from issue 8, shown in the table (e.g. "≥ 0.9× C").
+    let target: String?
+    /// Builds the body (allocations and data set-up happen here, untimed).
+    let setup: @Sendable () -> () -> Double
+
+    init(_ name: String, group: String, itemsPerRun: Int, unit: String = "item",
+         polarity: Polarity = .higherIsBetter, reference: String? = nil,
+         isReference: Bool = false, gated: Bool? = nil, target: String? = nil,
+         setup: @escaping @Sendable () -> () -> Double) {
+        precondition(itemsPerRun >= 1, "\(name): itemsPerRun must be at least 1")
+        self.name = name
+        self.group = group
+        self.itemsPerRun = itemsPerRun
+        self.unit = unit
+        self.polarity = polarity
+        self.reference = reference
+        self.isReference = isReference
+        self.gated = gated ?? !isReference
+        self.target = target
+        self.setup = setup
+    }
+}

@@ -1,0 +1,88 @@
+/// How a benchmark moved against a baseline.
+enum Verdict: String, Codable, Sendable, Hashable {
+    case improved, unchanged, regressed
+    /// In this run, not in the baseline: reported, never a regression.
+    case new
+}
+
+/// One row of `--compare`.
+struct ComparisonRow: Codable, Sendable, Hashable {
+    var name: String
+    /// `ratio` (to the reference kernel, both runs) or `items/s` (no kernel, or a run without one).
+    var metric: String
+    var polarity: Polarity
+    var baseline: Double?
+    var current: Double
+    /// (current − baseline) / baseline.
+    var change: Double?
+    var baselineAllocationsPerItem: Double?
+    var currentAllocationsPerItem: Double?
+    /// True when allocations per item grew by more than `allocationTolerance`.
+    var allocationsRegressed: Bool
+    var verdict: Verdict
+    /// False for C reference kernels (the yardstick: their items/s drift with the
+    /// machine) and demonstrations: their verdict is shown but never fails the comparison.
+    var gated: Bool
+}
+
+/// The whole comparison of a run with a baseline.
+struct Comparison: Codable, Sendable, Hashable {
+    var baselineName: String
+    var baselineMachine: MachineInfo
+    /// Relative threshold (0.1 = 10 %).
+    var threshold: Double
+    var rows: [ComparisonRow]
+
+    var hasRegression: Bool { rows.contains { $0.gated && $0.verdict == .regressed } }
+
+    /// Allocations are counted, not timed: growth beyond this many per item is a regression.
+    static let allocationTolerance = 0.01
+
+    /// Compares each current result with the baseline entry of the same name: on the
+    /// ratio to the kernel where both runs have one, else on items/s, with the
+    /// benchmark's polarity; a change beyond `threshold` in the bad direction, or
+    /// more allocations per item, is a regression.
+    static func compare(current: [Measurement], baseline: BenchReport, baselineName: String,
+                        threshold: Double) -> Comparison {
+        var rows: [ComparisonRow] = []
+        for m in current {
+            guard let b = baseline.results.first(where: { $0.name == m.name }) else {
+                rows.append(ComparisonRow(
+                    name: m.name, metric: m.scoreKind, polarity: m.polarity, baseline: nil,
+                    current: m.score, change: nil, baselineAllocationsPerItem: nil,
+                    currentAllocationsPerItem: m.allocationsPerItem, allocationsRegressed: false,
+                    verdict: .new, gated: m.gated))
+                continue
+            }
+            let useRatio = m.ratio != nil && b.ratio != nil
+            let base = useRatio ? b.ratio! : b.itemsPerSecond
+            let now = useRatio ? m.ratio! : m.itemsPerSecond
+            let change = (now - base) / base
+            let allocRegressed: Bool = {
+                guard let a = m.allocationsPerItem, let ba = b.allocationsPerItem else { return false }
+                return a > ba + allocationTolerance
+            }()
+            rows.append(ComparisonRow(
+                name: m.name, metric: useRatio ? "ratio" : "items/s", polarity: m.polarity,
+                baseline: base, current: now, change: change,
+                baselineAllocationsPerItem: b.allocationsPerItem,
+                currentAllocationsPerItem: m.allocationsPerItem,
+                allocationsRegressed: allocRegressed,
+                verdict: verdict(change: change, polarity: m.polarity, threshold: threshold,
+                                 allocationsRegressed: allocRegressed),
+                gated: m.gated))
+        }
+        return Comparison(baselineName: baselineName, baselineMachine: baseline.machine,
+                          threshold: threshold, rows: rows)
+    }
+
+    static func verdict(change: Double, polarity: Polarity, threshold: Double,
+                        allocationsRegressed: Bool) -> Verdict {
+        if allocationsRegressed { return .regressed }
+        let better = polarity == .higherIsBetter ? change : -change
+        if !better.isFinite { return .regressed }
+        if better < -threshold { return .regressed }
+        if better > threshold { return .improved }
+        return .unchanged
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import GSLKit
+
+/// Where and with what a run was measured; stored in every baseline.
+struct MachineInfo: Codable, Sendable, Hashable {
+    var cpuModel: String
+    var cores: Int
+    var operatingSystem: String
+    var toolchain: String
+    var gslVersion: String
+    var date: String
+
+    static func current() -> MachineInfo {
+        MachineInfo(cpuModel: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount,
+                    operatingSystem: operatingSystem(), toolchain: toolchain,
+                    gslVersion: GSLRuntime.version,
+                    date: ISO8601DateFormatter().string(from: Date()))
+    }
+
+    /// `model name` from /proc/cpuinfo (Linux), else "unknown".
+    static func cpuModel() -> String {
+        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return "unknown" }
+        for line in text.split(separator: "\n") where line.hasPrefix("model name") {
+            if let colon = line.firstIndex(of: ":") {
+                return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return "unknown"
+    }
+
+    static func operatingSystem() -> String {
+        if let text = try? String(contentsOfFile: "/etc/os-release", encoding: .utf8) {
+            for line in text.split(separator: "\n") where line.hasPrefix("PRETTY_NAME=") {
+                return line.dropFirst("PRETTY_NAME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+        }
+        return ProcessInfo.processInfo.operatingSystemVersionString
+    }
+
+    /// The Swift compiler that built this binary (compile-time check).
+    static let toolchain: String = {
+        #if compiler(>=6.4)
+        return "Swift 6.4 or later"
+        #elseif compiler(>=6.3)
+        return "Swift 6.3"
+        #elseif compiler(>=6.2)
+        return "Swift 6.2"
+        #elseif compiler(>=6.1)
+        return "Swift 6.1"
+        #else
+        return "Swift 6.0"
+        #endif
+    }()
+
+    var summary: String {
+        "\(cpuModel), \(cores) cores, \(operatingSystem), \(toolchain), GSL \(gslVersion), \(date)"
+    }
+}

@@ -1,0 +1,71 @@
+import CReference
+
+/// The C reference kernels (Benchmarks/CReference, -O2), registered as benchmarks of
+/// group `reference` so they appear in the table and can be named by `reference:`.
+enum ReferenceKernels {
+    static let fixesPerRun = 4096
+    static let drawsPerRun = 4096
+    static let updatesPerRun = 4096
+
+    static let all: [Benchmark] = [fenceScalar, kalmanCV, seedKalman, ziggurat, cspline]
+
+    static let fenceScalar = Benchmark(
+        "reference/c-fence-scalar", group: "reference", itemsPerRun: fixesPerRun, unit: "fix",
+        isReference: true, target: "≈ 4e7/s (issue 8)"
+    ) {
+        let w = Workloads.FenceFixes(count: fixesPerRun, seed: 8)
+        let c = Workloads.fenceCenter
+        return {
+            var state: Int32 = 0
+            let changes = fl_ref_fence_scalar(w.latitude, w.longitude, w.accuracy_m, w.count,
+                                              c.latitude, c.longitude, 80, 120, 30, &state)
+            return Double(changes)
+        }
+    }
+
+    static let kalmanCV = Benchmark(
+        "reference/c-kalman-cv", group: "reference", itemsPerRun: updatesPerRun - 1, unit: "update",
+        isReference: true, target: "≈ 1e7/s (issue 8)"
+    ) {
+        let w = Workloads.TrackInPlane(count: updatesPerRun, seed: 9)
+        return { fl_ref_kalman_cv(w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5) }
+    }
+
+    static let seedKalman = Benchmark(
+        "reference/c-seed004-kalman", group: "reference", itemsPerRun: updatesPerRun - 1, unit: "update",
+        isReference: true
+    ) {
+        let w = Workloads.TrackInPlane(count: updatesPerRun, seed: 9)
+        return { fl_ref_seed_kalman(w.time_s, w.latitude, w.longitude, w.accuracy_m, w.count, 1e-10) }
+    }
+
+    static let ziggurat = Benchmark(
+        "reference/c-gsl-ziggurat", group: "reference", itemsPerRun: drawsPerRun, unit: "draw",
+        isReference: true
+    ) {
+        let rng = CGenerator(seed: 11)
+        return { fl_ref_ziggurat_sum_rng(rng.handle, drawsPerRun, 1) }
+    }
+
+    /// Natural cubic spline: build on 100 knots, 1000 evaluations; one item = one evaluation.
+    static let cspline = Benchmark(
+        "reference/c-gsl-cspline", group: "reference", itemsPerRun: 1000, unit: "eval",
+        isReference: true
+    ) {
+        let rng = Workloads.source(seed: 12)
+        let x = (0..<100).map { Double($0) }
+        let y = x.map { _ in rng.gaussianZiggurat(sigma: 10) }
+        let xe = (0..<1000).map { Double($0) * 99 / 999 }
+        return { fl_ref_cspline(x, y, 100, xe, 1000) }
+    }
+}
+
+/// Owns a C-side mt19937 generator of the reference kernels.
+final class CGenerator {
+    let handle: OpaquePointer
+    init(seed: UInt) {
+        guard let h = fl_ref_rng_new(seed) else { fatalError("fencelab-bench: fl_ref_rng_new failed") }
+        handle = h
+    }
+    deinit { fl_ref_rng_free(handle) }
+}
