@@ -11,8 +11,7 @@ enum FenceBenchmarks {
         reference: ReferenceKernels.fenceScalar.name, target: "≥ 0.9× C"
     ) {
         let w = Workloads.FenceFixes(count: ReferenceKernels.fixesPerRun, seed: 8)
-        // After the merge: `let rule = Hysteresis(enter: 80, exit: 120, maxAccuracy: 30)` (engine rule).
-        let rule = InlineHysteresis(enter_m: 80, exit_m: 120, maxAccuracy_m: 30)
+        let rule = Hysteresis.seedDefault
         return { Double(scalarPass(w, rule: rule)) }
     }
 
@@ -41,18 +40,18 @@ enum FenceBenchmarks {
     /// against libm on a grid over [−π, π]. Returns the problems found (none expected).
     static func selfCheck(_ fence: BatchFence, _ w: Workloads.FenceFixes) -> [String] {
         var problems: [String] = []
-        let rule = InlineHysteresis(enter_m: 80, exit_m: 120, maxAccuracy_m: 30)
+        let rule = Hysteresis.seedDefault
         let c = Workloads.fenceCenter
         var scalarState = FenceState.unknown, batchState = FenceState.unknown
         var start = 0
         while start < w.count && problems.isEmpty {
             let end = min(start + 5, w.count)
             for i in start..<end {
-                guard Coordinate.isValid(latitude: w.latitude[i], longitude: w.longitude[i]),
-                      rule.accepts(accuracy_m: w.accuracy_m[i]) else { continue }
+                guard Coordinate.isValid(latitude: w.latitude[i], longitude: w.longitude[i]) else { continue }
                 let d = Haversine.centralAngle_rad(latitude1: c.latitude, longitude1: c.longitude,
                                                    latitude2: w.latitude[i], longitude2: w.longitude[i])
-                scalarState = rule.next(previous: scalarState, distance_m: d * EarthModel.sphereRadius_m)
+                scalarState = rule.next(previous: scalarState, distance_m: d * EarthModel.sphereRadius_m,
+                                        accuracy_m: w.accuracy_m[i])
             }
             _ = fence.run(latitude: Array(w.latitude[start..<end]), longitude: Array(w.longitude[start..<end]),
                           accuracy_m: Array(w.accuracy_m[start..<end]), state: &batchState)
@@ -73,7 +72,7 @@ enum FenceBenchmarks {
     }
 
     /// The scalar engine path over the workload; returns the number of state changes.
-    static func scalarPass(_ w: Workloads.FenceFixes, rule: InlineHysteresis) -> Int {
+    static func scalarPass(_ w: Workloads.FenceFixes, rule: Hysteresis) -> Int {
         let c = Workloads.fenceCenter
         let radius_m = EarthModel.sphereRadius_m
         var state = FenceState.unknown
@@ -82,34 +81,16 @@ enum FenceBenchmarks {
             w.longitude.withUnsafeBufferPointer { lon in
                 w.accuracy_m.withUnsafeBufferPointer { acc in
                     for i in 0..<lat.count {
-                        guard Coordinate.isValid(latitude: lat[i], longitude: lon[i]),
-                              rule.accepts(accuracy_m: acc[i]) else { continue }
+                        guard Coordinate.isValid(latitude: lat[i], longitude: lon[i]) else { continue }
                         let d = Haversine.centralAngle_rad(
                             latitude1: c.latitude, longitude1: c.longitude,
                             latitude2: lat[i], longitude2: lon[i]) * radius_m
-                        let next = rule.next(previous: state, distance_m: d)
+                        let next = rule.next(previous: state, distance_m: d, accuracy_m: acc[i])
                         if next != state { changes += 1; state = next }
                     }
                 }
             }
         }
         return changes
-    }
-}
-
-/// STAND-IN for the engine's `Hysteresis` fence rule (seed 000) until it is merged:
-/// inside at d ≤ enter, outside at d ≥ exit, previous state in between; a fix counts
-/// only with a finite accuracy within 0…maxAccuracy_m.
-struct InlineHysteresis: Sendable {
-    let enter_m: Double, exit_m: Double, maxAccuracy_m: Double
-
-    @inline(__always)
-    func accepts(accuracy_m a: Double) -> Bool { a.isFinite && a >= 0 && a <= maxAccuracy_m }
-
-    @inline(__always)
-    func next(previous: FenceState, distance_m d: Double) -> FenceState {
-        if d <= enter_m { return .inside }
-        if d >= exit_m { return .outside }
-        return previous
     }
 }
