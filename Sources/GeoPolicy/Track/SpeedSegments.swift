@@ -17,10 +17,15 @@ public enum SpeedBand: String, Sendable, Hashable, CaseIterable, Codable {
         public static let motorway_kmh: Double = 110
     }
 
-    /// The band of a speed in m/s (finite, ≥ 0; 1 m/s = 3.6 km/h).
+    /// The band of a speed in m/s (finite, ≥ 0; 1 m/s = 3.6 km/h, so limits are compared after rounding of ×3.6).
     public init(speed_mps: Double) throws(TrackError) {
         guard speed_mps.isFinite, speed_mps >= 0 else { throw .invalidSpeed(index: 0, speed_mps: speed_mps) }
-        let kmh = speed_mps * 3.6
+        try self.init(speed_kmh: speed_mps * 3.6)
+    }
+
+    /// The band of a speed in km/h (finite, ≥ 0).
+    public init(speed_kmh kmh: Double) throws(TrackError) {
+        guard kmh.isFinite, kmh >= 0 else { throw .invalidSpeed(index: 0, speed_mps: kmh / 3.6) }
         if kmh < Limit.city_kmh { self = .city }
         else if kmh < Limit.countryRoad_kmh { self = .countryRoad }
         else if kmh <= Limit.motorway_kmh { self = .motorway }
