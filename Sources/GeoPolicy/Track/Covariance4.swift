@@ -44,20 +44,23 @@ public struct Covariance4: Sendable, Hashable {
 
     /// True when exactly symmetric and a Cholesky factorisation succeeds (positive definite).
     public var isSymmetricPositiveDefinite: Bool {
-        for i in 0..<4 { for j in 0..<4 where self[i, j] != self[j, i] { return false } }
-        var l = [[Double]](repeating: [0, 0, 0, 0], count: 4)
-        for j in 0..<4 {
-            var s = self[j, j]
-            for k in 0..<j { s -= l[j][k] * l[j][k] }
-            guard s > 0, s.isFinite else { return false }
-            l[j][j] = s.squareRoot()
-            for i in (j + 1)..<4 {
-                var t = self[i, j]
-                for k in 0..<j { t -= l[i][k] * l[j][k] }
-                l[i][j] = t / l[j][j]
-            }
-        }
-        return true
+        guard c0[1] == c1[0], c0[2] == c2[0], c0[3] == c3[0],
+              c1[2] == c2[1], c1[3] == c3[1], c2[3] == c3[2] else { return false }
+        // Cholesky L Lᵀ, column by column, in scalars (no heap).
+        let d0 = c0[0]
+        guard d0 > 0, d0.isFinite else { return false }
+        let l00 = d0.squareRoot()
+        let l10 = c0[1] / l00, l20 = c0[2] / l00, l30 = c0[3] / l00
+        let d1 = c1[1] - l10 * l10
+        guard d1 > 0, d1.isFinite else { return false }
+        let l11 = d1.squareRoot()
+        let l21 = (c1[2] - l20 * l10) / l11, l31 = (c1[3] - l30 * l10) / l11
+        let d2 = c2[2] - l20 * l20 - l21 * l21
+        guard d2 > 0, d2.isFinite else { return false }
+        let l22 = d2.squareRoot()
+        let l32 = (c2[3] - l30 * l20 - l31 * l21) / l22
+        let d3 = c3[3] - l30 * l30 - l31 * l31 - l32 * l32
+        return d3 > 0 && d3.isFinite
     }
 
     /// T P Tᵀ for T = diag(J, J): carries a (position, velocity) covariance through a linear frame map.
