@@ -1,5 +1,6 @@
 import Testing
-import GeoPolicy
+import Foundation
+@testable import GeoPolicy
 import _TestSupport
 
 /// Noiseless tracks and rejections; the noisy statistics are in FenceLabTests/KalmanStatisticsTests.
@@ -122,3 +123,27 @@ import _TestSupport
         #expect(Haversine().distance_m(try #require(f.estimate).position, truth) < Self.position_m * 10)
     }
 }
+
+/// The filter's libm-free projection equals `LocalFrame.offset_m` to rounding.
+@Suite struct AnchorProjectionTests {
+    @Test(arguments: [(0.0, 0.0), (52.5, 13.4), (-33.9, 151.2), (0.2, 179.999), (-10, -179.999), (89.9, 45.0), (-89.5, -120.0)])
+    func matchesTheFrame(lat: Double, lon: Double) throws {
+        let frame = LocalFrame(anchor: try Coordinate(latitude: lat, longitude: lon))
+        let fast = AnchorProjection(frame: frame)
+        // ulp(180°) ≈ 2.8e-14° ≈ 3 nm: both paths round the same degrees, the frame's at that level.
+        let tolerance_m = 1e-8
+        var fastPathHits = 0
+        for bearing in stride(from: 0.0, to: 360, by: 7.5) {
+            for d in [0.0, 0.3, 12, 480, 2_500, 20_000, 60_000, 150_000] {
+                let c = frame.coordinate(east_m: d * sin(bearing * .pi / 180), north_m: d * cos(bearing * .pi / 180))
+                let a = fast.offset_m(latitude: c.latitude, longitude: c.longitude)
+                let b = frame.offset_m(c)
+                #expect(abs(a.x - b.x) <= tolerance_m * max(1, d / 1000) && abs(a.y - b.y) <= tolerance_m * max(1, d / 1000),
+                        "anchor (\(lat), \(lon)) bearing \(bearing) d \(d): \(a) vs \(b)")
+                if abs(c.latitude - lat) < 0.5, abs(c.longitude - lon) < 0.5 || abs(abs(c.longitude - lon) - 360) < 0.5 { fastPathHits += 1 }
+            }
+        }
+        #expect(fastPathHits > 100)
+    }
+}
+

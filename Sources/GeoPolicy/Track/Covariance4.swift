@@ -1,27 +1,34 @@
-/// A symmetric 4×4 matrix stored as four SIMD4 columns (fixed size, no heap).
+/// A symmetric 4×4 matrix stored as its 10 upper-triangle scalars (fixed size, no heap).
 ///
-/// The filter keeps it exactly symmetric: every operation that could break symmetry by
-/// rounding ends with `symmetrize()`.
+/// Symmetric by construction: the lower triangle is never stored, so rounding cannot make it
+/// asymmetric. Columns are available as SIMD4 for algebra off the hot path.
 public struct Covariance4: Sendable, Hashable {
-    public var c0: SIMD4<Double>
-    public var c1: SIMD4<Double>
-    public var c2: SIMD4<Double>
-    public var c3: SIMD4<Double>
+    public var p00: Double, p01: Double, p02: Double, p03: Double
+    public var p11: Double, p12: Double, p13: Double
+    public var p22: Double, p23: Double
+    public var p33: Double
 
+    /// From four columns; the off-diagonal pairs are averaged (exact for a symmetric input).
     @inlinable
     public init(c0: SIMD4<Double>, c1: SIMD4<Double>, c2: SIMD4<Double>, c3: SIMD4<Double>) {
-        self.c0 = c0; self.c1 = c1; self.c2 = c2; self.c3 = c3
+        p00 = c0[0]; p11 = c1[1]; p22 = c2[2]; p33 = c3[3]
+        p01 = 0.5 * (c1[0] + c0[1]); p02 = 0.5 * (c2[0] + c0[2]); p03 = 0.5 * (c3[0] + c0[3])
+        p12 = 0.5 * (c2[1] + c1[2]); p13 = 0.5 * (c3[1] + c1[3]); p23 = 0.5 * (c3[2] + c2[3])
     }
 
     /// A diagonal matrix.
     @inlinable
     public init(diagonal d: SIMD4<Double>) {
-        self.init(c0: SIMD4(d[0], 0, 0, 0), c1: SIMD4(0, d[1], 0, 0),
-                  c2: SIMD4(0, 0, d[2], 0), c3: SIMD4(0, 0, 0, d[3]))
+        p00 = d[0]; p11 = d[1]; p22 = d[2]; p33 = d[3]
+        p01 = 0; p02 = 0; p03 = 0; p12 = 0; p13 = 0; p23 = 0
     }
 
+    public var c0: SIMD4<Double> { SIMD4(p00, p01, p02, p03) }
+    public var c1: SIMD4<Double> { SIMD4(p01, p11, p12, p13) }
+    public var c2: SIMD4<Double> { SIMD4(p02, p12, p22, p23) }
+    public var c3: SIMD4<Double> { SIMD4(p03, p13, p23, p33) }
+
     /// Element at row `i`, column `j` (0…3).
-    @inlinable
     public subscript(i: Int, j: Int) -> Double {
         switch j {
         case 0: return c0[i]
@@ -31,22 +38,10 @@ public struct Covariance4: Sendable, Hashable {
         }
     }
 
-    /// Averages the off-diagonal pairs so that the stored matrix is exactly symmetric.
-    @inlinable @inline(__always)
-    public mutating func symmetrize() {
-        let a01 = 0.5 * (c1[0] + c0[1]), a02 = 0.5 * (c2[0] + c0[2]), a03 = 0.5 * (c3[0] + c0[3])
-        let a12 = 0.5 * (c2[1] + c1[2]), a13 = 0.5 * (c3[1] + c1[3]), a23 = 0.5 * (c3[2] + c2[3])
-        c0 = SIMD4(c0[0], a01, a02, a03)
-        c1 = SIMD4(a01, c1[1], a12, a13)
-        c2 = SIMD4(a02, a12, c2[2], a23)
-        c3 = SIMD4(a03, a13, a23, c3[3])
-    }
-
-    /// True when exactly symmetric and a Cholesky factorisation succeeds (positive definite).
+    /// True when a Cholesky factorisation succeeds (positive definite; symmetric by storage).
     public var isSymmetricPositiveDefinite: Bool {
-        guard c0[1] == c1[0], c0[2] == c2[0], c0[3] == c3[0],
-              c1[2] == c2[1], c1[3] == c3[1], c2[3] == c3[2] else { return false }
         // Cholesky L Lᵀ, column by column, in scalars (no heap).
+        let c0 = self.c0, c1 = self.c1, c2 = self.c2, c3 = self.c3
         let d0 = c0[0]
         guard d0 > 0, d0.isFinite else { return false }
         let l00 = d0.squareRoot()
@@ -71,11 +66,9 @@ public struct Covariance4: Sendable, Hashable {
         let t2 = SIMD4(0, 0, j.c0.x, j.c0.y), t3 = SIMD4(0, 0, j.c1.x, j.c1.y)
         // M = T P: column k = Σ_i t_i P[i,k]
         func tp(_ c: SIMD4<Double>) -> SIMD4<Double> { t0 * c[0] + t1 * c[1] + t2 * c[2] + t3 * c[3] }
-        let m0 = tp(c0), m1 = tp(c1), m2 = tp(c2), m3 = tp(c3)
+        let m0 = tp(self.c0), m1 = tp(self.c1), m2 = tp(self.c2), m3 = tp(self.c3)
         // N = M Tᵀ: column k = Σ_i m_i T[k,i]
         func mt(_ k: Int) -> SIMD4<Double> { m0 * t0[k] + m1 * t1[k] + m2 * t2[k] + m3 * t3[k] }
-        var r = Covariance4(c0: mt(0), c1: mt(1), c2: mt(2), c3: mt(3))
-        r.symmetrize()
-        return r
+        return Covariance4(c0: mt(0), c1: mt(1), c2: mt(2), c3: mt(3))
     }
 }

@@ -31,9 +31,10 @@ public struct KalmanEstimate: Sendable, Hashable {
 /// "Estimation with Applications to Tracking and Navigation", §6.2.2) with spectral density
 /// q in m²/s³ per axis; for a step dt the per-axis noise is
 /// Q = q·[[dt³/3, dt²/2], [dt²/2, dt]]. Measurement: position with σ per axis from the fix's
-/// reported accuracy under an `AccuracyConvention`. The update uses the Joseph form
-/// P = (I−KH)P(I−KH)ᵀ + KRKᵀ (Bucy & Joseph 1968) followed by exact symmetrisation, so P
-/// stays symmetric positive definite. Storage is fixed size: no heap allocation per update.
+/// reported accuracy under an `AccuracyConvention`. The covariance is stored as its upper
+/// triangle (exactly symmetric by construction) and corrected in the symmetric form
+/// P − K S Kᵀ; the tests check positive definiteness over 10⁶ updates with accuracies of
+/// 0.5…200 m and time steps of 1 ms…10 min. Storage is fixed size: no heap allocation per update.
 ///
 /// A fix is rejected with a `TrackRejection` (not absorbed) when its timestamp is not finite
 /// or not later than the last accepted one, its coordinate is invalid, or its accuracy is not
@@ -49,7 +50,8 @@ public struct KalmanFilter: Sendable {
     public let initialSpeedSigma_mps: Double
 
     /// The current local plane.
-    public private(set) var frame: LocalFrame
+    public var frame: LocalFrame { projection.frame }
+    var projection: AnchorProjection
     /// State (east_m, north_m, vEast_mps, vNorth_mps) in `frame`.
     public private(set) var state: SIMD4<Double>
     /// Covariance of `state` (m², m²/s, m²/s²).
@@ -80,7 +82,7 @@ public struct KalmanFilter: Sendable {
         self.convention = convention
         self.reanchorDistance_m = reanchorDistance_m
         self.initialSpeedSigma_mps = initialSpeedSigma_mps
-        self.frame = LocalFrame(anchor: Coordinate(computedLatitude: 0, longitude: 0))
+        self.projection = AnchorProjection(frame: LocalFrame(anchor: Coordinate(computedLatitude: 0, longitude: 0)))
         self.state = .zero
         self.covariance = Covariance4(diagonal: .zero)
     }
@@ -126,7 +128,7 @@ public struct KalmanFilter: Sendable {
         let position = frame.coordinate(offset)
         let j = frame.jacobian(at: offset, into: LocalFrame(anchor: position))
         let v = j.apply(SIMD2(x[2], x[3]))
-        let acc = convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.c0[0] + p.c1[1]))
+        let acc = convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.p00 + p.p11))
         return KalmanEstimate(timestamp_s: timestamp_s, position: position,
                               velocityEast_mps: v.x, velocityNorth_mps: v.y, horizontalAccuracy_m: acc)
     }
@@ -145,9 +147,8 @@ public struct KalmanFilter: Sendable {
         guard acc.isFinite, acc > 0 else { throw .invalidAccuracy(acc) }
         let sigma = convention.sigmaPerAxis_m(accuracy_m: acc)
         let r = sigma * sigma
-        let coordinate = Coordinate(computedLatitude: fix.latitude, longitude: fix.longitude)
         guard let last = timestamp_s else {
-            frame = LocalFrame(anchor: coordinate)
+            projection = AnchorProjection(frame: LocalFrame(anchor: Coordinate(computedLatitude: fix.latitude, longitude: fix.longitude)))
             state = .zero
             let v2 = initialSpeedSigma_mps * initialSpeedSigma_mps
             covariance = Covariance4(diagonal: SIMD4(r, r, v2, v2))
@@ -165,7 +166,7 @@ public struct KalmanFilter: Sendable {
         let dt = t - last
         KalmanFilter.predict(&state, &covariance, dt: dt, q: accelerationDensity_m2ps3)
         recorder.predicted(state: state, covariance: covariance, dt: dt, timestamp_s: t)
-        let z = frame.offset_m(coordinate)
+        let z = projection.offset_m(latitude: fix.latitude, longitude: fix.longitude)
         KalmanFilter.correct(&state, &covariance, z: z, r: r)
         timestamp_s = t
         recorder.filtered(state: state, covariance: covariance)
@@ -178,55 +179,54 @@ public struct KalmanFilter: Sendable {
         let v = j.apply(SIMD2(state[2], state[3]))
         state = SIMD4(0, 0, v.x, v.y)
         covariance = covariance.transformed(by: j)
-        frame = newFrame
+        projection = AnchorProjection(frame: newFrame)
         reanchorCount += 1
         return j
     }
 
-    /// x ← F x, P ← F P Fᵀ + Q for the constant-velocity model over `dt` seconds.
-    @inlinable @inline(__always)
+    /// x ← F x, P ← F P Fᵀ + Q for the constant-velocity model over `dt` seconds (upper triangle).
+    @inline(__always)
     static func predict(_ x: inout SIMD4<Double>, _ p: inout Covariance4, dt: Double, q: Double) {
-        x = x + SIMD4(x[2], x[3], 0, 0) * dt
-        // F P: row0 += dt·row2, row1 += dt·row3 (per column).
-        @inline(__always) func fp(_ c: SIMD4<Double>) -> SIMD4<Double> { c + SIMD4(c[2], c[3], 0, 0) * dt }
-        var c0 = fp(p.c0), c1 = fp(p.c1)
-        let c2 = fp(p.c2), c3 = fp(p.c3)
-        // (F P) Fᵀ: col0 += dt·col2, col1 += dt·col3.
-        c0 += c2 * dt
-        c1 += c3 * dt
+        x = SIMD4(x[0] + dt * x[2], x[1] + dt * x[3], x[2], x[3])
         let dt2 = dt * dt
         let qpp = q * dt2 * dt / 3, qpv = q * dt2 / 2, qvv = q * dt
-        p.c0 = c0 + SIMD4(qpp, 0, qpv, 0)
-        p.c1 = c1 + SIMD4(0, qpp, 0, qpv)
-        p.c2 = c2 + SIMD4(qpv, 0, qvv, 0)
-        p.c3 = c3 + SIMD4(0, qpv, 0, qvv)
-        p.symmetrize()
+        let o = p
+        p.p00 = o.p00 + 2 * dt * o.p02 + dt2 * o.p22 + qpp
+        p.p01 = o.p01 + dt * (o.p03 + o.p12) + dt2 * o.p23
+        p.p02 = o.p02 + dt * o.p22 + qpv
+        p.p03 = o.p03 + dt * o.p23
+        p.p11 = o.p11 + 2 * dt * o.p13 + dt2 * o.p33 + qpp
+        p.p12 = o.p12 + dt * o.p23
+        p.p13 = o.p13 + dt * o.p33 + qpv
+        p.p22 = o.p22 + qvv
+        p.p33 = o.p33 + qvv
     }
 
-    /// Joseph-form correction with a position measurement `z` (m) of variance `r` (m²) per axis.
-    @inlinable @inline(__always)
+    /// Correction with a position measurement `z` (m) of variance `r` (m²) per axis, in the
+    /// symmetric form P ← P − (P Hᵀ) S⁻¹ (P Hᵀ)ᵀ evaluated on the upper triangle only, so P
+    /// stays exactly symmetric (positive definiteness is checked over 10⁶ updates in the tests).
+    @inline(__always)
     static func correct(_ x: inout SIMD4<Double>, _ p: inout Covariance4, z: SIMD2<Double>, r: Double) {
-        let s00 = p.c0[0] + r, s01 = p.c1[0], s11 = p.c1[1] + r
+        let s00 = p.p00 + r, s01 = p.p01, s11 = p.p11 + r
         let invDet = 1 / (s00 * s11 - s01 * s01)
         let i00 = s11 * invDet, i01 = -s01 * invDet, i11 = s00 * invDet
-        // K = P Hᵀ S⁻¹; P Hᵀ = [column 0, column 1] of P.
-        let k0 = p.c0 * i00 + p.c1 * i01
-        let k1 = p.c0 * i01 + p.c1 * i11
-        let innovation = z - SIMD2(x[0], x[1])
-        x = x + k0 * innovation.x + k1 * innovation.y
-        // M = (I − K H) P: column j = p_j − k0·p_j[0] − k1·p_j[1].
-        @inline(__always) func ap(_ c: SIMD4<Double>) -> SIMD4<Double> { c - k0 * c[0] - k1 * c[1] }
-        let m0 = ap(p.c0), m1 = ap(p.c1), m2 = ap(p.c2), m3 = ap(p.c3)
-        // M (I − K H)ᵀ + r K Kᵀ: column j = m_j − m0·k0[j] − m1·k1[j] + r(k0·k0[j] + k1·k1[j]).
-        let rk0 = k0 * r, rk1 = k1 * r
-        @inline(__always) func col(_ mj: SIMD4<Double>, _ j: Int) -> SIMD4<Double> {
-            mj + (rk0 - m0) * k0[j] + (rk1 - m1) * k1[j]
-        }
-        p.c0 = col(m0, 0)
-        p.c1 = col(m1, 1)
-        p.c2 = col(m2, 2)
-        p.c3 = col(m3, 3)
-        p.symmetrize()
+        // C = P Hᵀ: columns c = (p00, p01, p02, p03), d = (p01, p11, p12, p13); K = C S⁻¹.
+        let c = SIMD4(p.p00, p.p01, p.p02, p.p03), d = SIMD4(p.p01, p.p11, p.p12, p.p13)
+        let k0 = c * i00 + d * i01
+        let k1 = c * i01 + d * i11
+        let nu0 = z.x - x[0], nu1 = z.y - x[1]
+        x = x + k0 * nu0 + k1 * nu1
+        // P_ij −= k0_i c_j + k1_i d_j  (i ≤ j).
+        p.p00 -= k0[0] * c[0] + k1[0] * d[0]
+        p.p01 -= k0[0] * c[1] + k1[0] * d[1]
+        p.p02 -= k0[0] * c[2] + k1[0] * d[2]
+        p.p03 -= k0[0] * c[3] + k1[0] * d[3]
+        p.p11 -= k0[1] * c[1] + k1[1] * d[1]
+        p.p12 -= k0[1] * c[2] + k1[1] * d[2]
+        p.p13 -= k0[1] * c[3] + k1[1] * d[3]
+        p.p22 -= k0[2] * c[2] + k1[2] * d[2]
+        p.p23 -= k0[2] * c[3] + k1[2] * d[3]
+        p.p33 -= k0[3] * c[3] + k1[3] * d[3]
     }
 }
 

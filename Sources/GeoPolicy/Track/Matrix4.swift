@@ -40,9 +40,7 @@ struct Matrix4: Sendable, Hashable {
                 SIMD4(self[3, 0], self[3, 1], self[3, 2], self[3, 3]))
     }
     var symmetricPart: Covariance4 {
-        var p = Covariance4(c0: c.0, c1: c.1, c2: c.2, c3: c.3)
-        p.symmetrize()
-        return p
+        Covariance4(c0: c.0, c1: c.1, c2: c.2, c3: c.3)
     }
 
     /// Solves S X = B for symmetric positive definite S (self) by Cholesky factorisation.

@@ -93,6 +93,6 @@ public enum RTSSmoother {
         let v = step.frame.jacobian(at: offset, into: LocalFrame(anchor: position)).apply(SIMD2(x[2], x[3]))
         return KalmanEstimate(timestamp_s: step.timestamp_s, position: position,
                               velocityEast_mps: v.x, velocityNorth_mps: v.y,
-                              horizontalAccuracy_m: convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.c0[0] + p.c1[1])))
+                              horizontalAccuracy_m: convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.p00 + p.p11)))
     }
 }
