@@ -41,6 +41,7 @@ enum CLI {
         EngineCheckCommand.self,
         EngineServeCommand.self,
         FixturesCommand.self,
+        GeohashCommand.self,
     ]
 
     /// The command that `fencelab` with no arguments runs.

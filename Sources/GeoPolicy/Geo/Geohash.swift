@@ -1,0 +1,256 @@
+/// Why a geohash operation was refused.
+public enum GeohashError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Precision outside 1…12 characters.
+    case invalidPrecision(Int)
+    /// A character outside the geohash alphabet (`0-9`, `b-z` without `a i l o`); `position` is 1-based.
+    case invalidCharacter(hash: String, character: Character, position: Int)
+    /// The radius of a covering circle is not finite and ≥ 0 m.
+    case invalidRadius(Double)
+    /// Covering the circle would need more candidate cells than `limit`.
+    case tooManyCells(candidates: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case let .invalidPrecision(p): return "geohash precision must be within 1...12, got \(p)"
+        case let .invalidCharacter(hash, ch, pos):
+            return "geohash '\(hash)' has invalid character '\(ch)' at position \(pos) (alphabet 0-9 b-z without a i l o)"
+        case let .invalidRadius(r): return "radius must be finite and >= 0 m, got \(r)"
+        case let .tooManyCells(n, limit): return "covering needs \(n) candidate cells, more than the limit \(limit)"
+        }
+    }
+}
+
+/// The eight neighbour directions of a geohash cell.
+public enum GeohashDirection: String, Sendable, Hashable, CaseIterable, Codable {
+    case north, northEast, east, southEast, south, southWest, west, northWest
+
+    /// (row step, column step): +1 row = north, +1 column = east.
+    var step: (lat: Int, lon: Int) {
+        switch self {
+        case .north: return (1, 0)
+        case .northEast: return (1, 1)
+        case .east: return (0, 1)
+        case .southEast: return (-1, 1)
+        case .south: return (-1, 0)
+        case .southWest: return (-1, -1)
+        case .west: return (0, -1)
+        case .northWest: return (1, -1)
+        }
+    }
+}
+
+/// A decoded geohash cell: its bounds, centre and half-sizes (the error bounds of the centre).
+public struct GeohashCell: Sendable, Hashable {
+    public let hash: String
+    public let latitudeMin: Double, latitudeMax: Double
+    public let longitudeMin: Double, longitudeMax: Double
+    /// Centre of the cell.
+    public var center: Coordinate {
+        Coordinate(computedLatitude: 0.5 * (latitudeMin + latitudeMax), longitude: 0.5 * (longitudeMin + longitudeMax))
+    }
+    /// Half the cell height in degrees: the true latitude is within centre ± this.
+    public var latitudeError_deg: Double { 0.5 * (latitudeMax - latitudeMin) }
+    /// Half the cell width in degrees: the true longitude is within centre ± this.
+    public var longitudeError_deg: Double { 0.5 * (longitudeMax - longitudeMin) }
+}
+
+/// Geohash (G. Niemeyer 2008, geohash.org): base-32 strings of interleaved longitude/latitude bisection bits.
+///
+/// Bit 1 of a hash halves the longitude range, bit 2 the latitude range, and so on; each
+/// character carries 5 bits of the alphabet `0123456789bcdefghjkmnpqrstuvwxyz`. A value on a
+/// bisection boundary goes to the upper half, so (90, 180) is `zzzzzzzzzzzz`.
+///
+/// Neighbours work on the integer (row, column) grid of a precision: columns wrap across
+/// ±180° (`xzrbx` east → `8p208`). Across a pole, "north of a top-row cell" is the top-row
+/// cell on the opposite meridian (column + half the columns): the cell you enter when you
+/// keep going north over the pole. Diagonals move east/west first, then north/south.
+public enum Geohash {
+    /// The base-32 alphabet.
+    public static let alphabet: [Character] = Array("0123456789bcdefghjkmnpqrstuvwxyz")
+    /// Valid precisions (characters).
+    public static let precisionRange: ClosedRange<Int> = 1...12
+
+    /// The hash of `coordinate` with `precision` characters (1…12).
+    /// - Throws: `GeohashError.invalidPrecision`.
+    public static func encode(_ coordinate: Coordinate, precision: Int = 12) throws(GeohashError) -> String {
+        guard precisionRange.contains(precision) else { throw .invalidPrecision(precision) }
+        var latLo = -90.0, latHi = 90.0, lonLo = -180.0, lonHi = 180.0
+        var chars: [Character] = []
+        chars.reserveCapacity(precision)
+        var isLon = true
+        for _ in 0..<precision {
+            var value = 0
+            for _ in 0..<5 {
+                value <<= 1
+                if isLon {
+                    let mid = 0.5 * (lonLo + lonHi)
+                    if coordinate.longitude >= mid { value |= 1; lonLo = mid } else { lonHi = mid }
+                } else {
+                    let mid = 0.5 * (latLo + latHi)
+                    if coordinate.latitude >= mid { value |= 1; latLo = mid } else { latHi = mid }
+                }
+                isLon.toggle()
+            }
+            chars.append(alphabet[value])
+        }
+        return String(chars)
+    }
+
+    /// The cell of `hash` (1…12 characters, case-insensitive).
+    /// - Throws: `GeohashError.invalidPrecision` or `.invalidCharacter`.
+    public static func decode(_ hash: String) throws(GeohashError) -> GeohashCell {
+        let g = try grid(hash)
+        return cell(g)
+    }
+
+    /// The neighbour of `hash` in `direction`, same precision.
+    public static func neighbor(_ hash: String, _ direction: GeohashDirection) throws(GeohashError) -> String {
+        let g = try grid(hash)
+        return string(g.moved(direction))
+    }
+
+    /// All eight neighbours, in `GeohashDirection.allCases` order (N, NE, E, SE, S, SW, W, NW).
+    public static func neighbors(_ hash: String) throws(GeohashError) -> [String] {
+        let g = try grid(hash)
+        return GeohashDirection.allCases.map { string(g.moved($0)) }
+    }
+
+    /// The cells of `precision` that intersect the spherical cap of `radius_m` around `center`
+    /// (the "fog of war" cells a circle uncovers; seed 004 uses precision 5–7).
+    ///
+    /// A candidate cell is kept when its exact minimum great-circle distance to the centre is
+    /// ≤ radius (sphere R = `EarthModel.sphereRadius_m`): along the meridian when the centre's
+    /// longitude is inside the cell, otherwise to the nearer point of the two meridian edges.
+    /// - Throws: `.invalidPrecision`, `.invalidRadius`, `.tooManyCells` (more candidates than `maxCells`).
+    public static func cells(coveringCircle center: Coordinate, radius_m: Double, precision: Int,
+                             maxCells: Int = 1_000_000) throws(GeohashError) -> Set<String> {
+        guard precisionRange.contains(precision) else { throw .invalidPrecision(precision) }
+        guard radius_m.isFinite, radius_m >= 0 else { throw .invalidRadius(radius_m) }
+        let (latBits, lonBits) = bits(precision)
+        let rows = 1 << latBits, cols = 1 << lonBits
+        let cellH = 180.0 / Double(rows), cellW = 360.0 / Double(cols)
+        let delta = radius_m / EarthModel.sphereRadius_m
+        let deltaDeg = delta * EarthModel.degreesPerRadian
+        let phi = center.latitude * EarthModel.radiansPerDegree
+        let latLo = center.latitude - deltaDeg, latHi = center.latitude + deltaDeg
+        let rowLo = latLo <= -90 ? 0 : Int(((latLo + 90) / cellH).rounded(.down))
+        let rowHi = latHi >= 90 ? rows - 1 : min(rows - 1, Int(((latHi + 90) / cellH).rounded(.down)))
+        var colLo = 0, colHi = cols - 1
+        let ratio = _sin(min(delta, Double.pi)) / _cos(phi)
+        if latLo > -90, latHi < 90, delta < Double.pi / 2, ratio < 1 {
+            let dLon = _asin(ratio) * EarthModel.degreesPerRadian
+            colLo = Int(((center.longitude - dLon + 180) / cellW).rounded(.down))
+            colHi = Int(((center.longitude + dLon + 180) / cellW).rounded(.down))
+            if colHi - colLo + 1 >= cols { colLo = 0; colHi = cols - 1 }
+        }
+        let candidates = (rowHi - rowLo + 1) * (colHi - colLo + 1)
+        guard candidates <= maxCells else { throw .tooManyCells(candidates: candidates, limit: maxCells) }
+        var out = Set<String>()
+        for row in rowLo...rowHi {
+            for c in colLo...colHi {
+                let col = ((c % cols) + cols) % cols
+                let g = Grid(row: row, col: col, latBits: latBits, lonBits: lonBits)
+                if minimumDistance_rad(center, cell(g)) <= delta { out.insert(string(g)) }
+            }
+        }
+        return out
+    }
+
+    // MARK: - Grid
+
+    struct Grid {
+        var row: Int, col: Int
+        let latBits: Int, lonBits: Int
+
+        func moved(_ d: GeohashDirection) -> Grid {
+            let rows = 1 << latBits, cols = 1 << lonBits
+            var g = self
+            g.col = (((g.col + d.step.lon) % cols) + cols) % cols
+            let r = g.row + d.step.lat
+            if r >= rows || r < 0 {
+                // Over the pole: same row, opposite meridian.
+                g.col = (g.col + cols / 2) % cols
+            } else {
+                g.row = r
+            }
+            return g
+        }
+    }
+
+    static func bits(_ precision: Int) -> (lat: Int, lon: Int) {
+        let total = 5 * precision
+        return (total / 2, (total + 1) / 2)
+    }
+
+    static let decodeTable: [Int8] = {
+        var t = [Int8](repeating: -1, count: 128)
+        for (i, ch) in alphabet.enumerated() {
+            t[Int(ch.asciiValue!)] = Int8(i)
+            t[Int(Character(ch.uppercased()).asciiValue!)] = Int8(i)
+        }
+        return t
+    }()
+
+    static func grid(_ hash: String) throws(GeohashError) -> Grid {
+        let chars = Array(hash)
+        guard precisionRange.contains(chars.count) else { throw .invalidPrecision(chars.count) }
+        var row = 0, col = 0, isLon = true
+        for (i, ch) in chars.enumerated() {
+            guard let a = ch.asciiValue, a < 128, decodeTable[Int(a)] >= 0 else {
+                throw .invalidCharacter(hash: hash, character: ch, position: i + 1)
+            }
+            let v = Int(decodeTable[Int(a)])
+            for b in stride(from: 4, through: 0, by: -1) {
+                let bit = (v >> b) & 1
+                if isLon { col = (col << 1) | bit } else { row = (row << 1) | bit }
+                isLon.toggle()
+            }
+        }
+        let (latBits, lonBits) = bits(chars.count)
+        return Grid(row: row, col: col, latBits: latBits, lonBits: lonBits)
+    }
+
+    static func string(_ g: Grid) -> String {
+        let total = g.latBits + g.lonBits
+        var chars: [Character] = []
+        var value = 0, lonBit = g.lonBits - 1, latBit = g.latBits - 1
+        for i in 0..<total {
+            let bit: Int
+            if i % 2 == 0 { bit = (g.col >> lonBit) & 1; lonBit -= 1 } else { bit = (g.row >> latBit) & 1; latBit -= 1 }
+            value = (value << 1) | bit
+            if i % 5 == 4 { chars.append(alphabet[value]); value = 0 }
+        }
+        return String(chars)
+    }
+
+    static func cell(_ g: Grid) -> GeohashCell {
+        let h = 180.0 / Double(1 << g.latBits), w = 360.0 / Double(1 << g.lonBits)
+        return GeohashCell(hash: string(g),
+                           latitudeMin: -90 + Double(g.row) * h, latitudeMax: -90 + Double(g.row + 1) * h,
+                           longitudeMin: -180 + Double(g.col) * w, longitudeMax: -180 + Double(g.col + 1) * w)
+    }
+
+    /// Exact minimum central angle (radians) from `p` to the lat/lon rectangle of `cell`.
+    static func minimumDistance_rad(_ p: Coordinate, _ cell: GeohashCell) -> Double {
+        // Longitude of p relative to the cell's west edge, in [0, 360).
+        var rel = (p.longitude - cell.longitudeMin).truncatingRemainder(dividingBy: 360)
+        if rel < 0 { rel += 360 }
+        if rel <= cell.longitudeMax - cell.longitudeMin {
+            if p.latitude >= cell.latitudeMin && p.latitude <= cell.latitudeMax { return 0 }
+            let dLat = p.latitude < cell.latitudeMin ? cell.latitudeMin - p.latitude : p.latitude - cell.latitudeMax
+            return dLat * EarthModel.radiansPerDegree
+        }
+        func meridian(_ lonEdge: Double) -> Double {
+            let k = EarthModel.radiansPerDegree
+            let phi = p.latitude * k, dl = (p.longitude - lonEdge) * k
+            let foot = _atan2(_sin(phi), _cos(phi) * _cos(dl)) * EarthModel.degreesPerRadian
+            var best = Double.infinity
+            for lat in [cell.latitudeMin, cell.latitudeMax, min(max(foot, cell.latitudeMin), cell.latitudeMax)] {
+                best = min(best, Haversine.centralAngle_rad(latitude1: p.latitude, longitude1: p.longitude,
+                                                            latitude2: lat, longitude2: lonEdge))
+            }
+            return best
+        }
+        return min(meridian(cell.longitudeMin), meridian(cell.longitudeMax))
+    }
+}

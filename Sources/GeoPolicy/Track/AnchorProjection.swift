@@ -1,0 +1,74 @@
+/// `LocalFrame.offset_m` for raw degrees near the anchor, without libm calls (the filter's hot path).
+///
+/// Within 0.01 rad (≈ 64 km) of the anchor in latitude and longitude, the sines and cosines
+/// of the differences come from their Taylor series and the central angle from the arctangent
+/// series, each truncated where the next term is below 10⁻²¹ relative; the result equals
+/// `frame.offset_m` to rounding (tested to 1e-8 m; ulp(180°) is 3 nm). Farther away (or with a longitude
+/// difference above 0.01 rad near a pole) it falls back to `frame.offset_m`.
+struct AnchorProjection: Sendable {
+    let frame: LocalFrame
+    let lat0_rad: Double
+    let lon0_deg: Double
+    let sinLat0: Double
+    let cosLat0: Double
+    let radius_m: Double
+    static let smallAngle_rad = 0.01
+
+    init(frame: LocalFrame) {
+        self.frame = frame
+        lat0_rad = frame.anchor.latitude * EarthModel.radiansPerDegree
+        lon0_deg = frame.anchor.longitude
+        // The frame's own unit vectors, so both paths share the anchor exactly.
+        sinLat0 = frame.up.z
+        cosLat0 = frame.north.z
+        radius_m = frame.radius_m
+    }
+
+    @inline(__always)
+    func offset_m(latitude: Double, longitude: Double) -> SIMD2<Double> {
+        let k = EarthModel.radiansPerDegree
+        let dphi = latitude * k - lat0_rad
+        var dlonDeg = longitude - lon0_deg
+        if dlonDeg > 180 { dlonDeg -= 360 } else if dlonDeg < -180 { dlonDeg += 360 }
+        let dlam = dlonDeg * k
+        guard abs(dphi) < AnchorProjection.smallAngle_rad, abs(dlam) < AnchorProjection.smallAngle_rad else {
+            return frame.offset_m(Coordinate(computedLatitude: latitude, longitude: longitude))
+        }
+        let sdp = AnchorProjection.sinSmall(dphi), vdp = AnchorProjection.versSmall(dphi)
+        let sdl = AnchorProjection.sinSmall(dlam), vdl = AnchorProjection.versSmall(dlam)
+        // cos φ = cos(φ0 + Δφ) = cos φ0 (1 − vers Δφ) − sin φ0 sin Δφ.
+        let cphi = cosLat0 * (1 - vdp) - sinLat0 * sdp
+        let x = cphi * sdl
+        // sin φ cos φ0 − cos φ sin φ0 cos Δλ = sin Δφ + cos φ sin φ0 vers Δλ.
+        let y = sdp + cphi * sinLat0 * vdl
+        // sin φ sin φ0 + cos φ cos φ0 cos Δλ = cos Δφ − cos φ cos φ0 vers Δλ.
+        let z = (1 - vdp) - cphi * cosLat0 * vdl
+        // Offset = (x, y)·R·θ/s with s = √(x² + y²), θ = atan(s/z); θ/s = (1/z)·atan(r)/r with r² = s²/z².
+        let invZ = 1 / z
+        let r2 = (x * x + y * y) * invZ * invZ
+        let scale = radius_m * invZ * AnchorProjection.atanOverR(r2)
+        return SIMD2(x * scale, y * scale)
+    }
+
+    // Taylor coefficients as reciprocals (multiplication instead of division in the hot path).
+    static let c6 = 1.0 / 6, c20 = 1.0 / 20, c42 = 1.0 / 42, c12 = 1.0 / 12, c30 = 1.0 / 30, c56 = 1.0 / 56
+    static let a3 = 1.0 / 3, a5 = 1.0 / 5, a7 = 1.0 / 7, a9 = 1.0 / 9, a11 = 1.0 / 11
+
+    /// sin x for |x| ≤ 0.01: terms to x⁷, the first omitted term is < 3·10⁻²² relative.
+    @inline(__always) static func sinSmall(_ x: Double) -> Double {
+        let x2 = x * x
+        return x * (1 - x2 * c6 * (1 - x2 * c20 * (1 - x2 * c42)))
+    }
+
+    /// 1 − cos x for |x| ≤ 0.01: terms to x⁸, the first omitted term is < 10⁻²² relative.
+    @inline(__always) static func versSmall(_ x: Double) -> Double {
+        let x2 = x * x
+        return x2 * 0.5 * (1 - x2 * c12 * (1 - x2 * c30 * (1 - x2 * c56)))
+    }
+
+    /// atan(r)/r from r² for 0 ≤ r ≤ 0.015 (the central angle within 0.01 rad of latitude and
+    /// longitude): terms to r¹⁰, the first omitted term is < 10⁻²² relative.
+    @inline(__always) static func atanOverR(_ r2: Double) -> Double {
+        1 - r2 * (a3 - r2 * (a5 - r2 * (a7 - r2 * (a9 - r2 * a11))))
+    }
+}

@@ -1,0 +1,98 @@
+/// A fix the track pipeline refused, with its index in the input.
+public struct RejectedFix: Sendable, Hashable {
+    public var index: Int
+    public var reason: TrackRejection
+}
+
+/// Filtered and smoothed estimates of a recorded track.
+public struct SmoothedTrack: Sendable, Hashable {
+    /// Indices (into the input fixes) of the accepted fixes; `filtered[i]` and `smoothed[i]` belong to `acceptedIndices[i]`.
+    public var acceptedIndices: [Int]
+    /// Forward (causal) Kalman estimates.
+    public var filtered: [KalmanEstimate]
+    /// Rauch–Tung–Striebel smoothed estimates (use all fixes, past and future).
+    public var smoothed: [KalmanEstimate]
+    /// Fixes that were rejected, with reasons.
+    public var rejected: [RejectedFix]
+}
+
+/// Fixed-interval Rauch–Tung–Striebel smoother for `KalmanFilter` (offline use).
+///
+/// Backward recursion (Rauch, Tung & Striebel 1965, AIAA J. 3(8)):
+/// C_k = P_k Fᵀ (P⁻_{k+1})⁻¹, x^s_k = x_k + C_k (x^s_{k+1} − x⁻_{k+1}),
+/// P^s_k = P_k + C_k (P^s_{k+1} − P⁻_{k+1}) C_kᵀ, where P⁻ and x⁻ are the filter's predictions.
+/// Where the filter re-anchored between two steps, the recursion runs in the newer frame
+/// and the result is carried back exactly (position through the frames, velocity and
+/// covariance through the inverse Jacobian).
+public enum RTSSmoother {
+    /// Smooths the recorded steps of one filter run (in time order; the first must be `isFirst`).
+    /// - Parameter convention: accuracy convention for `horizontalAccuracy_m` of the output.
+    /// - Returns: one smoothed estimate per step, in the same order.
+    public static func smooth(_ steps: [KalmanStep], convention: AccuracyConvention = .iOSDRMS) -> [KalmanEstimate] {
+        guard let last = steps.last else { return [] }
+        var out = [KalmanEstimate](repeating: estimate(last, last.filteredState, last.filteredCovariance, convention),
+                                   count: steps.count)
+        var xs = last.filteredState
+        var ps = Matrix4(last.filteredCovariance)
+        var k = steps.count - 2
+        while k >= 0 {
+            let next = steps[k + 1]
+            let f = Matrix4.transition(dt: next.dt_s)
+            let pPrior = Matrix4(next.priorCovariance)
+            let pPred = Matrix4(next.predictedCovariance)
+            // Cᵀ = (P⁻)⁻¹ F P  (P⁻ and P symmetric).
+            let ct = pPred.solveSPD(f * pPrior)
+            let c = ct.transposed
+            var x = next.priorState + c.apply(xs - next.predictedState)
+            var p = (pPrior + c * (ps - pPred) * ct).symmetricPart
+            if next.reanchorJacobian != .identity {
+                // Carry back from step k+1's frame into step k's frame.
+                let position = next.frame.coordinate(SIMD2(x[0], x[1]))
+                let back = next.reanchorJacobian.inverse
+                let v = back.apply(SIMD2(x[2], x[3]))
+                let o = steps[k].frame.offset_m(position)
+                x = SIMD4(o.x, o.y, v.x, v.y)
+                p = p.transformed(by: back)
+            }
+            xs = x
+            ps = Matrix4(p)
+            out[k] = estimate(steps[k], x, p, convention)
+            k -= 1
+        }
+        return out
+    }
+
+    /// Runs `filter` over `fixes` (recording each step) and smooths the result.
+    /// Rejected fixes are listed with their reason and skipped.
+    public static func run(_ fixes: [Fix], filter: KalmanFilter) -> SmoothedTrack {
+        var f = filter
+        var steps: [KalmanStep] = []
+        var filtered: [KalmanEstimate] = []
+        var accepted: [Int] = []
+        var rejected: [RejectedFix] = []
+        steps.reserveCapacity(fixes.count)
+        var step = KalmanStep()
+        for (i, fix) in fixes.enumerated() {
+            do {
+                try f.update(fix, recording: &step)
+                steps.append(step)
+                accepted.append(i)
+                if let e = f.estimate { filtered.append(e) }
+            } catch {
+                rejected.append(RejectedFix(index: i, reason: error))
+            }
+        }
+        return SmoothedTrack(acceptedIndices: accepted, filtered: filtered,
+                             smoothed: smooth(steps, convention: filter.convention), rejected: rejected)
+    }
+
+    static func estimate(_ step: KalmanStep, _ x: SIMD4<Double>, _ p: Covariance4,
+                         _ convention: AccuracyConvention) -> KalmanEstimate {
+        let offset = SIMD2(x[0], x[1])
+        let position = step.frame.coordinate(offset)
+        let v = step.frame.jacobian(at: offset, into: LocalFrame(anchor: position)).apply(SIMD2(x[2], x[3]))
+        return KalmanEstimate(timestamp_s: step.timestamp_s, position: position,
+                              velocityEast_mps: v.x, velocityNorth_mps: v.y,
+                              horizontalAccuracy_m: convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.p00 + p.p11)))
+    }
+}

@@ -1,0 +1,60 @@
+import Testing
+import GeoPolicy
+import _TestSupport
+
+@Suite struct SmootherTests {
+    static func track(start: Coordinate, count: Int, turnRate_deg: Double) -> [Fix] {
+        (0..<count).map { i in
+            let truth = start.destination(bearing_deg: 80 + turnRate_deg * Double(i), distance_m: 25 * Double(i))
+            let w = LocalFrame(anchor: truth).coordinate(east_m: [4, -3, 1, -2, 0][i % 5], north_m: [-2, 3, -4, 1, 2][i % 5])
+            return Fix(timestamp_s: Double(i) * 1.0, latitude: w.latitude, longitude: w.longitude, horizontalAccuracy_m: 6)
+        }
+    }
+
+    @Test func smoothedIsNeverLessCertainThanFiltered() throws {
+        let fixes = Self.track(start: try Coordinate(latitude: 40, longitude: -3), count: 400, turnRate_deg: 0.05)
+        let result = RTSSmoother.run(fixes, filter: try KalmanFilter())
+        #expect(result.smoothed.count == 400 && result.filtered.count == 400 && result.rejected.isEmpty)
+        for (s, f) in zip(result.smoothed, result.filtered) {
+            #expect(s.horizontalAccuracy_m <= f.horizontalAccuracy_m + 1e-9)
+            #expect(s.timestamp_s == f.timestamp_s)
+        }
+        let lastS = try #require(result.smoothed.last), lastF = try #require(result.filtered.last)
+        #expect(Haversine().distance_m(lastS.position, lastF.position) < 1e-6)
+    }
+
+    @Test func noiselessTrackIsRecovered() throws {
+        let start = try Coordinate(latitude: -0.2, longitude: 179.8)   // crosses the date line
+        let fixes = (0..<400).map { i in
+            let c = start.destination(bearing_deg: 100, distance_m: 30 * Double(i))
+            return Fix(timestamp_s: Double(i), latitude: c.latitude, longitude: c.longitude, horizontalAccuracy_m: 5)
+        }
+        let result = RTSSmoother.run(fixes, filter: try KalmanFilter())
+        for (k, s) in result.smoothed.enumerated() where k >= 3 {
+            #expect(Haversine().distance_m(s.position, try fixes[k].coordinate()) < 0.05, "step \(k)")
+            #expect(isClose(s.speed_mps, 30, absoluteTolerance: 0.01), "step \(k)")
+        }
+    }
+
+    /// The smoother carries estimates back across re-anchoring exactly.
+    @Test func reanchoringIsTransparent() throws {
+        let fixes = Self.track(start: try Coordinate(latitude: 70, longitude: 25), count: 300, turnRate_deg: 0.3)
+        let a = RTSSmoother.run(fixes, filter: try KalmanFilter(reanchorDistance_m: 250))
+        let b = RTSSmoother.run(fixes, filter: try KalmanFilter(reanchorDistance_m: 1e7))
+        for (x, y) in zip(a.smoothed, b.smoothed) {
+            #expect(Haversine().distance_m(x.position, y.position) < 1e-3)
+            #expect(isClose(x.velocityEast_mps, y.velocityEast_mps, absoluteTolerance: 1e-4))
+            #expect(isClose(x.horizontalAccuracy_m, y.horizontalAccuracy_m, absoluteTolerance: 1e-6))
+        }
+    }
+
+    @Test func rejectedFixesAreListedWithIndex() throws {
+        var fixes = Self.track(start: try Coordinate(latitude: 10, longitude: 10), count: 20, turnRate_deg: 0)
+        fixes[5].horizontalAccuracy_m = -1
+        fixes[9].timestamp_s = fixes[8].timestamp_s
+        let result = RTSSmoother.run(fixes, filter: try KalmanFilter())
+        #expect(result.rejected.map(\.index) == [5, 9])
+        #expect(result.rejected[0].reason == .invalidAccuracy(-1))
+        #expect(result.acceptedIndices.count == 18)
+    }
+}
