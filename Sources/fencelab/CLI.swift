@@ -38,6 +38,7 @@ enum CLI {
     /// Every subcommand, in the order `--help` lists them.
     static let commands: [any Command.Type] = [
         DistanceCommand.self,
+        ExportCommand.self,
     ]
 
     /// The command that `fencelab` with no arguments runs.

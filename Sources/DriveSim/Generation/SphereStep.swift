@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import GeoPolicy
+
+/// East and north unit vectors of the tangent plane at a point of the unit sphere: the
+/// same frame as `GeoPolicy.LocalFrame(anchor:)` at that point (at a pole, where east is
+/// undefined, the longitude 0 that `Coordinate(unitVector:)` reports defines it), built
+/// from the unit vector without trigonometry so it costs a square root per fix.
+
+struct TangentBasis: Sendable {
+    var east: SIMD3<Double>
+    var north: SIMD3<Double>
+    
+    init(at p: SIMD3<Double>) {
+        let h = (p.x * p.x + p.y * p.y).squareRoot()
+        if h > 0 {
+            let cl = p.x / h, sl = p.y / h
+            east = SIMD3(-sl, cl, 0)
+            north = SIMD3(-p.z * cl, -p.z * sl, h)
+        } else {
+            east = SIMD3(0, 1, 0)
+            north = SIMD3(-p.z, 0, 0)
+        }
+    }
+
+    /// Components (east, north) of a tangent vector.
+    
+    func components(_ v: SIMD3<Double>) -> SIMD2<Double> {
+        SIMD2((v * east).sum(), (v * north).sum())
+    }
+}
+
+/// Spherical displacement helpers on the sphere of radius `EarthModel.sphereRadius_m`.
+
+enum SphereStep {
+    static let radius_m = EarthModel.sphereRadius_m
+
+    /// The point at `offset_m` (east, north) from `p` in the azimuthal equidistant frame at `p`
+    /// (Snyder 1987, §25): the great-circle point at distance |offset| in the offset's direction.
+    
+    static func displace(_ p: SIMD3<Double>, by offset_m: SIMD2<Double>, basis: TangentBasis) -> SIMD3<Double> {
+        let d = (offset_m.x * offset_m.x + offset_m.y * offset_m.y).squareRoot()
+        if d == 0 { return p }
+        let theta = d / radius_m
+        let dir = (basis.east * offset_m.x + basis.north * offset_m.y) / d
+        return p * cos(theta) + dir * sin(theta)
+    }
+
+    /// Latitude and longitude in degrees of a unit vector (as `Coordinate(unitVector:)`).
+    
+    static func degrees(_ v: SIMD3<Double>) -> (latitude: Double, longitude: Double) {
+        let h = (v.x * v.x + v.y * v.y).squareRoot()
+        let lat = atan2(v.z, h) * EarthModel.degreesPerRadian
+        let lon = h == 0 ? 0 : atan2(v.y, v.x) * EarthModel.degreesPerRadian
+        return (lat, lon)
+    }
+
+    /// Normalised cross product, or zero for parallel vectors.
+    
+    static func unitCross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
+        let c = SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
+        let n = (c * c).sum().squareRoot()
+        return n > 0 ? c / n : .zero
+    }
+    
+    static func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
+        SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
+    }
+}
