@@ -16,6 +16,8 @@ struct TruthState: Sendable {
     var heading: SIMD2<Double>
     /// Unit east-north direction that anisotropic noise calls "along track" (heading, or radial when still).
     var alongTrack: SIMD2<Double>
+    /// The east-north frame at `unit`.
+    var basis: TangentBasis
 }
 
 /// One great-circle leg of a waypoint route.
@@ -61,7 +63,8 @@ struct RouteSampler {
         self.dt_s = dt_s
         let center = spec.fence.center
         centerFrame = LocalFrame(anchor: center)
-        still = TruthState(unit: center.unitVector, coordinate: center, speed_mps: 0, heading: .zero, alongTrack: SIMD2(0, 1))
+        still = TruthState(unit: center.unitVector, coordinate: center, speed_mps: 0, heading: .zero, alongTrack: SIMD2(0, 1),
+                           basis: TangentBasis(at: center.unitVector))
         loiter = LoiterSpec(distance_m: 0, bearing_deg: 0, radialSigma_m: 0, tau_s: 1, tangentialSigma_m: 0, maxDeviation_m: 0)
         loiterPhi = 0
         legs = []
@@ -102,6 +105,7 @@ struct RouteSampler {
 
     /// Truth at a unit vector, with the motion direction given as a 3-D tangent (or zero).
     
+    @inline(__always)
     static func state(at u: SIMD3<Double>, speed_mps: Double, direction: SIMD3<Double>, from center: SIMD3<Double>) -> TruthState {
         let basis = TangentBasis(at: u)
         var heading = basis.components(direction)
@@ -114,7 +118,7 @@ struct RouteSampler {
             let rn = (radial * radial).sum().squareRoot()
             along = rn > 0 ? radial / rn : SIMD2(0, 1)
         }
-        return TruthState(unit: u, coordinate: Coordinate(unitVector: u), speed_mps: speed_mps, heading: heading, alongTrack: along)
+        return TruthState(unit: u, coordinate: Coordinate(unitVector: u), speed_mps: speed_mps, heading: heading, alongTrack: along, basis: basis)
     }
 
     /// The truth at sample `k` (called with k = 0, 1, 2 … in order).
@@ -151,6 +155,7 @@ struct RouteSampler {
         return RouteSampler.state(at: u, speed_mps: chord_m / dt_s, direction: delta, from: centerFrame.anchor.unitVector)
     }
     
+    @inline(__always)
     mutating func sampleWaypoints(_ k: Int, rng: RandomSource) -> TruthState {
         let t = Double(k) * dt_s
         var v: Double

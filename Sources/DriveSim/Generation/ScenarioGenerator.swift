@@ -91,6 +91,7 @@ public struct ScenarioGenerator: IteratorProtocol {
         return item
     }
     
+    @inline(__always)
     mutating func makeSample() -> GeneratedSample {
         let k = slot
         slot += 1
@@ -101,8 +102,8 @@ public struct ScenarioGenerator: IteratorProtocol {
         let gap = faults.inGap(t, rng: faultRNG)
         let chosen = faults.choose(rng: faultRNG)
 
-        let basis = TangentBasis(at: truth.unit)
-        let observed = SphereStep.degrees(SphereStep.displace(truth.unit, by: error_m, basis: basis))
+        let observed = SphereStep.offsetDegrees(latitude: truth.coordinate.latitude, longitude: truth.coordinate.longitude,
+                                                unit: truth.unit, basis: truth.basis, offset_m: error_m)
         let fix = Fix(timestamp_s: t, latitude: observed.latitude, longitude: observed.longitude,
                       horizontalAccuracy_m: reported.value_m)
         var item = GeneratedSample(sequence: 0, sampleIndex: k, time_s: t, truth: truth.coordinate,
