@@ -50,7 +50,8 @@ import _TestSupport
 
     /// The fast tangent-plane displacement equals `LocalFrame(anchor:)` at the truth, including
     /// at a pole and across ±180°.
-    @Test(arguments: [(0.0, 179.9999), (-16.8, -180.0), (89.99999, 45.0), (90.0, 0.0), (-90.0, 0.0), (52.52, 13.405)])
+    @Test(arguments: [(0.0, 179.9999), (-16.8, -180.0), (-16.8, 179.99999), (79.0, -179.9999), (89.99999, 45.0),
+                      (90.0, 0.0), (-90.0, 0.0), (52.52, 13.405)])
     func displacementMatchesLocalFrame(lat: Double, lon: Double) throws {
         let tolerance_m = 1e-6
         let anchor = try Coordinate(latitude: lat, longitude: lon)
@@ -63,6 +64,14 @@ import _TestSupport
             #expect(Haversine().distance_m(fast, reference) <= tolerance_m, "at \(anchor), offset \(offset)")
             let d = (offset * offset).sum().squareRoot()
             #expect(isClose(Haversine().distance_m(u, fast), d, absoluteTolerance: tolerance_m))
+        }
+        // The per-fix path (series within 200 m and |lat| ≲ 80°, exact elsewhere) agrees to 10 µm.
+        let seriesTolerance_m = 1e-5
+        for offset in [SIMD2(3.0, -4.0), SIMD2(-150.0, 120.0), SIMD2(199.0, 0.0), SIMD2(0.0, 5000.0)] {
+            let p = SphereStep.offsetDegrees(latitude: u.latitude, longitude: u.longitude, unit: u.unitVector,
+                                             basis: basis, offset_m: offset)
+            let got = try Coordinate(latitude: p.latitude, longitude: p.longitude)
+            #expect(Haversine().distance_m(got, frame.coordinate(offset)) <= seriesTolerance_m, "at \(anchor), offset \(offset)")
         }
     }
 
