@@ -27,6 +27,27 @@ import _TestSupport
         #expect(maxStep_m > 0)
     }
 
+    /// Truth placed from anchors (no libm per sample) stays exact: on the polar leg's great circle
+    /// to 10 µm, and at constant speed each step is speed/rate to 10 µm (except at waypoint corners).
+    @Test func anchoredTruthIsExact() throws {
+        let tolerance_m = 1e-5
+        let polar = try TestScenarios.catalog("polar-crossing")
+        guard case let .waypoints(w) = polar.route else { Issue.record("not waypoints"); return }
+        let axis = SphereStep.unitCross(w.points[0].unitVector, w.points[1].unitVector)
+        for s in try ScenarioGenerator.generate(spec: polar, replicate: 0).samples {
+            #expect(abs((s.truth.unitVector * axis).sum()) * EarthModel.sphereRadius_m <= tolerance_m)
+        }
+        let fiji = try TestScenarios.catalog("dateline-fiji")
+        guard case let .waypoints(fw) = fiji.route, case let .constant(v, _, _) = fw.speed else { Issue.record("not constant"); return }
+        let samples = try ScenarioGenerator.generate(spec: fiji, replicate: 0).samples
+        var corners = 0
+        for (a, b) in zip(samples, samples.dropFirst()) where b.truthSpeed_mps > 0 {
+            let step_m = Haversine().distance_m(a.truth, b.truth)
+            if abs(step_m - v) > tolerance_m { corners += 1; #expect(step_m < v) }
+        }
+        #expect(corners <= fw.points.count - 2)
+    }
+
     @Test func datelineRouteCrossesTheMeridian() throws {
         let spec = try TestScenarios.catalog("dateline-fiji")
         let samples = try ScenarioGenerator.generate(spec: spec, replicate: 0).samples

@@ -21,17 +21,38 @@ public struct GeneratedSample: Sendable, Hashable {
     /// Unit east-north vector of the true direction of travel; zero when not moving.
     public var truthHeading: SIMD2<Double>
     /// The observed fix as delivered (raw values, may be invalid), or nil (`gap`, `delayed`).
-    public var fix: Fix?
-    /// The true position when `fix` was measured (differs from `truth` for stale and late fixes).
-    public var fixTruth: Coordinate?
+    public var fix: Fix? {
+        get { hasFix ? observed : nil }
+        set {
+            if let f = newValue { observed = f; hasFix = true } else { observed = Self.noFix; hasFix = false }
+        }
+    }
+    /// The true position when `fix` was measured (differs from `truth` for stale and late fixes), or nil without a fix.
+    public var fixTruth: Coordinate? {
+        get { hasFix ? observedTruth : nil }
+        set { if let c = newValue { observedTruth = c } }
+    }
     /// What was injected.
     public var fault: FaultLabel
+
+    // Storage: doubles first and the optional parts flattened, so moving an item is a few
+    // aligned vector moves (an `Optional<Fix>` in the middle cost store-forwarding stalls).
+    var observed: Fix
+    var observedTruth: Coordinate
+    var hasFix: Bool
+    /// A placeholder to pass to `ScenarioGenerator.next(into:)`.
+    public static let placeholder = GeneratedSample(sequence: 0, sampleIndex: 0, time_s: 0, truth: Coordinate(unitVector: SIMD3(1, 0, 0)),
+                                                    truthSpeed_mps: 0, truthHeading: .zero, fix: nil, fixTruth: nil, fault: .none)
+    static let noFix = Fix(timestamp_s: 0, latitude: 0, longitude: 0, horizontalAccuracy_m: 0)
 
     public init(sequence: Int, sampleIndex: Int, time_s: Double, truth: Coordinate, truthSpeed_mps: Double,
                 truthHeading: SIMD2<Double>, fix: Fix?, fixTruth: Coordinate?, fault: FaultLabel) {
         self.sequence = sequence; self.sampleIndex = sampleIndex; self.time_s = time_s; self.truth = truth
-        self.truthSpeed_mps = truthSpeed_mps; self.truthHeading = truthHeading; self.fix = fix
-        self.fixTruth = fixTruth; self.fault = fault
+        self.truthSpeed_mps = truthSpeed_mps; self.truthHeading = truthHeading
+        self.observed = fix ?? Self.noFix
+        self.observedTruth = fixTruth ?? truth
+        self.hasFix = fix != nil
+        self.fault = fault
     }
 
     /// True course in degrees clockwise from north, 0..<360, or −1 when not moving (iOS convention).

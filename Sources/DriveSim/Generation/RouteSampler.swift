@@ -57,6 +57,10 @@ struct RouteSampler {
     var legIndex = 0
     var distance_m = 0.0
     var speedDeviation_mps = 0.0
+    /// An exactly computed point on the current leg; samples within `anchorReach_m` of it are
+    /// placed relative to it without trigonometric calls (see `sampleWaypoints`).
+    var anchor = WaypointAnchor()
+    static let anchorReach_m = 200.0
     private(set) var speedPhi: Double
 
     init(spec: ScenarioSpec, dt_s: Double) {
@@ -107,6 +111,12 @@ struct RouteSampler {
     
     @inline(__always)
     static func state(at u: SIMD3<Double>, speed_mps: Double, direction: SIMD3<Double>, from center: SIMD3<Double>) -> TruthState {
+        state(at: u, coordinate: Coordinate(unitVector: u), speed_mps: speed_mps, direction: direction, from: center)
+    }
+
+    @inline(__always)
+    static func state(at u: SIMD3<Double>, coordinate: Coordinate, speed_mps: Double, direction: SIMD3<Double>,
+                      from center: SIMD3<Double>) -> TruthState {
         let basis = TangentBasis(at: u)
         var heading = basis.components(direction)
         let hn = (heading * heading).sum().squareRoot()
@@ -118,7 +128,7 @@ struct RouteSampler {
             let rn = (radial * radial).sum().squareRoot()
             along = rn > 0 ? radial / rn : SIMD2(0, 1)
         }
-        return TruthState(unit: u, coordinate: Coordinate(unitVector: u), speed_mps: speed_mps, heading: heading, alongTrack: along, basis: basis)
+        return TruthState(unit: u, coordinate: coordinate, speed_mps: speed_mps, heading: heading, alongTrack: along, basis: basis)
     }
 
     /// The truth at sample `k` (called with k = 0, 1, 2 … in order).
@@ -180,10 +190,22 @@ struct RouteSampler {
             legIndex += 1
         }
         let leg = legs[legIndex]
-        let angle = (distance_m - leg.startDistance_m) / SphereStep.radius_m
-        let u = leg.start * cos(angle) + leg.tangent * sin(angle)
+        var ahead_m = distance_m - anchor.distance_m
+        if anchor.legIndex != legIndex || ahead_m < 0 || ahead_m > RouteSampler.anchorReach_m {
+            anchor = WaypointAnchor(leg: leg, legIndex: legIndex, distance_m: distance_m)
+            ahead_m = 0
+        }
+        // Along the great circle from the anchor: u = a·cos Δ + t·sin Δ, Δ = ahead/R ≤ 3.2·10⁻⁵ rad,
+        // with sin and cos from their Taylor series (truncation < 10⁻²⁴). In the anchor's azimuthal
+        // frame the point sits exactly at `ahead_m` along the anchor's heading, so its latitude and
+        // longitude follow from the anchor's by `SphereStep.offsetDegrees`.
+        let delta = ahead_m / SphereStep.radius_m, d2 = delta * delta
+        let u = anchor.unit * (1 - d2 * 0.5 + d2 * d2 / 24) + anchor.tangent * (delta * (1 - d2 / 6))
+        let ll = SphereStep.offsetDegrees(latitude: anchor.coordinate.latitude, longitude: anchor.coordinate.longitude,
+                                          unit: anchor.unit, basis: anchor.basis, offset_m: anchor.heading * ahead_m)
+        let c = (try? Coordinate(latitude: ll.latitude, longitude: ll.longitude)) ?? Coordinate(unitVector: u)
         let direction = v > 0 ? SphereStep.cross(leg.axis, u) : .zero
-        return RouteSampler.state(at: u, speed_mps: v, direction: direction, from: u)
+        return RouteSampler.state(at: u, coordinate: c, speed_mps: v, direction: direction, from: u)
     }
 
     /// Distance (m) and speed (m/s) at time `t` of a trapezoidal (or triangular, when the
@@ -199,5 +221,34 @@ struct RouteSampler {
         if t < t2 { return (d1 + vp * (t - t1), vp) }
         if t < t3 { let s = t - t2; return (d1 + cruise_m + vp * s - 0.5 * b * s * s, vp - b * s) }
         return (L, 0)
+    }
+}
+
+/// An exactly computed point of a waypoint leg and its frame, reused for nearby samples.
+struct WaypointAnchor {
+    var legIndex = -1
+    var distance_m = 0.0
+    var unit = SIMD3<Double>(1, 0, 0)
+    var tangent = SIMD3<Double>(0, 1, 0)
+    var coordinate = Coordinate(unitVector: SIMD3(1, 0, 0))
+    var basis = TangentBasis(at: SIMD3(1, 0, 0))
+    /// Unit east-north direction of the leg at the anchor.
+    var heading = SIMD2<Double>(0, 1)
+
+    init() {}
+
+    /// The point `distance_m` (route distance) along `leg`, by slerp with libm sin/cos and atan2.
+    init(leg: Leg, legIndex: Int, distance_m: Double) {
+        self.legIndex = legIndex
+        self.distance_m = distance_m
+        let angle = (distance_m - leg.startDistance_m) / SphereStep.radius_m
+        let c = cos(angle), s = sin(angle)
+        unit = leg.start * c + leg.tangent * s
+        tangent = leg.tangent * c - leg.start * s
+        coordinate = Coordinate(unitVector: unit)
+        basis = TangentBasis(at: unit)
+        let h = basis.components(tangent)
+        let n = (h * h).sum().squareRoot()
+        heading = n > 0 ? h / n : SIMD2(0, 1)
     }
 }

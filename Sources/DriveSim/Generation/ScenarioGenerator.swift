@@ -30,9 +30,13 @@ public struct ScenarioGenerator: IteratorProtocol {
     var faults: FaultProcess
     var slot = 0
     var sequence = 0
-    var pending: GeneratedSample?
-    var heldFix: Fix?
-    var heldTruth: Coordinate?
+    /// An item to deliver before the next slot (duplicate, late fix); valid when `hasPending`.
+    var pending: GeneratedSample
+    var hasPending = false
+    /// A fix held back by an out-of-order fault; valid when `hasHeld`.
+    var heldFix = GeneratedSample.noFix
+    var heldTruth: Coordinate
+    var hasHeld = false
     /// Ring of the last `staleAgeSamples + 1` fresh fixes (allocated once), for stale re-deliveries.
     var history: [Fix?]
     var historyTruth: [Coordinate?]
@@ -71,28 +75,38 @@ public struct ScenarioGenerator: IteratorProtocol {
         } else {
             staleAgeSamples = 0
         }
+        let origin = spec.fence.center
+        pending = GeneratedSample(sequence: 0, sampleIndex: 0, time_s: 0, truth: origin, truthSpeed_mps: 0,
+                                  truthHeading: .zero, fix: nil, fixTruth: nil, fault: .none)
+        heldTruth = origin
         history = staleAgeSamples > 0 ? Array(repeating: nil, count: staleAgeSamples + 1) : []
         historyTruth = history.map { _ in nil }
     }
 
     /// The next delivered item, or nil at the end of the scenario.
-    
     public mutating func next() -> GeneratedSample? {
-        if var p = pending {
-            pending = nil
-            p.sequence = sequence
-            sequence += 1
-            return p
+        var item = pending
+        return next(into: &item) ? item : nil
+    }
+
+    /// The next delivered item written into `item` (no `Optional` round trip: the fast form for
+    /// hot loops); false at the end of the scenario, leaving `item` unchanged.
+    @inline(__always)
+    public mutating func next(into item: inout GeneratedSample) -> Bool {
+        if hasPending {
+            hasPending = false
+            item = pending
+        } else {
+            guard slot < sampleCount else { return false }
+            makeSample(into: &item)
         }
-        guard slot < sampleCount else { return nil }
-        var item = makeSample()
         item.sequence = sequence
         sequence += 1
-        return item
+        return true
     }
-    
+
     @inline(__always)
-    mutating func makeSample() -> GeneratedSample {
+    mutating func makeSample(into item: inout GeneratedSample) {
         let k = slot
         slot += 1
         let t = Double(k) * interval_s
@@ -106,39 +120,44 @@ public struct ScenarioGenerator: IteratorProtocol {
                                                 unit: truth.unit, basis: truth.basis, offset_m: error_m)
         let fix = Fix(timestamp_s: t, latitude: observed.latitude, longitude: observed.longitude,
                       horizontalAccuracy_m: reported.value_m)
-        var item = GeneratedSample(sequence: 0, sampleIndex: k, time_s: t, truth: truth.coordinate,
-                                   truthSpeed_mps: truth.speed_mps, truthHeading: truth.heading,
-                                   fix: fix, fixTruth: truth.coordinate,
-                                   fault: reported.invalid ? .invalidValue : .none)
+        item.sampleIndex = k
+        item.time_s = t
+        item.truth = truth.coordinate
+        item.truthSpeed_mps = truth.speed_mps
+        item.truthHeading = truth.heading
+        item.observed = fix
+        item.observedTruth = truth.coordinate
+        item.hasFix = true
+        item.fault = reported.invalid ? .invalidValue : .none
         if staleAgeSamples > 0 {
             history[k % history.count] = gap ? nil : fix
             historyTruth[k % history.count] = truth.coordinate
         }
         if gap {
             item.fix = nil
-            item.fixTruth = nil
             item.fault = .gap
             releaseHeld(at: item)
-            return item
+            return
         }
-        if heldFix != nil {
+        if hasHeld {
             // The slot after a delayed fix: deliver this fresh fix, then the late one.
             releaseHeld(at: item)
-            return item
+            return
         }
         applyFault(chosen, to: &item, slot: k)
-        return item
     }
 
     /// Queues the fix held back by an out-of-order fault for delivery right after `item`.
     
     mutating func releaseHeld(at item: GeneratedSample) {
-        guard let h = heldFix else { return }
-        pending = GeneratedSample(sequence: 0, sampleIndex: item.sampleIndex, time_s: item.time_s, truth: item.truth,
-                                  truthSpeed_mps: item.truthSpeed_mps, truthHeading: item.truthHeading,
-                                  fix: h, fixTruth: heldTruth, fault: .outOfOrder)
-        heldFix = nil
-        heldTruth = nil
+        guard hasHeld else { return }
+        pending = item
+        pending.observed = heldFix
+        pending.observedTruth = heldTruth
+        pending.hasFix = true
+        pending.fault = .outOfOrder
+        hasPending = true
+        hasHeld = false
     }
     
     mutating func applyFault(_ chosen: SampleFault, to item: inout GeneratedSample, slot k: Int) {
@@ -155,26 +174,26 @@ public struct ScenarioGenerator: IteratorProtocol {
         case .outOfOrder:
             // Not on the last slot: there would be no successor to overtake it.
             if k < sampleCount - 1 {
-                heldFix = item.fix
-                heldTruth = item.fixTruth
+                heldFix = item.observed
+                heldTruth = item.observedTruth
+                hasHeld = true
                 item.fix = nil
-                item.fixTruth = nil
                 item.fault = .delayed
             }
         case .duplicate:
-            var copy = item
-            copy.fault = .duplicate
-            pending = copy
+            pending = item
+            pending.fault = .duplicate
+            hasPending = true
         case .jitter:
-            item.fix?.timestamp_s += faultRNG.gaussianZiggurat(sigma: faults.jitterSigma_s)
+            item.observed.timestamp_s += faultRNG.gaussianZiggurat(sigma: faults.jitterSigma_s)
             item.fault = .timestampJitter
         case .invalid:
             switch faultRNG.uniformInt(below: 5) {
-            case 0: item.fix?.latitude = .nan
-            case 1: item.fix?.latitude = 91
-            case 2: item.fix?.longitude = 181
-            case 3: item.fix?.horizontalAccuracy_m = -1
-            default: item.fix?.horizontalAccuracy_m = .nan
+            case 0: item.observed.latitude = .nan
+            case 1: item.observed.latitude = 91
+            case 2: item.observed.longitude = 181
+            case 3: item.observed.horizontalAccuracy_m = -1
+            default: item.observed.horizontalAccuracy_m = .nan
             }
             item.fault = .invalidValue
         }
