@@ -96,6 +96,13 @@ import _TestSupport
         }
     }
 
+    /// The hot path's literal constants are GeoPolicy's, bit for bit.
+    @Test func literalConstantsMatchEarthModel() {
+        #expect(SphereStep.radius_m == EarthModel.sphereRadius_m)
+        #expect(SphereStep.degreesPerRadian == EarthModel.degreesPerRadian)
+        #expect(SphereStep.inverseRadius_m == 1 / EarthModel.sphereRadius_m)
+    }
+
     /// Closed-form speed profile: ends at the route length at rest; triangular when too short.
     @Test func accelerateCruiseBrakeProfile() {
         let tolerance_m = 1e-9

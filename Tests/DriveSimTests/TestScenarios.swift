@@ -1,5 +1,6 @@
 import Foundation
 import GeoPolicy
+import GSLKit
 @testable import DriveSim
 import _TestSupport
 
@@ -38,10 +39,5 @@ enum TestScenarios {
     }
 
     /// Two-sided standard normal quantile for a confidence level, e.g. 0.99 → 2.5758.
-    static func z(_ confidence: Double) -> Double { DistributionCDFProxy.gaussianQuantile(0.5 + confidence / 2) }
-}
-
-import GSLKit
-enum DistributionCDFProxy {
-    static func gaussianQuantile(_ p: Double) -> Double { DistributionCDF.gaussianQuantile(p, sigma: 1) }
+    static func z(_ confidence: Double) -> Double { DistributionCDF.gaussianQuantile(0.5 + confidence / 2, sigma: 1) }
 }

@@ -37,6 +37,8 @@ struct FaultProcess {
     let thresholds: (stale: Double, outOfOrder: Double, duplicate: Double, jitter: Double, invalid: Double)
     let anyPerSample: Bool
     let jitterSigma_s: Double
+    /// Whether any gap (window or random) can occur; false skips `inGap` entirely.
+    let anyGaps: Bool
 
     init(spec: FaultSpec, rng: RandomSource) {
         windows = spec.gaps.sorted { $0.start_s < $1.start_s }
@@ -49,6 +51,7 @@ struct FaultProcess {
         thresholds = (s, o, d, j, i)
         anyPerSample = i > 0
         jitterSigma_s = spec.jitterSigma_s
+        anyGaps = !spec.gaps.isEmpty || spec.randomGaps != nil
         if let g = spec.randomGaps { nextGapStart_s = rng.exponential(mean: 3600 / g.ratePerHour) }
     }
 

@@ -116,11 +116,12 @@ struct RouteSampler {
 
     @inline(__always)
     static func state(at u: SIMD3<Double>, coordinate: Coordinate, speed_mps: Double, direction: SIMD3<Double>,
-                      from center: SIMD3<Double>) -> TruthState {
+                      from center: SIMD3<Double>, directionIsUnit: Bool = false) -> TruthState {
         let basis = TangentBasis(at: u)
         var heading = basis.components(direction)
-        let hn = (heading * heading).sum().squareRoot()
-        heading = hn > 0 ? heading / hn : .zero
+        // A unit tangent has unit components in the orthonormal basis; others are normalised.
+        let hn = directionIsUnit ? (direction == .zero ? 0 : 1) : (heading * heading).sum().squareRoot()
+        if !directionIsUnit { heading = hn > 0 ? heading / hn : .zero }
         var along = heading
         if hn == 0 {
             // Still: "along track" is the radial direction away from the centre (north at the centre).
@@ -200,12 +201,12 @@ struct RouteSampler {
         // frame the point sits exactly at `ahead_m` along the anchor's heading, so its latitude and
         // longitude follow from the anchor's by `SphereStep.offsetDegrees`.
         let delta = ahead_m / SphereStep.radius_m, d2 = delta * delta
-        let u = anchor.unit * (1 - d2 * 0.5 + d2 * d2 / 24) + anchor.tangent * (delta * (1 - d2 / 6))
+        let u = anchor.unit * (1 - d2 * 0.5 + d2 * d2 * (1.0 / 24)) + anchor.tangent * (delta * (1 - d2 * (1.0 / 6)))
         let ll = SphereStep.offsetDegrees(latitude: anchor.coordinate.latitude, longitude: anchor.coordinate.longitude,
                                           unit: anchor.unit, basis: anchor.basis, offset_m: anchor.heading * ahead_m)
         let c = (try? Coordinate(latitude: ll.latitude, longitude: ll.longitude)) ?? Coordinate(unitVector: u)
         let direction = v > 0 ? SphereStep.cross(leg.axis, u) : .zero
-        return RouteSampler.state(at: u, coordinate: c, speed_mps: v, direction: direction, from: u)
+        return RouteSampler.state(at: u, coordinate: c, speed_mps: v, direction: direction, from: u, directionIsUnit: true)
     }
 
     /// Distance (m) and speed (m/s) at time `t` of a trapezoidal (or triangular, when the

@@ -113,8 +113,8 @@ public struct ScenarioGenerator: IteratorProtocol {
         let truth = route.sample(k, rng: routeRNG)
         let error_m = noise.draw(rng: noiseRNG, alongTrack: truth.alongTrack)
         let reported = accuracy.draw(rng: accuracyRNG)
-        let gap = faults.inGap(t, rng: faultRNG)
-        let chosen = faults.choose(rng: faultRNG)
+        let gap = faults.anyGaps && faults.inGap(t, rng: faultRNG)
+        let chosen = faults.anyPerSample ? faults.choose(rng: faultRNG) : .none
 
         let observed = SphereStep.offsetDegrees(latitude: truth.coordinate.latitude, longitude: truth.coordinate.longitude,
                                                 unit: truth.unit, basis: truth.basis, offset_m: error_m)

@@ -17,7 +17,8 @@ struct TangentBasis: Sendable {
     init(at p: SIMD3<Double>) {
         let h = (p.x * p.x + p.y * p.y).squareRoot()
         if h > 0 {
-            let cl = p.x / h, sl = p.y / h
+            let inverse = 1 / h
+            let cl = p.x * inverse, sl = p.y * inverse
             east = SIMD3(-sl, cl, 0)
             north = SIMD3(-p.z * cl, -p.z * sl, h)
         } else {
@@ -36,7 +37,12 @@ struct TangentBasis: Sendable {
 /// Spherical displacement helpers on the sphere of radius `EarthModel.sphereRadius_m`.
 
 enum SphereStep {
-    static let radius_m = EarthModel.sphereRadius_m
+    /// `EarthModel.sphereRadius_m` as a literal so the hot path does not call a cross-module
+    /// global accessor per use (equality with GeoPolicy's constant is tested).
+    static let radius_m = 6_371_000.0
+    static let inverseRadius_m = 1 / 6_371_000.0
+    /// `EarthModel.degreesPerRadian` as a literal, 180/π (equality tested).
+    static let degreesPerRadian = 57.295779513082323
 
     /// The point at `offset_m` (east, north) from `p` in the azimuthal equidistant frame at `p`
     /// (Snyder 1987, §25): the great-circle point at distance |offset| in the offset's direction.
@@ -60,15 +66,18 @@ enum SphereStep {
     /// problem on the sphere, Δφ = y − x²·tanφ/2, Δλ = x·secφ·(1 + y·tanφ) with x, y = east, north / R
     /// (agrees with the exact formula to < 10 µm there, checked in the tests); elsewhere the exact
     /// 3-D rotation (`displace` + `degrees`). No trigonometric call on the series path.
+    @inline(__always)
     static func offsetDegrees(latitude: Double, longitude: Double, unit p: SIMD3<Double>, basis: TangentBasis,
                               offset_m: SIMD2<Double>) -> (latitude: Double, longitude: Double) {
-        let cosLat = (p.x * p.x + p.y * p.y).squareRoot()
+        // cos(latitude) of p is the z component of its north vector (0 at a pole).
+        let cosLat = basis.north.z
         let d2 = offset_m.x * offset_m.x + offset_m.y * offset_m.y
         if cosLat >= seriesMinCosLatitude, d2 <= seriesMaxOffset_m * seriesMaxOffset_m {
-            let x = offset_m.x / radius_m, y = offset_m.y / radius_m
-            let tanLat = p.z / cosLat
-            let lat = latitude + (y - 0.5 * x * x * tanLat) * EarthModel.degreesPerRadian
-            var lon = longitude + (x / cosLat * (1 + y * tanLat)) * EarthModel.degreesPerRadian
+            let x = offset_m.x * inverseRadius_m, y = offset_m.y * inverseRadius_m
+            let secLat = 1 / cosLat
+            let tanLat = p.z * secLat
+            let lat = latitude + (y - 0.5 * x * x * tanLat) * degreesPerRadian
+            var lon = longitude + (x * secLat * (1 + y * tanLat)) * degreesPerRadian
             if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
             return (lat, lon)
         }
@@ -79,8 +88,8 @@ enum SphereStep {
     
     static func degrees(_ v: SIMD3<Double>) -> (latitude: Double, longitude: Double) {
         let h = (v.x * v.x + v.y * v.y).squareRoot()
-        let lat = atan2(v.z, h) * EarthModel.degreesPerRadian
-        let lon = h == 0 ? 0 : atan2(v.y, v.x) * EarthModel.degreesPerRadian
+        let lat = atan2(v.z, h) * degreesPerRadian
+        let lon = h == 0 ? 0 : atan2(v.y, v.x) * degreesPerRadian
         return (lat, lon)
     }
 
