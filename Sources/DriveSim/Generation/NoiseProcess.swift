@@ -54,6 +54,7 @@ struct NoiseProcess {
 
     /// The error of the next fix; `alongTrack` is the unit east-north direction of travel.
     
+    @inline(__always)
     mutating func draw(rng: RandomSource, alongTrack: SIMD2<Double>) -> SIMD2<Double> {
         var e: SIMD2<Double>
         switch white {
@@ -96,6 +97,7 @@ struct AccuracyProcess {
 
     /// The next reported accuracy in metres; `invalid` when it is −1 or NaN on purpose.
     
+    @inline(__always)
     func draw(rng: RandomSource) -> (value_m: Double, invalid: Bool) {
         var a = base_m
         if misreportSigma > 0 { a *= rng.logNormal(zeta: 0, sigma: misreportSigma) }

@@ -134,6 +134,7 @@ struct RouteSampler {
 
     /// The truth at sample `k` (called with k = 0, 1, 2 … in order).
     
+    @inline(__always)
     mutating func sample(_ k: Int, rng: RandomSource) -> TruthState {
         switch mode {
         case .stationary: return still

@@ -14,6 +14,7 @@ struct TangentBasis: Sendable {
     var east: SIMD3<Double>
     var north: SIMD3<Double>
     
+    @inline(__always)
     init(at p: SIMD3<Double>) {
         let h = (p.x * p.x + p.y * p.y).squareRoot()
         if h > 0 {
