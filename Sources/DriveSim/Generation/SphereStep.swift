@@ -13,6 +13,8 @@ import GeoPolicy
 struct TangentBasis: Sendable {
     var east: SIMD3<Double>
     var north: SIMD3<Double>
+    /// 1 / cos(latitude) of the point, 0 at a pole (where `north.z` = cos(latitude) = 0).
+    var secantLatitude: Double
     
     @inline(__always)
     init(at p: SIMD3<Double>) {
@@ -22,9 +24,11 @@ struct TangentBasis: Sendable {
             let cl = p.x * inverse, sl = p.y * inverse
             east = SIMD3(-sl, cl, 0)
             north = SIMD3(-p.z * cl, -p.z * sl, h)
+            secantLatitude = inverse
         } else {
             east = SIMD3(0, 1, 0)
             north = SIMD3(-p.z, 0, 0)
+            secantLatitude = 0
         }
     }
 
@@ -75,7 +79,7 @@ enum SphereStep {
         let d2 = offset_m.x * offset_m.x + offset_m.y * offset_m.y
         if cosLat >= seriesMinCosLatitude, d2 <= seriesMaxOffset_m * seriesMaxOffset_m {
             let x = offset_m.x * inverseRadius_m, y = offset_m.y * inverseRadius_m
-            let secLat = 1 / cosLat
+            let secLat = basis.secantLatitude
             let tanLat = p.z * secLat
             let lat = latitude + (y - 0.5 * x * x * tanLat) * degreesPerRadian
             var lon = longitude + (x * secLat * (1 + y * tanLat)) * degreesPerRadian

@@ -107,7 +107,8 @@ extension ScenarioSpec {
             let sr = try r.nonNegative("radialSigma_m")
             let tau = try r.positive("tau_s")
             let st = try r.nonNegative("tangentialSigma_m")
-            let maxDev = try r.optionalDouble("maxDeviation_m") ?? 3 * sr
+            // Default band: ±3σ, narrowed to the distance so the walk never crosses the centre.
+            let maxDev = try r.optionalDouble("maxDeviation_m") ?? min(3 * sr, d)
             try r.check(maxDev >= 0 && maxDev <= d, "maxDeviation_m", "must be within 0...distance_m (\(formatNumber(d)))", maxDev)
             try r.check(d + maxDev <= halfCircumference_m, "maxDeviation_m", "distance_m + maxDeviation_m must be ≤ πR", maxDev)
             route = .loiter(LoiterSpec(distance_m: d, bearing_deg: bearing, radialSigma_m: sr, tau_s: tau,

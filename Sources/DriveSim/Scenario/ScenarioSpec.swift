@@ -100,7 +100,9 @@ public enum RouteSpec: Sendable, Hashable {
 
 /// Loitering around a fence edge: the distance from the centre is an Ornstein–Uhlenbeck process
 /// around `distance_m` (stationary σ `radialSigma_m`, time constant `tau_s`) reflected at
-/// ±`maxDeviation_m`; the bearing is a random walk with tangential step σ `tangentialSigma_m`·√Δt.
+/// ±`maxDeviation_m` (file default min(3σ, distance_m)); the bearing is a random walk with
+/// tangential step σ `tangentialSigma_m`·√Δt. File keys: `distance_m`, `bearing_deg` (default 0),
+/// `radialSigma_m`, `tau_s`, `tangentialSigma_m`, `maxDeviation_m`.
 public struct LoiterSpec: Sendable, Hashable {
     public var distance_m: Double
     public var bearing_deg: Double
