@@ -20,7 +20,7 @@ public enum TrackExport {
     /// The CSV header (DESIGN.md device-log columns).
     public static let csvHeader = "timestamp,latitude,longitude,horizontal_accuracy,speed,course,event"
 
-    /// Text before the first point. For GPX `section` selects the `wpt` list or the `trk`.
+    /// Text before the first point (GPX: the XML declaration, `gpx` and `metadata`; CSV: the header).
     public static func header(_ format: TrackFormat, name: String) -> String {
         switch format {
         case .csv: return csvHeader + "\n"
