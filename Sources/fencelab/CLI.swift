@@ -42,6 +42,7 @@ enum CLI {
         EngineServeCommand.self,
         FixturesCommand.self,
         GeohashCommand.self,
+        ExportCommand.self,
     ]
 
     /// The command that `fencelab` with no arguments runs.

@@ -1,1 +1,0 @@
-// DriveSim: the scenario generator (issue 3 fills this module).

@@ -1,0 +1,288 @@
+import GeoPolicy
+import GSLKit
+
+extension ScenarioSpec {
+    /// Decodes a scenario from JSON bytes, strictly (see `ObjectReader`).
+    /// - Parameter file: the name used in error messages (the path as the user gave it).
+    /// - Throws: `ScenarioError` naming the file, key path and offending value.
+    public static func decode(_ bytes: [UInt8], file: String) throws(ScenarioError) -> ScenarioSpec {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            throw .malformedJSON(file: file, line: error.line, reason: error.reason)
+        }
+        var r = try ObjectReader(root, file: file, path: "")
+        let name = try r.string("name")
+        if name.isEmpty { throw .invalidValue(file: file, keyPath: "name", requirement: "must not be empty", got: "\"\"") }
+        let description = try r.string("description")
+        let rulesVersion = try r.string("rulesVersion")
+        let seed = UInt64(try r.int("seed", in: 0...9_007_199_254_740_992))
+        let replicates = try r.int("replicates", in: 1...100_000)
+        var generator = GeneratorKind.mt19937
+        if let g = try r.optionalString("generator") {
+            guard let k = GeneratorKind(rawValue: g) else {
+                throw .invalidValue(file: file, keyPath: "generator", requirement: "must be one of mt19937, taus2", got: "\"\(g)\"")
+            }
+            generator = k
+        }
+        var fenceReader = try r.object("fence")
+        let fence = try decodeFence(&fenceReader)
+        guard rulesVersion.hasPrefix(fence.rule.kindName + "-") else {
+            throw .invalidValue(file: file, keyPath: "rulesVersion",
+                                requirement: "must start with \"\(fence.rule.kindName)-\" (e.g. \"\(fence.rule.derivedRulesVersion)\")",
+                                got: "\"\(rulesVersion)\"")
+        }
+        var routeReader = try r.object("route")
+        let route = try decodeRoute(&routeReader)
+        var samplingReader = try r.object("sampling")
+        let sampling = try decodeSampling(&samplingReader)
+        var noiseReader = try r.object("noise")
+        let noise = try decodeNoise(&noiseReader)
+        var accuracyReader = try r.object("accuracy")
+        let accuracy = try decodeAccuracy(&accuracyReader)
+        var faults = FaultSpec()
+        if var f = try r.optionalObject("faults") { faults = try decodeFaults(&f, sampling: sampling) }
+        var expect: [Expectation] = []
+        if var e = try r.optionalObject("expect") { expect = try decodeExpect(&e) }
+        try r.finish()
+        return ScenarioSpec(name: name, description: description, rulesVersion: rulesVersion, seed: seed,
+                            replicates: replicates, generator: generator, fence: fence, route: route,
+                            sampling: sampling, noise: noise, accuracy: accuracy, faults: faults, expect: expect)
+    }
+
+    /// `[lat, lon]` → a validated coordinate; errors name the element.
+    static func coordinate(_ v: JSONValue, reader r: ObjectReader, at p: String) throws(ScenarioError) -> Coordinate {
+        guard case let .array(items, _) = v, items.count == 2 else {
+            throw .wrongType(file: r.file, keyPath: p, expected: "[latitude, longitude]", got: v.kindDescription)
+        }
+        let lat = try r.number(items[0], at: p + "[0]")
+        let lon = try r.number(items[1], at: p + "[1]")
+        guard lat >= -90, lat <= 90 else {
+            throw .invalidValue(file: r.file, keyPath: p + "[0]", requirement: "latitude must be within -90...90", got: formatNumber(lat))
+        }
+        guard lon >= -180, lon <= 180 else {
+            throw .invalidValue(file: r.file, keyPath: p + "[1]", requirement: "longitude must be within -180...180", got: formatNumber(lon))
+        }
+        do { return try Coordinate(latitude: lat, longitude: lon) } catch {
+            throw .invalidValue(file: r.file, keyPath: p, requirement: "must be a valid coordinate", got: "\(error)")
+        }
+    }
+
+    static func decodeFence(_ r: inout ObjectReader) throws(ScenarioError) -> FenceSpec {
+        let center = try coordinate(try r.value("center"), reader: r, at: r.keyPath("center"))
+        var q = try r.object("rule")
+        let kind: FenceRuleSpec.Kind
+        switch try q.choice("kind", ["hysteresis", "threshold", "conservative"]) {
+        case "hysteresis":
+            let enter = try q.nonNegative("enter_m")
+            let exit = try q.double("exit_m")
+            try q.check(exit > enter, "exit_m", "must be > enter_m (\(formatNumber(enter)))", exit)
+            let acc = try q.positive("maxAccuracy_m")
+            kind = .hysteresis(enter_m: enter, exit_m: exit, maxAccuracy_m: acc)
+        case "threshold": kind = .threshold(radius_m: try q.nonNegative("radius_m"))
+        default: kind = .conservative(radius_m: try q.nonNegative("radius_m"))
+        }
+        let n = try q.optionalInt("confirm_n", in: 1...1_000_000)
+        let s = try q.optionalDouble("confirm_s")
+        if let s { try q.check(s >= 0, "confirm_s", "must be ≥ 0", s) }
+        try q.finish()
+        try r.finish()
+        return FenceSpec(center: center, rule: FenceRuleSpec(kind: kind, confirm_n: n, confirm_s: s))
+    }
+
+    static let halfCircumference_m = Double.pi * EarthModel.sphereRadius_m
+
+    static func decodeRoute(_ r: inout ObjectReader) throws(ScenarioError) -> RouteSpec {
+        let route: RouteSpec
+        switch try r.choice("kind", ["stationary", "loiter", "waypoints"]) {
+        case "stationary":
+            let d = try r.nonNegative("distance_m")
+            try r.check(d <= halfCircumference_m, "distance_m", "must be ≤ πR = \(halfCircumference_m)", d)
+            route = .stationary(distance_m: d, bearing_deg: try r.double("bearing_deg"))
+        case "loiter":
+            let d = try r.nonNegative("distance_m")
+            try r.check(d <= halfCircumference_m, "distance_m", "must be ≤ πR = \(halfCircumference_m)", d)
+            let bearing = try r.optionalDouble("bearing_deg") ?? 0
+            let sr = try r.nonNegative("radialSigma_m")
+            let tau = try r.positive("tau_s")
+            let st = try r.nonNegative("tangentialSigma_m")
+            // Default band: ±3σ, narrowed to the distance so the walk never crosses the centre.
+            let maxDev = try r.optionalDouble("maxDeviation_m") ?? min(3 * sr, d)
+            try r.check(maxDev >= 0 && maxDev <= d, "maxDeviation_m", "must be within 0...distance_m (\(formatNumber(d)))", maxDev)
+            try r.check(d + maxDev <= halfCircumference_m, "maxDeviation_m", "distance_m + maxDeviation_m must be ≤ πR", maxDev)
+            route = .loiter(LoiterSpec(distance_m: d, bearing_deg: bearing, radialSigma_m: sr, tau_s: tau,
+                                       tangentialSigma_m: st, maxDeviation_m: maxDev))
+        default:
+            let items = try r.array("points")
+            let p = r.keyPath("points")
+            guard items.count >= 2 else {
+                throw .invalidValue(file: r.file, keyPath: p, requirement: "needs at least 2 points", got: "\(items.count)")
+            }
+            var points: [Coordinate] = []
+            for (i, v) in items.enumerated() {
+                let c = try coordinate(v, reader: r, at: "\(p)[\(i)]")
+                if let last = points.last {
+                    let angle_deg = Haversine.centralAngle_rad(latitude1: last.latitude, longitude1: last.longitude,
+                                                               latitude2: c.latitude, longitude2: c.longitude) * EarthModel.degreesPerRadian
+                    guard angle_deg > 1e-9, angle_deg < 179 else {
+                        throw .invalidValue(file: r.file, keyPath: "\(p)[\(i)]",
+                                            requirement: "must be distinct from and less than 179° from the previous point",
+                                            got: "\(formatNumber(angle_deg))°")
+                    }
+                }
+                points.append(c)
+            }
+            var s = try r.object("speed")
+            route = .waypoints(WaypointRouteSpec(points: points, speed: try decodeSpeed(&s)))
+        }
+        try r.finish()
+        return route
+    }
+
+    static func decodeSpeed(_ r: inout ObjectReader) throws(ScenarioError) -> SpeedProfile {
+        let kmh = 1000.0 / 3600.0
+        let profile: SpeedProfile
+        switch try r.choice("profile", ["constant", "accelerate-cruise-brake"]) {
+        case "constant":
+            let v = try r.positive("speed_kmh")
+            let sv = try r.optionalDouble("variation_kmh") ?? 0
+            try r.check(sv >= 0, "variation_kmh", "must be ≥ 0", sv)
+            let tau = try r.optionalDouble("variationTau_s") ?? 60
+            try r.check(tau > 0, "variationTau_s", "must be > 0", tau)
+            profile = .constant(speed_mps: v * kmh, variation_mps: sv * kmh, variationTau_s: tau)
+        default:
+            profile = .accelerateCruiseBrake(cruise_mps: try r.positive("cruise_kmh") * kmh,
+                                             accel_mps2: try r.positive("accel_mps2"),
+                                             brake_mps2: try r.positive("brake_mps2"))
+        }
+        try r.finish()
+        return profile
+    }
+
+    static func decodeSampling(_ r: inout ObjectReader) throws(ScenarioError) -> SamplingSpec {
+        let rate = try r.positive("rate_hz")
+        try r.check(rate <= 1000, "rate_hz", "must be ≤ 1000", rate)
+        let duration = try r.positive("duration_s")
+        let start = try r.optionalDouble("start_unix_s") ?? SamplingSpec.defaultStart_unix_s
+        let s = SamplingSpec(rate_hz: rate, duration_s: duration, start_unix_s: start)
+        try r.check(s.sampleCount >= 1, "duration_s", "must give at least one sample at rate_hz", duration)
+        try r.check(s.sampleCount <= 1_000_000_000, "duration_s", "must give at most 10⁹ samples at rate_hz", duration)
+        try r.finish()
+        return s
+    }
+
+    static func decodeNoise(_ r: inout ObjectReader) throws(ScenarioError) -> NoiseSpec {
+        let white: NoiseSpec.White
+        switch try r.choice("model", ["gaussian", "anisotropic"]) {
+        case "gaussian": white = .gaussian(sigma_m: try r.nonNegative("sigma_m"))
+        default:
+            let a = try r.nonNegative("alongTrackSigma_m")
+            let c = try r.nonNegative("crossTrackSigma_m")
+            let rho = try r.double("rho")
+            try r.check(rho > -1 && rho < 1, "rho", "must be within -1 < ρ < 1", rho)
+            white = .anisotropic(alongTrackSigma_m: a, crossTrackSigma_m: c, rho: rho)
+        }
+        var tails: NoiseSpec.Tails?
+        if var t = try r.optionalObject("tails") {
+            switch try t.choice("kind", ["student-t", "mixture"]) {
+            case "student-t":
+                let nu = try t.double("nu")
+                try t.check(nu > 2, "nu", "must be > 2 (finite variance)", nu)
+                tails = .studentT(nu: nu)
+            default:
+                let p = try t.probability("probability")
+                let k = try t.double("scale")
+                try t.check(k >= 1, "scale", "must be ≥ 1", k)
+                tails = .mixture(probability: p, scale: k)
+            }
+            try t.finish()
+        }
+        var bias: NoiseSpec.Bias?
+        if var b = try r.optionalObject("bias") {
+            bias = NoiseSpec.Bias(sigma_m: try b.nonNegative("sigma_m"), tau_s: try b.positive("tau_s"))
+            try b.finish()
+        }
+        try r.finish()
+        return NoiseSpec(white: white, tails: tails, bias: bias)
+    }
+
+    static func decodeAccuracy(_ r: inout ObjectReader) throws(ScenarioError) -> AccuracySpec {
+        let model: AccuracySpec.Model
+        switch try r.choice("model", ["drms", "fixed"]) {
+        case "drms": model = .drms
+        default: model = .fixed(value_m: try r.nonNegative("value_m"))
+        }
+        let mis = try r.optionalDouble("misreportSigma") ?? 0
+        try r.check(mis >= 0, "misreportSigma", "must be ≥ 0", mis)
+        let inv = try r.optionalDouble("invalidProbability") ?? 0
+        try r.check(inv >= 0 && inv <= 1, "invalidProbability", "must be within 0...1", inv)
+        try r.finish()
+        return AccuracySpec(model: model, misreportSigma: mis, invalidProbability: inv)
+    }
+
+    static func decodeFaults(_ r: inout ObjectReader, sampling: SamplingSpec) throws(ScenarioError) -> FaultSpec {
+        var f = FaultSpec()
+        if let items = try r.optionalArray("gaps") {
+            for (i, v) in items.enumerated() {
+                var g = try ObjectReader(v, file: r.file, path: r.keyPath("gaps") + "[\(i)]")
+                let start = try g.nonNegative("start_s")
+                let duration = try g.positive("duration_s")
+                try g.finish()
+                f.gaps.append(.init(start_s: start, duration_s: duration))
+            }
+        }
+        if var g = try r.optionalObject("randomGaps") {
+            let rate = try g.positive("ratePerHour")
+            var d = try g.object("duration")
+            let duration: FaultSpec.GapDuration
+            switch try d.choice("distribution", ["exponential", "lognormal"]) {
+            case "exponential": duration = .exponential(mean_s: try d.positive("mean_s"))
+            default: duration = .logNormal(median_s: try d.positive("median_s"), sigma: try d.nonNegative("sigma"))
+            }
+            try d.finish()
+            try g.finish()
+            f.randomGaps = .init(ratePerHour: rate, duration: duration)
+        }
+        if var s = try r.optionalObject("stale") {
+            f.staleProbability = try s.probability("probability")
+            f.staleAge_s = try s.positive("age_s")
+            try s.check(f.staleAge_s * sampling.rate_hz >= 1, "age_s", "must be at least one sample interval", f.staleAge_s)
+            try s.check(f.staleAge_s * sampling.rate_hz <= 100_000, "age_s", "must be at most 10⁵ sample intervals", f.staleAge_s)
+            try s.finish()
+        }
+        if var o = try r.optionalObject("outOfOrder") { f.outOfOrderProbability = try o.probability("probability"); try o.finish() }
+        if var o = try r.optionalObject("duplicate") { f.duplicateProbability = try o.probability("probability"); try o.finish() }
+        if var j = try r.optionalObject("jitter") {
+            f.jitterProbability = try j.probability("probability")
+            f.jitterSigma_s = try j.nonNegative("sigma_s")
+            try j.finish()
+        }
+        if var o = try r.optionalObject("invalid") { f.invalidProbability = try o.probability("probability"); try o.finish() }
+        let total = f.perSampleProbability
+        if total > 1 {
+            throw .invalidValue(file: r.file, keyPath: r.path, requirement: "per-sample fault probabilities must sum to ≤ 1",
+                                got: formatNumber(total))
+        }
+        try r.finish()
+        return f
+    }
+
+    static func decodeExpect(_ r: inout ObjectReader) throws(ScenarioError) -> [Expectation] {
+        var out: [Expectation] = []
+        // Every key is a metric path; read each as a {min, max} object.
+        for key in r.keys.sorted() {
+            var b = try r.object(key)
+            let lo = try b.optionalDouble("min"), hi = try b.optionalDouble("max")
+            if lo == nil && hi == nil { throw .missingKey(file: r.file, keyPath: b.keyPath("min")) }
+            if let lo, let hi, lo > hi {
+                throw .invalidValue(file: r.file, keyPath: b.keyPath("max"), requirement: "must be ≥ min (\(formatNumber(lo)))",
+                                    got: formatNumber(hi))
+            }
+            try b.finish()
+            out.append(Expectation(metric: key, min: lo, max: hi))
+        }
+        try r.finish()
+        return out
+    }
+}

@@ -1,0 +1,235 @@
+import GeoPolicy
+import GSLKit
+
+/// One scenario file (contract in DESIGN.md): where the fence is, how the truth moves,
+/// how it is sampled, what noise, accuracy and faults the observed fixes get, and which
+/// metric bounds the run must meet. Decoded strictly by `ScenarioSpec.decode(_:file:)`.
+public struct ScenarioSpec: Sendable, Hashable {
+    /// Short identifier used in reports (`edge-loiter-100m`).
+    public var name: String
+    /// What the scenario exercises, in a sentence or two.
+    public var description: String
+    /// The rules version fixtures and reports carry (`hysteresis-80-120-acc30`).
+    public var rulesVersion: String
+    /// Scenario seed; replicate `i` uses `SeedDerivation.replicateSeed(scenarioSeed: seed, replicate: i)`.
+    public var seed: UInt64
+    /// Number of replicates, 1…100 000.
+    public var replicates: Int
+    /// GSL generator algorithm (key `generator`, default `mt19937`).
+    public var generator: GeneratorKind
+    public var fence: FenceSpec
+    public var route: RouteSpec
+    public var sampling: SamplingSpec
+    public var noise: NoiseSpec
+    public var accuracy: AccuracySpec
+    /// Injected faults; all off when the key is absent.
+    public var faults: FaultSpec
+    /// Metric bounds (key `expect`), sorted by metric path.
+    public var expect: [Expectation]
+
+    public init(name: String, description: String, rulesVersion: String, seed: UInt64, replicates: Int,
+                generator: GeneratorKind = .mt19937, fence: FenceSpec, route: RouteSpec, sampling: SamplingSpec,
+                noise: NoiseSpec, accuracy: AccuracySpec, faults: FaultSpec = FaultSpec(), expect: [Expectation] = []) {
+        self.name = name; self.description = description; self.rulesVersion = rulesVersion
+        self.seed = seed; self.replicates = replicates; self.generator = generator
+        self.fence = fence; self.route = route; self.sampling = sampling; self.noise = noise
+        self.accuracy = accuracy; self.faults = faults; self.expect = expect
+    }
+}
+
+/// The fence: a centre and a rule (a plain validated value; the harness maps it onto GeoPolicy's rules).
+public struct FenceSpec: Sendable, Hashable {
+    public var center: Coordinate
+    public var rule: FenceRuleSpec
+    public init(center: Coordinate, rule: FenceRuleSpec) { self.center = center; self.rule = rule }
+}
+
+/// A fence rule as written in a scenario file (`fence.rule`).
+public struct FenceRuleSpec: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        /// Seed 000: inside at d ≤ enter_m, outside at d ≥ exit_m, fixes with accuracy > maxAccuracy_m ignored.
+        case hysteresis(enter_m: Double, exit_m: Double, maxAccuracy_m: Double)
+        /// Seed 001 `isInside`: inside when d ≤ radius_m.
+        case threshold(radius_m: Double)
+        /// Seed 001 conservative: inside when d + a ≤ r, outside when d − a > r, else undetermined.
+        case conservative(radius_m: Double)
+    }
+    public var kind: Kind
+    /// Consecutive agreeing fixes needed before a change (key `confirm_n`, ≥ 1), if any.
+    public var confirm_n: Int?
+    /// Seconds a new state must hold before a change (key `confirm_s`, ≥ 0), if any.
+    public var confirm_s: Double?
+
+    public init(kind: Kind, confirm_n: Int? = nil, confirm_s: Double? = nil) {
+        self.kind = kind; self.confirm_n = confirm_n; self.confirm_s = confirm_s
+    }
+
+    /// The rules version derived from the parameters: `hysteresis-80-120-acc30`, `threshold-500`,
+    /// `conservative-100`, with `-n3` / `-s10` appended for a confirmation.
+    public var derivedRulesVersion: String {
+        var s: String
+        switch kind {
+        case let .hysteresis(e, x, a): s = "hysteresis-\(formatNumber(e))-\(formatNumber(x))-acc\(formatNumber(a))"
+        case let .threshold(r): s = "threshold-\(formatNumber(r))"
+        case let .conservative(r): s = "conservative-\(formatNumber(r))"
+        }
+        if let n = confirm_n { s += "-n\(n)" }
+        if let t = confirm_s { s += "-s\(formatNumber(t))" }
+        return s
+    }
+
+    /// The rule's kind word as written in the file.
+    public var kindName: String {
+        switch kind {
+        case .hysteresis: return "hysteresis"
+        case .threshold: return "threshold"
+        case .conservative: return "conservative"
+        }
+    }
+}
+
+/// How the true position moves (`route`).
+public enum RouteSpec: Sendable, Hashable {
+    /// At `distance_m` (0…πR) and `bearing_deg` from the fence centre (`kind: stationary`).
+    case stationary(distance_m: Double, bearing_deg: Double)
+    /// A bounded random walk around the fence edge (`kind: loiter`).
+    case loiter(LoiterSpec)
+    /// Along great circles through waypoints with a speed profile (`kind: waypoints`).
+    case waypoints(WaypointRouteSpec)
+}
+
+/// Loitering around a fence edge: the distance from the centre is an Ornstein–Uhlenbeck process
+/// around `distance_m` (stationary σ `radialSigma_m`, time constant `tau_s`) reflected at
+/// ±`maxDeviation_m` (file default min(3σ, distance_m)); the bearing is a random walk with
+/// tangential step σ `tangentialSigma_m`·√Δt. File keys: `distance_m`, `bearing_deg` (default 0),
+/// `radialSigma_m`, `tau_s`, `tangentialSigma_m`, `maxDeviation_m`.
+public struct LoiterSpec: Sendable, Hashable {
+    public var distance_m: Double
+    public var bearing_deg: Double
+    public var radialSigma_m: Double
+    public var tau_s: Double
+    public var tangentialSigma_m: Double
+    public var maxDeviation_m: Double
+    public init(distance_m: Double, bearing_deg: Double, radialSigma_m: Double, tau_s: Double,
+                tangentialSigma_m: Double, maxDeviation_m: Double) {
+        self.distance_m = distance_m; self.bearing_deg = bearing_deg; self.radialSigma_m = radialSigma_m
+        self.tau_s = tau_s; self.tangentialSigma_m = tangentialSigma_m; self.maxDeviation_m = maxDeviation_m
+    }
+}
+
+/// A drive through waypoints along great-circle legs.
+public struct WaypointRouteSpec: Sendable, Hashable {
+    /// ≥ 2 points; consecutive points distinct and less than 179° apart (so each leg is unique).
+    public var points: [Coordinate]
+    public var speed: SpeedProfile
+    public init(points: [Coordinate], speed: SpeedProfile) { self.points = points; self.speed = speed }
+}
+
+/// Speed along a waypoint route (`route.speed`), in metres per second internally, km/h in the file.
+public enum SpeedProfile: Sendable, Hashable {
+    /// Constant `speed_mps` from t = 0, optionally varied by an Ornstein–Uhlenbeck process of
+    /// stationary σ `variation_mps` and time constant `variationTau_s` (file: `profile: constant`).
+    case constant(speed_mps: Double, variation_mps: Double, variationTau_s: Double)
+    /// From rest: accelerate at `accel_mps2` to `cruise_mps`, cruise, brake at `brake_mps2` to stop
+    /// at the last waypoint (file: `profile: accelerate-cruise-brake`).
+    case accelerateCruiseBrake(cruise_mps: Double, accel_mps2: Double, brake_mps2: Double)
+}
+
+/// Sampling of the truth (`sampling`).
+public struct SamplingSpec: Sendable, Hashable {
+    /// Sample rate in Hz, > 0 and ≤ 1000.
+    public var rate_hz: Double
+    /// Length in seconds, > 0; samples at t = k / rate_hz for k in 0..<floor(duration_s·rate_hz).
+    public var duration_s: Double
+    /// Unix time of t = 0 for exports (key `start_unix_s`, default 2026-01-01T00:00:00Z).
+    public var start_unix_s: Double
+
+    public static let defaultStart_unix_s: Double = 1_767_225_600
+
+    public init(rate_hz: Double, duration_s: Double, start_unix_s: Double = SamplingSpec.defaultStart_unix_s) {
+        self.rate_hz = rate_hz; self.duration_s = duration_s; self.start_unix_s = start_unix_s
+    }
+
+    /// Number of samples, floor(duration_s · rate_hz).
+    public var sampleCount: Int { Int((duration_s * rate_hz).rounded(.down)) }
+    /// Seconds between samples.
+    public var interval_s: Double { 1 / rate_hz }
+}
+
+/// Position noise, in metres, applied in the local east-north plane at the true position.
+public struct NoiseSpec: Sendable, Hashable {
+    /// The white (per-fix independent) component.
+    public enum White: Sendable, Hashable {
+        /// Isotropic Gaussian, `sigma_m` per axis (`model: gaussian`).
+        case gaussian(sigma_m: Double)
+        /// Bivariate Gaussian along/across track with correlation ρ (`model: anisotropic`).
+        case anisotropic(alongTrackSigma_m: Double, crossTrackSigma_m: Double, rho: Double)
+    }
+    /// Heavy tails applied to the white component (`tails`).
+    public enum Tails: Sendable, Hashable {
+        /// Multivariate Student-t: the white vector scaled by √(ν/χ²_ν), ν > 2 (`kind: student-t`).
+        case studentT(nu: Double)
+        /// With `probability`, the white vector scaled by `scale` ≥ 1 (`kind: mixture`).
+        case mixture(probability: Double, scale: Double)
+    }
+    /// First-order Gauss–Markov bias per axis: b_{k+1} = φ b_k + √(1−φ²) σ_b w, φ = e^(−Δt/τ) (`bias`).
+    public struct Bias: Sendable, Hashable {
+        public var sigma_m: Double
+        public var tau_s: Double
+        public init(sigma_m: Double, tau_s: Double) { self.sigma_m = sigma_m; self.tau_s = tau_s }
+    }
+
+    public var white: White
+    public var tails: Tails?
+    public var bias: Bias?
+
+    public init(white: White, tails: Tails? = nil, bias: Bias? = nil) {
+        self.white = white; self.tails = tails; self.bias = bias
+    }
+
+    /// Total variance per fix, east + north, in m²: the square of the DRMS.
+    public var totalVariance_m2: Double {
+        var v: Double
+        switch white {
+        case let .gaussian(s): v = 2 * s * s
+        case let .anisotropic(a, c, _): v = a * a + c * c
+        }
+        switch tails {
+        case let .studentT(nu)?: v *= nu / (nu - 2)
+        case let .mixture(p, k)?: v *= (1 - p) + p * k * k
+        case nil: break
+        }
+        if let b = bias { v += 2 * b.sigma_m * b.sigma_m }
+        return v
+    }
+
+    /// Distance root mean square of the noise, √(σ_E² + σ_N²), in metres.
+    public var drms_m: Double { totalVariance_m2.squareRoot() }
+}
+
+/// The reported horizontal accuracy (`accuracy`).
+public struct AccuracySpec: Sendable, Hashable {
+    public enum Model: Sendable, Hashable {
+        /// The DRMS of the true noise (iOS semantics: σ per axis = hAcc/√2, ~63 % coverage for Gaussian noise).
+        case drms
+        /// A fixed value in metres, whatever the noise.
+        case fixed(value_m: Double)
+    }
+    public var model: Model
+    /// σ of ln(factor) for a log-normal mis-report with median 1 (key `misreportSigma`, 0 = honest).
+    public var misreportSigma: Double
+    /// Probability that the accuracy is delivered invalid (−1 or NaN) (key `invalidProbability`).
+    public var invalidProbability: Double
+
+    public init(model: Model = .drms, misreportSigma: Double = 0, invalidProbability: Double = 0) {
+        self.model = model; self.misreportSigma = misreportSigma; self.invalidProbability = invalidProbability
+    }
+}
+
+/// A metric bound (`expect`): `metric` is a dotted path such as `flutter.spurious`.
+public struct Expectation: Sendable, Hashable {
+    public var metric: String
+    public var min: Double?
+    public var max: Double?
+    public init(metric: String, min: Double?, max: Double?) { self.metric = metric; self.min = min; self.max = max }
+}
