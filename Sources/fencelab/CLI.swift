@@ -37,6 +37,7 @@ protocol Command: Sendable {
 enum CLI {
     /// Every subcommand, in the order `--help` lists them.
     static let commands: [any Command.Type] = [
+        RunCommand.self,
         DistanceCommand.self,
         EngineCheckCommand.self,
         EngineServeCommand.self,
@@ -46,7 +47,7 @@ enum CLI {
     ]
 
     /// The command that `fencelab` with no arguments runs.
-    static let defaultCommand: (any Command.Type)? = FixturesCommand.self
+    static let defaultCommand: (any Command.Type)? = RunCommand.self
 
     static var overview: String {
         var lines = [

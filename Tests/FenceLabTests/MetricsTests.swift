@@ -131,8 +131,8 @@ private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transit
         let m = RejectionMetrics.measure(
             rejections: [Rejection(fixIndex: 3, reason: "stale"), Rejection(fixIndex: 7, reason: "inaccurate"),
                          Rejection(fixIndex: 8, reason: "stale")],
-            faults: [FaultLabel(fixIndex: 3, label: "stale"), FaultLabel(fixIndex: 5, label: "stale"),
-                     FaultLabel(fixIndex: 7, label: "invalidValue")])
+            faults: [LabelledFault(fixIndex: 3, label: "stale"), LabelledFault(fixIndex: 5, label: "stale"),
+                     LabelledFault(fixIndex: 7, label: "invalidValue")])
         #expect(m.byReason == ["stale": 2, "inaccurate": 1])
         #expect(m.faultsLabelled == ["stale": 2, "invalidValue": 1])
         #expect(m.faultsCaught == ["stale": 1, "invalidValue": 1])

@@ -60,7 +60,7 @@ enum SampleReport {
         }
         let rejections = RejectionMetrics.measure(
             rejections: [Rejection(fixIndex: 5, reason: "inaccurate"), Rejection(fixIndex: 9, reason: "stale")],
-            faults: [FaultLabel(fixIndex: 9, label: "stale"), FaultLabel(fixIndex: 12, label: "duplicate")])
+            faults: [LabelledFault(fixIndex: 9, label: "stale"), LabelledFault(fixIndex: 12, label: "duplicate")])
         let metrics = ReplicateMetrics(
             flutter: flutter, rejections: rejections,
             kalman: [.raw: try #require(try ErrorSummary.of(raw)), .filtered: try #require(try ErrorSummary.of(filtered)),

@@ -12,7 +12,7 @@ public struct Rejection: Sendable, Hashable {
 }
 
 /// A fault the generator injected into a delivered fix.
-public struct FaultLabel: Sendable, Hashable {
+public struct LabelledFault: Sendable, Hashable {
     /// Index of the faulty fix in the delivered stream.
     public var fixIndex: Int
     /// Fault name, e.g. `stale`, `duplicate`, `invalidValue`.
@@ -39,7 +39,7 @@ public struct RejectionMetrics: Sendable, Hashable {
 
     /// Counts rejections and which labelled faults were rejected. A fault is caught when
     /// its fix index appears among the rejections; the reason need not match the label.
-    public static func measure(rejections: [Rejection], faults: [FaultLabel]) -> RejectionMetrics {
+    public static func measure(rejections: [Rejection], faults: [LabelledFault]) -> RejectionMetrics {
         var byReason: [String: Int] = [:]
         var rejected = Set<Int>()
         for r in rejections {

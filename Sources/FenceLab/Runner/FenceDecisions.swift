@@ -1,0 +1,56 @@
+import DriveSim
+import GeoPolicy
+
+/// The fence decisions of one replicate: per delivered fix, the state after it and the rejection reason.
+struct FenceDecisions {
+    var states: [StateSample]
+    var rejections: [String?]
+    var modelDisagreements: Int?
+
+    /// Runs the delivered fixes through the built-in `FenceMonitor` (or the external engine)
+    /// with the injected `now`; counts where a WGS84 monitor would have decided differently.
+    static func observe(fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleSpec,
+                        settings: EvaluationSettings, scenario: String, replicate: Int) throws -> FenceDecisions {
+        if let engine = settings.engine {
+            let answers: [EngineAnswer]
+            let fence = try EngineFence(center: center, spec: rule)
+            do { answers = try engine.run(fence: fence, fixes: fixes, now_s: now_s) } catch {
+                throw RunError.engine(scenario: scenario, replicate: replicate, error)
+            }
+            return FenceDecisions(states: zip(now_s, answers).map { StateSample(time_s: $0, state: $1.state) },
+                                  rejections: answers.map(\.rejected), modelDisagreements: nil)
+        }
+        var sphere = try FenceMonitor(center: center, evaluator: rule.evaluator(), distanceModel: Haversine(),
+                                      maxAge_s: settings.maxFixAge_s, logging: .off)
+        var ellipsoid = try FenceMonitor(center: center, evaluator: rule.evaluator(), distanceModel: WGS84(),
+                                         maxAge_s: settings.maxFixAge_s, logging: .off)
+        var states: [StateSample] = [], rejections: [String?] = []
+        states.reserveCapacity(fixes.count)
+        rejections.reserveCapacity(fixes.count)
+        var disagreements = 0
+        for (fix, now) in zip(fixes, now_s) {
+            let d = sphere.process(fix, now_s: now)
+            let e = ellipsoid.process(fix, now_s: now)
+            if d.newState != e.newState { disagreements += 1 }
+            states.append(StateSample(time_s: now, state: d.newState))
+            rejections.append(d.rejection?.rawValue)
+        }
+        return FenceDecisions(states: states, rejections: rejections, modelDisagreements: disagreements)
+    }
+
+    /// The same rule on the noiseless truth (accuracy 0) at every sample slot: the true states.
+    static func truth(samples: [GeneratedSample], center: Coordinate, rule: RuleSpec) throws -> [StateSample] {
+        var evaluator = try rule.evaluator()
+        let model = Haversine()
+        var states: [StateSample] = []
+        states.reserveCapacity(samples.count)
+        var lastSlot = -1
+        for s in samples where s.sampleIndex > lastSlot {
+            lastSlot = s.sampleIndex
+            let t = s.time_s
+            let state = evaluator.update(distance_m: model.distance_m(center, s.truth), accuracy_m: 0, timestamp_s: t)
+            states.append(StateSample(time_s: t, state: state))
+        }
+        return states
+    }
+}

@@ -1,0 +1,47 @@
+import DriveSim
+import GeoPolicy
+
+/// Plot inputs of one replicate, in metres east/north of the fence centre.
+enum PlotData {
+    /// Longest series kept for plots; longer replicates are thinned evenly.
+    static let maxPoints = 1_500
+
+    static func make(spec: ScenarioSpec, samples: [GeneratedSample], fixes: [Fix], decisions: FenceDecisions,
+                     truthStates: [StateSample], track: TrackEvaluation, includeCoordinates: Bool) -> ScenarioPlots {
+        let frame = LocalFrame(anchor: spec.fence.center)
+        let (inner, outer) = spec.fence.rule.plotRadii_m
+        var observed: [TrackPoint] = []
+        for (i, f) in fixes.enumerated() where Coordinate.isValid(latitude: f.latitude, longitude: f.longitude) {
+            let o = frame.offset_m(try! f.coordinate())
+            observed.append(TrackPoint(east_m: o.x, north_m: o.y, state: decisions.states[i].state))
+        }
+        var lastSlot = -1
+        var truth: [PlanePoint] = []
+        for s in samples where s.sampleIndex > lastSlot {
+            lastSlot = s.sampleIndex
+            let o = frame.offset_m(s.truth)
+            truth.append(PlanePoint(east_m: o.x, north_m: o.y))
+        }
+        let geometry = FencePlotGeometry(
+            enter_m: inner, exit_m: outer,
+            centerLatitude: includeCoordinates ? spec.fence.center.latitude : nil,
+            centerLongitude: includeCoordinates ? spec.fence.center.longitude : nil)
+        return ScenarioPlots(
+            fence: geometry, caption: "\(spec.name), \(spec.fence.rule.ruleSpec)",
+            observedTrack: thin(observed), truthTrack: thin(truth),
+            truthStates: truthStates, observedStates: decisions.states,
+            errors: track.series.map(thin))
+    }
+
+    static func thin<T>(_ values: [T]) -> [T] {
+        guard values.count > maxPoints else { return values }
+        let step = Double(values.count - 1) / Double(maxPoints - 1)
+        return (0..<maxPoints).map { values[Int((Double($0) * step).rounded())] }
+    }
+
+    static func thin(_ s: ErrorSeries) -> ErrorSeries {
+        guard s.time_s.count > maxPoints else { return s }
+        return ErrorSeries(time_s: thin(s.time_s), raw_m: thin(s.raw_m), filtered_m: s.filtered_m.map(thin),
+                           smoothed_m: s.smoothed_m.map(thin), seedBaseline_m: s.seedBaseline_m.map(thin))
+    }
+}

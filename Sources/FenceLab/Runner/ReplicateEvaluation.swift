@@ -1,0 +1,128 @@
+import DriveSim
+import Foundation
+import GeoPolicy
+
+/// What one work item (scenario × replicate) produced.
+public struct ReplicateResult: Sendable {
+    public var metrics: ReplicateMetrics
+    /// Plot data for this replicate (fence-relative metres; coordinates only if asked).
+    public var plots: ScenarioPlots
+    /// Generator and engine work, for throughput.
+    public var generatedFixes: Int
+    public var generation_s: Double
+    public var engineFixes: Int
+    public var engine_s: Double
+}
+
+/// Settings shared by every work item of a run.
+public struct EvaluationSettings: Sendable {
+    /// Matching window for flutter (DESIGN.md default 60 s).
+    public var window_s: Double = Flutter.defaultWindow_s
+    /// Fixes older than this relative to the injected `now` are `stale` (default 30 s).
+    public var maxFixAge_s: Double = 30
+    /// Kalman process noise (white-acceleration density, m²/s³).
+    public var accelerationDensity_m2ps3: Double = 1
+    /// Keep raw coordinates in plot data (`--include-coordinates`).
+    public var includeCoordinates = false
+    /// Drive an external engine instead of the built-in `FenceMonitor` for the fence decisions.
+    public var engine: ExternalEngine?
+
+    public init() {}
+}
+
+/// Errors of a run that are not bad input files.
+public enum RunError: Error, Sendable, CustomStringConvertible {
+    case rulesVersionMismatch(file: String, scenario: String, rule: String)
+    case invalidRule(file: String, reason: String)
+    case engine(scenario: String, replicate: Int, ExternalEngineError)
+    case metrics(scenario: String, MetricsError)
+    case track(scenario: String, replicate: Int, String)
+
+    public var description: String {
+        switch self {
+        case let .rulesVersionMismatch(file, s, r):
+            return "\(file): rulesVersion: the scenario was recorded for \(s) but its rule is \(r); review the expected results and update rulesVersion deliberately"
+        case let .invalidRule(file, reason): return "\(file): fence.rule: \(reason)"
+        case let .engine(s, r, e): return "scenario \(s), replicate \(r): \(e)"
+        case let .metrics(s, e): return "scenario \(s): \(e)"
+        case let .track(s, r, e): return "scenario \(s), replicate \(r): \(e)"
+        }
+    }
+}
+
+extension FenceRuleSpec {
+    /// The engine's rule spec for a scenario's `fence.rule`.
+    public var ruleSpec: RuleSpec {
+        let confirmation: Confirmation? = confirm_n.map { .fixes($0) } ?? confirm_s.map { .seconds($0) }
+        switch kind {
+        case let .hysteresis(e, x, a): return .hysteresis(enter_m: e, exit_m: x, maxAccuracy_m: a, confirmation: confirmation)
+        case let .threshold(r): return .threshold(radius_m: r, confirmation: confirmation)
+        case let .conservative(r): return .conservative(radius_m: r, confirmation: confirmation)
+        }
+    }
+
+    /// Inner and outer radius to draw (enter/exit; radius twice for single-radius rules).
+    var plotRadii_m: (Double, Double) {
+        switch kind {
+        case let .hysteresis(e, x, _): return (e, x)
+        case let .threshold(r), let .conservative(r): return (r, r)
+        }
+    }
+}
+
+/// The per-replicate pipeline: generate, decide, filter, smooth, fill, score.
+enum ReplicateEvaluation {
+    static func run(spec: ScenarioSpec, replicate: Int, rule: RuleSpec,
+                    settings: EvaluationSettings) throws -> ReplicateResult {
+        let clock = ContinuousClock()
+        let t0 = clock.now
+        var generator = try ScenarioGenerator(spec: spec, replicate: replicate)
+        let samples = generator.collect()
+        let generation = t0.duration(to: clock.now)
+
+        // Delivered fixes in delivery order, with their `now` and truth.
+        var fixes: [Fix] = [], now: [Double] = [], fixTruth: [Coordinate] = [], labels: [String] = []
+        for s in samples {
+            if let f = s.fix, let truth = s.fixTruth {
+                fixes.append(f); now.append(s.time_s); fixTruth.append(truth); labels.append(s.fault.rawValue)
+            }
+        }
+        let t1 = clock.now
+        let decisions = try FenceDecisions.observe(fixes: fixes, now_s: now, center: spec.fence.center, rule: rule,
+                                                   settings: settings, scenario: spec.name, replicate: replicate)
+        let engine = t1.duration(to: clock.now)
+
+        let truthStates = try FenceDecisions.truth(samples: samples, center: spec.fence.center, rule: rule)
+        var flutter = try Flutter.measure(truth: Flutter.transitions(of: truthStates),
+                                          observed: Flutter.transitions(of: decisions.states),
+                                          window_s: settings.window_s)
+        flutter.modelDisagreements = decisions.modelDisagreements
+
+        var rejections: [Rejection] = [], faults: [LabelledFault] = []
+        for (i, reason) in decisions.rejections.enumerated() {
+            if let reason { rejections.append(Rejection(fixIndex: i, reason: reason)) }
+            if labels[i] != "none" { faults.append(LabelledFault(fixIndex: i, label: labels[i])) }
+        }
+        let track = try TrackEvaluation.run(fixes: fixes, fixTruth: fixTruth, samples: samples, settings: settings,
+                                            scenario: spec.name, replicate: replicate)
+
+        let metrics = ReplicateMetrics(
+            flutter: flutter, rejections: RejectionMetrics.measure(rejections: rejections, faults: faults),
+            kalman: track.kalman, gapFill: track.gapFill,
+            throughput: Throughput(engineFixes_per_s: rate(fixes.count, engine),
+                                   generatorFixes_per_s: rate(samples.count, generation)))
+        let plots = PlotData.make(spec: spec, samples: samples, fixes: fixes, decisions: decisions,
+                                  truthStates: truthStates, track: track, includeCoordinates: settings.includeCoordinates)
+        return ReplicateResult(metrics: metrics, plots: plots, generatedFixes: samples.count,
+                               generation_s: seconds(generation), engineFixes: fixes.count, engine_s: seconds(engine))
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+
+    static func rate(_ count: Int, _ d: Duration) -> Double {
+        let s = seconds(d)
+        return s > 0 ? Double(count) / s : 0
+    }
+}

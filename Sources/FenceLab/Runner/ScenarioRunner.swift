@@ -1,0 +1,110 @@
+import DriveSim
+import Foundation
+import GeoPolicy
+
+/// What `fencelab run` is asked to do.
+public struct RunRequest: Sendable {
+    /// Scenario files or folders (default `scenarios/`).
+    public var paths: [String] = ["scenarios"]
+    /// Override every scenario's replicate count (≥ 1).
+    public var replicates: Int?
+    /// Override every scenario's seed (≥ 1).
+    public var seed: UInt64?
+    /// Worker threads; results are identical for any value.
+    public var jobs: Int = WorkPool.availableCores
+    public var settings = EvaluationSettings()
+    /// Print progress on stderr even when it is not a terminal.
+    public var forceProgress = false
+
+    public init() {}
+}
+
+/// A scenario ready to run: its spec (overrides applied), rule, bounds and file hash.
+public struct PreparedScenario: Sendable {
+    public var spec: ScenarioSpec
+    public var path: String
+    public var sha256: String
+    public var rule: RuleSpec
+    public var rulesVersion: String
+    public var bounds: [ExpectationBound]
+}
+
+/// Runs scenarios through the engine and aggregates the metrics into a `RunReport`.
+public enum ScenarioRunner {
+    /// Loads and checks every scenario before any work: strict files, rules version, bounds.
+    public static func prepare(_ request: RunRequest) throws -> [PreparedScenario] {
+        let loaded = try ScenarioSpec.loadAll(paths: request.paths)
+        let catalog = MetricCatalog.standard
+        return try loaded.map { item in
+            var spec = item.spec
+            if let r = request.replicates { spec.replicates = r }
+            if let s = request.seed { spec.seed = s }
+            let rule = spec.fence.rule.ruleSpec
+            let version: String
+            do { version = try rule.rulesVersion() } catch {
+                throw RunError.invalidRule(file: item.path, reason: "\(error)")
+            }
+            guard version == spec.rulesVersion else {
+                throw RunError.rulesVersionMismatch(file: item.path, scenario: spec.rulesVersion, rule: version)
+            }
+            var bounds: [ExpectationBound] = []
+            for e in spec.expect {
+                guard catalog.contains(e.metric) else {
+                    throw MetricsErrorInFile(file: item.path, error: .unknownMetricPath(e.metric))
+                }
+                do { bounds.append(try ExpectationBound(path: e.metric, min: e.min, max: e.max)) } catch let error as MetricsError {
+                    throw MetricsErrorInFile(file: item.path, error: error)
+                }
+            }
+            return PreparedScenario(spec: spec, path: item.path, sha256: item.sha256, rule: rule,
+                                    rulesVersion: version, bounds: bounds)
+        }
+    }
+
+    /// Runs every scenario × replicate on `request.jobs` threads; the report is identical for any
+    /// job count (work items are independent, seeded per replicate, and collected in order).
+    public static func run(_ scenarios: [PreparedScenario], request: RunRequest) throws -> RunReport {
+        let items = scenarios.enumerated().flatMap { s, p in (0..<p.spec.replicates).map { (s, $0) } }
+        let progress = ProgressReporter(scenarios: scenarios.count, totalWorkItems: items.count, force: request.forceProgress)
+        let settings = request.settings
+        let results = try WorkPool.map(count: items.count, jobs: request.jobs, onDone: { i in
+            let (s, r) = items[i]
+            progress.completed(scenario: s + 1, replicate: r + 1, of: scenarios[s].spec.replicates)
+        }) { i in
+            let (s, r) = items[i]
+            return try ReplicateEvaluation.run(spec: scenarios[s].spec, replicate: r, rule: scenarios[s].rule, settings: settings)
+        }
+        progress.finish()
+        var reports: [ScenarioReport] = []
+        var offset = 0
+        for p in scenarios {
+            let mine = Array(results[offset..<(offset + p.spec.replicates)])
+            offset += p.spec.replicates
+            let metrics = mine.map(\.metrics)
+            let worst = ScenarioReport.worstReplicate(metrics, by: "flutter.spurious") ?? 0
+            var plots = mine[worst].plots
+            plots.caption += ", replicate \(worst) of \(p.spec.replicates) (most spurious transitions)"
+            reports.append(try scenarioReport(p, metrics: metrics, plots: plots))
+        }
+        let info = RunEnvironment.collect(generator: scenarios.first?.spec.generator.rawValue ?? "mt19937",
+                                          seeds: scenarios.map(\.spec.seed), rulesVersions: scenarios.map(\.rulesVersion))
+        return RunReport(run: info, scenarios: reports, includeCoordinates: request.settings.includeCoordinates)
+    }
+}
+
+extension ScenarioRunner {
+    static func scenarioReport(_ p: PreparedScenario, metrics: [ReplicateMetrics],
+                               plots: ScenarioPlots) throws(RunError) -> ScenarioReport {
+        do {
+            return try ScenarioReport.make(name: p.spec.name, rulesVersion: p.rulesVersion, seed: p.spec.seed,
+                                           replicates: metrics, bounds: p.bounds, plots: plots)
+        } catch { throw .metrics(scenario: p.spec.name, error) }
+    }
+}
+
+/// A metrics error found while reading a scenario file, with the file's name.
+public struct MetricsErrorInFile: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    public var error: MetricsError
+    public var description: String { "\(file): expect: \(error)" }
+}

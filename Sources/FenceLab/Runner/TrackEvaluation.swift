@@ -1,0 +1,79 @@
+import DriveSim
+import GeoPolicy
+
+/// Kalman filter, RTS smoother, seed-004 baseline and gap fill of one replicate, scored against truth.
+struct TrackEvaluation {
+    var kalman: [KalmanTrack: ErrorSummary]
+    var gapFill: GapFillMetrics?
+    var series: ErrorSeries?
+    /// Smoothed positions (for the track plot).
+    var smoothed: [Coordinate]
+
+    /// Gap-fill methods and the track each interpolates: the seed's spline goes through the raw
+    /// fixes (seed 004); linear and Hermite use the RTS-smoothed positions (and velocities).
+    static let methods: [GapFillMethod] = [.linear, .cubicSpline, .hermite]
+
+    static func run(fixes: [Fix], fixTruth: [Coordinate], samples: [GeneratedSample], settings: EvaluationSettings,
+                    scenario: String, replicate: Int) throws -> TrackEvaluation {
+        let model = Haversine()
+        let filter: KalmanFilter
+        do { filter = try KalmanFilter(accelerationDensity_m2ps3: settings.accelerationDensity_m2ps3) } catch {
+            throw RunError.track(scenario: scenario, replicate: replicate, "\(error)")
+        }
+        let track = RTSSmoother.run(fixes, filter: filter)
+        guard !track.acceptedIndices.isEmpty else {
+            return TrackEvaluation(kalman: [:], gapFill: nil, series: nil, smoothed: [])
+        }
+        var raw: [Double] = [], filtered: [Double] = [], smoothed: [Double] = [], seed: [Double] = [], times: [Double] = []
+        var seedFilter = try SeedKalman()
+        for (k, i) in track.acceptedIndices.enumerated() {
+            let truth = fixTruth[i]
+            let observed = try fixes[i].coordinate()
+            times.append(fixes[i].timestamp_s)
+            raw.append(model.distance_m(observed, truth))
+            filtered.append(model.distance_m(track.filtered[k].position, truth))
+            smoothed.append(model.distance_m(track.smoothed[k].position, truth))
+            if let out = try? seedFilter.process(fixes[i]) { seed.append(model.distance_m(out.position, truth)) } else { seed.append(.nan) }
+        }
+        var kalman: [KalmanTrack: ErrorSummary] = [:]
+        kalman[.raw] = try ErrorSummary.of(raw, key: "kalman.raw")
+        kalman[.filtered] = try ErrorSummary.of(filtered, key: "kalman.filtered")
+        kalman[.smoothed] = try ErrorSummary.of(smoothed, key: "kalman.smoothed")
+        kalman[.seedBaseline] = try ErrorSummary.of(seed.filter(\.isFinite), key: "kalman.seedBaseline")
+
+        let rawSamples = track.acceptedIndices.map { i in
+            TrackSample(timestamp_s: fixes[i].timestamp_s, position: try! fixes[i].coordinate())
+        }
+        let smoothSamples = track.smoothed.map(TrackSample.init)
+        let gaps = try gapFill(raw: rawSamples, smooth: smoothSamples, samples: samples, model: model)
+        return TrackEvaluation(
+            kalman: kalman, gapFill: gaps,
+            series: ErrorSeries(time_s: times, raw_m: raw, filtered_m: filtered, smoothed_m: smoothed,
+                                seedBaseline_m: seed.map { $0.isFinite ? $0 : 0 }),
+            smoothed: track.smoothed.map(\.position))
+    }
+
+    /// Fills every gap of the accepted track and scores the filled points against the truth
+    /// at the slots where the generator withheld a fix (`gap` label).
+    static func gapFill(raw: [TrackSample], smooth: [TrackSample], samples: [GeneratedSample],
+                        model: Haversine) throws -> GapFillMetrics? {
+        guard raw.count >= 2, let filler = try? GapFill() else { return nil }
+        let gaps: [TrackGap]
+        do { gaps = try filler.gaps(in: smooth) } catch { return nil }
+        guard !gaps.isEmpty else { return try GapFillMetrics.measure([], methods: methods.map(\.rawValue)) }
+        let withheld = samples.filter { $0.fault == .gap }
+        var filled: [FilledGap] = []
+        for gap in gaps {
+            let inside = withheld.filter { $0.time_s > gap.start_s && $0.time_s < gap.end_s }
+            guard !inside.isEmpty else { continue }
+            let times = inside.map(\.time_s)
+            for method in methods {
+                let source = method == .cubicSpline ? raw : smooth
+                guard let points = try? filler.interpolate(gap, in: source, method: method, at: times) else { continue }
+                let errors = zip(points, inside).map { model.distance_m($0, $1.truth) }
+                filled.append(FilledGap(method: method.rawValue, duration_s: gap.duration_s, errors_m: errors))
+            }
+        }
+        return try GapFillMetrics.measure(filled, methods: methods.map(\.rawValue))
+    }
+}
