@@ -31,8 +31,13 @@ summary=()
 for name in "${targets[@]}"; do
     src="fuzz/targets/$name.swift"
     globs=$(sed -n 's|^// fuzz-sources:||p' "$src" | head -1)
+    # Compile a snapshot so that editing the package during a long build cannot break it.
+    snapshot="$build/src/$name"; rm -rf "$snapshot"; mkdir -p "$snapshot"
+    sources=""
     # shellcheck disable=SC2086
-    sources=$(ls $globs)
+    for f in $(ls $globs); do
+        mkdir -p "$snapshot/$(dirname "$f")"; cp "$f" "$snapshot/$f"; sources="$sources $snapshot/$f"
+    done
     echo "building $name..." >&2
     if ! swiftc "${flags[@]}" -I "$build" -L "$build" -lGeoPolicy -module-name "Fuzz_$name" \
         "$src" $sources -o "$build/$name" >"$build/$name.build.log" 2>&1; then

@@ -94,7 +94,7 @@ private let malformedCases: [MalformedCase] = [
     },
     MalformedCase(name: "10 MB single line", format: .jsonl, text: tenMegabytes, line: 1) { $0 == .lineTooLong(limit_bytes: 64 << 10) },
     MalformedCase(name: "10 MB text node", format: .gpx, text: "<gpx>\n<wpt lat=\"1\" lon=\"2\"><name>" + tenMegabytes + "</name></wpt></gpx>",
-                  line: 2) { $0 == .lineTooLong(limit_bytes: 64 << 10) },
+                  line: 2) { $0 == .xmlTokenTooLong(limit_bytes: 64 << 10) },
     MalformedCase(name: "malformed JSON line", format: .jsonl,
                   text: "{\"timestamp\":1,\"latitude\":2,\"longitude\":3,\"horizontal_accuracy\":4}\n{\"timestamp\":1,\n", line: 2) {
         if case .json = $0 { return true } else { return false }
@@ -301,6 +301,22 @@ private let malformedCases: [MalformedCase] = [
         let oracle = try #require(formatter.date(from: fractional)).timeIntervalSince1970
         let log = try parse("{\"timestamp\":\"\(fractional)\",\"event\":\"exit\"}", .jsonl)
         #expect(abs(log.events[0].timestamp_s - oracle) <= tolerance_s)
+    }
+
+    @Test func lineLimitIsExactAndExcludesTheLineBreak() throws {
+        let row = "100,52.5,13.4,5"  // 15 bytes
+        let limits = DeviceLogLimits(maxLineLength_bytes: header.utf8.count)
+        for ending in ["\n", "\r\n"] {
+            let exact = try parse(header + ending + row + ending, .csv, limits: limits)
+            #expect(exact.fixes.count == 1)
+        }
+        let tight = DeviceLogLimits(maxLineLength_bytes: header.utf8.count - 1)
+        #expect(throws: DeviceLogError(file: "log.csv", line: 1, problem: .lineTooLong(limit_bytes: header.utf8.count - 1))) {
+            try parse(header + "\r\n" + row, .csv, limits: tight)
+        }
+        #expect(throws: DeviceLogError(file: "log.csv", line: nil, problem: .fileTooLarge(size_bytes: 64, limit_bytes: 63))) {
+            try parse(header + "\n" + row, .csv, limits: DeviceLogLimits(maxFileSize_bytes: 63))
+        }
     }
 
     @Test func quotedAndReorderedColumns() throws {

@@ -14,9 +14,8 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
     /// The format named by a file's extension (`.csv`, `.gpx`, `.jsonl`), case-insensitive.
     /// - Throws: `DeviceLogError` (`.unknownFormat`) naming the file and the extension.
     public init(path: String) throws(DeviceLogError) {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        let ext = name.split(separator: ".", omittingEmptySubsequences: false).count > 1
-            ? String(name.split(separator: ".", omittingEmptySubsequences: false).last!) : ""
+        let name = path.split(separator: "/").last ?? ""
+        let ext = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? ""
         guard let format = DeviceLogFormat(rawValue: ext.lowercased()) else {
             throw DeviceLogError(file: path, line: nil, problem: .unknownFormat(extension: ext))
         }

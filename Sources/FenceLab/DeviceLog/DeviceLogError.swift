@@ -39,6 +39,8 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
     case noData
     /// A line is longer than the configured limit (checked before the line is decoded).
     case lineTooLong(limit_bytes: Int)
+    /// A GPX name, attribute value or text node is longer than the line limit.
+    case xmlTokenTooLong(limit_bytes: Int)
     /// The bytes are not valid UTF-8.
     case invalidUTF8
     /// A required CSV column / JSON key is absent (name).
@@ -83,6 +85,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             return "missing header: the first line must name the columns (timestamp,latitude,longitude,horizontal_accuracy,...)"
         case .noData: return "no data: the log holds no fix and no event"
         case let .lineTooLong(limit): return "line longer than the limit of \(limit) bytes"
+        case let .xmlTokenTooLong(limit): return "XML name, attribute or text longer than the limit of \(limit) bytes"
         case .invalidUTF8: return "text is not valid UTF-8"
         case let .missingColumn(name): return "missing required column '\(name)'"
         case let .unknownColumn(name): return "unknown column '\(name)'"

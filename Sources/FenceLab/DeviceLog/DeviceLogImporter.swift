@@ -10,11 +10,11 @@ public struct DeviceLogLimits: Sendable, Hashable {
     public var maxLineLength_bytes: Int
 
     /// - Parameters:
-    ///   - maxFileSize_bytes: ≥ 0.
-    ///   - maxLineLength_bytes: ≥ 1.
+    ///   - maxFileSize_bytes: ≥ 0 (0 refuses every non-empty file).
+    ///   - maxLineLength_bytes: ≥ 0 (0 refuses every non-empty line).
     public init(maxFileSize_bytes: Int = 256 << 20, maxLineLength_bytes: Int = 64 << 10) {
-        self.maxFileSize_bytes = max(0, maxFileSize_bytes)
-        self.maxLineLength_bytes = max(1, maxLineLength_bytes)
+        self.maxFileSize_bytes = maxFileSize_bytes
+        self.maxLineLength_bytes = maxLineLength_bytes
     }
 
     /// 256 MiB per file, 64 KiB per line.
@@ -60,7 +60,7 @@ public enum DeviceLogImporter {
         do {
             let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
             defer { try? handle.close() }
-            data = try handle.read(upToCount: limits.maxFileSize_bytes + 1) ?? Data()
+            data = try handle.read(upToCount: max(0, limits.maxFileSize_bytes) + 1) ?? Data()
         } catch {
             throw fail(.unreadable(reason: "read failed"))
         }

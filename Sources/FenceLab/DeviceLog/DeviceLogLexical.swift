@@ -199,13 +199,14 @@ struct DeviceLogLines {
         var end = start
         while end < bytes.count, bytes[end] != 0x0A {
             end += 1
-            if end - start > maxLineLength_bytes {
-                return .failure(DeviceLogProblemAtLine(line: lineNumber, problem: .lineTooLong(limit_bytes: maxLineLength_bytes)))
-            }
+            if end - start > maxLineLength_bytes + 1 { break }  // + 1: room for a CR
         }
-        position = end < bytes.count ? end + 1 : end
         var contentEnd = end
         if contentEnd > start, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+        if contentEnd - start > maxLineLength_bytes {
+            return .failure(DeviceLogProblemAtLine(line: lineNumber, problem: .lineTooLong(limit_bytes: maxLineLength_bytes)))
+        }
+        position = end < bytes.count ? end + 1 : end
         return .success((start..<contentEnd, lineNumber))
     }
 

@@ -95,7 +95,8 @@ public struct Divergence: Sendable, Hashable {
     public var eventIndex: Int?
     /// The other event involved: the first delivery for a duplicate, the nearest event for a stale fix.
     public var relatedEventIndex: Int?
-    /// For a late event: event time − transition time, seconds (> match window).
+    /// For a late event: event time − transition time, seconds (> match window);
+    /// for a duplicate: time since the first delivery, seconds.
     public var delay_s: Double?
     /// For an unsupported event: the engine's state at the event time.
     public var engineState: FenceState?

@@ -42,7 +42,7 @@ enum GPXDeviceLogReader {
             case let .text(text):
                 if capture != nil {
                     capture!.text += text
-                    if capture!.text.utf8.count > limits.maxLineLength_bytes { throw fail(.lineTooLong(limit_bytes: limits.maxLineLength_bytes)) }
+                    if capture!.text.utf8.count > limits.maxLineLength_bytes { throw fail(.xmlTokenTooLong(limit_bytes: limits.maxLineLength_bytes)) }
                 } else if stack.isEmpty, !text.utf8.allSatisfy(isSpaceOrBOM) {
                     throw fail(.xml("text outside the <gpx> element"))
                 }

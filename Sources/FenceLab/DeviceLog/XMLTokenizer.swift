@@ -86,7 +86,7 @@ struct XMLTokenizer {
             let start = i
             while i < bytes.count, !starts(with: "]]>") {
                 advance()
-                if i - start > maxToken_bytes { throw fail(.lineTooLong(limit_bytes: maxToken_bytes)) }
+                if i - start > maxToken_bytes { throw fail(.xmlTokenTooLong(limit_bytes: maxToken_bytes)) }
             }
             guard i < bytes.count else { throw truncated("CDATA") }
             let content = UnsafeBufferPointer(rebasing: bytes[start..<i])
@@ -158,7 +158,7 @@ struct XMLTokenizer {
             if [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/"), UInt8(ascii: "="),
                 UInt8(ascii: "<"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "&")].contains(b) { break }
             advance()
-            if i - start > maxToken_bytes { throw fail(.lineTooLong(limit_bytes: maxToken_bytes)) }
+            if i - start > maxToken_bytes { throw fail(.xmlTokenTooLong(limit_bytes: maxToken_bytes)) }
         }
         guard i > start else {
             if i >= bytes.count { throw truncated("a tag") }
@@ -192,7 +192,7 @@ struct XMLTokenizer {
                 out.append(b)
                 advance()
             }
-            if out.count > maxToken_bytes { throw fail(.lineTooLong(limit_bytes: maxToken_bytes)) }
+            if out.count > maxToken_bytes { throw fail(.xmlTokenTooLong(limit_bytes: maxToken_bytes)) }
         }
         guard let s = String(validating: out, as: UTF8.self) else { throw fail(.invalidUTF8) }
         return s
