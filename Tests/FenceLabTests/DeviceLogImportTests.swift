@@ -133,6 +133,10 @@ private let malformedCases: [MalformedCase] = [
                   text: "<gpx>\n<wpt lat=\"1\" lon=\"2\"><time>2026-03-01T12:00:00Z</hdop></wpt></gpx>", line: 2) {
         if case .xml = $0 { return true } else { return false }
     },
+    MalformedCase(name: "long name echoed shortened (fuzz regression)", format: .gpx,
+                  text: "<gpx>\n<wpt lat=\"1\" lon=\"2\"></" + String(repeating: "n", count: 4000) + "></gpx>", line: 2) {
+        if case .xml = $0 { return true } else { return false }
+    },
     MalformedCase(name: "point without time", format: .gpx,
                   text: "<gpx>\n<trkpt lat=\"1\" lon=\"2\"><hdop>1</hdop></trkpt></gpx>", line: 2) {
         $0 == .gpx("point has no <time>")

@@ -35,7 +35,7 @@ enum GPXDeviceLogReader {
                     throw DeviceLogProblemAtLine(line: xml.line, problem: buffer.allSatisfy(isSpaceOrBOM) ? .emptyFile : .gpx("no <gpx> element"))
                 }
                 if let open = stack.last {
-                    throw DeviceLogProblemAtLine(line: xml.line, problem: .xml("unexpected end of file: <\(open)> not closed (truncated file?)"))
+                    throw DeviceLogProblemAtLine(line: xml.line, problem: .xml("unexpected end of file: <\(DeviceLogLexical.shown(open))> not closed (truncated file?)"))
                 }
                 if builder.isEmpty { throw DeviceLogProblemAtLine(line: xml.line, problem: .noData) }
                 return
@@ -49,19 +49,19 @@ enum GPXDeviceLogReader {
             case let .start(name, attributes, selfClosing):
                 let local = localName(name)
                 if stack.isEmpty {
-                    guard !sawRoot else { throw fail(.xml("a second root element <\(name)>")) }
-                    guard local == "gpx" else { throw fail(.gpx("root element is <\(name)>, expected <gpx>")) }
+                    guard !sawRoot else { throw fail(.xml("a second root element <\(DeviceLogLexical.shown(name))>")) }
+                    guard local == "gpx" else { throw fail(.gpx("root element is <\(DeviceLogLexical.shown(name))>, expected <gpx>")) }
                     if let version = attributes.first(where: { $0.name == "version" })?.value, version != "1.1", version != "1.0" {
                         throw fail(.gpx("version '\(DeviceLogLexical.shown(version))' is not 1.0 or 1.1"))
                     }
                     sawRoot = true
                 }
-                if capture != nil { throw fail(.gpx("element <\(name)> inside <\(capture!.name)>")) }
+                if capture != nil { throw fail(.gpx("element <\(DeviceLogLexical.shown(name))> inside <\(DeviceLogLexical.shown(capture!.name))>")) }
                 if ["trkpt", "rtept", "wpt"].contains(local) {
-                    guard point == nil else { throw fail(.gpx("<\(name)> inside another point")) }
+                    guard point == nil else { throw fail(.gpx("<\(DeviceLogLexical.shown(name))> inside another point")) }
                     point = try startPoint(name: name, attributes: attributes, line: line)
                 } else if point != nil, captured.contains(local) {
-                    guard point!.values[local] == nil else { throw fail(.gpx("duplicate <\(local)> in a point")) }
+                    guard point!.values[local] == nil else { throw fail(.gpx("duplicate <\(DeviceLogLexical.shown(local))> in a point")) }
                     if selfClosing { point!.values[local] = "" } else { capture = (local, "") }
                 }
                 if selfClosing {
@@ -73,8 +73,8 @@ enum GPXDeviceLogReader {
                     stack.append(name)
                 }
             case let .end(name):
-                guard let open = stack.last else { throw fail(.xml("end tag </\(name)> without a start tag")) }
-                guard open == name else { throw fail(.xml("end tag </\(name)> does not close <\(open)>")) }
+                guard let open = stack.last else { throw fail(.xml("end tag </\(DeviceLogLexical.shown(name))> without a start tag")) }
+                guard open == name else { throw fail(.xml("end tag </\(DeviceLogLexical.shown(name))> does not close <\(DeviceLogLexical.shown(open))>")) }
                 stack.removeLast()
                 let local = localName(name)
                 if let c = capture, c.name == local {
@@ -102,7 +102,7 @@ enum GPXDeviceLogReader {
     ) throws(DeviceLogProblemAtLine) -> Point {
         func coordinate(_ key: String) throws(DeviceLogProblemAtLine) -> Double {
             guard let text = attributes.first(where: { $0.name == key })?.value else {
-                throw DeviceLogProblemAtLine(line: line, problem: .gpx("<\(name)> has no \(key) attribute"))
+                throw DeviceLogProblemAtLine(line: line, problem: .gpx("<\(DeviceLogLexical.shown(name))> has no \(key) attribute"))
             }
             let trimmed = text.trimmingSpaces
             guard let value = DeviceLogLexical.number(trimmed[...]) else {

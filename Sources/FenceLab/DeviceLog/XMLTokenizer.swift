@@ -103,8 +103,8 @@ struct XMLTokenizer {
             advance(); advance()
             let name = try self.name()
             skipSpace()
-            guard i < bytes.count else { throw truncated("the end tag </\(name)>") }
-            guard bytes[i] == UInt8(ascii: ">") else { throw fail(.xml("expected '>' to close </\(name)")) }
+            guard i < bytes.count else { throw truncated("the end tag </\(DeviceLogLexical.shown(name))>") }
+            guard bytes[i] == UInt8(ascii: ">") else { throw fail(.xml("expected '>' to close </\(DeviceLogLexical.shown(name))")) }
             advance()
             return .end(name: name)
         }
@@ -113,7 +113,7 @@ struct XMLTokenizer {
         var attributes: [Attribute] = []
         while true {
             let hadSpace = skipSpace()
-            guard i < bytes.count else { throw truncated("the start tag <\(name)>") }
+            guard i < bytes.count else { throw truncated("the start tag <\(DeviceLogLexical.shown(name))>") }
             if bytes[i] == UInt8(ascii: ">") {
                 advance()
                 return .start(name: name, attributes: attributes, selfClosing: false)
@@ -122,23 +122,23 @@ struct XMLTokenizer {
                 advance(); advance()
                 return .start(name: name, attributes: attributes, selfClosing: true)
             }
-            guard hadSpace else { throw fail(.xml("expected a space, '>' or '/>' in <\(name)>")) }
+            guard hadSpace else { throw fail(.xml("expected a space, '>' or '/>' in <\(DeviceLogLexical.shown(name))>")) }
             let attributeName = try self.name()
             skipSpace()
-            guard i < bytes.count else { throw truncated("the start tag <\(name)>") }
-            guard bytes[i] == UInt8(ascii: "=") else { throw fail(.xml("expected '=' after attribute \(attributeName)")) }
+            guard i < bytes.count else { throw truncated("the start tag <\(DeviceLogLexical.shown(name))>") }
+            guard bytes[i] == UInt8(ascii: "=") else { throw fail(.xml("expected '=' after attribute \(DeviceLogLexical.shown(attributeName))")) }
             advance()
             skipSpace()
-            guard i < bytes.count else { throw truncated("the start tag <\(name)>") }
+            guard i < bytes.count else { throw truncated("the start tag <\(DeviceLogLexical.shown(name))>") }
             let quote = bytes[i]
             guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
-                throw fail(.xml("attribute \(attributeName) value must be quoted"))
+                throw fail(.xml("attribute \(DeviceLogLexical.shown(attributeName)) value must be quoted"))
             }
             advance()
-            let value = try characters(until: quote, inside: "attribute \(attributeName)")
+            let value = try characters(until: quote, inside: "attribute \(DeviceLogLexical.shown(attributeName))")
             advance()
             guard !attributes.contains(where: { $0.name == attributeName }) else {
-                throw fail(.xml("duplicate attribute \(attributeName) in <\(name)>"))
+                throw fail(.xml("duplicate attribute \(DeviceLogLexical.shown(attributeName)) in <\(DeviceLogLexical.shown(name))>"))
             }
             attributes.append(Attribute(name: attributeName, value: value))
         }
