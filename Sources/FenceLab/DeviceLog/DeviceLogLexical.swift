@@ -19,31 +19,43 @@ enum DeviceLogLexical {
     /// Parses a decimal number or a non-finite marker.
     ///
     /// Grammar: `[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?`, or, case-insensitive,
-    /// `[+-]? (nan | inf | infinity)`. Hex floats, empty strings and spaces inside are refused.
-    /// Returns `nil` when the text is not in the grammar.
+    /// `[+-]? (nan | inf | infinity)`; at most 400 bytes. Hex floats, empty strings and spaces
+    /// inside are refused. Returns `nil` when the text is not in the grammar.
     static func number(_ text: Substring) -> Double? {
-        guard !text.isEmpty, text.utf8.count <= 400 else { return nil }
-        var bytes = Array(text.utf8)[...]
+        var copy = String(text)
+        return copy.withUTF8 { number($0) }
+    }
+
+    /// `number(_:)` on UTF-8 bytes (the importers' fast path; allocates nothing for short numbers).
+    static func number(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard !b.isEmpty, b.count <= 400 else { return nil }
+        var i = 0
         var negative = false
-        if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
-            negative = first == UInt8(ascii: "-")
-            bytes = bytes.dropFirst()
+        if b[0] == UInt8(ascii: "+") || b[0] == UInt8(ascii: "-") {
+            negative = b[0] == UInt8(ascii: "-")
+            i = 1
         }
-        let lowered = String(decoding: bytes, as: UTF8.self).lowercased()
-        switch lowered {
-        case "nan": return .nan
-        case "inf", "infinity": return negative ? -.infinity : .infinity
-        default: break
+        let rest = UnsafeBufferPointer(rebasing: b[i...])
+        if matchesIgnoringCase(rest, "nan") { return .nan }
+        if matchesIgnoringCase(rest, "inf") || matchesIgnoringCase(rest, "infinity") {
+            return negative ? -.infinity : .infinity
         }
-        guard isDecimal(bytes) else { return nil }
-        return Double(String(text))
+        guard isDecimal(rest) else { return nil }
+        return Double(String(decoding: b, as: UTF8.self))
+    }
+
+    private static func matchesIgnoringCase(_ b: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+        guard b.count == word.utf8CodeUnitCount else { return false }
+        let w = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        for k in 0..<b.count where b[k] | 0x20 != w[k] { return false }
+        return true
     }
 
     private static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 
-    private static func isDecimal(_ bytes: ArraySlice<UInt8>) -> Bool {
-        var i = bytes.startIndex
-        let end = bytes.endIndex
+    private static func isDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        let end = bytes.count
         var mantissaDigits = 0
         while i < end, isDigit(bytes[i]) { i += 1; mantissaDigits += 1 }
         if i < end, bytes[i] == UInt8(ascii: ".") {
@@ -67,16 +79,21 @@ enum DeviceLogLexical {
     /// date and time. A missing zone is refused (local time is ambiguous). Leap second 60 is refused.
     /// - Returns: seconds since 1970-01-01T00:00:00Z, or the reason the text is not a timestamp.
     static func timestamp(_ text: Substring) -> Result<Double, TimestampProblem> {
-        if text.isEmpty { return .failure(TimestampProblem("empty")) }
-        if let seconds = number(text) {
+        var copy = String(text)
+        return copy.withUTF8 { timestamp($0) }
+    }
+
+    /// `timestamp(_:)` on UTF-8 bytes.
+    static func timestamp(_ b: UnsafeBufferPointer<UInt8>) -> Result<Double, TimestampProblem> {
+        if b.isEmpty { return .failure(TimestampProblem("empty")) }
+        if let seconds = number(b) {
             guard seconds.isFinite else { return .failure(TimestampProblem("Unix seconds must be finite")) }
             return .success(seconds)
         }
-        let bytes = Array(text.utf8.prefix(65))
-        guard bytes.count >= 11, bytes.count <= 64, bytes[4] == UInt8(ascii: "-") else {
+        guard b.count >= 11, b.count <= 64, b[4] == UInt8(ascii: "-") else {
             return .failure(TimestampProblem("neither ISO-8601 with zone nor Unix seconds"))
         }
-        return isoTimestamp(bytes)
+        return isoTimestamp(b)
     }
 
     /// Why a timestamp text was refused.
@@ -85,7 +102,7 @@ enum DeviceLogLexical {
         init(_ reason: String) { self.reason = reason }
     }
 
-    private static func isoTimestamp(_ b: [UInt8]) -> Result<Double, TimestampProblem> {
+    private static func isoTimestamp(_ b: UnsafeBufferPointer<UInt8>) -> Result<Double, TimestampProblem> {
         func digits(_ at: Int, _ count: Int) -> Int? {
             guard at + count <= b.count else { return nil }
             var value = 0
@@ -95,17 +112,17 @@ enum DeviceLogLexical {
             }
             return value
         }
-        func at(_ i: Int, _ c: Character) -> Bool { i < b.count && b[i] == c.asciiValue! }
+        func at(_ i: Int, _ c: UInt8) -> Bool { i < b.count && b[i] == c }
         let bad = TimestampProblem("not ISO-8601 YYYY-MM-DDThh:mm:ss[.fff](Z|±hh:mm)")
-        guard let year = digits(0, 4), at(4, "-"), let month = digits(5, 2), at(7, "-"),
+        guard let year = digits(0, 4), at(4, UInt8(ascii: "-")), let month = digits(5, 2), at(7, UInt8(ascii: "-")),
               let day = digits(8, 2),
-              at(10, "T") || at(10, "t") || at(10, " "),
-              let hour = digits(11, 2), at(13, ":"), let minute = digits(14, 2), at(16, ":"),
+              at(10, UInt8(ascii: "T")) || at(10, UInt8(ascii: "t")) || at(10, UInt8(ascii: " ")),
+              let hour = digits(11, 2), at(13, UInt8(ascii: ":")), let minute = digits(14, 2), at(16, UInt8(ascii: ":")),
               let second = digits(17, 2)
         else { return .failure(bad) }
         var i = 19
         var fraction = 0.0
-        if at(i, ".") || at(i, ",") {
+        if at(i, UInt8(ascii: ".")) || at(i, UInt8(ascii: ",")) {
             i += 1
             var scale = 0.1
             let start = i
@@ -113,14 +130,14 @@ enum DeviceLogLexical {
             guard i > start else { return .failure(TimestampProblem("fraction has no digits")) }
         }
         var offset_s = 0
-        if at(i, "Z") || at(i, "z") {
+        if at(i, UInt8(ascii: "Z")) || at(i, UInt8(ascii: "z")) {
             i += 1
-        } else if at(i, "+") || at(i, "-") {
-            let sign = at(i, "-") ? -1 : 1
+        } else if at(i, UInt8(ascii: "+")) || at(i, UInt8(ascii: "-")) {
+            let sign = at(i, UInt8(ascii: "-")) ? -1 : 1
             guard let oh = digits(i + 1, 2) else { return .failure(bad) }
             i += 3
             var om = 0
-            if at(i, ":") {
+            if at(i, UInt8(ascii: ":")) {
                 guard let m = digits(i + 1, 2) else { return .failure(bad) }
                 om = m; i += 3
             } else if let m = digits(i, 2) {
@@ -160,6 +177,14 @@ enum DeviceLogLexical {
         let doy = (153 * mp + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return era * 146_097 + doe - 719_468
+    }
+
+    /// `event(_:line:)` on UTF-8 bytes.
+    static func event(_ b: UnsafeBufferPointer<UInt8>, line: Int) throws(DeviceLogProblemAtLine) -> SystemEventKind? {
+        if b.isEmpty { return nil }
+        if b.elementsEqual("enter".utf8) { return .enter }
+        if b.elementsEqual("exit".utf8) { return .exit }
+        throw DeviceLogProblemAtLine(line: line, problem: .badEvent(shown(String(decoding: b, as: UTF8.self))))
     }
 
     /// Parses the `event` field: empty → `nil`, `enter`/`exit` (exact, lower case) → the kind.

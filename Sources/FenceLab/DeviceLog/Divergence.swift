@@ -132,6 +132,11 @@ public struct DivergenceReport: Sendable, Hashable {
     /// The divergences that fail the log.
     public var failing: [Divergence] { divergences.filter { settings.failingClasses.contains($0.kind) } }
 
+    /// Number of divergences per class (every class present, zero when none).
+    public var counts: [DivergenceClass: Int] {
+        Dictionary(uniqueKeysWithValues: DivergenceClass.allCases.map { ($0, count($0)) })
+    }
+
     /// Number of divergences of a class.
     public func count(_ kind: DivergenceClass) -> Int { divergences.reduce(0) { $0 + ($1.kind == kind ? 1 : 0) } }
 }

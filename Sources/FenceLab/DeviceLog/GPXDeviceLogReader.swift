@@ -89,7 +89,10 @@ enum GPXDeviceLogReader {
     }
 
     private static func isSpaceOrBOM(_ b: UInt8) -> Bool {
-        [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains(b)
+        switch b {
+        case 0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF: return true
+        default: return false
+        }
     }
 
     private static func localName(_ name: String) -> String {

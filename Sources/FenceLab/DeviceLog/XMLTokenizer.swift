@@ -147,17 +147,25 @@ struct XMLTokenizer {
     @discardableResult
     private mutating func skipSpace() -> Bool {
         let start = i
-        while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { advance() }
+        while i < bytes.count {
+            switch bytes[i] {
+            case 0x20, 0x09, 0x0A, 0x0D: advance()
+            default: return i > start
+            }
+        }
         return i > start
     }
 
     private mutating func name() throws(DeviceLogProblemAtLine) -> String {
         let start = i
-        while i < bytes.count {
-            let b = bytes[i]
-            if [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/"), UInt8(ascii: "="),
-                UInt8(ascii: "<"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "&")].contains(b) { break }
-            advance()
+        nameLoop: while i < bytes.count {
+            switch bytes[i] {
+            case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/"), UInt8(ascii: "="),
+                 UInt8(ascii: "<"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "&"):
+                break nameLoop
+            default:
+                advance()
+            }
             if i - start > maxToken_bytes { throw fail(.xmlTokenTooLong(limit_bytes: maxToken_bytes)) }
         }
         guard i > start else {
