@@ -242,6 +242,22 @@ private let malformedCases: [MalformedCase] = [
         #expect(log.events == [SystemEvent(kind: .exit, timestamp_s: log.fixes[1].fix.timestamp_s, line: 4)])
     }
 
+    @Test func xmlReferencesCommentsAndCDATAAreHandled() throws {
+        let gpx = """
+            <?xml version="1.0"?><!-- a comment with <tags> & ampersands -->
+            <gpx version="1.1"><metadata><time>2026-01-01T00:00:00Z</time></metadata>
+            <wpt lat=" 1.5 " lon="&#50;"><name><![CDATA[<not a tag> & more]]></name><desc>a &amp; b &lt; c</desc>
+            <time>2026-03-01T12:00:00Z</time><hdop>&#x31;.&#50;</hdop></wpt>
+            </gpx>
+            """
+        let log = try parse(gpx, .gpx)
+        let tolerance_m = 1e-12
+        #expect(log.fixes.count == 1)
+        #expect(log.fixes[0].fix.latitude == 1.5 && log.fixes[0].fix.longitude == 2)
+        #expect(abs(log.fixes[0].fix.horizontalAccuracy_m - 1.2 * GPXAccuracy.uere_m) <= tolerance_m)
+        #expect(log.fixes[0].line == 3)
+    }
+
     @Test func eventRowsAndEventOnlyRows() throws {
         let csv = """
             event,\(header)

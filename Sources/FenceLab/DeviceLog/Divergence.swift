@@ -104,6 +104,22 @@ public struct Divergence: Sendable, Hashable {
     public var acceptedFixesNearby: Int?
     /// One line explaining the classification.
     public var detail: String
+
+    public init(
+        kind: DivergenceClass, timestamp_s: Double, decisionIndex: Int? = nil, eventIndex: Int? = nil,
+        relatedEventIndex: Int? = nil, delay_s: Double? = nil, engineState: FenceState? = nil,
+        acceptedFixesNearby: Int? = nil, detail: String
+    ) {
+        self.kind = kind
+        self.timestamp_s = timestamp_s
+        self.decisionIndex = decisionIndex
+        self.eventIndex = eventIndex
+        self.relatedEventIndex = relatedEventIndex
+        self.delay_s = delay_s
+        self.engineState = engineState
+        self.acceptedFixesNearby = acceptedFixesNearby
+        self.detail = detail
+    }
 }
 
 /// An engine transition and the system event that reports it.
@@ -114,6 +130,12 @@ public struct MatchedPair: Sendable, Hashable {
     public var decisionIndex: Int
     /// Event time − transition time, seconds (positive: the system was later).
     public var delay_s: Double
+
+    public init(eventIndex: Int, decisionIndex: Int, delay_s: Double) {
+        self.eventIndex = eventIndex
+        self.decisionIndex = decisionIndex
+        self.delay_s = delay_s
+    }
 }
 
 /// Device-level verdict of one log.
@@ -129,6 +151,12 @@ public struct DivergenceReport: Sendable, Hashable {
     public var settings: DivergenceSettings
     /// `failed` when any divergence belongs to `settings.failingClasses`.
     public var status: DeviceCheckStatus { failing.isEmpty ? .passed : .failed }
+    public init(matched: [MatchedPair], divergences: [Divergence], settings: DivergenceSettings) {
+        self.matched = matched
+        self.divergences = divergences
+        self.settings = settings
+    }
+
     /// The divergences that fail the log.
     public var failing: [Divergence] { divergences.filter { settings.failingClasses.contains($0.kind) } }
 
