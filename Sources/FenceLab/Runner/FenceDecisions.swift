@@ -8,9 +8,11 @@ struct FenceDecisions {
     var modelDisagreements: Int?
 
     /// Runs the delivered fixes through the built-in `FenceMonitor` (or the external engine)
-    /// with the injected `now`; counts where a WGS84 monitor would have decided differently.
+    /// with the injected `now`; counts where a WGS84 monitor would have decided differently
+    /// (unless `compareModels` is false: sweeps skip the second monitor, `modelDisagreements` is nil).
     static func observe(fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleSpec,
-                        settings: EvaluationSettings, scenario: String, replicate: Int) throws -> FenceDecisions {
+                        settings: EvaluationSettings, scenario: String, replicate: Int,
+                        compareModels: Bool = true) throws -> FenceDecisions {
         if let engine = settings.engine {
             let answers: [EngineAnswer]
             let fence = try EngineFence(center: center, spec: rule)
@@ -30,12 +32,11 @@ struct FenceDecisions {
         var disagreements = 0
         for (fix, now) in zip(fixes, now_s) {
             let d = sphere.process(fix, now_s: now)
-            let e = ellipsoid.process(fix, now_s: now)
-            if d.newState != e.newState { disagreements += 1 }
+            if compareModels, ellipsoid.process(fix, now_s: now).newState != d.newState { disagreements += 1 }
             states.append(StateSample(time_s: now, state: d.newState))
             rejections.append(d.rejection?.rawValue)
         }
-        return FenceDecisions(states: states, rejections: rejections, modelDisagreements: disagreements)
+        return FenceDecisions(states: states, rejections: rejections, modelDisagreements: compareModels ? disagreements : nil)
     }
 
     /// The same rule on the noiseless truth (accuracy 0) at every sample slot: the true states.

@@ -38,13 +38,19 @@ public enum TradeOff {
 
     /// The default objective: minimise spurious subject to missed = 0 (within `missedTolerance`)
     /// and latency ≤ `maxLatency_s`; ties (within 1e-9) go to lower latency, then to the narrower band, then lower id.
+    /// A point with NaN latency and exactly 0 missed had nothing to detect (no true transition in any
+    /// replicate): the latency bound holds vacuously, and its latency counts as +∞ in the tie-break,
+    /// as in `frontier`, so the recommendation is always on the frontier.
     /// Returns nil when no point satisfies the constraints.
     public static func recommend(_ points: [TradeOffPoint], maxLatency_s: Double,
                                  missedTolerance: Double = 0) -> TradeOffPoint? {
-        let feasible = points.filter { $0.missed <= missedTolerance && !$0.latency_s.isNaN && $0.latency_s <= maxLatency_s }
+        let feasible = points.filter {
+            $0.missed <= missedTolerance && ($0.latency_s.isNaN ? $0.missed == 0 : $0.latency_s <= maxLatency_s)
+        }
+        func lat(_ p: TradeOffPoint) -> Double { p.latency_s.isNaN ? .infinity : p.latency_s }
         return feasible.min { a, b in
             if abs(a.spurious - b.spurious) > 1e-9 { return a.spurious < b.spurious }
-            if abs(a.latency_s - b.latency_s) > 1e-9 { return a.latency_s < b.latency_s }
+            if lat(a) != lat(b), abs(lat(a) - lat(b)) > 1e-9 || lat(a).isInfinite || lat(b).isInfinite { return lat(a) < lat(b) }
             if a.band_m != b.band_m { return a.band_m < b.band_m }
             return a.id < b.id
         }
