@@ -70,6 +70,13 @@ enum SweepHTML {
         return h + "</tbody></table></div>\n"
     }
 
+    /// A marker label right of `cx`, or left of it near the right edge.
+    static func label(_ text: String, cx: Double, y: Double, width: Double) -> String {
+        let n = SVGPlots.n
+        let flip = cx + 10 + Double(text.count) * 7 > width
+        return "<text x=\"\(n(flip ? cx - 10 : cx + 10))\" y=\"\(n(y))\" text-anchor=\"\(flip ? "end" : "start")\">\(ReportText.xml(text))</text>"
+    }
+
     /// Scatter of (median latency, spurious). Settings with nothing detected sit in a strip on the right.
     static func plot(_ sc: SweepScenarioSummary, manifest m: SweepManifest, width: Double) -> String {
         let n = SVGPlots.n
@@ -79,8 +86,9 @@ enum SweepHTML {
         let lats = cells.compactMap { $0.latencyMedian_s?.mean }
         let hasUndetected = cells.contains { $0.latencyMedian_s == nil }
         let stripW = hasUndetected ? 46.0 : 0
-        let xMin = min(0, lats.min() ?? 0), xMaxRaw = max(lats.max() ?? 1, xMin + 1e-9)
-        let xMax = xMaxRaw > 0 ? SVGPlots.niceCeiling(xMaxRaw) : 1
+        let lo = lats.min() ?? 0, hi = lats.max() ?? 1
+        let xMin = lo < 0 ? -SVGPlots.niceCeiling(-lo) : 0
+        let xMax = hi > 0 ? max(SVGPlots.niceCeiling(hi), xMin + 1) : (xMin < 0 ? 0 : 1)
         let yMax = SVGPlots.niceCeiling(max(1e-9, cells.map(\.spurious.mean).max() ?? 1))
         let plotW = width - left - right - stripW
         func px(_ c: SweepCell) -> Double {
@@ -104,6 +112,8 @@ enum SweepHTML {
         if hasUndetected {
             out += "<rect x=\"\(n(left + plotW + 2))\" y=\"\(n(top))\" width=\"\(n(stripW - 2))\" height=\"\(n(plotH))\" fill=\"#f4f4f4\"/>"
             out += "<text x=\"\(n(left + plotW + stripW / 2))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"middle\">none</text>"
+            out += "<text x=\"\(n(left + plotW + stripW / 2))\" y=\"\(n(top + 14))\" text-anchor=\"middle\" font-size=\"10\">nothing</text>"
+            out += "<text x=\"\(n(left + plotW + stripW / 2))\" y=\"\(n(top + 26))\" text-anchor=\"middle\" font-size=\"10\">detected</text>"
         }
         out += "<text x=\"\(n(left))\" y=\"\(n(top + plotH + 30))\" class=\"muted\">x: median latency s · y: spurious per drive</text>"
         // Frontier as a step line through its points sorted by latency.
@@ -126,12 +136,12 @@ enum SweepHTML {
         if let ref = m.points.firstIndex(of: .seedReference) {
             let c = cells[ref], cx = px(c), cy = py(c.spurious.mean)
             out += "<rect x=\"\(n(cx - 6))\" y=\"\(n(cy - 6))\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"\(referenceColour)\" stroke-width=\"1.8\"/>"
-            out += "<text x=\"\(n(cx + 8))\" y=\"\(n(cy - 8))\">80/120/30</text>"
+            out += label("80/120/30", cx: cx, y: cy - 8, width: width)
         }
         if let r = sc.recommended {
             let c = cells[r], cx = px(c), cy = py(c.spurious.mean)
             out += "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"9\" fill=\"none\" stroke=\"\(recommendedColour)\" stroke-width=\"2.5\"/>"
-            out += "<text x=\"\(n(cx + 10))\" y=\"\(n(cy + 16))\">recommended</text>"
+            out += label("recommended", cx: cx, y: cy + 20, width: width)
         }
         let items: [(String, String, String)] = [("dot", pointColour, "setting"), ("dot", frontierColour, "Pareto frontier"),
                                                  ("dot", missedColour, "× missed > 0"), ("line", referenceColour, "□ 80/120/30"),

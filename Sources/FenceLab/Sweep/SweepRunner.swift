@@ -50,12 +50,12 @@ public enum SweepRunner {
         let remaining = units.reduce(0) { $0 + $1.points.count }
         let progress = ProgressReporter(scenarios: plan.scenarios.count, totalWorkItems: plan.ownedCount,
                                         force: request.forceProgress)
-        if done.count > 0 { progress.advance(by: done.count, unit: "grid points") }
+        if done.count > 0 { progress.advance(by: done.count, unit: "sweep items (grid point × drive)") }
         let stopAfter = request.stopAfterUnits
         let finished = UnitCounter()
         let settings = plan.settings
         let results = try WorkPool.map(count: units.count, jobs: request.jobs, onDone: { i in
-            progress.advance(by: units[i].points.count, unit: "grid points")
+            progress.advance(by: units[i].points.count, unit: "sweep items (grid point × drive)")
         }) { i in
             let unit = units[i]
             if let stopAfter, finished.value >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
