@@ -41,17 +41,35 @@ struct FenceDecisions {
 
     /// The same rule on the noiseless truth (accuracy 0) at every sample slot: the true states.
     static func truth(samples: [GeneratedSample], center: Coordinate, rule: RuleSpec) throws -> [StateSample] {
+        try truth(TruthDistances(samples: samples, center: center), rule: rule)
+    }
+
+    /// The true states from precomputed truth distances (sweeps compute them once per drive).
+    static func truth(_ track: TruthDistances, rule: RuleSpec) throws -> [StateSample] {
         var evaluator = try rule.evaluator()
-        let model = Haversine()
         var states: [StateSample] = []
-        states.reserveCapacity(samples.count)
+        states.reserveCapacity(track.time_s.count)
+        for (t, d) in zip(track.time_s, track.distance_m) {
+            states.append(StateSample(time_s: t, state: evaluator.update(distance_m: d, accuracy_m: 0, timestamp_s: t)))
+        }
+        return states
+    }
+}
+
+/// The truth at every sample slot (first delivery of each slot): time and Haversine distance from the fence centre.
+struct TruthDistances: Sendable {
+    var time_s: [Double] = []
+    var distance_m: [Double] = []
+
+    init(samples: [GeneratedSample], center: Coordinate) {
+        let model = Haversine()
+        time_s.reserveCapacity(samples.count)
+        distance_m.reserveCapacity(samples.count)
         var lastSlot = -1
         for s in samples where s.sampleIndex > lastSlot {
             lastSlot = s.sampleIndex
-            let t = s.time_s
-            let state = evaluator.update(distance_m: model.distance_m(center, s.truth), accuracy_m: 0, timestamp_s: t)
-            states.append(StateSample(time_s: t, state: state))
+            time_s.append(s.time_s)
+            distance_m.append(model.distance_m(center, s.truth))
         }
-        return states
     }
 }

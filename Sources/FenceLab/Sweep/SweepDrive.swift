@@ -11,14 +11,16 @@ public struct SweepDrive: Sendable {
     public let scenario: String
     public let replicate: Int
     let center: Coordinate
-    let samples: [GeneratedSample]
+    /// Truth time and distance per sample slot (the same for every rule).
+    let truth: TruthDistances
     let fixes: [Fix]
     let now_s: [Double]
 
     /// Generates replicate `replicate` of `spec` (seeded as in `fencelab run`).
     public init(spec: ScenarioSpec, replicate: Int) throws {
         var generator = try ScenarioGenerator(spec: spec, replicate: replicate)
-        samples = generator.collect()
+        let samples = generator.collect()
+        truth = TruthDistances(samples: samples, center: spec.fence.center)
         var fixes: [Fix] = [], now: [Double] = []
         fixes.reserveCapacity(samples.count)
         now.reserveCapacity(samples.count)
@@ -34,14 +36,14 @@ public struct SweepDrive: Sendable {
     public var fixCount: Int { fixes.count }
 
     /// Runs `point`'s rule over the delivered fixes (`FenceDecisions.observe`, Haversine monitor
-    /// only) and over the truth (`FenceDecisions.truth`), and matches the transitions (`Flutter.measure`).
+    /// only) and over the truth distances computed once per drive (`FenceDecisions.truth`), and matches the transitions (`Flutter.measure`).
     public func evaluate(_ point: SweepPoint, item: Int, settings: EvaluationSettings) throws -> SweepRecord {
         let rule = point.rule
         var local = settings
         local.engine = nil
         let observed = try FenceDecisions.observe(fixes: fixes, now_s: now_s, center: center, rule: rule, settings: local,
                                                   scenario: scenario, replicate: replicate, compareModels: false)
-        let truth = try FenceDecisions.truth(samples: samples, center: center, rule: rule)
+        let truth = try FenceDecisions.truth(self.truth, rule: rule)
         let flutter: FlutterMetrics
         do {
             flutter = try Flutter.measure(truth: Flutter.transitions(of: truth), observed: Flutter.transitions(of: observed.states),
