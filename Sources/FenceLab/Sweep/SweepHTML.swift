@@ -50,8 +50,12 @@ enum SweepHTML {
         var ids: [(String, Int)] = []
         if let r = sc.recommended { ids.append(("recommended", r)) }
         if let ref = m.points.firstIndex(of: .seedReference) { ids.append(("80/120/30", ref)) }
-        ids += SweepOutput.frontierOrder(sc).map { ("frontier", $0) }
+        let front = SweepOutput.frontierOrder(sc)
+        ids += front.prefix(SweepOutput.listedFrontier).map { ("frontier", $0) }
         h += table(ids, sc, m)
+        if front.count > SweepOutput.listedFrontier {
+            h += "<p class=\"muted\">\(front.count - SweepOutput.listedFrontier) more settings on the frontier (\(front.count) in all): see the full table below or sweep.csv.</p>\n"
+        }
         let all = sc.cells.map { ("", $0.point) }
         h += "<details><summary>All settings (\(all.count))</summary>" + table(all, sc, m) + "</details>\n"
         return h + "</section>\n"
@@ -89,7 +93,7 @@ enum SweepHTML {
         let lo = lats.min() ?? 0, hi = lats.max() ?? 1
         let xMin = lo < 0 ? -SVGPlots.niceCeiling(-lo) : 0
         let xMax = hi > 0 ? max(SVGPlots.niceCeiling(hi), xMin + 1) : (xMin < 0 ? 0 : 1)
-        let yMax = SVGPlots.niceCeiling(max(1e-9, cells.map(\.spurious.mean).max() ?? 1))
+        let yMax = SVGPlots.niceCeiling(max(1, cells.map(\.spurious.mean).max() ?? 1))  // counts: at least 0…1
         let plotW = width - left - right - stripW
         func px(_ c: SweepCell) -> Double {
             guard let l = c.latencyMedian_s?.mean else { return left + plotW + stripW / 2 }
@@ -141,7 +145,7 @@ enum SweepHTML {
         if let r = sc.recommended {
             let c = cells[r], cx = px(c), cy = py(c.spurious.mean)
             out += "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"9\" fill=\"none\" stroke=\"\(recommendedColour)\" stroke-width=\"2.5\"/>"
-            out += label("recommended", cx: cx, y: cy + 20, width: width)
+            out += label("recommended", cx: cx, y: cy > top + plotH - 24 ? cy - 12 : cy + 20, width: width)
         }
         let items: [(String, String, String)] = [("dot", pointColour, "setting"), ("dot", frontierColour, "Pareto frontier"),
                                                  ("dot", missedColour, "× missed > 0"), ("line", referenceColour, "□ 80/120/30"),

@@ -110,12 +110,19 @@ public enum SweepOutput {
             }
             if let r = sc.recommended { lines.append(row("**recommended**", r)) } else { lines.append("| **recommended** | none meets the objective | | | | | |") }
             if let ref = m.points.firstIndex(of: .seedReference) { lines.append(row("seeds' 80/120/30", ref)) }
-            for id in frontierOrder(sc) { lines.append(row("frontier", id)) }
+            let front = frontierOrder(sc)
+            for id in front.prefix(listedFrontier) { lines.append(row("frontier", id)) }
             lines.append("")
+            if front.count > listedFrontier {
+                lines += ["\(front.count - listedFrontier) more frontier settings (\(front.count) in all) are marked in sweep.csv (`frontier` = 1).", ""]
+            }
         }
         lines += ["Every setting is in sweep.csv and sweep.json; the trade-off plots are in index.html.", ""]
         return lines.joined(separator: "\n")
     }
+
+    /// Frontier rows listed in sweep.md and index.html (the rest: sweep.csv, sweep.json, the full table).
+    static let listedFrontier = 12
 
     /// Frontier points by median latency (nothing detected last), then spurious.
     static func frontierOrder(_ sc: SweepScenarioSummary) -> [Int] {
