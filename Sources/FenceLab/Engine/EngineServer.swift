@@ -36,7 +36,7 @@ public enum EngineServer {
         var lineNumber = 1
         while let line = nextLine() {
             lineNumber += 1
-            let o: [String: FlatJSONValue]
+            let o: [String: EngineValue]
             do { o = try FlatJSON.parseObject(line) } catch { throw .badLine(line: lineNumber, reason: error.description) }
             guard let index = o["index"]?.double, let t = o["timestamp"]?.double, let lat = o["latitude"]?.double,
                   let lon = o["longitude"]?.double, let acc = o["horizontal_accuracy"]?.double, let now = o["now"]?.double else {
@@ -65,7 +65,7 @@ public enum EngineServer {
             throw .badFence("center must be [latitude, longitude] within range")
         }
         guard let r = o["rule"] as? [String: Any] else { throw .badFence("rule must be an object") }
-        var rule: [String: FlatJSONValue] = [:]
+        var rule: [String: EngineValue] = [:]
         for (k, v) in r {
             if let s = v as? String { rule[k] = .string(s) } else if let n = v as? NSNumber { rule[k] = .number(n.doubleValue) }
         }
