@@ -187,7 +187,7 @@ final class SerialCounter: @unchecked Sendable {
 }
 
 /// `write(2)`, named once per platform.
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
     return Glibc.write(fd, buffer, count)
     #else

@@ -125,7 +125,7 @@ final class RecordAppender: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { sweepWrite(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + offset, bytes.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .io(path: path, reason: "append failed: \(String(cString: strerror(errno)))")
@@ -140,14 +140,6 @@ final class RecordAppender: @unchecked Sendable {
     }
 
     deinit { if fd >= 0 { _ = closeFile(fd) } }
-}
-
-private func sweepWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.write(fd, buffer, count)
-    #else
-    return Darwin.write(fd, buffer, count)
-    #endif
 }
 
 private func closeFile(_ fd: Int32) -> Int32 {

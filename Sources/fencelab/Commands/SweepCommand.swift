@@ -47,17 +47,16 @@ enum SweepCommand: Command {
 
     static func run(_ arguments: inout Arguments) throws -> ExitCode {
         var request = SweepRequest(grid: try parseGrid(&arguments))
-        request.replicates = try arguments.intOption("--replicates", in: 1...1_000_000)
-        if let seed = try arguments.intOption("--seed", in: 1...Int(UInt32.max)) { request.seed = UInt64(seed) }
-        request.jobs = try arguments.intOption("--jobs", in: 1...4096) ?? request.jobs
-        if let w = try arguments.option("--window") {
-            request.settings.window_s = try parseDouble(w, name: "--window")
-            guard request.settings.window_s > 0 else { throw CLIError.badInput("--window: must be > 0, got \(w)") }
+        var common = RunRequest()
+        try RunCommand.parseCommon(&arguments, into: &common)
+        guard common.settings.engine == nil else {
+            throw CLIError.usage("sweep: --engine is not supported; sweeps evaluate the built-in FenceMonitor")
         }
-        if let a = try arguments.option("--max-age") {
-            request.settings.maxFixAge_s = try parseDouble(a, name: "--max-age")
-            guard request.settings.maxFixAge_s >= 0 else { throw CLIError.badInput("--max-age: must be >= 0, got \(a)") }
-        }
+        request.replicates = common.replicates
+        request.seed = common.seed
+        request.jobs = common.jobs
+        request.settings = common.settings
+        request.forceProgress = common.forceProgress
         if let l = try arguments.option("--max-latency") {
             request.maxLatency_s = try parseDouble(l, name: "--max-latency")
             guard request.maxLatency_s >= 0 else { throw CLIError.badInput("--max-latency: must be >= 0, got \(l)") }
@@ -66,7 +65,6 @@ enum SweepCommand: Command {
             do { request.shard = try Shard(parsing: s) } catch { throw CLIError.usage("sweep: \(error)") }
         }
         request.resume = arguments.flag("--resume")
-        request.forceProgress = arguments.flag("--progress")
         let out = try arguments.option("--out") ?? "reports/sweep"
         let paths = try arguments.positionals()
         if !paths.isEmpty { request.paths = paths }
