@@ -17,6 +17,7 @@ import _TestSupport
         (["--enter", "100:60:10", "--exit", "110:130:10"], 2, "empty range"),
         (["--enter", "100:120:10", "--exit", "60:90:10"], 2, "exit radius"),
         (["--enter", "0:1000:1", "--exit", "1001:1010:1"], 2, "--force"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--max-points", "10"], 2, "limit 10"),
         (["--enter", "60:100:10", "--exit", "110:130:10", "--confirm", "0"], 2, "--confirm"),
         (["--enter", "60:100:10", "--exit", "110:130:10", "--max-latency", "-1"], 2, "--max-latency"),
     ] as [([String], Int32, String)])

@@ -9,7 +9,7 @@ enum SweepCommand: Command {
         USAGE: fencelab sweep [PATH...] --enter A:B:STEP [--exit A:B:STEP] [--max-accuracy LIST]
                               [--confirm LIST] [--rule hysteresis|threshold|conservative]
                               [--replicates N] [--seed N] [--jobs N] [--shard K/N] [--resume]
-                              [--force] [--max-latency S] [--out DIR] [--progress]
+                              [--force | --max-points N] [--max-latency S] [--out DIR] [--progress]
 
         Evaluates every rule setting of the grid on the scenarios (files or folders; default
         scenarios/). Each scenario × replicate drive is generated once and every setting is run
@@ -33,7 +33,8 @@ enum SweepCommand: Command {
           --shard K/N            Run only the work items with index = K (mod N), 0 <= K < N, and
                                  write a shard folder (shard.json + items.jsonl) for `fencelab merge`.
           --resume               Keep the work items an interrupted run finished (DIR's resume file).
-          --force                Allow more than \(SweepGrid.defaultLimit) grid points.
+          --max-points N         Refuse grids with more than N points (default \(SweepGrid.defaultLimit)).
+          --force                Allow any number of grid points.
           --window S             Flutter matching window in seconds (default 60).
           --max-age S            Fixes older than S seconds relative to `now` are stale (default 30).
           --out DIR              Output folder (default reports/sweep).
@@ -98,6 +99,7 @@ enum SweepCommand: Command {
         let accuracyText = try arguments.option("--max-accuracy")
         let confirmText = try arguments.option("--confirm")
         let force = arguments.flag("--force")
+        let limit = try arguments.intOption("--max-points", in: 1...100_000_000) ?? SweepGrid.defaultLimit
         do throws(SweepGridError) {
             let enter = try SweepRange(parsing: enterText, option: "--enter")
             let exit = try exitText.map { text throws(SweepGridError) in try SweepRange(parsing: text, option: "--exit") }
@@ -113,7 +115,7 @@ enum SweepCommand: Command {
                 }
             }
             return try SweepGrid(kind: kind, enter: enter, exit: kind == .hysteresis ? exit : nil, maxAccuracy: accuracy,
-                                 confirm: confirm, limit: force ? nil : SweepGrid.defaultLimit)
+                                 confirm: confirm, limit: force ? nil : limit)
         } catch {
             switch error {
             case .malformedRange, .malformedList: throw CLIError.usage("sweep: \(error)")
