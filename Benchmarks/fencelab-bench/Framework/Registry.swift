@@ -7,6 +7,7 @@ enum Registry {
         + RandomBenchmarks.all
         + KalmanBenchmarks.all
         + AllocationBenchmarks.all
+        + SweepBenchmarks.all
 
     /// The benchmark called `name`.
     static func named(_ name: String) -> Benchmark? { all.first { $0.name == name } }
