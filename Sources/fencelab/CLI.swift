@@ -44,6 +44,7 @@ enum CLI {
         FixturesCommand.self,
         GeohashCommand.self,
         ExportCommand.self,
+        AcceptCommand.self, ReplayCommand.self, CalibrateCommand.self,
     ]
 
     /// The command that `fencelab` with no arguments runs.
