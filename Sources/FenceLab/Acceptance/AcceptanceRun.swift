@@ -10,8 +10,9 @@ public struct AcceptanceRequest: Sendable {
     public var fixturesDirectory = FixtureSuite.defaultDirectory
     /// Device logs to replay (paths); empty: the device level is `not-verified`.
     public var deviceLogs: [String] = []
-    /// Fence centre the app monitored while logging; required when `deviceLogs` is not empty.
-    public var fence: Coordinate?
+    /// Fence centre the app monitored while logging: one for every log, or one per log in
+    /// `deviceLogs` order; required when `deviceLogs` is not empty.
+    public var fences: [Coordinate] = []
     /// Rule for the replays (default seed 000's `hysteresis:80:120:30`).
     public var rule: RuleSpec = .default
     /// Staleness limit of the replays, seconds (≥ 0).
@@ -23,6 +24,7 @@ public struct AcceptanceRequest: Sendable {
 /// Why an acceptance run could not start.
 public enum AcceptanceError: Error, Sendable, CustomStringConvertible {
     case fenceRequired
+    case fenceCount(fences: Int, logs: Int)
     case fixtures(FixtureError)
     case deviceLog(DeviceLogError)
     case rule(String)
@@ -30,6 +32,7 @@ public enum AcceptanceError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .fenceRequired: return "--fence LAT,LON is required with --device-log"
+        case let .fenceCount(f, l): return "--fence: give one fence for all logs or one per log; got \(f) fences for \(l) logs"
         case let .fixtures(e): return e.description
         case let .deviceLog(e): return e.description
         case let .rule(m): return m
@@ -47,7 +50,12 @@ public enum AcceptanceRun {
     /// long work), replays the logs, runs fixtures and scenarios.
     /// - Throws: `AcceptanceError`, `ScenarioError`, `RunError` (all bad input).
     public static func execute(_ request: AcceptanceRequest) throws -> RunReport {
-        if !request.deviceLogs.isEmpty, request.fence == nil { throw AcceptanceError.fenceRequired }
+        if !request.deviceLogs.isEmpty {
+            guard !request.fences.isEmpty else { throw AcceptanceError.fenceRequired }
+            guard request.fences.count == 1 || request.fences.count == request.deviceLogs.count else {
+                throw AcceptanceError.fenceCount(fences: request.fences.count, logs: request.deviceLogs.count)
+            }
+        }
         let suite: FixtureSuite
         do { suite = try FixtureSuite.load(directory: request.fixturesDirectory) } catch { throw AcceptanceError.fixtures(error) }
         var logs: [DeviceLog] = []
@@ -56,8 +64,8 @@ public enum AcceptanceRun {
         }
         let scenarios = try ScenarioRunner.prepare(request.run)
         var replays: [DeviceReplayResult] = []
-        for log in logs {
-            guard let fence = request.fence else { throw AcceptanceError.fenceRequired }
+        for (i, log) in logs.enumerated() {
+            let fence = request.fences[request.fences.count == 1 ? 0 : i]
             do { replays.append(try DeviceReplay.run(log, center: fence, rule: request.rule, maxAge_s: request.maxAge_s)) } catch {
                 throw AcceptanceError.rule("\(log.file): \(error)")
             }

@@ -21,7 +21,9 @@ enum AcceptCommand: Command {
 
         OPTIONS:
           --device-log FILE...   Device logs (CSV, GPX, JSON Lines); repeatable.
-          --fence LAT,LON        Fence centre the app monitored (required with --device-log).
+          --fence LAT,LON        Fence centre the app monitored (required with --device-log);
+                                 once for all logs, or repeated once per log in order.
+                                 Negative latitude: write --fence=-16.8,180.
           --rule SPEC            Rule for the replays (default hysteresis:80:120:30).
           --max-age S            Staleness limit of the replays, seconds (default 30).
           --fixtures DIR         Rules fixtures folder (default scenarios/fixtures).
@@ -37,17 +39,20 @@ enum AcceptCommand: Command {
         var request = AcceptanceRequest()
         try RunCommand.parseCommon(&arguments, into: &request.run)
         request.deviceLogs = try arguments.options("--device-log", greedy: true)
-        let fenceText = try arguments.option("--fence")
+        let fenceTexts = try arguments.options("--fence")
         let ruleText = try arguments.option("--rule")
         let maxAgeText = try arguments.option("--max-age")
         request.fixturesDirectory = try arguments.option("--fixtures") ?? FixtureSuite.defaultDirectory
         let out = try arguments.option("--out") ?? "reports/acceptance"
         let paths = try arguments.positionals()
         if !paths.isEmpty { request.run.paths = paths }
-        if !request.deviceLogs.isEmpty, fenceText == nil {
+        if !request.deviceLogs.isEmpty, fenceTexts.isEmpty {
             throw CLIError.usage("accept: --fence LAT,LON is required with --device-log")
         }
-        request.fence = try fenceText.map(parseFence)
+        guard fenceTexts.count <= 1 || fenceTexts.count == request.deviceLogs.count else {
+            throw CLIError.usage("accept: --fence: give one fence for all logs or one per log; got \(fenceTexts.count) fences for \(request.deviceLogs.count) logs")
+        }
+        request.fences = try fenceTexts.map(parseFence)
         request.rule = try parseRule(ruleText)
         request.maxAge_s = try parseMaxAge(maxAgeText)
         let report: RunReport
