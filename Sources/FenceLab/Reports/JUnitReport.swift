@@ -3,7 +3,11 @@
 public enum JUnitReport {
     public static func render(_ report: RunReport) -> String {
         let device = report.acceptance.device
-        let total = report.scenarios.reduce(0) { $0 + $1.expectations.count } + report.acceptance.rules.fixtureChecks + max(1, device.replays.count)
+        // Acceptance and replay reports (fixtures ran or logs were replayed) list the device level
+        // too, as a skipped case when nothing was replayed; plain `run` reports do not.
+        let deviceSuite = report.acceptance.rules.fixtureChecks > 0 || !device.replays.isEmpty
+        let total = report.scenarios.reduce(0) { $0 + $1.expectations.count } + report.acceptance.rules.fixtureChecks
+            + (deviceSuite ? max(1, device.replays.count) : 0)
         let failed = report.acceptance.rules.failureCount + device.replays.filter { $0.status == .failed }.count
         var x = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
                  "<testsuites name=\"fencelab\" tests=\"\(total)\" failures=\"\(failed)\" errors=\"0\">"]
@@ -35,6 +39,13 @@ public enum JUnitReport {
             if passed > 0 { x.append("    <testcase classname=\"fencelab.fixtures\" name=\"\(passed) passing fixture assertions\"/>") }
             x.append("  </testsuite>")
         }
+        if deviceSuite { x += deviceCases(device) }
+        x.append("</testsuites>")
+        return x.joined(separator: "\n") + "\n"
+    }
+
+    static func deviceCases(_ device: DeviceAcceptance) -> [String] {
+        var x: [String] = []
         x.append("  <testsuite name=\"device-level\" tests=\"\(max(1, device.replays.count))\" failures=\"\(device.replays.filter { $0.status == .failed }.count)\" errors=\"0\" skipped=\"\(device.replays.isEmpty ? 1 : 0)\">")
         if device.replays.isEmpty {
             x.append("    <testcase classname=\"fencelab.device\" name=\"device logs\"><skipped message=\"\(ReportText.xml(device.note))\"/></testcase>")
@@ -48,7 +59,6 @@ public enum JUnitReport {
             x.append("    </testcase>")
         }
         x.append("  </testsuite>")
-        x.append("</testsuites>")
-        return x.joined(separator: "\n") + "\n"
+        return x
     }
 }
