@@ -73,27 +73,9 @@ public enum FlatJSON {
         return result
     }
 
-    /// Escapes a string for a JSON string literal (without the quotes).
+    /// Escapes a string for a JSON string literal (without the quotes); the report writer's escaping.
     public static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out
+        String(JSONValue.quoted(s).dropFirst().dropLast())
     }
 
     /// A number for the protocol: shortest round-trip text, non-finite values as strings.

@@ -87,10 +87,9 @@ enum ReplicateEvaluation {
                 fixes.append(f); now.append(s.time_s); fixTruth.append(truth); labels.append(s.fault.rawValue)
             }
         }
-        let t1 = clock.now
         let decisions = try FenceDecisions.observe(fixes: fixes, now_s: now, center: spec.fence.center, rule: rule,
                                                    settings: settings, scenario: spec.name, replicate: replicate)
-        let engine = t1.duration(to: clock.now)
+        let engine = decisions.engine
 
         let truthStates = try FenceDecisions.truth(samples: samples, center: spec.fence.center, rule: rule)
         var flutter = try Flutter.measure(truth: Flutter.transitions(of: truthStates),
