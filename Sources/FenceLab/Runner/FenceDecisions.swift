@@ -14,9 +14,21 @@ struct FenceDecisions {
     /// with the injected `now`; counts where a WGS84 monitor would have decided differently.
     static func observe(fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleSpec,
                         settings: EvaluationSettings, scenario: String, replicate: Int) throws -> FenceDecisions {
+        try observe(fixes: fixes, now_s: now_s, center: center, rule: RuleUnderTest(spec: rule),
+                    settings: settings, scenario: scenario, replicate: replicate)
+    }
+
+    /// Runs the delivered fixes through a `FenceMonitor` with a fresh copy of `rule.evaluator`
+    /// (or through the external engine of `settings`, which needs a built-in rule) with the
+    /// injected `now`; counts where a WGS84 monitor would have decided differently.
+    static func observe<Rule: FenceRule>(fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleUnderTest<Rule>,
+                                         settings: EvaluationSettings, scenario: String, replicate: Int) throws -> FenceDecisions {
         if let engine = settings.engine {
+            guard let spec = rule.engineSpec else {
+                throw RunError.invalidRule(file: scenario, reason: "\(rule.rulesVersion) is not a built-in rule; the engine protocol describes only hysteresis, threshold and conservative")
+            }
             let answers: [EngineAnswer]
-            let fence = try EngineFence(center: center, spec: rule)
+            let fence = try EngineFence(center: center, spec: spec)
             let clock = ContinuousClock(), start = clock.now
             do { answers = try engine.run(fence: fence, fixes: fixes, now_s: now_s) } catch {
                 throw RunError.engine(scenario: scenario, replicate: replicate, error)
@@ -25,7 +37,7 @@ struct FenceDecisions {
                                   rejections: answers.map(\.rejected), modelDisagreements: nil,
                                   engine: start.duration(to: clock.now))
         }
-        var sphere = try FenceMonitor(center: center, evaluator: rule.evaluator(), distanceModel: Haversine(),
+        var sphere = try FenceMonitor(center: center, evaluator: rule.evaluator, distanceModel: Haversine(),
                                       maxAge_s: settings.maxFixAge_s, logging: .off)
         var states: [StateSample] = [], rejections: [String?] = []
         states.reserveCapacity(fixes.count)
@@ -39,7 +51,7 @@ struct FenceDecisions {
         }
         let engine = start.duration(to: clock.now)
         // The same fixes on the ellipsoid: how often the distance model changes a decision.
-        var ellipsoid = try FenceMonitor(center: center, evaluator: rule.evaluator(), distanceModel: WGS84(),
+        var ellipsoid = try FenceMonitor(center: center, evaluator: rule.evaluator, distanceModel: WGS84(),
                                          maxAge_s: settings.maxFixAge_s, logging: .off)
         var disagreements = 0
         for i in fixes.indices where ellipsoid.process(fixes[i], now_s: now_s[i]).newState != states[i].state {
@@ -50,7 +62,14 @@ struct FenceDecisions {
 
     /// The same rule on the noiseless truth (accuracy 0) at every sample slot: the true states.
     static func truth(samples: [GeneratedSample], center: Coordinate, rule: RuleSpec) throws -> [StateSample] {
-        var evaluator = try rule.evaluator()
+        try truth(samples: samples, center: center, rule: RuleUnderTest(spec: rule))
+    }
+
+    /// The rule (a fresh copy of `rule.evaluator`) on the noiseless truth (accuracy 0) at every
+    /// sample slot: the true states.
+    static func truth<Rule: FenceRule>(samples: [GeneratedSample], center: Coordinate,
+                                       rule: RuleUnderTest<Rule>) throws -> [StateSample] {
+        var evaluator = rule.evaluator
         let model = Haversine()
         var states: [StateSample] = []
         states.reserveCapacity(samples.count)
