@@ -5,7 +5,7 @@
 #
 # A target is fuzz/targets/<name>.swift defining @_cdecl("LLVMFuzzerTestOneInput"). Its
 # "// fuzz-sources:" comment lists the package sources (globs relative to the package root)
-# compiled into it; GeoPolicy is always available as a module. Seed corpus: fuzz/corpus/<name>/
+# compiled into it; GeoPolicy and GSLKit (linked against the system GSL) are always available as modules. Seed corpus: fuzz/corpus/<name>/
 # (committed, never written); optional dictionary: fuzz/dict/<name>.dict. Work files, new
 # corpus entries, crash artifacts and logs go to fuzz/.build/ (git-ignored).
 # Prints per target: executions, crashes (artifact files) and the libFuzzer exit status.
@@ -22,6 +22,10 @@ echo "building GeoPolicy (instrumented)..." >&2
 swiftc "${flags[@]}" -module-name GeoPolicy -emit-module -emit-module-path "$build/GeoPolicy.swiftmodule" \
     -emit-library -static -o "$build/libGeoPolicy.a" $(find Sources/GeoPolicy -name '*.swift' | sort) \
     >"$build/GeoPolicy.build.log" 2>&1 || { cat "$build/GeoPolicy.build.log" >&2; exit 2; }
+echo "building GSLKit (instrumented, against the system GSL)..." >&2
+swiftc "${flags[@]}" -module-name GSLKit -I Sources/CGSL -emit-module -emit-module-path "$build/GSLKit.swiftmodule" \
+    -emit-library -static -o "$build/libGSLKit.a" $(find Sources/GSLKit -name '*.swift' | sort) \
+    >"$build/GSLKit.build.log" 2>&1 || { cat "$build/GSLKit.build.log" >&2; exit 2; }
 
 if [ "$#" -gt 0 ]; then targets=("$@"); else
     targets=(); for f in fuzz/targets/*.swift; do targets+=("$(basename "$f" .swift)"); done
@@ -39,7 +43,7 @@ for name in "${targets[@]}"; do
         mkdir -p "$snapshot/$(dirname "$f")"; cp "$f" "$snapshot/$f"; sources="$sources $snapshot/$f"
     done
     echo "building $name..." >&2
-    if ! swiftc "${flags[@]}" -I "$build" -L "$build" -lGeoPolicy -module-name "Fuzz_$name" \
+    if ! swiftc "${flags[@]}" -I "$build" -I Sources/CGSL -L "$build" -lGeoPolicy -lGSLKit -lgsl -lgslcblas -module-name "Fuzz_$name" \
         "$src" $sources -o "$build/$name" >"$build/$name.build.log" 2>&1; then
         grep -E "error" "$build/$name.build.log" >&2 || cat "$build/$name.build.log" >&2
         exit 2

@@ -67,8 +67,10 @@ struct Arguments {
     }
 
     private func isOption(_ s: String) -> Bool {
-        // "-12.5" is a number (a western longitude), not an option.
-        s.hasPrefix("-") && s.count > 1 && Double(s) == nil
+        // "-12.5" (a western longitude) and "-16.8,180" (a southern fence centre) are values, not options.
+        guard s.hasPrefix("-"), s.count > 1 else { return false }
+        let second = s[s.index(after: s.startIndex)]
+        return !(second.isNumber || second == ".")
     }
 }
 

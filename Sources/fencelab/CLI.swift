@@ -38,14 +38,17 @@ enum CLI {
     /// Every subcommand, in the order `--help` lists them.
     static let commands: [any Command.Type] = [
         RunCommand.self,
-        DistanceCommand.self,
-        EngineCheckCommand.self,
-        EngineServeCommand.self,
-        FixturesCommand.self,
-        GeohashCommand.self,
-        ExportCommand.self,
+        AcceptCommand.self,
         SweepCommand.self,
         MergeCommand.self,
+        ReplayCommand.self,
+        ExportCommand.self,
+        CalibrateCommand.self,
+        FixturesCommand.self,
+        DistanceCommand.self,
+        GeohashCommand.self,
+        EngineCheckCommand.self,
+        EngineServeCommand.self,
     ]
 
     /// The command that `fencelab` with no arguments runs.

@@ -23,6 +23,8 @@ public enum CalibrationError: Error, Sendable, Hashable, CustomStringConvertible
     case timesNotIncreasing(index: Int)
     case lengthMismatch(times: Int, residuals: Int)
     case noValidAccuracy
+    /// The Kalman filter / RTS smoother for `--track` residuals could not be set up.
+    case smoother(reason: String)
 
     public var description: String {
         switch self {
@@ -30,6 +32,7 @@ public enum CalibrationError: Error, Sendable, Hashable, CustomStringConvertible
         case let .timesNotIncreasing(i): return "fix \(i): timestamps must increase strictly"
         case let .lengthMismatch(t, r): return "\(t) times but \(r) residuals"
         case .noValidAccuracy: return "no fix reports a valid horizontal accuracy"
+        case let .smoother(reason): return "track smoother: \(reason)"
         }
     }
 }

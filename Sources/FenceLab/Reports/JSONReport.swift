@@ -30,6 +30,9 @@ public enum JSONReport {
             ("seeds", .array(r.seeds.map { .integer(Int(truncatingIfNeeded: $0)) })),
             ("rulesVersions", .array(r.rulesVersions.map(JSONValue.string))),
             ("time", .string(r.time_utc)),
+            ("inputFiles", .array(r.inputFiles.map { f in
+                .object([("kind", .string(f.kind)), ("path", .string(f.path)), ("sha256", .string(f.sha256))])
+            })),
         ])
     }
 
@@ -93,26 +96,77 @@ public enum JSONReport {
     }
 
     static func acceptance(_ a: Acceptance) -> JSONValue {
-        .object([
-            ("rules", .object([
-                ("status", .string(a.rules.status.rawValue)),
-                ("checks", .integer(a.rules.checks)),
-                ("failures", .array(a.rules.failures.map { f in
-                    .object([
-                        ("scenario", .string(f.scenario)),
-                        ("path", .string(f.result.bound.path)),
-                        ("measured", f.result.measured.map { .number($0.mean) } ?? .null),
-                        ("min", f.result.bound.min.map(JSONValue.number) ?? .null),
-                        ("max", f.result.bound.max.map(JSONValue.number) ?? .null),
-                        ("message", .string(f.result.message)),
-                    ])
-                })),
-            ])),
+        var rules: [(String, JSONValue)] = [
+            ("status", .string(a.rules.status.rawValue)),
+            ("checks", .integer(a.rules.checks)),
+            ("failures", .array(a.rules.failures.map { f in
+                .object([
+                    ("scenario", .string(f.scenario)),
+                    ("path", .string(f.result.bound.path)),
+                    ("measured", f.result.measured.map { .number($0.mean) } ?? .null),
+                    ("min", f.result.bound.min.map(JSONValue.number) ?? .null),
+                    ("max", f.result.bound.max.map(JSONValue.number) ?? .null),
+                    ("message", .string(f.result.message)),
+                ])
+            })),
+            ("fixtureChecks", .integer(a.rules.fixtureChecks)),
+            ("fixtureFailures", .array(a.rules.fixtureFailures.map { f in
+                .object([
+                    ("file", .string(f.file)),
+                    ("keyPath", .string(f.keyPath)),
+                    ("rulesVersion", .string(f.rulesVersion)),
+                    ("assertion", .string(f.assertion)),
+                    ("actual", .string(f.actual)),
+                    ("values", .object(f.values.map { ($0.name, .number($0.value)) })),
+                ])
+            })),
+            ("fixtureFiles", .array(a.rules.fixtureFiles.map { f in
+                .object([("file", .string(f.file)), ("name", .string(f.name)), ("rulesVersion", .string(f.rulesVersion)),
+                         ("rule", f.rule.map(JSONValue.string) ?? .null)])
+            })),
+        ]
+        if let note = a.rules.note { rules.append(("note", .string(note))) }
+        return .object([
+            ("rules", .object(rules)),
             ("device", .object([
                 ("status", .string(a.device.status.rawValue)),
                 ("logs", .array(a.device.logs.map(JSONValue.string))),
                 ("note", .string(a.device.note)),
+                ("replays", .array(a.device.replays.map(replay))),
             ])),
+        ])
+    }
+
+    /// One replayed device log: counts, verdict, criteria, every divergence (no coordinates).
+    static func replay(_ r: DeviceReplayResult) -> JSONValue {
+        let counts = r.divergences.counts
+        func optional(_ v: Int?) -> JSONValue { v.map(JSONValue.integer) ?? .null }
+        return .object([
+            ("file", .string(r.file)),
+            ("status", .string(r.status.rawValue)),
+            ("criteria", .string(r.criteria)),
+            ("rule", .string(r.rule)),
+            ("rulesVersion", .string(r.rulesVersion)),
+            ("maxAge_s", .number(r.maxAge_s)),
+            ("fixes", .integer(r.fixCount)),
+            ("accepted", .integer(r.accepted)),
+            ("rejections", .object(r.rejections.map { ($0.reason, .integer($0.count)) })),
+            ("events", .integer(r.eventCount)),
+            ("matched", .integer(r.divergences.matched.count)),
+            ("counts", .object(DivergenceClass.allCases.map { ($0.rawValue, .integer(counts[$0] ?? 0)) })),
+            ("divergences", .array(r.divergences.divergences.map { d in
+                .object([
+                    ("class", .string(d.kind.rawValue)),
+                    ("offset_s", d.timestamp_s.isFinite && r.origin_s.isFinite ? .number(d.timestamp_s - r.origin_s) : .null),
+                    ("line", optional(r.line(of: d))),
+                    ("fixIndex", optional(d.decisionIndex)),
+                    ("eventIndex", optional(d.eventIndex)),
+                    ("delay_s", d.delay_s.map(JSONValue.number) ?? .null),
+                    ("failing", .bool(r.divergences.settings.failingClasses.contains(d.kind))),
+                    ("detail", .string(d.detail)),
+                ])
+            })),
+            ("notCovered", .array(r.notCovered.map(JSONValue.string))),
         ])
     }
 }

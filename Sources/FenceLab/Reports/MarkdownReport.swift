@@ -5,12 +5,22 @@ public enum MarkdownReport {
         let rules = report.acceptance.rules, device = report.acceptance.device
         md.append("# FenceLab report: rules-level \(rules.status.rawValue.uppercased())")
         md.append("")
-        md.append("- **Rules-level** (offline, deterministic): \(rules.status.rawValue), \(rules.checks) checks, \(rules.failures.count) failures")
+        md.append("- **Rules-level** (offline, deterministic): \(rules.status.rawValue), \(rules.checks) checks, \(rules.failureCount) failures"
+                  + (rules.fixtureChecks > 0 ? " (\(rules.fixtureChecks) of the checks are fixture assertions)" : "")
+                  + (rules.note.map { ". " + $0 } ?? ""))
         md.append("- **Device-level**: \(device.status.rawValue). \(device.note)")
         let r = report.run
         md.append("- fencelab \(r.toolVersion), commit \(r.gitCommit ?? "unknown"), \(r.swiftToolchain), GSL \(r.gslVersion), generator \(r.generator), seeds \(r.seeds.map(String.init).joined(separator: ", ")), rules \(r.rulesVersions.joined(separator: ", ")), \(r.time_utc)")
         md.append("")
         md.append("Figures are means over replicates with the 95 % Student-t interval in brackets.")
+        if !r.inputFiles.isEmpty {
+            md.append("")
+            md.append("Input files (SHA-256):")
+            md.append("")
+            md += r.inputFiles.map { "- \($0.kind) `\(ReportText.cell($0.path))` \($0.sha256)" }
+        }
+        md += fixtureFailures(report)
+        md += deviceLevel(report)
         md += expectations(report)
         md += flutter(report)
         md += kalman(report)
@@ -18,6 +28,32 @@ public enum MarkdownReport {
         md += rejections(report)
         md += throughput(report)
         return md.joined(separator: "\n") + "\n"
+    }
+
+    static func fixtureFailures(_ report: RunReport) -> [String] {
+        let rules = report.acceptance.rules
+        guard rules.fixtureChecks > 0 else { return [] }
+        let rows = rules.fixtureFailures.map { f in
+            [f.file, f.keyPath, f.rulesVersion, f.assertion, f.actual, f.values.map(\.description).joined(separator: ", ")]
+        }
+        return table("Rules fixtures", "\(rules.fixtureChecks) assertions in \(rules.fixtureFiles.count) files; failures with unrounded values.",
+                     ["file", "key path", "rules version", "assertion", "got", "values"], rows)
+    }
+
+    static func deviceLevel(_ report: RunReport) -> [String] {
+        var out: [String] = []
+        for r in report.acceptance.device.replays {
+            let counts = r.divergences.counts
+            out += ["", "## Device log \(ReportText.cell(r.file)): \(r.status.rawValue)", "",
+                    "\(r.fixCount) fixes (\(r.accepted) accepted), \(r.eventCount) system events, \(r.divergences.matched.count) matched; rule \(r.rule) [\(r.rulesVersion)]; \(r.criteria).", "",
+                    "| class | count | fails the log |", "| --- | --- | --- |"]
+            for c in DivergenceClass.allCases {
+                out.append("| \(c.rawValue) | \(counts[c] ?? 0) | \(r.divergences.settings.failingClasses.contains(c) ? "yes" : "no") |")
+            }
+            if !r.divergenceLines.isEmpty { out += [""] + r.divergenceLines.map { "- " + ReportText.cell($0) } }
+            out += ["", "Not covered: " + r.notCovered.joined(separator: "; ")]
+        }
+        return out
     }
 
     static func table(_ title: String, _ note: String, _ header: [String], _ rows: [[String]]) -> [String] {

@@ -18,6 +18,8 @@ public struct RunInfo: Sendable, Hashable {
     public var rulesVersions: [String]
     /// UTC start time, ISO-8601 with seconds (`2026-11-29T17:00:00Z`). Differs between runs.
     public var time_utc: String
+    /// Input files of the run with their SHA-256 (scenarios; fixtures and device logs for `accept`).
+    public var inputFiles: [InputFile] = []
 
     public init(toolVersion: String, gitCommit: String?, swiftToolchain: String, gslVersion: String,
                 generator: String, seeds: [UInt64], rulesVersions: [String], time_utc: String) {
@@ -25,6 +27,15 @@ public struct RunInfo: Sendable, Hashable {
         self.gslVersion = gslVersion; self.generator = generator; self.seeds = seeds
         self.rulesVersions = rulesVersions; self.time_utc = time_utc
     }
+}
+
+/// One input file of a run and the SHA-256 of its bytes (hex).
+public struct InputFile: Sendable, Hashable {
+    /// `scenario`, `fixture` or `device-log`.
+    public var kind: String
+    public var path: String
+    public var sha256: String
+    public init(kind: String, path: String, sha256: String) { self.kind = kind; self.path = path; self.sha256 = sha256 }
 }
 
 /// Fence geometry and, only when asked, its centre (for the track plot).
@@ -134,12 +145,24 @@ public struct AcceptanceFailure: Sendable, Hashable {
     public init(scenario: String, result: ExpectationResult) { self.scenario = scenario; self.result = result }
 }
 
-/// Rules level: offline, deterministic checks of scenario expectations.
+/// Rules level: offline, deterministic checks of scenario expectations and rules fixtures.
 public struct RulesAcceptance: Sendable, Hashable {
+    /// `passed`/`failed`; `notVerified` only in a report that ran no rules check (`fencelab replay`).
     public var status: AcceptanceStatus
-    /// Number of checks (expectations) evaluated.
+    /// Number of checks evaluated: scenario expectations plus fixture assertions.
     public var checks: Int
+    /// Failed scenario expectations, with the unrounded measured mean.
     public var failures: [AcceptanceFailure]
+    /// Fixture assertions evaluated (part of `checks`) and the failed ones, unrounded.
+    public var fixtureChecks: Int = 0
+    public var fixtureFailures: [FixtureCheckResult] = []
+    /// The fixture files that ran, with their rules versions.
+    public var fixtureFiles: [FixtureFileSummary] = []
+    /// Shown instead of results when nothing ran at this level.
+    public var note: String?
+
+    /// Number of failed checks of both kinds.
+    public var failureCount: Int { failures.count + fixtureFailures.count }
 }
 
 /// Device level: only set from replayed device logs; never inferred from the rules level.
@@ -149,9 +172,21 @@ public struct DeviceAcceptance: Sendable, Hashable {
     public var logs: [String]
     /// Human explanation shown in the reports.
     public var note: String
+    /// The replay of every log, in the order given.
+    public var replays: [DeviceReplayResult]
 
-    public init(status: AcceptanceStatus, logs: [String], note: String) {
-        self.status = status; self.logs = logs; self.note = note
+    public init(status: AcceptanceStatus, logs: [String], note: String, replays: [DeviceReplayResult] = []) {
+        self.status = status; self.logs = logs; self.note = note; self.replays = replays
+    }
+
+    /// The device level of replayed logs: `passed` when every log passed its stated criteria.
+    public init(replays: [DeviceReplayResult]) {
+        guard !replays.isEmpty else { self = .notVerified; return }
+        let failed = replays.filter { $0.status == .failed }.count
+        self.init(status: failed == 0 ? .passed : .failed, logs: replays.map(\.file),
+                  note: "\(replays.count) device log(s) replayed through the engine and compared with the system's "
+                      + "enter/exit events; \(failed) failed. Only what the logs show is verified.",
+                  replays: replays)
     }
 
     /// The default: nothing was replayed.
@@ -192,6 +227,26 @@ public struct RunReport: Sendable, Hashable {
 
     /// True when the rules level passed (the exit code follows this; device level is separate).
     public var passed: Bool { acceptance.rules.status == .passed }
+
+    /// Adds a fixture suite's results to the rules level (checks, failures, rules versions).
+    public mutating func addFixtures(_ fixtures: FixtureReport) {
+        var rules = acceptance.rules
+        rules.checks += fixtures.checks.count
+        rules.fixtureChecks += fixtures.checks.count
+        rules.fixtureFailures += fixtures.failures
+        rules.fixtureFiles += fixtures.files
+        rules.status = rules.failureCount == 0 ? .passed : .failed
+        acceptance.rules = rules
+        for v in fixtures.rulesVersions where !run.rulesVersions.contains(v) { run.rulesVersions.append(v) }
+    }
+
+    /// A report with no rules-level check (`fencelab replay`): the rules level says `not-verified`.
+    public static func deviceOnly(run: RunInfo, device: DeviceAcceptance) -> RunReport {
+        var report = RunReport(run: run, scenarios: [], device: device)
+        report.acceptance.rules.status = .notVerified
+        report.acceptance.rules.note = "Not run: this report replays device logs only (run `fencelab accept` for the rules level)."
+        return report
+    }
 }
 
 extension ScenarioReport {

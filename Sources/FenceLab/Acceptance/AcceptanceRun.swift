@@ -1,0 +1,122 @@
+import DriveSim
+import Foundation
+import GeoPolicy
+
+/// What `fencelab accept` checks: scenarios and fixtures (rules level), device logs (device level).
+public struct AcceptanceRequest: Sendable {
+    /// Scenario run options (paths, replicates, seed, jobs, engine settings).
+    public var run = RunRequest()
+    /// Folder of rules fixtures (`FixtureSuite`), default `scenarios/fixtures`.
+    public var fixturesDirectory = FixtureSuite.defaultDirectory
+    /// Device logs to replay (paths); empty: the device level is `not-verified`.
+    public var deviceLogs: [String] = []
+    /// Fence centre the app monitored while logging: one for every log, or one per log in
+    /// `deviceLogs` order; required when `deviceLogs` is not empty.
+    public var fences: [Coordinate] = []
+    /// Rule for the replays (default seed 000's `hysteresis:80:120:30`).
+    public var rule: RuleSpec = .default
+    /// Staleness limit of the replays, seconds (≥ 0).
+    public var maxAge_s = DeviceReplay.defaultMaxAge_s
+
+    public init() {}
+}
+
+/// Why an acceptance run could not start.
+public enum AcceptanceError: Error, Sendable, CustomStringConvertible {
+    case fenceRequired
+    case fenceCount(fences: Int, logs: Int)
+    case fixtures(FixtureError)
+    case deviceLog(DeviceLogError)
+    case rule(String)
+
+    public var description: String {
+        switch self {
+        case .fenceRequired: return "--fence LAT,LON is required with --device-log"
+        case let .fenceCount(f, l): return "--fence: give one fence for all logs or one per log; got \(f) fences for \(l) logs"
+        case let .fixtures(e): return e.description
+        case let .deviceLog(e): return e.description
+        case let .rule(m): return m
+        }
+    }
+}
+
+/// Runs the two acceptance levels and assembles one report (DESIGN.md "Reports").
+///
+/// Rules level: every fixture of `fixturesDirectory` and every scenario `expect` bound.
+/// Device level: the replay of every given device log against its system events; without a
+/// log it is `not-verified`: it is never inferred from the simulation.
+public enum AcceptanceRun {
+    /// Loads every input first (fixtures, device logs, scenarios: bad input fails before any
+    /// long work), replays the logs, runs fixtures and scenarios.
+    /// - Throws: `AcceptanceError`, `ScenarioError`, `RunError` (all bad input).
+    public static func execute(_ request: AcceptanceRequest) throws -> RunReport {
+        if !request.deviceLogs.isEmpty {
+            guard !request.fences.isEmpty else { throw AcceptanceError.fenceRequired }
+            guard request.fences.count == 1 || request.fences.count == request.deviceLogs.count else {
+                throw AcceptanceError.fenceCount(fences: request.fences.count, logs: request.deviceLogs.count)
+            }
+        }
+        let suite: FixtureSuite
+        do { suite = try FixtureSuite.load(directory: request.fixturesDirectory) } catch { throw AcceptanceError.fixtures(error) }
+        var logs: [DeviceLog] = []
+        for path in request.deviceLogs {
+            do { logs.append(try DeviceLogImporter.load(path: path)) } catch { throw AcceptanceError.deviceLog(error) }
+        }
+        let scenarios = try ScenarioRunner.prepare(request.run)
+        var replays: [DeviceReplayResult] = []
+        for (i, log) in logs.enumerated() {
+            let fence = request.fences[request.fences.count == 1 ? 0 : i]
+            do { replays.append(try DeviceReplay.run(log, center: fence, rule: request.rule, maxAge_s: request.maxAge_s)) } catch {
+                throw AcceptanceError.rule("\(log.file): \(error)")
+            }
+        }
+        var report = scenarios.isEmpty
+            ? RunReport(run: RunEnvironment.collect(generator: "mt19937", seeds: [], rulesVersions: []), scenarios: [])
+            : try ScenarioRunner.run(scenarios, request: request.run)
+        report.addFixtures(suite.run())
+        report.acceptance.device = DeviceAcceptance(replays: replays)
+        for r in replays where !report.run.rulesVersions.contains(r.rulesVersion) { report.run.rulesVersions.append(r.rulesVersion) }
+        report.run.inputFiles = scenarios.map { InputFile(kind: "scenario", path: $0.path, sha256: $0.sha256) }
+            + suite.files.map { InputFile(kind: "fixture", path: $0, sha256: fileSHA256(path: $0)) }
+            + request.deviceLogs.map { InputFile(kind: "device-log", path: $0, sha256: fileSHA256(path: $0)) }
+        return report
+    }
+
+    /// SHA-256 (hex) of a file's bytes; empty when it cannot be read (it was read just before).
+    public static func fileSHA256(path: String) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { return "" }
+        return SHA256.hex(Array(data))
+    }
+
+    /// The two status lines `fencelab accept` prints, e.g. `Rules level: passed (N checks)` and
+    /// `Device level: not verified (no device log)`.
+    public static func statusLines(_ report: RunReport) -> [String] {
+        let rules = report.acceptance.rules, device = report.acceptance.device
+        let rulesLine: String
+        switch rules.status {
+        case .passed: rulesLine = "Rules level: passed (\(rules.checks) checks)"
+        case .failed: rulesLine = "Rules level: failed (\(rules.failureCount) of \(rules.checks) checks)"
+        case .notVerified: rulesLine = "Rules level: not verified (no rules check ran)"
+        }
+        let n = device.replays.count
+        let failed = device.replays.filter { $0.status == .failed }.count
+        let deviceLine: String
+        switch device.status {
+        case .notVerified: deviceLine = "Device level: not verified (no device log)"
+        case .passed: deviceLine = "Device level: passed (\(n) device log\(n == 1 ? "" : "s"))"
+        case .failed: deviceLine = "Device level: failed (\(failed) of \(n) device log\(n == 1 ? "" : "s"))"
+        }
+        return [rulesLine, deviceLine]
+    }
+
+    /// The failures to print above the status lines: each failed check with unrounded values.
+    public static func failureLines(_ report: RunReport) -> [String] {
+        let rules = report.acceptance.rules
+        return rules.failures.map { "FAIL \($0.scenario): \($0.result.message)" } + rules.fixtureFailures.map(\.description)
+    }
+
+    /// Exit status: true only when the rules level passed and every given device log passed.
+    public static func passed(_ report: RunReport) -> Bool {
+        report.acceptance.rules.status == .passed && report.acceptance.device.status != .failed
+    }
+}

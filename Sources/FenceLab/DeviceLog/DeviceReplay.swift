@@ -1,0 +1,145 @@
+import GeoPolicy
+
+/// How many fixes the engine rejected for one reason.
+public struct ReasonCount: Sendable, Hashable {
+    /// `RejectionReason.rawValue`.
+    public var reason: String
+    public var count: Int
+    public init(reason: String, count: Int) { self.reason = reason; self.count = count }
+}
+
+/// Everything one device-log replay found: engine decisions, classified divergences, verdict.
+///
+/// Carries indices, line numbers and times only, never coordinates.
+public struct DeviceReplayResult: Sendable, Hashable {
+    /// The log's path as given.
+    public var file: String
+    /// The rule the fixes ran through (`RuleSpec` text, e.g. `hysteresis:80:120:30`) and its rules version.
+    public var rule: String
+    public var rulesVersion: String
+    /// Staleness limit of the monitor, seconds.
+    public var maxAge_s: Double
+    /// Number of fixes and system events in the log.
+    public var fixCount: Int
+    public var eventCount: Int
+    /// Fixes the engine accepted; rejected fixes by reason (`RejectionReason.rawValue`), sorted by reason.
+    public var accepted: Int
+    public var rejections: [ReasonCount]
+    /// The engine's decision for every fix (`decisions[i].index == i`).
+    public var decisions: [EngineDecision]
+    /// The classifier's result against the log's events.
+    public var divergences: DivergenceReport
+    /// 1-based log line of every fix and of every event (parallel to `DeviceLog.fixes` / `.events`).
+    public var fixLines: [Int]
+    public var eventLines: [Int]
+    /// Earliest finite timestamp in the log, seconds; divergence times are reported relative to it.
+    public var origin_s: Double
+    /// What this log cannot tell (see `DeviceReplay.notCovered`).
+    public var notCovered: [String]
+
+    /// `failed` when a divergence of a failing class was found (`DivergenceSettings.failingClasses`).
+    public var status: DeviceCheckStatus { divergences.status }
+
+    /// The stated pass criterion in words.
+    public var criteria: String {
+        let failing = DivergenceClass.allCases.filter { divergences.settings.failingClasses.contains($0) }.map(\.rawValue)
+        let tolerated = DivergenceClass.allCases.filter { !divergences.settings.failingClasses.contains($0) }.map(\.rawValue)
+        return "passes when no divergence is of class \(failing.joined(separator: ", "))"
+            + (tolerated.isEmpty ? "" : "; tolerated: \(tolerated.joined(separator: ", "))")
+    }
+
+    /// The log line a divergence is about: its event's line, else its decision's fix line.
+    public func line(of d: Divergence) -> Int? {
+        if let e = d.eventIndex, eventLines.indices.contains(e) { return eventLines[e] }
+        if let i = d.decisionIndex, fixLines.indices.contains(i) { return fixLines[i] }
+        return nil
+    }
+
+    /// One line per divergence: `+OFFSET s line N class: detail` (no coordinates).
+    public var divergenceLines: [String] {
+        divergences.divergences.map { d in
+            let offset = d.timestamp_s.isFinite && origin_s.isFinite ? "+\(d.timestamp_s - origin_s) s" : "time n/a"
+            return "\(offset) line \(line(of: d).map(String.init) ?? "?") \(d.kind.rawValue): \(d.detail)"
+        }
+    }
+
+    /// The printed summary: counts, per-class divergences, every divergence, verdict, what was not covered.
+    public var summaryLines: [String] {
+        var lines: [String] = []
+        let rejected = fixCount - accepted
+        let reasons = rejections.map { "\($0.reason) \($0.count)" }.joined(separator: ", ")
+        lines.append("Replay \(file): \(fixCount) fixes (\(accepted) accepted, \(rejected) rejected\(reasons.isEmpty ? "" : ": " + reasons)), "
+                     + "\(eventCount) system events, \(divergences.matched.count) matched; rule \(rule) [\(rulesVersion)], max age \(maxAge_s) s")
+        let counts = divergences.counts
+        lines.append("Divergences: " + DivergenceClass.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", "))
+        lines += divergenceLines.map { "  " + $0 }
+        lines.append("Device log \(file): \(status.rawValue) (\(criteria))")
+        lines.append("Not covered: " + notCovered.joined(separator: "; "))
+        return lines
+    }
+}
+
+/// Replays a device log through `FenceMonitor` and classifies it against the log's system events.
+///
+/// `now` for each fix is the newest finite timestamp logged up to and including it: the log
+/// records no separate receive time, so for fixes in time order `now` equals the fix's own
+/// timestamp, and a fix delivered late (older than a fix before it) is judged at the time the
+/// newer fix proves the app had reached. That is the only way a log can show a stale fix; the
+/// classifier estimates delivery time the same way (`DivergenceClassifier`, step 6).
+public enum DeviceReplay {
+    /// Default staleness limit, seconds (the `run` default, DESIGN.md).
+    public static let defaultMaxAge_s = 30.0
+
+    /// Runs the log.
+    /// - Parameters:
+    ///   - log: an imported device log (`DeviceLogImporter.load`).
+    ///   - center: the fence centre the app monitored.
+    ///   - rule: the rule to run (default seed 000's `hysteresis:80:120:30`).
+    ///   - maxAge_s: staleness limit in seconds, ≥ 0.
+    ///   - settings: classifier windows and failing classes.
+    /// - Throws: `FenceRuleError` when the rule or `maxAge_s` is invalid.
+    public static func run(
+        _ log: DeviceLog, center: Coordinate, rule: RuleSpec = .default, maxAge_s: Double = defaultMaxAge_s,
+        settings: DivergenceSettings = DivergenceSettings()
+    ) throws(FenceRuleError) -> DeviceReplayResult {
+        var monitor = try FenceMonitor(center: center, evaluator: rule.evaluator(), maxAge_s: maxAge_s, logging: .off)
+        var decisions: [EngineDecision] = []
+        decisions.reserveCapacity(log.fixes.count)
+        var rejected: [String: Int] = [:]
+        var frontier_s = -Double.infinity
+        for (i, logged) in log.fixes.enumerated() {
+            let t = logged.fix.timestamp_s
+            if t.isFinite { frontier_s = Swift.max(frontier_s, t) }
+            let now = frontier_s.isFinite ? frontier_s : t
+            let d = monitor.process(logged.fix, now_s: now)
+            let reason = d.rejection?.rawValue
+            if let reason { rejected[reason, default: 0] += 1 }
+            decisions.append(EngineDecision(index: i, timestamp_s: t, oldState: d.oldState, newState: d.newState,
+                                            rejectionReason: reason))
+        }
+        let report = DivergenceClassifier.classify(decisions: decisions, events: log.events, settings: settings)
+        let times = log.fixes.map(\.fix.timestamp_s) + log.events.map(\.timestamp_s)
+        let origin = times.filter(\.isFinite).min() ?? .nan
+        return DeviceReplayResult(
+            file: log.file, rule: rule.description, rulesVersion: monitor.rulesVersion, maxAge_s: maxAge_s,
+            fixCount: log.fixes.count, eventCount: log.events.count,
+            accepted: decisions.reduce(0) { $0 + ($1.isAccepted ? 1 : 0) },
+            rejections: rejected.sorted { $0.key < $1.key }.map { ReasonCount(reason: $0.key, count: $0.value) },
+            decisions: decisions, divergences: report,
+            fixLines: log.fixes.map(\.line), eventLines: log.events.map(\.line),
+            origin_s: origin, notCovered: notCovered(log))
+    }
+
+    /// What a replay of this log does not verify. The device-log formats record fixes and
+    /// enter/exit callbacks only, so app-lifecycle and permission behaviour is never shown.
+    public static func notCovered(_ log: DeviceLog) -> [String] {
+        var items = [
+            "background wake-ups and app relaunch by region monitoring (the log records no app-lifecycle events)",
+            "location-permission changes (Always/When-in-use/revoked; the log records none)",
+            "real location error against the true position (a device log has no ground truth)",
+        ]
+        if !log.events.contains(where: { $0.kind == .enter }) { items.append("system enter callbacks (none in the log)") }
+        if !log.events.contains(where: { $0.kind == .exit }) { items.append("system exit callbacks (none in the log)") }
+        return items
+    }
+}

@@ -1,0 +1,74 @@
+import FenceLab
+import Foundation
+
+/// `fencelab accept [PATH...] [--device-log FILE... --fence LAT,LON [--rule SPEC]] [--out DIR] ...`
+enum AcceptCommand: Command {
+    static let name = "accept"
+    static let summary = "Acceptance report: rules level (fixtures + scenario bounds) and device level (device logs), kept apart."
+    static let help = """
+        USAGE: fencelab accept [PATH...] [--device-log FILE... --fence LAT,LON [--rule SPEC] [--max-age S]]
+                               [--fixtures DIR] [--out DIR] [--replicates N] [--seed N] [--jobs N]
+
+        Rules level: every fixture in scenarios/fixtures/ (or --fixtures DIR) and every
+        scenario `expect` bound (PATH: scenario files or folders, default scenarios/), each
+        failure with its unrounded values and the assertion, and the rules version of every
+        rule involved. Device level: `not-verified` without --device-log (it is never inferred
+        from simulation); with logs, each is replayed through the engine (`fencelab replay`)
+        and passes when no divergence of a failing class is found; what a log cannot show
+        (background wake-ups, permission changes) is listed as not covered.
+        Writes DIR/report.json, report.md, junit.xml and index.html (default
+        reports/acceptance) and prints "Rules level: ..." and "Device level: ...".
+
+        OPTIONS:
+          --device-log FILE...   Device logs (CSV, GPX, JSON Lines); repeatable.
+          --fence LAT,LON        Fence centre the app monitored (required with --device-log);
+                                 once for all logs, or repeated once per log in order.
+                                 Negative latitude: write --fence=-16.8,180.
+          --rule SPEC            Rule for the replays (default hysteresis:80:120:30).
+          --max-age S            Staleness limit of the replays, seconds (default 30).
+          --fixtures DIR         Rules fixtures folder (default scenarios/fixtures).
+          --out DIR              Output folder (default reports/acceptance).
+          --replicates N, --seed N, --jobs N, --engine 'COMMAND', --window S, --progress
+                                 As for `fencelab run`.
+
+        EXIT: 0 the rules level passed and every given device log passed, 1 otherwise,
+        2 bad input (scenario, fixture or log file, --fence, output), 64 usage error.
+        """
+
+    static func run(_ arguments: inout Arguments) throws -> ExitCode {
+        var request = AcceptanceRequest()
+        try RunCommand.parseCommon(&arguments, into: &request.run)
+        request.deviceLogs = try arguments.options("--device-log", greedy: true)
+        let fenceTexts = try arguments.options("--fence")
+        let ruleText = try arguments.option("--rule")
+        let maxAgeText = try arguments.option("--max-age")
+        request.fixturesDirectory = try arguments.option("--fixtures") ?? FixtureSuite.defaultDirectory
+        let out = try arguments.option("--out") ?? "reports/acceptance"
+        let paths = try arguments.positionals()
+        if !paths.isEmpty { request.run.paths = paths }
+        if !request.deviceLogs.isEmpty, fenceTexts.isEmpty {
+            throw CLIError.usage("accept: --fence LAT,LON is required with --device-log")
+        }
+        guard fenceTexts.count <= 1 || fenceTexts.count == request.deviceLogs.count else {
+            throw CLIError.usage("accept: --fence: give one fence for all logs or one per log; got \(fenceTexts.count) fences for \(request.deviceLogs.count) logs")
+        }
+        request.fences = try fenceTexts.map(parseFence)
+        request.rule = try parseRule(ruleText)
+        request.maxAge_s = try parseMaxAge(maxAgeText)
+        let report: RunReport
+        do {
+            try ReportFolder.preflight(destination: out)
+            report = try AcceptanceRun.execute(request)
+            try ReportWriter.write(report, to: out)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError.badInput("\(error)")
+        }
+        AcceptanceRun.failureLines(report).forEach { print($0) }
+        for r in report.acceptance.device.replays { r.summaryLines.forEach { print($0) } }
+        AcceptanceRun.statusLines(report).forEach { print($0) }
+        print("Report: \(out)/index.html")
+        return AcceptanceRun.passed(report) ? .success : .checkFailed
+    }
+}
