@@ -71,9 +71,11 @@ struct Runner {
         if let kernelBody { warmUp(kernelBody) }
         let runs = calibrate(body)
         let kernelRuns = kernelBody.map(calibrate) ?? 0
+        // Heavy bodies (0.1–1 s per call): at most `maxSamples`.
+        let samples = min(configuration.samples, benchmark.maxSamples ?? .max)
 
         var times: [Double] = [], kernelTimes: [Double] = []
-        for sample in 0..<configuration.samples {
+        for sample in 0..<samples {
             guard kernel != nil, let kernelBody else {
                 times.append(time(body, runs: runs))
                 continue

@@ -1,4 +1,5 @@
 import Foundation
+import GeoPolicy
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -54,6 +55,8 @@ enum EngineProcess {
         writer.start()
         let tail = StderrTail()
         let errFD = errors.fileHandleForReading.fileDescriptor
+        // Signalled at the engine's stderr EOF, so an error message can wait (briefly) for the tail.
+        let errDone = DispatchSemaphore(value: 0)
         let errReader = Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
@@ -61,6 +64,7 @@ enum EngineProcess {
                 if n <= 0 { break }
                 tail.append(buffer[0..<n])
             }
+            errDone.signal()
         }
         errReader.start()
 
@@ -73,11 +77,13 @@ enum EngineProcess {
         } catch {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            _ = errDone.wait(timeout: .now() + 1)
             if case .timeout(let s, let i, _) = error { throw .timeout(seconds: s, firstUnanswered: i, stderrTail: tail.text) }
             throw error
         }
         process.waitUntilExit()
         guard process.terminationStatus == 0, answers.count == expected else {
+            _ = errDone.wait(timeout: .now() + 1)  // the stderr reader may still be draining
             throw .exited(status: process.terminationStatus, answered: answers.count, expected: expected, stderrTail: tail.text)
         }
         return answers
@@ -97,10 +103,28 @@ enum EngineProcess {
         }
     }
 
+    /// The answer on a plain line that `EngineRequests.decodeAnswer` would accept, or nil
+    /// (then the caller decodes the line fully, which accepts it or names the problem).
+    static func fastAnswer(_ line: UnsafeBufferPointer<UInt8>, expectedIndex: Int,
+                           fields: inout FlatJSONFields) -> EngineAnswer? {
+        guard fields.scan(line) else { return nil }
+        let v = fields.values
+        guard case let .number(index)? = v[0], index == Double(expectedIndex),
+              case let .string(stateText)? = v[1], let state = FenceState(rawValue: stateText) else { return nil }
+        var rejected: String? = nil
+        switch v[2] {
+        case nil: break
+        case let .string(r)?: rejected = r
+        default: return nil
+        }
+        return EngineAnswer(index: expectedIndex, state: state, rejected: rejected)
+    }
+
     /// Reads `ready` then `expected` answers; stops at EOF (the caller checks the count).
     static func readAnswers(fd: Int32, expected: Int, deadline: Date, timeout_s: Double,
                             into answers: inout [EngineAnswer]) throws(ExternalEngineError) {
         var pending: [UInt8] = []
+        var fields = FlatJSONFields(keys: ["index", "state", "rejected"])
         var buffer = [UInt8](repeating: 0, count: 65536)
         var line = 0
         var sawReady = false
@@ -120,6 +144,14 @@ enum EngineProcess {
             var lineStart = 0
             while let nl = pending[lineStart...].firstIndex(of: 0x0A) {
                 line += 1
+                // Plain answers take the dictionary-free scanner; anything else the full decoder.
+                if sawReady, answers.count < expected,
+                   let answer = pending.withUnsafeBufferPointer({ fastAnswer(UnsafeBufferPointer(rebasing: $0[lineStart..<nl]),
+                                                                             expectedIndex: answers.count, fields: &fields) }) {
+                    answers.append(answer)
+                    lineStart = nl + 1
+                    continue
+                }
                 let text = Substring(String(decoding: pending[lineStart..<nl], as: UTF8.self))
                 lineStart = nl + 1
                 if !sawReady {

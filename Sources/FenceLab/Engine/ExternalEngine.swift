@@ -82,11 +82,31 @@ public struct ExternalEngine: Sendable {
     }
 }
 
+/// A byte buffer that numbers print into (`TextOutputStream`), for the request encoder.
+struct ByteSink: TextOutputStream {
+    var bytes: [UInt8] = []
+
+    mutating func write(_ string: String) {
+        var s = string
+        s.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends a literal without building a String.
+    mutating func append(_ literal: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// A number as `FlatJSON.number` spells it (shortest round-trip text; non-finite as strings).
+    mutating func number(_ v: Double) {
+        if v.isFinite { v.write(to: &self) } else { write(FlatJSON.number(v)) }
+    }
+}
+
 /// Encoding of the requests.
 enum EngineRequests {
     static func encode(fence: EngineFence, fixes: [Fix], now_s: [Double]) -> [UInt8] {
         var out = ""
-        out.reserveCapacity(160 * (fixes.count + 1))
+        out.reserveCapacity(512)
         let rule = fence.rule.keys.sorted().map { key -> String in
             let value: String
             switch fence.rule[key]! {
@@ -99,13 +119,28 @@ enum EngineRequests {
         }.joined(separator: ",")
         out += "{\"type\":\"fence\",\"protocol\":\(EngineProtocol.version),\"center\":[\(fence.center.latitude),\(fence.center.longitude)],"
         out += "\"rule\":{\(rule)},\"rulesVersion\":\"\(FlatJSON.escape(fence.rulesVersion))\"}\n"
+        // The fix lines (~10⁵ per run) go straight into bytes: no String building per line.
+        var bytes = ByteSink()
+        bytes.bytes.reserveCapacity(out.utf8.count + 170 * fixes.count)
+        bytes.bytes.append(contentsOf: out.utf8)
         for (i, f) in fixes.enumerated() {
-            out += "{\"type\":\"fix\",\"index\":\(i),\"timestamp\":\(FlatJSON.number(f.timestamp_s)),"
-            out += "\"latitude\":\(FlatJSON.number(f.latitude)),\"longitude\":\(FlatJSON.number(f.longitude)),"
-            out += "\"horizontal_accuracy\":\(FlatJSON.number(f.horizontalAccuracy_m)),\"now\":\(FlatJSON.number(now_s[i]))}\n"
+            bytes.append("{\"type\":\"fix\",\"index\":")
+            bytes.write(String(i))  // ≤ 15 digits: a small string, no allocation
+            bytes.append(",\"timestamp\":")
+            bytes.number(f.timestamp_s)
+            bytes.append(",\"latitude\":")
+            bytes.number(f.latitude)
+            bytes.append(",\"longitude\":")
+            bytes.number(f.longitude)
+            bytes.append(",\"horizontal_accuracy\":")
+            bytes.number(f.horizontalAccuracy_m)
+            bytes.append(",\"now\":")
+            bytes.number(now_s[i])
+            bytes.append("}\n")
         }
-        return Array(out.utf8)
+        return bytes.bytes
     }
+
 
     /// Parses the answer on output line `line` (1-based; line 1 is `ready`).
     static func decodeAnswer(_ text: Substring, line: Int, expectedIndex: Int) throws(ExternalEngineError) -> EngineAnswer {
