@@ -47,8 +47,13 @@ enum FenceBenchmarks {
         w.latitude.withUnsafeBufferPointer { lat in
             w.longitude.withUnsafeBufferPointer { lon in
                 w.accuracy_m.withUnsafeBufferPointer { acc in
+                    let maxAccuracy_m = rule.maxAccuracy_m
                     for i in 0..<lat.count {
                         guard Coordinate.isValid(latitude: lat[i], longitude: lon[i]) else { continue }
+                        // The accuracy gate before the distance, as the C kernel (and an app) does:
+                        // a fix the rule will not count needs no haversine.
+                        let a = acc[i]
+                        guard a.isFinite, a >= 0, a <= maxAccuracy_m else { continue }
                         let d = Haversine.centralAngle_rad(
                             latitude1: c.latitude, longitude1: c.longitude,
                             latitude2: lat[i], longitude2: lon[i]) * radius_m

@@ -24,7 +24,8 @@ enum KalmanBenchmarks {
     /// every 2 km) where the C kernel gets plane coordinates: that work is part of the ratio.
     static let cvUpdate = Benchmark(
         "kalman/cv-update", group: "kalman", itemsPerRun: ReferenceKernels.updatesPerRun - 1,
-        unit: "update", reference: ReferenceKernels.kalmanCV.name, target: "≥ 0.9× C"
+        unit: "update", reference: ReferenceKernels.kalmanCV.name, target: "≥ 0.9× C",
+        noise: 0.35  // ratio 0.43–0.56 across runs at load 6–8 (more work per item than the kernel)
     ) {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)
@@ -75,7 +76,8 @@ enum KalmanBenchmarks {
     /// `SeedKalman.process` per fix (seed 004's scalar filter) against its C transcription.
     static let seedKalman = Benchmark(
         "kalman/seed004-process", group: "kalman", itemsPerRun: ReferenceKernels.updatesPerRun - 1,
-        unit: "update", reference: ReferenceKernels.seedKalman.name, target: "tracked"
+        unit: "update", reference: ReferenceKernels.seedKalman.name, target: "tracked",
+        noise: 0.45  // 24 C instructions per update: the ratio follows the machine's state (0.46–0.68)
     ) {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)

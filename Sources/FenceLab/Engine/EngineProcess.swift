@@ -32,6 +32,14 @@ enum EngineProcess {
 
     static func exchange(command: String, request: [UInt8], expected: Int,
                          timeout_s: Double) throws(ExternalEngineError) -> [EngineAnswer] {
+        try exchange(command: command, expected: expected, timeout_s: timeout_s) { fd in writeAll(fd: fd, request) }
+    }
+
+    /// Like `exchange(command:request:expected:timeout_s:)`, with the request written by
+    /// `writeRequest(fd)` on the writer thread, so a large request can be encoded chunk by
+    /// chunk while the engine already answers the first lines.
+    static func exchange(command: String, expected: Int, timeout_s: Double,
+                         writeRequest: @escaping @Sendable (Int32) -> Void) throws(ExternalEngineError) -> [EngineAnswer] {
         _ = ignoreSIGPIPE
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -49,7 +57,7 @@ enum EngineProcess {
 
         let writeFD = input.fileHandleForWriting.fileDescriptor
         let writer = Thread {
-            writeAll(fd: writeFD, request)
+            writeRequest(writeFD)
             try? input.fileHandleForWriting.close()
         }
         writer.start()
@@ -89,17 +97,20 @@ enum EngineProcess {
         return answers
     }
 
-    static func writeAll(fd: Int32, _ bytes: [UInt8]) {
+    /// Writes all of `bytes`; false when the engine has gone (EPIPE: the reader reports why).
+    @discardableResult
+    static func writeAll(fd: Int32, _ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
                 let n = write(fd, raw.baseAddress! + offset, min(65536, raw.count - offset))
                 if n < 0 {
                     if errno == EINTR { continue }
-                    return  // EPIPE: the engine has gone; the reader reports why.
+                    return false
                 }
                 offset += n
             }
+            return true
         }
     }
 

@@ -75,10 +75,19 @@ public struct ExternalEngine: Sendable {
     /// Sends the fence and every fix (with its injected `now`), returns one answer per fix.
     public func run(fence: EngineFence, fixes: [Fix], now_s: [Double]) throws(ExternalEngineError) -> [EngineAnswer] {
         precondition(fixes.count == now_s.count, "one now per fix")
-        let request = EngineRequests.encode(fence: fence, fixes: fixes, now_s: now_s)
         let deadline = 5 + Double(fixes.count) * perFixTimeout_s
-        return try EngineProcess.exchange(command: command, request: request,
-                                          expected: fixes.count, timeout_s: deadline)
+        // Encoded in chunks on the writer thread: the engine starts on the first lines while
+        // the rest are still being encoded (the two overlap on a multi-core machine).
+        let chunk = 4096
+        return try EngineProcess.exchange(command: command, expected: fixes.count, timeout_s: deadline) { fd in
+            var start = 0
+            repeat {
+                let end = min(start + chunk, fixes.count)
+                let bytes = EngineRequests.encode(fence: fence, fixes: fixes, now_s: now_s, range: start..<end)
+                guard EngineProcess.writeAll(fd: fd, bytes) else { return }
+                start = end
+            } while start < fixes.count
+        }
     }
 }
 
@@ -105,25 +114,32 @@ struct ByteSink: TextOutputStream {
 /// Encoding of the requests.
 enum EngineRequests {
     static func encode(fence: EngineFence, fixes: [Fix], now_s: [Double]) -> [UInt8] {
+        encode(fence: fence, fixes: fixes, now_s: now_s, range: 0..<fixes.count)
+    }
+
+    /// The lines of fixes `range`, preceded by the fence line when the range starts at 0.
+    static func encode(fence: EngineFence, fixes: [Fix], now_s: [Double], range: Range<Int>) -> [UInt8] {
         var out = ""
-        out.reserveCapacity(512)
-        let rule = fence.rule.keys.sorted().map { key -> String in
-            let value: String
-            switch fence.rule[key]! {
-            case let .string(s): value = "\"\(FlatJSON.escape(s))\""
-            case let .number(v): value = FlatJSON.number(v)
-            case let .bool(b): value = b ? "true" : "false"
-            case .null: value = "null"
-            }
-            return "\"\(FlatJSON.escape(key))\":\(value)"
-        }.joined(separator: ",")
-        out += "{\"type\":\"fence\",\"protocol\":\(EngineProtocol.version),\"center\":[\(fence.center.latitude),\(fence.center.longitude)],"
-        out += "\"rule\":{\(rule)},\"rulesVersion\":\"\(FlatJSON.escape(fence.rulesVersion))\"}\n"
+        if range.lowerBound == 0 {
+            let rule = fence.rule.keys.sorted().map { key -> String in
+                let value: String
+                switch fence.rule[key]! {
+                case let .string(s): value = "\"\(FlatJSON.escape(s))\""
+                case let .number(v): value = FlatJSON.number(v)
+                case let .bool(b): value = b ? "true" : "false"
+                case .null: value = "null"
+                }
+                return "\"\(FlatJSON.escape(key))\":\(value)"
+            }.joined(separator: ",")
+            out += "{\"type\":\"fence\",\"protocol\":\(EngineProtocol.version),\"center\":[\(fence.center.latitude),\(fence.center.longitude)],"
+            out += "\"rule\":{\(rule)},\"rulesVersion\":\"\(FlatJSON.escape(fence.rulesVersion))\"}\n"
+        }
         // The fix lines (~10⁵ per run) go straight into bytes: no String building per line.
         var bytes = ByteSink()
-        bytes.bytes.reserveCapacity(out.utf8.count + 170 * fixes.count)
+        bytes.bytes.reserveCapacity(out.utf8.count + 170 * range.count)
         bytes.bytes.append(contentsOf: out.utf8)
-        for (i, f) in fixes.enumerated() {
+        for i in range {
+            let f = fixes[i]
             bytes.append("{\"type\":\"fix\",\"index\":")
             bytes.write(String(i))  // ≤ 15 digits: a small string, no allocation
             bytes.append(",\"timestamp\":")
