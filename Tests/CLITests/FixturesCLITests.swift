@@ -25,10 +25,19 @@ import _TestSupport
         #expect(r.stderr.isEmpty)
     }
 
-    @Test func bareFencelabRunsTheFixtures() throws {
-        let r = try runFencelab([])
+    @Test func fixturesWithoutDirectoryUseTheCommittedFixtures() throws {
+        let r = try runFencelab(["fixtures"])
         #expect(r.status == 0)
         #expect(r.stdout.contains("Rules fixtures: passed"))
+    }
+
+    /// Plain `fencelab` (options only) is `fencelab run`.
+    @Test func bareFencelabWithOptionsIsRun() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-bare-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let r = try runFencelab(["--out", out.path, "--replicates", "1", "scenarios/edge-loiter-100m.json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("report.json").path))
     }
 
     @Test func failingCheckExits1WithUnroundedValues() throws {

@@ -206,3 +206,14 @@ private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transit
         #expect(throws: MetricsError.self) { try ExpectationBound(path: "flutter.spurious", max: .nan) }
     }
 }
+
+@Suite struct EstimateDomainTests {
+    @Test func intervalOfNonNegativeFiguresStaysNonNegative() throws {
+        let e = try Estimate.of([0, 0, 0, 1, 0], key: "flutter.spurious")
+        #expect(isClose(e.mean, 0.2, absoluteTolerance: 1e-12))
+        #expect(e.lower == 0)
+        #expect(e.upper > 0.2)
+        let signed = try Estimate.of([-1, 1, 0, 2, -2], key: "signed")
+        #expect(signed.lower < -1)
+    }
+}

@@ -1,4 +1,5 @@
 import Testing
+import DriveSim
 import FenceLab
 import GeoPolicy
 import GSLKit
@@ -65,12 +66,10 @@ import Foundation
 /// The required statistical test (issue 5): measured flip rates of a stationary user
 /// against the Rice prediction.
 @Suite struct RiceFlipRateTests {
-    /// Hysteresis without an accuracy gate, as the seed's rule: inside at ≤ enter, outside at
-    /// ≥ exit, else keep. Local stand-in until the engine's `FenceRule` is merged.
+    /// The engine's hysteresis rule with the accuracy gate effectively off (fixes here carry accuracy 0).
     static func hysteresis(_ previous: FenceState, distance_m: Double, enter_m: Double, exit_m: Double) -> FenceState {
-        if distance_m <= enter_m { return .inside }
-        if distance_m >= exit_m { return .outside }
-        return previous
+        let rule = try! Hysteresis(enter_m: enter_m, exit_m: exit_m, maxAccuracy_m: 1e9)
+        return rule.next(previous: previous, distance_m: distance_m, accuracy_m: 0)
     }
 
     struct Count { var flips = 0; var steps = 0; var batchFlips: [Double] = [] }
@@ -125,5 +124,38 @@ import Foundation
         let measured = try Self.simulate(d: 100, sigma: 20, fixes: 100_000, seed: 12, batch: 1000)
         let interval = try prediction.countInterval(steps: measured.steps, level: 0.99)
         #expect(Double(measured.flips) > interval.upper)
+    }
+
+    /// The same prediction checked end to end: DriveSim's stationary route with isotropic
+    /// Gaussian noise (GSL), delivered fixes through the engine's `FenceMonitor` (Haversine,
+    /// accuracy gate off), flips counted from the monitor's states after the first determination.
+    @Test(arguments: [(100.0, 10.0, 21 as UInt64), (90, 15, 22)])
+    func generatorAndMonitorFlipAtThePredictedRate(d: Double, sigma: Double, seed: UInt64) throws {
+        let json = """
+            {"name": "rice-\(Int(d))-\(Int(sigma))", "description": "stationary Rice check",
+             "rulesVersion": "hysteresis-80-120-acc1000000000", "seed": \(seed), "replicates": 1,
+             "fence": {"center": [48.1, 11.5], "rule": {"kind": "hysteresis", "enter_m": 80, "exit_m": 120, "maxAccuracy_m": 1000000000}},
+             "route": {"kind": "stationary", "distance_m": \(d), "bearing_deg": 30},
+             "sampling": {"rate_hz": 1, "duration_s": 100000},
+             "noise": {"model": "gaussian", "sigma_m": \(sigma)},
+             "accuracy": {"model": "drms"}}
+            """
+        let spec = try ScenarioSpec.decode(Array(json.utf8), file: "rice.json")
+        var generator = try ScenarioGenerator(spec: spec, replicate: 0)
+        var monitor = try FenceMonitor(center: spec.fence.center, evaluator: RuleSpec.parse("hysteresis:80:120:1000000000").evaluator(),
+                                       maxAge_s: .infinity, logging: .off)
+        var state = FenceState.unknown
+        var flips = 0, steps = 0
+        while let sample = generator.next() {
+            guard let fix = sample.fix else { continue }
+            let next = monitor.process(fix, now_s: sample.time_s).newState
+            if state != .unknown { steps += 1; if next != state { flips += 1 } }
+            state = next
+        }
+        #expect(steps >= 99_000)
+        let prediction = try FlipRatePrediction(model: RiceModel(nu_m: d, sigma_m: sigma), enter_m: 80, exit_m: 120)
+        let interval = try prediction.countInterval(steps: steps, level: 0.99)
+        #expect(Double(flips) >= interval.lower && Double(flips) <= interval.upper,
+                "d \(d) σ \(sigma): \(flips) flips in \(steps) steps, 99 % interval \(interval)")
     }
 }

@@ -63,8 +63,7 @@ enum EngineProcess {
         writer.start()
         let tail = StderrTail()
         let errFD = errors.fileHandleForReading.fileDescriptor
-        // Signalled at the engine's stderr EOF, so an error message can wait (briefly) for the tail.
-        let errDone = DispatchSemaphore(value: 0)
+        let stderrDone = DispatchSemaphore(value: 0)
         let errReader = Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
@@ -72,7 +71,7 @@ enum EngineProcess {
                 if n <= 0 { break }
                 tail.append(buffer[0..<n])
             }
-            errDone.signal()
+            stderrDone.signal()
         }
         errReader.start()
 
@@ -85,13 +84,15 @@ enum EngineProcess {
         } catch {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            _ = errDone.wait(timeout: .now() + 1)
+            _ = stderrDone.wait(timeout: .now() + 1)
             if case .timeout(let s, let i, _) = error { throw .timeout(seconds: s, firstUnanswered: i, stderrTail: tail.text) }
             throw error
         }
         process.waitUntilExit()
+        // The engine's stderr reaches EOF when it exits (unless a child keeps it open): wait briefly
+        // so the message below carries what the engine said.
+        _ = stderrDone.wait(timeout: .now() + 1)
         guard process.terminationStatus == 0, answers.count == expected else {
-            _ = errDone.wait(timeout: .now() + 1)  // the stderr reader may still be draining
             throw .exited(status: process.terminationStatus, answered: answers.count, expected: expected, stderrTail: tail.text)
         }
         return answers

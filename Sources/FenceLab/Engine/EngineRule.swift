@@ -3,7 +3,7 @@ import GeoPolicy
 extension EngineFence {
     /// The `fence` message for a rule spec, as docs/engine-protocol.md specifies it.
     public init(center: Coordinate, spec: RuleSpec) throws(FenceRuleError) {
-        var rule: [String: FlatJSONValue] = [:]
+        var rule: [String: EngineValue] = [:]
         switch spec {
         case let .hysteresis(e, x, a, _):
             rule = ["kind": .string("hysteresis"), "enter_m": .number(e), "exit_m": .number(x), "maxAccuracy_m": .number(a)]

@@ -44,7 +44,7 @@ public enum EngineServer {
                 let v = fields.values
                 numbers = (v[0]?.double, v[1]?.double, v[2]?.double, v[3]?.double, v[4]?.double, v[5]?.double)
             } else {
-                let o: [String: FlatJSONValue]
+                let o: [String: EngineValue]
                 do { o = try FlatJSON.parseObject(line) } catch { throw .badLine(line: lineNumber, reason: error.description) }
                 numbers = (o["index"]?.double, o["timestamp"]?.double, o["latitude"]?.double,
                            o["longitude"]?.double, o["horizontal_accuracy"]?.double, o["now"]?.double)
@@ -85,7 +85,7 @@ public enum EngineServer {
             throw .badFence("center must be [latitude, longitude] within range")
         }
         guard let r = o["rule"] as? [String: Any] else { throw .badFence("rule must be an object") }
-        var rule: [String: FlatJSONValue] = [:]
+        var rule: [String: EngineValue] = [:]
         for (k, v) in r {
             if let s = v as? String { rule[k] = .string(s) } else if let n = v as? NSNumber { rule[k] = .number(n.doubleValue) }
         }

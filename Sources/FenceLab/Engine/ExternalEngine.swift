@@ -15,10 +15,10 @@ public enum EngineProtocol {
 public struct EngineFence: Sendable, Hashable {
     public var center: Coordinate
     /// The `rule` object, e.g. `["kind": .string("hysteresis"), "enter_m": .number(80), ...]`.
-    public var rule: [String: FlatJSONValue]
+    public var rule: [String: EngineValue]
     public var rulesVersion: String
 
-    public init(center: Coordinate, rule: [String: FlatJSONValue], rulesVersion: String) {
+    public init(center: Coordinate, rule: [String: EngineValue], rulesVersion: String) {
         self.center = center
         self.rule = rule
         self.rulesVersion = rulesVersion
@@ -160,7 +160,7 @@ enum EngineRequests {
 
     /// Parses the answer on output line `line` (1-based; line 1 is `ready`).
     static func decodeAnswer(_ text: Substring, line: Int, expectedIndex: Int) throws(ExternalEngineError) -> EngineAnswer {
-        let object: [String: FlatJSONValue]
+        let object: [String: EngineValue]
         do { object = try FlatJSON.parseObject(text.utf8) } catch {
             throw .garbage(line: line, text: shorten(text), reason: error.description)
         }
@@ -187,7 +187,7 @@ enum EngineRequests {
     }
 
     static func decodeReady(_ text: Substring) throws(ExternalEngineError) {
-        let object: [String: FlatJSONValue]
+        let object: [String: EngineValue]
         do { object = try FlatJSON.parseObject(text.utf8) } catch {
             throw .garbage(line: 1, text: shorten(text), reason: "expected the ready message: \(error.description)")
         }

@@ -1,5 +1,5 @@
-/// A value of a flat JSON object: what one protocol line may hold.
-public enum FlatJSONValue: Sendable, Hashable {
+/// A scalar value of an engine-protocol line (numbers as doubles; the protocol's string forms of non-finite values are read by `double`).
+public enum EngineValue: Sendable, Hashable {
     case string(String)
     case number(Double)
     case bool(Bool)
@@ -40,13 +40,9 @@ import Darwin
 #endif
 
 extension FlatJSON {
-    /// The double spelled by `bytes[range]` (already restricted to `0-9 + - . e E`), or nil unless
-    /// the whole range is one number. Same acceptance as `Double(String)`, without building a
-    /// String (numbers of 16+ characters would need a heap allocation each).
-    static func parseDouble(_ bytes: [UInt8], _ range: Range<Int>) -> Double? {
-        bytes.withUnsafeBufferPointer { parseDouble(UnsafeBufferPointer(rebasing: $0[range])) }
-    }
-
+    /// The double spelled by `text` (RFC 8259 number syntax), or nil unless all of it is one
+    /// number: the same value as `Double(String)`, without building a String (numbers of 16+
+    /// characters would cost a heap allocation each).
     static func parseDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
         if let v = fastDouble(text) { return v }
         #if canImport(Glibc) || canImport(Darwin)
@@ -121,42 +117,49 @@ extension FlatJSON {
     }
 }
 
-/// A small, strict parser for one-line JSON objects whose values are scalars
-/// (strings, numbers, booleans, null). Nested values are refused. It exists
-/// because the engine protocol moves ~10⁵ lines per second and Foundation's
-/// JSONSerialization costs several microseconds per line.
+/// Protocol lines: parsing through the device-log reader's strict RFC 8259 flat-object
+/// parser (`FlatJSONParser`, fuzzed with the importers), plus the encoding helpers.
 public enum FlatJSON {
-    public static func parseObject(_ line: Substring.UTF8View) throws(FlatJSONError) -> [String: FlatJSONValue] {
-        var p = Parser(bytes: Array(line))
-        return try p.object()
+    public static func parseObject(_ line: Substring.UTF8View) throws(FlatJSONError) -> [String: EngineValue] {
+        try parse(Array(line))
     }
 
-    public static func parseObject(_ line: String) throws(FlatJSONError) -> [String: FlatJSONValue] {
-        var p = Parser(bytes: Array(line.utf8))
-        return try p.object()
+    public static func parseObject(_ line: String) throws(FlatJSONError) -> [String: EngineValue] {
+        try parse(Array(line.utf8))
     }
 
-    /// Escapes a string for a JSON string literal (without the quotes).
-    public static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
+    static func parse(_ bytes: [UInt8]) throws(FlatJSONError) -> [String: EngineValue] {
+        let parsed: Result<[(key: String, value: FlatJSONValue)], DeviceLogProblemAtLine> = bytes.withUnsafeBufferPointer { buffer in
+            var parser = FlatJSONParser(bytes: buffer, line: 1)
+            do { return .success(try parser.object()) } catch let error as DeviceLogProblemAtLine {
+                return .failure(error)
+            } catch {
+                return .failure(DeviceLogProblemAtLine(line: 1, problem: .json("\(error)")))
             }
         }
-        return out
+        let members: [(key: String, value: FlatJSONValue)]
+        switch parsed {
+        case let .success(m): members = m
+        case let .failure(e): throw FlatJSONError(offset: 0, reason: "\(e.problem)")
+        }
+        var result: [String: EngineValue] = [:]
+        for (key, value) in members {
+            guard result[key] == nil else { throw FlatJSONError(offset: 0, reason: "duplicate key '\(key)'") }
+            switch value {
+            case let .string(s): result[key] = .string(s)
+            case let .bool(b): result[key] = .bool(b)
+            case .null: result[key] = .null
+            case let .number(text):
+                guard let v = Double(text), v.isFinite else { throw FlatJSONError(offset: 0, reason: "number out of range: \(text)") }
+                result[key] = .number(v)
+            }
+        }
+        return result
+    }
+
+    /// Escapes a string for a JSON string literal (without the quotes); the report writer's escaping.
+    public static func escape(_ s: String) -> String {
+        String(JSONValue.quoted(s).dropFirst().dropLast())
     }
 
     /// A number for the protocol: shortest round-trip text, non-finite values as strings.
@@ -165,137 +168,20 @@ public enum FlatJSON {
         if v.isInfinite { return v > 0 ? "\"Infinity\"" : "\"-Infinity\"" }
         return "\(v)"
     }
-
-    struct Parser {
-        let bytes: [UInt8]
-        var i = 0
-
-        init(bytes: [UInt8]) { self.bytes = bytes }
-
-        func fail(_ reason: String) -> FlatJSONError { FlatJSONError(offset: i, reason: reason) }
-
-        mutating func skipSpace() {
-            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0D || bytes[i] == 0x0A { i += 1 }
-        }
-
-        mutating func expect(_ b: UInt8, _ what: String) throws(FlatJSONError) {
-            skipSpace()
-            guard i < bytes.count, bytes[i] == b else { throw fail("expected \(what)") }
-            i += 1
-        }
-
-        mutating func object() throws(FlatJSONError) -> [String: FlatJSONValue] {
-            try expect(0x7B, "'{'")
-            var result: [String: FlatJSONValue] = [:]
-            result.reserveCapacity(8)  // a fix line has 7 members: one allocation, no rehash
-            skipSpace()
-            if i < bytes.count, bytes[i] == 0x7D {
-                i += 1
-            } else {
-                while true {
-                    skipSpace()
-                    let key = try string()
-                    try expect(0x3A, "':'")
-                    skipSpace()
-                    if result[key] != nil { throw fail("duplicate key '\(key)'") }
-                    result[key] = try value()
-                    skipSpace()
-                    guard i < bytes.count else { throw fail("unterminated object") }
-                    if bytes[i] == 0x2C { i += 1; continue }
-                    if bytes[i] == 0x7D { i += 1; break }
-                    throw fail("expected ',' or '}'")
-                }
-            }
-            skipSpace()
-            guard i == bytes.count else { throw fail("trailing characters after the object") }
-            return result
-        }
-
-        mutating func value() throws(FlatJSONError) -> FlatJSONValue {
-            guard i < bytes.count else { throw fail("missing value") }
-            switch bytes[i] {
-            case 0x22: return .string(try string())
-            case 0x74: try literal("true"); return .bool(true)
-            case 0x66: try literal("false"); return .bool(false)
-            case 0x6E: try literal("null"); return .null
-            case 0x7B, 0x5B: throw fail("nested values are not allowed")
-            default: return .number(try number())
-            }
-        }
-
-        mutating func literal(_ word: String) throws(FlatJSONError) {
-            let w = Array(word.utf8)
-            guard i + w.count <= bytes.count, Array(bytes[i..<(i + w.count)]) == w else { throw fail("invalid literal") }
-            i += w.count
-        }
-
-        mutating func number() throws(FlatJSONError) -> Double {
-            let start = i
-            while i < bytes.count {
-                let b = bytes[i]
-                if (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x2B || b == 0x2E || b == 0x65 || b == 0x45 {
-                    i += 1
-                } else { break }
-            }
-            guard i > start, let v = FlatJSON.parseDouble(bytes, start..<i), v.isFinite else {
-                i = start
-                throw fail("invalid number")
-            }
-            return v
-        }
-
-        mutating func string() throws(FlatJSONError) -> String {
-            guard i < bytes.count, bytes[i] == 0x22 else { throw fail("expected a string") }
-            i += 1
-            // Fast path: no escape before the closing quote, so the bytes are the string.
-            var j = i
-            while j < bytes.count, bytes[j] != 0x22, bytes[j] != 0x5C, bytes[j] >= 0x20 { j += 1 }
-            if j < bytes.count, bytes[j] == 0x22 {
-                defer { i = j + 1 }
-                return String(decoding: bytes[i..<j], as: UTF8.self)
-            }
-            var out: [UInt8] = []
-            while i < bytes.count {
-                let b = bytes[i]
-                i += 1
-                if b == 0x22 { return String(decoding: out, as: UTF8.self) }
-                if b < 0x20 { throw fail("control character in string") }
-                if b != 0x5C { out.append(b); continue }
-                guard i < bytes.count else { break }
-                let e = bytes[i]
-                i += 1
-                switch e {
-                case 0x22, 0x5C, 0x2F: out.append(e)
-                case 0x6E: out.append(0x0A)
-                case 0x72: out.append(0x0D)
-                case 0x74: out.append(0x09)
-                case 0x62: out.append(0x08)
-                case 0x66: out.append(0x0C)
-                case 0x75:
-                    guard i + 4 <= bytes.count,
-                          let code = UInt32(String(decoding: bytes[i..<(i + 4)], as: UTF8.self), radix: 16),
-                          let scalar = Unicode.Scalar(code) else { throw fail("invalid \\u escape") }
-                    i += 4
-                    out.append(contentsOf: Array(String(Character(scalar)).utf8))
-                default: throw fail("invalid escape")
-                }
-            }
-            throw fail("unterminated string")
-        }
-    }
 }
 
 /// A reusable fast reader for protocol lines with known member names (`fix`, answer lines).
 ///
-/// `scan` accepts only the plain form — members among `keys`, each at most once, numbers or
-/// escape-free strings, no nesting — and then fills `values` without building a dictionary or
-/// heap strings for the keys. Anything else (an unknown key, a duplicate, an escape, a literal,
-/// malformed text) returns false and the caller parses the line with `FlatJSON.parseObject`,
-/// which accepts or rejects it with its usual message. So both paths give the same values.
+/// `scan` accepts only the plain form — members among `keys`, each at most once, RFC 8259
+/// numbers or ASCII strings without escapes, spaces/tabs between tokens, no nesting — and then
+/// fills `values` without building a dictionary or heap strings for the keys. Anything else (an
+/// unknown key, a duplicate, an escape, non-ASCII, a literal, malformed text) returns false and
+/// the caller parses the line with `FlatJSON.parseObject`, which accepts or rejects it with its
+/// usual message. So both paths give the same values.
 struct FlatJSONFields {
     let keys: [[UInt8]]
     /// `values[i]` is the value of member `keys[i]`, or nil when absent (valid after `scan` returned true).
-    private(set) var values: [FlatJSONValue?]
+    private(set) var values: [EngineValue?]
 
     init(keys: [String]) {
         self.keys = keys.map { Array($0.utf8) }
@@ -307,7 +193,7 @@ struct FlatJSONFields {
         let n = b.count
         var i = 0
         @inline(__always) func skipSpace() {
-            while i < n, b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0D || b[i] == 0x0A { i += 1 }
+            while i < n, b[i] == 0x20 || b[i] == 0x09 { i += 1 }
         }
         /// The range of an escape-free string's contents, i at the opening quote.
         @inline(__always) func plainString() -> Range<Int>? {
@@ -315,7 +201,7 @@ struct FlatJSONFields {
             let start = i + 1
             var j = start
             while j < n, b[j] != 0x22 {
-                if b[j] == 0x5C || b[j] < 0x20 { return nil }
+                if b[j] == 0x5C || b[j] < 0x20 || b[j] >= 0x80 { return nil }  // escapes, controls, non-ASCII: full parser
                 j += 1
             }
             guard j < n else { return nil }
@@ -347,12 +233,24 @@ struct FlatJSONFields {
                     guard let r = plainString() else { return false }
                     values[slot] = .string(String(decoding: UnsafeBufferPointer(rebasing: b[r]), as: UTF8.self))
                 } else {
+                    // RFC 8259 number, as FlatJSONParser: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
                     let start = i
-                    while i < n {
-                        let c = b[i]
-                        if (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x2B || c == 0x2E || c == 0x65 || c == 0x45 { i += 1 } else { break }
+                    @inline(__always) func digit() -> Bool { i < n && b[i] >= 0x30 && b[i] <= 0x39 }
+                    if i < n, b[i] == 0x2D { i += 1 }
+                    guard digit() else { return false }
+                    if b[i] == 0x30 { i += 1 } else { while digit() { i += 1 } }
+                    if i < n, b[i] == 0x2E {
+                        i += 1
+                        guard digit() else { return false }
+                        while digit() { i += 1 }
                     }
-                    guard i > start, let v = FlatJSON.parseDouble(UnsafeBufferPointer(rebasing: b[start..<i])), v.isFinite else {
+                    if i < n, b[i] == 0x65 || b[i] == 0x45 {
+                        i += 1
+                        if i < n, b[i] == 0x2B || b[i] == 0x2D { i += 1 }
+                        guard digit() else { return false }
+                        while digit() { i += 1 }
+                    }
+                    guard let v = FlatJSON.parseDouble(UnsafeBufferPointer(rebasing: b[start..<i])), v.isFinite else {
                         return false
                     }
                     values[slot] = .number(v)

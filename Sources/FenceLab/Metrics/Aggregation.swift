@@ -16,11 +16,15 @@ public struct Estimate: Sendable, Hashable {
     }
 
     /// The estimate of `values` (non-empty, finite) via `Statistics.meanWithConfidence(level: 0.95)`.
+    /// When every value is ≥ 0 (counts, metres, seconds, rates: every FenceLab metric) the
+    /// symmetric Student-t interval is intersected with [0, ∞), so a count never shows a
+    /// negative lower end; the mean is untouched.
     public static func of(_ values: [Double], key: String) throws(MetricsError) -> Estimate {
         guard let ci = try gsl({ () throws(GSLError) in try Statistics.meanWithConfidence(values, level: 0.95) }) else {
             throw .invalidValue(key: key, value: "[]", reason: "no values to aggregate")
         }
-        return Estimate(mean: ci.mean, lower: ci.lower, upper: ci.upper, n: ci.n)
+        let nonNegative = values.allSatisfy { $0 >= 0 }
+        return Estimate(mean: ci.mean, lower: nonNegative ? max(0, ci.lower) : ci.lower, upper: ci.upper, n: ci.n)
     }
 }
 

@@ -1,4 +1,5 @@
 import DriveSim
+import Foundation
 import GeoPolicy
 
 /// The fence decisions of one replicate: per delivered fix, the state after it and the rejection reason.
@@ -6,41 +7,69 @@ struct FenceDecisions {
     var states: [StateSample]
     var rejections: [String?]
     var modelDisagreements: Int?
+    /// Time spent in the engine's per-fix work (built-in monitor, or the external engine's whole exchange).
+    var engine: Duration
 
     /// Runs the delivered fixes through the built-in `FenceMonitor` (or the external engine)
     /// with the injected `now`; counts where a WGS84 monitor would have decided differently.
     static func observe(fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleSpec,
                         settings: EvaluationSettings, scenario: String, replicate: Int) throws -> FenceDecisions {
+        try observe(fixes: fixes, now_s: now_s, center: center, rule: RuleUnderTest(spec: rule),
+                    settings: settings, scenario: scenario, replicate: replicate)
+    }
+
+    /// Runs the delivered fixes through a `FenceMonitor` with a fresh copy of `rule.evaluator`
+    /// (or through the external engine of `settings`, which needs a built-in rule) with the
+    /// injected `now`; counts where a WGS84 monitor would have decided differently.
+    static func observe<Rule: FenceRule>(fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleUnderTest<Rule>,
+                                         settings: EvaluationSettings, scenario: String, replicate: Int) throws -> FenceDecisions {
         if let engine = settings.engine {
+            guard let spec = rule.engineSpec else {
+                throw RunError.invalidRule(file: scenario, reason: "\(rule.rulesVersion) is not a built-in rule; the engine protocol describes only hysteresis, threshold and conservative")
+            }
             let answers: [EngineAnswer]
-            let fence = try EngineFence(center: center, spec: rule)
+            let fence = try EngineFence(center: center, spec: spec)
+            let clock = ContinuousClock(), start = clock.now
             do { answers = try engine.run(fence: fence, fixes: fixes, now_s: now_s) } catch {
                 throw RunError.engine(scenario: scenario, replicate: replicate, error)
             }
             return FenceDecisions(states: zip(now_s, answers).map { StateSample(time_s: $0, state: $1.state) },
-                                  rejections: answers.map(\.rejected), modelDisagreements: nil)
+                                  rejections: answers.map(\.rejected), modelDisagreements: nil,
+                                  engine: start.duration(to: clock.now))
         }
-        var sphere = try FenceMonitor(center: center, evaluator: rule.evaluator(), distanceModel: Haversine(),
+        var sphere = try FenceMonitor(center: center, evaluator: rule.evaluator, distanceModel: Haversine(),
                                       maxAge_s: settings.maxFixAge_s, logging: .off)
-        var ellipsoid = try FenceMonitor(center: center, evaluator: rule.evaluator(), distanceModel: WGS84(),
-                                         maxAge_s: settings.maxFixAge_s, logging: .off)
         var states: [StateSample] = [], rejections: [String?] = []
         states.reserveCapacity(fixes.count)
         rejections.reserveCapacity(fixes.count)
-        var disagreements = 0
-        for (fix, now) in zip(fixes, now_s) {
-            let d = sphere.process(fix, now_s: now)
-            let e = ellipsoid.process(fix, now_s: now)
-            if d.newState != e.newState { disagreements += 1 }
-            states.append(StateSample(time_s: now, state: d.newState))
+        // The engine proper, timed alone: this is the `throughput.engineFixes_per_s` figure.
+        let clock = ContinuousClock(), start = clock.now
+        for i in fixes.indices {
+            let d = sphere.process(fixes[i], now_s: now_s[i])
+            states.append(StateSample(time_s: now_s[i], state: d.newState))
             rejections.append(d.rejection?.rawValue)
         }
-        return FenceDecisions(states: states, rejections: rejections, modelDisagreements: disagreements)
+        let engine = start.duration(to: clock.now)
+        // The same fixes on the ellipsoid: how often the distance model changes a decision.
+        var ellipsoid = try FenceMonitor(center: center, evaluator: rule.evaluator, distanceModel: WGS84(),
+                                         maxAge_s: settings.maxFixAge_s, logging: .off)
+        var disagreements = 0
+        for i in fixes.indices where ellipsoid.process(fixes[i], now_s: now_s[i]).newState != states[i].state {
+            disagreements += 1
+        }
+        return FenceDecisions(states: states, rejections: rejections, modelDisagreements: disagreements, engine: engine)
     }
 
     /// The same rule on the noiseless truth (accuracy 0) at every sample slot: the true states.
     static func truth(samples: [GeneratedSample], center: Coordinate, rule: RuleSpec) throws -> [StateSample] {
-        var evaluator = try rule.evaluator()
+        try truth(samples: samples, center: center, rule: RuleUnderTest(spec: rule))
+    }
+
+    /// The rule (a fresh copy of `rule.evaluator`) on the noiseless truth (accuracy 0) at every
+    /// sample slot: the true states.
+    static func truth<Rule: FenceRule>(samples: [GeneratedSample], center: Coordinate,
+                                       rule: RuleUnderTest<Rule>) throws -> [StateSample] {
+        var evaluator = rule.evaluator
         let model = Haversine()
         var states: [StateSample] = []
         states.reserveCapacity(samples.count)

@@ -6,10 +6,14 @@ enum PlotData {
     /// Longest series kept for plots; longer replicates are thinned evenly.
     static let maxPoints = 1_500
 
+    /// - Parameters:
+    ///   - ruleLabel: the rule named in the caption (the rule that decided, not necessarily `fence.rule`).
+    ///   - ruleRadii_m: circles to draw; nil draws the scenario's `fence.rule` radii.
     static func make(spec: ScenarioSpec, samples: [GeneratedSample], fixes: [Fix], decisions: FenceDecisions,
-                     truthStates: [StateSample], track: TrackEvaluation, includeCoordinates: Bool) -> ScenarioPlots {
+                     truthStates: [StateSample], track: TrackEvaluation, includeCoordinates: Bool,
+                     ruleLabel: String, ruleRadii_m: (enter_m: Double, exit_m: Double)?) -> ScenarioPlots {
         let frame = LocalFrame(anchor: spec.fence.center)
-        let (inner, outer) = spec.fence.rule.plotRadii_m
+        let (inner, outer) = ruleRadii_m ?? spec.fence.rule.plotRadii_m
         var observed: [TrackPoint] = []
         for (i, f) in fixes.enumerated() where Coordinate.isValid(latitude: f.latitude, longitude: f.longitude) {
             let o = frame.offset_m(try! f.coordinate())
@@ -27,7 +31,7 @@ enum PlotData {
             centerLatitude: includeCoordinates ? spec.fence.center.latitude : nil,
             centerLongitude: includeCoordinates ? spec.fence.center.longitude : nil)
         return ScenarioPlots(
-            fence: geometry, caption: "\(spec.name), \(spec.fence.rule.ruleSpec)",
+            fence: geometry, caption: "\(spec.name), \(ruleLabel)",
             observedTrack: thin(observed), truthTrack: thin(truth),
             truthStates: truthStates, observedStates: decisions.states,
             errors: track.series.map(thin))

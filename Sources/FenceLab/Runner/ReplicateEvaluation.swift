@@ -74,6 +74,13 @@ extension FenceRuleSpec {
 enum ReplicateEvaluation {
     static func run(spec: ScenarioSpec, replicate: Int, rule: RuleSpec,
                     settings: EvaluationSettings) throws -> ReplicateResult {
+        try run(spec: spec, replicate: replicate, rule: RuleUnderTest(spec: rule), settings: settings)
+    }
+
+    /// The pipeline with any rule type: the observed fixes and the noiseless truth are both
+    /// decided by fresh copies of `rule.evaluator` (the scenario's `fence.rule` is not used).
+    static func run<Rule: FenceRule>(spec: ScenarioSpec, replicate: Int, rule: RuleUnderTest<Rule>,
+                                     settings: EvaluationSettings) throws -> ReplicateResult {
         let clock = ContinuousClock()
         let t0 = clock.now
         var generator = try ScenarioGenerator(spec: spec, replicate: replicate)
@@ -87,10 +94,9 @@ enum ReplicateEvaluation {
                 fixes.append(f); now.append(s.time_s); fixTruth.append(truth); labels.append(s.fault.rawValue)
             }
         }
-        let t1 = clock.now
         let decisions = try FenceDecisions.observe(fixes: fixes, now_s: now, center: spec.fence.center, rule: rule,
                                                    settings: settings, scenario: spec.name, replicate: replicate)
-        let engine = t1.duration(to: clock.now)
+        let engine = decisions.engine
 
         let truthStates = try FenceDecisions.truth(samples: samples, center: spec.fence.center, rule: rule)
         var flutter = try Flutter.measure(truth: Flutter.transitions(of: truthStates),
@@ -112,7 +118,8 @@ enum ReplicateEvaluation {
             throughput: Throughput(engineFixes_per_s: rate(fixes.count, engine),
                                    generatorFixes_per_s: rate(samples.count, generation)))
         let plots = PlotData.make(spec: spec, samples: samples, fixes: fixes, decisions: decisions,
-                                  truthStates: truthStates, track: track, includeCoordinates: settings.includeCoordinates)
+                                  truthStates: truthStates, track: track, includeCoordinates: settings.includeCoordinates,
+                                  ruleLabel: rule.label, ruleRadii_m: rule.plotRadii_m)
         return ReplicateResult(metrics: metrics, plots: plots, generatedFixes: samples.count,
                                generation_s: seconds(generation), engineFixes: fixes.count, engine_s: seconds(engine))
     }

@@ -47,15 +47,7 @@ public enum ScenarioRunner {
             guard version == spec.rulesVersion else {
                 throw RunError.rulesVersionMismatch(file: item.path, scenario: spec.rulesVersion, rule: version)
             }
-            var bounds: [ExpectationBound] = []
-            for e in spec.expect {
-                guard catalog.contains(e.metric) else {
-                    throw MetricsErrorInFile(file: item.path, error: .unknownMetricPath(e.metric))
-                }
-                do { bounds.append(try ExpectationBound(path: e.metric, min: e.min, max: e.max)) } catch let error as MetricsError {
-                    throw MetricsErrorInFile(file: item.path, error: error)
-                }
-            }
+            let bounds = try expectationBounds(of: spec, file: item.path, catalog: catalog)
             return PreparedScenario(spec: spec, path: item.path, sha256: item.sha256, rule: rule,
                                     rulesVersion: version, bounds: bounds)
         }
@@ -64,6 +56,20 @@ public enum ScenarioRunner {
     /// Runs every scenario × replicate on `request.jobs` threads; the report is identical for any
     /// job count (work items are independent, seeded per replicate, and collected in order).
     public static func run(_ scenarios: [PreparedScenario], request: RunRequest) throws -> RunReport {
+        let rules = try scenarios.map { p in
+            do { return try RuleUnderTest(spec: p.rule) } catch {
+                throw RunError.invalidRule(file: p.path, reason: "\(error)")
+            }
+        }
+        return try run(scenarios, rules: rules, request: request).report
+    }
+
+    /// The run with any rule type: scenario `i` is decided by `rules[i]` (which supersedes
+    /// `scenarios[i].rule`; `scenarios[i].rulesVersion` is what the report records).
+    /// Returns the report and, per scenario, the metrics of each replicate in replicate order.
+    static func run<Rule: FenceRule>(_ scenarios: [PreparedScenario], rules: [RuleUnderTest<Rule>],
+                                     request: RunRequest) throws -> (report: RunReport, replicates: [[ReplicateMetrics]]) {
+        precondition(rules.count == scenarios.count, "one rule per scenario")
         let items = scenarios.enumerated().flatMap { s, p in (0..<p.spec.replicates).map { (s, $0) } }
         let progress = ProgressReporter(scenarios: scenarios.count, totalWorkItems: items.count, force: request.forceProgress)
         let settings = request.settings
@@ -72,10 +78,11 @@ public enum ScenarioRunner {
             progress.completed(scenario: s + 1, replicate: r + 1, of: scenarios[s].spec.replicates)
         }) { i in
             let (s, r) = items[i]
-            return try ReplicateEvaluation.run(spec: scenarios[s].spec, replicate: r, rule: scenarios[s].rule, settings: settings)
+            return try ReplicateEvaluation.run(spec: scenarios[s].spec, replicate: r, rule: rules[s], settings: settings)
         }
         progress.finish()
         var reports: [ScenarioReport] = []
+        var perScenario: [[ReplicateMetrics]] = []
         var offset = 0
         for p in scenarios {
             let mine = Array(results[offset..<(offset + p.spec.replicates)])
@@ -85,10 +92,27 @@ public enum ScenarioRunner {
             var plots = mine[worst].plots
             plots.caption += ", replicate \(worst) of \(p.spec.replicates) (most spurious transitions)"
             reports.append(try scenarioReport(p, metrics: metrics, plots: plots))
+            perScenario.append(metrics)
         }
         let info = RunEnvironment.collect(generator: scenarios.first?.spec.generator.rawValue ?? "mt19937",
                                           seeds: scenarios.map(\.spec.seed), rulesVersions: scenarios.map(\.rulesVersion))
-        return RunReport(run: info, scenarios: reports, includeCoordinates: request.settings.includeCoordinates)
+        return (RunReport(run: info, scenarios: reports, includeCoordinates: request.settings.includeCoordinates), perScenario)
+    }
+
+    /// The scenario's `expect` block as checked bounds; an unknown metric path or a malformed
+    /// bound is an error naming the file.
+    static func expectationBounds(of spec: ScenarioSpec, file: String,
+                                  catalog: MetricCatalog = .standard) throws(MetricsErrorInFile) -> [ExpectationBound] {
+        var bounds: [ExpectationBound] = []
+        for e in spec.expect {
+            guard catalog.contains(e.metric) else {
+                throw MetricsErrorInFile(file: file, error: .unknownMetricPath(e.metric))
+            }
+            do { bounds.append(try ExpectationBound(path: e.metric, min: e.min, max: e.max)) } catch {
+                throw MetricsErrorInFile(file: file, error: error)
+            }
+        }
+        return bounds
     }
 }
 

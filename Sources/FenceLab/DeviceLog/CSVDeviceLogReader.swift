@@ -1,0 +1,144 @@
+/// Reads the CSV device-log format (contract):
+/// header `timestamp,latitude,longitude,horizontal_accuracy[,speed][,course][,event]`.
+///
+/// Columns are matched by name in any order; the four required ones must be present,
+/// an unknown or repeated name is an error. A field may be enclosed in double quotes
+/// (no line break inside; a quote inside a value makes it invalid for every column, so
+/// `""` is not unescaped); spaces and tabs around a field are ignored; blank lines are
+/// skipped. Works on the bytes of each line: no per-field allocation.
+enum CSVDeviceLogReader {
+    static func read(
+        _ buffer: UnsafeBufferPointer<UInt8>, limits: DeviceLogLimits, into builder: inout DeviceLogBuilder
+    ) throws(DeviceLogProblemAtLine) {
+        var lines = DeviceLogLines(buffer, maxLineLength_bytes: limits.maxLineLength_bytes)
+        guard let first = lines.next() else {
+            throw DeviceLogProblemAtLine(line: 1, problem: .emptyFile)
+        }
+        let (headerRange, headerLine) = try first.get()
+        let isBlank = buffer.allSatisfy { [0x20, 0x09, 0x0D, 0x0A, 0xEF, 0xBB, 0xBF].contains($0) }
+        var ranges: [Range<Int>] = []
+        let columns = try header(try validated(buffer, headerRange, headerLine), line: headerLine, isBlank: isBlank, ranges: &ranges)
+        var lastLine = headerLine
+        while let next = lines.next() {
+            let (range, line) = try next.get()
+            lastLine = line
+            let row = try validated(buffer, range, line)
+            if row.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            try readRow(row, columns: columns, line: line, ranges: &ranges, into: &builder)
+        }
+        if builder.isEmpty { throw DeviceLogProblemAtLine(line: lastLine, problem: .noData) }
+    }
+
+    /// The bytes of a line, checked to be UTF-8 (fast path for ASCII).
+    private static func validated(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ line: Int
+    ) throws(DeviceLogProblemAtLine) -> UnsafeBufferPointer<UInt8> {
+        let bytes = UnsafeBufferPointer(rebasing: buffer[range])
+        if bytes.contains(where: { $0 >= 0x80 }), String(validating: bytes, as: UTF8.self) == nil {
+            throw DeviceLogProblemAtLine(line: line, problem: .invalidUTF8)
+        }
+        return bytes
+    }
+
+    private static func text(_ b: UnsafeBufferPointer<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
+
+    /// Maps each header position to its field.
+    private static func header(
+        _ bytes: UnsafeBufferPointer<UInt8>, line: Int, isBlank: Bool, ranges: inout [Range<Int>]
+    ) throws(DeviceLogProblemAtLine) -> [DeviceLogField] {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+            throw DeviceLogProblemAtLine(line: line, problem: isBlank ? .emptyFile : .missingHeader)
+        }
+        try fields(bytes, line: line, into: &ranges)
+        var columns: [DeviceLogField] = []
+        for range in ranges {
+            let name = text(UnsafeBufferPointer(rebasing: bytes[range]))
+            guard let field = DeviceLogField(rawValue: name) else {
+                throw DeviceLogProblemAtLine(line: line, problem: .unknownColumn(DeviceLogLexical.shown(name)))
+            }
+            guard !columns.contains(field) else {
+                throw DeviceLogProblemAtLine(line: line, problem: .duplicateColumn(field.rawValue))
+            }
+            columns.append(field)
+        }
+        for field in DeviceLogField.required where !columns.contains(field) {
+            throw DeviceLogProblemAtLine(line: line, problem: .missingColumn(field.rawValue))
+        }
+        return columns
+    }
+
+    private static func readRow(
+        _ bytes: UnsafeBufferPointer<UInt8>, columns: [DeviceLogField], line: Int, ranges: inout [Range<Int>],
+        into builder: inout DeviceLogBuilder
+    ) throws(DeviceLogProblemAtLine) {
+        try fields(bytes, line: line, into: &ranges)
+        guard ranges.count == columns.count else {
+            throw DeviceLogProblemAtLine(line: line, problem: .columnCount(expected: columns.count, found: ranges.count))
+        }
+        var timestamp_s = 0.0
+        var latitude: Double?, longitude: Double?, accuracy_m: Double?, speed_mps: Double?, course_deg: Double?
+        var event: SystemEventKind?
+        for (field, range) in zip(columns, ranges) {
+            let value = UnsafeBufferPointer(rebasing: bytes[range])
+            switch field {
+            case .timestamp:
+                switch DeviceLogLexical.timestamp(value) {
+                case let .success(t): timestamp_s = t
+                case let .failure(p):
+                    throw DeviceLogProblemAtLine(line: line, problem: .badTimestamp(value: DeviceLogLexical.shown(text(value)), reason: p.reason))
+                }
+            case .event:
+                event = try DeviceLogLexical.event(value, line: line)
+            case .latitude, .longitude, .horizontalAccuracy, .speed, .course:
+                if value.isEmpty { continue }
+                guard let number = DeviceLogLexical.number(value) else {
+                    throw DeviceLogProblemAtLine(line: line, problem: .notANumber(column: field.rawValue, value: DeviceLogLexical.shown(text(value))))
+                }
+                switch field {
+                case .latitude: latitude = number
+                case .longitude: longitude = number
+                case .horizontalAccuracy: accuracy_m = number
+                case .speed: speed_mps = number
+                default: course_deg = number
+                }
+            }
+        }
+        try builder.add(
+            line: line, timestamp_s: timestamp_s, latitude: latitude, longitude: longitude,
+            accuracy_m: accuracy_m, speed_mps: speed_mps, course_deg: course_deg, event: event)
+    }
+
+    /// Splits one line into trimmed field ranges; a quoted field's range excludes its quotes.
+    static func fields(_ b: UnsafeBufferPointer<UInt8>, line: Int, into result: inout [Range<Int>]) throws(DeviceLogProblemAtLine) {
+        result.removeAll(keepingCapacity: true)
+        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ",")
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 }
+        var i = 0
+        while true {
+            while i < b.count, isSpace(b[i]) { i += 1 }
+            if i < b.count, b[i] == quote {
+                let start = i + 1
+                var j = start
+                // A doubled quote stays inside the value (and makes it invalid).
+                while j < b.count, !(b[j] == quote && (j + 1 == b.count || b[j + 1] != quote)) {
+                    j += b[j] == quote ? 2 : 1
+                }
+                guard j < b.count else { throw DeviceLogProblemAtLine(line: line, problem: .badQuoting) }
+                result.append(start..<j)
+                i = j + 1
+                while i < b.count, isSpace(b[i]) { i += 1 }
+                if i == b.count { return }
+                guard b[i] == comma else { throw DeviceLogProblemAtLine(line: line, problem: .badQuoting) }
+                i += 1
+            } else {
+                let start = i
+                while i < b.count, b[i] != comma { i += 1 }
+                var end = i
+                while end > start, isSpace(b[end - 1]) { end -= 1 }
+                result.append(start..<end)
+                if i == b.count { return }
+                i += 1
+            }
+        }
+    }
+}

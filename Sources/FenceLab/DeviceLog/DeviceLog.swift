@@ -1,0 +1,97 @@
+import GeoPolicy
+
+/// The file formats a device log can be imported from (DESIGN.md "Device logs", contract).
+public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Comma-separated values with a header line.
+    case csv
+    /// GPX 1.1 (`trkpt` / `wpt` with `time`).
+    case gpx
+    /// JSON Lines: one flat JSON object per line.
+    case jsonl
+
+    public var description: String { rawValue }
+
+    /// The format named by a file's extension (`.csv`, `.gpx`, `.jsonl`), case-insensitive.
+    /// - Throws: `DeviceLogError` (`.unknownFormat`) naming the file and the extension.
+    public init(path: String) throws(DeviceLogError) {
+        let name = path.split(separator: "/").last ?? ""
+        let ext = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? ""
+        guard let format = DeviceLogFormat(rawValue: ext.lowercased()) else {
+            throw DeviceLogError(file: path, line: nil, problem: .unknownFormat(extension: ext))
+        }
+        self = format
+    }
+}
+
+/// A region callback the system delivered (iOS `didEnterRegion` / `didExitRegion`,
+/// Android `GEOFENCE_TRANSITION_ENTER` / `_EXIT`), as logged by the app.
+public enum SystemEventKind: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    case enter
+    case exit
+
+    public var description: String { rawValue }
+
+    /// The fence state the event claims the device has reached.
+    public var claimedState: FenceState { self == .enter ? .inside : .outside }
+}
+
+/// One system event from a device log.
+public struct SystemEvent: Sendable, Hashable {
+    /// `enter` or `exit`.
+    public var kind: SystemEventKind
+    /// Time of the event in seconds (same clock as the fixes).
+    public var timestamp_s: Double
+    /// 1-based line of the log the event was read from (0 when not from a file).
+    public var line: Int
+
+    public init(kind: SystemEventKind, timestamp_s: Double, line: Int) {
+        self.kind = kind
+        self.timestamp_s = timestamp_s
+        self.line = line
+    }
+}
+
+/// One logged location fix: the raw fix plus what the log adds to it.
+///
+/// Values are exactly as logged (NaN, latitude 91, accuracy −1 stay as they are);
+/// the engine decides validity and gives the reason.
+public struct DeviceLogFix: Sendable, Hashable {
+    /// The fix as the engine receives it.
+    public var fix: Fix
+    /// Speed over ground in m/s as logged (iOS: negative = invalid), `nil` when not logged.
+    public var speed_mps: Double?
+    /// Course over ground in degrees clockwise from true north as logged
+    /// (iOS: negative = invalid), `nil` when not logged.
+    public var course_deg: Double?
+    /// 1-based line of the log the fix was read from (GPX: the line of the point's start tag).
+    public var line: Int
+
+    public init(fix: Fix, speed_mps: Double? = nil, course_deg: Double? = nil, line: Int) {
+        self.fix = fix
+        self.speed_mps = speed_mps
+        self.course_deg = course_deg
+        self.line = line
+    }
+}
+
+/// A device log: the fixes and system events of one recording, in file order.
+///
+/// Nothing is sorted, deduplicated or filtered: backwards timestamps and duplicate
+/// rows are kept so that the engine can reject them with its reason.
+public struct DeviceLog: Sendable, Hashable {
+    /// The path (or name) the log was read from; used in error messages and reports.
+    public var file: String
+    /// The format it was read as.
+    public var format: DeviceLogFormat
+    /// Every fix in file order.
+    public var fixes: [DeviceLogFix]
+    /// Every system event in file order.
+    public var events: [SystemEvent]
+
+    public init(file: String, format: DeviceLogFormat, fixes: [DeviceLogFix], events: [SystemEvent]) {
+        self.file = file
+        self.format = format
+        self.fixes = fixes
+        self.events = events
+    }
+}

@@ -1,0 +1,108 @@
+/// Why a device log was refused: the file, the 1-based line (when one applies) and the problem.
+///
+/// `description` is one line, `FILE:LINE: problem`, ready for stderr (exit code 2).
+/// Every problem found while reading content carries a line; only problems found
+/// before reading (size, format, unreadable) have `line == nil`.
+public struct DeviceLogError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file as given by the caller.
+    public var file: String
+    /// 1-based line number of the offending row or XML token, `nil` for whole-file problems.
+    public var line: Int?
+    /// What is wrong, with the offending value.
+    public var problem: DeviceLogProblem
+
+    public init(file: String, line: Int?, problem: DeviceLogProblem) {
+        self.file = file
+        self.line = line
+        self.problem = problem
+    }
+
+    public var description: String {
+        if let line { return "\(file):\(line): \(problem)" }
+        return "\(file): \(problem)"
+    }
+}
+
+/// The problems a device-log importer reports (one enum for the import layer).
+public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
+    /// The file could not be opened or read (OS reason).
+    case unreadable(reason: String)
+    /// The file is larger than the configured limit (checked before reading).
+    case fileTooLarge(size_bytes: Int, limit_bytes: Int)
+    /// The extension is not `.csv`, `.gpx` or `.jsonl` and no format was given.
+    case unknownFormat(extension: String)
+    /// The file has no content at all.
+    case emptyFile
+    /// A CSV file's first line is blank although the file has content.
+    case missingHeader
+    /// A CSV file has a header but no data row, or a GPX/JSONL file has no point.
+    case noData
+    /// A line is longer than the configured limit (checked before the line is decoded).
+    case lineTooLong(limit_bytes: Int)
+    /// A GPX name, attribute value or text node is longer than the line limit.
+    case xmlTokenTooLong(limit_bytes: Int)
+    /// The bytes are not valid UTF-8.
+    case invalidUTF8
+    /// A required CSV column / JSON key is absent (name).
+    case missingColumn(String)
+    /// A CSV column / JSON key is not one of the known names (name).
+    case unknownColumn(String)
+    /// A CSV column / JSON key appears twice (name).
+    case duplicateColumn(String)
+    /// A CSV row has another number of fields than the header.
+    case columnCount(expected: Int, found: Int)
+    /// A field that must be a number is not one (column, value).
+    case notANumber(column: String, value: String)
+    /// A required value is empty (column).
+    case missingValue(column: String)
+    /// A timestamp is neither ISO-8601 with zone nor finite Unix seconds (value, why).
+    case badTimestamp(value: String, reason: String)
+    /// The `event` value is not empty, `enter` or `exit` (value).
+    case badEvent(String)
+    /// A CSV quoted field is not closed or has text after the closing quote.
+    case badQuoting
+    /// The JSON text of a line is malformed (what was expected).
+    case json(String)
+    /// The XML is malformed or truncated (what was expected).
+    case xml(String)
+    /// A DOCTYPE or entity declaration: refused, never expanded.
+    case xmlDeclarationRefused(String)
+    /// An entity reference other than the five predefined ones or a character reference:
+    /// refused, never expanded (the reference as written).
+    case xmlEntityRefused(String)
+    /// A GPX point lacks something required (what).
+    case gpx(String)
+
+    public var description: String {
+        switch self {
+        case let .unreadable(reason): return "cannot read file: \(reason)"
+        case let .fileTooLarge(size, limit):
+            return "file is \(size) bytes, more than the limit of \(limit) bytes"
+        case let .unknownFormat(ext):
+            return "unknown device-log format '\(ext)' (expected .csv, .gpx or .jsonl, or name the format)"
+        case .emptyFile: return "file is empty"
+        case .missingHeader:
+            return "missing header: the first line must name the columns (timestamp,latitude,longitude,horizontal_accuracy,...)"
+        case .noData: return "no data: the log holds no fix and no event"
+        case let .lineTooLong(limit): return "line longer than the limit of \(limit) bytes"
+        case let .xmlTokenTooLong(limit): return "XML name, attribute or text longer than the limit of \(limit) bytes"
+        case .invalidUTF8: return "text is not valid UTF-8"
+        case let .missingColumn(name): return "missing required column '\(name)'"
+        case let .unknownColumn(name): return "unknown column '\(name)'"
+        case let .duplicateColumn(name): return "duplicate column '\(name)'"
+        case let .columnCount(expected, found):
+            return "wrong column count: header has \(expected), row has \(found)"
+        case let .notANumber(column, value): return "\(column): '\(value)' is not a number"
+        case let .missingValue(column): return "\(column): value is missing"
+        case let .badTimestamp(value, reason): return "timestamp '\(value)': \(reason)"
+        case let .badEvent(value): return "event: '\(value)' is not empty, 'enter' or 'exit'"
+        case .badQuoting: return "malformed quoted field"
+        case let .json(what): return "malformed JSON: \(what)"
+        case let .xml(what): return "malformed XML: \(what)"
+        case let .xmlDeclarationRefused(what):
+            return "XML \(what) refused (DOCTYPE and entity declarations are never processed)"
+        case let .xmlEntityRefused(ref): return "XML entity reference '\(ref)' refused (entities are never expanded)"
+        case let .gpx(what): return "GPX: \(what)"
+        }
+    }
+}

@@ -1,0 +1,349 @@
+import GeoPolicy
+
+/// One decision of the engine for one logged fix, as the divergence classifier needs it.
+public struct EngineDecision: Sendable, Hashable {
+    /// Index of the fix in the device log (`DeviceLog.fixes[index]`).
+    public var index: Int
+    /// Time of the fix in seconds (same clock as the system events).
+    public var timestamp_s: Double
+    /// Fence state before the fix.
+    public var oldState: FenceState
+    /// Fence state after the fix (equal to `oldState` when rejected).
+    public var newState: FenceState
+    /// Why the engine rejected the fix (`"stale"`, `"inaccurate"`, …), `nil` when accepted.
+    public var rejectionReason: String?
+
+    public init(index: Int, timestamp_s: Double, oldState: FenceState, newState: FenceState, rejectionReason: String? = nil) {
+        self.index = index
+        self.timestamp_s = timestamp_s
+        self.oldState = oldState
+        self.newState = newState
+        self.rejectionReason = rejectionReason
+    }
+
+    /// True when the engine accepted the fix.
+    public var isAccepted: Bool { rejectionReason == nil }
+}
+
+/// The kinds of disagreement between the engine's decisions and the system's events.
+public enum DivergenceClass: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    /// The engine crossed the fence and crossed back within the flutter window, with no system
+    /// event for the crossing: the business rules flutter.
+    case ruleFlutter
+    /// A system event that neither matches nor (late) follows an engine transition: the accepted
+    /// fixes around it say otherwise, or there are none.
+    case unsupportedSystemEvent
+    /// A system event whose matching engine transition happened more than the match window before.
+    case lateSystemEvent
+    /// The same event delivered again within the duplicate window with no opposite event between.
+    case duplicateSystemEvent
+    /// A fix the engine rejected as stale within the stale window of a system event.
+    case staleFix
+    /// An engine crossing (inside↔outside) that no system event reports and that does not flutter.
+    case missingSystemEvent
+
+    public var description: String { rawValue }
+}
+
+/// Windows and pass criteria of the divergence classifier.
+public struct DivergenceSettings: Sendable, Hashable {
+    /// An event matches an engine transition into its state when |event − transition| ≤ this (s, ≥ 0).
+    public var matchWindow_s: Double
+    /// An unmatched crossing flutters when an opposite crossing lies within this (s, ≥ 0).
+    public var flutterWindow_s: Double
+    /// A repeat of the same event within this of the first delivery is a duplicate (s, ≥ 0).
+    public var duplicateWindow_s: Double
+    /// Accepted fixes within ± this of an unsupported event are counted as its evidence (s, ≥ 0).
+    public var supportWindow_s: Double
+    /// A stale fix within ± this of an event is reported (s, ≥ 0).
+    public var staleWindow_s: Double
+    /// Rejection reasons that mean "stale fix".
+    public var staleReasons: Set<String>
+    /// Classes that make a device log fail; the others are reported but tolerated.
+    public var failingClasses: Set<DivergenceClass>
+
+    /// Defaults: match 60 s (iOS region monitoring confirms a crossing after roughly 20 s and the
+    /// app logs with its own delay), flutter 60 s (DESIGN.md flutter window), duplicate 30 s
+    /// (observed re-deliveries come within seconds), support 60 s, stale 60 s; failing classes:
+    /// rule flutter, unsupported, late and missing system events. Duplicates are tolerated because
+    /// the app must deduplicate (seed 000: the same state never books twice); stale fixes are
+    /// tolerated because rejecting them is the engine doing its job.
+    public init(
+        matchWindow_s: Double = 60, flutterWindow_s: Double = 60, duplicateWindow_s: Double = 30,
+        supportWindow_s: Double = 60, staleWindow_s: Double = 60, staleReasons: Set<String> = ["stale"],
+        failingClasses: Set<DivergenceClass> = [.ruleFlutter, .unsupportedSystemEvent, .lateSystemEvent, .missingSystemEvent]
+    ) {
+        self.matchWindow_s = matchWindow_s
+        self.flutterWindow_s = flutterWindow_s
+        self.duplicateWindow_s = duplicateWindow_s
+        self.supportWindow_s = supportWindow_s
+        self.staleWindow_s = staleWindow_s
+        self.staleReasons = staleReasons
+        self.failingClasses = failingClasses
+    }
+}
+
+/// One classified divergence. Carries indices and times, never coordinates.
+public struct Divergence: Sendable, Hashable {
+    public var kind: DivergenceClass
+    /// Time the divergence is about, seconds: the event's, the transition's, or for a stale fix
+    /// its estimated delivery time (the newest fix timestamp seen up to it).
+    public var timestamp_s: Double
+    /// The engine decision involved (flutter, missing, late, stale), as `EngineDecision.index`.
+    public var decisionIndex: Int?
+    /// The system event involved, as an index into the `events` array given to the classifier.
+    public var eventIndex: Int?
+    /// The other event involved: the first delivery for a duplicate, the nearest event for a stale fix.
+    public var relatedEventIndex: Int?
+    /// For a late event: event time − transition time, seconds (> match window);
+    /// for a duplicate: time since the first delivery, seconds.
+    public var delay_s: Double?
+    /// For an unsupported event: the engine's state at the event time.
+    public var engineState: FenceState?
+    /// For an unsupported event: accepted fixes within the support window.
+    public var acceptedFixesNearby: Int?
+    /// One line explaining the classification.
+    public var detail: String
+
+    public init(
+        kind: DivergenceClass, timestamp_s: Double, decisionIndex: Int? = nil, eventIndex: Int? = nil,
+        relatedEventIndex: Int? = nil, delay_s: Double? = nil, engineState: FenceState? = nil,
+        acceptedFixesNearby: Int? = nil, detail: String
+    ) {
+        self.kind = kind
+        self.timestamp_s = timestamp_s
+        self.decisionIndex = decisionIndex
+        self.eventIndex = eventIndex
+        self.relatedEventIndex = relatedEventIndex
+        self.delay_s = delay_s
+        self.engineState = engineState
+        self.acceptedFixesNearby = acceptedFixesNearby
+        self.detail = detail
+    }
+}
+
+/// An engine transition and the system event that reports it.
+public struct MatchedPair: Sendable, Hashable {
+    /// Index into the `events` array given to the classifier.
+    public var eventIndex: Int
+    /// `EngineDecision.index` of the transition.
+    public var decisionIndex: Int
+    /// Event time − transition time, seconds (positive: the system was later).
+    public var delay_s: Double
+
+    public init(eventIndex: Int, decisionIndex: Int, delay_s: Double) {
+        self.eventIndex = eventIndex
+        self.decisionIndex = decisionIndex
+        self.delay_s = delay_s
+    }
+}
+
+/// Device-level verdict of one log.
+public enum DeviceCheckStatus: String, Sendable, Hashable, Codable {
+    case passed
+    case failed
+}
+
+/// The classifier's result: matched pairs, divergences by time, and the verdict.
+public struct DivergenceReport: Sendable, Hashable {
+    public var matched: [MatchedPair]
+    public var divergences: [Divergence]
+    public var settings: DivergenceSettings
+    /// `failed` when any divergence belongs to `settings.failingClasses`.
+    public var status: DeviceCheckStatus { failing.isEmpty ? .passed : .failed }
+    public init(matched: [MatchedPair], divergences: [Divergence], settings: DivergenceSettings) {
+        self.matched = matched
+        self.divergences = divergences
+        self.settings = settings
+    }
+
+    /// The divergences that fail the log.
+    public var failing: [Divergence] { divergences.filter { settings.failingClasses.contains($0.kind) } }
+
+    /// Number of divergences per class (every class present, zero when none).
+    public var counts: [DivergenceClass: Int] {
+        Dictionary(uniqueKeysWithValues: DivergenceClass.allCases.map { ($0, count($0)) })
+    }
+
+    /// Number of divergences of a class.
+    public func count(_ kind: DivergenceClass) -> Int { divergences.reduce(0) { $0 + ($1.kind == kind ? 1 : 0) } }
+}
+
+/// Compares the engine's decisions with the system's region events (pure; no I/O, no clock).
+///
+/// Algorithm (windows from `DivergenceSettings`), all on the events' and decisions' timestamps:
+/// 1. Engine transitions are accepted decisions whose state changes to inside or outside;
+///    those from inside/outside are crossings, those from unknown are determinations.
+/// 2. Events in time order: a repeat of the previous kept event's kind within the duplicate
+///    window of it is a duplicate and takes no further part.
+/// 3. Each remaining event is matched to the nearest unmatched transition into its claimed
+///    state within ± the match window.
+/// 4. An unmatched event is late when the latest transition before it is a crossing into its
+///    claimed state, is unmatched and lies more than the match window earlier; otherwise it is
+///    unsupported (evidence: the engine state at the event and the accepted fixes nearby).
+/// 5. An unmatched crossing with an opposite crossing within the flutter window is rule flutter,
+///    otherwise a missing system event; unmatched determinations are not divergences (systems
+///    need not report the initial state).
+/// 6. A decision rejected for a stale reason is a stale fix when an event lies within the stale
+///    window of its delivery time. A stale fix's own timestamp is old by definition, so its delivery
+///    time is estimated as the newest timestamp among the decisions up to it (in the given order,
+///    which is the order the log delivered the fixes).
+public enum DivergenceClassifier {
+    private struct Transition {
+        var decisionIndex: Int
+        var timestamp_s: Double
+        var to: FenceState
+        var isCrossing: Bool
+        var consumed = false
+    }
+
+    public static func classify(
+        decisions: [EngineDecision], events: [SystemEvent], settings: DivergenceSettings = DivergenceSettings()
+    ) -> DivergenceReport {
+        let accepted = decisions.filter { $0.isAccepted && $0.timestamp_s.isFinite }
+            .enumerated().sorted { ($0.element.timestamp_s, $0.offset) < ($1.element.timestamp_s, $1.offset) }
+            .map(\.element)
+        var transitions = accepted.filter { $0.newState != $0.oldState && $0.newState != .unknown }.map {
+            Transition(decisionIndex: $0.index, timestamp_s: $0.timestamp_s, to: $0.newState, isCrossing: $0.oldState != .unknown)
+        }
+        var divergences: [Divergence] = []
+        var matched: [MatchedPair] = []
+
+        let finiteEvents = events.indices.filter { events[$0].timestamp_s.isFinite }
+            .sorted { (events[$0].timestamp_s, $0) < (events[$1].timestamp_s, $1) }
+        for e in events.indices where !events[e].timestamp_s.isFinite {
+            divergences.append(Divergence(kind: .unsupportedSystemEvent, timestamp_s: events[e].timestamp_s, eventIndex: e,
+                                          detail: "\(events[e].kind) event has no finite time"))
+        }
+        let primary = separateDuplicates(finiteEvents, events: events, settings: settings, into: &divergences)
+
+        var unmatchedEvents: [Int] = []
+        for e in primary {
+            let event = events[e]
+            let target = event.kind.claimedState
+            var best: Int?
+            for k in transitions.indices where !transitions[k].consumed && transitions[k].to == target {
+                let gap = abs(transitions[k].timestamp_s - event.timestamp_s)
+                if gap <= settings.matchWindow_s, best.map({ gap < abs(transitions[$0].timestamp_s - event.timestamp_s) }) ?? true {
+                    best = k
+                }
+            }
+            if let k = best {
+                transitions[k].consumed = true
+                matched.append(MatchedPair(eventIndex: e, decisionIndex: transitions[k].decisionIndex,
+                                           delay_s: event.timestamp_s - transitions[k].timestamp_s))
+            } else {
+                unmatchedEvents.append(e)
+            }
+        }
+        for e in unmatchedEvents {
+            divergences.append(lateOrUnsupported(e, events: events, transitions: &transitions, accepted: accepted, settings: settings))
+        }
+        divergences += unmatchedCrossings(transitions, settings: settings)
+        divergences += staleFixes(decisions, events: events, eventOrder: finiteEvents, settings: settings)
+        divergences.sort { ($0.timestamp_s, $0.kind.rawValue) < ($1.timestamp_s, $1.kind.rawValue) }
+        matched.sort { $0.eventIndex < $1.eventIndex }
+        return DivergenceReport(matched: matched, divergences: divergences, settings: settings)
+    }
+
+    /// Step 2: returns the kept events (in time order) and records duplicates.
+    private static func separateDuplicates(
+        _ order: [Int], events: [SystemEvent], settings: DivergenceSettings, into divergences: inout [Divergence]
+    ) -> [Int] {
+        var kept: [Int] = []
+        for e in order {
+            if let last = kept.last, events[last].kind == events[e].kind,
+               events[e].timestamp_s - events[last].timestamp_s <= settings.duplicateWindow_s {
+                let gap = events[e].timestamp_s - events[last].timestamp_s
+                divergences.append(Divergence(
+                    kind: .duplicateSystemEvent, timestamp_s: events[e].timestamp_s, eventIndex: e, relatedEventIndex: last,
+                    delay_s: gap, detail: "\(events[e].kind) delivered again \(gap) s after the first delivery"))
+            } else {
+                kept.append(e)
+            }
+        }
+        return kept
+    }
+
+    /// Step 4.
+    private static func lateOrUnsupported(
+        _ e: Int, events: [SystemEvent], transitions: inout [Transition], accepted: [EngineDecision],
+        settings: DivergenceSettings
+    ) -> Divergence {
+        let event = events[e]
+        let target = event.kind.claimedState
+        if let k = transitions.lastIndex(where: { $0.timestamp_s <= event.timestamp_s }),
+           transitions[k].to == target, transitions[k].isCrossing, !transitions[k].consumed,
+           event.timestamp_s - transitions[k].timestamp_s > settings.matchWindow_s {
+            transitions[k].consumed = true
+            let delay = event.timestamp_s - transitions[k].timestamp_s
+            return Divergence(kind: .lateSystemEvent, timestamp_s: event.timestamp_s, decisionIndex: transitions[k].decisionIndex,
+                              eventIndex: e, delay_s: delay,
+                              detail: "\(event.kind) arrived \(delay) s after the engine went \(target) (window \(settings.matchWindow_s) s)")
+        }
+        let state = accepted.last(where: { $0.timestamp_s <= event.timestamp_s })?.newState ?? .unknown
+        let nearby = accepted.reduce(0) { $0 + (abs($1.timestamp_s - event.timestamp_s) <= settings.supportWindow_s ? 1 : 0) }
+        let detail: String
+        if nearby == 0 {
+            detail = "\(event.kind) with no accepted fix within ±\(settings.supportWindow_s) s (engine \(state))"
+        } else if state == target {
+            detail = "\(event.kind) while the engine was already \(state); its transition is reported by another event"
+        } else {
+            detail = "\(event.kind) but the engine is \(state) with \(nearby) accepted fixes within ±\(settings.supportWindow_s) s"
+        }
+        return Divergence(kind: .unsupportedSystemEvent, timestamp_s: event.timestamp_s, eventIndex: e,
+                          engineState: state, acceptedFixesNearby: nearby, detail: detail)
+    }
+
+    /// Step 5 (transitions are in time order).
+    private static func unmatchedCrossings(_ transitions: [Transition], settings: DivergenceSettings) -> [Divergence] {
+        let crossings = transitions.filter(\.isCrossing)
+        var result: [Divergence] = []
+        for (k, c) in crossings.enumerated() where !c.consumed {
+            var flutterWith: Transition?
+            var j = k - 1
+            while j >= 0, c.timestamp_s - crossings[j].timestamp_s <= settings.flutterWindow_s {
+                if crossings[j].to != c.to { flutterWith = crossings[j]; break }
+                j -= 1
+            }
+            j = k + 1
+            while flutterWith == nil, j < crossings.count, crossings[j].timestamp_s - c.timestamp_s <= settings.flutterWindow_s {
+                if crossings[j].to != c.to { flutterWith = crossings[j]; break }
+                j += 1
+            }
+            if let other = flutterWith {
+                result.append(Divergence(
+                    kind: .ruleFlutter, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
+                    detail: "engine went \(c.to) with no system event, \(abs(other.timestamp_s - c.timestamp_s)) s from an opposite crossing"))
+            } else {
+                result.append(Divergence(
+                    kind: .missingSystemEvent, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
+                    detail: "engine went \(c.to) and stayed; no system event within ±\(settings.matchWindow_s) s"))
+            }
+        }
+        return result
+    }
+
+    /// Step 6.
+    private static func staleFixes(
+        _ decisions: [EngineDecision], events: [SystemEvent], eventOrder: [Int], settings: DivergenceSettings
+    ) -> [Divergence] {
+        var result: [Divergence] = []
+        var frontier_s = -Double.infinity
+        for d in decisions where d.timestamp_s.isFinite {
+            frontier_s = max(frontier_s, d.timestamp_s)
+            guard let reason = d.rejectionReason, settings.staleReasons.contains(reason) else { continue }
+            var nearest: (index: Int, gap: Double)?
+            for e in eventOrder {
+                let gap = abs(events[e].timestamp_s - frontier_s)
+                if gap <= settings.staleWindow_s, gap < (nearest?.gap ?? .infinity) { nearest = (e, gap) }
+            }
+            if let nearest {
+                result.append(Divergence(
+                    kind: .staleFix, timestamp_s: frontier_s, decisionIndex: d.index, relatedEventIndex: nearest.index,
+                    detail: "fix rejected as \(reason) \(nearest.gap) s from a \(events[nearest.index].kind) event"))
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,173 @@
+/// Reads GPX 1.0/1.1 device logs: every `trkpt`, `rtept` and `wpt` becomes a fix.
+///
+/// Per point: `lat` and `lon` attributes (required), `<time>` (required, ISO-8601 with zone),
+/// accuracy from `<extensions>…<horizontal_accuracy>` (metres) when present, else from
+/// `<hdop>` × `GPXAccuracy.uere_m`; a point with neither is an error. Optional `<speed>`
+/// (m/s) and `<course>` (degrees) directly or in extensions, and `<event>` (`enter`/`exit`)
+/// in extensions. Elements are matched by local name (namespace prefixes ignored); other
+/// elements are ignored. The XML itself is read by `XMLTokenizer` (no DOCTYPE, no entities).
+enum GPXDeviceLogReader {
+    private struct Point {
+        var line: Int
+        var latitude: Double
+        var longitude: Double
+        var values: [String: String] = [:]
+    }
+
+    /// Local names whose text is captured inside a point.
+    private static let captured: Set<String> = ["time", "hdop", "horizontal_accuracy", "speed", "course", "event"]
+
+    static func read(
+        _ buffer: UnsafeBufferPointer<UInt8>, limits: DeviceLogLimits, into builder: inout DeviceLogBuilder
+    ) throws(DeviceLogProblemAtLine) {
+        var xml = XMLTokenizer(buffer, maxToken_bytes: limits.maxLineLength_bytes)
+        var stack: [String] = []
+        var point: Point?
+        var capture: (name: String, text: String)?
+        var sawRoot = false
+        while true {
+            let token = try xml.next()
+            let line = xml.tokenLine
+            func fail(_ p: DeviceLogProblem) -> DeviceLogProblemAtLine { DeviceLogProblemAtLine(line: line, problem: p) }
+            switch token {
+            case .endOfFile:
+                if !sawRoot {
+                    throw DeviceLogProblemAtLine(line: xml.line, problem: buffer.allSatisfy(isSpaceOrBOM) ? .emptyFile : .gpx("no <gpx> element"))
+                }
+                if let open = stack.last {
+                    throw DeviceLogProblemAtLine(line: xml.line, problem: .xml("unexpected end of file: <\(DeviceLogLexical.shown(open))> not closed (truncated file?)"))
+                }
+                if builder.isEmpty { throw DeviceLogProblemAtLine(line: xml.line, problem: .noData) }
+                return
+            case let .text(text):
+                if capture != nil {
+                    capture!.text += text
+                    if capture!.text.utf8.count > limits.maxLineLength_bytes { throw fail(.xmlTokenTooLong(limit_bytes: limits.maxLineLength_bytes)) }
+                } else if stack.isEmpty, !text.utf8.allSatisfy(isSpaceOrBOM) {
+                    throw fail(.xml("text outside the <gpx> element"))
+                }
+            case let .start(name, attributes, selfClosing):
+                let local = localName(name)
+                if stack.isEmpty {
+                    guard !sawRoot else { throw fail(.xml("a second root element <\(DeviceLogLexical.shown(name))>")) }
+                    guard local == "gpx" else { throw fail(.gpx("root element is <\(DeviceLogLexical.shown(name))>, expected <gpx>")) }
+                    if let version = attributes.first(where: { $0.name == "version" })?.value, version != "1.1", version != "1.0" {
+                        throw fail(.gpx("version '\(DeviceLogLexical.shown(version))' is not 1.0 or 1.1"))
+                    }
+                    sawRoot = true
+                }
+                if capture != nil { throw fail(.gpx("element <\(DeviceLogLexical.shown(name))> inside <\(DeviceLogLexical.shown(capture!.name))>")) }
+                if ["trkpt", "rtept", "wpt"].contains(local) {
+                    guard point == nil else { throw fail(.gpx("<\(DeviceLogLexical.shown(name))> inside another point")) }
+                    point = try startPoint(name: name, attributes: attributes, line: line)
+                } else if point != nil, captured.contains(local) {
+                    guard point!.values[local] == nil else { throw fail(.gpx("duplicate <\(DeviceLogLexical.shown(local))> in a point")) }
+                    if selfClosing { point!.values[local] = "" } else { capture = (local, "") }
+                }
+                if selfClosing {
+                    if let p = point, ["trkpt", "rtept", "wpt"].contains(local) {
+                        try finish(p, into: &builder)
+                        point = nil
+                    }
+                } else {
+                    stack.append(name)
+                }
+            case let .end(name):
+                guard let open = stack.last else { throw fail(.xml("end tag </\(DeviceLogLexical.shown(name))> without a start tag")) }
+                guard open == name else { throw fail(.xml("end tag </\(DeviceLogLexical.shown(name))> does not close <\(DeviceLogLexical.shown(open))>")) }
+                stack.removeLast()
+                let local = localName(name)
+                if let c = capture, c.name == local {
+                    point!.values[local] = c.text
+                    capture = nil
+                } else if let p = point, ["trkpt", "rtept", "wpt"].contains(local) {
+                    try finish(p, into: &builder)
+                    point = nil
+                }
+            }
+        }
+    }
+
+    private static func isSpaceOrBOM(_ b: UInt8) -> Bool {
+        switch b {
+        case 0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF: return true
+        default: return false
+        }
+    }
+
+    private static func localName(_ name: String) -> String {
+        if let colon = name.lastIndex(of: ":") { return String(name[name.index(after: colon)...]) }
+        return name
+    }
+
+    private static func startPoint(
+        name: String, attributes: [XMLTokenizer.Attribute], line: Int
+    ) throws(DeviceLogProblemAtLine) -> Point {
+        func coordinate(_ key: String) throws(DeviceLogProblemAtLine) -> Double {
+            guard let text = attributes.first(where: { $0.name == key })?.value else {
+                throw DeviceLogProblemAtLine(line: line, problem: .gpx("<\(DeviceLogLexical.shown(name))> has no \(key) attribute"))
+            }
+            let trimmed = text.trimmingSpaces
+            guard let value = DeviceLogLexical.number(trimmed[...]) else {
+                throw DeviceLogProblemAtLine(line: line, problem: .notANumber(column: key, value: DeviceLogLexical.shown(text)))
+            }
+            return value
+        }
+        return Point(line: line, latitude: try coordinate("lat"), longitude: try coordinate("lon"))
+    }
+
+    private static func finish(_ p: Point, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine) {
+        func fail(_ problem: DeviceLogProblem) -> DeviceLogProblemAtLine { DeviceLogProblemAtLine(line: p.line, problem: problem) }
+        func number(_ key: String) throws(DeviceLogProblemAtLine) -> Double? {
+            guard let text = p.values[key]?.trimmingSpaces else { return nil }
+            guard let value = DeviceLogLexical.number(text[...]) else {
+                throw fail(.notANumber(column: key, value: DeviceLogLexical.shown(text)))
+            }
+            return value
+        }
+        guard let timeText = p.values["time"]?.trimmingSpaces else { throw fail(.gpx("point has no <time>")) }
+        let timestamp_s: Double
+        switch DeviceLogLexical.timestamp(timeText[...]) {
+        case let .success(t): timestamp_s = t
+        case let .failure(problem): throw fail(.badTimestamp(value: DeviceLogLexical.shown(timeText), reason: problem.reason))
+        }
+        let accuracy_m: Double
+        if let extensionAccuracy = try number("horizontal_accuracy") {
+            accuracy_m = extensionAccuracy
+        } else if let hdop = try number("hdop") {
+            accuracy_m = hdop * GPXAccuracy.uere_m
+        } else {
+            throw fail(.gpx("point has no accuracy: neither <extensions><horizontal_accuracy> nor <hdop>"))
+        }
+        var event: SystemEventKind?
+        if let text = p.values["event"]?.trimmingSpaces {
+            event = try DeviceLogLexical.event(text[...], line: p.line)
+        }
+        try builder.add(
+            line: p.line, timestamp_s: timestamp_s, latitude: p.latitude, longitude: p.longitude,
+            accuracy_m: accuracy_m, speed_mps: try number("speed"), course_deg: try number("course"), event: event)
+    }
+}
+
+/// How a GPX `<hdop>` becomes a horizontal accuracy in metres (an assumption, documented).
+public enum GPXAccuracy {
+    /// User equivalent range error in metres by which HDOP is multiplied: accuracy_m = hdop × 5 m.
+    ///
+    /// Assumption, not a measurement: 5 m is a typical single-frequency civil GPS UERE
+    /// (Kaplan & Hegarty, "Understanding GPS", UERE budgets of roughly 4–7 m). HDOP × UERE
+    /// approximates a 1-sigma DRMS horizontal error, which is close to (not the same as) what
+    /// iOS reports as `horizontalAccuracy`. Prefer the `horizontal_accuracy` extension when the
+    /// app can log the platform's own value.
+    public static let uere_m = 5.0
+}
+
+extension String {
+    /// The text without leading/trailing ASCII spaces, tabs, CR and LF.
+    fileprivate var trimmingSpaces: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        var s = self[...]
+        while let f = s.first, isSpace(f) { s = s.dropFirst() }
+        while let l = s.last, isSpace(l) { s = s.dropLast() }
+        return String(s)
+    }
+}
