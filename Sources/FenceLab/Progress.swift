@@ -63,6 +63,21 @@ public final class ProgressReporter: @unchecked Sendable {
         if inPlace { sink("\r" + line + "\u{1B}[K"); printedInPlace = true } else { sink(line + "\n") }
     }
 
+    /// Records `count` finished units of a run counted in `unit` (e.g. "grid points") and prints a
+    /// throttled "grid points 120/300, ETA 0:42" (totalWorkItems counts the same units).
+    public func advance(by count: Int, unit: String) {
+        guard isEnabled else { return }
+        lock.lock(); defer { lock.unlock() }
+        done += count
+        let now = clock()
+        guard done >= totalItems || now - lastEmit_s >= minimumInterval_s else { return }
+        lastEmit_s = now
+        let elapsed = now - start_s
+        let eta = done <= 0 || !(elapsed >= 0) ? "--" : Self.duration(elapsed * Double(max(0, totalItems - done)) / Double(done))
+        let line = "\(unit) \(done)/\(totalItems), ETA \(eta)"
+        if inPlace { sink("\r" + line + "\u{1B}[K"); printedInPlace = true } else { sink(line + "\n") }
+    }
+
     /// Ends the in-place line (prints a newline) so later output starts on a fresh line.
     public func finish() {
         guard isEnabled else { return }

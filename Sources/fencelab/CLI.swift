@@ -44,6 +44,8 @@ enum CLI {
         FixturesCommand.self,
         GeohashCommand.self,
         ExportCommand.self,
+        SweepCommand.self,
+        MergeCommand.self,
     ]
 
     /// The command that `fencelab` with no arguments runs.

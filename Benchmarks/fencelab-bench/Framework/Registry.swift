@@ -10,6 +10,7 @@ enum Registry {
         + GeneratorBenchmarks.all
         + HarnessBenchmarks.all
         + AllocationBenchmarks.all
+        + SweepBenchmarks.all
 
     /// The benchmark called `name`.
     static func named(_ name: String) -> Benchmark? { all.first { $0.name == name } }

@@ -46,7 +46,8 @@ public enum ReportFolder {
     /// Checks before any work starts that `destination` can be written: creates missing
     /// parents, requires the parent to be a writable directory (probe: create and remove a
     /// temporary folder), and an existing destination to be a replaceable report folder.
-    public static func preflight(destination: String) throws(OutputError) {
+    /// `replaceable`: the names an existing destination may hold (default: a run report's).
+    public static func preflight(destination: String, replaceable: Set<String> = replaceableNames) throws(OutputError) {
         let dest = URL(fileURLWithPath: destination).standardizedFileURL
         let parent = dest.deletingLastPathComponent()
         do {
@@ -59,13 +60,14 @@ public enum ReportFolder {
             throw .notWritable(path: destination, reason: "\(parent.path): \(String(cString: strerror(errno)))")
         }
         rmdir(probe.path)
-        try checkReplaceable(dest, display: destination)
+        try checkReplaceable(dest, display: destination, replaceable: replaceable)
     }
 
     /// Writes `files` (name → bytes) as the folder `destination`, atomically (see type doc).
     /// File names must be plain names (no `/`).
-    public static func write(files: [(name: String, bytes: [UInt8])], to destination: String) throws(OutputError) {
-        try preflight(destination: destination)
+    public static func write(files: [(name: String, bytes: [UInt8])], to destination: String,
+                             replaceable: Set<String> = replaceableNames) throws(OutputError) {
+        try preflight(destination: destination, replaceable: replaceable)
         let dest = URL(fileURLWithPath: destination).standardizedFileURL
         let parent = dest.deletingLastPathComponent(), base = dest.lastPathComponent
         removeStaleTemporaries(in: parent, base: base)
@@ -109,7 +111,7 @@ public enum ReportFolder {
         try? FileManager.default.removeItem(at: old)
     }
 
-    private static func checkReplaceable(_ dest: URL, display: String) throws(OutputError) {
+    private static func checkReplaceable(_ dest: URL, display: String, replaceable: Set<String>) throws(OutputError) {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dest.path, isDirectory: &isDir) else { return }
         guard isDir.boolValue else { throw .notADirectory(path: display) }
@@ -117,7 +119,7 @@ public enum ReportFolder {
         do { entries = try FileManager.default.contentsOfDirectory(atPath: dest.path) } catch {
             throw .notWritable(path: display, reason: reason(of: error))
         }
-        if let foreign = entries.sorted().first(where: { !replaceableNames.contains($0) }) {
+        if let foreign = entries.sorted().first(where: { !replaceable.contains($0) }) {
             throw .foreignContent(path: display, example: foreign)
         }
     }
@@ -185,7 +187,7 @@ final class SerialCounter: @unchecked Sendable {
 }
 
 /// `write(2)`, named once per platform.
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
     return Glibc.write(fd, buffer, count)
     #else

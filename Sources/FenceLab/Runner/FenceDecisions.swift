@@ -11,18 +11,21 @@ struct FenceDecisions {
     var engine: Duration
 
     /// Runs the delivered fixes through the built-in `FenceMonitor` (or the external engine)
-    /// with the injected `now`; counts where a WGS84 monitor would have decided differently.
+    /// with the injected `now`; counts where a WGS84 monitor would have decided differently
+    /// (unless `compareModels` is false: sweeps skip the second monitor, `modelDisagreements` is nil).
     static func observe(fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleSpec,
-                        settings: EvaluationSettings, scenario: String, replicate: Int) throws -> FenceDecisions {
+                        settings: EvaluationSettings, scenario: String, replicate: Int,
+                        compareModels: Bool = true) throws -> FenceDecisions {
         try observe(fixes: fixes, now_s: now_s, center: center, rule: RuleUnderTest(spec: rule),
-                    settings: settings, scenario: scenario, replicate: replicate)
+                    settings: settings, scenario: scenario, replicate: replicate, compareModels: compareModels)
     }
 
     /// Runs the delivered fixes through a `FenceMonitor` with a fresh copy of `rule.evaluator`
     /// (or through the external engine of `settings`, which needs a built-in rule) with the
     /// injected `now`; counts where a WGS84 monitor would have decided differently.
     static func observe<Rule: FenceRule>(fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleUnderTest<Rule>,
-                                         settings: EvaluationSettings, scenario: String, replicate: Int) throws -> FenceDecisions {
+                                         settings: EvaluationSettings, scenario: String, replicate: Int,
+                                         compareModels: Bool = true) throws -> FenceDecisions {
         if let engine = settings.engine {
             guard let spec = rule.engineSpec else {
                 throw RunError.invalidRule(file: scenario, reason: "\(rule.rulesVersion) is not a built-in rule; the engine protocol describes only hysteresis, threshold and conservative")
@@ -50,6 +53,9 @@ struct FenceDecisions {
             rejections.append(d.rejection?.rawValue)
         }
         let engine = start.duration(to: clock.now)
+        guard compareModels else {
+            return FenceDecisions(states: states, rejections: rejections, modelDisagreements: nil, engine: engine)
+        }
         // The same fixes on the ellipsoid: how often the distance model changes a decision.
         var ellipsoid = try FenceMonitor(center: center, evaluator: rule.evaluator, distanceModel: WGS84(),
                                          maxAge_s: settings.maxFixAge_s, logging: .off)
@@ -62,24 +68,46 @@ struct FenceDecisions {
 
     /// The same rule on the noiseless truth (accuracy 0) at every sample slot: the true states.
     static func truth(samples: [GeneratedSample], center: Coordinate, rule: RuleSpec) throws -> [StateSample] {
-        try truth(samples: samples, center: center, rule: RuleUnderTest(spec: rule))
+        try truth(TruthDistances(samples: samples, center: center), rule: RuleUnderTest(spec: rule))
     }
 
     /// The rule (a fresh copy of `rule.evaluator`) on the noiseless truth (accuracy 0) at every
     /// sample slot: the true states.
     static func truth<Rule: FenceRule>(samples: [GeneratedSample], center: Coordinate,
                                        rule: RuleUnderTest<Rule>) throws -> [StateSample] {
+        try truth(TruthDistances(samples: samples, center: center), rule: rule)
+    }
+
+    /// The true states from precomputed truth distances (sweeps compute them once per drive).
+    static func truth(_ track: TruthDistances, rule: RuleSpec) throws -> [StateSample] {
+        try truth(track, rule: RuleUnderTest(spec: rule))
+    }
+
+    static func truth<Rule: FenceRule>(_ track: TruthDistances, rule: RuleUnderTest<Rule>) throws -> [StateSample] {
         var evaluator = rule.evaluator
-        let model = Haversine()
         var states: [StateSample] = []
-        states.reserveCapacity(samples.count)
+        states.reserveCapacity(track.time_s.count)
+        for (t, d) in zip(track.time_s, track.distance_m) {
+            states.append(StateSample(time_s: t, state: evaluator.update(distance_m: d, accuracy_m: 0, timestamp_s: t)))
+        }
+        return states
+    }
+}
+
+/// The truth at every sample slot (first delivery of each slot): time and Haversine distance from the fence centre.
+struct TruthDistances: Sendable {
+    var time_s: [Double] = []
+    var distance_m: [Double] = []
+
+    init(samples: [GeneratedSample], center: Coordinate) {
+        let model = Haversine()
+        time_s.reserveCapacity(samples.count)
+        distance_m.reserveCapacity(samples.count)
         var lastSlot = -1
         for s in samples where s.sampleIndex > lastSlot {
             lastSlot = s.sampleIndex
-            let t = s.time_s
-            let state = evaluator.update(distance_m: model.distance_m(center, s.truth), accuracy_m: 0, timestamp_s: t)
-            states.append(StateSample(time_s: t, state: state))
+            time_s.append(s.time_s)
+            distance_m.append(model.distance_m(center, s.truth))
         }
-        return states
     }
 }

@@ -1,3 +1,5 @@
+import GeoPolicy
+
 /// Why a sweep grid is refused (before any work starts).
 public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformedRange(option: String, text: String)
@@ -7,6 +9,7 @@ public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidValue(option: String, value: Double, reason: String)
     case noValidPoint(reason: String)
     case tooManyPoints(count: Int, limit: Int)
+    case malformedShard(text: String)
 
     public var description: String {
         switch self {
@@ -17,6 +20,7 @@ public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .invalidValue(o, v, r): return "\(o): \(v) \(r)"
         case let .noValidPoint(r): return "the grid has no valid point: \(r)"
         case let .tooManyPoints(c, l): return "the grid has \(c) points, more than the limit \(l); narrow it or pass --force"
+        case let .malformedShard(t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(t)'"
         }
     }
 }
@@ -65,12 +69,12 @@ extension Substring {
 }
 
 /// Which rule family a sweep varies.
-public enum SweepRuleKind: String, Sendable, Hashable, CaseIterable {
+public enum SweepRuleKind: String, Sendable, Hashable, CaseIterable, Codable {
     case hysteresis, threshold, conservative
 }
 
 /// One point of a sweep grid: a complete rule setting.
-public struct SweepPoint: Sendable, Hashable, Comparable {
+public struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     public var kind: SweepRuleKind
     /// Enter radius (hysteresis) or the radius (threshold, conservative), metres.
     public var enter_m: Double
@@ -100,8 +104,23 @@ public struct SweepPoint: Sendable, Hashable, Comparable {
         }
     }
 
+    /// The engine's rule for this point; confirmation 1 means none (same decisions, plain rules version).
+    public var rule: RuleSpec {
+        let confirmation: Confirmation? = confirm_n > 1 ? .fixes(confirm_n) : nil
+        switch kind {
+        case .hysteresis: return .hysteresis(enter_m: enter_m, exit_m: exit_m, maxAccuracy_m: maxAccuracy_m, confirmation: confirmation)
+        case .threshold: return .threshold(radius_m: enter_m, confirmation: confirmation)
+        case .conservative: return .conservative(radius_m: enter_m, confirmation: confirmation)
+        }
+    }
+
+    /// The seeds' setting (seed 000: hysteresis 80/120 m, accuracy gate 30 m, no confirmation).
+    public static let seedReference = SweepPoint(kind: .hysteresis, enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirm_n: 1)
+
     public static func < (a: SweepPoint, b: SweepPoint) -> Bool {
-        (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) < (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n)
+        (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) != (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n)
+            ? (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) < (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n)
+            : a.kind.rawValue < b.kind.rawValue
     }
 }
 
@@ -110,10 +129,16 @@ func fmt(_ v: Double) -> String {
 }
 
 /// The grid of a sweep: the cartesian product of the options, invalid combinations
-/// (exit ≤ enter for hysteresis) left out, the seeds' 80/120/30 always added.
+/// (exit ≤ enter for hysteresis) left out, the seeds' 80/120/30 always added (for a threshold or
+/// conservative sweep it is the one hysteresis point, there for comparison).
 public struct SweepGrid: Sendable, Hashable {
+    public init(points: [SweepPoint]) {
+        self.points = points
+        referenceIndex = points.firstIndex(of: .seedReference)
+    }
+
     public var points: [SweepPoint]
-    /// Index of the seeds' reference setting (80/120/30, no confirmation) in `points`, when it fits the rule kind.
+    /// Index of the seeds' reference setting (80/120/30, no confirmation) in `points`.
     public var referenceIndex: Int?
 
     public static let defaultLimit = 2_000
@@ -132,15 +157,21 @@ public struct SweepGrid: Sendable, Hashable {
                 set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: x, maxAccuracy_m: a, confirm_n: c))
             } } } }
             guard !set.isEmpty else { throw .noValidPoint(reason: "every exit radius is ≤ its enter radius") }
-            set.insert(SweepPoint(kind: .hysteresis, enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirm_n: 1))
         case .threshold, .conservative:
             for e in enter.values { for c in confirm {
                 set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: e, maxAccuracy_m: .infinity, confirm_n: c))
             } }
         }
+        set.insert(.seedReference)
         if let limit, set.count > limit { throw .tooManyPoints(count: set.count, limit: limit) }
+        for p in set {
+            do { _ = try p.rule.evaluator() } catch {
+                throw .invalidValue(option: p.kind == .hysteresis ? "--enter/--exit" : "--enter", value: p.enter_m,
+                                    reason: "gives an invalid rule \(p.label): \(error)")
+            }
+        }
         points = set.sorted()
-        referenceIndex = points.firstIndex(of: SweepPoint(kind: .hysteresis, enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirm_n: 1))
+        referenceIndex = points.firstIndex(of: .seedReference)
     }
 }
 
@@ -160,7 +191,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(SweepGridError) {
         let parts = text.split(separator: "/")
         guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k >= 0, k < n else {
-            throw .malformedList(option: "--shard", text: text + " (expected K/N with 0 ≤ K < N)")
+            throw .malformedShard(text: text)
         }
         index = k
         count = n

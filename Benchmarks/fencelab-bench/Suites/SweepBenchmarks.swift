@@ -1,0 +1,32 @@
+import DriveSim
+import FenceLab
+import Foundation
+
+/// The marginal cost of a sweep grid point: one rule evaluated on an already generated
+/// 1 Hz, one-hour drive (edge-loiter-100m, replicate 0): fence decisions over the delivered
+/// fixes and over the truth, plus the transition matching. Issue 7 target: < 1 ms per point.
+enum SweepBenchmarks {
+    static let all: [Benchmark] = [extraPoint]
+
+    static let extraPoint = Benchmark(
+        "sweep/extra-grid-point/1h-1Hz", group: "sweep", itemsPerRun: 1, unit: "point",
+        target: "≥ 1000 points/s (< 1 ms)"
+    ) {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let path = root.appendingPathComponent("scenarios/edge-loiter-100m.json").path
+        guard let spec = try? ScenarioSpec.load(path: path), let drive = try? SweepDrive(spec: spec, replicate: 0) else {
+            printError("fencelab-bench: sweep: cannot load \(path)")
+            return { 0 }
+        }
+        let points = [70.0, 75, 80, 85].map {
+            SweepPoint(kind: .hysteresis, enter_m: $0, exit_m: 200 - $0, maxAccuracy_m: 30, confirm_n: 1)
+        }
+        let settings = EvaluationSettings()
+        var k = 0
+        return {
+            k = (k + 1) % points.count
+            return Double((try? drive.evaluate(points[k], item: k, settings: settings))?.spurious ?? -1)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Shard folders (`--shard K/N`) and their merge into the files of one unsharded run.
+///
+/// A shard folder holds `shard.json` (the `SweepManifest`, pretty-printed) and `items.jsonl`
+/// (its `SweepRecord`s in item order). Merge checks that every manifest describes the same sweep
+/// (tool version, grid, scenario files, seeds, replicates, settings, N), that each K in 0..<N is
+/// present exactly once and complete, then aggregates all records with the same code as an
+/// unsharded run: the output bytes are equal by construction.
+public enum SweepMerge {
+    public static let manifestName = "shard.json", itemsName = "items.jsonl"
+    public static var shardFileNames: [String] { [manifestName, itemsName] }
+
+    /// The files of a shard folder.
+    public static func shardFiles(_ run: SweepRun) -> [(name: String, bytes: [UInt8])] {
+        var items = ""
+        for r in run.records { items += r.jsonLine + "\n" }
+        return [(manifestName, Array((run.manifest.encoded(pretty: true) + "\n").utf8)), (itemsName, Array(items.utf8))]
+    }
+
+    /// Reads and checks shard folders; returns the common manifest (as shard 0/1) and all records.
+    public static func load(folders: [String]) throws(SweepError) -> (SweepManifest, [SweepRecord]) {
+        var shards: [(folder: String, manifest: SweepManifest)] = []
+        var records: [SweepRecord] = []
+        for folder in folders {
+            let mpath = (folder as NSString).appendingPathComponent(manifestName)
+            guard let data = FileManager.default.contents(atPath: mpath) else {
+                throw .badManifest(file: mpath, reason: "missing: \(folder) is not a sweep shard folder (run `fencelab sweep --shard K/N --out \(folder)`)")
+            }
+            let m = try SweepManifest.decode(data, file: mpath)
+            if let first = shards.first { try compare(first.manifest, first.folder, m, folder) }
+            if let twin = shards.first(where: { $0.manifest.shard == m.shard }) {
+                throw .duplicateShard(index: m.shard, count: m.shards, first: twin.folder, second: folder)
+            }
+            let ipath = (folder as NSString).appendingPathComponent(itemsName)
+            guard let items = FileManager.default.contents(atPath: ipath) else {
+                throw .badManifest(file: ipath, reason: "missing: the shard's records are not there")
+            }
+            let mine = try SweepRecord.parseLines(String(decoding: items, as: UTF8.self), file: ipath)
+            let shard = Shard(index: m.shard, count: m.shards)
+            let expected = m.items > m.shard ? (m.items - 1 - m.shard) / m.shards + 1 : 0
+            var seen = Set<Int>()
+            for (i, r) in mine.enumerated() {
+                guard r.item < m.items, shard.owns(r.item), seen.insert(r.item).inserted else {
+                    throw .badRecord(file: ipath, line: i + 1, reason: "item \(r.item) does not belong to shard \(shard) or appears twice")
+                }
+            }
+            guard mine.count == expected else { throw .incompleteShard(folder: folder, expected: expected, found: mine.count) }
+            shards.append((folder, m))
+            records += mine
+        }
+        guard let first = shards.first else { throw .missingShards(count: 0, missing: []) }
+        let n = first.manifest.shards
+        let present = Set(shards.map(\.manifest.shard))
+        let missing = (0..<n).filter { !present.contains($0) }
+        guard missing.isEmpty else { throw .missingShards(count: n, missing: missing) }
+        return (first.manifest.withShard(0, of: 1), records)
+    }
+
+    /// Names the first difference between two manifests.
+    static func compare(_ a: SweepManifest, _ af: String, _ b: SweepManifest, _ bf: String) throws(SweepError) {
+        func fail(_ what: String, _ detail: String) -> SweepError { .mismatch(what: what, first: af, other: bf, detail: detail) }
+        if a.format != b.format { throw fail("shard format", "\(a.format) vs \(b.format)") }
+        if a.toolVersion != b.toolVersion { throw fail("tool version", "\(a.toolVersion) vs \(b.toolVersion)") }
+        if a.rule != b.rule || a.points != b.points {
+            throw fail("grid", "\(a.points.count) \(a.rule.rawValue) points vs \(b.points.count) \(b.rule.rawValue) points")
+        }
+        if a.scenarios.map(\.name) != b.scenarios.map(\.name) {
+            throw fail("scenario set", a.scenarios.map(\.name).joined(separator: ",") + " vs " + b.scenarios.map(\.name).joined(separator: ","))
+        }
+        for (x, y) in zip(a.scenarios, b.scenarios) {
+            if x.sha256 != y.sha256 { throw fail("scenario file hash", "\(x.name): \(x.sha256.prefix(12))… vs \(y.sha256.prefix(12))…") }
+            if x.seed != y.seed || x.generator != y.generator { throw fail("seed", "\(x.name): \(x.seed) vs \(y.seed)") }
+            if x.replicates != y.replicates { throw fail("replicate count", "\(x.name): \(x.replicates) vs \(y.replicates)") }
+        }
+        if a.window_s != b.window_s || a.maxFixAge_s != b.maxFixAge_s || a.maxLatency_s != b.maxLatency_s {
+            throw fail("settings", "--window/--max-age/--max-latency differ")
+        }
+        if a.shards != b.shards { throw fail("shard count N", "\(a.shards) vs \(b.shards)") }
+        if a.items != b.items { throw fail("item count", "\(a.items) vs \(b.items)") }
+    }
+}

@@ -1,0 +1,166 @@
+import DriveSim
+import Foundation
+import GeoPolicy
+
+/// What `fencelab sweep` is asked to do.
+public struct SweepRequest: Sendable {
+    /// Scenario files or folders (default `scenarios/`).
+    public var paths: [String] = ["scenarios"]
+    /// Override every scenario's replicate count (≥ 1).
+    public var replicates: Int?
+    /// Override every scenario's seed (≥ 1).
+    public var seed: UInt64?
+    /// Worker threads; results are identical for any value.
+    public var jobs: Int = WorkPool.availableCores
+    /// Flutter window and stale-fix age (the external engine is not used by sweeps).
+    public var settings = EvaluationSettings()
+    /// The rule settings to evaluate.
+    public var grid: SweepGrid
+    /// Objective: median latency bound in seconds (finite, ≥ 0; default 60).
+    public var maxLatency_s = 60.0
+    /// Which work items this process runs; nil: all of them, written as final output.
+    public var shard: Shard?
+    /// Keep the finished work items of an interrupted run (from the resume file) instead of recomputing them.
+    public var resume = false
+    /// Print progress on stderr even when it is not a terminal.
+    public var forceProgress = false
+    /// Test hook: throw `SweepError.interrupted` once this many work units (scenario × replicate) finished.
+    public var stopAfterUnits: Int?
+
+    public init(grid: SweepGrid) { self.grid = grid }
+}
+
+/// A scenario as a sweep manifest records it: what must match for shards to be merged.
+public struct SweepScenario: Sendable, Hashable, Codable {
+    public var name: String
+    /// SHA-256 of the scenario file.
+    public var sha256: String
+    public var seed: UInt64
+    public var replicates: Int
+    public var generator: String
+}
+
+/// Everything that defines a sweep's results, plus which shard a folder holds (`shard.json`).
+/// Two shards merge only when every field but `shard` is equal.
+public struct SweepManifest: Sendable, Hashable, Codable {
+    public static let currentFormat = "fencelab-sweep-shard/1"
+    public var format: String = currentFormat
+    public var toolVersion: String
+    public var rule: SweepRuleKind
+    public var points: [SweepPoint]
+    public var scenarios: [SweepScenario]
+    /// Flutter matching window, seconds.
+    public var window_s: Double
+    /// Stale-fix age, seconds.
+    public var maxFixAge_s: Double
+    /// Objective's median-latency bound, seconds.
+    public var maxLatency_s: Double
+    /// K of `--shard K/N` (0 for an unsharded run).
+    public var shard: Int
+    /// N of `--shard K/N` (1 for an unsharded run).
+    public var shards: Int
+    /// Work items of the whole sweep (all shards).
+    public var items: Int
+
+    /// Compact one-line JSON, keys sorted: the resume file's header and `shard.json`'s body.
+    public func encoded(pretty: Bool) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        // Encoding plain value types cannot fail.
+        return String(decoding: try! encoder.encode(self), as: UTF8.self)
+    }
+
+    /// Reads `shard.json`.
+    public static func decode(_ data: Data, file: String) throws(SweepError) -> SweepManifest {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        let m: SweepManifest
+        do { m = try decoder.decode(SweepManifest.self, from: data) } catch {
+            throw .badManifest(file: file, reason: "not a sweep shard manifest (\(error))")
+        }
+        guard m.format == currentFormat else {
+            throw .badManifest(file: file, reason: "format '\(m.format)', expected '\(currentFormat)'")
+        }
+        guard m.shards >= 1, m.shard >= 0, m.shard < m.shards, m.items >= 0, !m.points.isEmpty else {
+            throw .badManifest(file: file, reason: "shard \(m.shard)/\(m.shards) with \(m.items) items is not a valid shard")
+        }
+        let expected = m.scenarios.reduce(0) { $0 + $1.replicates } * m.points.count
+        guard expected == m.items else {
+            throw .badManifest(file: file, reason: "items = \(m.items), but scenarios × replicates × points = \(expected)")
+        }
+        return m
+    }
+
+    /// The same sweep with another shard label (what merge compares).
+    func withShard(_ k: Int, of n: Int) -> SweepManifest {
+        var m = self
+        m.shard = k; m.shards = n
+        return m
+    }
+
+    /// The grid as the points were listed.
+    public var grid: SweepGrid { SweepGrid(points: points) }
+
+    /// First work item of each scenario, and the total.
+    var offsets: [Int] {
+        var out: [Int] = [], next = 0
+        for s in scenarios { out.append(next); next += s.replicates * points.count }
+        return out
+    }
+}
+
+/// The numbered work items of a sweep and the ones this process owns.
+///
+/// Item index = offset(scenario) + replicate · P + point, where offset(s) = P · Σ replicates of
+/// the scenarios before s and P the number of grid points (with equal replicate counts R:
+/// ((scenario · R + replicate) · P + point)). `--shard K/N` owns the items ≡ K (mod N).
+public struct SweepPlan: Sendable {
+    public var scenarios: [PreparedScenario]
+    public var manifest: SweepManifest
+    public var settings: EvaluationSettings
+    public var shard: Shard
+    let offsets: [Int]
+
+    /// Loads and checks the scenarios (strict files, rules versions) before any work.
+    public static func prepare(_ request: SweepRequest) throws -> SweepPlan {
+        var run = RunRequest()
+        run.paths = request.paths
+        run.replicates = request.replicates
+        run.seed = request.seed
+        let scenarios = try ScenarioRunner.prepare(run)
+        guard !scenarios.isEmpty else { throw SweepError.noScenarios(paths: request.paths) }
+        let shard = request.shard ?? .whole
+        let described = scenarios.map {
+            SweepScenario(name: $0.spec.name, sha256: $0.sha256, seed: $0.spec.seed, replicates: $0.spec.replicates,
+                          generator: $0.spec.generator.rawValue)
+        }
+        let items = described.reduce(0) { $0 + $1.replicates } * request.grid.points.count
+        let manifest = SweepManifest(
+            toolVersion: ToolVersion.string, rule: request.grid.points.first { $0 != .seedReference }?.kind ?? .hysteresis,
+            points: request.grid.points, scenarios: described, window_s: request.settings.window_s,
+            maxFixAge_s: request.settings.maxFixAge_s, maxLatency_s: request.maxLatency_s,
+            shard: shard.index, shards: shard.count, items: items)
+        return SweepPlan(scenarios: scenarios, manifest: manifest, settings: request.settings, shard: shard,
+                         offsets: manifest.offsets)
+    }
+
+    /// Grid points P.
+    public var pointCount: Int { manifest.points.count }
+
+    /// The index of work item (scenario s, replicate r, point p).
+    public func itemIndex(scenario s: Int, replicate r: Int, point p: Int) -> Int {
+        offsets[s] + r * pointCount + p
+    }
+
+    /// The points of (s, r) this process owns.
+    func ownedPoints(scenario s: Int, replicate r: Int) -> [Int] {
+        (0..<pointCount).filter { shard.owns(itemIndex(scenario: s, replicate: r, point: $0)) }
+    }
+
+    /// How many items this process owns.
+    public var ownedCount: Int {
+        let n = manifest.items, k = shard.index, c = shard.count
+        return n > k ? (n - 1 - k) / c + 1 : 0
+    }
+}

@@ -1,0 +1,196 @@
+import DriveSim
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a sweep process computed: its records in item order, and how many came from the resume file.
+public struct SweepRun: Sendable {
+    public var manifest: SweepManifest
+    /// This process's records (all items of its shard), sorted by item.
+    public var records: [SweepRecord]
+    /// Items taken from the resume file instead of recomputed.
+    public var resumedItems: Int
+    /// Items evaluated by this process.
+    public var evaluatedItems: Int
+}
+
+/// Runs the work items a process owns: each (scenario, replicate) drive is generated once and
+/// every owned grid point is evaluated on it. Records are appended (one `write(2)` per drive)
+/// to a resume file next to the output folder as they finish, so `--resume` skips them after an
+/// interruption; the final files are written separately and atomically (`ReportFolder`).
+public enum SweepRunner {
+    /// The resume file of output folder `out`: `PARENT/.NAME.sweep-partial.jsonl`. Its first line
+    /// is the manifest (one line); then one `SweepRecord` per line.
+    public static func partialPath(out: String) -> String {
+        let url = URL(fileURLWithPath: out).standardizedFileURL
+        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).sweep-partial.jsonl").path
+    }
+
+    public static func run(_ plan: SweepPlan, request: SweepRequest, out: String) throws -> SweepRun {
+        let path = partialPath(out: out)
+        let header = plan.manifest.encoded(pretty: false)
+        var done: [Int: SweepRecord] = [:]
+        if request.resume { done = try loadPartial(path: path, header: header, plan: plan) }
+        let appender = try RecordAppender(path: path, header: header, existing: done.values.sorted { $0.item < $1.item })
+
+        // Work units: (scenario, replicate) pairs with owned points not yet done.
+        var todoUnits: [(s: Int, r: Int, points: [Int])] = []
+        for (s, p) in plan.scenarios.enumerated() {
+            for r in 0..<p.spec.replicates {
+                let todo = plan.ownedPoints(scenario: s, replicate: r).filter {
+                    done[plan.itemIndex(scenario: s, replicate: r, point: $0)] == nil
+                }
+                if !todo.isEmpty { todoUnits.append((s, r, todo)) }
+            }
+        }
+        let units = todoUnits
+        let remaining = units.reduce(0) { $0 + $1.points.count }
+        let progress = ProgressReporter(scenarios: plan.scenarios.count, totalWorkItems: plan.ownedCount,
+                                        force: request.forceProgress)
+        if done.count > 0 { progress.advance(by: done.count, unit: "sweep items (grid point × drive)") }
+        let stopAfter = request.stopAfterUnits
+        let finished = UnitCounter()
+        let settings = plan.settings
+        let results = try WorkPool.map(count: units.count, jobs: request.jobs, onDone: { i in
+            progress.advance(by: units[i].points.count, unit: "sweep items (grid point × drive)")
+        }) { i in
+            let unit = units[i]
+            if let stopAfter, finished.value >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
+            let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r)
+            let records = try unit.points.map { p in
+                try drive.evaluate(plan.manifest.points[p], item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
+                                   settings: settings)
+            }
+            try appender.append(records)
+            finished.increment()
+            return records
+        }
+        progress.finish()
+        appender.close()
+        var all = Array(done.values)
+        for r in results { all += r }
+        all.sort { $0.item < $1.item }
+        guard all.count == plan.ownedCount else {
+            throw SweepError.io(path: path, reason: "internal: \(all.count) records for \(plan.ownedCount) owned items")
+        }
+        return SweepRun(manifest: plan.manifest, records: all, resumedItems: done.count, evaluatedItems: remaining)
+    }
+
+    /// Removes the resume file once the final output is in place.
+    public static func removePartial(out: String) {
+        unlink(partialPath(out: out))
+    }
+
+    /// Finished records of an earlier run of the same sweep and shard (a torn last line is dropped).
+    static func loadPartial(path: String, header: String, plan: SweepPlan) throws(SweepError) -> [Int: SweepRecord] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let newline = text.firstIndex(of: "\n") else { return [:] }  // only a torn header
+        guard text[..<newline] == header else { throw .partialMismatch(file: path) }
+        let records = try SweepRecord.parseLines(String(text[text.index(after: newline)...]), file: path, firstLine: 2,
+                                                 allowTornTail: true)
+        var done: [Int: SweepRecord] = [:]
+        for r in records where r.item < plan.manifest.items && plan.shard.owns(r.item) { done[r.item] = done[r.item] ?? r }
+        return done
+    }
+}
+
+/// Appends record lines to the resume file; thread-safe; each call is one `write(2)` of whole lines.
+final class RecordAppender: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fd: Int32
+    private let path: String
+
+    /// Rewrites `path` as header + `existing` (via a temporary file and rename), then opens it for appending.
+    init(path: String, header: String, existing: [SweepRecord]) throws(SweepError) {
+        self.path = path
+        let tmp = path + ".tmp-\(getpid())"
+        var text = header + "\n"
+        for r in existing { text += r.jsonLine + "\n" }
+        guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8)) else {
+            throw .io(path: tmp, reason: "cannot create the resume file")
+        }
+        guard rename(tmp, path) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        fd = open(path, O_WRONLY | O_APPEND)
+        guard fd >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+    }
+
+    func append(_ records: [SweepRecord]) throws(SweepError) {
+        var text = ""
+        for r in records { text += r.jsonLine + "\n" }
+        let bytes = Array(text.utf8)
+        lock.lock(); defer { lock.unlock() }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io(path: path, reason: "append failed: \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+    }
+
+    func close() {
+        lock.lock(); defer { lock.unlock() }
+        if fd >= 0 { _ = closeFile(fd); fd = -1 }
+    }
+
+    deinit { if fd >= 0 { _ = closeFile(fd) } }
+}
+
+private func closeFile(_ fd: Int32) -> Int32 {
+    #if canImport(Glibc)
+    return Glibc.close(fd)
+    #else
+    return Darwin.close(fd)
+    #endif
+}
+
+/// A thread-safe count of finished work units (for the interruption test hook).
+final class UnitCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func increment() { lock.lock(); count += 1; lock.unlock() }
+}
+
+/// A whole `fencelab sweep` / `fencelab merge`, as the CLI calls it.
+public enum SweepJob {
+    /// What a sweep wrote.
+    public struct Outcome: Sendable {
+        public var run: SweepRun
+        /// The summary (nil for a shard, which writes records only).
+        public var summary: SweepSummary?
+    }
+
+    /// Preflights `out`, prepares the scenarios, runs this process's items (resuming if asked),
+    /// writes the final folder atomically (a shard folder with `--shard`), then removes the resume file.
+    public static func sweep(_ request: SweepRequest, out: String) throws -> Outcome {
+        try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
+        let plan = try SweepPlan.prepare(request)
+        let run = try SweepRunner.run(plan, request: request, out: out)
+        var summary: SweepSummary?
+        if request.shard != nil {
+            try ReportFolder.write(files: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
+        } else {
+            let s = try SweepSummary.make(manifest: run.manifest, records: run.records)
+            try ReportFolder.write(files: SweepOutput.render(s), to: out, replaceable: SweepOutput.replaceableNames)
+            summary = s
+        }
+        SweepRunner.removePartial(out: out)
+        return Outcome(run: run, summary: summary)
+    }
+
+    /// Checks and merges shard folders into the files of one unsharded run.
+    public static func merge(folders: [String], out: String) throws -> SweepSummary {
+        try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
+        let (manifest, records) = try SweepMerge.load(folders: folders)
+        let s = try SweepSummary.make(manifest: manifest, records: records)
+        try ReportFolder.write(files: SweepOutput.render(s), to: out, replaceable: SweepOutput.replaceableNames)
+        return s
+    }
+}

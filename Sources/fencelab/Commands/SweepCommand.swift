@@ -1,0 +1,126 @@
+import FenceLab
+import Foundation
+
+/// `fencelab sweep [PATH...] --enter A:B:STEP --exit A:B:STEP ...`
+enum SweepCommand: Command {
+    static let name = "sweep"
+    static let summary = "Tune thresholds: evaluate a grid of rule settings, trade-off frontier, recommendation."
+    static let help = """
+        USAGE: fencelab sweep [PATH...] --enter A:B:STEP [--exit A:B:STEP] [--max-accuracy LIST]
+                              [--confirm LIST] [--rule hysteresis|threshold|conservative]
+                              [--replicates N] [--seed N] [--jobs N] [--shard K/N] [--resume]
+                              [--force | --max-points N] [--max-latency S] [--out DIR] [--progress]
+
+        Evaluates every rule setting of the grid on the scenarios (files or folders; default
+        scenarios/). Each scenario × replicate drive is generated once and every setting is run
+        on it (common random numbers: differences between settings are due to the rule). Per
+        setting and scenario: spurious, missed, flaps and median/p95 latency (mean and 95 % CI
+        over replicates), the Pareto frontier and a recommended setting. The seeds' 80/120/30
+        is always evaluated and marked. Writes DIR/sweep.json, sweep.csv, sweep.md, index.html.
+
+        OPTIONS:
+          --enter A:B:STEP       Enter radii in metres (A to B inclusive). For threshold and
+                                 conservative this is the radius and the only radius used.
+          --exit A:B:STEP        Exit radii in metres (hysteresis only; pairs with exit <= enter
+                                 are left out). Ignored for threshold and conservative.
+          --max-accuracy LIST    Accuracy gates in metres, e.g. 25,30,50 (hysteresis only; default 30).
+          --confirm LIST         Consecutive agreeing fixes before a change, e.g. 1,2,3 (default 1).
+          --rule KIND            hysteresis (default), threshold or conservative.
+          --max-latency S        Objective: median latency bound in seconds (default 60).
+          --replicates N         Override every scenario's replicate count (N >= 1).
+          --seed N               Override every scenario's seed (N >= 1).
+          --jobs N               Worker threads (default: all cores); results identical for any N.
+          --shard K/N            Run only the work items with index = K (mod N), 0 <= K < N, and
+                                 write a shard folder (shard.json + items.jsonl) for `fencelab merge`.
+          --resume               Keep the work items an interrupted run finished (DIR's resume file).
+          --max-points N         Refuse grids with more than N points (default \(SweepGrid.defaultLimit)).
+          --force                Allow any number of grid points.
+          --window S             Flutter matching window in seconds (default 60).
+          --max-age S            Fixes older than S seconds relative to `now` are stale (default 30).
+          --out DIR              Output folder (default reports/sweep).
+          --progress             Progress on stderr even when it is not a terminal.
+
+        Objective: minimise mean spurious transitions subject to mean missed = 0 and mean median
+        latency <= --max-latency; ties to lower latency, then the narrower band.
+        EXIT: 0 done, 2 bad input (grid values, scenario file, unwritable output, resume file of
+        another sweep), 64 usage error (malformed or unknown option).
+        """
+
+    static func run(_ arguments: inout Arguments) throws -> ExitCode {
+        var request = SweepRequest(grid: try parseGrid(&arguments))
+        var common = RunRequest()
+        try RunCommand.parseCommon(&arguments, into: &common)
+        guard common.settings.engine == nil else {
+            throw CLIError.usage("sweep: --engine is not supported; sweeps evaluate the built-in FenceMonitor")
+        }
+        request.replicates = common.replicates
+        request.seed = common.seed
+        request.jobs = common.jobs
+        request.settings = common.settings
+        request.forceProgress = common.forceProgress
+        if let l = try arguments.option("--max-latency") {
+            request.maxLatency_s = try parseDouble(l, name: "--max-latency")
+            guard request.maxLatency_s >= 0 else { throw CLIError.badInput("--max-latency: must be >= 0, got \(l)") }
+        }
+        if let s = try arguments.option("--shard") {
+            do { request.shard = try Shard(parsing: s) } catch { throw CLIError.usage("sweep: \(error)") }
+        }
+        request.resume = arguments.flag("--resume")
+        let out = try arguments.option("--out") ?? "reports/sweep"
+        let paths = try arguments.positionals()
+        if !paths.isEmpty { request.paths = paths }
+
+        let outcome: SweepJob.Outcome
+        do { outcome = try SweepJob.sweep(request, out: out) } catch {
+            throw CLIError.badInput("\(error)")
+        }
+        if outcome.run.resumedItems > 0 {
+            printError("fencelab: resumed \(outcome.run.resumedItems) finished work items, evaluated \(outcome.run.evaluatedItems)")
+        }
+        if let summary = outcome.summary {
+            print(MergeCommand.table(summary))
+            print("Sweep: \(out)/index.html")
+        } else if let shard = request.shard {
+            print("Shard \(shard): \(outcome.run.records.count) work items written to \(out); combine all \(shard.count) with `fencelab merge`.")
+        }
+        return .success
+    }
+
+    /// The grid options. Malformed text is a usage error (64); well-formed but invalid values
+    /// (STEP <= 0, empty range, exit <= enter everywhere, too many points) are bad input (2).
+    static func parseGrid(_ arguments: inout Arguments) throws -> SweepGrid {
+        let kindText = try arguments.option("--rule") ?? "hysteresis"
+        guard let kind = SweepRuleKind(rawValue: kindText) else {
+            throw CLIError.usage("sweep: --rule must be hysteresis, threshold or conservative, got '\(kindText)'")
+        }
+        guard let enterText = try arguments.option("--enter") else { throw CLIError.usage("sweep: --enter A:B:STEP is required") }
+        let exitText = try arguments.option("--exit")
+        if kind == .hysteresis, exitText == nil { throw CLIError.usage("sweep: --exit A:B:STEP is required for --rule hysteresis") }
+        let accuracyText = try arguments.option("--max-accuracy")
+        let confirmText = try arguments.option("--confirm")
+        let force = arguments.flag("--force")
+        let limit = try arguments.intOption("--max-points", in: 1...100_000_000) ?? SweepGrid.defaultLimit
+        do throws(SweepGridError) {
+            let enter = try SweepRange(parsing: enterText, option: "--enter")
+            let exit = try exitText.map { text throws(SweepGridError) in try SweepRange(parsing: text, option: "--exit") }
+            let accuracy = try accuracyText.map { text throws(SweepGridError) in try parseSweepList(text, option: "--max-accuracy") } ?? [30]
+            var confirm: [Int] = [1]
+            if let confirmText {
+                confirm = []
+                for v in try parseSweepList(confirmText, option: "--confirm") {
+                    guard v == v.rounded(), abs(v) < 1e9 else {
+                        throw SweepGridError.malformedList(option: "--confirm", text: confirmText + " (whole numbers of fixes)")
+                    }
+                    confirm.append(Int(v))
+                }
+            }
+            return try SweepGrid(kind: kind, enter: enter, exit: kind == .hysteresis ? exit : nil, maxAccuracy: accuracy,
+                                 confirm: confirm, limit: force ? nil : limit)
+        } catch {
+            switch error {
+            case .malformedRange, .malformedList: throw CLIError.usage("sweep: \(error)")
+            default: throw CLIError.badInput("sweep: \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import _TestSupport
+
+@Suite struct SweepCLITests {
+    /// Grids refused before any work: malformed text is a usage error (64), invalid values are bad input (2).
+    @Test(arguments: [
+        (["--enter", "60:100", "--exit", "110:130:10"], Int32(64), "--enter"),
+        (["--enter", "a:b:c", "--exit", "110:130:10"], 64, "--enter"),
+        (["--exit", "110:130:10"], 64, "--enter"),
+        (["--enter", "60:100:10"], 64, "--exit"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--rule", "circle"], 64, "--rule"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--shard", "3/3"], 64, "--shard"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--max-accuracy", "25,x"], 64, "--max-accuracy"),
+        (["--enter", "60:100:0", "--exit", "110:130:10"], 2, "STEP"),
+        (["--enter", "60:100:-5", "--exit", "110:130:10"], 2, "STEP"),
+        (["--enter", "100:60:10", "--exit", "110:130:10"], 2, "empty range"),
+        (["--enter", "100:120:10", "--exit", "60:90:10"], 2, "exit radius"),
+        (["--enter", "0:1000:1", "--exit", "1001:1010:1"], 2, "--force"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--max-points", "10"], 2, "limit 10"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--confirm", "0"], 2, "--confirm"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--max-latency", "-1"], 2, "--max-latency"),
+    ] as [([String], Int32, String)])
+    func refusedGrids(arguments: [String], status: Int32, mentions: String) throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-refused-\(getpid())").path
+        let r = try runFencelab(["sweep"] + arguments + ["--out", out])
+        #expect(r.status == status, "\(arguments): \(r.stderr)")
+        #expect(r.stderr.contains(mentions), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: out), "nothing written for a refused grid")
+    }
+
+    @Test func shardedSweepMergesToTheUnshardedFilesAndMergeNamesProblems() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-cli-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let common = ["sweep", "scenarios/urban-canyon.json", "--enter", "70:90:10", "--exit", "110:130:10",
+                      "--confirm", "1,2", "--replicates", "2"]
+        let whole = try runFencelab(common + ["--out", dir.appendingPathComponent("whole").path])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(whole.stdout.contains("urban-canyon"))
+        for k in 0..<2 {
+            let s = try runFencelab(common + ["--shard", "\(k)/2", "--out", dir.appendingPathComponent("s\(k)").path])
+            #expect(s.status == 0, "\(s.stderr)")
+        }
+        let merged = try runFencelab(["merge", dir.appendingPathComponent("s1").path, dir.appendingPathComponent("s0").path,
+                                      "--out", dir.appendingPathComponent("merged").path])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        for name in ["sweep.json", "sweep.csv", "sweep.md", "index.html"] {
+            let a = try Data(contentsOf: dir.appendingPathComponent("whole/\(name)"))
+            let b = try Data(contentsOf: dir.appendingPathComponent("merged/\(name)"))
+            #expect(a == b, "\(name) differs")
+        }
+        let incomplete = try runFencelab(["merge", dir.appendingPathComponent("s0").path, "--out", dir.appendingPathComponent("m2").path])
+        #expect(incomplete.status == 2)
+        #expect(incomplete.stderr.contains("missing shard 1/2"))
+        let notShard = try runFencelab(["merge", dir.appendingPathComponent("whole").path, "--out", dir.appendingPathComponent("m3").path])
+        #expect(notShard.status == 2)
+        #expect(notShard.stderr.contains("shard.json"))
+        let noArgs = try runFencelab(["merge"])
+        #expect(noArgs.status == 64)
+    }
+
+    @Test func helpSaysWhichRadiusThresholdUses() throws {
+        let r = try runFencelab(["sweep", "--help"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("For threshold and"))
+        #expect(r.stdout.contains("--shard K/N"))
+        let top = try runFencelab(["--help"])
+        #expect(top.stdout.contains("sweep") && top.stdout.contains("merge"))
+    }
+}

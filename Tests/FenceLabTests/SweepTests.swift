@@ -1,0 +1,216 @@
+import Foundation
+import GSLKit
+import Testing
+import _TestSupport
+@testable import FenceLab
+
+/// Short scenarios in a fresh temporary folder, and helpers to run sweeps into it.
+private struct SweepFixture {
+    let root: URL
+
+    /// `edge-loiter-100m` and `urban-canyon` from the catalog, shortened to `duration_s` with `replicates`.
+    init(_ tag: String, duration_s: Double = 300, replicates: Int = 3) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-\(tag)-\(getpid())")
+        try? FileManager.default.removeItem(at: root)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
+        for name in ["edge-loiter-100m", "urban-canyon"] {
+            let data = try Data(contentsOf: TestPaths.packageRoot.appendingPathComponent("scenarios/\(name).json"))
+            var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            var sampling = try #require(object["sampling"] as? [String: Any])
+            sampling["duration_s"] = min(duration_s, sampling["duration_s"] as? Double ?? duration_s)
+            object["sampling"] = sampling
+            object["replicates"] = replicates
+            let out = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            try out.write(to: root.appendingPathComponent("scenarios/\(name).json"))
+        }
+    }
+
+    var scenarios: String { root.appendingPathComponent("scenarios").path }
+    func path(_ name: String) -> String { root.appendingPathComponent(name).path }
+
+    func request(shard: Shard? = nil, jobs: Int = 2) throws -> SweepRequest {
+        let grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "70:90:10", option: "--enter"),
+                                 exit: SweepRange(parsing: "110:130:10", option: "--exit"), maxAccuracy: [30], confirm: [1, 2])
+        var r = SweepRequest(grid: grid)
+        r.paths = [scenarios]
+        r.shard = shard
+        r.jobs = jobs
+        return r
+    }
+
+    func files(_ folder: String) throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        for name in SweepOutput.fileNames { out[name] = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)) }
+        return out
+    }
+}
+
+/// The `what` of the `SweepError.mismatch` that `body` throws, or nil.
+private func mismatch(_ body: () throws -> Any) -> String? {
+    do { _ = try body() } catch let error as SweepError {
+        if case let .mismatch(what, _, _, _) = error { return what }
+    } catch {}
+    return nil
+}
+
+@Suite(.serialized) struct SweepTests {
+    @Test func shardsMergeByteIdenticalToOneRun() throws {
+        let fx = try SweepFixture("shards")
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        let whole = try SweepJob.sweep(try fx.request(), out: fx.path("whole"))
+        let expected = try fx.files(fx.path("whole"))
+        #expect(whole.run.records.count == whole.run.manifest.items)
+        #expect(expected["sweep.csv"].map { $0.count > 100 } == true)
+        for n in [1, 2, 3, 7] {
+            var folders: [String] = []
+            for k in 0..<n {
+                let folder = fx.path("shard-\(n)-\(k)")
+                _ = try SweepJob.sweep(try fx.request(shard: Shard(index: k, count: n), jobs: 1), out: folder)
+                folders.append(folder)
+            }
+            _ = try SweepJob.merge(folders: folders.reversed(), out: fx.path("merged-\(n)"))
+            let merged = try fx.files(fx.path("merged-\(n)"))
+            for name in SweepOutput.fileNames { #expect(merged[name] == expected[name], "N = \(n): \(name) differs") }
+        }
+    }
+
+    @Test func mergeRefusesMixedIncompleteAndDuplicateShards() throws {
+        let fx = try SweepFixture("refuse", duration_s: 120, replicates: 2)
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        var folders: [String] = []
+        for k in 0..<3 {
+            folders.append(fx.path("s\(k)"))
+            _ = try SweepJob.sweep(try fx.request(shard: Shard(index: k, count: 3), jobs: 1), out: folders[k])
+        }
+        #expect(throws: SweepError.missingShards(count: 3, missing: [1])) {
+            try SweepMerge.load(folders: [folders[0], folders[2]])
+        }
+        #expect(throws: SweepError.duplicateShard(index: 2, count: 3, first: folders[2], second: folders[2])) {
+            try SweepMerge.load(folders: [folders[0], folders[2], folders[2], folders[1]])
+        }
+        var other = try fx.request(shard: Shard(index: 1, count: 3), jobs: 1)
+        other.seed = 99
+        _ = try SweepJob.sweep(other, out: fx.path("other-seed"))
+        #expect(mismatch { try SweepMerge.load(folders: [folders[0], fx.path("other-seed"), folders[2]]) } == "seed")
+        var wider = try fx.request(shard: Shard(index: 1, count: 3), jobs: 1)
+        wider.grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(values: [70]), exit: SweepRange(values: [130]),
+                                   maxAccuracy: [30], confirm: [1])
+        _ = try SweepJob.sweep(wider, out: fx.path("other-grid"))
+        #expect(mismatch { try SweepMerge.load(folders: [folders[0], fx.path("other-grid"), folders[2]]) } == "grid")
+        // A shard folder whose records lost their last lines is incomplete.
+        let items = URL(fileURLWithPath: folders[1] + "/items.jsonl")
+        let lines = try String(contentsOf: items, encoding: .utf8).split(separator: "\n")
+        try (lines.dropLast().joined(separator: "\n") + "\n").write(to: items, atomically: true, encoding: .utf8)
+        #expect(throws: SweepError.incompleteShard(folder: folders[1], expected: lines.count, found: lines.count - 1)) {
+            try SweepMerge.load(folders: folders)
+        }
+        // Nothing was written by the refused merges.
+        #expect(!FileManager.default.fileExists(atPath: fx.path("merged")))
+    }
+
+    @Test func recommendedPointIsOnTheFrontier() throws {
+        let fx = try SweepFixture("frontier")
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        let summary = try #require(try SweepJob.sweep(try fx.request(), out: fx.path("out")).summary)
+        var recommendations = 0
+        for sc in summary.scenarios {
+            guard let r = sc.recommended else { continue }
+            recommendations += 1
+            #expect(sc.frontier.contains(r), "\(sc.scenario.name): recommended \(r) not on the frontier \(sc.frontier.sorted())")
+            #expect(sc.cells[r].missed.mean == 0)
+        }
+        #expect(recommendations >= 1)
+        // The same property on seeded random trade-offs, including ties and points with nothing detected.
+        let rng = try RandomSource(seed: 2024)
+        for _ in 0..<200 {
+            let points = (0..<12).map { i in
+                TradeOffPoint(id: i, spurious: Double(Int(rng.uniform() * 4)), latency_s: rng.uniform() < 0.2 ? .nan : Double(Int(rng.uniform() * 5)) * 10,
+                              missed: rng.uniform() < 0.3 ? 1 : 0, band_m: Double(Int(rng.uniform() * 3)) * 10)
+            }
+            if let r = TradeOff.recommend(points, maxLatency_s: 30) { #expect(TradeOff.frontier(points).contains(r.id)) }
+        }
+    }
+
+    /// Nested hysteresis bands on the same drives: the wider one never switches more. The
+    /// truth loiters 85…115 m from the centre, inside every band here, so every observed
+    /// transition is spurious.
+    @Test func widerBandIsNoMoreSpuriousOnEdgeLoiter() throws {
+        var run = RunRequest()
+        run.paths = [TestPaths.packageRoot.appendingPathComponent("scenarios/edge-loiter-100m.json").path]
+        run.replicates = 4
+        let spec = try #require(try ScenarioRunner.prepare(run).first).spec
+        let bands: [(Double, Double)] = [(85, 115), (80, 120), (75, 125), (70, 130), (60, 140)]
+        let settings = EvaluationSettings()
+        var narrowestTotal = 0
+        for r in 0..<spec.replicates {
+            let drive = try SweepDrive(spec: spec, replicate: r)
+            let records = try bands.map { e, x in
+                try drive.evaluate(SweepPoint(kind: .hysteresis, enter_m: e, exit_m: x, maxAccuracy_m: 30, confirm_n: 1), item: 0, settings: settings)
+            }
+            narrowestTotal += records[0].spurious
+            for (narrow, wide) in zip(records, records.dropFirst()) {
+                #expect(wide.truthTransitions == 0)
+                #expect(wide.spurious <= narrow.spurious, "replicate \(r): \(wide.spurious) > \(narrow.spurious)")
+            }
+        }
+        #expect(narrowestTotal > 0, "the narrowest band should flutter on this scenario")
+    }
+
+    @Test func resumeAfterInterruptionEqualsUninterruptedRun() throws {
+        let fx = try SweepFixture("resume")
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        _ = try SweepJob.sweep(try fx.request(), out: fx.path("straight"))
+        let expected = try fx.files(fx.path("straight"))
+
+        var interrupted = try fx.request(jobs: 1)
+        interrupted.stopAfterUnits = 2
+        #expect(throws: SweepError.interrupted(afterUnits: 2)) { try SweepJob.sweep(interrupted, out: fx.path("resumed")) }
+        #expect(!FileManager.default.fileExists(atPath: fx.path("resumed")), "no final output after an interruption")
+        let partial = SweepRunner.partialPath(out: fx.path("resumed"))
+        // A torn last line, as a kill in the middle of an append leaves.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"item\":9,\"spur".utf8))
+        try handle.close()
+
+        var resumed = try fx.request()
+        resumed.resume = true
+        let outcome = try SweepJob.sweep(resumed, out: fx.path("resumed"))
+        let perUnit = outcome.run.manifest.points.count
+        #expect(outcome.run.resumedItems == 2 * perUnit)
+        #expect(outcome.run.evaluatedItems == outcome.run.manifest.items - 2 * perUnit)
+        #expect(try fx.files(fx.path("resumed")) == expected)
+        #expect(!FileManager.default.fileExists(atPath: partial), "the resume file is removed after success")
+
+        // A resume file of another sweep is refused, not mixed in.
+        var other = try fx.request(jobs: 1)
+        other.stopAfterUnits = 1
+        other.seed = 5
+        #expect(throws: SweepError.interrupted(afterUnits: 1)) { try SweepJob.sweep(other, out: fx.path("mixed")) }
+        var again = try fx.request()
+        again.resume = true
+        #expect(throws: SweepError.partialMismatch(file: SweepRunner.partialPath(out: fx.path("mixed")))) {
+            try SweepJob.sweep(again, out: fx.path("mixed"))
+        }
+    }
+
+    @Test func recordsAndManifestsRoundTripExactly() throws {
+        let awkward: [Double?] = [0.1 + 0.2, -1e-300, Double.leastNonzeroMagnitude, 123456.789e10, -0.0, nil, 1 / 3]
+        for (i, v) in awkward.enumerated() {
+            let r = SweepRecord(item: i, spurious: 3, missed: 0, flaps: 1, transitions: 4, truthTransitions: 2,
+                                latencyMedian_s: v, latencyP95_s: v.map { $0 * 7 })
+            let back = try SweepRecord(parsing: Substring(r.jsonLine), file: "t", line: 1)
+            #expect(back.latencyMedian_s?.bitPattern == r.latencyMedian_s?.bitPattern && back.item == r.item)
+            #expect(back.latencyP95_s?.bitPattern == r.latencyP95_s?.bitPattern)
+        }
+        #expect(throws: SweepError.self) { try SweepRecord(parsing: "{\"item\":1}", file: "t", line: 3) }
+        let grid = try SweepGrid(kind: .threshold, enter: SweepRange(parsing: "0.1:0.7:0.3", option: "--enter"), exit: nil,
+                                 maxAccuracy: [30], confirm: [1, 3])
+        let m = SweepManifest(toolVersion: "t", rule: .threshold, points: grid.points,
+                              scenarios: [SweepScenario(name: "a", sha256: "00", seed: 3, replicates: 2, generator: "mt19937")],
+                              window_s: 60, maxFixAge_s: 30, maxLatency_s: 45.5, shard: 1, shards: 4, items: 2 * grid.points.count)
+        let back = try SweepManifest.decode(Data(m.encoded(pretty: true).utf8), file: "shard.json")
+        #expect(back == m)
+        #expect(grid.referenceIndex != nil, "80/120/30 is evaluated for every rule kind")
+    }
+}
