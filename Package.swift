@@ -40,7 +40,7 @@ let package = Package(
 
         // Shared test helpers (explicit tolerances, binary lookup).
         .target(name: "_TestSupport", path: "Tests/_TestSupport"),
-        .testTarget(name: "GeoPolicyTests", dependencies: ["GeoPolicy", "_TestSupport"]),
+        .testTarget(name: "GeoPolicyTests", dependencies: ["GeoPolicy", "GSLKit", "_TestSupport"]),
         .testTarget(name: "GSLKitTests", dependencies: ["GSLKit", "_TestSupport"]),
         .testTarget(name: "DriveSimTests", dependencies: ["DriveSim", "GeoPolicy", "GSLKit", "_TestSupport"]),
         .testTarget(name: "FenceLabTests", dependencies: ["FenceLab", "DriveSim", "GeoPolicy", "GSLKit", "_TestSupport"]),

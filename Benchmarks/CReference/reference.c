@@ -45,8 +45,8 @@ long fl_ref_fence_scalar(const double *lat_deg, const double *lon_deg, const dou
 }
 
 // ---- (b) -------------------------------------------------------------------------
-double fl_ref_kalman_cv(const double *t_s, const double *east_m, const double *north_m,
-                        const double *hAcc_m, long n, double q) {
+static inline double kalman_cv_run(const double *t_s, const double *east_m, const double *north_m,
+                                   const double *hAcc_m, long n, double q, double *out8) {
     if (n <= 0) return 0;
     double x[4] = {east_m[0], north_m[0], 0, 0};
     double P[4][4] = {{0}};
@@ -92,14 +92,27 @@ double fl_ref_kalman_cv(const double *t_s, const double *east_m, const double *n
             for (int c = 0; c < 4; c++)
                 P[r][c] -= K[r][0] * HP[0][c] + K[r][1] * HP[1][c];
     }
+    if (out8) {
+        for (int r = 0; r < 4; r++) { out8[r] = x[r]; out8[4 + r] = P[r][r]; }
+    }
     return x[0] + x[1] + x[2] + x[3] + P[0][0] + P[1][1] + P[2][2] + P[3][3];
+}
+
+double fl_ref_kalman_cv(const double *t_s, const double *east_m, const double *north_m,
+                        const double *hAcc_m, long n, double q) {
+    return kalman_cv_run(t_s, east_m, north_m, hAcc_m, n, q, 0);
+}
+
+void fl_ref_kalman_cv_final(const double *t_s, const double *east_m, const double *north_m,
+                            const double *hAcc_m, long n, double q, double out[8]) {
+    kalman_cv_run(t_s, east_m, north_m, hAcc_m, n, q, out);
 }
 
 double fl_ref_seed_kalman(const double *t_s, const double *lat_deg, const double *lon_deg,
                           const double *hAcc_m, long n, double speedVariance) {
     if (n <= 0) return 0;
     double lat = lat_deg[0], lon = lon_deg[0], t = t_s[0];
-    double var = hAcc_m[0] * hAcc_m[0];
+    double var = 0;  /* the seed's unshown initial predictedVariance, as GeoPolicy.SeedKalman */
     for (long i = 1; i < n; i++) {
         double dt = t_s[i] - t;
         var += dt * speedVariance;

@@ -1,8 +1,10 @@
 // fencelab-bench: performance-regression suite with in-run C reference kernels (issue 8).
+import FenceLab
 import Foundation
 
 /// Runs the suite; returns the exit code.
 func benchMain(_ argv: [String]) -> Int32 {
+    if argv == ["--engine-serve"] { return engineServeMain() }
     do {
         let options = try Options.parse(argv)
         if options.help {
@@ -79,6 +81,19 @@ func benchMain(_ argv: [String]) -> Int32 {
     } catch {
         printError("fencelab-bench: \(error)")
         return 1
+    }
+}
+
+/// Hidden `--engine-serve`: the same `EngineServer.serve` session as `fencelab engine-serve`,
+/// for the external-engine benchmark when no `fencelab` binary sits next to this one.
+func engineServeMain() -> Int32 {
+    let out = FileHandle.standardOutput
+    do {
+        try EngineServer.serve(nextLine: { readLine(strippingNewline: true) }, write: { out.write(Data($0.utf8)) })
+        return 0
+    } catch {
+        printError("fencelab-bench --engine-serve: \(error)")
+        return 2
     }
 }
 

@@ -42,6 +42,11 @@ long fl_ref_fence_scalar(const double *lat_deg, const double *lon_deg, const dou
 double fl_ref_kalman_cv(const double *t_s, const double *east_m, const double *north_m,
                         const double *hAcc_m, long n, double q_m2s3);
 
+/// The same filter as fl_ref_kalman_cv; writes the final state (east, north, vEast, vNorth)
+/// to out[0..3] and the diagonal of P to out[4..7] (for checking the engine's filter).
+void fl_ref_kalman_cv_final(const double *t_s, const double *east_m, const double *north_m,
+                            const double *hAcc_m, long n, double q_m2s3, double out[8]);
+
 /// Seed 004's scalar filter on raw latitude/longitude degrees with one variance
 /// (variance += dt * speedVariance; gain = var / (var + hAcc^2)). Returns lat + lon + var at the end.
 double fl_ref_seed_kalman(const double *t_s, const double *lat_deg, const double *lon_deg,

@@ -33,13 +33,20 @@ struct Benchmark: Sendable {
     let gated: Bool
     /// Target from issue 8, shown in the table (e.g. "≥ 0.9× C").
     let target: String?
+    /// Run-to-run spread of the score measured on the reference machine (0.35 = ±35 %), or nil
+    /// for the default: none for a ratio to a kernel, `Comparison.itemsPerSecondNoise` for an
+    /// items/s score. `--compare` gates on max(threshold, noise).
+    let noise: Double?
+    /// Cap on timed samples for heavy bodies (a process round trip, a whole harness run:
+    /// one call takes 0.1–1 s); nil uses the run's sample count.
+    let maxSamples: Int?
     /// Builds the body (allocations and data set-up happen here, untimed).
     let setup: @Sendable () -> () -> Double
 
     init(_ name: String, group: String, itemsPerRun: Int, unit: String = "item",
          polarity: Polarity = .higherIsBetter, reference: String? = nil,
          isReference: Bool = false, gated: Bool? = nil, target: String? = nil,
-         setup: @escaping @Sendable () -> () -> Double) {
+         noise: Double? = nil, maxSamples: Int? = nil, setup: @escaping @Sendable () -> () -> Double) {
         precondition(itemsPerRun >= 1, "\(name): itemsPerRun must be at least 1")
         self.name = name
         self.group = group
@@ -50,6 +57,8 @@ struct Benchmark: Sendable {
         self.isReference = isReference
         self.gated = gated ?? !isReference
         self.target = target
+        self.noise = noise
+        self.maxSamples = maxSamples
         self.setup = setup
     }
 }

@@ -20,6 +20,8 @@ struct ComparisonRow: Codable, Sendable, Hashable {
     /// True when allocations per item grew by more than `allocationTolerance`.
     var allocationsRegressed: Bool
     var verdict: Verdict
+    /// The relative change this row tolerates: max(threshold, the benchmark's noise).
+    var tolerance: Double?
     /// False for C reference kernels (the yardstick: their items/s drift with the
     /// machine) and demonstrations: their verdict is shown but never fails the comparison.
     var gated: Bool
@@ -35,12 +37,17 @@ struct Comparison: Codable, Sendable, Hashable {
 
     var hasRegression: Bool { rows.contains { $0.gated && $0.verdict == .regressed } }
 
+    /// Default noise of an items/s score (no kernel in the same run): absolute speed moves by
+    /// up to ±40 % on the shared build machine (issue 8), so such rows gate at ±50 %; a 3×
+    /// slowdown (−67 %) still fails.
+    static let itemsPerSecondNoise = 0.5
+
     /// Allocations are counted, not timed: growth beyond this many per item is a regression.
     static let allocationTolerance = 0.01
 
     /// Compares each current result with the baseline entry of the same name: on the
     /// ratio to the kernel where both runs have one, else on items/s, with the
-    /// benchmark's polarity; a change beyond `threshold` in the bad direction, or
+    /// benchmark's polarity; a change beyond max(`threshold`, the benchmark's noise) in the bad direction, or
     /// more allocations per item, is a regression.
     static func compare(current: [Measurement], baseline: BenchReport, baselineName: String,
                         threshold: Double) -> Comparison {
@@ -51,13 +58,14 @@ struct Comparison: Codable, Sendable, Hashable {
                     name: m.name, metric: m.scoreKind, polarity: m.polarity, baseline: nil,
                     current: m.score, change: nil, baselineAllocationsPerItem: nil,
                     currentAllocationsPerItem: m.allocationsPerItem, allocationsRegressed: false,
-                    verdict: .new, gated: m.gated))
+                    verdict: .new, tolerance: nil, gated: m.gated))
                 continue
             }
             let useRatio = m.ratio != nil && b.ratio != nil
             let base = useRatio ? b.ratio! : b.itemsPerSecond
             let now = useRatio ? m.ratio! : m.itemsPerSecond
             let change = (now - base) / base
+            let tolerance = max(threshold, m.noise ?? (useRatio ? 0 : itemsPerSecondNoise))
             let allocRegressed: Bool = {
                 guard let a = m.allocationsPerItem, let ba = b.allocationsPerItem else { return false }
                 return a > ba + allocationTolerance
@@ -68,9 +76,9 @@ struct Comparison: Codable, Sendable, Hashable {
                 baselineAllocationsPerItem: b.allocationsPerItem,
                 currentAllocationsPerItem: m.allocationsPerItem,
                 allocationsRegressed: allocRegressed,
-                verdict: verdict(change: change, polarity: m.polarity, threshold: threshold,
+                verdict: verdict(change: change, polarity: m.polarity, threshold: tolerance,
                                  allocationsRegressed: allocRegressed),
-                gated: m.gated))
+                tolerance: tolerance, gated: m.gated))
         }
         return Comparison(baselineName: baselineName, baselineMachine: baseline.machine,
                           threshold: threshold, rows: rows)

@@ -4,8 +4,11 @@ enum Registry {
     static let all: [Benchmark] =
         ReferenceKernels.all
         + FenceBenchmarks.all
+        + GeoBenchmarks.all
         + RandomBenchmarks.all
         + KalmanBenchmarks.all
+        + GeneratorBenchmarks.all
+        + HarnessBenchmarks.all
         + AllocationBenchmarks.all
         + SweepBenchmarks.all
 

@@ -36,6 +36,8 @@ struct Measurement: Codable, Sendable, Hashable {
     /// False when `--compare` only shows this benchmark (kernels, demonstrations).
     var gated: Bool
     var target: String?
+    /// The benchmark's declared run-to-run spread (see `Benchmark.noise`); nil in old baselines.
+    var noise: Double?
     var itemsPerRun: Int
     var runsPerSample: Int
     var samples: Int
@@ -71,9 +73,11 @@ struct Runner {
         if let kernelBody { warmUp(kernelBody) }
         let runs = calibrate(body)
         let kernelRuns = kernelBody.map(calibrate) ?? 0
+        // Heavy bodies (0.1–1 s per call): at most `maxSamples`.
+        let samples = min(configuration.samples, benchmark.maxSamples ?? .max)
 
         var times: [Double] = [], kernelTimes: [Double] = []
-        for sample in 0..<configuration.samples {
+        for sample in 0..<samples {
             guard kernel != nil, let kernelBody else {
                 times.append(time(body, runs: runs))
                 continue
@@ -103,6 +107,7 @@ struct Runner {
             name: benchmark.name, group: benchmark.group, unit: benchmark.unit,
             polarity: benchmark.polarity, reference: benchmark.reference,
             isReference: benchmark.isReference, gated: benchmark.gated, target: benchmark.target,
+            noise: benchmark.noise,
             itemsPerRun: benchmark.itemsPerRun, runsPerSample: runs, samples: times.count,
             medianRun_ns: median, p90Run_ns: SampleStatistics.p90(times),
             itemsPerSecond: Double(benchmark.itemsPerRun) / median * 1e9,

@@ -52,11 +52,19 @@ enum ReferenceKernels {
         "reference/c-gsl-cspline", group: "reference", itemsPerRun: 1000, unit: "eval",
         isReference: true
     ) {
-        let rng = Workloads.source(seed: 12)
-        let x = (0..<100).map { Double($0) }
-        let y = x.map { _ in rng.gaussianZiggurat(sigma: 10) }
-        let xe = (0..<1000).map { Double($0) * 99 / 999 }
-        return { fl_ref_cspline(x, y, 100, xe, 1000) }
+        let d = SplineData()
+        return { fl_ref_cspline(d.x, d.y, 100, d.xEval, 1000) }
+    }
+
+    /// 100 knots at x = 0…99 with Gaussian ordinates (σ 10), 1000 sorted evaluation points.
+    struct SplineData {
+        let x: [Double], y: [Double], xEval: [Double]
+        init() {
+            let rng = Workloads.source(seed: 12)
+            x = (0..<100).map { Double($0) }
+            y = x.map { _ in rng.gaussianZiggurat(sigma: 10) }
+            xEval = (0..<1000).map { Double($0) * 99 / 999 }
+        }
     }
 }
 

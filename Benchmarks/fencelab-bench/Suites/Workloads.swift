@@ -80,3 +80,4 @@ import Darwin
 #endif
 @inline(__always) func _sin(_ x: Double) -> Double { sin(x) }
 @inline(__always) func _cos(_ x: Double) -> Double { cos(x) }
+@inline(__always) func _asinDegrees(_ x: Double) -> Double { asin(x) * 180 / Double.pi }

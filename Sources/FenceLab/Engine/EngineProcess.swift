@@ -1,4 +1,5 @@
 import Foundation
+import GeoPolicy
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -31,6 +32,14 @@ enum EngineProcess {
 
     static func exchange(command: String, request: [UInt8], expected: Int,
                          timeout_s: Double) throws(ExternalEngineError) -> [EngineAnswer] {
+        try exchange(command: command, expected: expected, timeout_s: timeout_s) { fd in writeAll(fd: fd, request) }
+    }
+
+    /// Like `exchange(command:request:expected:timeout_s:)`, with the request written by
+    /// `writeRequest(fd)` on the writer thread, so a large request can be encoded chunk by
+    /// chunk while the engine already answers the first lines.
+    static func exchange(command: String, expected: Int, timeout_s: Double,
+                         writeRequest: @escaping @Sendable (Int32) -> Void) throws(ExternalEngineError) -> [EngineAnswer] {
         _ = ignoreSIGPIPE
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -48,7 +57,7 @@ enum EngineProcess {
 
         let writeFD = input.fileHandleForWriting.fileDescriptor
         let writer = Thread {
-            writeAll(fd: writeFD, request)
+            writeRequest(writeFD)
             try? input.fileHandleForWriting.close()
         }
         writer.start()
@@ -89,24 +98,45 @@ enum EngineProcess {
         return answers
     }
 
-    static func writeAll(fd: Int32, _ bytes: [UInt8]) {
+    /// Writes all of `bytes`; false when the engine has gone (EPIPE: the reader reports why).
+    @discardableResult
+    static func writeAll(fd: Int32, _ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
                 let n = write(fd, raw.baseAddress! + offset, min(65536, raw.count - offset))
                 if n < 0 {
                     if errno == EINTR { continue }
-                    return  // EPIPE: the engine has gone; the reader reports why.
+                    return false
                 }
                 offset += n
             }
+            return true
         }
+    }
+
+    /// The answer on a plain line that `EngineRequests.decodeAnswer` would accept, or nil
+    /// (then the caller decodes the line fully, which accepts it or names the problem).
+    static func fastAnswer(_ line: UnsafeBufferPointer<UInt8>, expectedIndex: Int,
+                           fields: inout FlatJSONFields) -> EngineAnswer? {
+        guard fields.scan(line) else { return nil }
+        let v = fields.values
+        guard case let .number(index)? = v[0], index == Double(expectedIndex),
+              case let .string(stateText)? = v[1], let state = FenceState(rawValue: stateText) else { return nil }
+        var rejected: String? = nil
+        switch v[2] {
+        case nil: break
+        case let .string(r)?: rejected = r
+        default: return nil
+        }
+        return EngineAnswer(index: expectedIndex, state: state, rejected: rejected)
     }
 
     /// Reads `ready` then `expected` answers; stops at EOF (the caller checks the count).
     static func readAnswers(fd: Int32, expected: Int, deadline: Date, timeout_s: Double,
                             into answers: inout [EngineAnswer]) throws(ExternalEngineError) {
         var pending: [UInt8] = []
+        var fields = FlatJSONFields(keys: ["index", "state", "rejected"])
         var buffer = [UInt8](repeating: 0, count: 65536)
         var line = 0
         var sawReady = false
@@ -126,6 +156,14 @@ enum EngineProcess {
             var lineStart = 0
             while let nl = pending[lineStart...].firstIndex(of: 0x0A) {
                 line += 1
+                // Plain answers take the dictionary-free scanner; anything else the full decoder.
+                if sawReady, answers.count < expected,
+                   let answer = pending.withUnsafeBufferPointer({ fastAnswer(UnsafeBufferPointer(rebasing: $0[lineStart..<nl]),
+                                                                             expectedIndex: answers.count, fields: &fields) }) {
+                    answers.append(answer)
+                    lineStart = nl + 1
+                    continue
+                }
                 let text = Substring(String(decoding: pending[lineStart..<nl], as: UTF8.self))
                 lineStart = nl + 1
                 if !sawReady {

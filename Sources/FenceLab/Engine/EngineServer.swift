@@ -31,24 +31,44 @@ public enum EngineServer {
                                        maxAge_s: maxAge_s, logging: .off)
         } catch { throw .badFence("\(error)") }
         write("{\"type\":\"ready\",\"protocol\":\(EngineProtocol.version),\"engine\":\"fencelab \(ToolVersion.string)\"}\n")
-        var out = ""
-        out.reserveCapacity(1 << 16)
+        // Answers are appended as bytes and handed to `write` in ~60 kB pieces.
+        var out = ByteSink()
+        out.bytes.reserveCapacity(1 << 16)
         var lineNumber = 1
-        while let line = nextLine() {
+        // Plain fix lines take the dictionary-free scanner; any other line the full parser (same values).
+        var fields = FlatJSONFields(keys: ["index", "timestamp", "latitude", "longitude", "horizontal_accuracy", "now", "type"])
+        while var line = nextLine() {
             lineNumber += 1
-            let o: [String: EngineValue]
-            do { o = try FlatJSON.parseObject(line) } catch { throw .badLine(line: lineNumber, reason: error.description) }
-            guard let index = o["index"]?.double, let t = o["timestamp"]?.double, let lat = o["latitude"]?.double,
-                  let lon = o["longitude"]?.double, let acc = o["horizontal_accuracy"]?.double, let now = o["now"]?.double else {
+            var numbers: (Double?, Double?, Double?, Double?, Double?, Double?)
+            if line.withUTF8({ fields.scan($0) }) {
+                let v = fields.values
+                numbers = (v[0]?.double, v[1]?.double, v[2]?.double, v[3]?.double, v[4]?.double, v[5]?.double)
+            } else {
+                let o: [String: EngineValue]
+                do { o = try FlatJSON.parseObject(line) } catch { throw .badLine(line: lineNumber, reason: error.description) }
+                numbers = (o["index"]?.double, o["timestamp"]?.double, o["latitude"]?.double,
+                           o["longitude"]?.double, o["horizontal_accuracy"]?.double, o["now"]?.double)
+            }
+            guard let index = numbers.0, let t = numbers.1, let lat = numbers.2,
+                  let lon = numbers.3, let acc = numbers.4, let now = numbers.5 else {
                 throw .badLine(line: lineNumber, reason: "a fix needs index, timestamp, latitude, longitude, horizontal_accuracy, now")
             }
             let decision = monitor.process(Fix(timestamp_s: t, latitude: lat, longitude: lon, horizontalAccuracy_m: acc), now_s: now)
-            out += "{\"index\":\(Int(index)),\"state\":\"\(decision.newState.rawValue)\""
-            if let r = decision.rejection { out += ",\"rejected\":\"\(r.rawValue)\"" }
-            out += "}\n"
-            if out.utf8.count > 60_000 { write(out); out.removeAll(keepingCapacity: true) }
+            out.append("{\"index\":")
+            out.write(String(Int(index)))
+            out.append(",\"state\":\"")
+            out.write(decision.newState.rawValue)
+            if let r = decision.rejection {
+                out.append("\",\"rejected\":\"")
+                out.write(r.rawValue)
+            }
+            out.append("\"}\n")
+            if out.bytes.count > 60_000 {
+                write(String(decoding: out.bytes, as: UTF8.self))
+                out.bytes.removeAll(keepingCapacity: true)
+            }
         }
-        if !out.isEmpty { write(out) }
+        if !out.bytes.isEmpty { write(String(decoding: out.bytes, as: UTF8.self)) }
     }
 
     static func parseFence(_ line: String) throws(EngineServerError) -> EngineFence {

@@ -75,37 +75,88 @@ public struct ExternalEngine: Sendable {
     /// Sends the fence and every fix (with its injected `now`), returns one answer per fix.
     public func run(fence: EngineFence, fixes: [Fix], now_s: [Double]) throws(ExternalEngineError) -> [EngineAnswer] {
         precondition(fixes.count == now_s.count, "one now per fix")
-        let request = EngineRequests.encode(fence: fence, fixes: fixes, now_s: now_s)
         let deadline = 5 + Double(fixes.count) * perFixTimeout_s
-        return try EngineProcess.exchange(command: command, request: request,
-                                          expected: fixes.count, timeout_s: deadline)
+        // Encoded in chunks on the writer thread: the engine starts on the first lines while
+        // the rest are still being encoded (the two overlap on a multi-core machine).
+        let chunk = 4096
+        return try EngineProcess.exchange(command: command, expected: fixes.count, timeout_s: deadline) { fd in
+            var start = 0
+            repeat {
+                let end = min(start + chunk, fixes.count)
+                let bytes = EngineRequests.encode(fence: fence, fixes: fixes, now_s: now_s, range: start..<end)
+                guard EngineProcess.writeAll(fd: fd, bytes) else { return }
+                start = end
+            } while start < fixes.count
+        }
+    }
+}
+
+/// A byte buffer that numbers print into (`TextOutputStream`), for the request encoder.
+struct ByteSink: TextOutputStream {
+    var bytes: [UInt8] = []
+
+    mutating func write(_ string: String) {
+        var s = string
+        s.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends a literal without building a String.
+    mutating func append(_ literal: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// A number as `FlatJSON.number` spells it (shortest round-trip text; non-finite as strings).
+    mutating func number(_ v: Double) {
+        if v.isFinite { v.write(to: &self) } else { write(FlatJSON.number(v)) }
     }
 }
 
 /// Encoding of the requests.
 enum EngineRequests {
     static func encode(fence: EngineFence, fixes: [Fix], now_s: [Double]) -> [UInt8] {
-        var out = ""
-        out.reserveCapacity(160 * (fixes.count + 1))
-        let rule = fence.rule.keys.sorted().map { key -> String in
-            let value: String
-            switch fence.rule[key]! {
-            case let .string(s): value = "\"\(FlatJSON.escape(s))\""
-            case let .number(v): value = FlatJSON.number(v)
-            case let .bool(b): value = b ? "true" : "false"
-            case .null: value = "null"
-            }
-            return "\"\(FlatJSON.escape(key))\":\(value)"
-        }.joined(separator: ",")
-        out += "{\"type\":\"fence\",\"protocol\":\(EngineProtocol.version),\"center\":[\(fence.center.latitude),\(fence.center.longitude)],"
-        out += "\"rule\":{\(rule)},\"rulesVersion\":\"\(FlatJSON.escape(fence.rulesVersion))\"}\n"
-        for (i, f) in fixes.enumerated() {
-            out += "{\"type\":\"fix\",\"index\":\(i),\"timestamp\":\(FlatJSON.number(f.timestamp_s)),"
-            out += "\"latitude\":\(FlatJSON.number(f.latitude)),\"longitude\":\(FlatJSON.number(f.longitude)),"
-            out += "\"horizontal_accuracy\":\(FlatJSON.number(f.horizontalAccuracy_m)),\"now\":\(FlatJSON.number(now_s[i]))}\n"
-        }
-        return Array(out.utf8)
+        encode(fence: fence, fixes: fixes, now_s: now_s, range: 0..<fixes.count)
     }
+
+    /// The lines of fixes `range`, preceded by the fence line when the range starts at 0.
+    static func encode(fence: EngineFence, fixes: [Fix], now_s: [Double], range: Range<Int>) -> [UInt8] {
+        var out = ""
+        if range.lowerBound == 0 {
+            let rule = fence.rule.keys.sorted().map { key -> String in
+                let value: String
+                switch fence.rule[key]! {
+                case let .string(s): value = "\"\(FlatJSON.escape(s))\""
+                case let .number(v): value = FlatJSON.number(v)
+                case let .bool(b): value = b ? "true" : "false"
+                case .null: value = "null"
+                }
+                return "\"\(FlatJSON.escape(key))\":\(value)"
+            }.joined(separator: ",")
+            out += "{\"type\":\"fence\",\"protocol\":\(EngineProtocol.version),\"center\":[\(fence.center.latitude),\(fence.center.longitude)],"
+            out += "\"rule\":{\(rule)},\"rulesVersion\":\"\(FlatJSON.escape(fence.rulesVersion))\"}\n"
+        }
+        // The fix lines (~10⁵ per run) go straight into bytes: no String building per line.
+        var bytes = ByteSink()
+        bytes.bytes.reserveCapacity(out.utf8.count + 170 * range.count)
+        bytes.bytes.append(contentsOf: out.utf8)
+        for i in range {
+            let f = fixes[i]
+            bytes.append("{\"type\":\"fix\",\"index\":")
+            bytes.write(String(i))  // ≤ 15 digits: a small string, no allocation
+            bytes.append(",\"timestamp\":")
+            bytes.number(f.timestamp_s)
+            bytes.append(",\"latitude\":")
+            bytes.number(f.latitude)
+            bytes.append(",\"longitude\":")
+            bytes.number(f.longitude)
+            bytes.append(",\"horizontal_accuracy\":")
+            bytes.number(f.horizontalAccuracy_m)
+            bytes.append(",\"now\":")
+            bytes.number(now_s[i])
+            bytes.append("}\n")
+        }
+        return bytes.bytes
+    }
+
 
     /// Parses the answer on output line `line` (1-based; line 1 is `ready`).
     static func decodeAnswer(_ text: Substring, line: Int, expectedIndex: Int) throws(ExternalEngineError) -> EngineAnswer {

@@ -75,10 +75,9 @@ public enum Geohash {
     public static func encode(_ coordinate: Coordinate, precision: Int = 12) throws(GeohashError) -> String {
         guard precisionRange.contains(precision) else { throw .invalidPrecision(precision) }
         var latLo = -90.0, latHi = 90.0, lonLo = -180.0, lonHi = 180.0
-        var chars: [Character] = []
-        chars.reserveCapacity(precision)
         var isLon = true
-        for _ in 0..<precision {
+        // Built in place: up to 12 ASCII bytes fit Swift's small-string form (no heap allocation).
+        return makeASCII(count: precision) { _ in
             var value = 0
             for _ in 0..<5 {
                 value <<= 1
@@ -91,9 +90,8 @@ public enum Geohash {
                 }
                 isLon.toggle()
             }
-            chars.append(alphabet[value])
+            return alphabetBytes[value]
         }
-        return String(chars)
     }
 
     /// The cell of `hash` (1…12 characters, case-insensitive).
@@ -191,7 +189,40 @@ public enum Geohash {
         return t
     }()
 
+    /// The alphabet as ASCII bytes.
+    static let alphabetBytes: [UInt8] = Array("0123456789bcdefghjkmnpqrstuvwxyz".utf8)
+
+    /// A string of `count` ASCII bytes produced in order by `byte(i)`, written in place
+    /// (≤ 15 bytes: Swift's small-string form, no heap allocation).
+    @inline(__always)
+    static func makeASCII(count: Int, _ byte: (Int) -> UInt8) -> String {
+        String(unsafeUninitializedCapacity: count) { buffer in
+            for i in 0..<count { buffer[i] = byte(i) }
+            return count
+        }
+    }
+
     static func grid(_ hash: String) throws(GeohashError) -> Grid {
+        // Fast path over the UTF-8 bytes; anything unusual (non-ASCII, invalid, wrong length)
+        // goes to `gridChecked`, which names the problem by character.
+        let n = hash.utf8.count
+        guard precisionRange.contains(n) else { return try gridChecked(hash) }
+        var row = 0, col = 0, isLon = true
+        for a in hash.utf8 {
+            guard a < 128, decodeTable[Int(a)] >= 0 else { return try gridChecked(hash) }
+            let v = Int(decodeTable[Int(a)])
+            for b in stride(from: 4, through: 0, by: -1) {
+                let bit = (v >> b) & 1
+                if isLon { col = (col << 1) | bit } else { row = (row << 1) | bit }
+                isLon.toggle()
+            }
+        }
+        let (latBits, lonBits) = bits(n)
+        return Grid(row: row, col: col, latBits: latBits, lonBits: lonBits)
+    }
+
+    /// `grid` by characters, with the precise error for a bad hash.
+    static func gridChecked(_ hash: String) throws(GeohashError) -> Grid {
         let chars = Array(hash)
         guard precisionRange.contains(chars.count) else { throw .invalidPrecision(chars.count) }
         var row = 0, col = 0, isLon = true
@@ -212,15 +243,18 @@ public enum Geohash {
 
     static func string(_ g: Grid) -> String {
         let total = g.latBits + g.lonBits
-        var chars: [Character] = []
-        var value = 0, lonBit = g.lonBits - 1, latBit = g.latBits - 1
-        for i in 0..<total {
-            let bit: Int
-            if i % 2 == 0 { bit = (g.col >> lonBit) & 1; lonBit -= 1 } else { bit = (g.row >> latBit) & 1; latBit -= 1 }
-            value = (value << 1) | bit
-            if i % 5 == 4 { chars.append(alphabet[value]); value = 0 }
+        var lonBit = g.lonBits - 1, latBit = g.latBits - 1
+        var i = 0
+        return makeASCII(count: total / 5) { _ in
+            var value = 0
+            for _ in 0..<5 {
+                let bit: Int
+                if i % 2 == 0 { bit = (g.col >> lonBit) & 1; lonBit -= 1 } else { bit = (g.row >> latBit) & 1; latBit -= 1 }
+                value = (value << 1) | bit
+                i += 1
+            }
+            return alphabetBytes[value]
         }
-        return String(chars)
     }
 
     static func cell(_ g: Grid) -> GeohashCell {

@@ -45,32 +45,46 @@ struct Matrix4: Sendable, Hashable {
 
     /// Solves S X = B for symmetric positive definite S (self) by Cholesky factorisation.
     func solveSPD(_ b: Matrix4) -> Matrix4 {
-        var l = [[Double]](repeating: [0, 0, 0, 0], count: 4)
+        var l = Lower4()  // fixed size: no heap allocation per smoothed point
         for j in 0..<4 {
             var s = self[j, j]
-            for k in 0..<j { s -= l[j][k] * l[j][k] }
-            l[j][j] = s.squareRoot()
+            for k in 0..<j { s -= l[j, k] * l[j, k] }
+            l[j, j] = s.squareRoot()
             for i in (j + 1)..<4 {
                 var t = self[i, j]
-                for k in 0..<j { t -= l[i][k] * l[j][k] }
-                l[i][j] = t / l[j][j]
+                for k in 0..<j { t -= l[i, k] * l[j, k] }
+                l[i, j] = t / l[j, j]
             }
         }
         func solve(_ rhs: SIMD4<Double>) -> SIMD4<Double> {
             var y = SIMD4<Double>.zero
             for i in 0..<4 {
                 var t = rhs[i]
-                for k in 0..<i { t -= l[i][k] * y[k] }
-                y[i] = t / l[i][i]
+                for k in 0..<i { t -= l[i, k] * y[k] }
+                y[i] = t / l[i, i]
             }
             var x = SIMD4<Double>.zero
             for i in stride(from: 3, through: 0, by: -1) {
                 var t = y[i]
-                for k in (i + 1)..<4 { t -= l[k][i] * x[k] }
-                x[i] = t / l[i][i]
+                for k in (i + 1)..<4 { t -= l[k, i] * x[k] }
+                x[i] = t / l[i, i]
             }
             return x
         }
         return Matrix4(solve(b.c.0), solve(b.c.1), solve(b.c.2), solve(b.c.3))
+    }
+}
+
+/// The Cholesky factor of `Matrix4.solveSPD`, as four SIMD4 rows (element (i, j) = row i, lane j).
+struct Lower4 {
+    var r0 = SIMD4<Double>.zero, r1 = SIMD4<Double>.zero, r2 = SIMD4<Double>.zero, r3 = SIMD4<Double>.zero
+
+    subscript(i: Int, j: Int) -> Double {
+        get {
+            switch i { case 0: return r0[j]; case 1: return r1[j]; case 2: return r2[j]; default: return r3[j] }
+        }
+        set {
+            switch i { case 0: r0[j] = newValue; case 1: r1[j] = newValue; case 2: r2[j] = newValue; default: r3[j] = newValue }
+        }
     }
 }
