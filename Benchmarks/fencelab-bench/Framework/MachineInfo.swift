@@ -1,3 +1,4 @@
+import FenceLab
 import Foundation
 import GSLKit
 
@@ -37,20 +38,8 @@ struct MachineInfo: Codable, Sendable, Hashable {
         return ProcessInfo.processInfo.operatingSystemVersionString
     }
 
-    /// The Swift compiler that built this binary (compile-time check).
-    static let toolchain: String = {
-        #if compiler(>=6.4)
-        return "Swift 6.4 or later"
-        #elseif compiler(>=6.3)
-        return "Swift 6.3"
-        #elseif compiler(>=6.2)
-        return "Swift 6.2"
-        #elseif compiler(>=6.1)
-        return "Swift 6.1"
-        #else
-        return "Swift 6.0"
-        #endif
-    }()
+    /// The Swift compiler that built this binary (the run report's compile-time check).
+    static let toolchain: String = RunEnvironment.swiftToolchain
 
     var summary: String {
         "\(cpuModel), \(cores) cores, \(operatingSystem), \(toolchain), GSL \(gslVersion), \(date)"
