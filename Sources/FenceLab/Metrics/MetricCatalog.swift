@@ -20,7 +20,7 @@ public struct MetricCatalog: Sendable, Hashable {
     /// The catalogue of DESIGN.md.
     public static let standard = MetricCatalog()
     /// FenceMonitor's rejection reasons as DESIGN.md lists them.
-    public static let designRejectionReasons = ["invalidCoordinate", "invalidAccuracy", "inaccurate", "stale", "outOfOrder", "duplicate"]
+    public static let designRejectionReasons = ["invalidTimestamp", "invalidCoordinate", "invalidAccuracy", "inaccurate", "stale", "outOfOrder", "duplicate"]
 
     static let groups = ["flutter", "rejections", "faults", "kalman", "gapFill", "throughput"]
     static let flutterNames = ["transitions", "truthTransitions", "spurious", "missed", "flaps", "latency_s", "modelDisagreements"]
