@@ -194,7 +194,13 @@ enum SVGPlots {
         guard let t0 = times.min(), let t1 = times.max(), t1 > t0, !series.isEmpty else {
             return "<p class=\"muted\">No error series.</p>"
         }
-        let yMax = max(1e-9, series.flatMap(\.1).filter(\.isFinite).max() ?? 1)
+        // A baseline that fails by orders of magnitude (seed 004's filter at the date line: ~10⁶ m)
+        // would flatten every other line: keep the scale of the others and say the baseline is off scale.
+        func peak(_ v: [Double]) -> Double { v.filter(\.isFinite).max() ?? 0 }
+        let othersMax = series.filter { $0.0 != "seedBaseline" }.map { peak($0.1) }.max() ?? 0
+        let baselineMax = series.first { $0.0 == "seedBaseline" }.map { peak($0.1) } ?? 0
+        let offScale = othersMax > 0 && baselineMax > 5 * othersMax
+        let yMax = max(1e-9, offScale ? othersMax : max(othersMax, baselineMax))
         let yTop = niceCeiling(yMax)
         let columns = Int(width - left - right)
         func x(_ t: Double) -> Double { left + (t - t0) / (t1 - t0) * Double(columns) }
@@ -204,6 +210,9 @@ enum SVGPlots {
             let v = yTop * Double(k) / 4
             out += "<line x1=\"\(n(left))\" x2=\"\(n(width - right))\" y1=\"\(n(y(v)))\" y2=\"\(n(y(v)))\" stroke=\"#e3e3e3\"/>"
             out += "<text x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(ReportText.short(v))\(k == 4 ? " m" : "")</text>"
+        }
+        if offScale {
+            out += "<text x=\"\(n(width - right - 4))\" y=\"\(n(top + 12))\" text-anchor=\"end\" fill=\"\(seriesColours["seedBaseline"] ?? "#000")\">seedBaseline off scale (max \(ReportText.short(baselineMax)) m)</text>"
         }
         for (name, values) in series {
             var colMax = [Double](repeating: -1, count: columns + 1), colT = [Double](repeating: 0, count: columns + 1)
