@@ -38,8 +38,9 @@ extension RandomSource {
     }
 }
 
-/// Cumulative distribution functions and their inverses (`gsl_cdf_*`), for confidence
-/// intervals of statistical tests. All inputs must lie in the stated ranges.
+/// Cumulative distribution functions (`gsl_cdf_*`), for confidence intervals of statistical
+/// tests. All inputs must lie in the stated ranges. Quantiles live in `Statistics`
+/// (`normalQuantile`, `chiSquareQuantile`, `studentTQuantile`), which validate their input.
 public enum DistributionCDF {
     /// P(X ≤ x) for X ~ N(0, σ²) (`gsl_cdf_gaussian_P`), σ > 0.
     public static func gaussianP(_ x: Double, sigma: Double) -> Double {
@@ -47,22 +48,10 @@ public enum DistributionCDF {
         return gsl_cdf_gaussian_P(x, sigma)
     }
 
-    /// The x with P(X ≤ x) = p for X ~ N(0, σ²) (`gsl_cdf_gaussian_Pinv`), 0 < p < 1.
-    public static func gaussianQuantile(_ p: Double, sigma: Double) -> Double {
-        _ = GSLRuntime.handlerOff
-        return gsl_cdf_gaussian_Pinv(p, sigma)
-    }
-
     /// P(X ≤ x) for X ~ χ²(ν) (`gsl_cdf_chisq_P`).
     public static func chiSquaredP(_ x: Double, nu: Double) -> Double {
         _ = GSLRuntime.handlerOff
         return gsl_cdf_chisq_P(x, nu)
-    }
-
-    /// The x with P(X ≤ x) = p for X ~ χ²(ν) (`gsl_cdf_chisq_Pinv`), 0 < p < 1.
-    public static func chiSquaredQuantile(_ p: Double, nu: Double) -> Double {
-        _ = GSLRuntime.handlerOff
-        return gsl_cdf_chisq_Pinv(p, nu)
     }
 
     /// P(T ≤ t) for Student's t with ν degrees of freedom (`gsl_cdf_tdist_P`).

@@ -39,5 +39,5 @@ enum TestScenarios {
     }
 
     /// Two-sided standard normal quantile for a confidence level, e.g. 0.99 → 2.5758.
-    static func z(_ confidence: Double) -> Double { DistributionCDF.gaussianQuantile(0.5 + confidence / 2, sigma: 1) }
+    static func z(_ confidence: Double) -> Double { try! Statistics.normalQuantile(probability: 0.5 + confidence / 2) }
 }

@@ -8,7 +8,7 @@ import _TestSupport
 /// 99 % binomial interval of the GSL CDF (`gsl_cdf_*` as the oracle).
 @Suite struct DistributionTests {
     static let n = 100_000
-    static let z99 = DistributionCDF.gaussianQuantile(0.995, sigma: 1)
+    static let z99 = try! Statistics.normalQuantile(probability: 0.995)
 
     static func expectMean(_ xs: [Double], _ mean: Double, sd: Double) {
         let m = xs.reduce(0, +) / Double(xs.count)
@@ -22,13 +22,13 @@ import _TestSupport
         #expect(abs(f - p) <= half, "fraction \(f) vs \(p) ± \(half)")
     }
 
-    @Test func quantilesInvertTheCDF() {
+    @Test func quantilesInvertTheCDF() throws {
         let tolerance = 1e-12
-        #expect(isClose(DistributionCDF.gaussianQuantile(0.975, sigma: 1), 1.959963984540054, absoluteTolerance: 1e-12))
-        #expect(isClose(DistributionCDF.gaussianP(DistributionCDF.gaussianQuantile(0.3, sigma: 2), sigma: 2), 0.3, absoluteTolerance: tolerance))
+        #expect(isClose(try Statistics.normalQuantile(probability: 0.975), 1.959963984540054, absoluteTolerance: 1e-12))
+        #expect(isClose(try DistributionCDF.gaussianP(2 * Statistics.normalQuantile(probability: 0.3), sigma: 2), 0.3, absoluteTolerance: tolerance))
         // χ²(2) is Exp(mean 2): P(X ≤ x) = 1 − e^(−x/2).
         #expect(isClose(DistributionCDF.chiSquaredP(3, nu: 2), 1 - exp(-1.5), absoluteTolerance: tolerance))
-        #expect(isClose(DistributionCDF.chiSquaredQuantile(1 - exp(-1.5), nu: 2), 3, absoluteTolerance: 1e-9))
+        #expect(isClose(try Statistics.chiSquareQuantile(probability: 1 - exp(-1.5), degreesOfFreedom: 2), 3, absoluteTolerance: 1e-9))
         // Student-t with ν = 1 is Cauchy: P(T ≤ 1) = 3/4.
         #expect(isClose(DistributionCDF.studentTP(1, nu: 1), 0.75, absoluteTolerance: tolerance))
     }
