@@ -40,6 +40,7 @@ enum RunCommand: Command {
         let paths = try arguments.positionals()
         if !paths.isEmpty { request.paths = paths }
         let report = try execute(request, out: out)
+        for s in report.scenarios { s.warnings.forEach { printError("fencelab: warning: \(s.name): \($0)") } }
         print(SummaryTable.render(report))
         print("Report: \(out)/index.html")
         return report.passed ? .success : .checkFailed
