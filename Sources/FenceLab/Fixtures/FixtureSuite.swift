@@ -58,22 +58,35 @@ public struct FixtureSuite: Sendable {
     /// Runs every check of every file.
     public func run() -> FixtureReport {
         var results: [FixtureCheckResult] = []
+        var seconds: [Double] = []
         var summaries: [FixtureFileSummary] = []
+        let clock = ContinuousClock()
         for fixture in fixtures {
             for check in fixture.checks {
-                FixtureSuite.run(check, of: fixture, into: &results)
+                // Each result's time: from the end of the previous result (or the check's start) to its own.
+                var mark = clock.now
+                let before = results.count
+                FixtureSuite.run(check, of: fixture, into: &results) {
+                    let now = clock.now, d = (now - mark).components
+                    seconds.append(Double(d.seconds) + Double(d.attoseconds) * 1e-18)
+                    mark = now
+                }
+                precondition(seconds.count == results.count && results.count >= before)
             }
             summaries.append(FixtureFileSummary(file: fixture.file, name: fixture.name,
                                                 rulesVersion: fixture.rulesVersion,
                                                 rule: fixture.rule?.description))
         }
-        return FixtureReport(checks: results, files: summaries)
+        return FixtureReport(checks: results, files: summaries, checkSeconds: seconds)
     }
 
-    static func run(_ check: Fixture.Check, of f: Fixture, into results: inout [FixtureCheckResult]) {
+    /// Runs one check, appending a result per assertion; `recorded` is called after each append.
+    static func run(_ check: Fixture.Check, of f: Fixture, into results: inout [FixtureCheckResult],
+                    recorded: () -> Void = {}) {
         func add(_ keyPath: String, _ assertion: String, _ passed: Bool, _ actual: String, _ values: [FixtureValue]) {
             results.append(FixtureCheckResult(file: f.file, keyPath: keyPath, rulesVersion: f.rulesVersion,
                                               assertion: assertion, passed: passed, actual: actual, values: values))
+            recorded()
         }
         switch check {
         case let .distance(keyPath, modelName, from, to, expected, tolerance, lo, hi, symmetry):

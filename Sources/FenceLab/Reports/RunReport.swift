@@ -176,6 +176,10 @@ public struct RulesAcceptance: Sendable, Hashable {
     /// Fixture assertions evaluated (part of `checks`) and the failed ones, unrounded.
     public var fixtureChecks: Int = 0
     public var fixtureFailures: [FixtureCheckResult] = []
+    /// Every fixture assertion evaluated, passed or not, in run order, and its measured time in
+    /// seconds (parallel; for junit.xml: one test case each).
+    public var fixtureResults: [FixtureCheckResult] = []
+    public var fixtureSeconds: [Double] = []
     /// The fixture files that ran, with their rules versions.
     public var fixtureFiles: [FixtureFileSummary] = []
     /// Shown instead of results when nothing ran at this level.
@@ -283,6 +287,9 @@ public struct RunReport: Sendable, Hashable {
         rules.checks += fixtures.checks.count
         rules.fixtureChecks += fixtures.checks.count
         rules.fixtureFailures += fixtures.failures
+        rules.fixtureResults += fixtures.checks
+        rules.fixtureSeconds += fixtures.checkSeconds.count == fixtures.checks.count
+            ? fixtures.checkSeconds : Array(repeating: 0, count: fixtures.checks.count)
         rules.fixtureFiles += fixtures.files
         rules.status = rules.failureCount == 0 ? .passed : .failed
         acceptance.rules = rules
