@@ -15,6 +15,34 @@ public struct FixtureSuite: Sendable {
     /// The default fixture directory, relative to the package root.
     public static let defaultDirectory = "scenarios/fixtures"
 
+    /// Where `fencelab accept` finds the fixtures when `--fixtures` is not given, first match wins:
+    /// 1. `scenarios/fixtures` in the working directory;
+    /// 2. `fixtures/` inside each scenario folder given, or next to each scenario file given
+    ///    (`fencelab accept ~/repo/scenarios` from anywhere);
+    /// 3. `scenarios/fixtures` in the folder of the executable or one of its five parents
+    ///    (`.build/release/fencelab` inside a checkout).
+    /// Returns nil when none of them is a directory.
+    public static func locate(scenarioPaths: [String], executablePath: String?) -> String? {
+        var candidates = [defaultDirectory]
+        for path in scenarioPaths {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { continue }
+            let folder = isDir.boolValue ? path : (path as NSString).deletingLastPathComponent
+            candidates.append(((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent("fixtures"))
+        }
+        if let exe = executablePath {
+            var dir = URL(fileURLWithPath: exe).resolvingSymlinksInPath().deletingLastPathComponent()
+            for _ in 0..<6 {
+                candidates.append(dir.appendingPathComponent(defaultDirectory).path)
+                dir = dir.deletingLastPathComponent()
+            }
+        }
+        return candidates.first { c in
+            var isDir: ObjCBool = false
+            return FileManager.default.fileExists(atPath: c, isDirectory: &isDir) && isDir.boolValue
+        }
+    }
+
     let fixtures: [Fixture]
 
     /// The rule that rule fixtures without their own `rule` key run against.

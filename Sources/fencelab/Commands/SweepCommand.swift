@@ -70,6 +70,7 @@ enum SweepCommand: Command {
         let paths = try arguments.positionals()
         if !paths.isEmpty { request.paths = paths }
 
+        InterruptNotice.install { InterruptNotice.sweepMessage(out: out) }
         let outcome: SweepJob.Outcome
         do { outcome = try SweepJob.sweep(request, out: out) } catch {
             throw CLIError.badInput("\(error)")
