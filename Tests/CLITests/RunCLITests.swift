@@ -136,4 +136,21 @@ import _TestSupport
         let html = try String(contentsOf: out.appendingPathComponent("index.html"), encoding: .utf8)
         #expect(html.contains("<p class=\"warning\">Warning: check the input of tunnel-gap-highway"))
     }
+
+    /// The README's typo example prints exactly what the tool prints.
+    @Test func readmeTypoExampleIsWhatTheToolPrints() throws {
+        let dir = Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
+        let text = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(Self.scenarios[0]), encoding: .utf8)
+        let typo = text.replacingOccurrences(of: "\"sigma_m\": 8", with: "\"sigmaa_m\": 8")
+        #expect(typo != text)
+        try typo.write(to: dir.appendingPathComponent("scenarios/x.json"), atomically: true, encoding: .utf8)
+        let r = try runFencelab(["run", "scenarios/x.json", "--out", "out"], currentDirectory: dir)
+        #expect(r.status == 2)
+        let line = r.stderr.trimmingCharacters(in: .newlines)
+        #expect(line == "fencelab: scenarios/x.json: noise.sigmaa_m: unknown key")
+        let readme = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("a typo prints e.g. `\(line)`"))
+    }
 }
