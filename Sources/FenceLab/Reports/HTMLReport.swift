@@ -109,7 +109,12 @@ public enum HTMLReport {
         if path.hasPrefix("throughput.") {
             return "<td>\(s.metrics.estimate(path).map { ReportText.short($0.mean) } ?? "–")</td>"
         }
-        let text = ReportText.xml(ReportText.estimate(s.metrics.estimate(path)))
+        // Mean, then the interval on its own line in small type: the table fits a page without scrolling.
+        let e = s.metrics.estimate(path)
+        var text = ReportText.xml(e.map { ReportText.short($0.mean) } ?? "–")
+        if let e, e.n > 1, e.lower != e.upper {
+            text += "<br><small>[\(ReportText.xml(ReportText.short(e.lower))), \(ReportText.xml(ReportText.short(e.upper)))]</small>"
+        }
         guard let e = s.expectations.first(where: { $0.bound.path == path }) else {
             return "<td class=\"nobound\" title=\"measured, no bound\">\(text)</td>"
         }
@@ -120,7 +125,7 @@ public enum HTMLReport {
         var h = "<h2>Scenarios</h2>\n<p class=\"muted\">Per drive = per simulated replicate. Green or red: checked against the "
         h += "scenario's bound. <span class=\"nobound\">Grey italics: measured, no bound</span> (nothing was checked). "
         h += "Throughput differs between runs.</p>\n"
-        h += "<div class=\"scroll\"><table><thead><tr><th>scenario</th><th>result</th>"
+        h += "<div class=\"scroll\"><table class=\"summary\"><thead><tr><th>scenario</th><th>result</th>"
         h += summaryColumns.map { "<th>\($0.heading)</th>" }.joined() + "</tr></thead><tbody>\n"
         let order = report.scenarios.indices.sorted { a, b in
             let sa = report.scenarios[a], sb = report.scenarios[b]
@@ -242,6 +247,7 @@ public enum HTMLReport {
     .meta{display:flex;flex-wrap:wrap;gap:4px 18px;margin:0 0 8px;font-size:.85em;color:var(--muted)}
     .meta div{display:flex;gap:4px;min-width:0} .meta dt{font-weight:600} .meta dd{margin:0;overflow-wrap:anywhere}
     .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}
+    table.summary th{white-space:normal;vertical-align:bottom}
     table{border-collapse:collapse;font-size:.9em;font-variant-numeric:tabular-nums}
     th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:right;white-space:nowrap}
     th:first-child,td:first-child{text-align:left}
