@@ -66,6 +66,7 @@ enum AcceptCommand: Command {
         request.fences = try fenceTexts.map(parseFence)
         request.rule = try parseRule(ruleText)
         request.maxAge_s = try parseMaxAge(maxAgeText)
+        InterruptNotice.install { InterruptNotice.runMessage(out: out) }
         let report: RunReport
         do {
             try ReportFolder.preflight(destination: out)
