@@ -149,7 +149,7 @@ import _TestSupport
         let r = try runFencelab(["run", "scenarios/x.json", "--out", "out"], currentDirectory: dir)
         #expect(r.status == 2)
         let line = r.stderr.trimmingCharacters(in: .newlines)
-        #expect(line == "fencelab: scenarios/x.json: noise.sigmaa_m: unknown key")
+        #expect(line == "fencelab: scenarios/x.json: noise.sigmaa_m: unknown key (did you mean sigma_m?)")
         let readme = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains("a typo prints e.g. `\(line)`"))
     }

@@ -40,7 +40,7 @@ struct ObjectReader {
             // A misspelt required key is reported as the unknown key the user typed, not as the one
             // the file lacks: `noise.sigmaa_m: unknown key` says where the typo is.
             if let typo = order.first(where: { !taken.contains($0) && Self.isNearMiss($0, key) }) {
-                throw .unknownKey(file: file, keyPath: keyPath(typo))
+                throw .misspeltKey(file: file, keyPath: keyPath(typo), expected: key)
             }
             throw .missingKey(file: file, keyPath: keyPath(key))
         }
