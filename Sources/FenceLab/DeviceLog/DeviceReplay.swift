@@ -61,7 +61,7 @@ public struct DeviceReplayResult: Sendable, Hashable {
     /// One line per divergence: `+OFFSET s line N class: detail` (no coordinates).
     public var divergenceLines: [String] {
         divergences.divergences.map { d in
-            let offset = d.timestamp_s.isFinite && origin_s.isFinite ? "+" + ReportText.seconds(d.timestamp_s - origin_s) : "time n/a"
+            let offset = d.timestamp_s.isFinite && origin_s.isFinite ? "+" + DurationText.seconds(d.timestamp_s - origin_s) : "time n/a"
             return "\(offset) line \(line(of: d).map(String.init) ?? "?") \(d.kind.rawValue): \(d.detail)"
         }
     }
@@ -72,7 +72,7 @@ public struct DeviceReplayResult: Sendable, Hashable {
         let rejected = fixCount - accepted
         let reasons = rejections.map { "\($0.reason) \($0.count)" }.joined(separator: ", ")
         lines.append("Replay \(file): \(fixCount) fixes (\(accepted) accepted, \(rejected) rejected\(reasons.isEmpty ? "" : ": " + reasons)), "
-                     + "\(eventCount) system events, \(divergences.matched.count) matched; rule \(rule) [\(rulesVersion)], max age \(ReportText.seconds(maxAge_s))")
+                     + "\(eventCount) system events, \(divergences.matched.count) matched; rule \(rule) [\(rulesVersion)], max age \(DurationText.seconds(maxAge_s))")
         let counts = divergences.counts
         lines.append("Divergences: " + DivergenceClass.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", "))
         lines += divergenceLines.map { "  " + $0 }

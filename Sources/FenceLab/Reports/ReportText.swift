@@ -19,14 +19,8 @@ enum ReportText {
         return s
     }
 
-    /// "23.135 s" / "60 s": seconds rounded to milliseconds, trailing zeros dropped (messages, never report.json).
-    static func seconds(_ x: Double) -> String {
-        guard x.isFinite else { return x.isNaN ? "NaN s" : (x > 0 ? "∞ s" : "−∞ s") }
-        var t = String(format: "%.3f", x)
-        while t.hasSuffix("0") { t.removeLast() }
-        if t.hasSuffix(".") { t.removeLast() }
-        return (t == "-0" ? "0" : t) + " s"
-    }
+    /// "23.135 s" / "60 s": seconds rounded to milliseconds (`DurationText`).
+    static func seconds(_ x: Double) -> String { DurationText.seconds(x) }
 
     /// "4 912 km" / "120 m": a distance for messages, three significant digits.
     static func distance(_ metres: Double) -> String {
