@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+import FenceLab
+import _TestSupport
+
+/// The repository is self-contained: every Markdown document a file names (a Markdown link,
+/// a backticked path, a source comment, a help text) exists in the repository, and no file
+/// names the founding design note, which users of the repository do not have.
+@Suite struct RepositoryDocumentTests {
+    /// The design note's file name, assembled so this file does not name it itself.
+    static let designNote = "DESIGN" + ".md"
+
+    @Test func everyNamedDocumentExists() throws {
+        let files = try RepositoryScan.textFiles(root: TestPaths.packageRoot)
+        #expect(files.count > 100, "the scan found only \(files.count) files under \(TestPaths.packageRoot.path)")
+        var problems: [String] = []
+        for file in files {
+            problems += RepositoryScan.missingDocuments(in: file, root: TestPaths.packageRoot)
+        }
+        #expect(problems.isEmpty, "documents named but not in the repository:\n\(problems.joined(separator: "\n"))")
+    }
+
+    @Test func noFileNamesTheDesignNote() throws {
+        let files = try RepositoryScan.textFiles(root: TestPaths.packageRoot)
+        let hits = files.flatMap { RepositoryScan.mentions(of: Self.designNote, in: $0) }
+        #expect(hits.isEmpty, "name the repository's own docs instead (docs/*.md):\n\(hits.joined(separator: "\n"))")
+    }
+
+    /// The scanner on text with known answers, so the two tests above can fail. Written with
+    /// `.MD` and lowered, so that this file does not itself name missing documents.
+    @Test func scannerFindsMissingDocumentsAndAcceptsRealOnes() throws {
+        func md(_ s: String) -> String { s.replacingOccurrences(of: ".MD", with: ".md") }
+        let text = md("""
+            See [the format](scenario-format.MD#fence) and `docs/report-format.MD`.
+            // Contract in docs/nowhere.MD and [gone](../docs/gone.MD), written to report.MD.
+            A folder link [fixtures](../scenarios/fixtures/) and a [missing folder](../nothere/).
+            Not links: [a](https://example.com/x.MD), [b](#anchor), `Z|±hh:mm`.
+            """)
+        let file = RepositoryScan.TextFile(relativePath: md("docs/example.MD"), text: text)
+        let problems = RepositoryScan.missingDocuments(in: file, root: TestPaths.packageRoot)
+        #expect(problems == ["docs/example.MD:2: docs/nowhere.MD", "docs/example.MD:2: ../docs/gone.MD",
+                             "docs/example.MD:3: ../nothere/"].map(md), "\(problems)")
+        // In source files only document names count: `x[i](y)` is code, not a link.
+        let code = RepositoryScan.TextFile(relativePath: "Sources/X.swift", text: md("let y = f[0](z) // see docs/nowhere.MD"))
+        #expect(RepositoryScan.missingDocuments(in: code, root: TestPaths.packageRoot) == [md("Sources/X.swift:1: docs/nowhere.MD")])
+        let note = RepositoryScan.TextFile(relativePath: "Sources/X.swift", text: "a\n/// as in \(Self.designNote.lowercased())\n")
+        #expect(RepositoryScan.mentions(of: Self.designNote, in: note) == ["Sources/X.swift:2"])
+    }
+}
+
+/// Reads the repository's text files and the document names in them.
+enum RepositoryScan {
+    struct TextFile {
+        /// Path from the package root, `/`-separated.
+        var relativePath: String
+        var text: String
+    }
+
+    /// Folders that are build products or tool state, not repository content.
+    static let skippedFolders: Set<String> = [".build", ".git", ".swiftpm", ".index-build"]
+    /// Generated, git-ignored output folders (relative to the root).
+    static let generatedFolders: Set<String> = ["reports/latest", "fuzz/out"]
+
+    /// Markdown files `fencelab` writes (report and sweep folders): output, not documents.
+    static let writtenMarkdown: Set<String> = Set((ReportWriter.fileNames + SweepOutput.fileNames).filter { $0.hasSuffix(".md") })
+
+    /// Every UTF-8 text file below `root`, skipping build products, hidden folders other than
+    /// `.ci`, and generated output. Binary files (not UTF-8) are left out.
+    static func textFiles(root: URL) throws -> [TextFile] {
+        var out: [TextFile] = []
+        var pending = [""]
+        let fm = FileManager.default
+        while let relative = pending.popLast() {
+            let folder = relative.isEmpty ? root : root.appendingPathComponent(relative)
+            for name in try fm.contentsOfDirectory(atPath: folder.path).sorted() {
+                let path = relative.isEmpty ? name : relative + "/" + name
+                var isDirectory: ObjCBool = false
+                guard fm.fileExists(atPath: root.appendingPathComponent(path).path, isDirectory: &isDirectory) else { continue }
+                if isDirectory.boolValue {
+                    if skippedFolders.contains(name) || generatedFolders.contains(path) { continue }
+                    if name.hasPrefix("."), name != ".ci" { continue }
+                    pending.append(path)
+                } else if let data = fm.contents(atPath: root.appendingPathComponent(path).path),
+                          let text = String(data: data, encoding: .utf8) {
+                    out.append(TextFile(relativePath: path, text: text))
+                }
+            }
+        }
+        return out
+    }
+
+    /// Document names: a name ending in `.md`, optionally behind folders (`docs/report-format.md`).
+    static let documentName = try! NSRegularExpression(pattern: #"(?<![\w./-])((?:[\w.-]+/)*[\w.-]+\.md)(?![\w-])"#)
+    /// Markdown link targets `](target)` that look like a relative path (no scheme, no spaces or `|`).
+    static let linkTarget = try! NSRegularExpression(pattern: #"\]\(([\w./-]+)(?:#[^)\s]*)?\)"#)
+
+    /// `FILE:LINE: NAME` for every document name in `file`, and every relative link target of a
+    /// Markdown `file`, that resolves neither against the file's folder nor against the package root.
+    static func missingDocuments(in file: TextFile, root: URL) -> [String] {
+        var problems: [String] = []
+        let folder = (file.relativePath as NSString).deletingLastPathComponent
+        let patterns = file.relativePath.hasSuffix(".md") ? [documentName, linkTarget] : [documentName]
+        for (index, line) in file.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+        where line.contains(".md") || line.contains("](") {
+            let text = String(line)
+            var names: [String] = []
+            for regex in patterns {
+                for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    guard let range = Range(match.range(at: 1), in: text) else { continue }
+                    let name = String(text[range])
+                    if !names.contains(name) { names.append(name) }
+                }
+            }
+            for name in names where !writtenMarkdown.contains(name) {
+                let candidates = [root.appendingPathComponent(folder).appendingPathComponent(name),
+                                  root.appendingPathComponent(name)]
+                if !candidates.contains(where: { FileManager.default.fileExists(atPath: $0.standardizedFileURL.path) }) {
+                    problems.append("\(file.relativePath):\(index + 1): \(name)")
+                }
+            }
+        }
+        return problems
+    }
+
+    /// `FILE:LINE` of every line that mentions `name` (case-insensitive).
+    static func mentions(of name: String, in file: TextFile) -> [String] {
+        let needle = name.lowercased()
+        return file.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
+            line.lowercased().contains(needle) ? "\(file.relativePath):\(index + 1)" : nil
+        }
+    }
+}
