@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import DriveSim
 import FenceLab
 import _TestSupport
 
@@ -45,6 +46,62 @@ import _TestSupport
         #expect(RepositoryScan.missingDocuments(in: code, root: TestPaths.packageRoot) == [md("Sources/X.swift:1: docs/nowhere.MD")])
         let note = RepositoryScan.TextFile(relativePath: "Sources/X.swift", text: "a\n/// as in \(Self.designNote.lowercased())\n")
         #expect(RepositoryScan.mentions(of: Self.designNote, in: note) == ["Sources/X.swift:2"])
+    }
+}
+
+/// The contract pages stay true to the code they describe.
+@Suite struct ContractDocumentTests {
+    /// A file by its path from the package root.
+    static func page(_ path: String) throws -> String {
+        try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// The backticked names in the first column of the Markdown table that follows `heading`.
+    static func firstColumnNames(_ page: String, after heading: String) throws -> [String] {
+        let start = try #require(page.range(of: heading)).upperBound
+        var names: [String] = [], inTable = false
+        for line in page[start...].split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("|") { inTable = true } else if inTable { break } else { continue }
+            let cell = line.split(separator: "|", omittingEmptySubsequences: false)[1]
+            names += cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        }
+        return names
+    }
+
+    @Test func scenarioFormatExampleDecodes() throws {
+        let page = try Self.page("docs/scenario-format.md")
+        let start = try #require(page.range(of: "```json\n")).upperBound
+        let end = try #require(page[start...].range(of: "```")).lowerBound
+        let spec = try ScenarioSpec.decode(Array(page[start..<end].utf8), file: "docs/scenario-format.md")
+        #expect(spec.name == "edge-loiter-100m")
+        #expect(spec.faults.gaps.count == 1 && spec.expect.map(\.metric) == ["flutter.spurious"])
+    }
+
+    @Test func sweepCSVColumnsAreTheDocumentedOnes() throws {
+        let documented = try Self.firstColumnNames(try Self.page("docs/report-format.md"), after: "## `sweep.csv`")
+        #expect(documented == SweepOutput.csvColumns)
+    }
+
+    /// Every key `report.json` writes (outside the metric groups, whose names the metrics page
+    /// owns) is named in docs/report-format.md.
+    @Test func reportJSONKeysAreDocumented() throws {
+        let page = try Self.page("docs/report-format.md")
+        var keys = Set<String>()
+        func walk(_ v: JSONValue) {
+            switch v {
+            case let .object(pairs):
+                for (key, value) in pairs {
+                    keys.insert(key)
+                    if !JSONReport.metricGroups.contains(key) { walk(value) }
+                }
+            case let .array(items): items.forEach(walk)
+            default: break
+            }
+        }
+        walk(JSONReport.document(try SampleReport.make(includeCoordinates: true)))
+        #expect(keys.count > 30)
+        let missing = keys.filter { !page.contains("`\($0)`") }.sorted()
+        #expect(missing.isEmpty, "report.json keys not in docs/report-format.md: \(missing)")
     }
 }
 
