@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DriveSim
 import FenceLab
+import GSLKit
 import _TestSupport
 
 /// The repository is self-contained: every Markdown document a file names (a Markdown link,
@@ -75,6 +76,26 @@ import _TestSupport
         let spec = try ScenarioSpec.decode(Array(page[start..<end].utf8), file: "docs/scenario-format.md")
         #expect(spec.name == "edge-loiter-100m")
         #expect(spec.faults.gaps.count == 1 && spec.expect.map(\.metric) == ["flutter.spurious"])
+    }
+
+    /// Every key the scenario decoder reads (`r.double("rate_hz")`, `r.choice("kind", [...])`) and
+    /// every choice it offers is named in docs/scenario-format.md.
+    @Test func everyKeyTheScenarioParserReadsIsDocumented() throws {
+        let source = try Self.page("Sources/DriveSim/Scenario/ScenarioDecoding.swift")
+        let page = try Self.page("docs/scenario-format.md")
+        let accessor = try NSRegularExpression(pattern: #"\.(?:string|double|int|nonNegative|positive|probability|object|optionalObject|array|optionalArray|optionalDouble|optionalInt|optionalString|choice|value)\("([A-Za-z_0-9]+)""#)
+        let choice = try NSRegularExpression(pattern: #"choice\("[^"]+", \[([^\]]*)\]"#)
+        func captures(_ regex: NSRegularExpression, in text: String) -> [String] {
+            regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { m in
+                Range(m.range(at: 1), in: text).map { String(text[$0]) }
+            }
+        }
+        let keys = Set(captures(accessor, in: source))
+        let offered = Set(captures(choice, in: source).flatMap { $0.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) } })
+        // The catalogue today: 71 keys, 16 choices. Far fewer means the decoder's reading calls changed shape: update the patterns.
+        #expect(keys.count >= 60 && offered.count >= 14, "found \(keys.count) keys and \(offered.count) choices in the decoder")
+        let missing = keys.union(offered).union(GeneratorKind.allCases.map(\.rawValue)).filter { !page.contains("`\($0)`") }.sorted()
+        #expect(missing.isEmpty, "scenario keys or values not in docs/scenario-format.md: \(missing)")
     }
 
     @Test func sweepCSVColumnsAreTheDocumentedOnes() throws {
