@@ -24,23 +24,29 @@ public final class ProgressReporter: @unchecked Sendable {
     public let isEnabled: Bool
     private let start_s: Double
     private var done = 0
+    /// Items finished before this process started (resumed): shown in the count, not in the rate.
+    private let alreadyDone: Int
     private var lastEmit_s = -Double.infinity
     private var printedInPlace = false
 
     /// - Parameters:
     ///   - scenarios: number of scenarios (≥ 0).
     ///   - totalWorkItems: scenario × replicate items of the whole run (≥ 0).
+    ///   - alreadyDone: items of `totalWorkItems` finished by an earlier process (a resume, ≥ 0):
+    ///     counted as done but not in the rate, so the ETA comes from items evaluated here.
     ///   - force: print even when stderr is not a terminal (`--progress`).
     ///   - isTerminal: whether stderr is a terminal; default `isatty(2)`.
     ///   - minimumInterval_s: throttle, seconds (≥ 0).
     ///   - clock: monotonic seconds; injectable for tests.
     ///   - sink: where text goes; default stderr.
-    public init(scenarios: Int, totalWorkItems: Int, force: Bool = false,
+    public init(scenarios: Int, totalWorkItems: Int, alreadyDone: Int = 0, force: Bool = false,
                 isTerminal: Bool = isatty(2) != 0, minimumInterval_s: Double = 0.5,
                 clock: @escaping @Sendable () -> Double = ProgressReporter.monotonicSeconds,
                 sink: @escaping @Sendable (String) -> Void = ProgressReporter.standardError) {
         self.scenarios = max(0, scenarios)
         self.totalItems = max(0, totalWorkItems)
+        self.alreadyDone = min(max(0, alreadyDone), self.totalItems)
+        self.done = self.alreadyDone
         self.isEnabled = force || isTerminal
         self.inPlace = isTerminal
         self.minimumInterval_s = max(0, minimumInterval_s)
@@ -64,7 +70,8 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 
     /// Records `count` finished units of a run counted in `unit` (e.g. "grid points") and prints a
-    /// throttled "grid points 120/300, ETA 0:42" (totalWorkItems counts the same units).
+    /// throttled "grid points 120/300, ETA 0:42" (totalWorkItems counts the same units). The ETA is
+    /// elapsed · remaining / (units finished by this process), "--" before the first.
     public func advance(by count: Int, unit: String) {
         guard isEnabled else { return }
         lock.lock(); defer { lock.unlock() }
@@ -72,9 +79,7 @@ public final class ProgressReporter: @unchecked Sendable {
         let now = clock()
         guard done >= totalItems || now - lastEmit_s >= minimumInterval_s else { return }
         lastEmit_s = now
-        let elapsed = now - start_s
-        let eta = done <= 0 || !(elapsed >= 0) ? "--" : Self.duration(elapsed * Double(max(0, totalItems - done)) / Double(done))
-        let line = "\(unit) \(done)/\(totalItems), ETA \(eta)"
+        let line = "\(unit) \(done)/\(totalItems), ETA \(Self.eta(elapsed_s: now - start_s, doneHere: done - alreadyDone, remaining: totalItems - done))"
         if inPlace { sink("\r" + line + "\u{1B}[K"); printedInPlace = true } else { sink(line + "\n") }
     }
 
@@ -95,6 +100,12 @@ public final class ProgressReporter: @unchecked Sendable {
             eta = duration(elapsed_s * Double(max(0, total - done)) / Double(done))
         }
         return "scenario \(scenario)/\(scenarios), replicate \(replicate)/\(replicates), ETA \(eta)"
+    }
+
+    /// Time left at the rate of this process: elapsed · remaining / doneHere; "--" before the first item.
+    public static func eta(elapsed_s: Double, doneHere: Int, remaining: Int) -> String {
+        guard doneHere > 0, elapsed_s.isFinite, elapsed_s >= 0 else { return "--" }
+        return duration(elapsed_s * Double(max(0, remaining)) / Double(doneHere))
     }
 
     /// "m:ss" below an hour, "h:mm:ss" above; seconds rounded up.
