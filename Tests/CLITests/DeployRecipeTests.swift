@@ -116,6 +116,31 @@ import Glibc
         #expect(dockerfile.contains("COPY scenarios /work/scenarios") && dockerfile.contains("WORKDIR /work"))
     }
 
+    /// The docs show the shipped files: every `deploy/…` path they name exists, and no recipe is
+    /// written out in prose beside them (the old inline Slurm script did not work as written).
+    @Test func docsNameOnlyShippedRecipeFiles() throws {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-")
+        var named = Set<String>()
+        for doc in ["README.md", "docs/sweeps.md"] {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(doc), encoding: .utf8)
+            var rest = text[...]
+            while let r = rest.range(of: "deploy/") {
+                var path = String(rest[r.lowerBound...].prefix { allowed.contains($0) })
+                while path.hasSuffix(".") || path.hasSuffix("/") { path.removeLast() }
+                named.insert(path)
+                rest = rest[r.upperBound...]
+            }
+            #expect(!text.contains("#SBATCH"), "\(doc): Slurm directives belong in deploy/slurm/*.sbatch")
+            #expect(!text.contains("completionMode: Indexed\n"), "\(doc): the Job belongs in deploy/k8s/sweep-job.yaml")
+        }
+        for file in ["deploy/slurm/submit.sh", "deploy/k8s/sweep-job.yaml", "deploy/github-actions/sweep.yml"] {
+            #expect(named.contains(file), "the docs do not name \(file)")
+        }
+        for path in named {
+            #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(path).path), "docs name \(path), which is not shipped")
+        }
+    }
+
     /// A working folder holding `scenarios/` with one short scenario (1 replicate), so the
     /// recipes' own grids run in seconds.
     static func workFolder(_ name: String) throws -> URL {

@@ -20,7 +20,7 @@
 # Exit: 0 submitted, 2 bad input or sbatch failed, 64 usage error.
 set -euo pipefail
 
-usage() { echo "usage: $0 SHARDS OUT -- SWEEP_ARGS..." >&2; [ -n "${1:-}" ] && echo "submit.sh: $1" >&2; exit 64; }
+usage() { echo "submit.sh: $1 (usage: submit.sh SHARDS OUT -- SWEEP_ARGS...)" >&2; exit 64; }
 [ $# -ge 3 ] || usage "need SHARDS, OUT, -- and the sweep arguments"
 n=$1 out=${2%/}
 [ "$3" = "--" ] || usage "the third argument must be --, got '$3'"
@@ -50,8 +50,6 @@ record=$(printf '%q ' "$n" "$@")
 if [ -f "$parent/submit.args" ]; then
     [ "$(cat "$parent/submit.args")" = "$record" ] ||
         fail "$parent holds shards of a different sweep ($(cat "$parent/submit.args")); remove it or choose another OUT"
-else
-    printf '%s' "$record" > "$parent/submit.args"
 fi
 
 # Shards without a finished folder, as a Slurm array spec with ranges (0-3,7,9-15).
@@ -70,6 +68,7 @@ if [ "$todo" -gt 0 ]; then
     array=$(sbatch --parsable --array="$spec" --cpus-per-task="$cpus" --output="$parent/logs/sweep-%A_%a.out" \
         "$here/sweep.sbatch" "$n" "$parent" "$@") || fail "sbatch of the shard array failed"
     array=${array%%;*}
+    [ -f "$parent/submit.args" ] || printf '%s' "$record" > "$parent/submit.args"
     dependency=(--dependency="afterok:$array" --kill-on-invalid-dep=yes)
     echo "sweep: job array $array, shards $spec of $n ($todo task(s), $cpus CPU(s) each) -> $parent/K, logs in $parent/logs"
 else
@@ -78,7 +77,7 @@ fi
 merge=$(sbatch --parsable "${dependency[@]}" --output="$parent/logs/merge-%j.out" "$here/merge.sbatch" "$parent" "$out") ||
     fail "sbatch of the merge job failed"
 merge=${merge%%;*}
-echo "merge: job $merge -> $out (starts when every shard task succeeded)"
+echo "merge: job $merge -> $out${dependency[0]:+ (starts when every shard task succeeded)}"
 echo "watch: squeue -j ${array:+$array,}$merge"
 if [ "$todo" -gt 0 ]; then
     echo "if a shard task fails, Slurm cancels merge job $merge; read $parent/logs/sweep-${array}_K.out, fix the cause, then"
