@@ -7,7 +7,7 @@ enum ReferenceKernels {
     static let drawsPerRun = 4096
     static let updatesPerRun = 4096
 
-    static let all: [Benchmark] = [fenceScalar, kalmanCV, seedKalman, ziggurat, cspline]
+    static let all: [Benchmark] = [fenceScalar, kalmanCV, kalmanGeo, seedKalman, ziggurat, cspline]
 
     static let fenceScalar = Benchmark(
         "reference/c-fence-scalar", group: "reference", itemsPerRun: fixesPerRun, unit: "fix",
@@ -29,6 +29,15 @@ enum ReferenceKernels {
     ) {
         let w = Workloads.TrackInPlane(count: updatesPerRun, seed: 9)
         return { fl_ref_kalman_cv(w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5) }
+    }
+
+    /// The engine's filter with its validation, projection and re-anchoring, transcribed (issue 18).
+    static let kalmanGeo = Benchmark(
+        "reference/c-kalman-geo", group: "reference", itemsPerRun: updatesPerRun - 1, unit: "update",
+        isReference: true
+    ) {
+        let w = Workloads.TrackInPlane(count: updatesPerRun, seed: 9)
+        return { fl_ref_kalman_geo(w.time_s, w.latitude, w.longitude, w.accuracy_m, w.count, 0.5, 10, 2_000) }
     }
 
     static let seedKalman = Benchmark(

@@ -32,7 +32,8 @@ struct AnchorProjection: Sendable {
         if dlonDeg > 180 { dlonDeg -= 360 } else if dlonDeg < -180 { dlonDeg += 360 }
         let dlam = dlonDeg * k
         guard abs(dphi) < AnchorProjection.smallAngle_rad, abs(dlam) < AnchorProjection.smallAngle_rad else {
-            return frame.offset_m(Coordinate(computedLatitude: latitude, longitude: longitude))
+            return AnchorProjection.exactOffset_m(latitude: latitude, longitude: longitude, up: frame.up,
+                                                  east: frame.east, north: frame.north, radius_m: radius_m)
         }
         let sdp = AnchorProjection.sinSmall(dphi), vdp = AnchorProjection.versSmall(dphi)
         let sdl = AnchorProjection.sinSmall(dlam), vdl = AnchorProjection.versSmall(dlam)
@@ -48,6 +49,16 @@ struct AnchorProjection: Sendable {
         let r2 = (x * x + y * y) * invZ * invZ
         let scale = radius_m * invZ * AnchorProjection.atanOverR(r2)
         return SIMD2(x * scale, y * scale)
+    }
+
+    /// `LocalFrame.offset_m` (libm trigonometry) for fixes beyond the series' reach, with the
+    /// frame's vectors as arguments: out of line, so the filter's hot path neither keeps them live
+    /// nor copies the frame for a call it rarely makes.
+    @inline(never)
+    static func exactOffset_m(latitude: Double, longitude: Double, up: SIMD3<Double>, east: SIMD3<Double>,
+                              north: SIMD3<Double>, radius_m: Double) -> SIMD2<Double> {
+        LocalFrame.offset_m(unitVector: Coordinate(computedLatitude: latitude, longitude: longitude).unitVector,
+                            up: up, east: east, north: north, radius_m: radius_m)
     }
 
     // Taylor coefficients as reciprocals (multiplication instead of division in the hot path).

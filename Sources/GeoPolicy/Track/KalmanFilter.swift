@@ -164,12 +164,17 @@ public struct KalmanFilter: Sendable {
         }
         recorder.prior(frame: frame, state: state, covariance: covariance, jacobian: jacobian)
         let dt = t - last
-        KalmanFilter.predict(&state, &covariance, dt: dt, q: accelerationDensity_m2ps3)
-        recorder.predicted(state: state, covariance: covariance, dt: dt, timestamp_s: t)
+        // Predict and correct in locals, stored once: through `self` the predicted state and
+        // covariance went to memory and back between the two steps.
+        var x = state, cov = covariance
+        KalmanFilter.predict(&x, &cov, dt: dt, q: accelerationDensity_m2ps3)
+        recorder.predicted(state: x, covariance: cov, dt: dt, timestamp_s: t)
         let z = projection.offset_m(latitude: fix.latitude, longitude: fix.longitude)
-        KalmanFilter.correct(&state, &covariance, z: z, r: r)
+        KalmanFilter.correct(&x, &cov, z: z, r: r)
+        state = x
+        covariance = cov
         timestamp_s = t
-        recorder.filtered(state: state, covariance: covariance)
+        recorder.filtered(state: x, covariance: cov)
     }
 
     /// Moves the anchor to the point at `p` (plane offset) and carries state and covariance over.
