@@ -6,6 +6,9 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_interp.h>
+#include <gsl/gsl_sort_double.h>
+#include <gsl/gsl_statistics_double.h>
+#include <string.h>
 
 static const double kEarthRadius_m = 6371000.0;   // seeds 000/001
 static const double kRadPerDeg = 3.14159265358979323846 / 180.0;
@@ -360,6 +363,14 @@ double fl_ref_ziggurat_sum(unsigned long seed, long n) {
     if (!r) return NAN;
     double s = fl_ref_ziggurat_sum_rng(r, n, 1.0);
     fl_ref_rng_free(r);
+    return s;
+}
+
+double fl_ref_gsl_sort_quantiles(const double *x, long n, const double *p, long np, double *work, double *out) {
+    memcpy(work, x, (size_t)n * sizeof *work);
+    gsl_sort(work, 1, (size_t)n);
+    double s = 0;
+    for (long i = 0; i < np; i++) { out[i] = gsl_stats_quantile_from_sorted_data(work, 1, (size_t)n, p[i]); s += out[i]; }
     return s;
 }
 

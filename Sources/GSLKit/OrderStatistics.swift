@@ -66,24 +66,36 @@ enum OrderStatistics {
     /// selecting only the order statistics they need. `probabilities` within 0...1.
     static func quantiles(_ values: [Double], probabilities: [Double]) -> [Double] {
         let n = values.count
-        let lhs = probabilities.map { Int($0 * Double(n - 1)) }
-        var ranks: [Int] = []
-        for r in lhs {
-            ranks.append(r)
-            if r < n - 1 { ranks.append(r + 1) }
-        }
-        ranks = Array(Set(ranks)).sorted()
-        var work = values
-        return work.withUnsafeMutableBufferPointer { a in
-            var lower = 0
-            for r in ranks {
-                select(a, rank: r, lower: lower)
-                lower = r + 1
+        var work = values  // the only heap copy (as `gsl_sort` on a copy before)
+        // The order statistics needed, ascending and unique, in a stack buffer (no allocation).
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * probabilities.count) { ranks in
+            var count = 0
+            func insert(_ r: Int) {
+                var i = count
+                while i > 0, ranks[i - 1] > r { i -= 1 }
+                if i > 0, ranks[i - 1] == r { return }
+                var j = count
+                while j > i { ranks[j] = ranks[j - 1]; j -= 1 }
+                ranks[i] = r
+                count += 1
             }
-            return zip(probabilities, lhs).map { p, l in
-                let index = p * Double(n - 1)
-                let delta = index - Double(l)
-                return l == n - 1 ? a[l] : (1 - delta) * a[l] + delta * a[l + 1]
+            for p in probabilities {
+                let lhs = Int(p * Double(n - 1))
+                insert(lhs)
+                if lhs < n - 1 { insert(lhs + 1) }
+            }
+            return work.withUnsafeMutableBufferPointer { a in
+                var lower = 0
+                for r in ranks[0..<count] {
+                    select(a, rank: r, lower: lower)
+                    lower = r + 1
+                }
+                return probabilities.map { p in
+                    let index = p * Double(n - 1)
+                    let lhs = Int(index)
+                    let delta = index - Double(lhs)
+                    return lhs == n - 1 ? a[lhs] : (1 - delta) * a[lhs] + delta * a[lhs + 1]
+                }
             }
         }
     }

@@ -88,6 +88,10 @@ void fl_ref_ziggurat_fill(fl_ref_rng *r, double *out, long n, double sigma);
 /// Sum of n Gaussian draws (sigma 1) from a fresh mt19937 seeded with `seed`.
 double fl_ref_ziggurat_sum(unsigned long seed, long n);
 
+/// Quantiles the GSL way: copies x[0..<n] to work, gsl_sort, then
+/// gsl_stats_quantile_from_sorted_data for each of p[0..<np] into out[0..<np]. Returns their sum.
+double fl_ref_gsl_sort_quantiles(const double *x, long n, const double *p, long np, double *work, double *out);
+
 // ---- (d) natural cubic spline ------------------------------------------------------
 /// Builds gsl_interp_cspline (natural) on nKnots knots (x strictly increasing),
 /// evaluates at nEval points with an accelerator, frees everything.
