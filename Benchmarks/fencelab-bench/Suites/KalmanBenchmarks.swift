@@ -29,8 +29,14 @@ enum KalmanBenchmarks {
     ) {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)
+        for problem in checkAgainstC(w, fixes: fixes) { printError("fencelab-bench: kalman/cv-update: \(problem)") }
+        return updates(fixes)
+    }
+
+    /// The timed body of both `kalman/cv-update` rows: a fresh filter, one `update` per fix.
+    static func updates(_ fixes: [Fix]) -> () -> Double {
         let prototype = makeFilter()
-        let body = {
+        return {
             var f = prototype
             var rejected = 0
             fixes.withUnsafeBufferPointer { b in
@@ -40,8 +46,6 @@ enum KalmanBenchmarks {
             }
             return f.state.sum() + Double(rejected)
         }
-        for problem in checkAgainstC(w, fixes: fixes) { printError("fencelab-bench: kalman/cv-update: \(problem)") }
-        return body
     }
 
     /// `KalmanFilter.update` against the fair kernel `fl_ref_kalman_geo`, which does the same
@@ -53,18 +57,8 @@ enum KalmanBenchmarks {
     ) {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)
-        let prototype = makeFilter()
         for problem in checkAgainstGeoKernel(w, fixes: fixes) { printError("fencelab-bench: kalman/cv-update-geo: \(problem)") }
-        return {
-            var f = prototype
-            var rejected = 0
-            fixes.withUnsafeBufferPointer { b in
-                for fix in b {
-                    do { try f.update(fix) } catch { rejected += 1 }
-                }
-            }
-            return f.state.sum() + Double(rejected)
-        }
+        return updates(fixes)
     }
 
     /// Runs the engine filter and `fl_ref_kalman_geo_final` on the same fixes; returns disagreements.
