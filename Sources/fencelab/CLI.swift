@@ -14,6 +14,13 @@ enum CLIError: Error, CustomStringConvertible {
         }
     }
 
+    init(_ error: OptionError) {
+        switch error {
+        case let .usage(m): self = .usage(m)
+        case let .badValue(m): self = .badInput(m)
+        }
+    }
+
     var exitCode: ExitCode {
         switch self {
         case .usage: return .usage
@@ -23,15 +30,46 @@ enum CLIError: Error, CustomStringConvertible {
 }
 
 /// One subcommand of `fencelab`. Each lives in its own file under `Commands/`.
+///
+/// A command declares its options once (`options`); parsing, the synopsis, the OPTIONS section
+/// of `--help` and "did you mean" suggestions are derived from that declaration.
 protocol Command: Sendable {
     /// The word after `fencelab` (`distance`, `run`, ...).
     static var name: String { get }
     /// One line for the command list in `fencelab --help`.
     static var summary: String { get }
+    /// The positional arguments in the synopsis, e.g. `[PATH...]`.
+    static var arguments: String { get }
+    /// Every option the command accepts.
+    static var options: [OptionDeclaration] { get }
+    /// Options refused with a reason instead of "unknown option" (not listed in help).
+    static var refused: [String: String] { get }
+    /// The USAGE lines; derived from `arguments` and `options` unless a command has several forms.
+    static var synopsis: String { get }
+    /// What the command does (between USAGE and OPTIONS).
+    static var discussion: String { get }
+    /// After OPTIONS: notes, examples and the EXIT line.
+    static var footer: String { get }
+    /// Runs with the parsed command line.
+    static func run(_ arguments: Arguments) throws -> ExitCode
+}
+
+extension Command {
+    static var refused: [String: String] { [:] }
+
+    static var synopsis: String {
+        OptionDeclaration.synopsis(tool: "fencelab \(name)", arguments: arguments, options: options)
+    }
+
     /// The full text of `fencelab NAME --help`.
-    static var help: String { get }
-    /// Parses `arguments` (without the command word) and runs.
-    static func run(_ arguments: inout Arguments) throws -> ExitCode
+    static var help: String {
+        [synopsis, discussion, "OPTIONS:\n" + OptionDeclaration.helpSection(options), footer].joined(separator: "\n\n")
+    }
+
+    /// Parses `argv` (without the command word) against the declaration.
+    static func parse(_ argv: [String]) throws(OptionError) -> Arguments {
+        try Arguments(argv, declarations: options, context: name, helpHint: "`fencelab \(name) --help`", refused: refused)
+    }
 }
 
 enum CLI {
@@ -113,11 +151,12 @@ enum CLI {
             print(command.help)
             return .success
         }
-        var arguments = Arguments(argv, command: command.name)
         do {
-            return try command.run(&arguments)
+            return try command.run(try command.parse(argv))
         } catch let error as CLIError {
             return fail(error)
+        } catch let error as OptionError {
+            return fail(CLIError(error))
         } catch {
             return fail(.badInput("\(error)"))
         }

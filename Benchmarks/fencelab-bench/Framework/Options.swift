@@ -1,3 +1,4 @@
+import FenceLab
 import Foundation
 
 /// Parsed command line of `fencelab-bench`.
@@ -16,6 +17,31 @@ struct Options: Sendable {
     var callgrind: String?
     var callgrindRuns = 10
 
+    /// Every option, declared once: parsing, the OPTIONS section of `--help` and suggestions derive from it.
+    static let declarations = [
+        OptionDeclaration("--quick", .flag, help: "Fewer, shorter samples (the CI smoke pass; same table)."),
+        OptionDeclaration("--filter", .text("SUBSTR"), repetition: .each,
+                          help: "Only benchmarks whose name contains SUBSTR (repeatable: any)."),
+        OptionDeclaration("--format", .choice(OutputFormat.allCases.map(\.rawValue)), default: OutputFormat.text.rawValue,
+                          help: "Output format"),
+        OptionDeclaration("--save-baseline", .text("NAME"), help: "Write Benchmarks/baselines/NAME.json (machine info included)."),
+        OptionDeclaration("--compare", .text("NAME"), help: """
+            Compare with Benchmarks/baselines/NAME.json: on the ratio to the
+            kernel where there is one, else items/s; with each benchmark's polarity.
+            """),
+        OptionDeclaration("--threshold", .text("T"), default: "10%", requires: "--compare",
+                          help: "Relative change that counts, e.g. 10% or 25%"),
+        OptionDeclaration("--samples", .integer("N", 1...1000), help: "Timed samples per benchmark (default 201, --quick 51)."),
+        OptionDeclaration("--list", .flag, help: "List the benchmarks and exit."),
+        OptionDeclaration("--callgrind", .text("NAME"), help: """
+            Run benchmark NAME's body N times (see --runs) inside the function
+            measuredRegion and print its items, for instruction counts with
+            valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measuredRegion*'.
+            """),
+        OptionDeclaration("--runs", .integer("N", 1...1_000_000), default: "10", help: "Runs of --callgrind"),
+        OptionDeclaration("--help", .flag, help: "Show this help (also -h)."),
+    ]
+
     static let usage = """
         USAGE: fencelab-bench [--quick] [--filter SUBSTR]... [--format text|markdown|json]
                               [--save-baseline NAME] [--compare NAME [--threshold 10%]]
@@ -27,18 +53,7 @@ struct Options: Sendable {
         per item. Build with -c release for meaningful figures.
 
         OPTIONS:
-          --quick               Fewer, shorter samples (the CI smoke pass; same table).
-          --filter SUBSTR       Only benchmarks whose name contains SUBSTR (repeatable: any).
-          --format FORMAT       text (default), markdown or json.
-          --save-baseline NAME  Write Benchmarks/baselines/NAME.json (machine info included).
-          --compare NAME        Compare with Benchmarks/baselines/NAME.json: on the ratio to the
-                                kernel where there is one, else items/s; with each benchmark's polarity.
-          --threshold T         Relative change that counts, e.g. 10% (default) or 25%.
-          --samples N           Timed samples per benchmark (default 201, --quick 51).
-          --list                List the benchmarks and exit.
-          --callgrind NAME      Run benchmark NAME's body N times (default 10) inside the function
-                                measuredRegion and print its items, for instruction counts with
-                                valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measuredRegion*'.
+        \(OptionDeclaration.helpSection(declarations))
 
         ENVIRONMENT:
           FENCELAB_BENCH_SLOWDOWN=N    Swift bodies repeat their work N times (proves --compare fails).
@@ -49,65 +64,28 @@ struct Options: Sendable {
         """
 
     static func parse(_ argv: [String]) throws(BenchError) -> Options {
+        let parsed: ParsedOptions
+        do {
+            parsed = try ParsedOptions(argv.map { $0 == "-h" ? "--help" : $0 }, declarations: declarations, context: "",
+                                       helpHint: "fencelab-bench --help")
+        } catch {
+            throw .usage(error.description)
+        }
+        if let stray = parsed.positionals.first { throw .usage("unknown argument '\(stray)'; see fencelab-bench --help") }
         var o = Options()
-        var i = 0
-        func value(_ name: String) throws(BenchError) -> String {
-            guard i + 1 < argv.count, !argv[i + 1].hasPrefix("--") else { throw .usage("\(name) needs a value") }
-            i += 1
-            return argv[i]
-        }
-        while i < argv.count {
-            var arg = argv[i]
-            var inline: String?
-            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-                inline = String(arg[arg.index(after: eq)...])
-                arg = String(arg[..<eq])
-            }
-            func v(_ name: String) throws(BenchError) -> String {
-                if let inline { return inline }
-                return try value(name)
-            }
-            switch arg {
-            case "--quick": o.quick = true
-            case "--list": o.list = true
-            case "--help", "-h": o.help = true
-            case "--filter": o.filters.append(try v(arg))
-            case "--format":
-                let f = try v(arg)
-                guard let format = OutputFormat(rawValue: f) else {
-                    throw .usage("--format must be text, markdown or json, got '\(f)'")
-                }
-                o.format = format
-            case "--save-baseline":
-                let n = try v(arg)
-                try BaselineStore.validate(name: n)
-                o.saveBaseline = n
-            case "--compare":
-                let n = try v(arg)
-                try BaselineStore.validate(name: n)
-                o.compare = n
-            case "--threshold": o.threshold = try parseThreshold(try v(arg))
-            case "--callgrind": o.callgrind = try v(arg)
-            case "--runs":
-                let s = try v(arg)
-                guard let n = Int(s), (1...1_000_000).contains(n) else {
-                    throw .usage("--runs must be an integer in 1...1000000, got '\(s)'")
-                }
-                o.callgrindRuns = n
-            case "--samples":
-                let s = try v(arg)
-                guard let n = Int(s), (1...1000).contains(n) else {
-                    throw .usage("--samples must be an integer in 1...1000, got '\(s)'")
-                }
-                o.samples = n
-            default:
-                throw .usage("unknown argument '\(argv[i])'; see fencelab-bench --help")
-            }
-            i += 1
-        }
-        if argv.contains(where: { $0 == "--threshold" || $0.hasPrefix("--threshold=") }), o.compare == nil {
-            throw .usage("--threshold needs --compare NAME")
-        }
+        o.quick = parsed.flag("--quick")
+        o.list = parsed.flag("--list")
+        o.help = parsed.flag("--help")
+        o.filters = parsed.options("--filter")
+        o.format = OutputFormat(rawValue: parsed.option("--format")!)!
+        o.saveBaseline = parsed.option("--save-baseline")
+        o.compare = parsed.option("--compare")
+        try o.saveBaseline.map { name throws(BenchError) in try BaselineStore.validate(name: name) }
+        try o.compare.map { name throws(BenchError) in try BaselineStore.validate(name: name) }
+        o.threshold = try parseThreshold(parsed.option("--threshold")!)
+        o.callgrind = parsed.option("--callgrind")
+        o.callgrindRuns = parsed.integer("--runs")!
+        o.samples = parsed.integer("--samples")
         return o
     }
 

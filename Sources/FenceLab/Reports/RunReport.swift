@@ -303,6 +303,16 @@ public struct RunReport: Sendable, Hashable {
         report.acceptance.rules.note = "Not run: this report replays device logs only (run `fencelab accept` for the rules level)."
         return report
     }
+
+    /// The report of `fencelab replay`: one device log replayed (`result`), its file and hash as
+    /// the run's input, the rules level not run.
+    public static func replay(_ result: DeviceReplayResult, logPath: String) -> RunReport {
+        var report = deviceOnly(
+            run: RunEnvironment.collect(generator: "none", seeds: [], rulesVersions: [result.rulesVersion]),
+            device: DeviceAcceptance(replays: [result]))
+        report.run.inputFiles = [InputFile(kind: "device-log", path: logPath, sha256: AcceptanceRun.fileSHA256(path: logPath))]
+        return report
+    }
 }
 
 extension ScenarioReport {

@@ -17,7 +17,9 @@ public struct SweepRequest: Sendable {
     /// The rule settings to evaluate.
     public var grid: SweepGrid
     /// Objective: median latency bound in seconds (finite, ≥ 0; default 60).
-    public var maxLatency_s = 60.0
+    public var maxLatency_s = SweepRequest.defaultMaxLatency_s
+    /// The objective's default median-latency bound, seconds.
+    public static let defaultMaxLatency_s = 60.0
     /// Which work items this process runs; nil: all of them, written as final output.
     public var shard: Shard?
     /// Keep the finished work items of an interrupted run (from the resume file) instead of recomputing them.

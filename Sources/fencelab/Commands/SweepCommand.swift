@@ -5,72 +5,70 @@ import Foundation
 enum SweepCommand: Command {
     static let name = "sweep"
     static let summary = "Tune thresholds: evaluate a grid of rule settings, trade-off frontier, recommendation."
-    static let help = """
-        USAGE: fencelab sweep [PATH...] --enter A:B:STEP [--exit A:B:STEP] [--max-accuracy LIST]
-                              [--confirm LIST] [--rule hysteresis|threshold|conservative]
-                              [--replicates N] [--seed N] [--jobs N] [--shard K/N] [--resume]
-                              [--force | --max-points N] [--max-latency S] [--out DIR] [--progress]
-
+    static let arguments = "[PATH...]"
+    static let options = [
+        OptionDeclaration("--enter", .text("A:B:STEP"), required: true, help: """
+            Enter radii in metres (A to B inclusive). For threshold and
+            conservative this is the radius and the only radius used.
+            """),
+        OptionDeclaration("--exit", .text("A:B:STEP"), help: """
+            Exit radii in metres (hysteresis only, where it is required; pairs
+            with exit <= enter are left out). Ignored for threshold and conservative.
+            """),
+        OptionDeclaration("--max-accuracy", .text("LIST"),
+                          help: "Accuracy gates in metres, e.g. 25,30,50 (hysteresis only; default 30)."),
+        OptionDeclaration("--confirm", .text("LIST"), help: "Consecutive agreeing fixes before a change, e.g. 1,2,3 (default 1)."),
+        OptionDeclaration("--rule", .choice(SweepRuleKind.allCases.map(\.rawValue)), default: SweepRuleKind.hysteresis.rawValue,
+                          help: "The rule family"),
+        OptionDeclaration("--max-latency", .number("S", .nonNegative), default: OptionDeclaration.defaultText(SweepRequest.defaultMaxLatency_s),
+                          help: "Objective: median latency bound in seconds"),
+        OptionDeclaration("--shard", .text("K/N"), help: """
+            Run only the work items with index = K (mod N), 0 <= K < N, and
+            write a shard folder (shard.json + items.jsonl) for `fencelab merge`.
+            """),
+        OptionDeclaration("--resume", .flag, help: "Keep the work items an interrupted run finished (DIR's resume file)."),
+        OptionDeclaration("--max-points", .integer("N", 1...100_000_000), default: "\(SweepGrid.defaultLimit)",
+                          help: "Refuse grids with more than N points"),
+        OptionDeclaration("--force", .flag, help: "Allow any number of grid points (overrides --max-points)."),
+        RunCommand.out("reports/sweep"),
+    ] + RunCommand.common
+    static let refused = Dictionary(uniqueKeysWithValues: RunCommand.engine.map {
+        ($0.name, "sweeps evaluate the built-in FenceMonitor")
+    })
+    static let discussion = """
         Evaluates every rule setting of the grid on the scenarios (files or folders; default
         scenarios/). Each scenario × replicate drive is generated once and every setting is run
         on it (common random numbers: differences between settings are due to the rule). Per
         setting and scenario: spurious, missed, flaps and median/p95 latency (mean and 95 % CI
         over replicates), the Pareto frontier and a recommended setting. The seeds' 80/120/30
         is always evaluated and marked. Writes DIR/sweep.json, sweep.csv, sweep.md, index.html.
-
-        OPTIONS:
-          --enter A:B:STEP       Enter radii in metres (A to B inclusive). For threshold and
-                                 conservative this is the radius and the only radius used.
-          --exit A:B:STEP        Exit radii in metres (hysteresis only; pairs with exit <= enter
-                                 are left out). Ignored for threshold and conservative.
-          --max-accuracy LIST    Accuracy gates in metres, e.g. 25,30,50 (hysteresis only; default 30).
-          --confirm LIST         Consecutive agreeing fixes before a change, e.g. 1,2,3 (default 1).
-          --rule KIND            hysteresis (default), threshold or conservative.
-          --max-latency S        Objective: median latency bound in seconds (default 60).
-          --replicates N         Override every scenario's replicate count (N >= 1).
-          --seed N               Override every scenario's seed (N >= 1).
-          --jobs N               Worker threads (default: all cores); results identical for any N.
-          --shard K/N            Run only the work items with index = K (mod N), 0 <= K < N, and
-                                 write a shard folder (shard.json + items.jsonl) for `fencelab merge`.
-          --resume               Keep the work items an interrupted run finished (DIR's resume file).
-          --max-points N         Refuse grids with more than N points (default \(SweepGrid.defaultLimit)).
-          --force                Allow any number of grid points.
-          --window S             Flutter matching window in seconds (default 60).
-          --max-age S            Fixes older than S seconds relative to `now` are stale (default 30).
-          --out DIR              Output folder (default reports/sweep).
-          --progress             Progress on stderr even when it is not a terminal.
-
+        """
+    static let footer = """
         Objective: minimise mean spurious transitions subject to mean missed = 0 and mean median
         latency <= --max-latency; ties to lower latency, then the narrower band.
         EXIT: 0 done, 2 bad input (grid values, scenario file, unwritable output, resume file of
         another sweep), 64 usage error (malformed or unknown option).
         """
 
-    static func run(_ arguments: inout Arguments) throws -> ExitCode {
-        var request = SweepRequest(grid: try parseGrid(&arguments))
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        var request = SweepRequest(grid: try parseGrid(arguments))
         var common = RunRequest()
-        try RunCommand.parseCommon(&arguments, into: &common)
-        guard common.settings.engine == nil else {
-            throw CLIError.usage("sweep: --engine is not supported; sweeps evaluate the built-in FenceMonitor")
-        }
+        RunCommand.parseCommon(arguments, into: &common)
         request.replicates = common.replicates
         request.seed = common.seed
         request.jobs = common.jobs
         request.settings = common.settings
         request.forceProgress = common.forceProgress
-        if let l = try arguments.option("--max-latency") {
-            request.maxLatency_s = try parseDouble(l, name: "--max-latency")
-            guard request.maxLatency_s >= 0 else { throw CLIError.badInput("--max-latency: must be >= 0, got \(l)") }
-        }
-        if let s = try arguments.option("--shard") {
+        request.maxLatency_s = arguments.number("--max-latency")!
+        if let s = arguments.option("--shard") {
             do { request.shard = try Shard(parsing: s) } catch { throw CLIError.usage("sweep: \(error)") }
         }
         request.resume = arguments.flag("--resume")
         request.onResume = { resumed, remaining, file in
             printError("fencelab: resumed \(resumed) finished work items from \(file); evaluating the remaining \(remaining)")
         }
-        let out = try arguments.option("--out") ?? "reports/sweep"
-        let paths = try arguments.positionals()
+        let out = arguments.option("--out")!
+        let paths = arguments.positionals
         if !paths.isEmpty { request.paths = paths }
 
         InterruptNotice.install { InterruptNotice.sweepMessage(out: out) }
@@ -79,7 +77,7 @@ enum SweepCommand: Command {
             throw CLIError.badInput("\(error)")
         }
         if let summary = outcome.summary {
-            print(MergeCommand.table(summary))
+            print(SweepTable.render(summary))
             print("Sweep: \(out)/index.html")
         } else if let shard = request.shard {
             print("Shard \(shard): \(outcome.run.records.count) work items written to \(out); combine all \(shard.count) with `fencelab merge`.")
@@ -89,18 +87,15 @@ enum SweepCommand: Command {
 
     /// The grid options. Malformed text is a usage error (64); well-formed but invalid values
     /// (STEP <= 0, empty range, exit <= enter everywhere, too many points) are bad input (2).
-    static func parseGrid(_ arguments: inout Arguments) throws -> SweepGrid {
-        let kindText = try arguments.option("--rule") ?? "hysteresis"
-        guard let kind = SweepRuleKind(rawValue: kindText) else {
-            throw CLIError.usage("sweep: --rule must be hysteresis, threshold or conservative, got '\(kindText)'")
-        }
-        guard let enterText = try arguments.option("--enter") else { throw CLIError.usage("sweep: --enter A:B:STEP is required") }
-        let exitText = try arguments.option("--exit")
+    static func parseGrid(_ arguments: Arguments) throws -> SweepGrid {
+        let kind = SweepRuleKind(rawValue: arguments.option("--rule")!)!
+        let enterText = arguments.option("--enter")!
+        let exitText = arguments.option("--exit")
         if kind == .hysteresis, exitText == nil { throw CLIError.usage("sweep: --exit A:B:STEP is required for --rule hysteresis") }
-        let accuracyText = try arguments.option("--max-accuracy")
-        let confirmText = try arguments.option("--confirm")
+        let accuracyText = arguments.option("--max-accuracy")
+        let confirmText = arguments.option("--confirm")
         let force = arguments.flag("--force")
-        let limit = try arguments.intOption("--max-points", in: 1...100_000_000) ?? SweepGrid.defaultLimit
+        let limit = arguments.integer("--max-points")!
         do throws(SweepGridError) {
             let enter = try SweepRange(parsing: enterText, option: "--enter")
             let exit = try exitText.map { text throws(SweepGridError) in try SweepRange(parsing: text, option: "--exit") }
