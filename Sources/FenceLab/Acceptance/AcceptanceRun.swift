@@ -49,6 +49,14 @@ public enum AcceptanceRun {
     /// Loads every input first (fixtures, device logs, scenarios: bad input fails before any
     /// long work), replays the logs, runs fixtures and scenarios.
     /// - Throws: `AcceptanceError`, `ScenarioError`, `RunError` (all bad input).
+    /// What `fencelab accept` does: preflights `out`, executes and writes the report folder atomically.
+    public static func executeAndWrite(_ request: AcceptanceRequest, out: String) throws -> RunReport {
+        try ReportFolder.preflight(destination: out)
+        let report = try execute(request)
+        try ReportWriter.write(report, to: out)
+        return report
+    }
+
     public static func execute(_ request: AcceptanceRequest) throws -> RunReport {
         if !request.deviceLogs.isEmpty {
             guard !request.fences.isEmpty else { throw AcceptanceError.fenceRequired }

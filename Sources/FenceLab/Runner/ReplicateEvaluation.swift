@@ -37,6 +37,8 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
     case engine(scenario: String, replicate: Int, ExternalEngineError)
     case metrics(scenario: String, MetricsError)
     case track(scenario: String, replicate: Int, String)
+    /// No scenario file under the given paths.
+    case noScenarios(paths: [String])
 
     public var description: String {
         switch self {
@@ -46,6 +48,7 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
         case let .engine(s, r, e): return "scenario \(s), replicate \(r): \(e)"
         case let .metrics(s, e): return "scenario \(s): \(e)"
         case let .track(s, r, e): return "scenario \(s), replicate \(r): \(e)"
+        case let .noScenarios(paths): return "no scenario files found in \(paths.joined(separator: ", "))"
         }
     }
 }

@@ -31,6 +31,17 @@ public struct PreparedScenario: Sendable {
 
 /// Runs scenarios through the engine and aggregates the metrics into a `RunReport`.
 public enum ScenarioRunner {
+    /// What `fencelab run` does: preflights `out`, prepares every scenario (bad input fails before
+    /// any work), runs them and writes the report folder atomically.
+    public static func runAndWrite(_ request: RunRequest, out: String) throws -> RunReport {
+        try ReportFolder.preflight(destination: out)
+        let scenarios = try prepare(request)
+        guard !scenarios.isEmpty else { throw RunError.noScenarios(paths: request.paths) }
+        let report = try run(scenarios, request: request)
+        try ReportWriter.write(report, to: out)
+        return report
+    }
+
     /// Loads and checks every scenario before any work: strict files, rules version, bounds.
     public static func prepare(_ request: RunRequest) throws -> [PreparedScenario] {
         let loaded = try ScenarioSpec.loadAll(paths: request.paths)

@@ -68,15 +68,7 @@ enum AcceptCommand: Command {
         request.maxAge_s = request.run.settings.maxFixAge_s
         InterruptNotice.install { InterruptNotice.runMessage(out: out) }
         let report: RunReport
-        do {
-            try ReportFolder.preflight(destination: out)
-            report = try AcceptanceRun.execute(request)
-            try ReportWriter.write(report, to: out)
-        } catch let error as CLIError {
-            throw error
-        } catch {
-            throw CLIError.badInput("\(error)")
-        }
+        do { report = try AcceptanceRun.executeAndWrite(request, out: out) } catch { throw CLIError.badInput("\(error)") }
         AcceptanceRun.failureLines(report).forEach { print($0) }
         for r in report.acceptance.device.replays { r.summaryLines.forEach { print($0) } }
         AcceptanceRun.statusLines(report).forEach { print($0) }

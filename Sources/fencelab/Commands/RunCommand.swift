@@ -57,7 +57,8 @@ enum RunCommand: Command {
         let paths = arguments.positionals
         if !paths.isEmpty { request.paths = paths }
         InterruptNotice.install { InterruptNotice.runMessage(out: out) }
-        let report = try execute(request, out: out)
+        let report: RunReport
+        do { report = try ScenarioRunner.runAndWrite(request, out: out) } catch { throw CLIError.badInput("\(error)") }
         for s in report.scenarios { s.warnings.forEach { printError("fencelab: warning: \(s.name): \($0)") } }
         print(SummaryTable.render(report))
         print("Report: \(out)/index.html")
@@ -80,21 +81,5 @@ enum RunCommand: Command {
         guard let command = arguments.option("--engine") else { return nil }
         return ExternalEngine(command: command, perFixTimeout_s: arguments.number("--engine-timeout")!,
                               startupGrace_s: arguments.number("--engine-startup")!)
-    }
-
-    /// Preflight the output, prepare every scenario, run, write. Bad input → exit 2 before any work.
-    static func execute(_ request: RunRequest, out: String) throws -> RunReport {
-        do {
-            try ReportFolder.preflight(destination: out)
-            let scenarios = try ScenarioRunner.prepare(request)
-            guard !scenarios.isEmpty else { throw CLIError.badInput("no scenario files found in \(request.paths.joined(separator: ", "))") }
-            let report = try ScenarioRunner.run(scenarios, request: request)
-            try ReportWriter.write(report, to: out)
-            return report
-        } catch let error as CLIError {
-            throw error
-        } catch {
-            throw CLIError.badInput("\(error)")
-        }
     }
 }
