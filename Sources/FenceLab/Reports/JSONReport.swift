@@ -42,7 +42,7 @@ public enum JSONReport {
     }
 
     /// The metric groups every scenario carries, in order; absent groups are `{}`.
-    public static let metricGroups = ["flutter", "rejections", "faults", "kalman", "gapFill", "throughput"]
+    public static let metricGroups = ["flutter", "visits", "rejections", "faults", "kalman", "gapFill", "throughput"]
 
     static func scenario(_ s: ScenarioReport, includeCoordinates: Bool) -> JSONValue {
         var pairs: [(String, JSONValue)] = [

@@ -63,6 +63,10 @@ enum RunCommand: Command {
             request.settings.maxFixAge_s = try parseDouble(a, name: "--max-age")
             guard request.settings.maxFixAge_s >= 0 else { throw CLIError.badInput("--max-age: must be >= 0, got \(a)") }
         }
+        if let m = try arguments.option("--match-slack") {
+            request.settings.matchSlack_s = try parseDouble(m, name: "--match-slack")
+            guard request.settings.matchSlack_s >= 0 else { throw CLIError.badInput("--match-slack: must be >= 0, got \(m)") }
+        }
         request.settings.includeCoordinates = arguments.flag("--include-coordinates")
         request.forceProgress = arguments.flag("--progress")
     }
