@@ -20,6 +20,17 @@ import _TestSupport
         (["--enter", "60:100:10", "--exit", "110:130:10", "--max-points", "10"], 2, "limit 10"),
         (["--enter", "60:100:10", "--exit", "110:130:10", "--confirm", "0"], 2, "--confirm"),
         (["--enter", "60:100:10", "--exit", "110:130:10", "--max-latency", "-1"], 2, "--max-latency"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--max-accuracy", "0"], 2, "--max-accuracy"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--max-accuracy=-5"], 2, "--max-accuracy"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--min-recall", "1.5"], 2, "--min-recall"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=0"], 2, "--weight edge-loiter-100m"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=-2"], 2, "--weight edge-loiter-100m"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=nan"], 2, "--weight edge-loiter-100m"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=inf"], 2, "--weight edge-loiter-100m"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "no-such-scenario=2"], 2, "no-such-scenario"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "=2"], 64, "--weight"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--match-slack", "-1"], 2, "--match-slack"),
+        (["scenarios/device-logs", "--enter", "60:100:10", "--exit", "110:130:10"], 2, "no scenario files"),
     ] as [([String], Int32, String)])
     func refusedGrids(arguments: [String], status: Int32, mentions: String) throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-refused-\(getpid())").path
