@@ -114,6 +114,7 @@ public enum HTMLReport {
             for e in s.expectations { h += "<li class=\"\(e.passed ? "ok" : "bad")\">\(e.passed ? "✓" : "✗") \(x(ReportText.outcome(e)))</li>" }
             h += "</ul>\n"
         }
+        h += VisitsReport.html(s)
         h += "<div class=\"plots\">\n"
         if let p = s.plots {
             h += figure("Track (metres from the fence centre) — \(p.caption)", SVGPlots.track(p, id: anchor(index)), wide: false)

@@ -54,7 +54,13 @@ public enum JSONReport {
         ]
         let tree = metricTree(s.metrics.estimates)
         for group in metricGroups {
-            pairs.append((group, tree.first { $0.0 == group }?.1 ?? .object([])))
+            var value = tree.first { $0.0 == group }?.1 ?? .object([])
+            // `visits.recall` is null (not absent) when the place has no true visit in any replicate.
+            if group == "visits", case var .object(v) = value, !v.isEmpty, !v.contains(where: { $0.0 == "recall" }) {
+                v.insert(("recall", .null), at: (v.firstIndex { $0.0 == "missedVisits" } ?? v.count - 1) + 1)
+                value = .object(v)
+            }
+            pairs.append((group, value))
         }
         pairs.append(("expectations", .array(s.expectations.map(expectation))))
         if let fence = s.plots?.fence {

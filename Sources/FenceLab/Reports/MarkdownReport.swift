@@ -23,6 +23,7 @@ public enum MarkdownReport {
         md += deviceLevel(report)
         md += expectations(report)
         md += flutter(report)
+        md += VisitsReport.markdown(report)
         md += kalman(report)
         md += gapFill(report)
         md += rejections(report)
@@ -95,7 +96,7 @@ public enum MarkdownReport {
             [s.name] + ["transitions", "truthTransitions", "spurious", "missed", "flaps", "latency_s.median", "latency_s.p95"]
                 .map { ReportText.estimate(s.metrics.estimate("flutter." + $0)) }
         }
-        return table("Flutter", "Most spurious transitions first.",
+        return table("Flutter", "Against the rule on the noiseless track; counts per drive. Most spurious transitions first.",
                      ["scenario", "transitions", "truth", "spurious", "missed", "flaps", "latency median s", "latency p95 s"], rows)
     }
 

@@ -13,7 +13,6 @@ enum SweepHTML {
         h += "<title>FenceLab sweep: \(m.points.count) settings × \(m.scenarios.count) scenarios</title>\n<style>\(HTMLReport.css)</style>\n</head>\n<body>\n"
         h += "<header class=\"banner unknownband\" style=\"background:#24292f\"><h1>Threshold sweep</h1>"
         h += "<p>\(m.points.count) \(x(m.rule.rawValue)) settings · \(m.scenarios.count) scenarios · \(m.items) work items</p></header>\n<main>\n"
-        h += "<p><b>Objective:</b> \(x(s.objective)).</p>\n"
         h += "<p class=\"muted\">Every setting sees the same generated drives (common random numbers). Settings are ranked against the place each scenario states (visits); the per-scenario sections below show the flutter of each setting against its own noiseless decisions, which does not rank settings.</p>\n"
         h += SweepMixHTML.section(s)
         for (i, sc) in s.scenarios.enumerated() { h += scenario(sc, manifest: m, index: i, recommended: s.mix.recommended) }
@@ -133,12 +132,15 @@ enum SweepHTML {
         let items: [(String, String, String)] = [("dot", pointColour, "setting"), ("dot", frontierColour, "Pareto frontier"),
                                                  ("dot", missedColour, "× missed > 0"), ("line", referenceColour, "□ 80/120/30"),
                                                  ("line", recommendedColour, "○ recommended")]
-        let ly = top + plotH + 30 + 20
+        return out + legend(items, width: width, left: left, y: top + plotH + 30 + 20) + "</svg>"
+    }
+
+    /// The five-item legend of the sweep plots: one row when wide, three + two when narrow.
+    static func legend(_ items: [(String, String, String)], width: Double, left: Double, y: Double) -> String {
         if width < 600 {
-            out += "<g class=\"legend\">" + SVGPlots.legend(Array(items.prefix(3)), x: 4, y: ly) + SVGPlots.legend(Array(items.suffix(2)), x: 4, y: ly + 20) + "</g>"
-        } else {
-            out += "<g class=\"legend\">" + SVGPlots.legend(items, x: left, y: ly) + "</g>"
+            return "<g class=\"legend\">" + SVGPlots.legend(Array(items.prefix(3)), x: 4, y: y)
+                + SVGPlots.legend(Array(items.suffix(2)), x: 4, y: y + 20) + "</g>"
         }
-        return out + "</svg>"
+        return "<g class=\"legend\">" + SVGPlots.legend(items, x: left, y: y) + "</g>"
     }
 }

@@ -146,11 +146,22 @@ public struct SweepMix: Sendable, Hashable {
             lines.append("Its \(short(best.unwantedPerHour)) unwanted (false + fragment) visits per hour come mostly from "
                          + "\(names[top]) (\(percent(contributions[top] / total)) of the weighted total).")
         } else {
-            lines.append("It produces no false or fragment visit in any scenario.")
+            lines.append("It produced no false or fragment visit in any replicate of any scenario.")
         }
-        let cheaper = points.filter { better($0, best) }
+        let cheaper = points.filter { $0.unwantedPerHour < best.unwantedPerHour }
+        let tied = points.filter { $0.feasible && $0.unwantedPerHour == best.unwantedPerHour && $0.point != best.point }
+        if !tied.isEmpty {
+            var worst = ""
+            for (s, sc) in scenarios.enumerated() where sc.cells[best.point].visits.hasVisits
+                && (sc.cells[best.point].visits.lateEntryP95_s?.mean ?? .infinity) == best.worstEntryP95_s {
+                worst = " in \(names[s])"
+                break
+            }
+            lines.append("\(tied.count) other setting\(tied.count == 1 ? "" : "s") meet every constraint with as few unwanted visits; "
+                         + "this one has the lowest worst-scenario p95 entry latency (\(ReportText.seconds(best.worstEntryP95_s)) s\(worst)).")
+        }
         if cheaper.isEmpty {
-            lines.append("No setting has fewer unwanted visits per hour: the constraints do not bind.")
+            lines.append("No setting has fewer unwanted visits per hour, so no constraint had to give way.")
         } else {
             var tally: [String: Int] = [:]
             for p in cheaper {

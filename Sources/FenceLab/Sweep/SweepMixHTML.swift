@@ -111,17 +111,24 @@ enum SweepMixHTML {
         let n = SVGPlots.n, mix = s.mix
         let left = 52.0, right = 14.0, top = 12.0, plotH = width < 600 ? 200.0 : 280.0
         let legendH = width < 600 ? 64.0 : 40.0, height = top + plotH + 34 + legendH
-        let finite = mix.points.filter { $0.worstEntryP95_s.isFinite }
-        let hasStrip = finite.count < mix.points.count
+        // The axes cover the frontier, the recommendation, 80/120/30 and the latency bound; settings
+        // beyond them sit in the strip on the right (latency) or on the top edge as ▲ (unwanted visits).
+        var focus = Array(mix.frontier)
+        if let r = mix.recommended { focus.append(r) }
+        if let ref = s.manifest.points.firstIndex(of: .seedReference) { focus.append(ref) }
+        let focusPoints = focus.map { mix.points[$0] }
+        let xData = max(s.manifest.maxLatency_s * 1.5, focusPoints.map(\.worstEntryP95_s).filter(\.isFinite).max() ?? 0)
+        let xTicks = niceTicks(maxValue: xData, count: width < 600 ? 3 : 6)
+        let xMax = xTicks.last!
+        let hasStrip = mix.points.contains { !($0.worstEntryP95_s <= xMax) }
         let stripW = hasStrip ? 56.0 : 0
         let plotW = width - left - right - stripW
-        let xTicks = niceTicks(maxValue: finite.map(\.worstEntryP95_s).max() ?? 1, count: width < 600 ? 3 : 6)
-        let yTicks = niceTicks(maxValue: mix.points.map(\.unwantedPerHour).max() ?? 1, count: 4)
-        let xMax = xTicks.last!, yMax = yTicks.last!
+        let yTicks = niceTicks(maxValue: focusPoints.map(\.unwantedPerHour).max() ?? 1, count: 4)
+        let yMax = yTicks.last!
         func px(_ p: MixPoint) -> Double {
-            p.worstEntryP95_s.isFinite ? left + p.worstEntryP95_s / xMax * plotW : left + plotW + stripW / 2
+            p.worstEntryP95_s <= xMax ? left + p.worstEntryP95_s / xMax * plotW : left + plotW + stripW / 2
         }
-        func py(_ v: Double) -> Double { top + plotH - v / yMax * plotH }
+        func py(_ v: Double) -> Double { top + plotH - min(v, yMax) / yMax * plotH }
         var out = SVGPlots.svgOpen(width: width, height: height, label: "Mix frontier: unwanted visits per hour versus worst p95 entry latency")
         for v in yTicks {
             out += "<line x1=\"\(n(left))\" x2=\"\(n(left + plotW))\" y1=\"\(n(py(v)))\" y2=\"\(n(py(v)))\" stroke=\"#e3e3e3\"/>"
@@ -140,10 +147,11 @@ enum SweepMixHTML {
         if hasStrip {
             let cx = left + plotW + stripW / 2
             out += "<rect x=\"\(n(left + plotW + 2))\" y=\"\(n(top))\" width=\"\(n(stripW - 2))\" height=\"\(n(plotH))\" fill=\"#f4f4f4\"/>"
-            out += "<text x=\"\(n(cx))\" y=\"\(n(top + 14))\" text-anchor=\"middle\" font-size=\"10\">no visit</text>"
-            out += "<text x=\"\(n(cx))\" y=\"\(n(top + 26))\" text-anchor=\"middle\" font-size=\"10\">matched</text>"
+            out += "<text x=\"\(n(cx))\" y=\"\(n(top + 14))\" text-anchor=\"middle\" font-size=\"10\">&gt; \(ReportText.seconds(xMax)) s</text>"
+            out += "<text x=\"\(n(cx))\" y=\"\(n(top + 26))\" text-anchor=\"middle\" font-size=\"10\">or none</text>"
+            out += "<text x=\"\(n(cx))\" y=\"\(n(top + 38))\" text-anchor=\"middle\" font-size=\"10\">matched</text>"
         }
-        out += "<text x=\"\(n(left))\" y=\"\(n(top + plotH + 32))\" class=\"muted\">x: worst-scenario p95 entry latency s (dashed: --max-latency) · y: false + fragment visits per hour (weighted)</text>"
+        out += "<text x=\"\(n(left))\" y=\"\(n(top + plotH + 32))\" class=\"muted\">x: worst p95 entry latency s (dashed: bound) · y: unwanted visits per hour (▲ off scale)</text>"
         let front = SweepOutput.mixFrontierOrder(mix).filter { mix.points[$0].worstEntryP95_s.isFinite }
         if front.count > 1 {
             let pts = front.map { "\(n(px(mix.points[$0]))),\(n(py(mix.points[$0].unwantedPerHour)))" }.joined(separator: " ")
@@ -152,7 +160,9 @@ enum SweepMixHTML {
         for p in mix.points {
             let cx = px(p), cy = py(p.unwantedPerHour)
             let tip = "<title>\(ReportText.xml("\(s.manifest.points[p.point].label): \(ReportText.plain(p.unwantedPerHour)) per hour, p95 entry \(ReportText.seconds(p.worstEntryP95_s)) s, worst recall \(p.worstRecall.map(ReportText.plain) ?? "–")"))</title>"
-            if !p.feasible {
+            if p.unwantedPerHour > yMax {
+                out += "<path d=\"M\(n(cx - 4)) \(n(cy + 4))l4 -7l4 7z\" fill=\"\(p.feasible ? SweepHTML.pointColour : SweepHTML.missedColour)\" fill-opacity=\"0.6\">\(tip)</path>"
+            } else if !p.feasible {
                 out += "<path d=\"M\(n(cx - 3.5)) \(n(cy - 3.5))l7 7M\(n(cx - 3.5)) \(n(cy + 3.5))l7 -7\" stroke=\"\(SweepHTML.missedColour)\" stroke-width=\"1.3\" stroke-opacity=\"0.7\">\(tip)</path>"
             } else if mix.frontier.contains(p.point) {
                 out += "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"4.5\" fill=\"\(SweepHTML.frontierColour)\">\(tip)</circle>"
@@ -175,12 +185,6 @@ enum SweepMixHTML {
         let items: [(String, String, String)] = [("dot", SweepHTML.pointColour, "meets constraints"), ("dot", SweepHTML.frontierColour, "mix frontier"),
                                                  ("dot", SweepHTML.missedColour, "× misses a constraint"), ("line", SweepHTML.referenceColour, "□ 80/120/30"),
                                                  ("line", SweepHTML.recommendedColour, "○ recommended")]
-        let ly = top + plotH + 34 + 20
-        if width < 600 {
-            out += "<g class=\"legend\">" + SVGPlots.legend(Array(items.prefix(3)), x: 4, y: ly) + SVGPlots.legend(Array(items.suffix(2)), x: 4, y: ly + 20) + "</g>"
-        } else {
-            out += "<g class=\"legend\">" + SVGPlots.legend(items, x: left, y: ly) + "</g>"
-        }
-        return out + "</svg>"
+        return out + SweepHTML.legend(items, width: width, left: left, y: top + plotH + 34 + 20) + "</svg>"
     }
 }
