@@ -46,6 +46,15 @@ import _TestSupport
         let spec = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(Self.scenarios[0]), encoding: .utf8)
         let centre = try #require(spec.firstMatch(of: /"center": \[([0-9.\-]+), ([0-9.\-]+)\]/))
         #expect(!html.contains(String(centre.1) + ",") && !json.contains(String(centre.1) + ","))
+        // Every catalog scenario states its place, so every scenario carries the visits group.
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        for scenario in try #require(object["scenarios"] as? [[String: Any]]) {
+            let visits = try #require(scenario["visits"] as? [String: Any])
+            #expect(visits["trueVisits"] is [String: Any] && visits["falsePerHour"] is [String: Any], "\(scenario["name"] ?? "?")")
+        }
+        #expect(html.contains("Visits (against the place)") && html.contains("fragments per hour"))
+        let md = try String(contentsOf: dir.appendingPathComponent("jobs1/report.md"), encoding: .utf8)
+        #expect(md.contains("## Visits") && md.contains("false visits per hour"))
     }
 
     @Test func differentSeedGivesDifferentNumbers() throws {

@@ -120,6 +120,32 @@ import _TestSupport
         #expect(s.mix.reasons.first?.contains("no scenario has a true visit") == true)
     }
 
+    /// Constraints nothing meets: no recommendation, the outputs say so and list the closest
+    /// settings, none of which misses every visit.
+    @Test func impossibleConstraintsListTheClosestSettings() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-mix-tight-\(getpid())")
+        try? FileManager.default.removeItem(at: root)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Self.writeScenarios(root)
+        var request = try Self.request(root)
+        request.maxLatency_s = 0
+        request.minRecall = 1
+        let s = try #require(try SweepJob.sweep(request, out: root.appendingPathComponent("out").path).summary)
+        #expect(s.mix.recommended == nil)
+        #expect(!s.mix.closest.isEmpty && s.mix.closest.count <= 5)
+        for id in s.mix.closest {
+            #expect(s.mix.points[id].matchedVisits > 0)
+            #expect(!s.mix.points[id].violations.isEmpty)
+        }
+        #expect(s.mix.reasons.first?.hasPrefix("No setting meets recall ≥ 1 and p95 entry latency ≤ 0 s") == true, "\(s.mix.reasons)")
+        let md = SweepOutput.markdown(s)
+        #expect(md.contains("No recommended setting.") && md.contains("| closest |"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(SweepOutput.json(s).utf8)) as? [String: Any])
+        let rec = try #require(json["recommendation"] as? [String: Any])
+        #expect(rec["point"] is NSNull)
+        #expect((rec["closest"] as? [Any])?.count == s.mix.closest.count)
+    }
+
     /// Nice ticks: 1, 2, 5 × 10ᵏ steps covering the maximum.
     @Test func niceTicksCoverTheRangeWithRoundSteps() {
         #expect(SweepMixHTML.niceTicks(maxValue: 83, count: 4) == [0, 50, 100])
