@@ -99,7 +99,7 @@ import _TestSupport
         let recommendedRows = csv.split(separator: "\n").dropFirst().filter { $0.hasSuffix(",1") }
         #expect(recommendedRows.count == 5, "one recommended row per scenario of the mix")
         let md = try String(contentsOf: dir.appendingPathComponent("sweep.md"), encoding: .utf8)
-        #expect(md.split(separator: "\n").dropFirst(2).first?.hasPrefix("Recommended setting for the mix:") == true, "sweep.md leads with it")
+        #expect(md.split(separator: "\n").dropFirst(1).first?.hasPrefix("Recommended setting for the mix:") == true, "sweep.md leads with it")
     }
 
     /// A scenario without a place cannot be tuned: one line naming the file and the key, exit 2, nothing written.

@@ -127,7 +127,11 @@ import _TestSupport
         try? FileManager.default.removeItem(at: root)
         defer { try? FileManager.default.removeItem(at: root) }
         try Self.writeScenarios(root)
-        var request = try Self.request(root)
+        // Small enter radii only: the drive-in is noticed after the true entry (latency > 0) or not at all.
+        let grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "10:40:30", option: "--enter"),
+                                 exit: SweepRange(parsing: "110:170:30", option: "--exit"), maxAccuracy: [30], confirm: [1, 2])
+        var request = SweepRequest(grid: grid)
+        request.paths = [root.path]
         request.maxLatency_s = 0
         request.minRecall = 1
         let s = try #require(try SweepJob.sweep(request, out: root.appendingPathComponent("out").path).summary)
