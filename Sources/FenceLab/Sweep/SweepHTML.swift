@@ -93,7 +93,7 @@ enum SweepHTML {
             let v = xMin + (xMax - xMin) * Double(k) / Double(ticks)
             let xx = left + Double(k) / Double(ticks) * plotW
             out += "<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"#f0f0f0\"/>"
-            out += "<text x=\"\(n(xx))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"\(k == 0 ? "start" : k == ticks ? "end" : "middle")\">\(ReportText.short(v))\(k == ticks ? " s" : "")</text>"
+            out += "<text x=\"\(n(xx))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"\(k == 0 ? "start" : k == ticks ? "end" : "middle")\">\(ReportText.short(abs(v) < 1e-9 * (xMax - xMin) ? 0 : v))\(k == ticks ? " s" : "")</text>"
         }
         if hasUndetected {
             out += "<rect x=\"\(n(left + plotW + 2))\" y=\"\(n(top))\" width=\"\(n(stripW - 2))\" height=\"\(n(plotH))\" fill=\"#f4f4f4\"/>"
@@ -110,7 +110,7 @@ enum SweepHTML {
         }
         for c in cells {
             let cx = px(c), cy = py(c.spurious.mean), p = m.points[c.point]
-            let tip = "<title>\(ReportText.xml("\(p.label): spurious \(ReportText.estimate(c.spurious)), missed \(ReportText.estimate(c.missed)), latency \(ReportText.estimate(c.latencyMedian_s)) s"))</title>"
+            let tip = "<title>\(ReportText.xml("\(p.label): spurious \(ReportText.estimate(c.spurious)), missed \(ReportText.estimate(c.missed)), latency \(ReportText.secondsEstimate(c.latencyMedian_s)) s"))</title>"
             if c.missed.mean > 0 {
                 out += "<path d=\"M\(n(cx - 3.5)) \(n(cy - 3.5))l7 7M\(n(cx - 3.5)) \(n(cy + 3.5))l7 -7\" stroke=\"\(missedColour)\" stroke-width=\"1.5\">\(tip)</path>"
             } else if sc.frontier.contains(c.point) {
