@@ -28,7 +28,7 @@ enum AcceptCommand: Command {
           --max-age S            Staleness limit of the replays, seconds (default 30).
           --fixtures DIR         Rules fixtures folder (default scenarios/fixtures).
           --out DIR              Output folder (default reports/acceptance).
-          --replicates N, --seed N, --jobs N, --engine 'COMMAND', --window S, --progress
+          --replicates N, --seed N, --jobs N, --engine 'COMMAND', --window S, --match-slack S, --progress
                                  As for `fencelab run`.
 
         EXIT: 0 the rules level passed and every given device log passed, 1 otherwise,

@@ -25,6 +25,7 @@ enum RunCommand: Command {
           --engine 'COMMAND'     Decide fences with an external engine (docs/engine-protocol.md).
           --engine-timeout S     Seconds allowed per fix for the external engine (default 5).
           --window S             Flutter matching window in seconds (default 60).
+          --match-slack S        Visits: widen each true visit by S seconds when matching (default 60).
           --max-age S            Fixes older than S seconds relative to `now` are stale (default 30).
           --include-coordinates  Put raw coordinates in the reports (off: metres from the fence).
           --progress             Progress on stderr even when it is not a terminal.
