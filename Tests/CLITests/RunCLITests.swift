@@ -57,6 +57,20 @@ import _TestSupport
         #expect(md.contains("## Visits") && md.contains("false visits per hour"))
     }
 
+    /// A place nobody visits: visits.recall is null (not 0, not 1), every other visit figure is present.
+    @Test func recallIsNullWithoutATrueVisit() throws {
+        let dir = Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try runFencelab(["run", "scenarios/tuning/parked-outside.json", "--replicates", "2", "--out", dir.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("report.json"))) as? [String: Any])
+        let scenario = try #require((object["scenarios"] as? [[String: Any]])?.first)
+        let visits = try #require(scenario["visits"] as? [String: Any])
+        #expect(visits["recall"] is NSNull)
+        #expect((visits["trueVisits"] as? [String: Any])?["mean"] as? Double == 0)
+        #expect(visits["falsePerHour"] is [String: Any])
+    }
+
     @Test func differentSeedGivesDifferentNumbers() throws {
         let dir = Self.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -34,9 +34,7 @@ enum SweepMixHTML {
     static func mixTable(_ s: SweepSummary) -> String {
         var h = "<div class=\"scroll\"><table><thead><tr><th>setting</th><th>unwanted visits per hour</th><th>worst p95 entry latency s</th>"
             + "<th>worst recall</th><th>constraints</th></tr></thead><tbody>"
-        if let r = s.mix.recommended { h += mixRow("recommended", r, s) }
-        if let ref = s.manifest.points.firstIndex(of: .seedReference) { h += mixRow("seeds' 80/120/30", ref, s) }
-        for id in s.mix.closest { h += mixRow("closest", id, s) }
+        for (tag, id) in SweepOutput.headlineRows(s) { h += mixRow(tag, id, s) }
         return h + "</tbody></table></div>\n"
     }
 

@@ -185,9 +185,7 @@ public enum SweepOutput {
             return "| \(tag) | \(ReportText.cell(m.points[id].label)) | \(ReportText.plain(p.unwantedPerHour)) | "
                 + "\(ReportText.seconds(p.worstEntryP95_s)) | \(p.worstRecall.map(ReportText.plain) ?? "–") | \(ReportText.cell(violationText(p, m))) |"
         }
-        if let r = mix.recommended { lines.append(mixRow("**recommended**", r)) }
-        if let ref { lines.append(mixRow("seeds' 80/120/30", ref)) }
-        for id in mix.closest { lines.append(mixRow("closest", id)) }
+        for (tag, id) in headlineRows(s) { lines.append(mixRow(tag == "recommended" ? "**recommended**" : tag, id)) }
         lines += ["", "Per scenario (means over replicates [95 % interval]; rates per hour of drive; latency p95 with early entries counted as 0):", "",
                   "| scenario | weight | setting | true visits per drive | recall | false visits per hour | fragments per hour | p95 entry latency s | p95 exit latency s |",
                   "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
@@ -252,6 +250,16 @@ public enum SweepOutput {
         return lines
     }
 
+    /// The rows shown beside the recommendation: it, the seeds' 80/120/30, then the closest
+    /// settings (when nothing is recommended) not already listed.
+    static func headlineRows(_ s: SweepSummary) -> [(tag: String, point: Int)] {
+        var rows: [(tag: String, point: Int)] = []
+        if let r = s.mix.recommended { rows.append(("recommended", r)) }
+        if let ref = s.manifest.points.firstIndex(of: .seedReference) { rows.append(("seeds' 80/120/30", ref)) }
+        for id in s.mix.closest where !rows.contains(where: { $0.point == id }) { rows.append(("closest", id)) }
+        return rows
+    }
+
     /// "recall 0.8 in pass-by; p95 entry latency 75 s in drive-in" or "meets all".
     static func violationText(_ p: MixPoint, _ m: SweepManifest) -> String {
         if p.matchedVisits == 0 { return "misses every visit" }
@@ -267,11 +275,7 @@ public enum SweepOutput {
         let m = s.manifest, mix = s.mix
         var lines = recommendationLines(s)
         lines.append("setting | unwanted visits per hour | worst p95 entry latency s | worst recall | constraints")
-        var ids: [(String, Int)] = []
-        if let r = mix.recommended { ids.append(("recommended", r)) }
-        if let ref = m.points.firstIndex(of: .seedReference) { ids.append(("80/120/30", ref)) }
-        ids += mix.closest.map { ("closest", $0) }
-        for (tag, id) in ids {
+        for (tag, id) in headlineRows(s) {
             let p = mix.points[id]
             lines.append("\(tag): \(m.points[id].label) | \(ReportText.plain(p.unwantedPerHour)) | \(ReportText.seconds(p.worstEntryP95_s)) | "
                          + "\(p.worstRecall.map(ReportText.plain) ?? "–") | \(violationText(p, m))")
