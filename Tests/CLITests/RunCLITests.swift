@@ -53,7 +53,7 @@ import _TestSupport
             #expect(visits["trueVisits"] is [String: Any] && visits["falsePerHour"] is [String: Any], "\(scenario["name"] ?? "?")")
         }
         #expect(html.contains("Visits (against the place)") && html.contains("fragments per hour"))
-        let md = try String(contentsOf: dir.appendingPathComponent("jobs1/report.md"), encoding: .utf8)
+        let md = try String(contentsOf: dir.appendingPathComponent("jobs1").appendingPathComponent("report.md"), encoding: .utf8)
         #expect(md.contains("## Visits") && md.contains("false visits per hour"))
     }
 
