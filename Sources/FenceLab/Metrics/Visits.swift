@@ -57,7 +57,9 @@ public struct VisitMetrics: Sendable, Hashable {
         let entry = try Visits.medianP95(entryLatencies_s), exit = try Visits.medianP95(exitLatencies_s)
         entryLatencyMedian_s = entry?.median; entryLatencyP95_s = entry?.p95
         exitLatencyMedian_s = exit?.median; exitLatencyP95_s = exit?.p95
-        lateEntryP95_s = try Visits.medianP95(entryLatencies_s.map { Swift.max(0, $0) })?.p95
+        // Without an early entry the clamped latencies are the latencies: no second quantile pass.
+        lateEntryP95_s = earlyEntries == 0 ? entryLatencyP95_s
+            : try Visits.medianP95(entryLatencies_s.map { Swift.max(0, $0) })?.p95
     }
 
     /// matched / true; nil without a true visit.
@@ -185,34 +187,35 @@ public enum Visits {
         }
         try checkSorted(truth, key: "truth")
         try checkSorted(observed, key: "observed")
-        var matchedBy = [Int](repeating: -1, count: truth.count)
-        var lastEnd = [Double](repeating: -.infinity, count: truth.count)
+        // Per true visit: the observed visit matched to it (−1: none) and the end of its last observed visit.
+        var matches = [(observed: Int, lastEnd: Double)](repeating: (-1, -.infinity), count: truth.count)
         var falseVisits = 0, fragments = 0, first = 0
         for (i, o) in observed.enumerated() {
             while first < truth.count, truth[first].end_s + matchSlack_s < o.start_s { first += 1 }
             var match: Int?, fragmentOf: Int?
             var j = first
             while j < truth.count, truth[j].start_s - matchSlack_s <= o.end_s {
-                if matchedBy[j] < 0 { match = j; break }
+                if matches[j].observed < 0 { match = j; break }
                 fragmentOf = j
                 j += 1
             }
             if let j = match {
-                matchedBy[j] = i
-                lastEnd[j] = o.end_s
+                matches[j] = (i, o.end_s)
             } else if let j = fragmentOf {
                 fragments += 1
-                lastEnd[j] = Swift.max(lastEnd[j], o.end_s)
+                matches[j].lastEnd = Swift.max(matches[j].lastEnd, o.end_s)
             } else {
                 falseVisits += 1
             }
         }
         var entry: [Double] = [], exit: [Double] = [], early = 0
-        for (j, t) in truth.enumerated() where matchedBy[j] >= 0 {
-            let latency = observed[matchedBy[j]].start_s - t.start_s
+        entry.reserveCapacity(truth.count)
+        exit.reserveCapacity(truth.count)
+        for (j, t) in truth.enumerated() where matches[j].observed >= 0 {
+            let latency = observed[matches[j].observed].start_s - t.start_s
             entry.append(latency)
             if latency < 0 { early += 1 }
-            if !t.openAtEnd { exit.append(lastEnd[j] - t.end_s) }
+            if !t.openAtEnd { exit.append(matches[j].lastEnd - t.end_s) }
         }
         return try VisitMetrics(trueVisits: truth.count, matchedVisits: entry.count, falseVisits: falseVisits,
                             fragments: fragments, earlyEntries: early, driveHours: duration_s / 3600,
