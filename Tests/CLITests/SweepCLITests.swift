@@ -118,6 +118,8 @@ import _TestSupport
         #expect(r.stderr.contains("no-place.json: place: missing"), "\(r.stderr)")
         #expect(r.stderr.split(separator: "\n").count == 1)
         #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     /// `merge PARENT` and globs take only the folders holding shard.json; the output is never an input.
     @Test func mergeTakesAParentFolderAndOnlyShardFolders() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-merge-select-\(getpid())")

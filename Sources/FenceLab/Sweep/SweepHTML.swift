@@ -51,7 +51,7 @@ enum SweepHTML {
             let missedClass = c.missed.mean > 0 ? " class=\"bad\"" : ""
             h += "<tr><td>\(x(m.points[id].label))</td><td>\(x(tag))</td><td>\(x(ReportText.estimate(c.spurious)))</td>"
             h += "<td\(missedClass)>\(x(ReportText.estimate(c.missed)))</td><td>\(x(ReportText.estimate(c.flaps)))</td>"
-            h += "<td>\(x(ReportText.secondsEstimate(c.latencyMedian_s)))</td><td>\(x(ReportText.secondsEstimate(c.latencyP95_s)))</td></tr>"
+            h += "<td>\(x(ReportText.latencyEstimate(c.latencyMedian_s)))</td><td>\(x(ReportText.latencyEstimate(c.latencyP95_s)))</td></tr>"
         }
         return h + "</tbody></table></div>\n"
     }
@@ -103,7 +103,7 @@ enum SweepHTML {
         }
         for c in cells {
             let cx = px(c), cy = py(c.spurious.mean), p = m.points[c.point]
-            let tip = "<title>\(ReportText.xml("\(p.label): spurious \(ReportText.estimate(c.spurious)), missed \(ReportText.estimate(c.missed)), latency \(ReportText.secondsEstimate(c.latencyMedian_s)) s"))</title>"
+            let tip = "<title>\(ReportText.xml("\(p.label): spurious \(ReportText.estimate(c.spurious)), missed \(ReportText.estimate(c.missed)), latency \(ReportText.latencyEstimate(c.latencyMedian_s)) s"))</title>"
             if c.missed.mean > 0 {
                 out += "<path d=\"M\(n(cx - 3.5)) \(n(cy - 3.5))l7 7M\(n(cx - 3.5)) \(n(cy + 3.5))l7 -7\" stroke=\"\(missedColour)\" stroke-width=\"1.5\">\(tip)</path>"
             } else if sc.frontier.contains(c.point) {
