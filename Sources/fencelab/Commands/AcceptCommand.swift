@@ -30,7 +30,7 @@ enum AcceptCommand: Command {
                                  fixtures/ in (or beside) the scenario PATHs, else
                                  scenarios/fixtures of the checkout the fencelab binary is in.
           --out DIR              Output folder (default reports/acceptance).
-          --replicates N, --seed N, --jobs N, --engine 'COMMAND', --window S, --progress
+          --replicates N, --seed N, --jobs N, --engine 'COMMAND', --window S, --match-slack S, --progress
                                  As for `fencelab run`.
 
         EXIT: 0 the rules level passed and every given device log passed, 1 otherwise,
