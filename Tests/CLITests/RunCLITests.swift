@@ -46,6 +46,29 @@ import _TestSupport
         let spec = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(Self.scenarios[0]), encoding: .utf8)
         let centre = try #require(spec.firstMatch(of: /"center": \[([0-9.\-]+), ([0-9.\-]+)\]/))
         #expect(!html.contains(String(centre.1) + ",") && !json.contains(String(centre.1) + ","))
+        // Every catalog scenario states its place, so every scenario carries the visits group.
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        for scenario in try #require(object["scenarios"] as? [[String: Any]]) {
+            let visits = try #require(scenario["visits"] as? [String: Any])
+            #expect(visits["trueVisits"] is [String: Any] && visits["falsePerHour"] is [String: Any], "\(scenario["name"] ?? "?")")
+        }
+        #expect(html.contains("Visits (against the place)") && html.contains("fragments per hour"))
+        let md = try String(contentsOf: dir.appendingPathComponent("jobs1").appendingPathComponent("report.md"), encoding: .utf8)
+        #expect(md.contains("## Visits") && md.contains("false visits per hour"))
+    }
+
+    /// A place nobody visits: visits.recall is null (not 0, not 1), every other visit figure is present.
+    @Test func recallIsNullWithoutATrueVisit() throws {
+        let dir = Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try runFencelab(["run", "scenarios/tuning/parked-outside.json", "--replicates", "2", "--out", dir.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("report.json"))) as? [String: Any])
+        let scenario = try #require((object["scenarios"] as? [[String: Any]])?.first)
+        let visits = try #require(scenario["visits"] as? [String: Any])
+        #expect(visits["recall"] is NSNull)
+        #expect((visits["trueVisits"] as? [String: Any])?["mean"] as? Double == 0)
+        #expect(visits["falsePerHour"] is [String: Any])
     }
 
     @Test func differentSeedGivesDifferentNumbers() throws {

@@ -23,12 +23,14 @@ public struct OptionDeclaration: Sendable {
     /// The bound a `.number` value must satisfy.
     public enum NumberBound: Sendable, Equatable {
         case any, positive, nonNegative
+        case within(ClosedRange<Double>)
 
         var requirement: String? {
             switch self {
             case .any: return nil
             case .positive: return "> 0"
             case .nonNegative: return ">= 0"
+            case let .within(r): return "within \(OptionDeclaration.defaultText(r.lowerBound))...\(OptionDeclaration.defaultText(r.upperBound))"
             }
         }
 
@@ -37,6 +39,7 @@ public struct OptionDeclaration: Sendable {
             case .any: return true
             case .positive: return v > 0
             case .nonNegative: return v >= 0
+            case let .within(r): return r.contains(v)
             }
         }
     }

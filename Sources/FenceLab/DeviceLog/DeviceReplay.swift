@@ -82,6 +82,16 @@ public struct DeviceReplayResult: Sendable, Hashable {
     }
 }
 
+extension RuleSpec {
+    /// The band within which a reversal can be noise: hysteresis enter…exit, a single radius twice otherwise.
+    var flutterBand: FlutterBand {
+        switch self {
+        case let .hysteresis(e, x, _, _): return FlutterBand(inner_m: e, outer_m: x)
+        case let .threshold(r, _), let .conservative(r, _): return FlutterBand(inner_m: r, outer_m: r)
+        }
+    }
+}
+
 /// Replays a device log through `FenceMonitor` and classifies it against the log's system events.
 ///
 /// `now` for each fix is the newest finite timestamp logged up to and including it: the log
@@ -119,8 +129,10 @@ public enum DeviceReplay {
             let reason = d.rejection?.rawValue
             if let reason { rejected[reason, default: 0] += 1 }
             decisions.append(EngineDecision(index: i, timestamp_s: t, oldState: d.oldState, newState: d.newState,
-                                            rejectionReason: reason))
+                                            rejectionReason: reason, distance_m: d.distance_m, accuracy_m: d.accuracy_m))
         }
+        var settings = settings
+        if settings.band_m == nil { settings.band_m = rule.flutterBand }
         let report = DivergenceClassifier.classify(decisions: decisions, events: log.events, settings: settings)
         let times = log.fixes.map(\.fix.timestamp_s) + log.events.map(\.timestamp_s)
         let origin = times.filter(\.isFinite).min() ?? .nan

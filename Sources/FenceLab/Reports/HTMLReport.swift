@@ -171,6 +171,7 @@ public enum HTMLReport {
             h += "</ul>\n"
         }
         h += unboundedFigures(s)
+        h += VisitsReport.html(s)
         h += "<div class=\"plots\">\n"
         if let p = s.plots {
             h += figure("Track (metres from the fence centre) — \(p.caption)", SVGPlots.track(p, id: anchor(index)), wide: false)

@@ -26,6 +26,7 @@ public enum MarkdownReport {
         md += deviceLevel(report)
         md += expectations(report)
         md += flutter(report)
+        md += VisitsReport.markdown(report)
         md += kalman(report)
         md += gapFill(report)
         md += rejections(report)
@@ -102,7 +103,7 @@ public enum MarkdownReport {
         let negative = sorted.contains { s in
             ["median", "p95"].contains { (s.metrics.estimate("flutter.latency_s." + $0)?.lower ?? 0) < 0 }
         }
-        let note = "Most spurious transitions first. Counts per drive (one simulated replicate); measured, no bound "
+        let note = "Against the rule on the noiseless track. Most spurious transitions first. Counts per drive (one simulated replicate); measured, no bound "
             + "unless the Expectations table lists one." + (negative ? " " + ReportText.negativeLatencyNote : "")
         return table("Flutter", note,
                      ["scenario", "transitions per drive", "truth per drive", "spurious per drive", "missed per drive", "flaps per drive",

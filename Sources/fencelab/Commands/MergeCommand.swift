@@ -38,7 +38,7 @@ enum MergeCommand: Command {
         } catch {
             throw CLIError.badInput("\(error)")
         }
-        print(SweepTable.render(summary))
+        print(SweepOutput.terminal(summary))
         print("Sweep: \(out)/index.html")
         return .success
     }

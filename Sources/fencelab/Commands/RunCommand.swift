@@ -33,6 +33,8 @@ enum RunCommand: Command {
         OptionDeclaration("--jobs", .integer("N", 1...4096),
                           help: "Worker threads (default: all cores); results identical for any N."),
         OptionDeclaration("--window", .number("S", .positive), default: OptionDeclaration.defaultText(Flutter.defaultWindow_s), help: "Flutter matching window in seconds"),
+        OptionDeclaration("--match-slack", .number("S", .nonNegative), default: OptionDeclaration.defaultText(Visits.defaultMatchSlack_s),
+                          help: "Visits: widen each true visit by S seconds on both sides when matching"),
         OptionDeclaration("--max-age", .number("S", .nonNegative), default: OptionDeclaration.defaultText(DeviceReplay.defaultMaxAge_s),
                           help: "Fixes older than S seconds relative to `now` are stale"),
         OptionDeclaration("--include-coordinates", .flag, help: "Put raw coordinates in the reports (off: metres from the fence)."),
@@ -72,6 +74,7 @@ enum RunCommand: Command {
         request.jobs = arguments.integer("--jobs") ?? request.jobs
         request.settings.window_s = arguments.number("--window")!
         request.settings.maxFixAge_s = arguments.number("--max-age")!
+        request.settings.matchSlack_s = arguments.number("--match-slack")!
         request.settings.includeCoordinates = arguments.flag("--include-coordinates")
         request.forceProgress = arguments.flag("--progress")
     }

@@ -4,7 +4,7 @@ import Foundation
 /// `fencelab sweep [PATH...] --enter A:B:STEP --exit A:B:STEP ...`
 enum SweepCommand: Command {
     static let name = "sweep"
-    static let summary = "Tune thresholds: evaluate a grid of rule settings, trade-off frontier, recommendation."
+    static let summary = "Tune thresholds: one recommended setting for a weighted scenario mix, scored against each place."
     static let arguments = "[PATH...]"
     static let options = [
         OptionDeclaration("--enter", .text("A:B:STEP"), required: true, help: """
@@ -20,8 +20,17 @@ enum SweepCommand: Command {
         OptionDeclaration("--confirm", .text("LIST"), help: "Consecutive agreeing fixes before a change, e.g. 1,2,3 (default 1)."),
         OptionDeclaration("--rule", .choice(SweepRuleKind.allCases.map(\.rawValue)), default: SweepRuleKind.hysteresis.rawValue,
                           help: "The rule family"),
+        OptionDeclaration("--min-recall", .number("R", .within(0...1)), default: OptionDeclaration.defaultText(SweepRequest.defaultMinRecall),
+                          help: "Constraint: recall >= R in every scenario with true visits"),
         OptionDeclaration("--max-latency", .number("S", .nonNegative), default: OptionDeclaration.defaultText(SweepRequest.defaultMaxLatency_s),
-                          help: "Objective: median latency bound in seconds"),
+                          help: """
+            Constraint: p95 entry latency <= S seconds in every scenario with true
+            visits, early entries counted as 0
+            """),
+        OptionDeclaration("--weight", .text("NAME=W"), repetition: .each, help: """
+            Weight of scenario NAME in the mix (W > 0; repeatable; default: the
+            file's `weight`, else 1).
+            """),
         OptionDeclaration("--shard", .text("K/N"), help: """
             Run only the work items with index = K (mod N), 0 <= K < N, and
             write a shard folder (shard.json + items.jsonl) for `fencelab merge`.
@@ -37,17 +46,20 @@ enum SweepCommand: Command {
     })
     static let discussion = """
         Evaluates every rule setting of the grid on the scenarios (files or folders; default
-        scenarios/). Each scenario × replicate drive is generated once and every setting is run
-        on it (common random numbers: differences between settings are due to the rule). Per
-        setting and scenario: spurious, missed, flaps and median/p95 latency (mean and 95 % CI
-        over replicates), the Pareto frontier and a recommended setting. The seeds' 80/120/30
-        is always evaluated and marked. Writes DIR/sweep.json, sweep.csv, sweep.md, index.html.
+        scenarios/); every scenario must state its `place`. Each scenario × replicate drive is
+        generated once and every setting is run on it (common random numbers). Per setting and
+        scenario: visits against the place (recall, false visits and fragments per hour, p95
+        entry/exit latency) and flutter (spurious, missed, flaps, latency), mean and 95 % CI over
+        replicates. ONE recommended setting for the whole weighted mix, with its reasons, and the
+        mix frontier. The seeds' 80/120/30 is always evaluated and shown beside it.
+        Writes DIR/sweep.json, sweep.csv, sweep.md, index.html.
         """
     static let footer = """
-        Objective: minimise mean spurious transitions subject to mean missed = 0 and mean median
-        latency <= --max-latency; ties to lower latency, then the narrower band.
-        EXIT: 0 done, 2 bad input (grid values, scenario file, unwritable output, resume file of
-        another sweep), 64 usage error (malformed or unknown option).
+        Objective: minimise the weighted mean of false + fragment visits per hour subject to the
+        two constraints; ties to the lower worst-scenario p95 entry latency, then the higher worst
+        recall, then the lower point id. A setting that misses every visit is never recommended.
+        EXIT: 0 done, 2 bad input (grid values, weights, scenario file or missing place, unwritable
+        output, resume file of another sweep), 64 usage error (malformed or unknown option).
         """
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
@@ -60,6 +72,14 @@ enum SweepCommand: Command {
         request.settings = common.settings
         request.forceProgress = common.forceProgress
         request.maxLatency_s = arguments.number("--max-latency")!
+        request.minRecall = arguments.number("--min-recall")!
+        for w in arguments.options("--weight") {
+            let parts = w.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty else { throw CLIError.usage("sweep: --weight needs NAME=W, got '\(w)'") }
+            let value = try ArgumentValue.double(String(parts[1]), name: "--weight \(parts[0])")
+            guard value > 0 else { throw CLIError.badInput("--weight \(parts[0]): must be > 0, got \(parts[1])") }
+            request.weights[String(parts[0])] = value
+        }
         if let s = arguments.option("--shard") {
             do { request.shard = try Shard(parsing: s) } catch { throw CLIError.usage("sweep: \(error)") }
         }
@@ -77,7 +97,7 @@ enum SweepCommand: Command {
             throw CLIError.badInput("\(error)")
         }
         if let summary = outcome.summary {
-            print(SweepTable.render(summary))
+            print(SweepOutput.terminal(summary))
             print("Sweep: \(out)/index.html")
         } else if let shard = request.shard {
             print("Shard \(shard): \(outcome.run.records.count) work items written to \(out); combine all \(shard.count) with `fencelab merge`.")
