@@ -152,7 +152,11 @@ enum CLI {
             return .success
         }
         do {
-            return try command.run(try command.parse(argv))
+            let arguments = try command.parse(argv)
+            let code = try command.run(arguments)
+            // A declared option the command never read would be accepted and silently ignored.
+            assert(arguments.unread.isEmpty, "fencelab \(command.name): declared but unread: \(arguments.unread)")
+            return code
         } catch let error as CLIError {
             return fail(error)
         } catch let error as OptionError {

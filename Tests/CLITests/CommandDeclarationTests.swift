@@ -12,6 +12,7 @@ import _TestSupport
         case .flag: return [d.name]
         case .text: return [d.name, "x"]
         case let .integer(_, range): return [d.name, String(range.lowerBound)]
+        case let .number(_, .within(range)): return [d.name, "\(range.lowerBound)"]
         case .number: return [d.name, "1.5"]
         case let .choice(words): return [d.name, words[words.count - 1]]
         }

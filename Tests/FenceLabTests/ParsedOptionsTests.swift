@@ -80,3 +80,17 @@ import Testing
         #expect(synopsis.split(separator: "\n").allSatisfy { $0.count <= 96 })
     }
 }
+
+extension ParsedOptionsTests {
+    /// An option given but never read is named, so a command cannot accept and ignore it.
+    @Test func unreadOptionsAreNamed() throws {
+        let p = try parse(["--jobs", "2", "--progress", "--out", "x"])
+        #expect(p.unread == ["--out", "--jobs", "--progress"])
+        _ = p.integer("--jobs")
+        _ = p.option("--window")  // not given: reading it changes nothing
+        #expect(p.unread == ["--out", "--progress"])
+        _ = p.flag("--progress")
+        _ = p.option("--out")
+        #expect(p.unread.isEmpty)
+    }
+}

@@ -23,6 +23,8 @@ public struct ParsedOptions: Sendable {
     public let positionals: [String]
     private let given: [String: [String]]
     private let context: String
+    /// The names a command has read, so `unread` can name an option it accepted and ignored.
+    private let reads = Locked<Set<String>>([])
 
     /// - Parameters:
     ///   - context: prefixed to messages (`"run"` gives `run: --jobs must be ...`); empty for none.
@@ -83,7 +85,15 @@ public struct ParsedOptions: Sendable {
         guard let d = declarations.first(where: { $0.name == name }) else {
             preconditionFailure("\(context): \(name) is read but not declared")
         }
+        reads.withLock { _ = $0.insert(name) }
         return d
+    }
+
+    /// Options given on the command line that the command has not read (in declaration order):
+    /// after a successful run this must be empty, else an option is accepted and ignored.
+    public var unread: [String] {
+        let read = reads.withLock { $0 }
+        return declarations.map(\.name).filter { given[$0] != nil && !read.contains($0) }
     }
 
     /// Whether the option was given (a flag: present).
@@ -93,7 +103,10 @@ public struct ParsedOptions: Sendable {
     public func flag(_ name: String) -> Bool { isGiven(name) }
 
     /// The value of the last `--name VALUE` or `--name=VALUE`, else the declared default, else nil.
-    public func option(_ name: String) -> String? { given[name]?.last ?? declaration(name).defaultValue }
+    public func option(_ name: String) -> String? {
+        let d = declaration(name)
+        return given[name]?.last ?? d.defaultValue
+    }
 
     /// Every value given, in order (for repeated and greedy options).
     public func options(_ name: String) -> [String] { _ = declaration(name); return given[name] ?? [] }
