@@ -28,6 +28,30 @@ import _TestSupport
         try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
+    /// `--help` and the parser share one declaration: every option the OPTIONS section lists is
+    /// accepted (with `--list`, which stops before any work) and a misspelling is refused with a suggestion.
+    @Test func helpAndParserAgree() throws {
+        let help = try Self.bench(["--help"]).stdout
+        let section = try #require(help.components(separatedBy: "\nOPTIONS:\n").last?.components(separatedBy: "\n\n").first)
+        let samples = ["SUBSTR": "rng/", "NAME": "x", "T": "10%", "N": "5"]
+        var listed: [String] = []
+        for line in section.split(separator: "\n") where line.hasPrefix("  --") {
+            let words = line.split(separator: " ").map(String.init)
+            listed.append(words[0])
+            guard words[0] != "--help" else { continue }
+            var argv = [words[0]]
+            if words.count > 1, words[1].contains("|") || words[1] == words[1].uppercased() {
+                argv.append(words[1].contains("|") ? String(words[1].split(separator: "|").last!) : samples[words[1], default: "x"])
+            }
+            if words[0] == "--threshold" { argv += ["--compare", "x"] }
+            let r = try Self.bench(argv + ["--list"])
+            #expect(r.status == 0 && r.stderr.isEmpty, "\(argv): \(r.stderr)")
+        }
+        #expect(listed.count >= 10, "\(section)")
+        let typo = try Self.bench(["--lsit"])
+        #expect(typo.status == 64 && typo.stderr.contains("did you mean --list?"), "\(typo.stderr)")
+    }
+
     @Test func helpAndUsageErrors() throws {
         let help = try Self.bench(["--help"])
         #expect(help.status == 0)
