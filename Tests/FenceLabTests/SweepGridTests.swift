@@ -25,6 +25,20 @@ import FenceLab
         #expect(grid.points == grid.points.sorted())
     }
 
+    /// The command line's text form: defaults 30 m and 1 fix, exit ignored outside hysteresis,
+    /// whole numbers of fixes only.
+    @Test func gridFromText() throws {
+        let grid = try SweepGrid(parsing: .hysteresis, enter: "80:80:10", exit: "120:140:20", maxAccuracy: nil, confirm: "1,2", limit: nil)
+        #expect(Set(grid.points.map(\.maxAccuracy_m)) == [30])
+        #expect(Set(grid.points.map(\.confirm_n)) == [1, 2])
+        #expect(Set(grid.points.map(\.exit_m)) == [120, 140])
+        let threshold = try SweepGrid(parsing: .threshold, enter: "100:100:1", exit: "1:2:1", maxAccuracy: nil, confirm: nil, limit: nil)
+        #expect(threshold.points.filter { $0.kind == .threshold }.map(\.enter_m) == [100])
+        #expect(throws: SweepGridError.malformedList(option: "--confirm", text: "1.5 (whole numbers of fixes)")) {
+            try SweepGrid(parsing: .hysteresis, enter: "80:80:10", exit: "120:120:1", maxAccuracy: nil, confirm: "1.5", limit: nil)
+        }
+    }
+
     @Test func gridThatIsAllInvalidOrTooLargeIsRefused() {
         #expect(throws: SweepGridError.self) {
             try SweepGrid(kind: .hysteresis, enter: SweepRange(values: [100]), exit: SweepRange(values: [90]), maxAccuracy: [30], confirm: [1])

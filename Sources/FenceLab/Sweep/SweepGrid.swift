@@ -47,6 +47,30 @@ public struct SweepRange: Sendable, Hashable {
     public init(values: [Double]) { self.values = values }
 }
 
+extension SweepGrid {
+    /// The grid as the command line gives it: `enter`/`exit` as `A:B:STEP`, `maxAccuracy` and
+    /// `confirm` as lists (`25,30,50`; defaults 30 m and 1 fix). `exit` is used for hysteresis only.
+    /// Malformed text throws `.malformedRange`/`.malformedList` naming the option (`--enter`, ...).
+    public init(parsing kind: SweepRuleKind, enter: String, exit: String?, maxAccuracy: String?, confirm: String?,
+                limit: Int?) throws(SweepGridError) {
+        let enterRange = try SweepRange(parsing: enter, option: "--enter")
+        let exitRange = try exit.map { text throws(SweepGridError) in try SweepRange(parsing: text, option: "--exit") }
+        let accuracy = try maxAccuracy.map { text throws(SweepGridError) in try parseSweepList(text, option: "--max-accuracy") } ?? [30]
+        var fixes: [Int] = [1]
+        if let confirm {
+            fixes = []
+            for v in try parseSweepList(confirm, option: "--confirm") {
+                guard v == v.rounded(), abs(v) < 1e9 else {
+                    throw .malformedList(option: "--confirm", text: confirm + " (whole numbers of fixes)")
+                }
+                fixes.append(Int(v))
+            }
+        }
+        try self.init(kind: kind, enter: enterRange, exit: kind == .hysteresis ? exitRange : nil, maxAccuracy: accuracy,
+                      confirm: fixes, limit: limit)
+    }
+}
+
 /// Parses `25,30,50` into numbers; the error names the option.
 public func parseSweepList(_ text: String, option: String) throws(SweepGridError) -> [Double] {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false)

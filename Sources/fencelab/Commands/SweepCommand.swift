@@ -117,21 +117,8 @@ enum SweepCommand: Command {
         let force = arguments.flag("--force")
         let limit = arguments.integer("--max-points")!
         do throws(SweepGridError) {
-            let enter = try SweepRange(parsing: enterText, option: "--enter")
-            let exit = try exitText.map { text throws(SweepGridError) in try SweepRange(parsing: text, option: "--exit") }
-            let accuracy = try accuracyText.map { text throws(SweepGridError) in try parseSweepList(text, option: "--max-accuracy") } ?? [30]
-            var confirm: [Int] = [1]
-            if let confirmText {
-                confirm = []
-                for v in try parseSweepList(confirmText, option: "--confirm") {
-                    guard v == v.rounded(), abs(v) < 1e9 else {
-                        throw SweepGridError.malformedList(option: "--confirm", text: confirmText + " (whole numbers of fixes)")
-                    }
-                    confirm.append(Int(v))
-                }
-            }
-            return try SweepGrid(kind: kind, enter: enter, exit: kind == .hysteresis ? exit : nil, maxAccuracy: accuracy,
-                                 confirm: confirm, limit: force ? nil : limit)
+            return try SweepGrid(parsing: kind, enter: enterText, exit: exitText, maxAccuracy: accuracyText, confirm: confirmText,
+                                 limit: force ? nil : limit)
         } catch {
             switch error {
             case .malformedRange, .malformedList: throw CLIError.usage("sweep: \(error)")
