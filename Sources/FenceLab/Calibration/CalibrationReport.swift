@@ -11,6 +11,21 @@ public enum CalibrationReport {
     public static let honestDRMSCoverage = 1 - exp(-1.0)
     public static let underReported2xCoverage = 1 - exp(-0.25)
 
+    /// The files of a calibration folder; an existing folder holding only these may be replaced.
+    public static let fileNames: Set<String> = ["calibration.html", "calibration.json"]
+
+    /// Checks before the (slow) fit that `destination` can be written (see `ReportFolder.preflight`).
+    public static func preflight(_ destination: String) throws(OutputError) {
+        try ReportFolder.preflight(destination: destination, replaceable: fileNames)
+    }
+
+    /// Writes calibration.html and calibration.json into `destination`, atomically.
+    public static func write(_ r: CalibrationResult, to destination: String) throws(OutputError) {
+        try ReportFolder.write(files: [("calibration.html", Array(CalibrationHTML.render(r).utf8)),
+                                       ("calibration.json", Array((json(r).serialized() + "\n").utf8))],
+                               to: destination, replaceable: fileNames)
+    }
+
     static func value(_ v: FittedValue) -> JSONValue {
         .object([("value", .number(v.value)), ("low95", .number(v.lower)), ("high95", .number(v.upper)), ("method", .string(v.method))])
     }

@@ -21,7 +21,8 @@ public struct CalibrationOptions: Sendable, Hashable {
     public var maxLag_s: Double
 
     public static let replicateRange = 20...100_000
-    public static let nullDriveRange = 19...9_999
+    /// At least 99 so that a Monte Carlo p-value can reach `GoodnessOfFit.alpha` = 0.01.
+    public static let nullDriveRange = 99...9_999
 
     public init(seed: UInt64 = 1, replicates: Int = 200, nullDrives: Int = 199, maxLag_s: Double = 300) {
         self.seed = seed; self.replicates = replicates; self.nullDrives = nullDrives; self.maxLag_s = maxLag_s
@@ -148,6 +149,12 @@ public enum CalibrationRun {
 
     /// Residuals, `NoiseCalibrator.estimate`, the autocorrelation checks and the goodness of fit.
     public static func run(_ log: DeviceLog, mode: CalibrationMode, options: CalibrationOptions = CalibrationOptions()) throws(CalibrationError) -> CalibrationResult {
+        guard CalibrationOptions.replicateRange.contains(options.replicates) else {
+            throw .invalidOption(name: "replicates", value: options.replicates, range: CalibrationOptions.replicateRange)
+        }
+        guard CalibrationOptions.nullDriveRange.contains(options.nullDrives) else {
+            throw .invalidOption(name: "nullDrives", value: options.nullDrives, range: CalibrationOptions.nullDriveRange)
+        }
         let r = try residuals(log, mode: mode)
         let estimate = try NoiseCalibrator.estimate(r.input, seed: options.seed, replicates: options.replicates)
         let series = ResidualSeries(times_s: r.input.times_s, residuals_m: r.input.residuals_m)
@@ -155,7 +162,7 @@ public enum CalibrationRun {
         let acf = ResidualACF(series, binWidth_s: series.medianInterval_s, maxLag_s: maxLag_s)
         let goodness = try GoodnessOfFit.evaluate(recording: r, series: series, acf: acf, estimate: estimate, mode: mode,
                                                   options: options, maxLag_s: maxLag_s)
-        let filtered = FilteredResidualCheck(acf, nulls: goodness.nullACFs)
+        let filtered = FilteredResidualCheck(acf, convexityNull: goodness.convexityNull, envelope: goodness.nullACFs)
         return CalibrationResult(file: log.file, mode: mode, options: options, input: r.input, accounting: r.accounting,
                                  estimate: estimate, acf: acf, filtered: filtered, goodness: goodness)
     }

@@ -8,9 +8,10 @@ import Foundation
 /// goes clearly negative (a Kalman-filtered provider track against a smoothed path) was filtered
 /// upstream: the generator's models do not describe it.
 ///
-/// "Clearly": beyond 3.5 Bartlett standard errors and by at least 0.05 (convexity) / 0.1
-/// (negative ρ), and beyond every value the fitted model produced in synthetic drives put through
-/// the same residual pipeline (so that the track smoother's own high-pass effect is not flagged).
+/// "Clearly": a convexity excess of at least 0.05 over lags h, 2h ≤ 60 s that is larger than in
+/// every synthetic drive of the fitted model put through the same residual pipeline (Monte Carlo,
+/// p ≤ 1/(M + 1); this also keeps the track smoother's own high-pass effect from being flagged);
+/// a minimum ρ below −0.1, beyond 3.5 Bartlett standard errors and below every envelope drive's.
 public struct FilteredResidualCheck: Sendable, Hashable {
     public var lag1_s: Double
     public var lag1Rho: Double
@@ -25,41 +26,38 @@ public struct FilteredResidualCheck: Sendable, Hashable {
     public var detected: Bool { convexityFlag || negativeFlag }
 
     public static let zLimit = 3.5
+    /// Lags h with 2h up to this enter the convexity statistic (recording and null drives alike).
+    public static let convexityMaxLag_s = 60.0
     public static let minimumConvexityExcess = 0.05
     public static let minimumNegativeRho = -0.1
 
     /// The raw statistics of one ACF: (convexity excess, its lag index, its z, minimum ρ, its index, its z).
-    static func statistics(_ acf: ResidualACF) -> (excess: Double, excessIndex: Int, excessZ: Double, minimum: Double, minimumIndex: Int, minimumZ: Double) {
-        var excess = -Double.infinity, excessIndex = 0, excessZ = 0.0
+    static func statistics(_ acf: ResidualACF) -> (excess: Double, excessIndex: Int, minimum: Double, minimumIndex: Int, minimumZ: Double) {
+        var excess = -Double.infinity, excessIndex = 0
         var minimum = Double.infinity, minimumIndex = 0, minimumZ = 0.0
         let rho = acf.rho, se = acf.band95.map { $0 / 1.96 }
         for k in rho.indices where rho[k].isFinite {
             if rho[k] < minimum { minimum = rho[k]; minimumIndex = k; minimumZ = se[k] > 0 ? -rho[k] / se[k] : 0 }
             let k2 = 2 * (k + 1) - 1
-            guard k2 < rho.count, rho[k2].isFinite, rho[k] > 0.2 else { continue }
+            guard k2 < rho.count, acf.lags_s[k2] <= convexityMaxLag_s + 1e-9, rho[k2].isFinite, rho[k] > 0.2 else { continue }
             let e = rho[k] * rho[k] - rho[k2]
-            if e > excess {
-                excess = e; excessIndex = k
-                // The two errors are positively correlated, so ignoring the covariance overstates se: conservative.
-                let s = ((2 * rho[k] * se[k]) * (2 * rho[k] * se[k]) + se[k2] * se[k2]).squareRoot()
-                excessZ = s > 0 ? e / s : 0
-            }
+            if e > excess { excess = e; excessIndex = k }
         }
-        return (excess.isFinite ? excess : 0, excessIndex, excessZ, minimum.isFinite ? minimum : 0, minimumIndex, minimumZ)
+        return (excess.isFinite ? excess : 0, excessIndex, minimum.isFinite ? minimum : 0, minimumIndex, minimumZ)
     }
 
-    /// Checks `acf` (the recording's) against the statistics of `nulls` (synthetic drives from the fit).
-    public init(_ acf: ResidualACF, nulls: [ResidualACF]) {
+    /// Checks `acf` (the recording's) against synthetic drives from the fit: `convexityNull` holds
+    /// the convexity excess of every null drive, `envelope` the full ACFs of the envelope drives.
+    public init(_ acf: ResidualACF, convexityNull: [Double], envelope: [ResidualACF]) {
         let s = Self.statistics(acf)
-        let nullStats = nulls.map(Self.statistics)
+        let nullStats = envelope.map(Self.statistics)
         lag1_s = acf.lags_s.first ?? .nan
         lag1Rho = acf.rho.first ?? .nan
         convexityExcess = s.excess
         convexityLag_s = acf.lags_s.isEmpty ? .nan : acf.lags_s[s.excessIndex]
         minimumRho = s.minimum
         minimumRhoLag_s = acf.lags_s.isEmpty ? .nan : acf.lags_s[s.minimumIndex]
-        convexityFlag = s.excess > Self.minimumConvexityExcess && s.excessZ > Self.zLimit
-            && nullStats.allSatisfy { $0.excess < s.excess }
+        convexityFlag = s.excess > Self.minimumConvexityExcess && !convexityNull.isEmpty && convexityNull.allSatisfy { $0 < s.excess }
         negativeFlag = s.minimum < Self.minimumNegativeRho && s.minimumZ > Self.zLimit
             && nullStats.allSatisfy { $0.minimum > s.minimum }
     }

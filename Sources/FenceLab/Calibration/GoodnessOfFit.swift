@@ -15,8 +15,10 @@ public struct GoodnessOfFit: Sendable {
     public var syntheticACF: ResidualACF
     public var syntheticLow: [Double]
     public var syntheticHigh: [Double]
-    /// ACFs of the envelope drives (the null for `FilteredResidualCheck`).
+    /// ACFs of the envelope drives (the null for `FilteredResidualCheck`'s negative ρ).
     public var nullACFs: [ResidualACF]
+    /// Convexity excess ρ(h)² − ρ(2h) of every null drive (`FilteredResidualCheck`).
+    public var convexityNull: [Double]
     public var ksDistance: Double
     public var ksP: Double
     public var acfDifference: Double
@@ -58,10 +60,11 @@ public struct GoodnessOfFit: Sendable {
         let block = CalibrationRun.BlockParameters(estimate)
         let binWidth = series.medianInterval_s
         let testLag = min(Self.acfTestLags_s.upperBound, maxLag_s)
+        let shortLag = min(max(testLag, FilteredResidualCheck.convexityMaxLag_s), maxLag_s)
         let recordRadii = series.residuals_m.map { ($0 * $0).sum().squareRoot() }.sorted()
         var syn0: (series: ResidualSeries, acf: ResidualACF, radii: [Double], coverage: Double, accuracy: [Double])?
         var nullACFs: [ResidualACF] = [], pooled: [Double] = []
-        var ksNull: [Double] = [], acfNull: [Double] = []
+        var ksNull: [Double] = [], acfNull: [Double] = [], convexityNull: [Double] = []
         for drive in 0...options.nullDrives {
             let rng: RandomSource
             do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: options.seed, stream: 0x5EED_0000 + UInt64(drive))) } catch {
@@ -70,11 +73,12 @@ public struct GoodnessOfFit: Sendable {
             let synthetic = try syntheticResiduals(r, block: block, mode: mode, rng: rng)
             let s = ResidualSeries(times_s: synthetic.input.times_s, residuals_m: synthetic.input.residuals_m)
             let envelope = drive <= Self.envelopeDrives
-            let a = ResidualACF(s, binWidth_s: binWidth, maxLag_s: envelope ? maxLag_s : testLag)
+            let a = ResidualACF(s, binWidth_s: binWidth, maxLag_s: envelope ? maxLag_s : shortLag)
             let radii = s.residuals_m.map { ($0 * $0).sum().squareRoot() }.sorted()
             if let base = syn0 {
                 ksNull.append(ksDistance(radii, base.radii))
                 acfNull.append(maxDifference(a, base.acf, upTo: testLag).value)
+                convexityNull.append(FilteredResidualCheck.statistics(a).excess)
                 if envelope {
                     nullACFs.append(a)
                     for v in s.residuals_m { pooled.append(v.x); pooled.append(v.y) }
@@ -97,7 +101,7 @@ public struct GoodnessOfFit: Sendable {
         let model = (try? Statistics.quantiles(pooled, probabilities: probabilities)) ?? []
         let data = (try? Statistics.quantiles(recordComponents, probabilities: probabilities)) ?? []
         return GoodnessOfFit(
-            syntheticACF: base.acf, syntheticLow: low, syntheticHigh: high, nullACFs: nullACFs,
+            syntheticACF: base.acf, syntheticLow: low, syntheticHigh: high, nullACFs: nullACFs, convexityNull: convexityNull,
             ksDistance: d, ksP: p(d, ksNull), acfDifference: diff.value, acfDifferenceLag_s: diff.lag_s, acfP: p(diff.value, acfNull),
             drives: options.nullDrives, syntheticCoverage: base.coverage,
             qq: zip(model, data).map { SIMD2($0, $1) }, syntheticAccuracy_m: base.accuracy,

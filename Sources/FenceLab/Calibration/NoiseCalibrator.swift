@@ -24,6 +24,8 @@ public enum CalibrationError: Error, Sendable, Hashable, CustomStringConvertible
     case timesNotIncreasing(index: Int)
     case lengthMismatch(times: Int, residuals: Int)
     case noValidAccuracy
+    /// A `CalibrationOptions` count outside its range.
+    case invalidOption(name: String, value: Int, range: ClosedRange<Int>)
     /// The seeded GSL generator could not be created.
     case random(reason: String)
     /// The Kalman filter / RTS smoother for `--track` residuals could not be set up.
@@ -35,6 +37,7 @@ public enum CalibrationError: Error, Sendable, Hashable, CustomStringConvertible
         case let .timesNotIncreasing(i): return "fix \(i): timestamps must increase strictly"
         case let .lengthMismatch(t, r): return "\(t) times but \(r) residuals"
         case .noValidAccuracy: return "every fix needs a finite horizontal accuracy > 0"
+        case let .invalidOption(name, value, range): return "\(name) must be within \(range.lowerBound)...\(range.upperBound), got \(value)"
         case let .random(reason): return "random source: \(reason)"
         case let .smoother(reason): return "track smoother: \(reason)"
         }

@@ -33,7 +33,7 @@ enum CalibrateCommand: Command {
           --out DIR        Output folder (default reports/calibration).
           --seed N         Seed of the bootstrap and the synthetic drives, 1...4294967295 (default 1).
           --replicates N   Block-bootstrap replicates, 20...100000 (default 200).
-          --drives N       Synthetic drives for the goodness-of-fit null, 19...9999 (default 199).
+          --drives N       Synthetic drives for the goodness-of-fit null, 99...9999 (default 199).
 
         EXIT: 0 written, 2 bad log (file:line) or too few valid fixes, 64 usage error.
         """
@@ -48,16 +48,14 @@ enum CalibrateCommand: Command {
         if let n = try arguments.intOption("--drives", in: CalibrationOptions.nullDriveRange) { options.nullDrives = n }
         let paths = try arguments.positionals()
         guard paths.count == 1 else { throw CLIError.usage("calibrate: expected one DEVICE_LOG, got \(paths.count)") }
+        do { try CalibrationReport.preflight(out) } catch { throw CLIError.badInput(error.description) }
         let log: DeviceLog
         do { log = try DeviceLogImporter.load(path: paths[0]) } catch { throw CLIError.badInput(error.description) }
         let result: CalibrationResult
         do { result = try CalibrationRun.run(log, mode: track ? .track : .stationary, options: options) } catch {
             throw CLIError.badInput("\(paths[0]): \(error)")
         }
-        do {
-            try ReportFolder.write(files: [("calibration.html", Array(CalibrationHTML.render(result).utf8)),
-                                           ("calibration.json", Array((CalibrationReport.json(result).serialized() + "\n").utf8))], to: out)
-        } catch { throw CLIError.badInput("\(error)") }
+        do { try CalibrationReport.write(result, to: out) } catch { throw CLIError.badInput(error.description) }
         CalibrationReport.summaryLines(result).forEach { print($0) }
         result.notes.forEach { print("note: " + $0) }
         print("report: \(out)/calibration.html, \(out)/calibration.json")
