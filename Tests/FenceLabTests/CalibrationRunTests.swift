@@ -163,6 +163,22 @@ import _TestSupport
         #expect(!r.goodness.matches, "\(r.goodness.verdict)")
     }
 
+    /// A slow bias dominating, smoothed by a 5-fix moving average (the shipped 2 h example
+    /// smoothed): the ACF barely bends, but no white part is left, and the tool says so.
+    @Test func smoothedBiasDominatedInputIsReportedAsFiltered() throws {
+        let times = (0..<3600).map(Double.init)
+        let raw = try NoiseCalibratorTests.recording(times_s: times, white_m: 4, bias_m: 3, tau_s: 30, seed: 53)
+        let smoothed = times.indices.map { i -> SIMD2<Double> in
+            let lo = max(0, i - 4)
+            return raw.residuals_m[lo...i].reduce(SIMD2<Double>.zero, +) / Double(i - lo + 1)
+        }
+        let r = try CalibrationRun.run(Self.log(times: times, offsets: smoothed, accuracy: raw.reportedAccuracy_m),
+                                       mode: .stationary, options: Self.quick)
+        print("smoothed bias: white fraction \(r.filtered.whiteFraction), lag-1 ρ \(r.filtered.lag1Rho); \(r.goodness.verdict)")
+        #expect(r.filtered.noWhiteFlag)
+        #expect(r.filtered.warning?.contains("no independent (white) part left") == true)
+    }
+
     /// An ACF that dips negative (a provider's Kalman filter seen against a smoothed path, as in
     /// the road-test trace): white noise minus its 9-fix centred moving average.
     @Test func negativeAutocorrelationIsReportedAsFiltered() throws {

@@ -77,6 +77,8 @@ public enum CalibrationReport {
             ("lag1_s", .number(f.lag1_s)), ("lag1Rho", .number(f.lag1Rho)),
             ("convexityExcess", .number(f.convexityExcess)), ("convexityLag_s", .number(f.convexityLag_s)),
             ("minimumRho", .number(f.minimumRho)), ("minimumRhoLag_s", .number(f.minimumRhoLag_s)),
+            ("whiteFraction", .number(f.whiteFraction)),
+            ("signs", .object([("convexity", .bool(f.convexityFlag)), ("negative", .bool(f.negativeFlag)), ("noWhite", .bool(f.noWhiteFlag))])),
         ])
         let gof: JSONValue = .object([
             ("verdict", .string(g.verdict)), ("matches", .bool(g.matches)), ("alpha", .number(GoodnessOfFit.alpha)), ("nullDrives", .integer(g.drives)),

@@ -162,7 +162,8 @@ public enum CalibrationRun {
         let acf = ResidualACF(series, binWidth_s: series.medianInterval_s, maxLag_s: maxLag_s)
         let goodness = try GoodnessOfFit.evaluate(recording: r, series: series, acf: acf, estimate: estimate, mode: mode,
                                                   options: options, maxLag_s: maxLag_s)
-        let filtered = FilteredResidualCheck(acf, convexityNull: goodness.convexityNull, envelope: goodness.nullACFs)
+        let filtered = FilteredResidualCheck(acf, convexityNull: goodness.convexityNull, envelope: goodness.nullACFs,
+                                             whiteFraction: estimate.whiteSigma_m / max(1e-300, estimate.intervals.perAxisSigma_m.value))
         return CalibrationResult(file: log.file, mode: mode, options: options, input: r.input, accounting: r.accounting,
                                  estimate: estimate, acf: acf, filtered: filtered, goodness: goodness)
     }
@@ -216,15 +217,16 @@ public enum CalibrationRun {
     /// What the block cannot express, for the user to judge.
     public static func notes(_ e: NoiseEstimate) -> [String] {
         var out: [String] = []
+        let f = ReportText.short
         let ratio = e.sigmaMinor_m > 0 ? e.sigmaMajor_m / e.sigmaMinor_m : .infinity
         if ratio > 1.1 {
-            out.append("anisotropic scatter: major/minor σ = \(e.sigmaMajor_m)/\(e.sigmaMinor_m) m (ratio \(ratio)), major axis bearing \(e.majorAxisBearing_deg)°; the block uses the isotropic per-axis σ")
+            out.append("anisotropic scatter: major/minor σ = \(f(e.sigmaMajor_m))/\(f(e.sigmaMinor_m)) m (ratio \(f(ratio))), major axis bearing \(f(e.majorAxisBearing_deg))°; the block uses the isotropic per-axis σ")
         }
         if abs(e.accuracyFactor - 1) > drmsFactorTolerance {
-            out.append("reported accuracy median / measured DRMS = \(e.accuracyFactor): the device does not report DRMS, so the block uses a fixed accuracy")
+            out.append("reported accuracy median / measured DRMS = \(f(e.accuracyFactor)): the device does not report DRMS, so the block uses a fixed accuracy")
         }
         if e.outlierFraction > 0.001 && e.studentNu == nil {
-            out.append("outlier fraction beyond 4 robust σ: \(e.outlierFraction) (no Student-t fitted; consider tails.kind mixture)")
+            out.append("outlier fraction beyond 4 robust σ: \(f(e.outlierFraction)) (no Student-t fitted; consider tails.kind mixture)")
         }
         return out
     }

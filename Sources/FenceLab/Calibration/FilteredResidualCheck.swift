@@ -8,6 +8,10 @@ import Foundation
 /// goes clearly negative (a Kalman-filtered provider track against a smoothed path) was filtered
 /// upstream: the generator's models do not describe it.
 ///
+/// A third sign: the fit leaves no white part (σ_w below 5 % of the total σ) while neighbouring
+/// fixes are correlated (lag-1 ρ > 0.5). Raw fixes always carry independent noise; a moving
+/// average over a few fixes removes it while barely bending an ACF dominated by a slow bias.
+///
 /// "Clearly": a convexity excess of at least 0.05 over lags h, 2h ≤ 60 s that is larger than in
 /// every synthetic drive of the fitted model put through the same residual pipeline (Monte Carlo,
 /// p ≤ 1/(M + 1); this also keeps the track smoother's own high-pass effect from being flagged);
@@ -21,9 +25,15 @@ public struct FilteredResidualCheck: Sendable, Hashable {
     /// Most negative ρ and its lag.
     public var minimumRho: Double
     public var minimumRhoLag_s: Double
+    /// Fitted white σ over the total per-axis σ.
+    public var whiteFraction: Double
     public var convexityFlag: Bool
     public var negativeFlag: Bool
-    public var detected: Bool { convexityFlag || negativeFlag }
+    public var noWhiteFlag: Bool
+    public var detected: Bool { convexityFlag || negativeFlag || noWhiteFlag }
+
+    public static let minimumWhiteFraction = 0.05
+    public static let noWhiteLag1Rho = 0.5
 
     public static let zLimit = 3.5
     /// Lags h with 2h up to this enter the convexity statistic (recording and null drives alike).
@@ -48,7 +58,8 @@ public struct FilteredResidualCheck: Sendable, Hashable {
 
     /// Checks `acf` (the recording's) against synthetic drives from the fit: `convexityNull` holds
     /// the convexity excess of every null drive, `envelope` the full ACFs of the envelope drives.
-    public init(_ acf: ResidualACF, convexityNull: [Double], envelope: [ResidualACF]) {
+    /// `whiteFraction`: the fitted white σ over the total per-axis σ.
+    public init(_ acf: ResidualACF, convexityNull: [Double], envelope: [ResidualACF], whiteFraction: Double) {
         let s = Self.statistics(acf)
         let nullStats = envelope.map(Self.statistics)
         lag1_s = acf.lags_s.first ?? .nan
@@ -58,6 +69,8 @@ public struct FilteredResidualCheck: Sendable, Hashable {
         minimumRho = s.minimum
         minimumRhoLag_s = acf.lags_s.isEmpty ? .nan : acf.lags_s[s.minimumIndex]
         convexityFlag = s.excess > Self.minimumConvexityExcess && !convexityNull.isEmpty && convexityNull.allSatisfy { $0 < s.excess }
+        self.whiteFraction = whiteFraction
+        noWhiteFlag = whiteFraction < Self.minimumWhiteFraction && (acf.rho.first ?? 0) > Self.noWhiteLag1Rho
         negativeFlag = s.minimum < Self.minimumNegativeRho && s.minimumZ > Self.zLimit
             && nullStats.allSatisfy { $0.minimum > s.minimum }
     }
@@ -66,12 +79,13 @@ public struct FilteredResidualCheck: Sendable, Hashable {
     public var warning: String? {
         guard detected else { return nil }
         let f = ReportText.short
-        var parts = ["lag-\(f(lag1_s)) s ρ \(f(lag1Rho))"]
+        var parts = ["ρ \(f(lag1Rho)) at lag \(f(lag1_s)) s"]
         if convexityFlag {
             parts.append("ρ(\(f(2 * convexityLag_s)) s) falls \(f(convexityExcess)) below ρ(\(f(convexityLag_s)) s)²")
         }
+        if noWhiteFlag { parts.append("no independent (white) part left: white σ is \(f(100 * whiteFraction)) % of the total") }
         if negativeFlag { parts.append("negative at \(f(minimumRhoLag_s)) s (\(f(minimumRho)))") }
         return "residuals look smoothed/filtered upstream: " + parts.joined(separator: ", ")
-            + "; no white + Gauss–Markov noise has this autocorrelation, so the generator's models do not describe it and the fitted block is approximate"
+            + "; the generator's models (white + Gauss–Markov) do not describe this, so the fitted block is approximate"
     }
 }

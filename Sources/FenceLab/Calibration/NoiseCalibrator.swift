@@ -169,7 +169,8 @@ public enum NoiseCalibrator {
             // Fourth cumulants add for independent parts and the Gauss–Markov part is Gaussian:
             // κ_total·σ⁴ = κ_white·σ_w⁴.
             self.whiteShare = whiteShare
-            whiteKurtosis = whiteShare > 0 ? kurtosis / (whiteShare * whiteShare) : 0
+            // Below a 5 % variance share the white part's kurtosis is not identifiable (NaN: no tails).
+            whiteKurtosis = whiteShare > 0.05 ? kurtosis / (whiteShare * whiteShare) : .nan
             perAxisSigma_m = v.squareRoot()
             drms_m = (2 * v).squareRoot()
             reportedMedian_m = NoiseCalibrator.median(accuracy)
@@ -208,7 +209,8 @@ public enum NoiseCalibrator {
             }
         }
         func interval(_ k: Int, _ value: Double) -> FittedValue {
-            let q = (try? Statistics.quantiles(samples[k], probabilities: [0.025, 0.975])) ?? [.nan, .nan]
+            let finite = samples[k].filter(\.isFinite)
+            let q = (try? Statistics.quantiles(finite, probabilities: [0.025, 0.975])) ?? [.nan, .nan]
             return FittedValue(value: value, lower: q[0], upper: q[1], method: "block bootstrap")
         }
         return MomentIntervals(

@@ -54,7 +54,7 @@ public enum CalibrationHTML {
     /// A plot frame: axes from (x0, y0) to (x1, y1), px/py map data to pixels.
     struct Frame {
         let width: Double, height: Double, x0: Double, x1: Double, y0: Double, y1: Double
-        let left = 46.0, right = 12.0, top = 10.0, bottom = 44.0
+        let left = 46.0, right = 26.0, top = 10.0, bottom = 44.0
         func px(_ v: Double) -> Double { left + (v - x0) / (x1 - x0) * (width - left - right) }
         func py(_ v: Double) -> Double { top + (height - top - bottom) * (1 - (max(y0, min(y1, v)) - y0) / (y1 - y0)) }
 
@@ -151,7 +151,7 @@ public enum CalibrationHTML {
     static func accuracyHistogram(_ r: CalibrationResult, width: Double = 420) -> String {
         let rec = r.input.reportedAccuracy_m, syn = r.goodness.syntheticAccuracy_m
         let sortedAll = (rec + syn).sorted()
-        let upper = max(1e-9, sortedAll[min(sortedAll.count - 1, Int(Double(sortedAll.count) * 0.995))] * 1.05)
+        let upper = SVGPlots.niceCeiling(max(1e-9, sortedAll[min(sortedAll.count - 1, Int(Double(sortedAll.count) * 0.995))] * 1.05))
         let bins = 40, bw = upper / Double(bins)
         func density(_ v: [Double]) -> [Double] {
             var c = [Double](repeating: 0, count: bins)
