@@ -91,6 +91,14 @@ import _TestSupport
 
     static let anchor = try! Coordinate(latitude: 48.1374, longitude: 11.5755)
 
+    /// Moving average over the fixes `before` earlier to `after` later (fewer at the ends).
+    static func average(_ x: [SIMD2<Double>], before: Int, after: Int) -> [SIMD2<Double>] {
+        x.indices.map { i in
+            let lo = max(0, i - before), hi = min(x.count - 1, i + after)
+            return x[lo...hi].reduce(SIMD2<Double>.zero, +) / Double(hi - lo + 1)
+        }
+    }
+
     /// A device log whose fixes lie at `offsets` (east/north metres) from `anchor`.
     static func log(times: [Double], offsets: [SIMD2<Double>], accuracy: [Double]) -> DeviceLog {
         let frame = LocalFrame(anchor: anchor)
@@ -144,11 +152,7 @@ import _TestSupport
     @Test func movingAverageSmoothedInputIsReportedAsFiltered() throws {
         let times = (0..<7200).map(Double.init)
         let raw = try NoiseCalibratorTests.recording(times_s: times, white_m: 4, bias_m: 2, tau_s: 20, seed: 51)
-        let window = 5
-        let smoothed = times.indices.map { i -> SIMD2<Double> in
-            let lo = max(0, i - window + 1)
-            return raw.residuals_m[lo...i].reduce(SIMD2<Double>.zero, +) / Double(i - lo + 1)
-        }
+        let smoothed = Self.average(raw.residuals_m, before: 4, after: 0)
         let r = try CalibrationRun.run(Self.log(times: times, offsets: smoothed, accuracy: raw.reportedAccuracy_m),
                                        mode: .stationary, options: Self.quick)
         print("moving average: lag-1 ρ \(r.filtered.lag1Rho), convexity excess \(r.filtered.convexityExcess) at \(r.filtered.convexityLag_s) s; \(r.goodness.verdict)")
@@ -168,10 +172,7 @@ import _TestSupport
     @Test func smoothedBiasDominatedInputIsReportedAsFiltered() throws {
         let times = (0..<3600).map(Double.init)
         let raw = try NoiseCalibratorTests.recording(times_s: times, white_m: 4, bias_m: 3, tau_s: 30, seed: 53)
-        let smoothed = times.indices.map { i -> SIMD2<Double> in
-            let lo = max(0, i - 4)
-            return raw.residuals_m[lo...i].reduce(SIMD2<Double>.zero, +) / Double(i - lo + 1)
-        }
+        let smoothed = Self.average(raw.residuals_m, before: 4, after: 0)
         let r = try CalibrationRun.run(Self.log(times: times, offsets: smoothed, accuracy: raw.reportedAccuracy_m),
                                        mode: .stationary, options: Self.quick)
         print("smoothed bias: white fraction \(r.filtered.whiteFraction), lag-1 ρ \(r.filtered.lag1Rho); \(r.goodness.verdict)")
@@ -180,16 +181,13 @@ import _TestSupport
     }
 
     /// An ACF that dips negative (a provider's Kalman filter seen against a smoothed path, as in
-    /// the road-test trace): white noise minus its 9-fix centred moving average.
+    /// the road-test trace): a 3-fix average minus its 15-fix centred average.
     @Test func negativeAutocorrelationIsReportedAsFiltered() throws {
         let times = (0..<7200).map(Double.init)
         let raw = try NoiseCalibratorTests.recording(times_s: times, white_m: 4, bias_m: 0.001, tau_s: 1, seed: 52)
         // Low-pass (3-fix average) then high-pass (minus the 15-fix average): lag-1 high, then negative.
-        func average(_ x: [SIMD2<Double>], _ half: Int) -> [SIMD2<Double>] {
-            x.indices.map { i in let lo = max(0, i - half), hi = min(x.count - 1, i + half); return x[lo...hi].reduce(.zero, +) / Double(hi - lo + 1) }
-        }
-        let low = average(raw.residuals_m, 1)
-        let band = zip(low, average(low, 7)).map { $0 - $1 }
+        let low = Self.average(raw.residuals_m, before: 1, after: 1)
+        let band = zip(low, Self.average(low, before: 7, after: 7)).map { $0 - $1 }
         let r = try CalibrationRun.run(Self.log(times: times, offsets: band, accuracy: raw.reportedAccuracy_m),
                                        mode: .stationary, options: Self.quick)
         print("band-pass: lag-1 ρ \(r.filtered.lag1Rho), minimum ρ \(r.filtered.minimumRho) at \(r.filtered.minimumRhoLag_s) s")
@@ -197,7 +195,7 @@ import _TestSupport
         #expect(r.filtered.warning?.contains("negative at") == true)
     }
 
-    /// Same log and seed → byte-identical calibration.json; another seed changes only seeded figures.
+    /// Same log and seed → byte-identical calibration.json, without coordinates.
     @Test func sameSeedSameReport() throws {
         let input = try NoiseCalibratorTests.recording(seconds: 1500, white_m: 3, bias_m: 2, tau_s: 15, seed: 61)
         let log = Self.log(times: input.times_s, offsets: input.residuals_m, accuracy: input.reportedAccuracy_m)
