@@ -65,7 +65,7 @@ public enum CalibrationReport {
             ("sigmaEast_m", .number(e.sigmaEast_m)), ("sigmaNorth_m", .number(e.sigmaNorth_m)), ("correlation", .number(e.correlation)),
             ("sigmaMajor_m", .number(e.sigmaMajor_m)), ("sigmaMinor_m", .number(e.sigmaMinor_m)),
             ("majorAxisBearing_deg", .number(e.majorAxisBearing_deg)), ("outlierFraction", .number(e.outlierFraction)),
-            ("measuredDRMS_m", .number(e.measuredDRMS_m)),
+            ("measuredDRMS_m", .number(e.measuredDRMS_m)), ("smootherScale", .number(e.smootherScale)),
         ])
         let coverage: JSONValue = .object([
             ("recording", value(i.coverage)), ("synthetic", .number(g.syntheticCoverage)),
@@ -128,9 +128,13 @@ public enum CalibrationReport {
         } else {
             lines.append("  white σ per axis  \(interval(m.whiteSigma_m, unit: " m"))  (\(m.whiteSigma_m.method))")
         }
+        if e.smootherScale != 1 {
+            lines.append("  (--track: σ scaled by \(f(e.smootherScale)) so that synthetic drives through the same smoother match the residual σ; τ not corrected)")
+        }
         if let nu = e.studentNu {
             let hi = i.whiteExcessKurtosis.lower > NoiseCalibrator.kurtosisThreshold ? f(Self.nu(i.whiteExcessKurtosis.lower)) : "∞"
-            lines.append("  Student-t ν       \(f(nu)) [\(f(Self.nu(i.whiteExcessKurtosis.upper))), \(hi)]  (block bootstrap)")
+            lines.append("  Student-t ν       \(f(nu)) [\(f(Self.nu(i.whiteExcessKurtosis.upper))), \(hi)]  (block bootstrap of the kurtosis)")
+            lines.append("  block sigma_m     \(f(CalibrationRun.BlockParameters(e).sigma_m)) m (the t scale: white σ·√((ν − 2)/ν))")
         }
         lines.append("  accuracy factor   \(interval(i.accuracyFactor, unit: "")) (reported median / measured DRMS)  (block bootstrap)")
         lines.append("  mis-report σ      \(interval(i.reportedLogSigma, unit: ""))")

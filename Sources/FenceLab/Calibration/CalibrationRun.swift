@@ -1,5 +1,6 @@
 import Foundation
 import GeoPolicy
+import GSLKit
 
 /// How the true path of a calibration recording is estimated.
 public enum CalibrationMode: String, Sendable, Hashable, CaseIterable {
@@ -156,7 +157,8 @@ public enum CalibrationRun {
             throw .invalidOption(name: "nullDrives", value: options.nullDrives, range: CalibrationOptions.nullDriveRange)
         }
         let r = try residuals(log, mode: mode)
-        let estimate = try NoiseCalibrator.estimate(r.input, seed: options.seed, replicates: options.replicates)
+        var estimate = try NoiseCalibrator.estimate(r.input, seed: options.seed, replicates: options.replicates)
+        if mode == .track { estimate = try undoSmootherShrinkage(estimate, recording: r, seed: options.seed) }
         let series = ResidualSeries(times_s: r.input.times_s, residuals_m: r.input.residuals_m)
         let maxLag_s = min(options.maxLag_s, series.span_s / 4)
         let acf = ResidualACF(series, binWidth_s: series.medianInterval_s, maxLag_s: maxLag_s)
@@ -166,6 +168,30 @@ public enum CalibrationRun {
                                              whiteFraction: estimate.whiteSigma_m / max(1e-300, estimate.intervals.perAxisSigma_m.value))
         return CalibrationResult(file: log.file, mode: mode, options: options, input: r.input, accounting: r.accounting,
                                  estimate: estimate, acf: acf, filtered: filtered, goodness: goodness)
+    }
+
+    /// `--track`: the RTS smoother follows part of the noise, so residuals against the smoothed path
+    /// are smaller than the noise. Scales σ_w and σ_b until drives generated from the block and put
+    /// through the same smoother have the recording's residual σ (fixed-point iteration, three
+    /// rounds of two drives each; seeded streams). τ is not corrected.
+    static func undoSmootherShrinkage(_ estimate: NoiseEstimate, recording r: Residuals, seed: UInt64) throws(CalibrationError) -> NoiseEstimate {
+        let target = estimate.intervals.perAxisSigma_m.value
+        var e = estimate
+        for round in 0..<3 {
+            var sum = 0.0
+            for drive in 0..<2 {
+                let rng: RandomSource
+                do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: seed, stream: 0x5CA1E_00 + UInt64(2 * round + drive))) } catch {
+                    throw .random(reason: "\(error)")
+                }
+                let synthetic = try GoodnessOfFit.syntheticResiduals(r, block: BlockParameters(e), mode: .track, rng: rng)
+                sum += ResidualSeries(times_s: synthetic.input.times_s, residuals_m: synthetic.input.residuals_m).perAxisVariance_m2.squareRoot()
+            }
+            let observed = sum / 2
+            guard observed > 0, target > 0 else { break }
+            e = e.scaled(by: target / observed)
+        }
+        return e
     }
 
     /// The block's parameters: white σ (the Student-t scale when ν is fitted, so that the white

@@ -83,6 +83,26 @@ public struct NoiseEstimate: Sendable, Hashable {
     public var coverage: Double
     /// 95 % block-bootstrap intervals of the moment figures.
     public var intervals: MomentIntervals
+    /// `--track`: factor applied to σ_w and σ_b so that drives generated from the block, put
+    /// through the same smoother, show the recording's residual σ (1 for stationary recordings).
+    public var smootherScale: Double = 1
+
+    /// The noise scaled by `factor` (σ_w, σ_b and their intervals; the accuracy factor relative
+    /// to the scaled DRMS). Residual-based figures (σ per axis, coverage, ACF) are unchanged.
+    func scaled(by factor: Double) -> NoiseEstimate {
+        func scale(_ v: FittedValue?) -> FittedValue? {
+            v.map { FittedValue(value: $0.value * factor, lower: $0.lower * factor, upper: $0.upper * factor, method: $0.method) }
+        }
+        var e = self
+        e.whiteSigma_m *= factor; e.biasSigma_m *= factor
+        e.models.whiteSigma_m = scale(models.whiteSigma_m)!
+        e.models.gmWhiteSigma_m = scale(models.gmWhiteSigma_m); e.models.gmBiasSigma_m = scale(models.gmBiasSigma_m)
+        e.accuracyFactor /= factor
+        e.intervals.accuracyFactor = FittedValue(value: intervals.accuracyFactor.value / factor, lower: intervals.accuracyFactor.lower / factor,
+                                                 upper: intervals.accuracyFactor.upper / factor, method: intervals.accuracyFactor.method)
+        e.smootherScale = smootherScale * factor
+        return e
+    }
 }
 
 /// Block-bootstrap 95 % intervals of the figures that are not maximum-likelihood fits.
