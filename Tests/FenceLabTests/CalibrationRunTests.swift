@@ -10,12 +10,12 @@ import _TestSupport
 @Suite struct CalibrationRunTests {
     static let white_m = 5.0, bias_m = 2.5, tau_s = 45.0
 
-    static func scenarioJSON(noise: String, accuracy: String, seed: Int, route: String) -> String {
+    static func scenarioJSON(noise: String, accuracy: String, seed: Int, route: String, duration_s: Int = 7200) -> String {
         """
         {"name": "calibration-test", "description": "known noise for calibration", "rulesVersion": "hysteresis-80-120-acc30", "seed": \(seed), "replicates": 1,
          "fence": {"center": [-33.86, 151.21], "rule": {"kind": "hysteresis", "enter_m": 80, "exit_m": 120, "maxAccuracy_m": 30}},
          "route": \(route),
-         "sampling": {"rate_hz": 1, "duration_s": 7200},
+         "sampling": {"rate_hz": 1, "duration_s": \(duration_s)},
          "noise": \(noise), "accuracy": \(accuracy)}
         """
     }
@@ -198,6 +198,30 @@ import _TestSupport
         print("band-pass: lag-1 ρ \(r.filtered.lag1Rho), minimum ρ \(r.filtered.minimumRho) at \(r.filtered.minimumRhoLag_s) s")
         #expect(r.filtered.negativeFlag)
         #expect(r.filtered.warning?.contains("negative at") == true)
+    }
+
+    /// The issue's case: a car trace whose provider smoothed the fixes (here a centred 5-fix
+    /// average of the coordinates), calibrated with --track: the residuals against our smoothed path
+    /// go negative at a few seconds, and the tool says so instead of printing a plain block.
+    @Test func providerSmoothedCarTraceIsReportedAsFiltered() throws {
+        let route = #"{"kind": "waypoints", "points": [[-33.86, 151.20], [-33.86, 151.30]], "speed": {"profile": "constant", "speed_kmh": 50}}"#
+        let json = Self.scenarioJSON(noise: #"{"model": "gaussian", "sigma_m": 5, "bias": {"sigma_m": 3, "tau_s": 60}}"#,
+                                     accuracy: #"{"model": "drms"}"#, seed: 10, route: route, duration_s: 1800)
+        let log = try Self.log(json)
+        let frame = LocalFrame(anchor: try Coordinate(latitude: log.fixes[0].fix.latitude, longitude: log.fixes[0].fix.longitude))
+        let offsets = log.fixes.map { frame.offset_m(try! Coordinate(latitude: $0.fix.latitude, longitude: $0.fix.longitude)) }
+        let smoothed = Self.average(offsets, before: 2, after: 2)
+        var provider = log
+        for i in provider.fixes.indices {
+            let c = frame.coordinate(smoothed[i])
+            provider.fixes[i].fix.latitude = c.latitude; provider.fixes[i].fix.longitude = c.longitude
+        }
+        let r = try CalibrationRun.run(provider, mode: .track, options: Self.quick)
+        print("provider-smoothed car trace: ρ \(r.filtered.lag1Rho) at 1 s, minimum \(r.filtered.minimumRho) at \(r.filtered.minimumRhoLag_s) s; \(r.goodness.verdict)")
+        #expect(r.filtered.detected)
+        #expect(r.filtered.warning?.contains("smoothed/filtered upstream") == true)
+        // The unsmoothed trace through the same pipeline raises no such warning.
+        #expect(!(try CalibrationRun.run(log, mode: .track, options: Self.quick)).filtered.detected)
     }
 
     /// Same log and seed → byte-identical calibration.json, without coordinates.
