@@ -128,7 +128,7 @@ public struct MomentIntervals: Sendable, Hashable {
 public enum NoiseCalibrator {
     public static let minimumFixes = 100
     /// Below this excess kurtosis of the white part a t-distribution cannot be told from a Gaussian
-    /// at these sample sizes: no `tails` is written.
+    /// at these sample sizes: no `tails` is written (nor when the kurtosis interval includes 0).
     public static let kurtosisThreshold = 0.2
 
     /// - Parameters:
@@ -154,9 +154,11 @@ public enum NoiseCalibrator {
         let white = gm ? models.gmWhiteSigma_m!.value : models.whiteSigma_m.value
         let bias = gm ? models.gmBiasSigma_m!.value : 0
         let moments = Moments(centred, accuracy: input.reportedAccuracy_m, whiteShare: white * white / (white * white + bias * bias))
-        let nu: Double? = moments.whiteKurtosis > kurtosisThreshold ? 4 + 6 / moments.whiteKurtosis : nil
         let intervals = try bootstrap(series, accuracy: input.reportedAccuracy_m, whiteShare: moments.whiteShare,
                                       tau_s: gm ? models.gmTau_s!.value : nil, seed: seed, replicates: replicates, point: moments)
+        // Tails only when the kurtosis is above the threshold and its interval excludes a Gaussian.
+        let heavy = moments.whiteKurtosis > kurtosisThreshold && intervals.whiteExcessKurtosis.lower > 0
+        let nu: Double? = heavy ? 4 + 6 / moments.whiteKurtosis : nil
         return NoiseEstimate(
             samples: n, duration_s: input.times_s[n - 1] - input.times_s[0], interval_s: series.medianInterval_s,
             sigmaEast_m: see.squareRoot(), sigmaNorth_m: snn.squareRoot(),

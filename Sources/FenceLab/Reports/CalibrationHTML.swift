@@ -26,7 +26,7 @@ public enum CalibrationHTML {
         h += "</tbody></table></div>\n"
         let m = e.models
         h += "<p>Selected model: <b>\(x(m.selected.rawValue))</b> (likelihood ratio vs white \(ReportText.short(m.likelihoodRatio)), threshold \(ReportText.short(GaussMarkovFit.selectionThreshold))).</p>\n"
-        h += "<h2>Scenario block (paste into a scenario file)</h2>\n<pre>\(x(r.scenarioBlock.serialized()))</pre>\n"
+        h += "<h2>Scenario block (paste into a scenario file)</h2>\n<div class=\"scroll\"><pre>\(x(r.scenarioBlock.serialized()))</pre></div>\n"
         if !r.notes.isEmpty { h += "<ul>" + r.notes.map { "<li>\(x($0))</li>" }.joined() + "</ul>\n" }
         h += "<h2>Goodness of fit: recording vs a drive generated from the block</h2>\n<div class=\"plots\">\n"
         h += HTMLReport.figure("Residual autocorrelation: recording (95 % Bartlett band) and a synthetic drive with the same timestamps (95 % envelope of \(r.goodness.nullACFs.count) drives); lags 1–30 s are tested", autocorrelation(r), wide: true)
