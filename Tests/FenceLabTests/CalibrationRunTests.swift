@@ -233,5 +233,13 @@ import _TestSupport
         let b = CalibrationReport.json(try CalibrationRun.run(log, mode: .stationary, options: options)).serialized()
         #expect(a == b)
         #expect(!a.contains("48.137") && !a.contains("11.575"), "no coordinates in calibration.json")
+        // Every key of calibration.json (top level and one level down) is named in its contract.
+        let page = try String(contentsOfFile: "docs/report-format.md", encoding: .utf8)
+        let section = try #require(page.range(of: "## `calibration.json`").map { String(page[$0.upperBound...]) })
+        let json = try #require(JSONSerialization.jsonObject(with: Data(a.utf8)) as? [String: Any])
+        var keys = Array(json.keys)
+        for case let (key, inner as [String: Any]) in json where key != "scenario" { keys += inner.keys }
+        let missing = Set(keys).filter { !section.contains("`\($0)`") }
+        #expect(missing.isEmpty, "calibration.json keys not in docs/report-format.md: \(missing.sorted())")
     }
 }
