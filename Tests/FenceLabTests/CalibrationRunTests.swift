@@ -104,6 +104,15 @@ import _TestSupport
         }
     }
 
+    /// Generated noise (white + Gauss–Markov, 1 Hz), passed through `filter`, calibrated as a stationary log.
+    static func calibrateFiltered(seconds: Int, white_m: Double, bias_m: Double, tau_s: Double, seed: UInt64,
+                                  _ filter: ([SIMD2<Double>]) -> [SIMD2<Double>]) throws -> CalibrationResult {
+        let times = (0..<seconds).map(Double.init)
+        let raw = try NoiseCalibratorTests.recording(times_s: times, white_m: white_m, bias_m: bias_m, tau_s: tau_s, seed: seed)
+        return try CalibrationRun.run(log(times: times, offsets: filter(raw.residuals_m), accuracy: raw.reportedAccuracy_m),
+                                      mode: .stationary, options: quick)
+    }
+
     /// A device log whose fixes lie at `offsets` (east/north metres) from `anchor`.
     static func log(times: [Double], offsets: [SIMD2<Double>], accuracy: [Double]) -> DeviceLog {
         let frame = LocalFrame(anchor: anchor)
@@ -155,11 +164,7 @@ import _TestSupport
     /// does): the tool must say the residuals look filtered — in the warnings, the JSON and the HTML —
     /// and the two-sample test must not call it a match.
     @Test func movingAverageSmoothedInputIsReportedAsFiltered() throws {
-        let times = (0..<7200).map(Double.init)
-        let raw = try NoiseCalibratorTests.recording(times_s: times, white_m: 4, bias_m: 2, tau_s: 20, seed: 51)
-        let smoothed = Self.average(raw.residuals_m, before: 4, after: 0)
-        let r = try CalibrationRun.run(Self.log(times: times, offsets: smoothed, accuracy: raw.reportedAccuracy_m),
-                                       mode: .stationary, options: Self.quick)
+        let r = try Self.calibrateFiltered(seconds: 7200, white_m: 4, bias_m: 2, tau_s: 20, seed: 51) { Self.average($0, before: 4, after: 0) }
         print("moving average: lag-1 ρ \(r.filtered.lag1Rho), convexity excess \(r.filtered.convexityExcess) at \(r.filtered.convexityLag_s) s; \(r.goodness.verdict)")
         #expect(r.filtered.detected)
         let warning = try #require(r.filtered.warning)
@@ -175,11 +180,7 @@ import _TestSupport
     /// A slow bias dominating, smoothed by a 5-fix moving average (the shipped 2 h example
     /// smoothed): the ACF barely bends, but no white part is left, and the tool says so.
     @Test func smoothedBiasDominatedInputIsReportedAsFiltered() throws {
-        let times = (0..<3600).map(Double.init)
-        let raw = try NoiseCalibratorTests.recording(times_s: times, white_m: 4, bias_m: 3, tau_s: 30, seed: 53)
-        let smoothed = Self.average(raw.residuals_m, before: 4, after: 0)
-        let r = try CalibrationRun.run(Self.log(times: times, offsets: smoothed, accuracy: raw.reportedAccuracy_m),
-                                       mode: .stationary, options: Self.quick)
+        let r = try Self.calibrateFiltered(seconds: 3600, white_m: 4, bias_m: 3, tau_s: 30, seed: 53) { Self.average($0, before: 4, after: 0) }
         print("smoothed bias: white fraction \(r.filtered.whiteFraction), lag-1 ρ \(r.filtered.lag1Rho); \(r.goodness.verdict)")
         #expect(r.filtered.noWhiteFlag)
         #expect(r.filtered.warning?.contains("no independent (white) part left") == true)
@@ -188,13 +189,11 @@ import _TestSupport
     /// An ACF that dips negative (a provider's Kalman filter seen against a smoothed path, as in
     /// the road-test trace): a 3-fix average minus its 15-fix centred average.
     @Test func negativeAutocorrelationIsReportedAsFiltered() throws {
-        let times = (0..<7200).map(Double.init)
-        let raw = try NoiseCalibratorTests.recording(times_s: times, white_m: 4, bias_m: 0.001, tau_s: 1, seed: 52)
         // Low-pass (3-fix average) then high-pass (minus the 15-fix average): lag-1 high, then negative.
-        let low = Self.average(raw.residuals_m, before: 1, after: 1)
-        let band = zip(low, Self.average(low, before: 7, after: 7)).map { $0 - $1 }
-        let r = try CalibrationRun.run(Self.log(times: times, offsets: band, accuracy: raw.reportedAccuracy_m),
-                                       mode: .stationary, options: Self.quick)
+        let r = try Self.calibrateFiltered(seconds: 7200, white_m: 4, bias_m: 0.001, tau_s: 1, seed: 52) { residuals in
+            let low = Self.average(residuals, before: 1, after: 1)
+            return zip(low, Self.average(low, before: 7, after: 7)).map { $0 - $1 }
+        }
         print("band-pass: lag-1 ρ \(r.filtered.lag1Rho), minimum ρ \(r.filtered.minimumRho) at \(r.filtered.minimumRhoLag_s) s")
         #expect(r.filtered.negativeFlag)
         #expect(r.filtered.warning?.contains("negative at") == true)
