@@ -81,6 +81,9 @@ double fl_ref_cspline(const double *x, const double *y, long nKnots,
 int fl_callgrind_requests_compiled(void);
 /// 1 when running under valgrind (RUNNING_ON_VALGRIND), else 0.
 int fl_running_on_valgrind(void);
+/// CALLGRIND_START_INSTRUMENTATION: instruments from here on (the run starts with
+/// --instr-atstart=no, so set-up runs at valgrind's uninstrumented speed).
+void fl_callgrind_start_instrumentation(void);
 /// CALLGRIND_ZERO_STATS: resets the counters.
 void fl_callgrind_zero_stats(void);
 /// CALLGRIND_TOGGLE_COLLECT: switches counting on or off for the calling thread.

@@ -27,15 +27,19 @@ enum TableWriter {
     }
 
     static func comparison(_ c: Comparison, format: OutputFormat) -> String {
-        let header = ["benchmark", "metric", "better", "baseline", "current", "change", "gate", "allocs/item", "verdict"]
+        // Allocations are counted by time runs only.
+        let showAllocations = c.rows.contains { $0.metric != "instr/item" }
+        let header = ["benchmark", "metric", "better", "baseline", "current", "change", "gate"]
+            + (showAllocations ? ["allocs/item"] : []) + ["verdict"]
         let rows = c.rows.map { r -> [String] in
             let allocs = "\(r.baselineAllocationsPerItem.map { String(format: "%.3g", $0) } ?? "-") → \(r.currentAllocationsPerItem.map { String(format: "%.3g", $0) } ?? "-")"
-            return [r.name, r.metric, r.polarity == .higherIsBetter ? "higher" : "lower",
-                    r.baseline.map { value($0, metric: r.metric) } ?? "-", value(r.current, metric: r.metric),
-                    r.change.map { String(format: "%+.1f%%", $0 * 100) } ?? "-",
-                    r.tolerance.map { String(format: "±%.0f%%", $0 * 100) }
-                        ?? r.spread.map { String(format: "tracked-only (spread ±%.0f%%)", $0 * 100) } ?? "-",
-                    allocs, r.gated ? r.verdict.rawValue : "\(r.verdict.rawValue) (not gated)"]
+            let gate: String = r.tolerance.map { String(format: "±%.0f%%", $0 * 100) }
+                ?? r.spread.map { String(format: "tracked-only (spread ±%.0f%%)", $0 * 100) } ?? "-"
+            let cells: [String] = [r.name, r.metric, r.polarity == .higherIsBetter ? "higher" : "lower",
+                                   r.baseline.map { value($0, metric: r.metric) } ?? "-", value(r.current, metric: r.metric),
+                                   r.change.map { String(format: "%+.1f%%", $0 * 100) } ?? "-", gate]
+            let verdict = r.gated ? r.verdict.rawValue : "\(r.verdict.rawValue) (not gated)"
+            return cells + (showAllocations ? [allocs] : []) + [verdict]
         }
         var lines = [
             "",
