@@ -325,5 +325,21 @@ import _TestSupport
             let items = try #require(m["items"] as? Double)
             #expect(perItem > 10 && isClose(perItem, total / items, relativeTolerance: 1e-12), "\(name)")
         }
+
+        // Another toolchain in the baseline: compared anyway, with one warning line; a filtered
+        // save refuses to mix the two toolchains in one file.
+        let file = folder.appendingPathComponent("merge-instructions.json")
+        var doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        var machine = try #require(doc["machine"] as? [String: Any])
+        machine["toolchain"] = "Swift 5.0"
+        doc["machine"] = machine
+        try JSONSerialization.data(withJSONObject: doc).write(to: file)
+        let compare = try Self.bench(["--metric", "instructions", "--runs", "1", "--filter", "rng/", "--compare", "merge"], environment: env)
+        #expect(compare.status == 0, "\(compare.stderr)")
+        #expect(compare.stderr.split(separator: "\n").filter { $0.contains("warning: baseline 'merge' was recorded with toolchain Swift 5.0") }.count == 1,
+                "\(compare.stderr)")
+        let mixed = try Self.bench(base + ["--filter", "rng/"], environment: env)
+        #expect(mixed.status == 64, "\(mixed.stderr)")
+        #expect(mixed.stderr.contains("Swift 5.0"))
     }
 }
