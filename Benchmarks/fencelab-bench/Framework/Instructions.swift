@@ -12,7 +12,7 @@ enum Metric: String, Codable, Sendable, Hashable, CaseIterable {
     var defaultThreshold: Double {
         switch self {
         case .time: return 0.10
-        // Counts repeat to within 3e-8 run to run (docs/benchmarks.md), so 2 % is all compiler
+        // Counts repeat exactly run to run, the harness row to within 1e-6 (docs/benchmarks.md), so 2 % is all compiler
         // and code change, and a 10 % slowdown is five times the gate.
         case .instructions: return 0.02
         }
