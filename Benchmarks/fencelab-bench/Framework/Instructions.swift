@@ -201,8 +201,9 @@ struct ChildProtocol: Hashable {
 
 /// The hidden `--instructions-child NAME --runs N --callgrind-dumps BASE` mode, run by
 /// `InstructionRunner` under `valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no
-/// --callgrind-out-file=BASE`: set-up and one warm call uncounted, then instrumentation and
-/// counting on (client requests) for exactly N body calls, dumped to `BASE.k` and read back.
+/// --callgrind-out-file=BASE`: set-up, a warm call and a calibration call uncounted (the
+/// latter counted only to size a fractional slowdown), then instrumentation and counting on
+/// (client requests) for exactly N body calls, dumped to `BASE.k` and read back.
 struct InstructionChild {
     let dumpBase: String
     private(set) var dumps = 0
@@ -233,17 +234,26 @@ struct InstructionChild {
         }
         guard let benchmark = Registry.named(name) else { throw .usage("--instructions-child: no benchmark named '\(name)'") }
         var child = InstructionChild(dumpBase: dumpBase)
-        var failure: BenchError?
         let raw = benchmark.setup()
-        let body = benchmark.isReference ? raw : slowdown.apply(to: raw) { call in
-            blackHole(call())
-            do throws(BenchError) { return try child.count("calibration", call).instructions } catch {
-                failure = error
-                return .nan
+        blackHole(raw())  // warm call: lazy initialisation and first-touch costs stay uncounted
+        // The second call sizes the filler of a fractional slowdown (counted); without one the
+        // same call is made uncounted. Either way the measured calls are calls 3…N+2, so a
+        // stateful body (the generators move along their route, the RNG's draws differ by ±1 %
+        // per call) is measured on the same calls slowed or not.
+        let body: () -> Double
+        if benchmark.isReference || slowdown.fraction == 0 {
+            blackHole(raw())
+            body = benchmark.isReference ? raw : slowdown.apply(to: raw) { _ in .nan }
+        } else {
+            var failure: BenchError?
+            body = slowdown.apply(to: raw) { call in
+                do throws(BenchError) { return try child.count("calibration", call).instructions } catch {
+                    failure = error
+                    return .nan
+                }
             }
+            if let failure { throw failure }
         }
-        if let failure { throw failure }
-        blackHole(body())  // warm call: lazy initialisation and first-touch costs stay uncounted
         let measured = try child.count("measured \(name)") {
             var s = 0.0
             for _ in 0..<calls { s += body() }
