@@ -57,7 +57,7 @@ enum GeneratorBenchmarks {
         }
     }
 
-    /// `spread`: measured spread of the ratio (`Benchmark.noise`), 2026-11-29 and 11-30 runs, load 1–19.
+    /// `spread`: measured spread of the ratio (`Benchmark.noise`), 2026-11-29 and 11-30 runs, load 1–20.
     static func benchmark(_ name: String, _ noise: NoiseSpec, moving: Bool = true, target: String,
                           spread: Double) -> Benchmark {
         Benchmark("generator/\(name)", group: "generator", itemsPerRun: fixesPerRun, unit: "fix",
@@ -68,15 +68,15 @@ enum GeneratorBenchmarks {
     }
 
     static let isotropic = benchmark("isotropic-moving", NoiseSpec(white: .gaussian(sigma_m: 5)),
-                                     target: "≥ 2e7 fixes/s (≈ 0.42× C draws)", spread: 0.25)  // 0.17–0.211
+                                     target: "≥ 2e7 fixes/s (≈ 0.42× C draws)", spread: 0.30)  // 0.167–0.211
     static let anisotropic = benchmark("anisotropic-moving",
                                        NoiseSpec(white: .anisotropic(alongTrackSigma_m: 6, crossTrackSigma_m: 3, rho: 0.3)),
-                                       target: "tracked", spread: 0.25)  // 0.12–0.15
+                                       target: "tracked", spread: 0.30)  // 0.118–0.150
     static let gaussMarkov = benchmark("gauss-markov-moving",
                                        NoiseSpec(white: .gaussian(sigma_m: 3), bias: NoiseSpec.Bias(sigma_m: 4, tau_s: 60)),
-                                       target: "tracked", spread: 0.34)  // 0.12–0.161
+                                       target: "tracked", spread: 0.34)  // 0.120–0.161
     static let studentT = benchmark("student-t-moving", NoiseSpec(white: .gaussian(sigma_m: 5), tails: .studentT(nu: 4)),
-                                    target: "tracked", spread: 0.41)  // 0.10–0.141
+                                    target: "tracked", spread: 0.36)  // 0.103–0.141
     static let isotropicStationary = benchmark("isotropic-stationary", NoiseSpec(white: .gaussian(sigma_m: 5)),
-                                               moving: false, target: "≥ 2e7 fixes/s", spread: 0.36)  // 0.27–0.368
+                                               moving: false, target: "≥ 2e7 fixes/s", spread: 0.36)  // 0.272–0.368
 }

@@ -77,7 +77,7 @@ enum KalmanBenchmarks {
     static let seedKalman = Benchmark(
         "kalman/seed004-process", group: "kalman", itemsPerRun: ReferenceKernels.updatesPerRun - 1,
         unit: "update", reference: ReferenceKernels.seedKalman.name, target: "tracked",
-        noise: 0.66  // 24 C instructions per update: the ratio follows the machine's state (0.43–0.715): tracked-only
+        noise: 0.67  // 24 C instructions per update: the ratio follows the machine's state (0.427–0.715): tracked-only
     ) {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)
@@ -104,7 +104,7 @@ enum KalmanBenchmarks {
     /// `RTSSmoother.smooth` on recorded steps, per point (the forward filter runs in set-up).
     static let rtsSmoother = Benchmark(
         "track/rts-smooth", group: "track", itemsPerRun: 1024, unit: "point", target: "0 allocs/point (1 array per call)",
-        noise: 0.09  // items/s, 11 runs 2026-11-30 (load 12–19); 9.2e5–1.85e6 across days
+        noise: 0.09  // items/s, 16 runs 2026-11-30 (load 12–20); 9.2e5–1.85e6 across days
     ) {
         let w = Workloads.TrackInPlane(count: 1024, seed: 10)
         var f = makeFilter()
@@ -124,7 +124,7 @@ enum KalmanBenchmarks {
     static let spline = Benchmark(
         "gapfill/natural-cubic-spline", group: "gapfill", itemsPerRun: 1000, unit: "eval",
         reference: ReferenceKernels.cspline.name, target: "≥ 1× GSL",
-        noise: 0.31  // 1.43–1.87 across runs (9 µs bodies: cache and frequency state dominate): tracked-only
+        noise: 0.32  // 1.42–1.87 across runs (9 µs bodies: cache and frequency state dominate): tracked-only
     ) {
         let data = ReferenceKernels.SplineData()
         let body = {

@@ -7,7 +7,7 @@ enum RandomBenchmarks {
     static let ziggurat = Benchmark(
         "rng/gaussianZiggurat", group: "rng", itemsPerRun: ReferenceKernels.drawsPerRun, unit: "draw",
         reference: ReferenceKernels.ziggurat.name, target: "≥ 0.8× C",
-        noise: 0.20  // ratio 0.85–1.01 (2026-11-29 and 11-30 runs, load 1–19)
+        noise: 0.25  // ratio 0.835–1.01 (2026-11-29 and 11-30 runs, load 1–19): 21 %
     ) {
         let rng = Workloads.source(seed: 11)
         return {
