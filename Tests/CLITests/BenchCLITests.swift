@@ -112,7 +112,7 @@ import _TestSupport
     @Test func listNamesKernelsAndReferences() throws {
         let r = try Self.bench(["--list"])
         #expect(r.status == 0)
-        for name in ["reference/c-fence-scalar", "reference/c-kalman-cv", "reference/c-gsl-ziggurat",
+        for name in ["reference/c-fence-scalar", "reference/c-kalman-cv", "reference/c-kalman-geo", "reference/c-gsl-ziggurat",
                      "reference/c-gsl-cspline", "fence/validate-haversine-hysteresis/batch",
                      "rng/gaussianZiggurat\t4096 draws/run\tvs reference/c-gsl-ziggurat"] {
             #expect(r.stdout.contains(name), "\(name)")
@@ -200,15 +200,15 @@ import _TestSupport
     }
 
     /// Benchmarks check themselves at set-up (FenceBatch vs the scalar path, KalmanFilter vs
-    /// the C CV kernel, SeedKalman vs its C transcription, the spline vs GSL's cspline) and
-    /// say so on stderr when they disagree.
+    /// the C CV kernel and, bit for bit, the fair geo kernel, SeedKalman vs its C transcription,
+    /// the spline vs GSL's cspline, quantiles vs gsl_sort) and say so on stderr when they disagree.
     @Test func setUpSelfChecksAgree() throws {
         let r = try Self.bench(["--quick", "--samples", "3", "--filter", "hysteresis/batch", "--filter", "kalman/",
-                                "--filter", "gapfill/", "--format", "json"])
+                                "--filter", "gapfill/", "--filter", "stats/", "--format", "json"])
         #expect(r.status == 0, "\(r.stderr)")
         for word in ["disagrees", "differs"] { #expect(!r.stderr.contains(word), "\(r.stderr)") }
         let results = try #require(try Self.json(r.stdout)["results"] as? [[String: Any]])
-        #expect(results.count == 4)
+        #expect(results.count == 6)
     }
 
     @Test func missingBaselineExitsFive() throws {

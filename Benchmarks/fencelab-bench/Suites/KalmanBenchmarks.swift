@@ -4,7 +4,7 @@ import GeoPolicy
 
 /// Track engine: `KalmanFilter` update, `SeedKalman`, RTS smoother, natural cubic spline (gap fill).
 enum KalmanBenchmarks {
-    static let all: [Benchmark] = [cvUpdate, seedKalman, rtsSmoother, spline]
+    static let all: [Benchmark] = [cvUpdate, cvUpdateFair, seedKalman, rtsSmoother, spline]
 
     /// The constant-velocity filter with the C kernel's parameters (q, σ = hAcc/√2, velocity σ 10 m/s).
     static func makeFilter() -> KalmanFilter {
@@ -29,8 +29,14 @@ enum KalmanBenchmarks {
     ) {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)
+        for problem in checkAgainstC(w, fixes: fixes) { printError("fencelab-bench: kalman/cv-update: \(problem)") }
+        return updates(fixes)
+    }
+
+    /// The timed body of both `kalman/cv-update` rows: a fresh filter, one `update` per fix.
+    static func updates(_ fixes: [Fix]) -> () -> Double {
         let prototype = makeFilter()
-        let body = {
+        return {
             var f = prototype
             var rejected = 0
             fixes.withUnsafeBufferPointer { b in
@@ -40,8 +46,49 @@ enum KalmanBenchmarks {
             }
             return f.state.sum() + Double(rejected)
         }
-        for problem in checkAgainstC(w, fixes: fixes) { printError("fencelab-bench: kalman/cv-update: \(problem)") }
-        return body
+    }
+
+    /// `KalmanFilter.update` against the fair kernel `fl_ref_kalman_geo`, which does the same
+    /// validation, lat/lon projection into the local plane and re-anchoring (issue 18) as the
+    /// engine, transcribed operation for operation; set-up checks the two agree.
+    static let cvUpdateFair = Benchmark(
+        "kalman/cv-update-geo", group: "kalman", itemsPerRun: ReferenceKernels.updatesPerRun - 1,
+        unit: "update", reference: ReferenceKernels.kalmanGeo.name, target: "≥ 0.9× C"
+    ) {
+        let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
+        let fixes = makeFixes(w)
+        for problem in checkAgainstGeoKernel(w, fixes: fixes) { printError("fencelab-bench: kalman/cv-update-geo: \(problem)") }
+        return updates(fixes)
+    }
+
+    /// Runs the engine filter and `fl_ref_kalman_geo_final` on the same fixes; returns disagreements.
+    /// The kernel repeats the engine's operations in the same order with the same libm calls,
+    /// so they agree to rounding: tolerance 1e-9 m, 1e-9 m/s and 1e-12 relative in the covariance.
+    static func checkAgainstGeoKernel(_ w: Workloads.TrackInPlane, fixes: [Fix]) -> [String] {
+        var f = makeFilter()
+        var rejected = 0
+        for fix in fixes { do { try f.update(fix) } catch { rejected += 1 } }
+        var c = [Double](repeating: 0, count: 18)
+        fl_ref_kalman_geo_final(w.time_s, w.latitude, w.longitude, w.accuracy_m, w.count, 0.5, 10, 2_000, &c)
+        let p = f.covariance
+        let swiftP = [p.p00, p.p01, p.p02, p.p03, p.p11, p.p12, p.p13, p.p22, p.p23, p.p33]
+        let position_m = max(abs(f.state[0] - c[0]), abs(f.state[1] - c[1]))
+        let velocity_mps = max(abs(f.state[2] - c[2]), abs(f.state[3] - c[3]))
+        let covariance = zip(swiftP, c[4..<14]).map { abs($0 - $1) / max(abs($1), 1e-300) }.max() ?? 0
+        var problems: [String] = []
+        if !(position_m <= 1e-9) { problems.append("final position differs from the C kernel by \(position_m) m") }
+        if !(velocity_mps <= 1e-9) { problems.append("final velocity differs from the C kernel by \(velocity_mps) m/s") }
+        if !(covariance <= 1e-12) { problems.append("final covariance differs from the C kernel by \(covariance) (relative)") }
+        if f.frame.anchor.latitude != c[14] || f.frame.anchor.longitude != c[15] {
+            problems.append("final anchor differs: \(f.frame.anchor) vs (\(c[14]), \(c[15]))")
+        }
+        if Double(f.reanchorCount) != c[16] || Double(rejected) != c[17] {
+            problems.append("re-anchorings/refusals differ: \(f.reanchorCount)/\(rejected) vs \(c[16])/\(c[17])")
+        }
+        if ProcessInfo.processInfo.environment["FENCELAB_BENCH_VERBOSE"] != nil {
+            printError("kalman/cv-update-geo vs C: position \(position_m) m, velocity \(velocity_mps) m/s, covariance \(covariance) relative, \(f.reanchorCount) re-anchorings")
+        }
+        return problems
     }
 
     /// Runs the engine filter and `fl_ref_kalman_cv_final` on the same fixes; returns disagreements.

@@ -1,7 +1,7 @@
 import GeoPolicy
 import GSLKit
 
-/// One scenario file (contract in DESIGN.md): where the fence is, how the truth moves,
+/// One scenario file (contract: docs/scenario-format.md): where the fence is, how the truth moves,
 /// how it is sampled, what noise, accuracy and faults the observed fixes get, and which
 /// metric bounds the run must meet. Decoded strictly by `ScenarioSpec.decode(_:file:)`.
 public struct ScenarioSpec: Sendable, Hashable {
@@ -143,6 +143,8 @@ public struct SamplingSpec: Sendable, Hashable {
     public var duration_s: Double
     /// Unix time of t = 0 for exports (key `start_unix_s`, default 2026-01-01T00:00:00Z).
     public var start_unix_s: Double
+    /// True when the scenario file sets `start_unix_s` (exports then start there unless `--start` is given).
+    public var startIsExplicit = false
 
     public static let defaultStart_unix_s: Double = 1_767_225_600
 

@@ -1,4 +1,4 @@
-/// The metric paths that exist (DESIGN.md names) and their fixed report order.
+/// The metric paths that exist (names and definitions: docs/metrics.md) and their fixed report order.
 ///
 /// A path is dot-separated: `group.name[.sub[.field]]`. Groups: `flutter`, `rejections`,
 /// `faults`, `kalman`, `gapFill`, `throughput`.
@@ -17,9 +17,9 @@ public struct MetricCatalog: Sendable, Hashable {
         self.gapFillMethods = gapFillMethods
     }
 
-    /// The catalogue of DESIGN.md.
+    /// The catalogue of docs/metrics.md.
     public static let standard = MetricCatalog()
-    /// FenceMonitor's rejection reasons as DESIGN.md lists them.
+    /// FenceMonitor's rejection reasons (`RejectionReason`), as docs/metrics.md lists them.
     public static let designRejectionReasons = ["invalidTimestamp", "invalidCoordinate", "invalidAccuracy", "inaccurate", "stale", "outOfOrder", "duplicate"]
 
     static let groups = ["flutter", "rejections", "faults", "kalman", "gapFill", "throughput"]
@@ -46,6 +46,15 @@ public struct MetricCatalog: Sendable, Hashable {
         case ("throughput", 2): return Self.throughputNames.contains(p[1])
         default: return false
         }
+    }
+
+    /// The unit a report prints after a figure of `path`: `m` (`…_m`), `s` (`flutter.latency_s.*`),
+    /// `fixes/s` (`throughput.*`), otherwise a count per simulated drive (one replicate): `per drive`.
+    public static func unit(of path: String) -> String {
+        if path.hasPrefix("throughput.") { return "fixes/s" }
+        if path.hasSuffix("_m") { return "m" }
+        if path.hasPrefix("flutter.latency_s.") { return "s" }
+        return "per drive"
     }
 
     /// True for count paths whose absence in a replicate means zero (`rejections.*`, `faults.*`).

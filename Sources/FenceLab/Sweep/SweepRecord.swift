@@ -94,6 +94,8 @@ public enum SweepError: Error, Sendable, Hashable, CustomStringConvertible {
     case partialMismatch(file: String)
     case io(path: String, reason: String)
     case noScenarios(paths: [String])
+    /// A `fencelab merge` input that cannot be used (missing, holds no shard folder, or holds the output).
+    case mergeInput(path: String, reason: String)
     /// Test hook: the run stopped on purpose after some work units.
     case interrupted(afterUnits: Int)
 
@@ -114,6 +116,7 @@ public enum SweepError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(f): the unfinished results there belong to a different sweep (grid, scenarios, seeds or shard); remove the file or run without --resume"
         case let .io(p, r): return "\(p): \(r)"
         case let .noScenarios(paths): return "no scenario files found in \(paths.joined(separator: ", "))"
+        case let .mergeInput(p, r): return "cannot merge: \(p): \(r)"
         case let .interrupted(k): return "sweep interrupted after \(k) work units"
         }
     }
