@@ -28,7 +28,7 @@ enum HarnessBenchmarks {
     static let endToEnd = Benchmark(
         "harness/highway-seed004-end-to-end", group: "harness", itemsPerRun: 3_000 * replicates, unit: "fix",
         target: "tracked", noise: 3.2, maxSamples: 9,  // items/s 4.0e4–1.66e5 in 16 runs (load 12–20)
-        instructions: .counted(calls: 1)  // ≈ 2.2e8 instructions per call
+        instructions: .counted(calls: 1)  // ≈ 1.9e8 instructions per call
     ) {
         var request = RunRequest()
         request.paths = [packageRoot.appendingPathComponent(scenario).path]
