@@ -99,4 +99,23 @@ double fl_ref_gsl_sort_quantiles(const double *x, long n, const double *p, long 
 double fl_ref_cspline(const double *x, const double *y, long nKnots,
                       const double *xEval, long nEval);
 
+// ---- Callgrind client requests (callgrind_requests.c) ---------------------------
+// For `fencelab-bench --metric instructions`, which runs the binary under
+// `valgrind --tool=callgrind --collect-atstart=no`: collection is switched on around
+// the body calls only. No-ops when not under valgrind.
+
+/// 1 when this binary was compiled with <valgrind/callgrind.h> (Debian package valgrind), else 0.
+int fl_callgrind_requests_compiled(void);
+/// 1 when running under valgrind (RUNNING_ON_VALGRIND), else 0.
+int fl_running_on_valgrind(void);
+/// CALLGRIND_START_INSTRUMENTATION: instruments from here on (the run starts with
+/// --instr-atstart=no, so set-up runs at valgrind's uninstrumented speed).
+void fl_callgrind_start_instrumentation(void);
+/// CALLGRIND_ZERO_STATS: resets the counters.
+void fl_callgrind_zero_stats(void);
+/// CALLGRIND_TOGGLE_COLLECT: switches counting on or off for the calling thread.
+void fl_callgrind_toggle_collect(void);
+/// CALLGRIND_DUMP_STATS_AT(reason): writes the counters to the next numbered dump file now.
+void fl_callgrind_dump_stats_at(const char *reason);
+
 #endif

@@ -7,7 +7,8 @@ enum RandomBenchmarks {
 
     static let ziggurat = Benchmark(
         "rng/gaussianZiggurat", group: "rng", itemsPerRun: ReferenceKernels.drawsPerRun, unit: "draw",
-        reference: ReferenceKernels.ziggurat.name, target: "≥ 0.8× C"
+        reference: ReferenceKernels.ziggurat.name, target: "≥ 0.8× C",
+        noise: 0.25  // ratio 0.835–1.01 (2026-11-29 and 11-30 runs, load 1–19): 21 %
     ) {
         let rng = Workloads.source(seed: 11)
         return {

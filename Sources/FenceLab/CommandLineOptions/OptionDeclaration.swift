@@ -67,9 +67,11 @@ public struct OptionDeclaration: Sendable {
     public let requires: String?
     /// Shown without brackets in the synopsis and refused when absent ("--fence LAT,LON is required").
     public let isRequired: Bool
+    /// Accepted but left out of help and synopsis (an option one process passes to another).
+    public let isHidden: Bool
 
     public init(_ name: String, _ value: Value, repetition: Repetition = .last, default defaultValue: String? = nil,
-                requires: String? = nil, required isRequired: Bool = false, help: String) {
+                requires: String? = nil, required isRequired: Bool = false, hidden isHidden: Bool = false, help: String) {
         precondition(name.hasPrefix("--") && !name.contains("="), "option names are --word: \(name)")
         precondition(value != .flag || (defaultValue == nil && repetition == .last), "\(name): a flag has no default and is not repeated")
         self.name = name
@@ -79,6 +81,7 @@ public struct OptionDeclaration: Sendable {
         self.help = help
         self.requires = requires
         self.isRequired = isRequired
+        self.isHidden = isHidden
     }
 
     /// The placeholder after the name in help: `DIR`, `N`, `a|b|c`; empty for a flag.
@@ -103,7 +106,8 @@ public struct OptionDeclaration: Sendable {
 
 extension OptionDeclaration {
     /// The OPTIONS section: `  --name PLACEHOLDER   help`, help aligned in one column.
-    public static func helpSection(_ options: [OptionDeclaration]) -> String {
+    public static func helpSection(_ all: [OptionDeclaration]) -> String {
+        let options = all.filter { !$0.isHidden }
         let column = min(max(options.map(\.signature.count).max() ?? 0, 8) + 2, 26)
         var lines: [String] = []
         for o in options {
@@ -125,7 +129,8 @@ extension OptionDeclaration {
         let head = "USAGE: \(tool)"
         let indent = String(repeating: " ", count: head.count + 1)
         var lines: [String] = [], line = head
-        let words = (arguments.isEmpty ? [] : [arguments]) + options.map { $0.isRequired ? $0.signature : "[\($0.signature)]" }
+        let shown = options.filter { !$0.isHidden }
+        let words = (arguments.isEmpty ? [] : [arguments]) + shown.map { $0.isRequired ? $0.signature : "[\($0.signature)]" }
         for w in words {
             if line.count + 1 + w.count > 96, line != head {
                 lines.append(line)
@@ -140,7 +145,7 @@ extension OptionDeclaration {
 
     /// The declared name closest to `typed` (at most two edits, or a prefix), for "did you mean".
     public static func suggestion(for typed: String, among options: [OptionDeclaration]) -> String? {
-        let names = options.map(\.name)
+        let names = options.filter { !$0.isHidden }.map(\.name)
         if let prefixed = names.first(where: { typed.count >= 4 && $0.hasPrefix(typed) }) { return prefixed }
         return names.first { Spelling.isNearMiss($0, typed) }
     }
