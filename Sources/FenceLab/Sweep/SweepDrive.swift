@@ -13,8 +13,8 @@ public struct SweepDrive: Sendable {
     let center: Coordinate
     /// Truth time and distance per sample slot (the same for every rule).
     let truth: TruthDistances
-    let fixes: [Fix]
-    let now_s: [Double]
+    /// Delivered fixes as the scan reads them: times, distances and gate inputs, computed once.
+    public let fixArrays: SweepFixArrays
     /// True visits of the scenario's place (the same for every rule) and the drive's length.
     let trueVisits: [Visit]
     let duration_s: Double
@@ -31,33 +31,43 @@ public struct SweepDrive: Sendable {
         fixes.reserveCapacity(samples.count)
         now.reserveCapacity(samples.count)
         for s in samples { if let f = s.fix { fixes.append(f); now.append(s.time_s) } }
-        self.fixes = fixes
-        self.now_s = now
+        self.fixArrays = SweepFixArrays(fixes: fixes, now_s: now, center: spec.fence.center)
         self.center = spec.fence.center
         self.scenario = spec.name
         self.replicate = replicate
     }
 
     /// Delivered fixes.
-    public var fixCount: Int { fixes.count }
+    public var fixCount: Int { fixArrays.count }
 
-    /// Runs `point`'s rule over the delivered fixes (`FenceDecisions.observe`, Haversine monitor
-    /// only) and over the truth distances computed once per drive (`FenceDecisions.truth`), matches the
+    /// Runs `point`'s rule over the delivered fixes and over the truth distances (both computed once
+    /// per drive; `SweepScan`, the same decisions as `FenceMonitor` with Haversine), matches the
     /// transitions (`Flutter.measure`) and scores the observed visits against the place (`Visits.measure`).
     public func evaluate(_ point: SweepPoint, item: Int, settings: EvaluationSettings) throws -> SweepRecord {
-        let rule = point.rule
-        var local = settings
-        local.engine = nil
-        let observed = try FenceDecisions.observe(fixes: fixes, now_s: now_s, center: center, rule: rule, settings: local,
-                                                  scenario: scenario, replicate: replicate, compareModels: false)
-        let truth = try FenceDecisions.truth(self.truth, rule: rule)
+        var scratch = SweepScratch()
+        return try evaluate(point, item: item, settings: settings, scratch: &scratch)
+    }
+
+    /// As `evaluate(_:item:settings:)`, reusing `scratch`'s buffers across the points of a drive.
+    public func evaluate(_ point: SweepPoint, item: Int, settings: EvaluationSettings,
+                         scratch: inout SweepScratch) throws -> SweepRecord {
+        let rule = ScanRule(point)
+        SweepScan.observed(fixArrays, rule: rule, maxAge_s: settings.maxFixAge_s, into: &scratch.observed)
+        SweepScan.truth(truth, rule: rule, into: &scratch.truth)
         let flutter: FlutterMetrics, visits: VisitMetrics
         do {
-            flutter = try Flutter.measure(truth: Flutter.transitions(of: truth), observed: Flutter.transitions(of: observed.states),
-                                          window_s: settings.window_s)
-            visits = try Visits.measure(truth: trueVisits, observed: Visits.observedVisits(of: observed.states, end_s: duration_s),
+            flutter = try Flutter.measure(truth: SweepScan.transitions(scratch.truth),
+                                          observed: SweepScan.transitions(scratch.observed), window_s: settings.window_s)
+            visits = try Visits.measure(truth: trueVisits, observed: SweepScan.visits(scratch.observed, end_s: duration_s),
                                         duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
         } catch { throw RunError.metrics(scenario: scenario, error) }
         return SweepRecord(item: item, flutter: flutter, visits: visits)
     }
+}
+
+/// Buffers of the state changes of one grid point, reused across the points of a drive.
+public struct SweepScratch: Sendable {
+    var observed: [StateChange] = []
+    var truth: [StateChange] = []
+    public init() {}
 }

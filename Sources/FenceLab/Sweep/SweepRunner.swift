@@ -60,9 +60,10 @@ public enum SweepRunner {
             let unit = units[i]
             if let stopAfter, finished.withLock({ $0 }) >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
             let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r)
+            var scratch = SweepScratch()
             let records = try unit.points.map { p in
                 try drive.evaluate(plan.manifest.points[p], item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
-                                   settings: settings)
+                                   settings: settings, scratch: &scratch)
             }
             try appender.append(records)
             finished.withLock { $0 += 1 }
