@@ -48,12 +48,30 @@ public struct SweepDrive: Sendable {
         return try evaluate(point, item: item, settings: settings, scratch: &scratch)
     }
 
-    /// As `evaluate(_:item:settings:)`, reusing `scratch`'s buffers across the points of a drive.
+    /// As `evaluate(_:item:settings:)`, reusing `scratch`'s buffers and caches across the points
+    /// of a drive: the accepted fixes per accuracy gate and the true changes per rule without the
+    /// gate (truth has accuracy 0, so the gate never matters there).
     public func evaluate(_ point: SweepPoint, item: Int, settings: EvaluationSettings,
                          scratch: inout SweepScratch) throws -> SweepRecord {
         let rule = ScanRule(point)
-        SweepScan.observed(fixArrays, rule: rule, maxAge_s: settings.maxFixAge_s, into: &scratch.observed)
-        SweepScan.truth(truth, rule: rule, into: &scratch.truth)
+        scratch.prepare(for: self, maxAge_s: settings.maxFixAge_s)
+        let gate = scratch.acceptedIndex(self, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: settings.maxFixAge_s)
+        scratch.accepted[gate].now_s.withUnsafeBufferPointer { time in
+            scratch.accepted[gate].distance_m.withUnsafeBufferPointer { dist in
+                scratch.accepted[gate].accuracy_m.withUnsafeBufferPointer { acc in
+                    SweepScan.changes(time_s: time, distance_m: dist, accuracy_m: acc, rule: rule, into: &scratch.observed)
+                }
+            }
+        }
+        let truthKey = TruthKey(kind: rule.kind, enter_m: rule.enter_m, exit_m: rule.exit_m, confirm_n: rule.confirm_n)
+        if scratch.truthKey != truthKey {
+            truth.time_s.withUnsafeBufferPointer { time in
+                truth.distance_m.withUnsafeBufferPointer { dist in
+                    SweepScan.changes(time_s: time, distance_m: dist, accuracy_m: nil, rule: rule, into: &scratch.truth)
+                }
+            }
+            scratch.truthKey = truthKey
+        }
         let flutter: FlutterMetrics, visits: VisitMetrics
         do {
             flutter = try Flutter.measure(truth: SweepScan.transitions(scratch.truth),
@@ -65,9 +83,40 @@ public struct SweepDrive: Sendable {
     }
 }
 
-/// Buffers of the state changes of one grid point, reused across the points of a drive.
+/// The rule of a truth scan without the accuracy gate (truth has accuracy 0).
+struct TruthKey: Equatable {
+    var kind: SweepRuleKind
+    var enter_m: Double
+    var exit_m: Double
+    var confirm_n: Int
+}
+
+/// Buffers and per-drive caches of the sweep's inner loop, reused across the points of a drive
+/// (reset when given another drive).
 public struct SweepScratch: Sendable {
     var observed: [StateChange] = []
     var truth: [StateChange] = []
+    var truthKey: TruthKey?
+    /// Accepted fixes per accuracy gate (a grid has a handful of gates), and the gates.
+    var accepted: [AcceptedFixes] = []
+    var gates: [Double] = []
+    var drive: (scenario: String, replicate: Int, maxAge_s: Double)?
     public init() {}
+
+    mutating func prepare(for drive: SweepDrive, maxAge_s: Double) {
+        if let d = self.drive, d.scenario == drive.scenario, d.replicate == drive.replicate, d.maxAge_s == maxAge_s { return }
+        self.drive = (drive.scenario, drive.replicate, maxAge_s)
+        gates.removeAll()
+        accepted.removeAll()
+        truthKey = nil
+    }
+
+    mutating func acceptedIndex(_ drive: SweepDrive, maxAccuracy_m: Double, maxAge_s: Double) -> Int {
+        if let k = gates.firstIndex(of: maxAccuracy_m) { return k }
+        var fixes = AcceptedFixes()
+        SweepScan.accepted(drive.fixArrays, maxAccuracy_m: maxAccuracy_m, maxAge_s: maxAge_s, into: &fixes)
+        gates.append(maxAccuracy_m)
+        accepted.append(fixes)
+        return accepted.count - 1
+    }
 }

@@ -46,6 +46,14 @@ public struct SweepFixArrays: Sendable {
     }
 }
 
+/// The fixes one accuracy gate accepts (see `SweepScan.accepted`), contiguous.
+public struct AcceptedFixes: Sendable {
+    public var now_s: [Double] = []
+    public var distance_m: [Double] = []
+    public var accuracy_m: [Double] = []
+    public init() {}
+}
+
 /// A change of the determined fence state: the first determination, then every enter / exit.
 public struct StateChange: Sendable, Hashable {
     public var time_s: Double
@@ -85,80 +93,82 @@ enum SweepScan {
         }
     }
 
-    /// The observed changes of `rule` on the delivered fixes, appended to `changes` (emptied first).
-    static func observed(_ x: SweepFixArrays, rule: ScanRule, maxAge_s: Double, into changes: inout [StateChange]) {
+    /// The fixes a monitor with accuracy gate `maxAccuracy_m` and staleness limit `maxAge_s`
+    /// accepts and its rule counts, in order: the same for every grid point with that gate, so a
+    /// drive computes it once per gate. Refused: NaN accuracy (invalid fix), over the gate, stale,
+    /// duplicate or out of order (time not after the last accepted fix's). An accepted fix with a
+    /// non-finite distance changes nothing in the evaluator, so it is left out after updating the order check.
+    static func accepted(_ x: SweepFixArrays, maxAccuracy_m: Double, maxAge_s: Double, into out: inout AcceptedFixes) {
+        out.now_s.removeAll(keepingCapacity: true)
+        out.distance_m.removeAll(keepingCapacity: true)
+        out.accuracy_m.removeAll(keepingCapacity: true)
+        var lastTimestamp_s = -Double.infinity
+        for i in 0..<x.count {
+            let a = x.gateAccuracy_m[i], t = x.timestamp_s[i]
+            guard a <= maxAccuracy_m, !(x.now_s[i] - t > maxAge_s), t > lastTimestamp_s else { continue }
+            lastTimestamp_s = t
+            let d = x.distance_m[i]
+            guard d.isFinite, d >= 0 else { continue }
+            out.now_s.append(x.now_s[i])
+            out.distance_m.append(d)
+            out.accuracy_m.append(a)
+        }
+    }
+
+    /// The determined-state changes of `rule` over accepted fixes (or truth slots), appended to
+    /// `changes` (emptied first). The tight loop of a grid point: raw buffers, the rule kind and
+    /// confirmation hoisted out of the loop, nothing allocated while `changes` has capacity.
+    static func changes(time_s: UnsafeBufferPointer<Double>, distance_m: UnsafeBufferPointer<Double>,
+                        accuracy_m: UnsafeBufferPointer<Double>?, rule: ScanRule, into changes: inout [StateChange]) {
         changes.removeAll(keepingCapacity: true)
         switch (rule.kind, rule.confirm_n > 1) {
-        case (.hysteresis, false): observed(x, rule, .hysteresis, confirms: false, maxAge_s, &changes)
-        case (.hysteresis, true): observed(x, rule, .hysteresis, confirms: true, maxAge_s, &changes)
-        case (.threshold, false): observed(x, rule, .threshold, confirms: false, maxAge_s, &changes)
-        case (.threshold, true): observed(x, rule, .threshold, confirms: true, maxAge_s, &changes)
-        case (.conservative, false): observed(x, rule, .conservative, confirms: false, maxAge_s, &changes)
-        case (.conservative, true): observed(x, rule, .conservative, confirms: true, maxAge_s, &changes)
+        case (.hysteresis, false):
+            hysteresis(time_s, distance_m, enter_m: rule.enter_m, exit_m: rule.exit_m, &changes)
+        case (.hysteresis, true): scan(time_s, distance_m, accuracy_m, rule, .hysteresis, confirms: true, &changes)
+        case (.threshold, false): scan(time_s, distance_m, accuracy_m, rule, .threshold, confirms: false, &changes)
+        case (.threshold, true): scan(time_s, distance_m, accuracy_m, rule, .threshold, confirms: true, &changes)
+        case (.conservative, false): scan(time_s, distance_m, accuracy_m, rule, .conservative, confirms: false, &changes)
+        case (.conservative, true): scan(time_s, distance_m, accuracy_m, rule, .conservative, confirms: true, &changes)
+        }
+    }
+
+    /// Hysteresis without confirmation, the common grid point: a branch-free state update per fix
+    /// and a rarely taken branch when the state changes.
+    private static func hysteresis(_ time: UnsafeBufferPointer<Double>, _ dist: UnsafeBufferPointer<Double>,
+                                   enter_m: Double, exit_m: Double, _ changes: inout [StateChange]) {
+        var cur: UInt8 = 0
+        for i in 0..<dist.count {
+            let d = dist[i]
+            let next: UInt8 = d <= enter_m ? 1 : (d >= exit_m ? 2 : cur)
+            if next != cur {
+                cur = next
+                changes.append(StateChange(time_s: time[i], inside: next == 1))
+            }
         }
     }
 
     @inline(__always)
-    private static func observed(_ x: SweepFixArrays, _ rule: ScanRule, _ kind: SweepRuleKind, confirms: Bool,
-                                 _ maxAge_s: Double, _ changes: inout [StateChange]) {
-        let maxAccuracy_m = rule.maxAccuracy_m, required = rule.confirm_n
+    private static func scan(_ time: UnsafeBufferPointer<Double>, _ dist: UnsafeBufferPointer<Double>,
+                             _ acc: UnsafeBufferPointer<Double>?, _ rule: ScanRule, _ kind: SweepRuleKind,
+                             confirms: Bool, _ changes: inout [StateChange]) {
+        let required = rule.confirm_n
         var cur: UInt8 = 0, pending: UInt8 = 0, pendingCount = 0
-        var lastTimestamp_s = -Double.infinity
-        x.now_s.withUnsafeBufferPointer { now in
-        x.timestamp_s.withUnsafeBufferPointer { ts in
-        x.distance_m.withUnsafeBufferPointer { dist in
-        x.gateAccuracy_m.withUnsafeBufferPointer { acc in
-            for i in 0..<now.count {
-                let a = acc[i], t = ts[i]
-                // Refused: NaN accuracy (invalid fix), over the gate, stale, duplicate or out of order.
-                guard a <= maxAccuracy_m, !(now[i] - t > maxAge_s), t > lastTimestamp_s else { continue }
-                lastTimestamp_s = t
-                let d = dist[i]
-                guard d.isFinite, d >= 0 else { continue }  // accepted, but the rule does not count it
-                let proposal = propose(kind, rule, d, a, cur)
-                if proposal == cur { pendingCount = 0; continue }
-                if confirms {
-                    if pendingCount == 0 || proposal != pending {
-                        pending = proposal
-                        pendingCount = 1
-                    } else {
-                        pendingCount &+= 1
-                    }
-                    guard pendingCount >= required else { continue }
-                    pendingCount = 0
+        for i in 0..<dist.count {
+            let proposal = propose(kind, rule, dist[i], acc?[i] ?? 0, cur)
+            if proposal == cur { pendingCount = 0; continue }
+            if confirms {
+                if pendingCount == 0 || proposal != pending {
+                    pending = proposal
+                    pendingCount = 1
+                } else {
+                    pendingCount &+= 1
                 }
-                cur = proposal
-                changes.append(StateChange(time_s: now[i], inside: cur == 1))
+                guard pendingCount >= required else { continue }
+                pendingCount = 0
             }
-        }}}}
-    }
-
-    /// The true changes of `rule` on the noiseless truth (accuracy 0, every slot counts).
-    static func truth(_ truth: TruthDistances, rule: ScanRule, into changes: inout [StateChange]) {
-        changes.removeAll(keepingCapacity: true)
-        let required = rule.confirm_n, confirms = required > 1, kind = rule.kind
-        var cur: UInt8 = 0, pending: UInt8 = 0, pendingCount = 0
-        truth.time_s.withUnsafeBufferPointer { time in
-        truth.distance_m.withUnsafeBufferPointer { dist in
-            for i in 0..<time.count {
-                let d = dist[i]
-                guard d.isFinite, d >= 0 else { continue }
-                let proposal = propose(kind, rule, d, 0, cur)
-                if proposal == cur { pendingCount = 0; continue }
-                if confirms {
-                    if pendingCount == 0 || proposal != pending {
-                        pending = proposal
-                        pendingCount = 1
-                    } else {
-                        pendingCount &+= 1
-                    }
-                    guard pendingCount >= required else { continue }
-                    pendingCount = 0
-                }
-                cur = proposal
-                changes.append(StateChange(time_s: time[i], inside: cur == 1))
-            }
-        }}
+            cur = proposal
+            changes.append(StateChange(time_s: time[i], inside: cur == 1))
+        }
     }
 
     /// Inside/outside transitions (`Flutter.transitions`): every change after the first determination.
