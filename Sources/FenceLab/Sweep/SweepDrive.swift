@@ -83,6 +83,30 @@ public struct SweepDrive: Sendable {
     }
 }
 
+extension SweepDrive {
+    /// The sweep's inner loop alone (the `sweep/scan` benchmark): the observed state changes of
+    /// every point in `points` on this drive, with the per-gate accepted fixes computed afresh
+    /// (once per gate, as for a new drive). Returns the total number of changes.
+    public func observedChanges(_ points: [SweepPoint], maxAge_s: Double, scratch: inout SweepScratch) -> Int {
+        scratch.drive = nil
+        scratch.prepare(for: self, maxAge_s: maxAge_s)
+        var total = 0
+        for point in points {
+            let rule = ScanRule(point)
+            let gate = scratch.acceptedIndex(self, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: maxAge_s)
+            scratch.accepted[gate].now_s.withUnsafeBufferPointer { time in
+                scratch.accepted[gate].distance_m.withUnsafeBufferPointer { dist in
+                    scratch.accepted[gate].accuracy_m.withUnsafeBufferPointer { acc in
+                        SweepScan.changes(time_s: time, distance_m: dist, accuracy_m: acc, rule: rule, into: &scratch.observed)
+                    }
+                }
+            }
+            total += scratch.observed.count
+        }
+        return total
+    }
+}
+
 /// The rule of a truth scan without the accuracy gate (truth has accuracy 0).
 struct TruthKey: Equatable {
     var kind: SweepRuleKind
