@@ -23,6 +23,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -182,7 +183,7 @@ def expand(enter, exit_, accs, confirms):
 def peer(points, replicates, seed):
     rng = np.random.default_rng(seed)
     n = 3600
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     drives = []
     for _ in range(replicates):
         t, td, fd, acc = loiter_drive(rng, n)
@@ -201,8 +202,8 @@ def peer(points, replicates, seed):
             results[k, r] = (sp, mi, med, fa, p95)
     mean = np.nanmean(results, axis=1)
     half = T975.get(replicates - 1, 2.0) * np.nanstd(results, axis=1, ddof=1) / math.sqrt(replicates)
-    elapsed = time.perf_counter() - t0
-    return elapsed, n * replicates * len(points), mean, half
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return elapsed, cpu, n * replicates * len(points), mean, half
 
 
 def fencelab(binary, g, replicates, jobs):
@@ -214,15 +215,18 @@ def fencelab(binary, g, replicates, jobs):
         cmd = [binary, "sweep", scenario, "--enter", enter, "--exit", exit_,
                "--max-accuracy", ",".join(map(str, accs)), "--confirm", ",".join(map(str, confirms)),
                "--replicates", str(replicates), "--jobs", str(jobs), "--force", "--out", out]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         elapsed = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         with open(os.path.join(out, "sweep.json")) as f:
             points = len(json.load(f)["points"])
     with open(scenario) as f:
         s = json.load(f)["sampling"]
     fixes = int(s["duration_s"] * s["rate_hz"])
-    return elapsed, fixes * replicates * points, points
+    return elapsed, cpu, fixes * replicates * points, points
 
 
 def main():
@@ -236,14 +240,15 @@ def main():
     g = grid(args.points)
     points = expand(*g)
     peer([points[0]], 2, args.seed)  # compile (numba cache) outside the timed run
-    elapsed, work, _, _ = peer(points, args.replicates, args.seed)
-    print(f"numba peer: {len(points)} points x {args.replicates} replicates x 3600 fixes in {elapsed:.3f} s "
-          f"= {work / elapsed:.3e} grid-point x fixes/s")
+    elapsed, cpu, work, _, _ = peer(points, args.replicates, args.seed)
+    print(f"numba peer: {len(points)} points x {args.replicates} replicates x 3600 fixes: wall {elapsed:.3f} s, "
+          f"CPU {cpu:.3f} s = {work / elapsed:.3e} (wall) / {work / cpu:.3e} (CPU) grid-point x fixes/s")
     if args.fencelab:
-        f_elapsed, f_work, f_points = fencelab(args.fencelab, g, args.replicates, args.jobs)
-        print(f"fencelab sweep --jobs {args.jobs}: {f_points} points in {f_elapsed:.3f} s "
-              f"= {f_work / f_elapsed:.3e} grid-point x fixes/s")
-        print(f"ratio fencelab / numba peer: {(f_work / f_elapsed) / (work / elapsed):.2f}")
+        f_elapsed, f_cpu, f_work, f_points = fencelab(args.fencelab, g, args.replicates, args.jobs)
+        print(f"fencelab sweep --jobs {args.jobs}: {f_points} points: wall {f_elapsed:.3f} s, CPU {f_cpu:.3f} s = "
+              f"{f_work / f_elapsed:.3e} (wall) / {f_work / f_cpu:.3e} (CPU) grid-point x fixes/s")
+        print(f"ratio fencelab / numba peer: {(f_work / f_elapsed) / (work / elapsed):.2f} (wall), "
+              f"{(f_work / f_cpu) / (work / cpu):.2f} (CPU)")
 
 
 if __name__ == "__main__":
