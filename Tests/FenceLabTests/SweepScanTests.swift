@@ -60,7 +60,7 @@ struct SweepScanTests {
             let r_m = 100 + 45 * sin(Double(i) * 0.037) + 12 * sin(Double(i) * 1.7)
             var lat = 52.52 + r_m / metresPerDegree
             var lon = 13.405
-            var a = 5 + 40 * abs(sin(Double(i) * 0.53))
+            var a = i % 23 == 11 ? 3 : 5 + 40 * abs(sin(Double(i) * 0.53))  // fix 11 passes every gate
             var ts = t, n = t
             switch i % 23 {
             case 1: a = .nan
@@ -70,10 +70,13 @@ struct SweepScanTests {
             case 5: lon = .nan
             case 6: ts = .nan
             case 7: n = t + 40  // stale (age 40 s > 30 s)
-            case 8 where !fixes.isEmpty: ts = fixes[fixes.count - 1].timestamp_s; lat = fixes[fixes.count - 1].latitude
-                lon = fixes[fixes.count - 1].longitude  // duplicate (if the last one was accepted)
-            case 9: ts = t - 5  // out of order
-            case 10: n = .infinity
+            case 8: ts = t - 5  // out of order
+            case 9: n = .infinity
+            case 12, 13:  // a duplicate, then the same time at another place (both refused after an accepted fix)
+                ts = fixes[fixes.count - 1].timestamp_s
+                lat = fixes[fixes.count - 1].latitude + (i % 23 == 13 ? 1e-4 : 0)
+                lon = fixes[fixes.count - 1].longitude
+                a = 3
             default: break
             }
             fixes.append(Fix(timestamp_s: ts, latitude: lat, longitude: lon, horizontalAccuracy_m: a))

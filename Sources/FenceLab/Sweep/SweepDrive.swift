@@ -64,17 +64,18 @@ public struct SweepDrive: Sendable {
             }
         }
         let truthKey = TruthKey(kind: rule.kind, enter_m: rule.enter_m, exit_m: rule.exit_m, confirm_n: rule.confirm_n)
-        if scratch.truthKey != truthKey {
+        let t = scratch.truthIndex(truthKey) ?? {
+            var changes: [StateChange] = []
             truth.time_s.withUnsafeBufferPointer { time in
                 truth.distance_m.withUnsafeBufferPointer { dist in
-                    SweepScan.changes(time_s: time, distance_m: dist, accuracy_m: nil, rule: rule, into: &scratch.truth)
+                    SweepScan.changes(time_s: time, distance_m: dist, accuracy_m: nil, rule: rule, into: &changes)
                 }
             }
-            scratch.truthKey = truthKey
-        }
+            return scratch.addTruth(truthKey, SweepScan.transitions(changes))
+        }()
         let flutter: FlutterMetrics, visits: VisitMetrics
         do {
-            flutter = try Flutter.measure(truth: SweepScan.transitions(scratch.truth),
+            flutter = try Flutter.measure(truth: scratch.truths[t],
                                           observed: SweepScan.transitions(scratch.observed), window_s: settings.window_s)
             visits = try Visits.measure(truth: trueVisits, observed: SweepScan.visits(scratch.observed, end_s: duration_s),
                                         duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
@@ -119,8 +120,10 @@ struct TruthKey: Equatable {
 /// (reset when given another drive).
 public struct SweepScratch: Sendable {
     var observed: [StateChange] = []
-    var truth: [StateChange] = []
-    var truthKey: TruthKey?
+    /// True transitions of the rules seen since the band (kind, enter, exit) last changed: the
+    /// grid's inner dimensions (accuracy gate, confirmation) reuse them; the gate never matters for truth.
+    var truthKeys: [TruthKey] = []
+    var truths: [[Transition]] = []
     /// Accepted fixes per accuracy gate (a grid has a handful of gates), and the gates.
     var accepted: [AcceptedFixes] = []
     var gates: [Double] = []
@@ -132,7 +135,20 @@ public struct SweepScratch: Sendable {
         self.drive = (drive.scenario, drive.replicate, maxAge_s)
         gates.removeAll()
         accepted.removeAll()
-        truthKey = nil
+        truthKeys.removeAll()
+        truths.removeAll()
+    }
+
+    func truthIndex(_ key: TruthKey) -> Int? { truthKeys.firstIndex(of: key) }
+
+    mutating func addTruth(_ key: TruthKey, _ transitions: [Transition]) -> Int {
+        if let last = truthKeys.last, (last.kind, last.enter_m, last.exit_m) != (key.kind, key.enter_m, key.exit_m) {
+            truthKeys.removeAll(keepingCapacity: true)
+            truths.removeAll(keepingCapacity: true)
+        }
+        truthKeys.append(key)
+        truths.append(transitions)
+        return truths.count - 1
     }
 
     mutating func acceptedIndex(_ drive: SweepDrive, maxAccuracy_m: Double, maxAge_s: Double) -> Int {

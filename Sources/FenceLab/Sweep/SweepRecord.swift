@@ -52,11 +52,31 @@ public struct SweepRecord: Sendable, Hashable {
 
     /// One JSON object on one line (no newline), keys in `keys` order.
     public var jsonLine: String {
-        func d(_ v: Double?) -> String { v.map { $0.isFinite ? $0.description : "null" } ?? "null" }
-        let values = ["\(item)", "\(spurious)", "\(missed)", "\(flaps)", "\(transitions)", "\(truthTransitions)",
-                      d(latencyMedian_s), d(latencyP95_s), "\(trueVisits)", "\(matchedVisits)", "\(falseVisits)",
-                      "\(fragments)", "\(earlyEntries)", d(entryLatencyP95_s), d(lateEntryP95_s), d(exitLatencyP95_s)]
-        return "{" + zip(Self.keys, values).map { "\"\($0)\":\($1)" }.joined(separator: ",") + "}"
+        // Appended into one buffer (no per-field strings, no join): the resume file and every
+        // shard's items.jsonl get one line per item, so this is on the sweep's per-item path.
+        var line = "{"
+        line.reserveCapacity(384)
+        var k = 0
+        func key(_ line: inout String, _ k: inout Int) {
+            if k > 0 { line += "," }
+            line += "\""
+            line += Self.keys[k]
+            line += "\":"
+            k += 1
+        }
+        func int(_ v: Int, _ line: inout String, _ k: inout Int) { key(&line, &k); line += String(v) }
+        func double(_ v: Double?, _ line: inout String, _ k: inout Int) {
+            key(&line, &k)
+            if let v, v.isFinite { line += v.description } else { line += "null" }
+        }
+        int(item, &line, &k); int(spurious, &line, &k); int(missed, &line, &k); int(flaps, &line, &k)
+        int(transitions, &line, &k); int(truthTransitions, &line, &k)
+        double(latencyMedian_s, &line, &k); double(latencyP95_s, &line, &k)
+        int(trueVisits, &line, &k); int(matchedVisits, &line, &k); int(falseVisits, &line, &k)
+        int(fragments, &line, &k); int(earlyEntries, &line, &k)
+        double(entryLatencyP95_s, &line, &k); double(lateEntryP95_s, &line, &k); double(exitLatencyP95_s, &line, &k)
+        line += "}"
+        return line
     }
 
     /// Parses a line written by `jsonLine` (exactly those keys, in that order).
