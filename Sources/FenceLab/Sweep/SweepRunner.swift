@@ -121,9 +121,9 @@ final class RecordAppender: Sendable {
     }
 
     func append(_ records: [SweepRecord]) throws(SweepError) {
-        var text = ""
-        for r in records { text += r.jsonLine + "\n" }
-        let bytes = Array(text.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(records.count * 320)
+        for r in records { r.appendJSONLine(to: &bytes); bytes.append(UInt8(ascii: "\n")) }
         try fd.withLock { (fd) throws(SweepError) in
             var offset = 0
             while offset < bytes.count {
