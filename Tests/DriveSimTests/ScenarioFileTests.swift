@@ -57,6 +57,9 @@ import _TestSupport
         (#""model":"drms"}"#, #""model":"drms"},"weight":-1"#, "scenarios/x.json: weight: must be finite and > 0, got -1"),
         (#""sigma_m":8"#, #""sigma_m":-3"#, "scenarios/x.json: noise.sigma_m: must be ≥ 0, got -3"),
         (#""sigma_m":8"#, #""sigma_m":8,"sigmaa_m":1"#, "scenarios/x.json: noise.sigmaa_m: unknown key"),
+        // A misspelt required key names the typo, not the missing key.
+        (#""sigma_m":8"#, #""sigmaa_m":8"#, "scenarios/x.json: noise.sigmaa_m: unknown key (did you mean sigma_m?)"),
+        (#""seed":1,"#, #""Seed":1,"#, "scenarios/x.json: Seed: unknown key (did you mean seed?)"),
         (#""seed":1,"#, "", "scenarios/x.json: seed: missing required key"),
         (#""seed":1"#, #""seed":"7""#, #"scenarios/x.json: seed: expected an integer, got string "7""#),
         (#""seed":1"#, #""seed":1.5"#, "scenarios/x.json: seed: expected an integer, got number 1.5"),

@@ -180,8 +180,14 @@ private func mismatch(_ body: () throws -> Any) -> String? {
 
         var resumed = try fx.request()
         resumed.resume = true
+        let announced = ResumeCalls()
+        resumed.onResume = { n, left, file in announced.append(n, left, file) }
         let outcome = try SweepJob.sweep(resumed, out: fx.path("resumed"))
         let perUnit = outcome.run.manifest.points.count
+        #expect(announced.calls.count == 1)
+        #expect(announced.calls.first?.resumed == 2 * perUnit)
+        #expect(announced.calls.first?.remaining == outcome.run.manifest.items - 2 * perUnit)
+        #expect(announced.calls.first?.file == partial)
         #expect(outcome.run.resumedItems == 2 * perUnit)
         #expect(outcome.run.evaluatedItems == outcome.run.manifest.items - 2 * perUnit)
         #expect(try fx.files(fx.path("resumed")) == expected)
@@ -224,4 +230,12 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         #expect(back == m)
         #expect(grid.referenceIndex != nil, "80/120/30 is evaluated for every rule kind")
     }
+}
+
+/// The calls of `SweepRequest.onResume`.
+final class ResumeCalls: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [(resumed: Int, remaining: Int, file: String)] = []
+    var calls: [(resumed: Int, remaining: Int, file: String)] { lock.lock(); defer { lock.unlock() }; return list }
+    func append(_ resumed: Int, _ remaining: Int, _ file: String) { lock.lock(); list.append((resumed, remaining, file)); lock.unlock() }
 }

@@ -180,8 +180,9 @@ extension ScenarioSpec {
         let rate = try r.positive("rate_hz")
         try r.check(rate <= 1000, "rate_hz", "must be ≤ 1000", rate)
         let duration = try r.positive("duration_s")
-        let start = try r.optionalDouble("start_unix_s") ?? SamplingSpec.defaultStart_unix_s
-        let s = SamplingSpec(rate_hz: rate, duration_s: duration, start_unix_s: start)
+        let explicitStart = try r.optionalDouble("start_unix_s")
+        var s = SamplingSpec(rate_hz: rate, duration_s: duration, start_unix_s: explicitStart ?? SamplingSpec.defaultStart_unix_s)
+        s.startIsExplicit = explicitStart != nil
         try r.check(s.sampleCount >= 1, "duration_s", "must give at least one sample at rate_hz", duration)
         try r.check(s.sampleCount <= 1_000_000_000, "duration_s", "must give at most 10⁹ samples at rate_hz", duration)
         try r.finish()

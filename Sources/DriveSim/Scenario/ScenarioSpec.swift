@@ -172,6 +172,8 @@ public struct SamplingSpec: Sendable, Hashable {
     public var duration_s: Double
     /// Unix time of t = 0 for exports (key `start_unix_s`, default 2026-01-01T00:00:00Z).
     public var start_unix_s: Double
+    /// True when the scenario file sets `start_unix_s` (exports then start there unless `--start` is given).
+    public var startIsExplicit = false
 
     public static let defaultStart_unix_s: Double = 1_767_225_600
 

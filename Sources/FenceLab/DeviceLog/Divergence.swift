@@ -289,7 +289,7 @@ public enum DivergenceClassifier {
                 let gap = events[e].timestamp_s - events[last].timestamp_s
                 divergences.append(Divergence(
                     kind: .duplicateSystemEvent, timestamp_s: events[e].timestamp_s, eventIndex: e, relatedEventIndex: last,
-                    delay_s: gap, detail: "\(events[e].kind) delivered again \(gap) s after the first delivery"))
+                    delay_s: gap, detail: "\(events[e].kind) delivered again \(DurationText.seconds(gap)) after the first delivery"))
             } else {
                 kept.append(e)
             }
@@ -311,17 +311,17 @@ public enum DivergenceClassifier {
             let delay = event.timestamp_s - transitions[k].timestamp_s
             return Divergence(kind: .lateSystemEvent, timestamp_s: event.timestamp_s, decisionIndex: transitions[k].decisionIndex,
                               eventIndex: e, delay_s: delay,
-                              detail: "\(event.kind) arrived \(delay) s after the engine went \(target) (window \(settings.matchWindow_s) s)")
+                              detail: "\(event.kind) arrived \(DurationText.seconds(delay)) after the engine went \(target) (window \(DurationText.seconds(settings.matchWindow_s)))")
         }
         let state = accepted.last(where: { $0.timestamp_s <= event.timestamp_s })?.newState ?? .unknown
         let nearby = accepted.reduce(0) { $0 + (abs($1.timestamp_s - event.timestamp_s) <= settings.supportWindow_s ? 1 : 0) }
         let detail: String
         if nearby == 0 {
-            detail = "\(event.kind) with no accepted fix within ±\(settings.supportWindow_s) s (engine \(state))"
+            detail = "\(event.kind) with no accepted fix within ±\(DurationText.seconds(settings.supportWindow_s)) (engine \(state))"
         } else if state == target {
             detail = "\(event.kind) while the engine was already \(state); its transition is reported by another event"
         } else {
-            detail = "\(event.kind) but the engine is \(state) with \(nearby) accepted fixes within ±\(settings.supportWindow_s) s"
+            detail = "\(event.kind) but the engine is \(state) with \(nearby) accepted fixes within ±\(DurationText.seconds(settings.supportWindow_s))"
         }
         return Divergence(kind: .unsupportedSystemEvent, timestamp_s: event.timestamp_s, eventIndex: e,
                           engineState: state, acceptedFixesNearby: nearby, detail: detail)
@@ -361,16 +361,16 @@ public enum DivergenceClassifier {
             if let other = flutterWith {
                 result.append(Divergence(
                     kind: .ruleFlutter, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
-                    detail: "engine went \(c.to) with no system event, \(abs(other.timestamp_s - c.timestamp_s)) s from an opposite crossing"))
+                    detail: "engine went \(c.to) with no system event, \(DurationText.seconds(abs(other.timestamp_s - c.timestamp_s))) from an opposite crossing"))
             } else if let other = reversal {
                 result.append(Divergence(
                     kind: .missingSystemEvent, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
-                    detail: "engine went \(c.to) with no system event, \(abs(other.timestamp_s - c.timestamp_s)) s from an opposite crossing; "
+                    detail: "engine went \(c.to) with no system event, \(DurationText.seconds(abs(other.timestamp_s - c.timestamp_s))) from an opposite crossing; "
                         + "a fix lies clearly beyond the band (distance ± accuracy), so this is a short genuine \(c.to == .inside ? "visit" : "absence"), not flutter"))
             } else {
                 result.append(Divergence(
                     kind: .missingSystemEvent, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
-                    detail: "engine went \(c.to) and stayed; no system event within ±\(settings.matchWindow_s) s"))
+                    detail: "engine went \(c.to) and stayed; no system event within ±\(DurationText.seconds(settings.matchWindow_s))"))
             }
         }
         return result
@@ -393,7 +393,7 @@ public enum DivergenceClassifier {
             if let nearest {
                 result.append(Divergence(
                     kind: .staleFix, timestamp_s: frontier_s, decisionIndex: d.index, relatedEventIndex: nearest.index,
-                    detail: "fix rejected as \(reason) \(nearest.gap) s from a \(events[nearest.index].kind) event"))
+                    detail: "fix rejected as \(reason) \(DurationText.seconds(nearest.gap)) from an \(events[nearest.index].kind) event"))
             }
         }
         return result

@@ -52,6 +52,15 @@ public struct MetricCatalog: Sendable, Hashable {
         }
     }
 
+    /// The unit a report prints after a figure of `path`: `m` (`…_m`), `s` (`flutter.latency_s.*`),
+    /// `fixes/s` (`throughput.*`), otherwise a count per simulated drive (one replicate): `per drive`.
+    public static func unit(of path: String) -> String {
+        if path.hasPrefix("throughput.") { return "fixes/s" }
+        if path.hasSuffix("_m") { return "m" }
+        if path.hasPrefix("flutter.latency_s.") { return "s" }
+        return "per drive"
+    }
+
     /// True for count paths whose absence in a replicate means zero (`rejections.*`, `faults.*`).
     public static func absentMeansZero(_ path: String) -> Bool {
         path.hasPrefix("rejections.") || path.hasPrefix("faults.")

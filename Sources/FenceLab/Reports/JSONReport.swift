@@ -51,6 +51,7 @@ public enum JSONReport {
             ("seed", .integer(Int(truncatingIfNeeded: s.seed))),
             ("replicates", .integer(s.replicates)),
             ("passed", .bool(s.passed)),
+            ("warnings", .array(s.warnings.map(JSONValue.string))),
         ]
         let tree = metricTree(s.metrics.estimates)
         for group in metricGroups {

@@ -1,20 +1,20 @@
 import Foundation
 
 extension ReportText {
-    /// Seconds for people: one decimal below 100 s, whole seconds from 100 s, "0" for |x| < 0.05 s
+    /// A latency or duration in a table whose header says "s": one decimal below 100 s, whole seconds from 100 s, "0" for |x| < 0.05 s
     /// (a mean of latencies that cancel is 0 s, never `3.39e-21`); "–" for NaN, "∞" for +∞.
-    static func seconds(_ x: Double) -> String {
+    static func latency(_ x: Double) -> String {
         guard x.isFinite else { return x.isNaN ? "–" : (x > 0 ? "∞" : "−∞") }
         if abs(x) < 0.05 { return "0" }
         let s = abs(x) >= 100 ? CFormat.fixed(x, decimals: 0) : CFormat.fixed(x, decimals: 1)
         return s.hasSuffix(".0") ? String(s.dropLast(2)) : s
     }
 
-    /// "mean [lo, hi]" in `seconds` form.
-    static func secondsEstimate(_ e: Estimate?) -> String {
+    /// "mean [lo, hi]" in `latency` form.
+    static func latencyEstimate(_ e: Estimate?) -> String {
         guard let e else { return "–" }
-        if e.n <= 1 || e.lower == e.upper { return seconds(e.mean) }
-        return "\(seconds(e.mean)) [\(seconds(e.lower)), \(seconds(e.upper))]"
+        if e.n <= 1 || e.lower == e.upper { return latency(e.mean) }
+        return "\(latency(e.mean)) [\(latency(e.lower)), \(latency(e.upper))]"
     }
 
     /// Counts, rates and fractions for people: three significant digits, never an exponent;

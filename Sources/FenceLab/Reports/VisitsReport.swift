@@ -17,7 +17,7 @@ enum VisitsReport {
     ]
 
     static func text(_ e: Estimate?, seconds: Bool) -> String {
-        seconds ? ReportText.secondsEstimate(e) : ReportText.plainEstimate(e)
+        seconds ? ReportText.latencyEstimate(e) : ReportText.plainEstimate(e)
     }
 
     /// report.md: one row per scenario with a place, most false + fragment visits per hour first.

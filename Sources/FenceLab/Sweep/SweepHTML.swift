@@ -51,16 +51,9 @@ enum SweepHTML {
             let missedClass = c.missed.mean > 0 ? " class=\"bad\"" : ""
             h += "<tr><td>\(x(m.points[id].label))</td><td>\(x(tag))</td><td>\(x(ReportText.estimate(c.spurious)))</td>"
             h += "<td\(missedClass)>\(x(ReportText.estimate(c.missed)))</td><td>\(x(ReportText.estimate(c.flaps)))</td>"
-            h += "<td>\(x(ReportText.secondsEstimate(c.latencyMedian_s)))</td><td>\(x(ReportText.secondsEstimate(c.latencyP95_s)))</td></tr>"
+            h += "<td>\(x(ReportText.latencyEstimate(c.latencyMedian_s)))</td><td>\(x(ReportText.latencyEstimate(c.latencyP95_s)))</td></tr>"
         }
         return h + "</tbody></table></div>\n"
-    }
-
-    /// A marker label right of `cx`, or left of it near the right edge.
-    static func label(_ text: String, cx: Double, y: Double, width: Double) -> String {
-        let n = SVGPlots.n
-        let flip = cx + 10 + Double(text.count) * 7 > width
-        return "<text x=\"\(n(flip ? cx - 10 : cx + 10))\" y=\"\(n(y))\" text-anchor=\"\(flip ? "end" : "start")\">\(ReportText.xml(text))</text>"
     }
 
     /// Scatter of (median latency, spurious). Settings with nothing detected sit in a strip on the right.
@@ -110,7 +103,7 @@ enum SweepHTML {
         }
         for c in cells {
             let cx = px(c), cy = py(c.spurious.mean), p = m.points[c.point]
-            let tip = "<title>\(ReportText.xml("\(p.label): spurious \(ReportText.estimate(c.spurious)), missed \(ReportText.estimate(c.missed)), latency \(ReportText.secondsEstimate(c.latencyMedian_s)) s"))</title>"
+            let tip = "<title>\(ReportText.xml("\(p.label): spurious \(ReportText.estimate(c.spurious)), missed \(ReportText.estimate(c.missed)), latency \(ReportText.latencyEstimate(c.latencyMedian_s)) s"))</title>"
             if c.missed.mean > 0 {
                 out += "<path d=\"M\(n(cx - 3.5)) \(n(cy - 3.5))l7 7M\(n(cx - 3.5)) \(n(cy + 3.5))l7 -7\" stroke=\"\(missedColour)\" stroke-width=\"1.5\">\(tip)</path>"
             } else if sc.frontier.contains(c.point) {
@@ -119,16 +112,19 @@ enum SweepHTML {
                 out += "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"2.8\" fill=\"\(pointColour)\" fill-opacity=\"0.8\">\(tip)</circle>"
             }
         }
-        if let ref = m.points.firstIndex(of: .seedReference) {
-            let c = cells[ref], cx = px(c), cy = py(c.spurious.mean)
-            out += "<rect x=\"\(n(cx - 6))\" y=\"\(n(cy - 6))\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"\(referenceColour)\" stroke-width=\"1.8\"/>"
-            out += label("80/120/30", cx: cx, y: cy - 8, width: width)
-        }
+        var labels: [(text: String, x: Double, y: Double)] = []
         if let r = recommended {
             let c = cells[r], cx = px(c), cy = py(c.spurious.mean)
             out += "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"9\" fill=\"none\" stroke=\"\(recommendedColour)\" stroke-width=\"2.5\"/>"
-            out += label("recommended", cx: cx, y: cy > top + plotH - 24 ? cy - 12 : cy + 20, width: width)
+            labels.append(("recommended", cx, cy))
         }
+        if let ref = m.points.firstIndex(of: .seedReference) {
+            let c = cells[ref], cx = px(c), cy = py(c.spurious.mean)
+            out += "<rect x=\"\(n(cx - 6))\" y=\"\(n(cy - 6))\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"\(referenceColour)\" stroke-width=\"1.8\"/>"
+            labels.append(("80/120/30", cx, cy))
+        }
+        // Labels never overprint each other (same placement as the mix plot).
+        out += SweepMixHTML.placeLabels(labels, bounds: (0, 0, width, top + plotH)).joined()
         let items: [(String, String, String)] = [("dot", pointColour, "setting"), ("dot", frontierColour, "Pareto frontier"),
                                                  ("dot", missedColour, "× missed > 0"), ("line", referenceColour, "□ 80/120/30"),
                                                  ("line", recommendedColour, "○ recommended")]

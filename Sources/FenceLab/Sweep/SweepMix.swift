@@ -158,7 +158,7 @@ public struct SweepMix: Sendable, Hashable {
                 break
             }
             lines.append("\(tied.count) other setting\(tied.count == 1 ? "" : "s") meet every constraint with as few unwanted visits; "
-                         + "this one has the lowest worst-scenario p95 entry latency (\(ReportText.seconds(best.worstEntryP95_s)) s\(worst)).")
+                         + "this one has the lowest worst-scenario p95 entry latency (\(ReportText.latency(best.worstEntryP95_s)) s\(worst)).")
         }
         if cheaper.isEmpty {
             lines.append("No setting has fewer unwanted visits per hour, so no constraint had to give way.")
@@ -184,7 +184,7 @@ public struct SweepMix: Sendable, Hashable {
             let latencyMargin = m.maxLatency_s > 0 ? (m.maxLatency_s - latency) / m.maxLatency_s : 1
             if recallMargin < (tight?.1 ?? .infinity) { tight = ("recall \(short(recall)) in \(names[s]) (bound \(fmt(m.minRecall)))", recallMargin) }
             if latencyMargin < (tight?.1 ?? .infinity) {
-                tight = ("p95 entry latency \(ReportText.seconds(latency)) s in \(names[s]) (bound \(fmt(m.maxLatency_s)) s)", latencyMargin)
+                tight = ("p95 entry latency \(ReportText.latency(latency)) s in \(names[s]) (bound \(fmt(m.maxLatency_s)) s)", latencyMargin)
             }
         }
         if let tight { lines.append("Tightest margin: \(tight.0).") }

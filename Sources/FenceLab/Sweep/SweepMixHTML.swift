@@ -27,7 +27,7 @@ enum SweepMixHTML {
         let x = ReportText.xml, p = s.mix.points[id]
         let bad = p.feasible ? "" : " class=\"bad\""
         return "<tr><td>\(x(s.manifest.points[id].label))\(tag.isEmpty ? "" : " <b>(\(x(tag)))</b>")</td>"
-            + "<td>\(x(ReportText.plain(p.unwantedPerHour)))</td><td>\(x(ReportText.seconds(p.worstEntryP95_s)))</td>"
+            + "<td>\(x(ReportText.plain(p.unwantedPerHour)))</td><td>\(x(ReportText.latency(p.worstEntryP95_s)))</td>"
             + "<td>\(x(p.worstRecall.map(ReportText.plain) ?? "–"))</td><td\(bad)>\(x(SweepOutput.violationText(p, s.manifest)))</td></tr>"
     }
 
@@ -51,12 +51,12 @@ enum SweepMixHTML {
                 h += "<tr><td>\(x(sc.scenario.name))</td><td>\(x(ReportText.plain(sc.scenario.weight)))</td><td>\(x(tag))</td>"
                     + "<td>\(x(ReportText.plainEstimate(v.trueVisits)))</td><td>\(x(ReportText.plainEstimate(v.recall)))</td>"
                     + "<td>\(x(ReportText.plainEstimate(v.falsePerHour)))</td><td>\(x(ReportText.plainEstimate(v.fragmentsPerHour)))</td>"
-                    + "<td>\(x(ReportText.secondsEstimate(v.lateEntryP95_s)))</td><td>\(x(ReportText.secondsEstimate(v.exitLatencyP95_s)))</td></tr>"
+                    + "<td>\(x(ReportText.latencyEstimate(v.lateEntryP95_s)))</td><td>\(x(ReportText.latencyEstimate(v.exitLatencyP95_s)))</td></tr>"
             }
         }
         return h + "</tbody></table></div>\n<p class=\"muted\">Means over replicates, brackets: 95 % Student-t interval. "
             + "Rates are per hour of drive; a visit is matched when its span overlaps the true visit widened by "
-            + "\(x(ReportText.seconds(s.manifest.matchSlack_s))) s (docs/metrics.md).</p>\n"
+            + "\(x(ReportText.latency(s.manifest.matchSlack_s))) s (docs/metrics.md).</p>\n"
     }
 
     /// Tick values 0, step, 2·step, … up to the first multiple ≥ `maxValue`, step 1/2/5 × 10ᵏ (about `count` ticks).
@@ -136,7 +136,7 @@ enum SweepMixHTML {
             let xx = left + v / xMax * plotW
             out += "<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"#f0f0f0\"/>"
             let anchor = k == 0 ? "start" : k == xTicks.count - 1 ? "end" : "middle"
-            out += "<text x=\"\(n(xx))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"\(anchor)\">\(ReportText.seconds(v))\(k == xTicks.count - 1 ? " s" : "")</text>"
+            out += "<text x=\"\(n(xx))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"\(anchor)\">\(ReportText.latency(v))\(k == xTicks.count - 1 ? " s" : "")</text>"
         }
         if s.manifest.maxLatency_s <= xMax {
             let xx = left + s.manifest.maxLatency_s / xMax * plotW
@@ -145,7 +145,7 @@ enum SweepMixHTML {
         if hasStrip {
             let cx = left + plotW + stripW / 2
             out += "<rect x=\"\(n(left + plotW + 2))\" y=\"\(n(top))\" width=\"\(n(stripW - 2))\" height=\"\(n(plotH))\" fill=\"#f4f4f4\"/>"
-            out += "<text x=\"\(n(cx))\" y=\"\(n(top + 14))\" text-anchor=\"middle\" font-size=\"10\">&gt; \(ReportText.seconds(xMax)) s</text>"
+            out += "<text x=\"\(n(cx))\" y=\"\(n(top + 14))\" text-anchor=\"middle\" font-size=\"10\">&gt; \(ReportText.latency(xMax)) s</text>"
             out += "<text x=\"\(n(cx))\" y=\"\(n(top + 26))\" text-anchor=\"middle\" font-size=\"10\">or none</text>"
             out += "<text x=\"\(n(cx))\" y=\"\(n(top + 38))\" text-anchor=\"middle\" font-size=\"10\">matched</text>"
         }
@@ -157,7 +157,7 @@ enum SweepMixHTML {
         }
         for p in mix.points {
             let cx = px(p), cy = py(p.unwantedPerHour)
-            let tip = "<title>\(ReportText.xml("\(s.manifest.points[p.point].label): \(ReportText.plain(p.unwantedPerHour)) per hour, p95 entry \(ReportText.seconds(p.worstEntryP95_s)) s, worst recall \(p.worstRecall.map(ReportText.plain) ?? "–")"))</title>"
+            let tip = "<title>\(ReportText.xml("\(s.manifest.points[p.point].label): \(ReportText.plain(p.unwantedPerHour)) per hour, p95 entry \(ReportText.latency(p.worstEntryP95_s)) s, worst recall \(p.worstRecall.map(ReportText.plain) ?? "–")"))</title>"
             if p.unwantedPerHour > yMax {
                 out += "<path d=\"M\(n(cx - 4)) \(n(cy + 4))l4 -7l4 7z\" fill=\"\(p.feasible ? SweepHTML.pointColour : SweepHTML.missedColour)\" fill-opacity=\"0.6\">\(tip)</path>"
             } else if !p.feasible {

@@ -183,7 +183,7 @@ public enum SweepOutput {
         func mixRow(_ tag: String, _ id: Int) -> String {
             let p = mix.points[id]
             return "| \(tag) | \(ReportText.cell(m.points[id].label)) | \(ReportText.plain(p.unwantedPerHour)) | "
-                + "\(ReportText.seconds(p.worstEntryP95_s)) | \(p.worstRecall.map(ReportText.plain) ?? "–") | \(ReportText.cell(violationText(p, m))) |"
+                + "\(ReportText.latency(p.worstEntryP95_s)) | \(p.worstRecall.map(ReportText.plain) ?? "–") | \(ReportText.cell(violationText(p, m))) |"
         }
         for (tag, id) in headlineRows(s) { lines.append(mixRow(tag == "recommended" ? "**recommended**" : tag, id)) }
         lines += ["", "Per scenario (means over replicates [95 % interval]; rates per hour of drive; latency p95 with early entries counted as 0):", "",
@@ -196,7 +196,7 @@ public enum SweepOutput {
                 lines.append("| \(ReportText.cell(sc.scenario.name)) | \(ReportText.plain(sc.scenario.weight)) | \(tag) | "
                              + "\(ReportText.plainEstimate(v.trueVisits)) | \(ReportText.plainEstimate(v.recall)) | "
                              + "\(ReportText.plainEstimate(v.falsePerHour)) | \(ReportText.plainEstimate(v.fragmentsPerHour)) | "
-                             + "\(ReportText.secondsEstimate(v.lateEntryP95_s)) | \(ReportText.secondsEstimate(v.exitLatencyP95_s)) |")
+                             + "\(ReportText.latencyEstimate(v.lateEntryP95_s)) | \(ReportText.latencyEstimate(v.exitLatencyP95_s)) |")
             }
         }
         let front = mixFrontierOrder(mix)
@@ -206,7 +206,7 @@ public enum SweepOutput {
                   "|---|---:|---:|---:|---|"]
         for id in front.prefix(listedFrontier) {
             let p = mix.points[id]
-            lines.append("| \(ReportText.cell(m.points[id].label)) | \(ReportText.plain(p.unwantedPerHour)) | \(ReportText.seconds(p.worstEntryP95_s)) | "
+            lines.append("| \(ReportText.cell(m.points[id].label)) | \(ReportText.plain(p.unwantedPerHour)) | \(ReportText.latency(p.worstEntryP95_s)) | "
                          + "\(p.worstRecall.map(ReportText.plain) ?? "–") | \(p.feasible ? "yes" : "no") |")
         }
         if front.count > listedFrontier { lines.append("\n\(front.count - listedFrontier) more in sweep.csv (`mixFrontier` = 1).") }
@@ -220,7 +220,7 @@ public enum SweepOutput {
             func row(_ tag: String, _ id: Int) -> String {
                 let c = sc.cells[id], p = m.points[id]
                 return "| \(tag) | \(ReportText.cell(p.label)) | \(ReportText.plainEstimate(c.spurious)) | \(ReportText.plainEstimate(c.missed)) | "
-                    + "\(ReportText.plainEstimate(c.flaps)) | \(ReportText.secondsEstimate(c.latencyMedian_s)) | \(ReportText.secondsEstimate(c.latencyP95_s)) |"
+                    + "\(ReportText.plainEstimate(c.flaps)) | \(ReportText.latencyEstimate(c.latencyMedian_s)) | \(ReportText.latencyEstimate(c.latencyP95_s)) |"
             }
             if let r = mix.recommended { lines.append(row("**recommended**", r)) }
             if let ref { lines.append(row("seeds' 80/120/30", ref)) }
@@ -266,7 +266,7 @@ public enum SweepOutput {
         if p.violations.isEmpty { return "meets all" }
         return p.violations.map { v in
             v.constraint == .recall ? "recall \(ReportText.plain(v.value)) in \(m.scenarios[v.scenario].name)"
-                : "p95 entry latency \(ReportText.seconds(v.value)) s in \(m.scenarios[v.scenario].name)"
+                : "p95 entry latency \(ReportText.latency(v.value)) s in \(m.scenarios[v.scenario].name)"
         }.joined(separator: "; ")
     }
 
@@ -277,7 +277,7 @@ public enum SweepOutput {
         lines.append("setting | unwanted visits per hour | worst p95 entry latency s | worst recall | constraints")
         for (tag, id) in headlineRows(s) {
             let p = mix.points[id]
-            lines.append("\(tag): \(m.points[id].label) | \(ReportText.plain(p.unwantedPerHour)) | \(ReportText.seconds(p.worstEntryP95_s)) | "
+            lines.append("\(tag): \(m.points[id].label) | \(ReportText.plain(p.unwantedPerHour)) | \(ReportText.latency(p.worstEntryP95_s)) | "
                          + "\(p.worstRecall.map(ReportText.plain) ?? "–") | \(violationText(p, m))")
         }
         if let r = mix.recommended {
@@ -286,7 +286,7 @@ public enum SweepOutput {
                 let v = sc.cells[r].visits
                 lines.append("  \(sc.scenario.name) | \(ReportText.plain(v.trueVisits.mean)) | \(v.recall.map { ReportText.plain($0.mean) } ?? "–") | "
                              + "\(ReportText.plain(v.falsePerHour.mean)) | \(ReportText.plain(v.fragmentsPerHour.mean)) | "
-                             + "\(v.lateEntryP95_s.map { ReportText.seconds($0.mean) } ?? "–")")
+                             + "\(v.lateEntryP95_s.map { ReportText.latency($0.mean) } ?? "–")")
             }
         }
         return lines.joined(separator: "\n")

@@ -28,6 +28,9 @@ public struct SweepRequest: Sendable {
     public var resume = false
     /// Print progress on stderr even when it is not a terminal.
     public var forceProgress = false
+    /// Called once, before any work, when `resume` found finished items in the resume file:
+    /// (items resumed, items this process still evaluates, the resume file's path).
+    public var onResume: (@Sendable (_ resumed: Int, _ remaining: Int, _ file: String) -> Void)?
     /// Test hook: throw `SweepError.interrupted` once this many work units (scenario × replicate) finished.
     public var stopAfterUnits: Int?
 

@@ -149,6 +149,8 @@ public enum SweepError: Error, Sendable, Hashable, CustomStringConvertible {
     case noPlace(file: String)
     /// `--weight NAME=W` names no scenario of the sweep.
     case unknownWeightScenario(name: String, known: [String])
+    /// A `fencelab merge` input that cannot be used (missing, holds no shard folder, or holds the output).
+    case mergeInput(path: String, reason: String)
     /// Test hook: the run stopped on purpose after some work units.
     case interrupted(afterUnits: Int)
 
@@ -173,6 +175,7 @@ public enum SweepError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(f): place: missing; a sweep ranks settings against the place the app means (e.g. \"place\": {\"radius_m\": 100}, docs/metrics.md)"
         case let .unknownWeightScenario(n, known):
             return "--weight: no scenario named '\(n)' in this sweep (scenarios: \(known.joined(separator: ", ")))"
+        case let .mergeInput(p, r): return "cannot merge: \(p): \(r)"
         case let .interrupted(k): return "sweep interrupted after \(k) work units"
         }
     }

@@ -6,7 +6,7 @@ enum MergeCommand: Command {
     static let name = "merge"
     static let summary = "Combine sweep shard folders into the output of one unsharded sweep."
     static let help = """
-        USAGE: fencelab merge SHARD_DIR... [--out DIR]
+        USAGE: fencelab merge SHARD_DIR|PARENT... [--out DIR]
 
         Reads the folders written by `fencelab sweep --shard K/N --out SHARD_DIR` (shard.json +
         items.jsonl), checks that they come from one sweep (same tool version, grid, scenario
@@ -14,18 +14,27 @@ enum MergeCommand: Command {
         exactly once and complete, then writes DIR/sweep.json, sweep.csv, sweep.md and
         index.html byte-identical to an unsharded run.
 
-        OPTIONS:
-          --out DIR    Output folder (default reports/sweep).
+        Only folders holding shard.json are taken: give the shard folders or their parent
+        (`fencelab merge shards --out reports/sweep` takes shards/*/shard.json); other folders
+        and files there (logs, lost+found, an earlier output) are ignored and named on stderr.
 
-        EXIT: 0 merged, 2 mixed, missing, duplicate or incomplete shards (named), 64 usage error.
+        OPTIONS:
+          --out DIR    Output folder (default reports/sweep); must not be an input or inside one.
+
+        EXIT: 0 merged, 2 mixed, missing, duplicate or incomplete shards (named), no shard folder,
+        --out inside an input, 64 usage error.
         """
 
     static func run(_ arguments: inout Arguments) throws -> ExitCode {
         let out = try arguments.option("--out") ?? "reports/sweep"
-        let folders = try arguments.positionals()
-        guard !folders.isEmpty else { throw CLIError.usage("merge: give the shard folders, e.g. `fencelab merge shards/* --out reports/sweep`") }
+        let inputs = try arguments.positionals()
+        guard !inputs.isEmpty else { throw CLIError.usage("merge: give the shard folders or their parent, e.g. `fencelab merge shards --out reports/sweep`") }
         let summary: SweepSummary
-        do { summary = try SweepJob.merge(folders: folders, out: out) } catch {
+        do {
+            let (folders, ignored) = try SweepMerge.selectShardFolders(inputs: inputs, out: out)
+            if !ignored.isEmpty { printError("fencelab merge: ignored (no \(SweepMerge.manifestName)): \(ignored.joined(separator: ", "))") }
+            summary = try SweepJob.merge(folders: folders, out: out)
+        } catch {
             throw CLIError.badInput("\(error)")
         }
         print(SweepOutput.terminal(summary))

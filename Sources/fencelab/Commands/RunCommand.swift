@@ -42,7 +42,9 @@ enum RunCommand: Command {
         let out = try arguments.option("--out") ?? "reports/latest"
         let paths = try arguments.positionals()
         if !paths.isEmpty { request.paths = paths }
+        InterruptNotice.install { InterruptNotice.runMessage(out: out) }
         let report = try execute(request, out: out)
+        for s in report.scenarios { s.warnings.forEach { printError("fencelab: warning: \(s.name): \($0)") } }
         print(SummaryTable.render(report))
         print("Report: \(out)/index.html")
         return report.passed ? .success : .checkFailed

@@ -88,16 +88,17 @@ enum SweepCommand: Command {
             do { request.shard = try Shard(parsing: s) } catch { throw CLIError.usage("sweep: \(error)") }
         }
         request.resume = arguments.flag("--resume")
+        request.onResume = { resumed, remaining, file in
+            printError("fencelab: resumed \(resumed) finished work items from \(file); evaluating the remaining \(remaining)")
+        }
         let out = try arguments.option("--out") ?? "reports/sweep"
         let paths = try arguments.positionals()
         if !paths.isEmpty { request.paths = paths }
 
+        InterruptNotice.install { InterruptNotice.sweepMessage(out: out) }
         let outcome: SweepJob.Outcome
         do { outcome = try SweepJob.sweep(request, out: out) } catch {
             throw CLIError.badInput("\(error)")
-        }
-        if outcome.run.resumedItems > 0 {
-            printError("fencelab: resumed \(outcome.run.resumedItems) finished work items, evaluated \(outcome.run.evaluatedItems)")
         }
         if let summary = outcome.summary {
             print(SweepOutput.terminal(summary))
