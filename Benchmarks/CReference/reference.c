@@ -395,3 +395,32 @@ double fl_ref_cspline(const double *x, const double *y, long nKnots,
     gsl_interp_free(interp);
     return sum;
 }
+
+// ---- (e) sweep scan ----------------------------------------------------------------
+long fl_ref_sweep_scan(const double *now_s, const double *timestamp_s, const double *distance_m,
+                       const double *gateAccuracy_m, long n, double enter_m, double exit_m,
+                       double maxAccuracy_m, double maxAge_s, int confirm,
+                       double *change_time_s, unsigned char *change_inside) {
+    long k = 0;
+    int cur = 0, pending = 0, count = 0;
+    double last_t = -INFINITY;
+    for (long i = 0; i < n; i++) {
+        double a = gateAccuracy_m[i], t = timestamp_s[i];
+        if (!(a <= maxAccuracy_m) || now_s[i] - t > maxAge_s || !(t > last_t)) continue;
+        last_t = t;
+        double d = distance_m[i];
+        if (!(isfinite(d) && d >= 0)) continue;
+        int p = d <= enter_m ? 1 : (d >= exit_m ? 2 : cur);
+        if (p == cur) { count = 0; continue; }
+        if (confirm > 1) {
+            if (count == 0 || p != pending) { pending = p; count = 1; } else { count++; }
+            if (count < confirm) continue;
+            count = 0;
+        }
+        cur = p;
+        change_time_s[k] = now_s[i];
+        change_inside[k] = cur == 1;
+        k++;
+    }
+    return k;
+}

@@ -99,6 +99,16 @@ double fl_ref_gsl_sort_quantiles(const double *x, long n, const double *p, long 
 double fl_ref_cspline(const double *x, const double *y, long nKnots,
                       const double *xEval, long nEval);
 
+// ---- (e) sweep scan ------------------------------------------------------------------
+/// One sweep grid point (hysteresis enter/exit, accuracy gate, staleness, order check,
+/// confirmation by `confirm` fixes) over a drive's precomputed arrays (FenceLab's
+/// SweepFixArrays: now, fix time, Haversine distance, accuracy with NaN for invalid fixes).
+/// Writes the determined-state changes (time, 1 = inside) and returns how many.
+long fl_ref_sweep_scan(const double *now_s, const double *timestamp_s, const double *distance_m,
+                       const double *gateAccuracy_m, long n, double enter_m, double exit_m,
+                       double maxAccuracy_m, double maxAge_s, int confirm,
+                       double *change_time_s, unsigned char *change_inside);
+
 // ---- Callgrind client requests (callgrind_requests.c) ---------------------------
 // For `fencelab-bench --metric instructions`, which runs the binary under
 // `valgrind --tool=callgrind --collect-atstart=no`: collection is switched on around

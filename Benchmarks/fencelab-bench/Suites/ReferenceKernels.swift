@@ -1,4 +1,5 @@
 import CReference
+import FenceLab
 
 /// The C reference kernels (Benchmarks/CReference, -O2), registered as benchmarks of
 /// group `reference` so they appear in the table and can be named by `reference:`.
@@ -7,7 +8,7 @@ enum ReferenceKernels {
     static let drawsPerRun = 4096
     static let updatesPerRun = 4096
 
-    static let all: [Benchmark] = [fenceScalar, kalmanCV, kalmanGeo, seedKalman, ziggurat, cspline, sortQuantiles]
+    static let all: [Benchmark] = [fenceScalar, kalmanCV, kalmanGeo, seedKalman, ziggurat, cspline, sortQuantiles, sweepScan]
 
     static let fenceScalar = Benchmark(
         "reference/c-fence-scalar", group: "reference", itemsPerRun: fixesPerRun, unit: "fix",
@@ -20,6 +21,27 @@ enum ReferenceKernels {
             let changes = fl_ref_fence_scalar(w.latitude, w.longitude, w.accuracy_m, w.count,
                                               c.latitude, c.longitude, 80, 120, 30, &state)
             return Double(changes)
+        }
+    }
+
+    /// The sweep's inner loop in C: the 16 points of `sweep/scan` one at a time on the same
+    /// precomputed arrays of the same drive (issue 18).
+    static let sweepScan = Benchmark(
+        "reference/c-sweep-scan", group: "reference", itemsPerRun: SweepBenchmarks.scanItems, unit: "point×fix",
+        isReference: true
+    ) {
+        guard let drive = SweepBenchmarks.loiterDrive() else { return { 0 } }
+        let x = drive.fixArrays
+        let maxAge_s = EvaluationSettings().maxFixAge_s
+        var time = [Double](repeating: 0, count: x.count), inside = [UInt8](repeating: 0, count: x.count)
+        return {
+            var total = 0
+            for p in SweepBenchmarks.scanPoints {
+                total += fl_ref_sweep_scan(x.now_s, x.timestamp_s, x.distance_m, x.gateAccuracy_m, x.count,
+                                           p.enter_m, p.exit_m, p.maxAccuracy_m, maxAge_s, Int32(p.confirm_n),
+                                           &time, &inside)
+            }
+            return Double(total)
         }
     }
 

@@ -4,23 +4,53 @@ import Foundation
 
 /// The marginal cost of a sweep grid point: one rule evaluated on an already generated
 /// 1 Hz, one-hour drive (edge-loiter-100m, replicate 0): fence decisions over the delivered
-/// fixes and over the truth, plus the transition and visit matching. Issue 7 target: < 1 ms per point.
+/// fixes and over the truth, plus the transition and visit matching. Issue 7 target: < 1 ms per point;
+/// issue 18 (distances once per drive, one scan per point): < 20 µs.
 enum SweepBenchmarks {
-    static let all: [Benchmark] = [extraPoint]
+    static let all: [Benchmark] = [extraPoint, scan]
 
-    static let extraPoint = Benchmark(
-        "sweep/extra-grid-point/1h-1Hz", group: "sweep", itemsPerRun: 4, unit: "point",
-        target: "≥ 1000 points/s (< 1 ms)",
-        noise: 0.12,  // items/s, 16 runs 2026-11-30 (load 12–20)
-        instructions: .counted(calls: 1)  // ≈ 1.3e7 instructions per call (four points)
+    /// The scan's grid: 4 enter × 2 exit radii × confirmation 1 and 3, accuracy gate 30 m.
+    static let scanPoints: [SweepPoint] = [70.0, 75, 80, 85].flatMap { e in
+        [115.0, 125].flatMap { x in
+            [1, 3].map { SweepPoint(kind: .hysteresis, enter_m: e, exit_m: x, maxAccuracy_m: 30, confirm_n: $0) }
+        }
+    }
+
+    /// Issue 18: the sweep's inner loop, grid points × fixes on one precomputed drive, against the
+    /// C kernel of the same work on the same arrays, one point at a time (`reference/c-sweep-scan`).
+    static let scan = Benchmark(
+        "sweep/scan/16-points-1h-1Hz", group: "sweep", itemsPerRun: scanItems, unit: "point×fix",
+        reference: ReferenceKernels.sweepScan.name, target: "≥ 1.5× C"
     ) {
+        guard let drive = loiterDrive() else { return { 0 } }
+        var scratch = SweepScratch()
+        let maxAge_s = EvaluationSettings().maxFixAge_s
+        return { Double(drive.observedChanges(scanPoints, maxAge_s: maxAge_s, scratch: &scratch)) }
+    }
+
+    /// Grid points × delivered fixes of one `scan` call.
+    static let scanItems = scanPoints.count * (loiterDrive()?.fixCount ?? 1)
+
+    /// edge-loiter-100m, replicate 0 (1 h at 1 Hz), or nil with a message.
+    static func loiterDrive() -> SweepDrive? {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         let path = root.appendingPathComponent("scenarios/edge-loiter-100m.json").path
         guard let spec = try? ScenarioSpec.load(path: path), let drive = try? SweepDrive(spec: spec, replicate: 0) else {
             printError("fencelab-bench: sweep: cannot load \(path)")
-            return { 0 }
+            return nil
         }
+        return drive
+    }
+
+    static let extraPoint = Benchmark(
+        "sweep/extra-grid-point/1h-1Hz", group: "sweep", itemsPerRun: 4, unit: "point",
+        target: "≥ 5e4 points/s (< 20 µs)",
+        noise: 0.12,  // items/s spread measured before the scan rewrite (16 runs 2026-11-30, load 12–20)
+        instructions: .counted(calls: 1)  // four points per call
+    ) {
+        guard let drive = loiterDrive() else { return { 0 } }
+        var scratch = SweepScratch()
         let points = [70.0, 75, 80, 85].map {
             SweepPoint(kind: .hysteresis, enter_m: $0, exit_m: 200 - $0, maxAccuracy_m: 30, confirm_n: 1)
         }
@@ -30,7 +60,7 @@ enum SweepBenchmarks {
         return {
             var s = 0.0
             for (k, p) in points.enumerated() {
-                s += Double((try? drive.evaluate(p, item: k, settings: settings))?.spurious ?? -1)
+                s += Double((try? drive.evaluate(p, item: k, settings: settings, scratch: &scratch))?.spurious ?? -1)
             }
             return s
         }

@@ -21,44 +21,73 @@ public indirect enum JSONValue: Sendable, Hashable {
     }
 
     private func write(into out: inout String, indent: Int) {
-        let pad = String(repeating: "  ", count: indent + 1), closePad = String(repeating: "  ", count: indent)
+        // Appends in place (no per-node padding strings, parts arrays or joins): sweep.json has
+        // tens of thousands of estimates, each a small one-line object.
         switch self {
         case let .object(pairs):
             if pairs.isEmpty { out += "{}"; return }
             if pairs.count <= 4, pairs.allSatisfy({ $0.1.isFlat }) {
                 // Small leaf objects such as estimates stay on one line.
-                var parts: [String] = []
-                for (key, value) in pairs { var v = ""; value.write(into: &v, indent: 0); parts.append(Self.quoted(key) + ": " + v) }
-                out += "{" + parts.joined(separator: ", ") + "}"
+                out += "{"
+                for (i, (key, value)) in pairs.enumerated() {
+                    if i > 0 { out += ", " }
+                    Self.appendQuoted(key, to: &out)
+                    out += ": "
+                    value.write(into: &out, indent: 0)
+                }
+                out += "}"
                 return
             }
             out += "{\n"
             for (i, (key, value)) in pairs.enumerated() {
-                out += pad + Self.quoted(key) + ": "
+                Self.pad(&out, indent + 1)
+                Self.appendQuoted(key, to: &out)
+                out += ": "
                 value.write(into: &out, indent: indent + 1)
                 out += i + 1 < pairs.count ? ",\n" : "\n"
             }
-            out += closePad + "}"
+            Self.pad(&out, indent)
+            out += "}"
         case let .array(items):
             if items.isEmpty { out += "[]"; return }
             if items.allSatisfy(\.isScalar) {
-                var parts: [String] = []
-                for item in items { var s = ""; item.write(into: &s, indent: 0); parts.append(s) }
-                out += "[" + parts.joined(separator: ", ") + "]"
+                out += "["
+                for (i, item) in items.enumerated() {
+                    if i > 0 { out += ", " }
+                    item.write(into: &out, indent: 0)
+                }
+                out += "]"
                 return
             }
             out += "[\n"
             for (i, item) in items.enumerated() {
-                out += pad
+                Self.pad(&out, indent + 1)
                 item.write(into: &out, indent: indent + 1)
                 out += i + 1 < items.count ? ",\n" : "\n"
             }
-            out += closePad + "]"
+            Self.pad(&out, indent)
+            out += "]"
         case let .number(x): out += x.isFinite ? x.description : "null"
         case let .integer(i): out += String(i)
-        case let .string(s): out += Self.quoted(s)
+        case let .string(s): Self.appendQuoted(s, to: &out)
         case let .bool(b): out += b ? "true" : "false"
         case .null: out += "null"
+        }
+    }
+
+    /// Two spaces per level.
+    private static func pad(_ out: inout String, _ levels: Int) {
+        for _ in 0..<levels { out += "  " }
+    }
+
+    /// Appends `quoted(s)`; a string with nothing to escape is appended as it is.
+    private static func appendQuoted(_ s: String, to out: inout String) {
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            out += "\""
+            out += s
+            out += "\""
+        } else {
+            out += quoted(s)
         }
     }
 

@@ -6,7 +6,7 @@ extension ReportText {
     static func latency(_ x: Double) -> String {
         guard x.isFinite else { return x.isNaN ? "–" : (x > 0 ? "∞" : "−∞") }
         if abs(x) < 0.05 { return "0" }
-        let s = abs(x) >= 100 ? String(format: "%.0f", x) : String(format: "%.1f", x)
+        let s = abs(x) >= 100 ? CFormat.fixed(x, decimals: 0) : CFormat.fixed(x, decimals: 1)
         return s.hasSuffix(".0") ? String(s.dropLast(2)) : s
     }
 
@@ -22,7 +22,7 @@ extension ReportText {
     static func plain(_ x: Double) -> String {
         guard x.isFinite else { return short(x) }
         if x != 0, abs(x) < 1e-3 { return x > 0 ? "< 0.001" : "> −0.001" }
-        if abs(x) >= 1e6 { return String(format: "%.0f", x) }
+        if abs(x) >= 1e6 { return CFormat.fixed(x, decimals: 0) }
         return short(x)
     }
 

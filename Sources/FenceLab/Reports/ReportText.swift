@@ -1,7 +1,7 @@
 import Foundation
 
 /// Human-readable number formatting for report.md, index.html and summaries.
-/// Locale-independent (`String(format:)` without a locale uses "." decimals).
+/// Locale-independent ("." decimals: `CFormat`, the C library's printf in the "C" locale).
 /// report.json never uses this: it writes unrounded values.
 enum ReportText {
     /// Three significant digits, plain notation for 0.001 ≤ |x| < 10⁶.
@@ -9,9 +9,9 @@ enum ReportText {
         guard x.isFinite else { return x.isNaN ? "–" : (x > 0 ? "∞" : "−∞") }
         if x == 0 { return "0" }
         let a = abs(x)
-        if a >= 1e6 || a < 1e-3 { return String(format: "%.2e", x) }
+        if a >= 1e6 || a < 1e-3 { return CFormat.scientific2(x) }
         let decimals = max(0, 2 - Int(floor(log10(a))))
-        var s = String(format: "%.\(decimals)f", x)
+        var s = CFormat.fixed(x, decimals: decimals)
         if s.contains(".") {
             while s.hasSuffix("0") { s.removeLast() }
             if s.hasSuffix(".") { s.removeLast() }

@@ -9,7 +9,7 @@ enum SVGPlots {
     static let methodColours = ["linear": "#0072b2", "cubicSpline": "#cc79a7", "hermite": "#009e73"]
 
     /// Fixed-point coordinate text, one decimal, locale-free.
-    static func n(_ x: Double) -> String { x.isFinite ? String(format: "%.1f", x) : "0" }
+    static func n(_ x: Double) -> String { x.isFinite ? CFormat.fixed(x, decimals: 1) : "0" }
 
     static func colour(_ s: FenceState) -> String {
         switch s {

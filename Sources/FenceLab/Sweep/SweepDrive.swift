@@ -13,8 +13,8 @@ public struct SweepDrive: Sendable {
     let center: Coordinate
     /// Truth time and distance per sample slot (the same for every rule).
     let truth: TruthDistances
-    let fixes: [Fix]
-    let now_s: [Double]
+    /// Delivered fixes as the scan reads them: times, distances and gate inputs, computed once.
+    public let fixArrays: SweepFixArrays
     /// True visits of the scenario's place (the same for every rule) and the drive's length.
     let trueVisits: [Visit]
     let duration_s: Double
@@ -31,33 +31,132 @@ public struct SweepDrive: Sendable {
         fixes.reserveCapacity(samples.count)
         now.reserveCapacity(samples.count)
         for s in samples { if let f = s.fix { fixes.append(f); now.append(s.time_s) } }
-        self.fixes = fixes
-        self.now_s = now
+        self.fixArrays = SweepFixArrays(fixes: fixes, now_s: now, center: spec.fence.center)
         self.center = spec.fence.center
         self.scenario = spec.name
         self.replicate = replicate
     }
 
     /// Delivered fixes.
-    public var fixCount: Int { fixes.count }
+    public var fixCount: Int { fixArrays.count }
 
-    /// Runs `point`'s rule over the delivered fixes (`FenceDecisions.observe`, Haversine monitor
-    /// only) and over the truth distances computed once per drive (`FenceDecisions.truth`), matches the
+    /// Runs `point`'s rule over the delivered fixes and over the truth distances (both computed once
+    /// per drive; `SweepScan`, the same decisions as `FenceMonitor` with Haversine), matches the
     /// transitions (`Flutter.measure`) and scores the observed visits against the place (`Visits.measure`).
     public func evaluate(_ point: SweepPoint, item: Int, settings: EvaluationSettings) throws -> SweepRecord {
-        let rule = point.rule
-        var local = settings
-        local.engine = nil
-        let observed = try FenceDecisions.observe(fixes: fixes, now_s: now_s, center: center, rule: rule, settings: local,
-                                                  scenario: scenario, replicate: replicate, compareModels: false)
-        let truth = try FenceDecisions.truth(self.truth, rule: rule)
+        var scratch = SweepScratch()
+        return try evaluate(point, item: item, settings: settings, scratch: &scratch)
+    }
+
+    /// As `evaluate(_:item:settings:)`, reusing `scratch`'s buffers and caches across the points
+    /// of a drive: the accepted fixes per accuracy gate and the true changes per rule without the
+    /// gate (truth has accuracy 0, so the gate never matters there).
+    public func evaluate(_ point: SweepPoint, item: Int, settings: EvaluationSettings,
+                         scratch: inout SweepScratch) throws -> SweepRecord {
+        let rule = ScanRule(point)
+        scratch.prepare(for: self, maxAge_s: settings.maxFixAge_s)
+        let gate = scratch.acceptedIndex(self, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: settings.maxFixAge_s)
+        scratch.accepted[gate].now_s.withUnsafeBufferPointer { time in
+            scratch.accepted[gate].distance_m.withUnsafeBufferPointer { dist in
+                scratch.accepted[gate].accuracy_m.withUnsafeBufferPointer { acc in
+                    SweepScan.changes(time_s: time, distance_m: dist, accuracy_m: acc, rule: rule, into: &scratch.observed)
+                }
+            }
+        }
+        let truthKey = TruthKey(kind: rule.kind, enter_m: rule.enter_m, exit_m: rule.exit_m, confirm_n: rule.confirm_n)
+        let t = scratch.truthIndex(truthKey) ?? {
+            var changes: [StateChange] = []
+            truth.time_s.withUnsafeBufferPointer { time in
+                truth.distance_m.withUnsafeBufferPointer { dist in
+                    SweepScan.changes(time_s: time, distance_m: dist, accuracy_m: nil, rule: rule, into: &changes)
+                }
+            }
+            return scratch.addTruth(truthKey, SweepScan.transitions(changes))
+        }()
         let flutter: FlutterMetrics, visits: VisitMetrics
         do {
-            flutter = try Flutter.measure(truth: Flutter.transitions(of: truth), observed: Flutter.transitions(of: observed.states),
-                                          window_s: settings.window_s)
-            visits = try Visits.measure(truth: trueVisits, observed: Visits.observedVisits(of: observed.states, end_s: duration_s),
+            flutter = try Flutter.measure(truth: scratch.truths[t],
+                                          observed: SweepScan.transitions(scratch.observed), window_s: settings.window_s)
+            visits = try Visits.measure(truth: trueVisits, observed: SweepScan.visits(scratch.observed, end_s: duration_s),
                                         duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
         } catch { throw RunError.metrics(scenario: scenario, error) }
         return SweepRecord(item: item, flutter: flutter, visits: visits)
+    }
+}
+
+extension SweepDrive {
+    /// The sweep's inner loop alone (the `sweep/scan` benchmark): the observed state changes of
+    /// every point in `points` on this drive, with the per-gate accepted fixes computed afresh
+    /// (once per gate, as for a new drive). Returns the total number of changes.
+    public func observedChanges(_ points: [SweepPoint], maxAge_s: Double, scratch: inout SweepScratch) -> Int {
+        scratch.drive = nil
+        scratch.prepare(for: self, maxAge_s: maxAge_s)
+        var total = 0
+        for point in points {
+            let rule = ScanRule(point)
+            let gate = scratch.acceptedIndex(self, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: maxAge_s)
+            scratch.accepted[gate].now_s.withUnsafeBufferPointer { time in
+                scratch.accepted[gate].distance_m.withUnsafeBufferPointer { dist in
+                    scratch.accepted[gate].accuracy_m.withUnsafeBufferPointer { acc in
+                        SweepScan.changes(time_s: time, distance_m: dist, accuracy_m: acc, rule: rule, into: &scratch.observed)
+                    }
+                }
+            }
+            total += scratch.observed.count
+        }
+        return total
+    }
+}
+
+/// The rule of a truth scan without the accuracy gate (truth has accuracy 0).
+struct TruthKey: Equatable {
+    var kind: SweepRuleKind
+    var enter_m: Double
+    var exit_m: Double
+    var confirm_n: Int
+}
+
+/// Buffers and per-drive caches of the sweep's inner loop, reused across the points of a drive
+/// (reset when given another drive).
+public struct SweepScratch: Sendable {
+    var observed: [StateChange] = []
+    /// True transitions of the rules seen since the band (kind, enter, exit) last changed: the
+    /// grid's inner dimensions (accuracy gate, confirmation) reuse them; the gate never matters for truth.
+    var truthKeys: [TruthKey] = []
+    var truths: [[Transition]] = []
+    /// Accepted fixes per accuracy gate (a grid has a handful of gates), and the gates.
+    var accepted: [AcceptedFixes] = []
+    var gates: [Double] = []
+    var drive: (scenario: String, replicate: Int, maxAge_s: Double)?
+    public init() {}
+
+    mutating func prepare(for drive: SweepDrive, maxAge_s: Double) {
+        if let d = self.drive, d.scenario == drive.scenario, d.replicate == drive.replicate, d.maxAge_s == maxAge_s { return }
+        self.drive = (drive.scenario, drive.replicate, maxAge_s)
+        gates.removeAll()
+        accepted.removeAll()
+        truthKeys.removeAll()
+        truths.removeAll()
+    }
+
+    func truthIndex(_ key: TruthKey) -> Int? { truthKeys.firstIndex(of: key) }
+
+    mutating func addTruth(_ key: TruthKey, _ transitions: [Transition]) -> Int {
+        if let last = truthKeys.last, (last.kind, last.enter_m, last.exit_m) != (key.kind, key.enter_m, key.exit_m) {
+            truthKeys.removeAll(keepingCapacity: true)
+            truths.removeAll(keepingCapacity: true)
+        }
+        truthKeys.append(key)
+        truths.append(transitions)
+        return truths.count - 1
+    }
+
+    mutating func acceptedIndex(_ drive: SweepDrive, maxAccuracy_m: Double, maxAge_s: Double) -> Int {
+        if let k = gates.firstIndex(of: maxAccuracy_m) { return k }
+        var fixes = AcceptedFixes()
+        SweepScan.accepted(drive.fixArrays, maxAccuracy_m: maxAccuracy_m, maxAge_s: maxAge_s, into: &fixes)
+        gates.append(maxAccuracy_m)
+        accepted.append(fixes)
+        return accepted.count - 1
     }
 }

@@ -52,11 +52,43 @@ public struct SweepRecord: Sendable, Hashable {
 
     /// One JSON object on one line (no newline), keys in `keys` order.
     public var jsonLine: String {
-        func d(_ v: Double?) -> String { v.map { $0.isFinite ? $0.description : "null" } ?? "null" }
-        let values = ["\(item)", "\(spurious)", "\(missed)", "\(flaps)", "\(transitions)", "\(truthTransitions)",
-                      d(latencyMedian_s), d(latencyP95_s), "\(trueVisits)", "\(matchedVisits)", "\(falseVisits)",
-                      "\(fragments)", "\(earlyEntries)", d(entryLatencyP95_s), d(lateEntryP95_s), d(exitLatencyP95_s)]
-        return "{" + zip(Self.keys, values).map { "\"\($0)\":\($1)" }.joined(separator: ",") + "}"
+        var bytes: [UInt8] = []
+        appendJSONLine(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `{"item":…,…}` of each key with its comma, as UTF-8.
+    private static let keyPrefixes: [[UInt8]] = keys.enumerated().map { k, key in Array(((k == 0 ? "{" : ",") + "\"\(key)\":").utf8) }
+
+    /// Appends `jsonLine` and a newline to `bytes` as UTF-8: the resume file and every shard's
+    /// items.jsonl get one line per item, so this is on the sweep's per-item path (no
+    /// intermediate strings for the counts, one small string per finite latency).
+    public func appendJSONLine(to bytes: inout [UInt8]) {
+        let prefixes = Self.keyPrefixes
+        func int(_ k: Int, _ v: Int, _ bytes: inout [UInt8]) {
+            bytes.append(contentsOf: prefixes[k])
+            guard v != 0 else { bytes.append(UInt8(ascii: "0")); return }
+            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                          UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            var n = v.magnitude, count = 0
+            withUnsafeMutableBytes(of: &digits) { buffer in
+                while n > 0 { buffer[count] = UInt8(ascii: "0") + UInt8(n % 10); n /= 10; count += 1 }
+                if v < 0 { bytes.append(UInt8(ascii: "-")) }
+                for i in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[i]) }
+            }
+        }
+        func double(_ k: Int, _ v: Double?, _ bytes: inout [UInt8]) {
+            bytes.append(contentsOf: prefixes[k])
+            if let v, v.isFinite { bytes.append(contentsOf: v.description.utf8) } else { bytes.append(contentsOf: "null".utf8) }
+        }
+        int(0, item, &bytes); int(1, spurious, &bytes); int(2, missed, &bytes); int(3, flaps, &bytes)
+        int(4, transitions, &bytes); int(5, truthTransitions, &bytes)
+        double(6, latencyMedian_s, &bytes); double(7, latencyP95_s, &bytes)
+        int(8, trueVisits, &bytes); int(9, matchedVisits, &bytes); int(10, falseVisits, &bytes)
+        int(11, fragments, &bytes); int(12, earlyEntries, &bytes)
+        double(13, entryLatencyP95_s, &bytes); double(14, lateEntryP95_s, &bytes); double(15, exitLatencyP95_s, &bytes)
+        bytes.append(UInt8(ascii: "}"))
     }
 
     /// Parses a line written by `jsonLine` (exactly those keys, in that order).

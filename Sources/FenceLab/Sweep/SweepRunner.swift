@@ -60,9 +60,10 @@ public enum SweepRunner {
             let unit = units[i]
             if let stopAfter, finished.withLock({ $0 }) >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
             let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r)
+            var scratch = SweepScratch()
             let records = try unit.points.map { p in
                 try drive.evaluate(plan.manifest.points[p], item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
-                                   settings: settings)
+                                   settings: settings, scratch: &scratch)
             }
             try appender.append(records)
             finished.withLock { $0 += 1 }
@@ -120,9 +121,9 @@ final class RecordAppender: Sendable {
     }
 
     func append(_ records: [SweepRecord]) throws(SweepError) {
-        var text = ""
-        for r in records { text += r.jsonLine + "\n" }
-        let bytes = Array(text.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(records.count * 320)
+        for r in records { r.appendJSONLine(to: &bytes); bytes.append(UInt8(ascii: "\n")) }
         try fd.withLock { (fd) throws(SweepError) in
             var offset = 0
             while offset < bytes.count {
