@@ -57,15 +57,21 @@ import _TestSupport
     }
 
     @Test func hangingEngineIsStoppedAtTheDeadline() {
-        let engine = ExternalEngine(command: "exec sleep 60", perFixTimeout_s: 0.1)
+        // Silent from the start: stopped after the ready allowance, max(0.1 s, 5 s).
+        let silent = ExternalEngine(command: "exec sleep 60", perFixTimeout_s: 0.1)
         let start = Date()
+        #expect(throws: ExternalEngineError.readyTimeout(seconds: 5, stderrTail: "")) {
+            _ = try silent.run(fence: Self.fence, fixes: Self.fixes([1]), now_s: [0])
+        }
+        #expect(Date().timeIntervalSince(start) < 15)
+        // Ready, then silent: stopped 0.1 s after the ready line, naming fix 0.
+        let stalled = ExternalEngine(command: "echo '{\"type\":\"ready\",\"protocol\":1}'; exec sleep 60", perFixTimeout_s: 0.1)
         #expect {
-            _ = try engine.run(fence: Self.fence, fixes: Self.fixes([1]), now_s: [0])
+            _ = try stalled.run(fence: Self.fence, fixes: Self.fixes([1]), now_s: [0])
         } throws: { error in
             guard case let ExternalEngineError.timeout(_, index, _) = error else { return false }
             return index == 0
         }
-        #expect(Date().timeIntervalSince(start) < 15)
     }
 
     @Test func garbageAndWrongIndexAreNamed() {

@@ -165,9 +165,13 @@ extension ScenarioSpec {
         try r.check(rate <= 1000, "rate_hz", "must be ≤ 1000", rate)
         let duration = try r.positive("duration_s")
         let start = try r.optionalDouble("start_unix_s") ?? SamplingSpec.defaultStart_unix_s
+        try r.check(SamplingSpec.startRange_unix_s.contains(start), "start_unix_s", "must be within 0...253402300799 (1970–9999)", start)
+        // Counted in Double: duration_s · rate_hz may exceed Int (1e19 s) and SamplingSpec.sampleCount would trap.
+        let samples = (duration * rate).rounded(.down)
+        try r.check(samples >= 1, "duration_s", "must give at least one sample at rate_hz", duration)
+        try r.check(samples <= Double(SamplingSpec.maxSampleCount), "duration_s", "must give at most 10⁹ samples at rate_hz", duration)
+        try r.check(start + duration <= SamplingSpec.startRange_unix_s.upperBound, "duration_s", "must end before year 10000 after start_unix_s", duration)
         let s = SamplingSpec(rate_hz: rate, duration_s: duration, start_unix_s: start)
-        try r.check(s.sampleCount >= 1, "duration_s", "must give at least one sample at rate_hz", duration)
-        try r.check(s.sampleCount <= 1_000_000_000, "duration_s", "must give at most 10⁹ samples at rate_hz", duration)
         try r.finish()
         return s
     }

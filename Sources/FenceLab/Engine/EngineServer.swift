@@ -53,9 +53,12 @@ public enum EngineServer {
                   let lon = numbers.3, let acc = numbers.4, let now = numbers.5 else {
                 throw .badLine(line: lineNumber, reason: "a fix needs index, timestamp, latitude, longitude, horizontal_accuracy, now")
             }
+            guard let fixIndex = Int(exactly: index), fixIndex >= 0 else {
+                throw .badLine(line: lineNumber, reason: "index must be a whole number ≥ 0, got \(index)")
+            }
             let decision = monitor.process(Fix(timestamp_s: t, latitude: lat, longitude: lon, horizontalAccuracy_m: acc), now_s: now)
             out.append("{\"index\":")
-            out.write(String(Int(index)))
+            out.write(String(fixIndex))
             out.append(",\"state\":\"")
             out.write(decision.newState.rawValue)
             if let r = decision.rejection {

@@ -41,6 +41,8 @@ public enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConverti
     case garbage(line: Int, text: String, reason: String)
     case wrongIndex(line: Int, expected: Int, got: Int)
     case protocolMismatch(expected: Int, got: String)
+    case noReady(status: Int32?, stderrTail: String)
+    case readyTimeout(seconds: Double, stderrTail: String)
 
     public var description: String {
         func tail(_ s: String) -> String { s.isEmpty ? "" : "; engine stderr: \(s)" }
@@ -57,6 +59,12 @@ public enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConverti
             return "engine output line \(line) answers fix \(got), expected fix \(expected)"
         case let .protocolMismatch(expected, got):
             return "engine speaks protocol \(got), FenceLab speaks protocol \(expected)"
+        case let .noReady(status?, stderr):
+            return "engine exited with status \(status) without sending the ready line\(tail(stderr))"
+        case let .noReady(nil, stderr):
+            return "engine closed its output without the ready line; it was stopped\(tail(stderr))"
+        case let .readyTimeout(seconds, stderr):
+            return "engine sent no ready line within \(seconds) s; it was stopped\(tail(stderr))"
         }
     }
 }
@@ -64,7 +72,8 @@ public enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConverti
 /// Runs an external engine process over the JSON Lines protocol for one work item.
 public struct ExternalEngine: Sendable {
     public var command: String
-    /// Allowed time per fix, in seconds; the whole item gets `5 + n × perFixTimeout_s`.
+    /// Seconds allowed for each answer after the previous one (the ready line gets at least 5 s
+    /// for start-up), and for the engine to exit after its last answer.
     public var perFixTimeout_s: Double
 
     public init(command: String, perFixTimeout_s: Double = 5) {
@@ -75,11 +84,10 @@ public struct ExternalEngine: Sendable {
     /// Sends the fence and every fix (with its injected `now`), returns one answer per fix.
     public func run(fence: EngineFence, fixes: [Fix], now_s: [Double]) throws(ExternalEngineError) -> [EngineAnswer] {
         precondition(fixes.count == now_s.count, "one now per fix")
-        let deadline = 5 + Double(fixes.count) * perFixTimeout_s
         // Encoded in chunks on the writer thread: the engine starts on the first lines while
         // the rest are still being encoded (the two overlap on a multi-core machine).
         let chunk = 4096
-        return try EngineProcess.exchange(command: command, expected: fixes.count, timeout_s: deadline) { fd in
+        return try EngineProcess.exchange(command: command, expected: fixes.count, timeout_s: perFixTimeout_s) { fd in
             var start = 0
             repeat {
                 let end = min(start + chunk, fixes.count)
@@ -164,7 +172,8 @@ enum EngineRequests {
         do { object = try FlatJSON.parseObject(text.utf8) } catch {
             throw .garbage(line: line, text: shorten(text), reason: error.description)
         }
-        guard let indexValue = object["index"]?.double, indexValue == indexValue.rounded(), indexValue >= 0 else {
+        // Int(exactly:) refuses NaN, ±∞, fractions and magnitudes beyond Int: no trap on 1e300.
+        guard let indexValue = object["index"]?.double, let index = Int(exactly: indexValue), index >= 0 else {
             throw .garbage(line: line, text: shorten(text), reason: "missing or non-integer \"index\"")
         }
         guard let stateText = object["state"]?.string else {
@@ -173,7 +182,6 @@ enum EngineRequests {
         guard let state = FenceState(rawValue: stateText) else {
             throw .garbage(line: line, text: shorten(text), reason: "unknown state '\(stateText)'")
         }
-        let index = Int(indexValue)
         guard index == expectedIndex else { throw .wrongIndex(line: line, expected: expectedIndex, got: index) }
         var rejected: String? = nil
         if let r = object["rejected"] {

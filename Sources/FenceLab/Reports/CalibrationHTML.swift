@@ -71,7 +71,9 @@ public enum CalibrationHTML {
         let centred = res.map { $0 - mean }
         let variance = centred.reduce(0) { $0 + ($1 * $1).sum() } / Double(max(1, count))
         let dt = e.interval_s > 0 ? e.interval_s : 1
-        let maxLag = max(2, min(count / 4, Int(((e.tau_s ?? 10 * dt) * 4 / dt).rounded(.up)), 600))
+        // Capped in Double before converting: a fitted τ of 1e300 s (or NaN) must not trap Int().
+        let lagWanted = min(((e.tau_s ?? 10 * dt) * 4 / dt).rounded(.up), 600)
+        let maxLag = max(2, min(count / 4, Int(exactly: lagWanted) ?? 600))
         let step = max(1, maxLag / 120)
         var acf: [(Double, Double)] = []
         for k in Swift.stride(from: 0, through: maxLag, by: step) {

@@ -9,6 +9,7 @@ public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidValue(option: String, value: Double, reason: String)
     case noValidPoint(reason: String)
     case tooManyPoints(count: Int, limit: Int)
+    case tooManyValues(option: String, text: String, limit: Int)
     case malformedShard(text: String)
 
     public var description: String {
@@ -19,6 +20,7 @@ public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .malformedList(o, t): return "\(o): expected a comma-separated list of numbers, got '\(t)'"
         case let .invalidValue(o, v, r): return "\(o): \(v) \(r)"
         case let .noValidPoint(r): return "the grid has no valid point: \(r)"
+        case let .tooManyValues(o, t, l): return "\(o): '\(t)' has more than \(l) values; use a larger STEP"
         case let .tooManyPoints(c, l): return "the grid has \(c) points, more than the limit \(l); narrow it or pass --force"
         case let .malformedShard(t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(t)'"
         }
@@ -28,6 +30,8 @@ public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
 /// Inclusive range A…B in steps of STEP, parsed from `A:B:STEP`.
 public struct SweepRange: Sendable, Hashable {
     public var values: [Double]
+    /// Most values one range may hold.
+    public static let maxValues = 1_000_000
 
     /// - Throws: `SweepGridError` naming `option` for malformed text, STEP ≤ 0 or A > B.
     public init(parsing text: String, option: String) throws(SweepGridError) {
@@ -38,8 +42,12 @@ public struct SweepRange: Sendable, Hashable {
         }
         guard step > 0 else { throw .nonPositiveStep(option: option, step: step) }
         guard a <= b else { throw .emptyRange(option: option, text: text) }
-        let count = Int(((b - a) / step + 1e-9).rounded(.down)) + 1
-        guard count <= 1_000_000 else { throw .malformedRange(option: option, text: text) }
+        // Counted in Double first: (B − A) / STEP can exceed Int (STEP 1e-17) and Int() would trap.
+        let steps = ((b - a) / step + 1e-9).rounded(.down)
+        guard steps < Double(Self.maxValues), let stepCount = Int(exactly: steps) else {
+            throw .tooManyValues(option: option, text: text, limit: Self.maxValues)
+        }
+        let count = stepCount + 1
         // a + i·step, not repeated addition: no drift over long ranges.
         values = (0..<count).map { a + Double($0) * step }
     }

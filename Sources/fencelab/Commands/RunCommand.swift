@@ -23,7 +23,7 @@ enum RunCommand: Command {
           --seed N               Override every scenario's seed (N >= 1).
           --jobs N               Worker threads (default: all cores).
           --engine 'COMMAND'     Decide fences with an external engine (docs/engine-protocol.md).
-          --engine-timeout S     Seconds allowed per fix for the external engine (default 5).
+          --engine-timeout S     Seconds allowed per engine answer, after the one before (default 5).
           --window S             Flutter matching window in seconds (default 60).
           --max-age S            Fixes older than S seconds relative to `now` are stale (default 30).
           --include-coordinates  Put raw coordinates in the reports (off: metres from the fence).
