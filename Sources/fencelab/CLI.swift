@@ -1,3 +1,4 @@
+import DriveSim
 import FenceLab
 import Foundation
 
@@ -123,13 +124,23 @@ enum CLI {
         }
     }
 
+    /// `code`, unless standard output could not be written (`> /dev/full`, a closed pipe):
+    /// then one line on stderr and exit 2 instead of a silent success.
+    static func flushingStandardOutput(_ code: ExitCode) -> ExitCode {
+        guard fflush(nil) != 0 else { return code }  // nil: every stream; stderr is unbuffered
+        let reason = String(cString: strerror(errno))
+        printError("fencelab: cannot write to standard output: \(reason)")
+        return code == .success ? .badInput : code
+    }
+
     static func fail(_ error: CLIError) -> ExitCode {
         printError("fencelab: \(error.description)")
         return error.exitCode
     }
 }
 
-/// One line to stderr.
+/// One line to stderr, control characters escaped (an engine's or a file's ESC, BEL, NUL
+/// never reach the terminal).
 func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    FileHandle.standardError.write(Data((ShownText.escapingControls(line) + "\n").utf8))
 }

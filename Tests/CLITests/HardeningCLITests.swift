@@ -178,4 +178,116 @@ import _TestSupport
         let scenarios = try #require(report?["scenarios"] as? [Any])
         #expect(scenarios.count == 1)
     }
+
+    // MARK: memory and size
+
+    /// The catalog scenario with `patch` applied to its text.
+    static func patchedScenario(in dir: URL, _ patch: (String) -> String) throws -> URL {
+        let text = try String(contentsOfFile: "scenarios/edge-loiter-100m.json", encoding: .utf8)
+        let file = dir.appendingPathComponent("patched.json")
+        try patch(text).write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    @Test func scenarioFileOver16MiBIsRefusedUnread() throws {
+        let dir = try Self.tempDir("big")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.patchedScenario(in: dir) { $0 + String(repeating: " ", count: 16 << 20) }
+        let r = try runFencelab(["run", file.path, "--out", dir.appendingPathComponent("out").path])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("16 MiB"))
+        #expect(r.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func echoedValuesAreCappedAndEscaped() throws {
+        let dir = try Self.tempDir("echo")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A 1 MB unknown key and a 1 MB name: each error line stays short.
+        let key = String(repeating: "k", count: 1_000_000)
+        let unknown = try Self.patchedScenario(in: dir) { $0.replacingOccurrences(of: "\"name\"", with: "\"\(key)\": 1, \"name\"") }
+        let r = try runFencelab(["run", unknown.path, "--out", dir.appendingPathComponent("out").path])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("unknown key") && r.stderr.contains("…"))
+        #expect(r.stderr.utf8.count < 400, "\(r.stderr.utf8.count) bytes")
+        let longName = try Self.patchedScenario(in: dir) {
+            $0.replacingOccurrences(of: "\"edge-loiter-100m\"", with: "\"\(String(repeating: "n", count: 1_000_000))\"")
+        }
+        let n = try runFencelab(["run", longName.path, "--out", dir.appendingPathComponent("out").path])
+        #expect(n.status == 2)
+        #expect(n.stderr.contains("name") && n.stderr.utf8.count < 400)
+        // ESC and BEL in a name: refused, and the terminal never receives them raw.
+        let control = try Self.patchedScenario(in: dir) {
+            $0.replacingOccurrences(of: "\"edge-loiter-100m\"", with: "\"a\\u001b[2Jb\\u0007\"")
+        }
+        let c = try runFencelab(["run", control.path, "--out", dir.appendingPathComponent("out").path])
+        #expect(c.status == 2)
+        #expect(!c.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+        #expect(c.stderr.contains("\\u{1B}"))
+    }
+
+    @Test func engineControlCharactersAreEscapedOnStderr() throws {
+        let dir = try Self.tempDir("esc")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try runFencelab(["run", "--engine", "printf '\\033]0;pwned\\007\\n'", "scenarios/edge-loiter-100m.json",
+                                 "--replicates", "1", "--out", dir.appendingPathComponent("out").path])
+        #expect(r.status == 2)
+        #expect(!r.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(r.stderr.debugDescription)")
+    }
+
+    // MARK: output safety
+
+    @Test func exportNeverReplacesADeviceFIFOOrSymlink() throws {
+        let dir = try Self.tempDir("export-out")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let link = dir.appendingPathComponent("link").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: dir.appendingPathComponent("target.gpx").path)
+        for (out, kind) in [("/dev/full", "a character device"), (fifo, "a FIFO"), (link, "a symbolic link")] {
+            let r = try runFencelab(["export", "scenarios/edge-loiter-100m.json", "--format", "gpx", "--out", out])
+            #expect(r.status == 2, "\(out): \(r.stderr)")
+            #expect(r.stderr.contains("refusing to replace \(kind)"), "\(r.stderr)")
+            #expect(r.stdout.isEmpty)
+        }
+        var st = stat()
+        #expect(lstat("/dev/full", &st) == 0 && st.st_mode & S_IFMT == S_IFCHR)
+        #expect(lstat(fifo, &st) == 0 && st.st_mode & S_IFMT == S_IFIFO)
+        #expect(lstat(link, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK)
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("target.gpx").path))
+    }
+
+    @Test func danglingSymlinkOutIsRefusedBeforeWork() throws {
+        let dir = try Self.tempDir("dangling")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let link = dir.appendingPathComponent("report").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: dir.appendingPathComponent("missing").path)
+        let r = try runFencelab(["run", "--out", link])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("refusing to replace a symbolic link"))
+        #expect(r.stdout.isEmpty, "no scenario ran: \(r.stdout)")
+    }
+
+    @Test func stdoutWriteErrorIsANonZeroExit() throws {
+        // `sh -c '… > /dev/full'`: the binary's own stdout is the full device.
+        let bin = TestPaths.product("fencelab").path
+        for args in ["--help", "distance 0 0 1 1", "geohash encode 52.52 13.405"] {
+            let r = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "'\(bin)' \(args) > /dev/full"])
+            #expect(r.status == 2, "\(args): \(r.status)")
+            #expect(r.stderr.contains("cannot write to standard output"))
+        }
+    }
+
+    @Test func reportMarkdownCarriesNoRawHTML() throws {
+        let dir = try Self.tempDir("md")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.patchedScenario(in: dir) {
+            $0.replacingOccurrences(of: "\"edge-loiter-100m\"", with: "\"<img src=x onerror=alert(1)>&amp;\"")
+        }
+        let out = dir.appendingPathComponent("out")
+        let r = try runFencelab(["run", file.path, "--replicates", "2", "--out", out.path])
+        #expect(r.status == 0 || r.status == 1, "\(r.stderr)")
+        let md = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
+        #expect(!md.contains("<img"))
+        #expect(md.contains("&lt;img src=x onerror=alert(1)>&amp;amp;"))
+    }
 }

@@ -18,7 +18,7 @@ indirect enum JSONValue: Sendable {
         case .object: return "an object"
         case .array: return "an array"
         case let .number(_, text, _): return "number \(text)"
-        case let .string(s, _): return "string \"\(s.count > 40 ? String(s.prefix(40)) + "…" : s)\""
+        case let .string(s, _): return "string \"\(ShownText.shown(s, limit: 40))\""
         case let .bool(b, _): return "\(b)"
         case .null: return "null"
         }

@@ -15,6 +15,12 @@ extension ScenarioSpec {
         var r = try ObjectReader(root, file: file, path: "")
         let name = try r.string("name")
         if name.isEmpty { throw .invalidValue(file: file, keyPath: "name", requirement: "must not be empty", got: "\"\"") }
+        // Names head tables, plots and file names: bounded, and free of control characters.
+        if name.unicodeScalars.count > ScenarioSpec.maxNameLength || name.unicodeScalars.contains(where: ShownText.isControl) {
+            throw .invalidValue(file: file, keyPath: "name",
+                                requirement: "must be 1 to \(ScenarioSpec.maxNameLength) characters without control characters",
+                                got: "\"\(ShownText.shown(name, limit: 40))\"")
+        }
         let description = try r.string("description")
         let rulesVersion = try r.string("rulesVersion")
         let seed = UInt64(try r.int("seed", in: 0...9_007_199_254_740_992))

@@ -22,22 +22,23 @@ public enum ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The random generator could not be set up (GSL's reason).
     case generator(scenario: String, reason: String)
 
+    /// One line; every echoed piece (key path, value, reason) at most `ShownText.defaultLimit`
+    /// characters with control characters escaped, however large the offending input.
     public var description: String {
-        let text: String
+        func c(_ s: String) -> String { ShownText.shown(s) }
         switch self {
-        case let .unreadable(file, reason): text = "\(file): cannot read: \(reason)"
-        case let .malformedJSON(file, line, reason): text = "\(file):\(line): not valid JSON: \(reason)"
-        case let .missingKey(file, path): text = "\(file): \(path): missing required key"
-        case let .unknownKey(file, path): text = "\(file): \(path): unknown key"
-        case let .duplicateKey(file, path): text = "\(file): \(path): duplicate key"
+        case let .unreadable(file, reason): return "\(c(file)): cannot read: \(c(reason))"
+        case let .malformedJSON(file, line, reason): return "\(c(file)):\(line): not valid JSON: \(c(reason))"
+        case let .missingKey(file, path): return "\(c(file)): \(c(path)): missing required key"
+        case let .unknownKey(file, path): return "\(c(file)): \(c(path)): unknown key"
+        case let .duplicateKey(file, path): return "\(c(file)): \(c(path)): duplicate key"
         case let .wrongType(file, path, expected, got):
-            text = "\(file): \(path.isEmpty ? "(top level)" : path): expected \(expected), got \(got)"
-        case let .invalidValue(file, path, requirement, got): text = "\(file): \(path): \(requirement), got \(got)"
+            return "\(c(file)): \(path.isEmpty ? "(top level)" : c(path)): expected \(expected), got \(c(got))"
+        case let .invalidValue(file, path, requirement, got): return "\(c(file)): \(c(path)): \(requirement), got \(c(got))"
         case let .invalidReplicate(scenario, replicate, replicates):
-            text = "\(scenario): replicate must be within 0...\(replicates - 1), got \(replicate)"
-        case let .generator(scenario, reason): text = "\(scenario): random generator: \(reason)"
+            return "\(c(scenario)): replicate must be within 0...\(replicates - 1), got \(replicate)"
+        case let .generator(scenario, reason): return "\(c(scenario)): random generator: \(c(reason))"
         }
-        return String(text.map { $0.isNewline ? " " : $0 })
     }
 }
 

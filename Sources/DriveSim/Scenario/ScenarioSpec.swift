@@ -5,7 +5,9 @@ import GSLKit
 /// how it is sampled, what noise, accuracy and faults the observed fixes get, and which
 /// metric bounds the run must meet. Decoded strictly by `ScenarioSpec.decode(_:file:)`.
 public struct ScenarioSpec: Sendable, Hashable {
-    /// Short identifier used in reports (`edge-loiter-100m`).
+    /// Longest `name` accepted, in Unicode scalars.
+    public static let maxNameLength = 200
+    /// Short identifier used in reports (`edge-loiter-100m`); 1…200 characters, no control characters.
     public var name: String
     /// What the scenario exercises, in a sentence or two.
     public var description: String

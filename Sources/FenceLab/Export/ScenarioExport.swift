@@ -64,8 +64,12 @@ public enum ScenarioExport {
     }
 
     /// Loads `scenarioPath`, renders replicate `replicate` and writes it atomically to `outPath`
-    /// (temporary file + rename), or returns the text when `outPath` is nil.
+    /// (temporary file + rename), or returns the text when `outPath` is nil. A destination that
+    /// is not a regular file (`/dev/full`, a FIFO, a symbolic link) is refused before any work.
     public static func export(scenarioPath: String, format: String, replicate: Int, outPath: String?) throws -> (text: String?, summary: Summary) {
+        if let outPath {
+            do { try FileSystem.checkFileDestination(outPath) } catch { throw ExportError.writeFailed(path: outPath, reason: error.reason) }
+        }
         let spec = try ScenarioSpec.load(path: scenarioPath)
         let (text, summary) = try render(spec: spec, format: format, replicate: replicate)
         guard let outPath else { return (text, summary) }
@@ -73,21 +77,10 @@ public enum ScenarioExport {
         return (nil, summary)
     }
 
-    /// Writes `text` to a temporary file in the target's folder, then renames it over `path`.
+    /// Writes `text` as the regular file `path`, atomically (`FileSystem.atomicWrite`).
     public static func writeAtomically(_ text: String, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let tmp = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)")
-        do {
-            try Data(text.utf8).write(to: tmp)
-        } catch {
-            try? FileManager.default.removeItem(at: tmp)
-            throw ExportError.writeFailed(path: path, reason: error.localizedDescription)
-        }
-        if rename(tmp.path, url.path) != 0 {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: tmp)
-            throw ExportError.writeFailed(path: path, reason: reason)
+        do { try FileSystem.atomicWrite(Array(text.utf8), to: path) } catch {
+            throw ExportError.writeFailed(path: path, reason: error.reason)
         }
     }
 }

@@ -81,7 +81,7 @@ public enum SweepRunner {
 
     /// Removes the resume file once the final output is in place.
     public static func removePartial(out: String) {
-        unlink(partialPath(out: out))
+        FileSystem.removeFile(partialPath(out: out))
     }
 
     /// Finished records of an earlier run of the same sweep and shard (a torn last line is dropped).
@@ -107,15 +107,12 @@ final class RecordAppender: @unchecked Sendable {
     /// Rewrites `path` as header + `existing` (via a temporary file and rename), then opens it for appending.
     init(path: String, header: String, existing: [SweepRecord]) throws(SweepError) {
         self.path = path
-        let tmp = path + ".tmp-\(getpid())"
         var text = header + "\n"
         for r in existing { text += r.jsonLine + "\n" }
-        guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8)) else {
-            throw .io(path: tmp, reason: "cannot create the resume file")
-        }
-        guard rename(tmp, path) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
-        fd = open(path, O_WRONLY | O_APPEND)
-        guard fd >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        do {
+            try FileSystem.atomicWrite(Array(text.utf8), to: path)
+            fd = try FileSystem.openForAppending(path)
+        } catch { throw .io(path: path, reason: error.reason) }
     }
 
     func append(_ records: [SweepRecord]) throws(SweepError) {
@@ -123,31 +120,17 @@ final class RecordAppender: @unchecked Sendable {
         for r in records { text += r.jsonLine + "\n" }
         let bytes = Array(text.utf8)
         lock.lock(); defer { lock.unlock() }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io(path: path, reason: "append failed: \(String(cString: strerror(errno)))")
-            }
-            offset += n
+        do { try FileSystem.writeAll(fd: fd, bytes, path: path) } catch {
+            throw .io(path: path, reason: "append failed: \(error.reason)")
         }
     }
 
     func close() {
         lock.lock(); defer { lock.unlock() }
-        if fd >= 0 { _ = closeFile(fd); fd = -1 }
+        if fd >= 0 { FileSystem.closeFile(fd); fd = -1 }
     }
 
-    deinit { if fd >= 0 { _ = closeFile(fd) } }
-}
-
-private func closeFile(_ fd: Int32) -> Int32 {
-    #if canImport(Glibc)
-    return Glibc.close(fd)
-    #else
-    return Darwin.close(fd)
-    #endif
+    deinit { if fd >= 0 { FileSystem.closeFile(fd) } }
 }
 
 /// A thread-safe count of finished work units (for the interruption test hook).

@@ -1,0 +1,45 @@
+/// Text from input files, engines or arguments made safe to echo: bounded length and no
+/// control characters, so an error line stays one short line and cannot drive the terminal
+/// (ESC sequences, BEL, NUL) or break a Markdown table.
+public enum ShownText {
+    /// Characters of an offending value echoed in an error message before the ellipsis.
+    public static let defaultLimit = 80
+
+    /// `value` cut to `limit` characters (then "…") with control characters escaped:
+    /// newline as `\n`, tab as `\t`, any other C0/C1 control or DEL as `\u{1B}`.
+    /// Reads at most `limit + 1` characters of `value`, so a 50 MB value costs nothing.
+    public static func shown(_ value: some StringProtocol, limit: Int = defaultLimit) -> String {
+        var out = ""
+        var count = 0
+        for scalarText in value.unicodeScalars {
+            if count == limit { out += "…"; break }
+            out += escaped(scalarText)
+            count += 1
+        }
+        return out
+    }
+
+    /// `value` with every control character escaped as in `shown`, without a length limit.
+    public static func escapingControls(_ value: some StringProtocol) -> String {
+        guard value.unicodeScalars.contains(where: isControl) else { return String(value) }
+        var out = ""
+        for s in value.unicodeScalars { out += escaped(s) }
+        return out
+    }
+
+    public static func isControl(_ s: Unicode.Scalar) -> Bool {
+        s.value < 0x20 || (s.value >= 0x7F && s.value < 0xA0)
+    }
+
+    public static func escaped(_ s: Unicode.Scalar) -> String {
+        guard isControl(s) else { return String(s) }
+        switch s {
+        case "\n": return "\\n"
+        case "\t": return "\\t"
+        case "\r": return "\\r"
+        default:
+            let hex = String(s.value, radix: 16, uppercase: true)
+            return "\\u{" + (hex.count < 2 ? "0" + hex : hex) + "}"
+        }
+    }
+}
