@@ -6,11 +6,13 @@ extension ScenarioSpec {
     /// - Parameter file: the name used in error messages (the path as the user gave it).
     /// - Throws: `ScenarioError` naming the file, key path and offending value.
     public static func decode(_ bytes: [UInt8], file: String) throws(ScenarioError) -> ScenarioSpec {
-        let root: JSONValue
+        let root: StrictJSON.Value
         do {
-            root = try JSONParser.parse(bytes)
+            root = try StrictJSON.parse(bytes)
         } catch {
-            throw .malformedJSON(file: file, line: error.line, reason: error.reason)
+            if error.kind == .duplicateKey { throw .duplicateKey(file: file, keyPath: error.keyPath) }
+            let place = "column \(error.column)" + (error.keyPath.isEmpty ? "" : ", at \(error.keyPath)")
+            throw .malformedJSON(file: file, line: error.line, reason: "\(error.reason) (\(place))")
         }
         var r = try ObjectReader(root, file: file, path: "")
         let name = try r.string("name")
@@ -58,7 +60,7 @@ extension ScenarioSpec {
     }
 
     /// `[lat, lon]` → a validated coordinate; errors name the element.
-    static func coordinate(_ v: JSONValue, reader r: ObjectReader, at p: String) throws(ScenarioError) -> Coordinate {
+    static func coordinate(_ v: StrictJSON.Value, reader r: ObjectReader, at p: String) throws(ScenarioError) -> Coordinate {
         guard case let .array(items, _) = v, items.count == 2 else {
             throw .wrongType(file: r.file, keyPath: p, expected: "[latitude, longitude]", got: v.kindDescription)
         }
