@@ -290,4 +290,34 @@ import _TestSupport
         #expect(!md.contains("<img"))
         #expect(md.contains("&lt;img src=x onerror=alert(1)>&amp;amp;"))
     }
+
+    // MARK: one strict JSON reader
+
+    @Test(arguments: [("\"protocol\":true", "protocol"), ("\"protocol\":1.7", "protocol"),
+                      ("\"protocol\":1,\"extra\":0", "unknown key 'extra'"), ("\"protocol\":01", "leading zero"),
+                      ("\"protocol\":1,\"protocol\":1", "duplicate key")])
+    func engineServeFenceLineIsReadStrictly(members: String, mentions: String) throws {
+        let fence = "{\"type\":\"fence\",\(members),\"center\":[0,0],\"rule\":{\"kind\":\"threshold\",\"radius_m\":80}}\n"
+        let r = try runFencelab(["engine-serve"], stdin: Data(fence.utf8))
+        #expect(r.status == 2, "\(r.stdout) \(r.stderr)")
+        #expect(r.stderr.contains(mentions), "\(r.stderr)")
+        #expect(r.stdout.isEmpty, "no ready line for a refused fence")
+    }
+
+    @Test func scenarioAndFixtureFilesRefuseLeadingZerosAndDuplicateKeys() throws {
+        let dir = try Self.tempDir("strict")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let zero = try Self.patchedScenario(in: dir) { $0.replacingOccurrences(of: "\"replicates\": 20", with: "\"replicates\": 020") }
+        let z = try runFencelab(["run", zero.path, "--out", dir.appendingPathComponent("out").path])
+        #expect(z.status == 2)
+        #expect(z.stderr.contains("leading zero") && z.stderr.contains("patched.json:"), "\(z.stderr)")
+        let fixtures = dir.appendingPathComponent("fixtures")
+        try FileManager.default.createDirectory(at: fixtures, withIntermediateDirectories: true)
+        let source = try String(contentsOfFile: "scenarios/fixtures/seed000-hysteresis.json", encoding: .utf8)
+        let duplicated = source.replacingOccurrences(of: "{", with: "{\"kind\": \"x\", ", options: [], range: source.range(of: "{"))
+        try duplicated.write(to: fixtures.appendingPathComponent("dup.json"), atomically: true, encoding: .utf8)
+        let f = try runFencelab(["fixtures", fixtures.path])
+        #expect(f.status == 2, "\(f.stdout) \(f.stderr)")
+        #expect(f.stderr.contains("duplicate key"), "\(f.stderr)")
+    }
 }
