@@ -6,7 +6,8 @@ import _TestSupport
 /// documented exit code, never a trap (exit 132/133/139), a hang or a stray process.
 @Suite struct HardeningCLITests {
     static func tempDir(_ tag: String) throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-hardening-\(tag)-\(getpid())")
+        // Unique per call: parameterised cases run concurrently.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-hardening-\(tag)-\(getpid())-\(UUID().uuidString)")
         try? FileManager.default.removeItem(at: dir)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir

@@ -23,21 +23,23 @@ public enum ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
     case generator(scenario: String, reason: String)
 
     /// One line; every echoed piece (key path, value, reason) at most `ShownText.defaultLimit`
-    /// characters with control characters escaped, however large the offending input.
+    /// characters, however large the offending input; control characters escaped everywhere.
     public var description: String {
         func c(_ s: String) -> String { ShownText.shown(s) }
+        // Paths as given (bounded by PATH_MAX), control characters escaped.
+        func f(_ s: String) -> String { ShownText.escapingControls(s) }
         switch self {
-        case let .unreadable(file, reason): return "\(c(file)): cannot read: \(c(reason))"
-        case let .malformedJSON(file, line, reason): return "\(c(file)):\(line): not valid JSON: \(c(reason))"
-        case let .missingKey(file, path): return "\(c(file)): \(c(path)): missing required key"
-        case let .unknownKey(file, path): return "\(c(file)): \(c(path)): unknown key"
-        case let .duplicateKey(file, path): return "\(c(file)): \(c(path)): duplicate key"
+        case let .unreadable(file, reason): return "\(f(file)): cannot read: \(c(reason))"
+        case let .malformedJSON(file, line, reason): return "\(f(file)):\(line): not valid JSON: \(c(reason))"
+        case let .missingKey(file, path): return "\(f(file)): \(c(path)): missing required key"
+        case let .unknownKey(file, path): return "\(f(file)): \(c(path)): unknown key"
+        case let .duplicateKey(file, path): return "\(f(file)): \(c(path)): duplicate key"
         case let .wrongType(file, path, expected, got):
-            return "\(c(file)): \(path.isEmpty ? "(top level)" : c(path)): expected \(expected), got \(c(got))"
-        case let .invalidValue(file, path, requirement, got): return "\(c(file)): \(c(path)): \(requirement), got \(c(got))"
+            return "\(f(file)): \(path.isEmpty ? "(top level)" : c(path)): expected \(expected), got \(c(got))"
+        case let .invalidValue(file, path, requirement, got): return "\(f(file)): \(c(path)): \(requirement), got \(c(got))"
         case let .invalidReplicate(scenario, replicate, replicates):
-            return "\(c(scenario)): replicate must be within 0...\(replicates - 1), got \(replicate)"
-        case let .generator(scenario, reason): return "\(c(scenario)): random generator: \(c(reason))"
+            return "\(f(scenario)): replicate must be within 0...\(replicates - 1), got \(replicate)"
+        case let .generator(scenario, reason): return "\(f(scenario)): random generator: \(c(reason))"
         }
     }
 }
