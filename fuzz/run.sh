@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every libFuzzer target in fuzz/targets/ for SECONDS each (default 60).
 #
-#   fuzz/run.sh [SECONDS] [TARGET...]
+#   fuzz/run.sh [SECONDS] [TARGET...]        FUZZ_JOBS=N runs N targets at a time (default 1)
 #
 # A target is fuzz/targets/<name>.swift defining @_cdecl("LLVMFuzzerTestOneInput"). Its
 # "// fuzz-sources:" comment lists the package sources (globs relative to the package root)
@@ -50,6 +50,7 @@ if [ "$links_fencelab" -eq 1 ]; then
 fi
 status=0
 summary=()
+# Build every target first, then run them FUZZ_JOBS at a time (default 1; CI uses 2 on 2 cores).
 for name in "${targets[@]}"; do
     src="fuzz/targets/$name.swift"
     globs=$(sed -n 's|^// fuzz-sources:||p' "$src" | head -1)
@@ -67,11 +68,14 @@ for name in "${targets[@]}"; do
         grep -E "error" "$build/$name.build.log" >&2 || cat "$build/$name.build.log" >&2
         exit 2
     fi
-    work="$build/corpus/$name"; artifacts="$build/artifacts/$name/"
+done
+
+run_target() {
+    local name=$1
+    local work="$build/corpus/$name" artifacts="$build/artifacts/$name/"
     rm -rf "$artifacts"; mkdir -p "$work" "$artifacts"
-    dict=(); [ -f "fuzz/dict/$name.dict" ] && dict=(-dict="fuzz/dict/$name.dict")
+    local dict=(); [ -f "fuzz/dict/$name.dict" ] && dict=(-dict="fuzz/dict/$name.dict")
     echo "running $name for ${seconds}s..." >&2
-    set +e
     # -fork=1 with -ignore_*: a crash, timeout or OOM is saved under $artifacts and fuzzing goes
     # on, so one run finds every crash it can. -max_len 262144: room for 30 000 nested or
     # repeated elements (the sizes that overflowed stacks and grew memory before).
@@ -79,14 +83,25 @@ for name in "${targets[@]}"; do
         -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
         -max_len=262144 -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$artifacts" \
         -print_final_stats=1 >"$build/$name.log" 2>&1
-    rc=$?
-    set -e
+    echo $? >"$build/$name.rc"
+}
+
+jobs_max="${FUZZ_JOBS:-1}"
+for name in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do sleep 1; done
+    run_target "$name" &
+done
+wait
+
+for name in "${targets[@]}"; do
+    rc=$(cat "$build/$name.rc")
+    artifacts="$build/artifacts/$name/"
     # Fork mode reports "#EXECS: cov: ..." lines; the last one holds the total.
     execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$build/$name.log" | tail -1)
     crashes=$(find "$artifacts" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
     line="$name: executions ${execs:-?}, crash artifacts $crashes, libFuzzer exit $rc"
     [ "$rc" -ne 0 ] && { status=1; line="$line (see $build/$name.log)"; }
-    [ "$crashes" -ne 0 ] && status=1
+    [ "$crashes" -ne 0 ] && { status=1; line="$line: $(ls "$artifacts" | head -3 | tr '\n' ' ')"; }
     summary+=("$line")
 done
 printf '%s\n' "${summary[@]}"
