@@ -139,8 +139,10 @@ enum CLI {
     }
 }
 
-/// One line to stderr, control characters escaped (an engine's or a file's ESC, BEL, NUL
-/// never reach the terminal).
+/// One line to stderr, at most 2000 characters, control characters escaped (an engine's or a
+/// file's ESC, BEL, NUL never reach the terminal).
 func printError(_ line: String) {
-    FileHandle.standardError.write(Data((ShownText.escapingControls(line) + "\n").utf8))
+    // Bounded whatever the input: a value echoed by a lower layer is already cut to ~80
+    // characters; this cap covers anything else (a megabyte-long argument in a usage error).
+    FileHandle.standardError.write(Data((ShownText.shown(line, limit: 2000) + "\n").utf8))
 }

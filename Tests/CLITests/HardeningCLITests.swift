@@ -321,4 +321,14 @@ import _TestSupport
         #expect(f.status == 2, "\(f.stdout) \(f.stderr)")
         #expect(f.stderr.contains("duplicate key"), "\(f.stderr)")
     }
+
+    @Test func hugeArgumentsGiveOneBoundedLine() throws {
+        let huge = String(repeating: "9", count: 100_000)  // below Linux's 128 KiB per argument
+        for args in [["distance", huge, "0", "0", "0"], ["sweep", "--enter", huge + ":1:1", "--exit", "1:2:1"], ["--" + huge]] {
+            let r = try runFencelab(args)
+            #expect(r.status == 2 || r.status == 64, "\(r.status)")
+            #expect(r.stderr.split(separator: "\n").count == 1)
+            #expect(r.stderr.utf8.count <= 2100, "\(r.stderr.utf8.count) bytes")
+        }
+    }
 }
