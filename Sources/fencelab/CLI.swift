@@ -146,3 +146,10 @@ func printError(_ line: String) {
     // characters; this cap covers anything else (a megabyte-long argument in a usage error).
     FileHandle.standardError.write(Data((ShownText.shown(line, limit: 2000) + "\n").utf8))
 }
+
+/// Standard output for every command: text from files, engines and arguments (scenario names,
+/// paths, engine reasons) reaches the terminal with control characters escaped; line breaks stay.
+/// Shadows `Swift.print` in this module, so no command can print raw bytes by accident.
+func print(_ text: String) {
+    Swift.print(ShownText.escapingControls(text, keepingLineBreaks: true))
+}

@@ -271,8 +271,12 @@ import _TestSupport
     @Test func stdoutWriteErrorIsANonZeroExit() throws {
         // `sh -c '… > /dev/full'`: the binary's own stdout is the full device.
         let bin = TestPaths.product("fencelab").path
-        for args in ["--help", "distance 0 0 1 1", "geohash encode 52.52 13.405"] {
-            let r = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "'\(bin)' \(args) > /dev/full"])
+        let fence = #"{"type":"fence","protocol":1,"center":[0,0],"rule":{"kind":"threshold","radius_m":80}}"#
+        for args in ["--help", "distance 0 0 1 1", "geohash encode 52.52 13.405",
+                     "export scenarios/edge-loiter-100m.json --format csv", "engine-serve < /tmp/fencelab-fence-\(getpid()).jsonl"] {
+            try (fence + "\n").write(toFile: "/tmp/fencelab-fence-\(getpid()).jsonl", atomically: true, encoding: .utf8)
+            let r = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "'\(bin)' \(args) > /dev/full"],
+                                   currentDirectory: TestPaths.packageRoot)
             #expect(r.status == 2, "\(args): \(r.status)")
             #expect(r.stderr.contains("cannot write to standard output"))
         }

@@ -19,11 +19,13 @@ public enum ShownText {
         return out
     }
 
-    /// `value` with every control character escaped as in `shown`, without a length limit.
-    public static func escapingControls(_ value: some StringProtocol) -> String {
-        guard value.unicodeScalars.contains(where: isControl) else { return String(value) }
+    /// `value` with every control character escaped as in `shown`, without a length limit;
+    /// with `keepingLineBreaks`, `\n` stays a line break (multi-line terminal output).
+    public static func escapingControls(_ value: some StringProtocol, keepingLineBreaks: Bool = false) -> String {
+        func needs(_ s: Unicode.Scalar) -> Bool { isControl(s) && !(keepingLineBreaks && s == "\n") }
+        guard value.unicodeScalars.contains(where: needs) else { return String(value) }
         var out = ""
-        for s in value.unicodeScalars { out += escaped(s) }
+        for s in value.unicodeScalars { out += needs(s) ? escaped(s) : String(s) }
         return out
     }
 

@@ -151,3 +151,12 @@ enum FileSystem {
 
     private static let serial = SerialCounter()
 }
+
+/// Standard output for data a command prints in bulk (an export without `--out`, the
+/// engine protocol's answers): every byte written or a typed error, never a trap
+/// (`FileHandle.write` traps on ENOSPC, e.g. `> /dev/full`).
+public enum StandardOutput {
+    public static func write(_ text: String) throws(OutputError) {
+        try FileSystem.writeAll(fd: 1, Array(text.utf8), path: "standard output")
+    }
+}

@@ -37,7 +37,7 @@ enum ExportCommand: Command {
         }
         let result = try ScenarioExport.export(scenarioPath: paths[0], format: format, replicate: replicate, outPath: out)
         if let text = result.text {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            do { try StandardOutput.write(text) } catch { throw CLIError.badInput("cannot write to standard output: \(error.reason)") }
         } else {
             let s = result.summary
             var line = "export: wrote \(s.points) points of \(s.scenario) replicate \(s.replicate) as \(s.format) to \(out ?? "")"
