@@ -46,6 +46,10 @@ import DriveSim
         #expect {
             _ = try StrictJSON.parse("[1, 2, 3]", limits: .init(maxBytes: 8))
         } throws: { ($0 as? StrictJSON.ParseError)?.kind == .tooLarge }
+        #expect {
+            _ = try StrictJSON.parse("[1, 2, 3]", limits: .init(maxValues: 3))
+        } throws: { ($0 as? StrictJSON.ParseError)?.kind == .tooManyValues }
+        _ = try StrictJSON.parse("[1, 2]", limits: .init(maxValues: 3))
     }
 
     @Test func stringsAreStrict() throws {

@@ -19,18 +19,22 @@ public enum StrictJSON {
         public var maxBytes: Int
         /// Deepest nesting of arrays and objects accepted.
         public var maxDepth: Int
+        /// Most values (scalars, arrays, objects) in one document: bounds memory at ~50 bytes a
+        /// value however the bytes are spent (a scenario holds a few hundred).
+        public var maxValues: Int
 
-        public init(maxBytes: Int = 16 << 20, maxDepth: Int = 64) {
+        public init(maxBytes: Int = 16 << 20, maxDepth: Int = 64, maxValues: Int = 1_000_000) {
             self.maxBytes = maxBytes
             self.maxDepth = maxDepth
+            self.maxValues = maxValues
         }
 
-        /// 16 MiB, 64 levels.
+        /// 16 MiB, 64 levels, 10⁶ values.
         public static let standard = Limits()
     }
 
     /// A parsed value with the 1-based line it starts on; objects keep key order.
-    public indirect enum Value: Sendable {
+    public enum Value: Sendable {
         case object([(key: String, value: Value)], line: Int)
         case array([Value], line: Int)
         case number(Double, text: String, line: Int)
@@ -60,7 +64,7 @@ public enum StrictJSON {
     /// Why the input is not accepted, and where.
     public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
         public enum Kind: Sendable, Hashable {
-            case syntax, duplicateKey, tooDeep, tooLarge
+            case syntax, duplicateKey, tooDeep, tooLarge, tooManyValues
         }
         public var kind: Kind
         /// 1-based line and column (in bytes) of the offending byte.
@@ -97,6 +101,7 @@ extension StrictJSON {
         var i = 0
         var line = 1
         var lineStart = 0
+        var values = 0
         /// Keys and indices from the root to the value being read.
         var path: [PathComponent] = []
 
@@ -146,6 +151,8 @@ extension StrictJSON {
 
         mutating func value(depth: Int) throws(ParseError) -> Value {
             guard depth < limits.maxDepth else { throw fail(.tooDeep, "nesting deeper than \(limits.maxDepth) levels") }
+            values += 1
+            guard values <= limits.maxValues else { throw fail(.tooManyValues, "more than \(limits.maxValues) values") }
             guard i < bytes.count else { throw fail("unexpected end of input") }
             let start = line
             switch bytes[i] {
