@@ -19,19 +19,34 @@ build=fuzz/.build
 mkdir -p "$build"
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g)
 
+# True when $build/lib$1.a exists, is newer than every source of module $1 and run.sh, and no
+# library it depends on was rebuilt in this run: unchanged sources reuse the instrumented libraries.
+rebuilt=0
+up_to_date() {
+    local lib="$build/lib$1.a"
+    [ "$rebuilt" -eq 0 ] && [ -f "$lib" ] || { rebuilt=1; return 1; }
+    [ -z "$(find "Sources/$1" fuzz/run.sh -newer "$lib" \( -name '*.swift' -o -name 'run.sh' \) | head -1)" ] || { rebuilt=1; return 1; }
+}
+
+if up_to_date GeoPolicy; then echo "GeoPolicy: up to date" >&2; else
 echo "building GeoPolicy (instrumented)..." >&2
 swiftc "${flags[@]}" -module-name GeoPolicy -emit-module -emit-module-path "$build/GeoPolicy.swiftmodule" \
     -emit-library -static -o "$build/libGeoPolicy.a" $(find Sources/GeoPolicy -name '*.swift' | sort) \
     >"$build/GeoPolicy.build.log" 2>&1 || { cat "$build/GeoPolicy.build.log" >&2; exit 2; }
+fi
+if up_to_date GSLKit; then echo "GSLKit: up to date" >&2; else
 echo "building GSLKit (instrumented, against the system GSL)..." >&2
 swiftc "${flags[@]}" -module-name GSLKit -I Sources/CGSL -emit-module -emit-module-path "$build/GSLKit.swiftmodule" \
     -emit-library -static -o "$build/libGSLKit.a" $(find Sources/GSLKit -name '*.swift' | sort) \
     >"$build/GSLKit.build.log" 2>&1 || { cat "$build/GSLKit.build.log" >&2; exit 2; }
+fi
 
+if up_to_date DriveSim; then echo "DriveSim: up to date" >&2; else
 echo "building DriveSim (instrumented)..." >&2
 swiftc "${flags[@]}" -module-name DriveSim -I "$build" -I Sources/CGSL -emit-module -emit-module-path "$build/DriveSim.swiftmodule" \
     -emit-library -static -o "$build/libDriveSim.a" $(find Sources/DriveSim -name '*.swift' | sort) \
     >"$build/DriveSim.build.log" 2>&1 || { cat "$build/DriveSim.build.log" >&2; exit 2; }
+fi
 
 if [ "$#" -gt 0 ]; then targets=("$@"); else
     targets=(); for f in fuzz/targets/*.swift; do targets+=("$(basename "$f" .swift)"); done
@@ -41,7 +56,9 @@ fi
 links_fencelab=0
 for name in "${targets[@]}"; do grep -q '^// fuzz-links: FenceLab' "fuzz/targets/$name.swift" && links_fencelab=1; done
 fencelab_lib=()
-if [ "$links_fencelab" -eq 1 ]; then
+if [ "$links_fencelab" -eq 1 ] && up_to_date FenceLab; then
+    echo "FenceLab: up to date" >&2
+elif [ "$links_fencelab" -eq 1 ]; then
     echo "building FenceLab (instrumented, testable)..." >&2
     swiftc "${flags[@]}" -enable-testing -module-name FenceLab -I "$build" -I Sources/CGSL -emit-module \
         -emit-module-path "$build/FenceLab.swiftmodule" -emit-library -static -o "$build/libFenceLab.a" \
