@@ -7,20 +7,19 @@ import Darwin
 #endif
 
 /// The last bytes an engine wrote to stderr, kept for error messages.
-final class StderrTail: @unchecked Sendable {
-    private let lock = NSLock()
-    private var bytes: [UInt8] = []
+final class StderrTail: Sendable {
+    private let bytes = Locked<[UInt8]>([])
     private let limit = 2048
 
     func append(_ chunk: ArraySlice<UInt8>) {
-        lock.lock(); defer { lock.unlock() }
-        bytes.append(contentsOf: chunk)
-        if bytes.count > limit { bytes.removeFirst(bytes.count - limit) }
+        bytes.withLock { bytes in
+            bytes.append(contentsOf: chunk)
+            if bytes.count > limit { bytes.removeFirst(bytes.count - limit) }
+        }
     }
 
     var text: String {
-        lock.lock(); defer { lock.unlock() }
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").suffix(3)
+        let lines = bytes.withLock { String(decoding: $0, as: UTF8.self) }.split(separator: "\n").suffix(3)
         return lines.joined(separator: " | ")
     }
 }
@@ -34,21 +33,23 @@ final class StderrTail: @unchecked Sendable {
 /// exits, before the leader is reaped (so the group id cannot have been reused).
 enum EngineProcess {
     static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
-    /// Time the ready line may take at least, whatever the per-answer timeout: an interpreter's start-up.
-    static let minimumReadyTimeout_s = 5.0
 
-    static func exchange(command: String, request: [UInt8], expected: Int,
-                         timeout_s: Double) throws(ExternalEngineError) -> [EngineAnswer] {
-        try exchange(command: command, expected: expected, timeout_s: timeout_s) { fd in writeAll(fd: fd, request) }
+    static func exchange(command: String, request: [UInt8], expected: Int, timeout_s: Double,
+                         readyTimeout_s: Double) throws(ExternalEngineError) -> [EngineAnswer] {
+        try exchange(command: command, expected: expected, timeout_s: timeout_s, readyTimeout_s: readyTimeout_s) { fd in
+            writeAll(fd: fd, request)
+        }
     }
 
     /// Like `exchange(command:request:expected:timeout_s:)`, with the request written by
     /// `writeRequest(fd)` on the writer thread, so a large request can be encoded chunk by
     /// chunk while the engine already answers the first lines.
     ///
-    /// - Parameter timeout_s: seconds allowed for each answer after the previous one, and for
-    ///   the engine to exit after its last answer; the ready line gets `max(timeout_s, 5)`.
-    static func exchange(command: String, expected: Int, timeout_s: Double,
+    /// - Parameters:
+    ///   - timeout_s: seconds allowed for each answer after the previous one, and for the
+    ///     engine to exit after its last answer.
+    ///   - readyTimeout_s: seconds allowed for the ready line after the start.
+    static func exchange(command: String, expected: Int, timeout_s: Double, readyTimeout_s: Double,
                          writeRequest: @escaping @Sendable (Int32) -> Void) throws(ExternalEngineError) -> [EngineAnswer] {
         _ = ignoreSIGPIPE
         let child = try EngineChild.spawn(command: command)
@@ -81,7 +82,7 @@ enum EngineProcess {
         let status: Int32
         do throws(ExternalEngineError) {
             try readAnswers(fd: child.stdoutFD, expected: expected,
-                            readyTimeout_s: max(timeout_s, minimumReadyTimeout_s), answerTimeout_s: timeout_s, into: &answers)
+                            readyTimeout_s: readyTimeout_s, answerTimeout_s: timeout_s, into: &answers)
             guard child.waitForExit(timeout_s: timeout_s) else {
                 throw ExternalEngineError.timeout(seconds: timeout_s, firstUnanswered: answers.count, stderrTail: "")
             }

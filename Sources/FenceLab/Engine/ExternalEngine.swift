@@ -71,14 +71,23 @@ public enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConverti
 
 /// Runs an external engine process over the JSON Lines protocol for one work item.
 public struct ExternalEngine: Sendable {
-    public var command: String
-    /// Seconds allowed for each answer after the previous one (the ready line gets at least 5 s
-    /// for start-up), and for the engine to exit after its last answer.
-    public var perFixTimeout_s: Double
+    /// Default `startupGrace_s`: time for `/bin/sh` and an interpreter such as Python to start
+    /// and print `ready` on a loaded machine, seconds.
+    public static let defaultStartupGrace_s = 5.0
 
-    public init(command: String, perFixTimeout_s: Double = 5) {
+    public var command: String
+    /// Seconds allowed for each answer after the line before it, and for the engine to exit
+    /// after its last answer (> 0): the timeout is per answer, whatever the number of fixes.
+    public var perFixTimeout_s: Double
+    /// Extra seconds, once per work item, for the engine to start (≥ 0): the ready line must
+    /// arrive within `startupGrace_s + perFixTimeout_s` of the start.
+    public var startupGrace_s: Double
+
+    public init(command: String, perFixTimeout_s: Double = 5,
+                startupGrace_s: Double = ExternalEngine.defaultStartupGrace_s) {
         self.command = command
         self.perFixTimeout_s = perFixTimeout_s
+        self.startupGrace_s = startupGrace_s
     }
 
     /// Sends the fence and every fix (with its injected `now`), returns one answer per fix.
@@ -87,7 +96,8 @@ public struct ExternalEngine: Sendable {
         // Encoded in chunks on the writer thread: the engine starts on the first lines while
         // the rest are still being encoded (the two overlap on a multi-core machine).
         let chunk = 4096
-        return try EngineProcess.exchange(command: command, expected: fixes.count, timeout_s: perFixTimeout_s) { fd in
+        return try EngineProcess.exchange(command: command, expected: fixes.count, timeout_s: perFixTimeout_s,
+                                           readyTimeout_s: startupGrace_s + perFixTimeout_s) { fd in
             var start = 0
             repeat {
                 let end = min(start + chunk, fixes.count)

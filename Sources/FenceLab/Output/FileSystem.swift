@@ -97,7 +97,7 @@ enum FileSystem {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         let tmp = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(serial.next())").path
+            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(serial.withLock { $0 += 1; return $0 })").path
         do throws(OutputError) {
             try createFile(tmp, bytes)
             try rename(tmp, to: path)
@@ -149,7 +149,8 @@ enum FileSystem {
         return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
 
-    private static let serial = SerialCounter()
+    /// A process-wide counter for unique temporary names.
+    private static let serial = Locked(0)
 }
 
 /// Standard output for data a command prints in bulk (an export without `--out`, the

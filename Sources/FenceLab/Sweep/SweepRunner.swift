@@ -52,20 +52,20 @@ public enum SweepRunner {
                                         force: request.forceProgress)
         if done.count > 0 { progress.advance(by: done.count, unit: "sweep items (grid point × drive)") }
         let stopAfter = request.stopAfterUnits
-        let finished = UnitCounter()
+        let finished = Locked(0)  // work units done, for the interruption test hook
         let settings = plan.settings
         let results = try WorkPool.map(count: units.count, jobs: request.jobs, onDone: { i in
             progress.advance(by: units[i].points.count, unit: "sweep items (grid point × drive)")
         }) { i in
             let unit = units[i]
-            if let stopAfter, finished.value >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
+            if let stopAfter, finished.withLock({ $0 }) >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
             let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r)
             let records = try unit.points.map { p in
                 try drive.evaluate(plan.manifest.points[p], item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
                                    settings: settings)
             }
             try appender.append(records)
-            finished.increment()
+            finished.withLock { $0 += 1 }
             return records
         }
         progress.finish()
@@ -99,9 +99,9 @@ public enum SweepRunner {
 }
 
 /// Appends record lines to the resume file; thread-safe; each call is one `write(2)` of whole lines.
-final class RecordAppender: @unchecked Sendable {
-    private let lock = NSLock()
-    private var fd: Int32
+final class RecordAppender: Sendable {
+    /// The open descriptor (−1 once closed); holding the lock serialises the appends.
+    private let fd: Locked<Int32>
     private let path: String
 
     /// Rewrites `path` as header + `existing` (via a temporary file and rename), then opens it for appending.
@@ -111,7 +111,7 @@ final class RecordAppender: @unchecked Sendable {
         for r in existing { text += r.jsonLine + "\n" }
         do {
             try FileSystem.atomicWrite(Array(text.utf8), to: path)
-            fd = try FileSystem.openForAppending(path)
+            fd = Locked(try FileSystem.openForAppending(path))
         } catch { throw .io(path: path, reason: error.reason) }
     }
 
@@ -119,26 +119,20 @@ final class RecordAppender: @unchecked Sendable {
         var text = ""
         for r in records { text += r.jsonLine + "\n" }
         let bytes = Array(text.utf8)
-        lock.lock(); defer { lock.unlock() }
-        do { try FileSystem.writeAll(fd: fd, bytes, path: path) } catch {
-            throw .io(path: path, reason: "append failed: \(error.reason)")
+        try fd.withLock { (fd) throws(SweepError) in
+            do throws(OutputError) { try FileSystem.writeAll(fd: fd, bytes, path: path) } catch {
+                throw .io(path: path, reason: "append failed: \(error.reason)")
+            }
         }
     }
 
     func close() {
-        lock.lock(); defer { lock.unlock() }
-        if fd >= 0 { FileSystem.closeFile(fd); fd = -1 }
+        fd.withLock { fd in
+            if fd >= 0 { FileSystem.closeFile(fd); fd = -1 }
+        }
     }
 
-    deinit { if fd >= 0 { FileSystem.closeFile(fd) } }
-}
-
-/// A thread-safe count of finished work units (for the interruption test hook).
-final class UnitCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
-    func increment() { lock.lock(); count += 1; lock.unlock() }
+    deinit { close() }
 }
 
 /// A whole `fencelab sweep` / `fencelab merge`, as the CLI calls it.
