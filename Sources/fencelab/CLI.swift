@@ -1,6 +1,6 @@
-import DriveSim
 import FenceLab
 import Foundation
+import GeoPolicy
 
 /// A failure the command line reports as one line on stderr.
 enum CLIError: Error, CustomStringConvertible {

@@ -2,6 +2,21 @@ import Testing
 import FenceLab
 
 @Suite struct SweepGridTests {
+    /// Found by fuzz/targets/cli_options.swift: option text with line breaks or control
+    /// characters was echoed raw, so the error spanned several lines.
+    @Test func errorsEchoOptionTextOnOneBoundedLine() {
+        let hostile = "0:100:1e1\n\u{1B}[2J" + String(repeating: "x", count: 10_000)
+        #expect {
+            _ = try SweepRange(parsing: hostile, option: "--exit")
+        } throws: { error in
+            let text = "\(error)"
+            return !text.contains("\n") && !text.contains("\u{1B}") && text.count < 200
+        }
+        #expect {
+            _ = try Shard(parsing: "1\n/2")
+        } throws: { !"\($0)".contains("\n") }
+    }
+
     @Test func rangesIncludeBothEndsWithoutDrift() throws {
         #expect(try SweepRange(parsing: "60:100:10", option: "--enter").values == [60, 70, 80, 90, 100])
         let fine = try SweepRange(parsing: "0:1:0.1", option: "--enter").values

@@ -1,3 +1,4 @@
+import GeoPolicy
 /// Why a scenario file was refused or a scenario could not be generated.
 ///
 /// Every case names the file and, where there is one, the key path (`noise.sigma_m`,

@@ -1,3 +1,4 @@
+import GeoPolicy
 /// FenceLab's one strict JSON reader (RFC 8259), used by every JSON input: scenario files,
 /// rules fixtures, the `engine-serve` fence line and, behind their fast paths, engine answers.
 ///

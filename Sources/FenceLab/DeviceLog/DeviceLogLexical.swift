@@ -1,4 +1,4 @@
-import DriveSim
+import GeoPolicy
 /// Lexical rules shared by the device-log importers: numbers, timestamps, events, lines.
 ///
 /// Hand-written over UTF-8 bytes so that the grammar is exactly the documented one

@@ -1,3 +1,4 @@
+import GeoPolicy
 import DriveSim
 /// A scalar value of an engine-protocol line (numbers as doubles; the protocol's string forms of non-finite values are read by `double`).
 public enum EngineValue: Sendable, Hashable {

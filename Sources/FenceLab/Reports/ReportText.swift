@@ -1,3 +1,4 @@
+import GeoPolicy
 import DriveSim
 import Foundation
 

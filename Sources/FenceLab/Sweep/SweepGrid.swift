@@ -12,17 +12,19 @@ public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooManyValues(option: String, text: String, limit: Int)
     case malformedShard(text: String)
 
+    /// One line: option text is echoed at most 80 characters, control characters escaped.
     public var description: String {
+        func c(_ t: String) -> String { ShownText.shown(t) }
         switch self {
-        case let .malformedRange(o, t): return "\(o): expected A:B:STEP (e.g. 60:100:10), got '\(t)'"
+        case let .malformedRange(o, t): return "\(o): expected A:B:STEP (e.g. 60:100:10), got '\(c(t))'"
         case let .nonPositiveStep(o, s): return "\(o): STEP must be > 0, got \(s)"
-        case let .emptyRange(o, t): return "\(o): empty range '\(t)' (A must be ≤ B)"
-        case let .malformedList(o, t): return "\(o): expected a comma-separated list of numbers, got '\(t)'"
+        case let .emptyRange(o, t): return "\(o): empty range '\(c(t))' (A must be ≤ B)"
+        case let .malformedList(o, t): return "\(o): expected a comma-separated list of numbers, got '\(c(t))'"
         case let .invalidValue(o, v, r): return "\(o): \(v) \(r)"
         case let .noValidPoint(r): return "the grid has no valid point: \(r)"
-        case let .tooManyValues(o, t, l): return "\(o): '\(t)' has more than \(l) values; use a larger STEP"
+        case let .tooManyValues(o, t, l): return "\(o): '\(c(t))' has more than \(l) values; use a larger STEP"
         case let .tooManyPoints(c, l): return "the grid has \(c) points, more than the limit \(l); narrow it or pass --force"
-        case let .malformedShard(t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(t)'"
+        case let .malformedShard(t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(c(t))'"
         }
     }
 }

@@ -1,4 +1,5 @@
-/// Text from input files, engines or arguments made safe to echo: bounded length and no
+/// Text from input files, engines or arguments made safe to echo (in GeoPolicy, the lowest
+/// module, so that every layer's errors use the same rule): bounded length and no
 /// control characters, so an error line stays one short line and cannot drive the terminal
 /// (ESC sequences, BEL, NUL) or break a Markdown table.
 public enum ShownText {
