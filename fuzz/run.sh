@@ -96,11 +96,12 @@ run_target() {
     # -fork=1 with -ignore_*: a crash, timeout or OOM is saved under $artifacts and fuzzing goes
     # on, so one run finds every crash it can. -max_len 262144: room for 30 000 nested or
     # repeated elements (the sizes that overflowed stacks and grew memory before).
+    local rc=0
     "$build/$name" "$work" "fuzz/corpus/$name" "${dict[@]}" -max_total_time="$seconds" \
         -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
         -max_len=262144 -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$artifacts" \
-        -print_final_stats=1 >"$build/$name.log" 2>&1
-    echo $? >"$build/$name.rc"
+        -print_final_stats=1 >"$build/$name.log" 2>&1 || rc=$?
+    echo "$rc" >"$build/$name.rc"
 }
 
 jobs_max="${FUZZ_JOBS:-1}"
