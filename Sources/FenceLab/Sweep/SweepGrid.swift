@@ -152,6 +152,33 @@ public struct SweepGrid: Sendable, Hashable {
     public var referenceIndex: Int?
 
     public static let defaultLimit = 2_000
+    /// Most points any grid may have, even with `--force` (bounded time and memory).
+    public static let maxPoints = 10_000_000
+
+    /// The number of distinct points `init` would build (the seeds' reference included), without
+    /// building them: Σ over enter radii of the exit radii above it, × accuracies × confirmations.
+    public static func pointCount(kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double], confirm: [Int]) -> Int {
+        let enters = Set(enter.values), accuracies = Set(maxAccuracy), confirms = Set(confirm)
+        let reference = SweepPoint.seedReference
+        switch kind {
+        case .hysteresis:
+            let exits = Set(exit?.values ?? []).sorted()
+            var pairs = 0
+            for e in enters {
+                // Exit radii strictly above e: binary search in the sorted distinct exits.
+                var lo = 0, hi = exits.count
+                while lo < hi { let mid = (lo + hi) / 2; if exits[mid] > e { hi = mid } else { lo = mid + 1 } }
+                pairs += exits.count - lo
+            }
+            let (n, overflow) = pairs.multipliedReportingOverflow(by: accuracies.count * confirms.count)
+            guard !overflow else { return .max }
+            let hasReference = enters.contains(reference.enter_m) && exits.contains(reference.exit_m)
+                && accuracies.contains(reference.maxAccuracy_m) && confirms.contains(reference.confirm_n)
+            return n + (hasReference ? 0 : 1)
+        case .threshold, .conservative:
+            return enters.count * confirms.count + 1
+        }
+    }
 
     public init(kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double],
                 confirm: [Int], limit: Int? = defaultLimit) throws(SweepGridError) {
@@ -159,6 +186,12 @@ public struct SweepGrid: Sendable, Hashable {
         for v in exit?.values ?? [] where v < 0 { throw .invalidValue(option: "--exit", value: v, reason: "must be ≥ 0 m") }
         for v in maxAccuracy where !(v >= 0) { throw .invalidValue(option: "--max-accuracy", value: v, reason: "must be ≥ 0 m") }
         for c in confirm where c < 1 { throw .invalidValue(option: "--confirm", value: Double(c), reason: "must be ≥ 1 fix") }
+        // Counted before anything is enumerated (found by fuzz/targets/cli_options.swift: 11 enter
+        // × 500 000 exit radii took minutes to build and then refuse): the exact number of points
+        // the set below would hold, from the sorted ranges, so the refusal costs O(n log n).
+        let hardLimit = Self.maxPoints
+        let count = Self.pointCount(kind: kind, enter: enter, exit: exit, maxAccuracy: maxAccuracy, confirm: confirm)
+        if count > min(limit ?? hardLimit, hardLimit) { throw .tooManyPoints(count: count, limit: min(limit ?? hardLimit, hardLimit)) }
         var set = Set<SweepPoint>()
         switch kind {
         case .hysteresis:
