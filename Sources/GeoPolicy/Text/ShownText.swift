@@ -6,16 +6,19 @@ public enum ShownText {
     /// Characters of an offending value echoed in an error message before the ellipsis.
     public static let defaultLimit = 80
 
-    /// `value` cut to `limit` characters (then "…") with control characters escaped:
-    /// newline as `\n`, tab as `\t`, any other C0/C1 control or DEL as `\u{1B}`.
-    /// Reads at most `limit + 1` characters of `value`, so a 50 MB value costs nothing.
+    /// `value` with control characters escaped (newline as `\n`, tab as `\t`, any other
+    /// C0/C1 control or DEL as `\u{1B}`), cut so that the result holds at most `limit`
+    /// characters before the "…" — escapes count at their written length (found by the gpx
+    /// fuzz target: 40 NULs made 240 characters). Reads at most `limit + 1` scalars of `value`.
     public static func shown(_ value: some StringProtocol, limit: Int = defaultLimit) -> String {
         var out = ""
-        var count = 0
-        for scalarText in value.unicodeScalars {
-            if count == limit { out += "…"; break }
-            out += escaped(scalarText)
-            count += 1
+        var written = 0
+        for scalar in value.unicodeScalars {
+            let piece = escaped(scalar)
+            let length = piece.unicodeScalars.count
+            if written + length > limit { out += "…"; break }
+            out += piece
+            written += length
         }
         return out
     }
