@@ -17,7 +17,7 @@ enum EngineCheckCommand: Command {
         OPTIONS:
           --rule SPEC         hysteresis:ENTER:EXIT:MAXACC | threshold:R | conservative:R
           --fixtures DIR      Fixture folder (default scenarios/fixtures).
-          --timeout SECONDS   Allowed time per fix (default 5).
+          --timeout SECONDS   Seconds allowed per answer, after the one before (default 5).
 
         EXAMPLE: fencelab engine-check 'python3 Examples/engines/seed_rules.py'
 

@@ -23,9 +23,9 @@ enum RunCommand: Command {
           --seed N               Override every scenario's seed (N >= 1).
           --jobs N               Worker threads (default: all cores).
           --engine 'COMMAND'     Decide fences with an external engine (docs/engine-protocol.md).
-          --engine-timeout S     Seconds allowed per fix for the external engine (default 5).
-          --engine-startup S     Seconds added once per work item for the engine to start
-                                 (default 5): the item's deadline is S + fixes × timeout.
+          --engine-timeout S     Seconds allowed per engine answer, after the one before (default 5).
+          --engine-startup S     Extra seconds, once per work item, for the engine to start: the
+                                 ready line must arrive within S + the timeout (default 5).
           --window S             Flutter matching window in seconds (default 60).
           --match-slack S        Visits: widen each true visit by S seconds when matching (default 60).
           --max-age S            Fixes older than S seconds relative to `now` are stale (default 30).
