@@ -1,5 +1,6 @@
 import FenceLab
 import Foundation
+import GeoPolicy
 
 /// A failure the command line reports as one line on stderr.
 enum CLIError: Error, CustomStringConvertible {
@@ -166,13 +167,32 @@ enum CLI {
         }
     }
 
+    /// `code`, unless standard output could not be written (`> /dev/full`, a closed pipe):
+    /// then one line on stderr and exit 2 instead of a silent success.
+    static func flushingStandardOutput(_ code: ExitCode) -> ExitCode {
+        guard fflush(nil) != 0 else { return code }  // nil: every stream; stderr is unbuffered
+        let reason = String(cString: strerror(errno))
+        printError("fencelab: cannot write to standard output: \(reason)")
+        return code == .success ? .badInput : code
+    }
+
     static func fail(_ error: CLIError) -> ExitCode {
         printError("fencelab: \(error.description)")
         return error.exitCode
     }
 }
 
-/// One line to stderr.
+/// One line to stderr, at most 2000 characters, control characters escaped (an engine's or a
+/// file's ESC, BEL, NUL never reach the terminal).
 func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    // Bounded whatever the input: a value echoed by a lower layer is already cut to ~80
+    // characters; this cap covers anything else (a megabyte-long argument in a usage error).
+    FileHandle.standardError.write(Data((ShownText.shown(line, limit: 2000) + "\n").utf8))
+}
+
+/// Standard output for every command: text from files, engines and arguments (scenario names,
+/// paths, engine reasons) reaches the terminal with control characters escaped; line breaks stay.
+/// Shadows `Swift.print` in this module, so no command can print raw bytes by accident.
+func print(_ text: String) {
+    Swift.print(ShownText.escapingControls(text, keepingLineBreaks: true))
 }

@@ -166,5 +166,17 @@ import _TestSupport
         #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        // Incremental hashing in pieces of any size equals the one-shot digest (FIPS 180-4 example above).
+        let message = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8) + Array(repeating: 0x61, count: 1000)
+        for piece in [1, 7, 63, 64, 65, 500] {
+            var hasher = SHA256.Hasher()
+            var i = 0
+            while i < message.count {
+                let end = min(i + piece, message.count)
+                message[i..<end].withUnsafeBufferPointer { hasher.update($0) }
+                i = end
+            }
+            #expect(hasher.finalize() == SHA256.digest(message), "pieces of \(piece) bytes")
+        }
     }
 }

@@ -2,6 +2,45 @@ import Testing
 import FenceLab
 
 @Suite struct SweepGridTests {
+    /// Found by fuzz/targets/cli_options.swift (timeouts): the grid was enumerated before the
+    /// limit was checked. The count is now exact without enumerating, and a huge grid is refused at once.
+    @Test func pointCountIsExactAndHugeGridsAreRefusedWithoutEnumerating() throws {
+        let cases: [(SweepRange, SweepRange, [Double], [Int])] = [
+            (try SweepRange(parsing: "60:100:10", option: "e"), try SweepRange(parsing: "90:130:10", option: "x"), [30, 30, 50], [1, 3]),
+            (try SweepRange(parsing: "80:80:1", option: "e"), try SweepRange(parsing: "120:120:1", option: "x"), [30], [1]),
+            (try SweepRange(parsing: "0:50:5", option: "e"), try SweepRange(parsing: "0:50:5", option: "x"), [10], [1]),
+        ]
+        for (e, x, a, c) in cases {
+            let grid = try SweepGrid(kind: .hysteresis, enter: e, exit: x, maxAccuracy: a, confirm: c, limit: nil)
+            #expect(SweepGrid.pointCount(kind: .hysteresis, enter: e, exit: x, maxAccuracy: a, confirm: c) == grid.points.count)
+        }
+        let clock = ContinuousClock(), start = clock.now
+        #expect {
+            _ = try SweepGrid(kind: .hysteresis, enter: try SweepRange(parsing: "0:100:10", option: "--enter"),
+                              exit: try SweepRange(parsing: "101:100100.8:0.2", option: "--exit"),
+                              maxAccuracy: [30], confirm: [1])
+        } throws: { error in
+            guard case let SweepGridError.tooManyPoints(count, limit) = error else { return false }
+            return count >= 5_500_000 && count <= 5_500_001 && limit == 2_000  // 11 × 500 000 (+ the reference)
+        }
+        #expect(start.duration(to: clock.now) < .seconds(5))
+    }
+
+    /// Found by fuzz/targets/cli_options.swift: option text with line breaks or control
+    /// characters was echoed raw, so the error spanned several lines.
+    @Test func errorsEchoOptionTextOnOneBoundedLine() {
+        let hostile = "0:100:1e1\n\u{1B}[2J" + String(repeating: "x", count: 10_000)
+        #expect {
+            _ = try SweepRange(parsing: hostile, option: "--exit")
+        } throws: { error in
+            let text = "\(error)"
+            return !text.contains("\n") && !text.contains("\u{1B}") && text.count < 200
+        }
+        #expect {
+            _ = try Shard(parsing: "1\n/2")
+        } throws: { !"\($0)".contains("\n") }
+    }
+
     @Test func rangesIncludeBothEndsWithoutDrift() throws {
         #expect(try SweepRange(parsing: "60:100:10", option: "--enter").values == [60, 70, 80, 90, 100])
         let fine = try SweepRange(parsing: "0:1:0.1", option: "--enter").values

@@ -5,7 +5,9 @@ import GSLKit
 /// how it is sampled, what noise, accuracy and faults the observed fixes get, and which
 /// metric bounds the run must meet. Decoded strictly by `ScenarioSpec.decode(_:file:)`.
 public struct ScenarioSpec: Sendable, Hashable {
-    /// Short identifier used in reports (`edge-loiter-100m`).
+    /// Longest `name` accepted, in Unicode scalars.
+    public static let maxNameLength = 200
+    /// Short identifier used in reports (`edge-loiter-100m`); 1…200 characters, no control characters.
     public var name: String
     /// What the scenario exercises, in a sentence or two.
     public var description: String
@@ -176,13 +178,17 @@ public struct SamplingSpec: Sendable, Hashable {
     public var startIsExplicit = false
 
     public static let defaultStart_unix_s: Double = 1_767_225_600
+    /// Valid `start_unix_s`: 1970-01-01 to 9999-12-31T23:59:59Z (what ISO-8601 export can write).
+    public static let startRange_unix_s: ClosedRange<Double> = 0...253_402_300_799
+    /// Most samples a scenario may ask for.
+    public static let maxSampleCount = 1_000_000_000
 
     public init(rate_hz: Double, duration_s: Double, start_unix_s: Double = SamplingSpec.defaultStart_unix_s) {
         self.rate_hz = rate_hz; self.duration_s = duration_s; self.start_unix_s = start_unix_s
     }
 
-    /// Number of samples, floor(duration_s · rate_hz).
-    public var sampleCount: Int { Int((duration_s * rate_hz).rounded(.down)) }
+    /// Number of samples, floor(duration_s · rate_hz), at most `maxSampleCount` (the decoder refuses more).
+    public var sampleCount: Int { Int(exactly: min((duration_s * rate_hz).rounded(.down), Double(Self.maxSampleCount))) ?? 0 }
     /// Seconds between samples.
     public var interval_s: Double { 1 / rate_hz }
 }

@@ -91,9 +91,17 @@ public enum AcceptanceRun {
     }
 
     /// SHA-256 (hex) of a file's bytes; empty when it cannot be read (it was read just before).
+    /// Read in 1 MiB pieces: a 256 MiB device log is hashed without a copy of it in memory.
     public static func fileSHA256(path: String) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else { return "" }
-        return SHA256.hex(Array(data))
+        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+        defer { try? handle.close() }
+        var hasher = SHA256.Hasher()
+        while true {
+            guard let chunk = try? handle.read(upToCount: 1 << 20) else { return "" }
+            if chunk.isEmpty { break }
+            chunk.withUnsafeBytes { hasher.update($0.bindMemory(to: UInt8.self)) }
+        }
+        return SHA256.hex(digest: hasher.finalize())
     }
 
     /// The two status lines `fencelab accept` prints, e.g. `Rules level: passed (N checks)` and

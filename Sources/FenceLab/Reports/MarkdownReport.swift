@@ -31,7 +31,7 @@ public enum MarkdownReport {
         md += gapFill(report)
         md += rejections(report)
         md += throughput(report)
-        return md.joined(separator: "\n") + "\n"
+        return ReportText.markdownSafe(md.joined(separator: "\n")) + "\n"
     }
 
     static func fixtureFailures(_ report: RunReport) -> [String] {

@@ -123,10 +123,11 @@ enum SVGPlots {
     static func lane(_ states: [StateSample], t0: Double, t1: Double, columns: Int) -> [(Int, Int, String)] {
         var present = [UInt8](repeating: 0, count: columns) // bit 0 unknown, 1 inside, 2 outside
         guard t1 > t0, !states.isEmpty else { return [] }
-        for (i, s) in states.enumerated() {
+        for (i, s) in states.enumerated() where s.time_s.isFinite {
             let end = i + 1 < states.count ? states[i + 1].time_s : t1
-            let a = Int(((s.time_s - t0) / (t1 - t0) * Double(columns)).rounded(.down))
-            let b = Int(((end - t0) / (t1 - t0) * Double(columns)).rounded(.up))
+            // Clamped to the plot in Double first, so a time outside [t0, t1] cannot trap Int().
+            let a = Int(min(max(((s.time_s - t0) / (t1 - t0) * Double(columns)).rounded(.down), -1), Double(columns)))
+            let b = Int(min(max(((end - t0) / (t1 - t0) * Double(columns)).rounded(.up), -1), Double(columns)))
             let bit: UInt8 = s.state == .unknown ? 1 : (s.state == .inside ? 2 : 4)
             for c in max(0, a)..<min(columns, max(a + 1, b)) { present[c] |= bit }
         }

@@ -84,6 +84,9 @@ public enum ScenarioRunner {
         let items = scenarios.enumerated().flatMap { s, p in (0..<p.spec.replicates).map { (s, $0) } }
         let progress = ProgressReporter(scenarios: scenarios.count, totalWorkItems: items.count, force: request.forceProgress)
         let settings = request.settings
+        // Plots (~200 kB a replicate) are kept only for each scenario's current worst replicate
+        // as results finish; the rest of a replicate is its few hundred bytes of metrics.
+        let plotKeeper = WorstReplicatePlots(scenarios: scenarios.count, by: "flutter.spurious")
         let results = try WorkPool.map(count: items.count, jobs: request.jobs, onDone: { i in
             let (s, r) = items[i]
             progress.completed(scenario: s + 1, replicate: r + 1, of: scenarios[s].spec.replicates)
@@ -91,19 +94,21 @@ public enum ScenarioRunner {
             let (s, r) = items[i]
             let clock = ContinuousClock(), start = clock.now
             let result = try ReplicateEvaluation.run(spec: scenarios[s].spec, replicate: r, rule: rules[s], settings: settings)
-            return (result, ReplicateEvaluation.seconds(clock.now - start))
+            plotKeeper.offer(scenario: s, replicate: r, metrics: result.metrics, plots: result.plots)
+            return (result.metrics, ReplicateEvaluation.seconds(clock.now - start))
         }
         progress.finish()
         var reports: [ScenarioReport] = []
         var perScenario: [[ReplicateMetrics]] = []
         var offset = 0
-        for p in scenarios {
+        for (s, p) in scenarios.enumerated() {
             let timed = Array(results[offset..<(offset + p.spec.replicates)])
-            let mine = timed.map(\.0)
+            let metrics = timed.map(\.0)
             offset += p.spec.replicates
-            let metrics = mine.map(\.metrics)
             let worst = ScenarioReport.worstReplicate(metrics, by: "flutter.spurious") ?? 0
-            var plots = mine[worst].plots
+            guard var plots = plotKeeper.plots(scenario: s, replicate: worst) else {
+                preconditionFailure("the keeper holds the plots of the worst replicate \(worst)")
+            }
             plots.caption += ", replicate \(worst) of \(p.spec.replicates) (most spurious transitions)"
             var report = try scenarioReport(p, metrics: metrics, plots: plots)
             report.compute_s = timed.reduce(0) { $0 + $1.1 }
@@ -152,4 +157,37 @@ public struct MetricsErrorInFile: Error, Sendable, CustomStringConvertible {
     public var file: String
     public var error: MetricsError
     public var description: String { "\(file): expect: \(error)" }
+}
+
+/// The plots of each scenario's worst replicate by one metric, chosen as replicates finish in
+/// any order, with `ScenarioReport.worstReplicate`'s rule (largest value, lowest index on ties;
+/// replicate 0 when no replicate has the figure). Thread-safe.
+final class WorstReplicatePlots: @unchecked Sendable {
+    private let lock = NSLock()
+    private let path: String
+    /// Per scenario: the candidate (replicate, value, plots) and replicate 0's plots as fallback.
+    private var best: [(replicate: Int, value: Double, plots: ScenarioPlots)?]
+    private var first: [ScenarioPlots?]
+
+    init(scenarios: Int, by path: String) {
+        self.path = path
+        best = Array(repeating: nil, count: scenarios)
+        first = Array(repeating: nil, count: scenarios)
+    }
+
+    func offer(scenario s: Int, replicate r: Int, metrics: ReplicateMetrics, plots: ScenarioPlots) {
+        let value = metrics.flattened()[path]
+        lock.lock(); defer { lock.unlock() }
+        if r == 0 { first[s] = plots }
+        guard let value else { return }
+        if let b = best[s], b.value > value || (b.value == value && b.replicate < r) { return }
+        best[s] = (r, value, plots)
+    }
+
+    /// The plots kept for `replicate` (the worst one, or 0 when none had the figure).
+    func plots(scenario s: Int, replicate r: Int) -> ScenarioPlots? {
+        lock.lock(); defer { lock.unlock() }
+        if let b = best[s], b.replicate == r { return b.plots }
+        return r == 0 ? first[s] : nil
+    }
 }

@@ -9,18 +9,22 @@ public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidValue(option: String, value: Double, reason: String)
     case noValidPoint(reason: String)
     case tooManyPoints(count: Int, limit: Int)
+    case tooManyValues(option: String, text: String, limit: Int)
     case malformedShard(text: String)
 
+    /// One line: option text is echoed at most 80 characters, control characters escaped.
     public var description: String {
+        func c(_ t: String) -> String { ShownText.shown(t) }
         switch self {
-        case let .malformedRange(o, t): return "\(o): expected A:B:STEP (e.g. 60:100:10), got '\(t)'"
+        case let .malformedRange(o, t): return "\(o): expected A:B:STEP (e.g. 60:100:10), got '\(c(t))'"
         case let .nonPositiveStep(o, s): return "\(o): STEP must be > 0, got \(s)"
-        case let .emptyRange(o, t): return "\(o): empty range '\(t)' (A must be ≤ B)"
-        case let .malformedList(o, t): return "\(o): expected a comma-separated list of numbers, got '\(t)'"
+        case let .emptyRange(o, t): return "\(o): empty range '\(c(t))' (A must be ≤ B)"
+        case let .malformedList(o, t): return "\(o): expected a comma-separated list of numbers, got '\(c(t))'"
         case let .invalidValue(o, v, r): return "\(o): \(v) \(r)"
         case let .noValidPoint(r): return "the grid has no valid point: \(r)"
+        case let .tooManyValues(o, t, l): return "\(o): '\(c(t))' has more than \(l) values; use a larger STEP"
         case let .tooManyPoints(c, l): return "the grid has \(c) points, more than the limit \(l); narrow it or pass --force"
-        case let .malformedShard(t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(t)'"
+        case let .malformedShard(t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(c(t))'"
         }
     }
 }
@@ -28,6 +32,8 @@ public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
 /// Inclusive range A…B in steps of STEP, parsed from `A:B:STEP`.
 public struct SweepRange: Sendable, Hashable {
     public var values: [Double]
+    /// Most values one range may hold.
+    public static let maxValues = 1_000_000
 
     /// - Throws: `SweepGridError` naming `option` for malformed text, STEP ≤ 0 or A > B.
     public init(parsing text: String, option: String) throws(SweepGridError) {
@@ -38,8 +44,12 @@ public struct SweepRange: Sendable, Hashable {
         }
         guard step > 0 else { throw .nonPositiveStep(option: option, step: step) }
         guard a <= b else { throw .emptyRange(option: option, text: text) }
-        let count = Int(((b - a) / step + 1e-9).rounded(.down)) + 1
-        guard count <= 1_000_000 else { throw .malformedRange(option: option, text: text) }
+        // Counted in Double first: (B − A) / STEP can exceed Int (STEP 1e-17) and Int() would trap.
+        let steps = ((b - a) / step + 1e-9).rounded(.down)
+        guard steps < Double(Self.maxValues), let stepCount = Int(exactly: steps) else {
+            throw .tooManyValues(option: option, text: text, limit: Self.maxValues)
+        }
+        let count = stepCount + 1
         // a + i·step, not repeated addition: no drift over long ranges.
         values = (0..<count).map { a + Double($0) * step }
     }
@@ -166,6 +176,33 @@ public struct SweepGrid: Sendable, Hashable {
     public var referenceIndex: Int?
 
     public static let defaultLimit = 2_000
+    /// Most points any grid may have, even with `--force` (bounded time and memory).
+    public static let maxPoints = 10_000_000
+
+    /// The number of distinct points `init` would build (the seeds' reference included), without
+    /// building them: Σ over enter radii of the exit radii above it, × accuracies × confirmations.
+    public static func pointCount(kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double], confirm: [Int]) -> Int {
+        let enters = Set(enter.values), accuracies = Set(maxAccuracy), confirms = Set(confirm)
+        let reference = SweepPoint.seedReference
+        switch kind {
+        case .hysteresis:
+            let exits = Set(exit?.values ?? []).sorted()
+            var pairs = 0
+            for e in enters {
+                // Exit radii strictly above e: binary search in the sorted distinct exits.
+                var lo = 0, hi = exits.count
+                while lo < hi { let mid = (lo + hi) / 2; if exits[mid] > e { hi = mid } else { lo = mid + 1 } }
+                pairs += exits.count - lo
+            }
+            let (n, overflow) = pairs.multipliedReportingOverflow(by: accuracies.count * confirms.count)
+            guard !overflow else { return .max }
+            let hasReference = enters.contains(reference.enter_m) && exits.contains(reference.exit_m)
+                && accuracies.contains(reference.maxAccuracy_m) && confirms.contains(reference.confirm_n)
+            return n + (hasReference ? 0 : 1)
+        case .threshold, .conservative:
+            return enters.count * confirms.count + 1
+        }
+    }
 
     public init(kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double],
                 confirm: [Int], limit: Int? = defaultLimit) throws(SweepGridError) {
@@ -175,6 +212,12 @@ public struct SweepGrid: Sendable, Hashable {
             throw .invalidValue(option: "--max-accuracy", value: v, reason: "must be finite and > 0 m (a gate of 0 m rejects every fix)")
         }
         for c in confirm where c < 1 { throw .invalidValue(option: "--confirm", value: Double(c), reason: "must be ≥ 1 fix") }
+        // Counted before anything is enumerated (found by fuzz/targets/cli_options.swift: 11 enter
+        // × 500 000 exit radii took minutes to build and then refuse): the exact number of points
+        // the set below would hold, from the sorted ranges, so the refusal costs O(n log n).
+        let hardLimit = Self.maxPoints
+        let count = Self.pointCount(kind: kind, enter: enter, exit: exit, maxAccuracy: maxAccuracy, confirm: confirm)
+        if count > min(limit ?? hardLimit, hardLimit) { throw .tooManyPoints(count: count, limit: min(limit ?? hardLimit, hardLimit)) }
         var set = Set<SweepPoint>()
         switch kind {
         case .hysteresis:

@@ -85,15 +85,21 @@ public struct SweepManifest: Sendable, Hashable, Codable {
     public func encoded(pretty: Bool) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        // FenceLab's one spelling of non-finite numbers in JSON (README, "Limits and output safety").
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         // Encoding plain value types cannot fail.
         return String(decoding: try! encoder.encode(self), as: UTF8.self)
     }
 
     /// Reads `shard.json`.
     public static func decode(_ data: Data, file: String) throws(SweepError) -> SweepManifest {
+        // The strict reader first (RFC grammar, duplicate keys, limits; JSONDecoder takes the
+        // last of two equal keys silently), then the decoder maps the checked text.
+        do { _ = try StrictJSON.parse([UInt8](data)) } catch {
+            throw .badManifest(file: file, reason: "not valid JSON: \(error)")
+        }
         let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         let m: SweepManifest
         do { m = try decoder.decode(SweepManifest.self, from: data) } catch {
             throw .badManifest(file: file, reason: "not a sweep shard manifest (\(error))")

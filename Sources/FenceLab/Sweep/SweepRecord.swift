@@ -1,3 +1,4 @@
+import DriveSim
 /// What one sweep work item (scenario × replicate × grid point) measured: the flutter counts
 /// and latencies of one rule on one generated drive, and its visits against the place.
 ///
@@ -91,24 +92,27 @@ public struct SweepRecord: Sendable, Hashable {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// Parses a line written by `jsonLine` (exactly those keys, in that order).
+    /// Parses a line written by `jsonLine` (exactly those keys, in that order) with the one
+    /// strict reader.
     /// - Throws: `SweepError.badRecord` naming `file`, `line` and what is wrong.
     public init(parsing text: Substring, file: String, line: Int) throws(SweepError) {
         func bad(_ why: String) -> SweepError { .badRecord(file: file, line: line, reason: why) }
-        guard text.first == "{", text.last == "}" else { throw bad("not a JSON object on one line") }
-        let fields = text.dropFirst().dropLast().split(separator: ",", omittingEmptySubsequences: false)
-        guard fields.count == Self.keys.count else { throw bad("expected the keys \(Self.keys.joined(separator: ", "))") }
+        let root: StrictJSON.Value
+        do { root = try StrictJSON.parse(text, limits: StrictJSON.Limits(maxBytes: 4096, maxDepth: 2)) } catch {
+            throw bad("not a JSON object on one line: \(error)")
+        }
+        guard case let .object(members, _) = root else { throw bad("not a JSON object on one line") }
+        guard members.map(\.key) == Self.keys else { throw bad("expected the keys \(Self.keys.joined(separator: ", "))") }
         var ints: [Int] = [], doubles: [Double?] = []
-        for (field, key) in zip(fields, Self.keys) {
-            let quoted = "\"\(key)\":"
-            guard field.hasPrefix(quoted) else { throw bad("expected key \"\(key)\" in '\(field)'") }
-            let value = field.dropFirst(quoted.count)
+        for (key, value) in members {
             if key.hasSuffix("_s") {
-                if value == "null" { doubles.append(nil); continue }
-                guard let v = Double(value), v.isFinite else { throw bad("\(key): not a finite number: '\(value)'") }
+                if case .null = value { doubles.append(nil); continue }
+                guard case let .number(v, _, _) = value, v.isFinite else { throw bad("\(key): not a finite number: \(value.kindDescription)") }
                 doubles.append(v)
             } else {
-                guard let v = Int(value), v >= 0 else { throw bad("\(key): not a count: '\(value)'") }
+                guard case let .number(x, _, _) = value, let v = Int(exactly: x), v >= 0 else {
+                    throw bad("\(key): not a count: \(value.kindDescription)")
+                }
                 ints.append(v)
             }
         }

@@ -120,20 +120,22 @@ public enum RuleSpecError: Error, Sendable, Hashable, CustomStringConvertible {
     case extraPart(spec: String, part: String)
     case invalidRule(spec: String, FenceRuleError)
 
+    /// One line: the spec and its parts are echoed at most 80 characters, controls escaped.
     public var description: String {
+        func c(_ t: String) -> String { ShownText.shown(t) }
         switch self {
         case let .unknownKind(s, k):
-            return "rule '\(s)': unknown kind '\(k)'; expected hysteresis, threshold or conservative"
+            return "rule '\(c(s))': unknown kind '\(c(k))'; expected hysteresis, threshold or conservative"
         case let .parameterCount(s, k, e, g):
-            return "rule '\(s)': \(k) takes \(e.count) parameter(s) \(k):\(e.joined(separator: ":")), got \(g)"
+            return "rule '\(c(s))': \(k) takes \(e.count) parameter(s) \(k):\(e.joined(separator: ":")), got \(g)"
         case let .notANumber(s, p, part):
-            return "rule '\(s)': \(p) is not a number: '\(part)'"
+            return "rule '\(c(s))': \(p) is not a number: '\(c(part))'"
         case let .badConfirmation(s, part):
-            return "rule '\(s)': confirmation must be confirmN (fixes) or confirmTs (seconds), got '\(part)'"
+            return "rule '\(c(s))': confirmation must be confirmN (fixes) or confirmTs (seconds), got '\(c(part))'"
         case let .extraPart(s, part):
-            return "rule '\(s)': unexpected part '+\(part)'; at most one confirmation"
+            return "rule '\(c(s))': unexpected part '+\(c(part))'; at most one confirmation"
         case let .invalidRule(s, e):
-            return "rule '\(s)': \(e)"
+            return "rule '\(c(s))': \(e)"
         }
     }
 }

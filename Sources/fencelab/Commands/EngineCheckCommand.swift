@@ -10,7 +10,7 @@ enum EngineCheckCommand: Command {
         OptionDeclaration("--rule", .text("SPEC"), default: "hysteresis:80:120:30",
                           help: "hysteresis:ENTER:EXIT:MAXACC | threshold:R | conservative:R"),
         OptionDeclaration("--fixtures", .text("DIR"), default: FixtureSuite.defaultDirectory, help: "Fixture folder"),
-        OptionDeclaration("--timeout", .number("SECONDS", .positive), default: "5", help: "Allowed time per fix"),
+        OptionDeclaration("--timeout", .number("SECONDS", .positive), default: "5", help: "Seconds allowed per answer, after the one before"),
     ]
     static let discussion = """
         Starts COMMAND (through /bin/sh) once per fixture sequence, speaks the JSON Lines

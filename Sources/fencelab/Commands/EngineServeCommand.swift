@@ -22,13 +22,18 @@ enum EngineServeCommand: Command {
         let maxAge = arguments.number("--max-age") ?? .infinity
         let rest = arguments.positionals
         guard rest.isEmpty else { throw CLIError.usage("engine-serve: unexpected argument '\(rest[0])'") }
-        let out = FileHandle.standardOutput
+        // A failed write (> /dev/full) is remembered and ends the session with exit 2, not a trap.
+        var outputError: OutputError?
         do {
-            try EngineServer.serve(maxAge_s: maxAge, nextLine: { readLine(strippingNewline: true) },
-                                   write: { out.write(Data($0.utf8)) })
+            try EngineServer.serve(maxAge_s: maxAge, nextLine: { outputError == nil ? readLine(strippingNewline: true) : nil },
+                                   write: { text in
+                                       guard outputError == nil else { return }
+                                       do throws(OutputError) { try StandardOutput.write(text) } catch { outputError = error }
+                                   })
         } catch {
             throw CLIError.badInput("engine-serve: \(error)")
         }
+        if let outputError { throw CLIError.badInput("engine-serve: cannot write to standard output: \(outputError.reason)") }
         return .success
     }
 }

@@ -55,7 +55,7 @@ enum ExportCommand: Command {
         let result = try ScenarioExport.export(scenarioPath: paths[0], format: format, replicate: replicate, outPath: out,
                                                start_unix_s: start)
         if let text = result.text {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            do { try StandardOutput.write(text) } catch { throw CLIError.badInput("cannot write to standard output: \(error.reason)") }
         } else {
             printError(result.summary.line(destination: out ?? ""))
         }

@@ -45,10 +45,10 @@ enum RunCommand: Command {
     static let engine: [OptionDeclaration] = [
         OptionDeclaration("--engine", .text("'COMMAND'"), help: "Decide fences with an external engine (docs/engine-protocol.md)."),
         OptionDeclaration("--engine-timeout", .number("S", .positive), default: "5", requires: "--engine",
-                          help: "Seconds allowed per fix for the external engine"),
+                          help: "Seconds allowed per engine answer, after the one before"),
         OptionDeclaration("--engine-startup", .number("S", .nonNegative), default: OptionDeclaration.defaultText(ExternalEngine.defaultStartupGrace_s),
                           requires: "--engine",
-                          help: "Seconds added once per work item for the engine to start:\nthe item's deadline is S + fixes × timeout"),
+                          help: "Extra seconds, once per work item, for the engine to start: the\nready line must arrive within S + the timeout"),
     ]
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
