@@ -5,6 +5,11 @@ import PackageDescription
 
 let package = Package(
     name: "FenceLab",
+    // The newest Apple API the code uses decides the floor: `String(validating:as:)` (strict
+    // UTF-8 decoding of device logs, Swift 6.0 standard library) needs macOS 15; `ContinuousClock`
+    // and `Duration` (throughput timing) need macOS 13. Linux has no such floor. Not verified on a
+    // Mac (see README). Only macOS is declared: the harness needs `Process`, which iOS lacks.
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "GeoPolicy", targets: ["GeoPolicy"]),
         .library(name: "FenceLab", targets: ["FenceLab"]),

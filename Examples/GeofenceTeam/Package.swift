@@ -17,6 +17,8 @@ let fenceLabIdentity = URL(fileURLWithPath: #filePath)
 
 let package = Package(
     name: "GeofenceTeam",
+    // At least FenceLab's own floor (its Package.swift says why).
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "TeamGeofence", targets: ["TeamGeofence"]),
     ],

@@ -1,4 +1,4 @@
-/// Process exit codes of `fencelab` (contract, DESIGN.md).
+/// Process exit codes of `fencelab` (contract, README.md "Commands").
 public enum ExitCode: Int32, Sendable {
     /// Everything ran and every check passed.
     case success = 0

@@ -12,8 +12,7 @@ import Darwin
 /// without a terminal (CI logs) each update is its own line. Updates are throttled to one
 /// per `minimumInterval_s`, except the final one. Thread-safe: work items may report
 /// from any thread.
-public final class ProgressReporter: @unchecked Sendable {
-    private let lock = NSLock()
+public final class ProgressReporter: Sendable {
     private let totalItems: Int
     private let scenarios: Int
     private let minimumInterval_s: Double
@@ -23,9 +22,13 @@ public final class ProgressReporter: @unchecked Sendable {
     /// Whether anything is printed at all.
     public let isEnabled: Bool
     private let start_s: Double
-    private var done = 0
-    private var lastEmit_s = -Double.infinity
-    private var printedInPlace = false
+    /// What changes as items finish; every report locks it, so lines never interleave.
+    private struct Tally: Sendable {
+        var done = 0
+        var lastEmit_s = -Double.infinity
+        var printedInPlace = false
+    }
+    private let tally = Locked(Tally())
 
     /// - Parameters:
     ///   - scenarios: number of scenarios (≥ 0).
@@ -53,36 +56,39 @@ public final class ProgressReporter: @unchecked Sendable {
     /// scenario `scenario` (1-based), and prints a throttled update.
     public func completed(scenario: Int, replicate: Int, of replicates: Int) {
         guard isEnabled else { return }
-        lock.lock(); defer { lock.unlock() }
-        done += 1
-        let now = clock()
-        guard done >= totalItems || now - lastEmit_s >= minimumInterval_s else { return }
-        lastEmit_s = now
-        let line = Self.line(scenario: scenario, of: scenarios, replicate: replicate, of: replicates,
-                             done: done, total: totalItems, elapsed_s: now - start_s)
-        if inPlace { sink("\r" + line + "\u{1B}[K"); printedInPlace = true } else { sink(line + "\n") }
+        tally.withLock { t in
+            t.done += 1
+            let now = clock()
+            guard t.done >= totalItems || now - t.lastEmit_s >= minimumInterval_s else { return }
+            t.lastEmit_s = now
+            let line = Self.line(scenario: scenario, of: scenarios, replicate: replicate, of: replicates,
+                                 done: t.done, total: totalItems, elapsed_s: now - start_s)
+            if inPlace { sink("\r" + line + "\u{1B}[K"); t.printedInPlace = true } else { sink(line + "\n") }
+        }
     }
 
     /// Records `count` finished units of a run counted in `unit` (e.g. "grid points") and prints a
     /// throttled "grid points 120/300, ETA 0:42" (totalWorkItems counts the same units).
     public func advance(by count: Int, unit: String) {
         guard isEnabled else { return }
-        lock.lock(); defer { lock.unlock() }
-        done += count
-        let now = clock()
-        guard done >= totalItems || now - lastEmit_s >= minimumInterval_s else { return }
-        lastEmit_s = now
-        let elapsed = now - start_s
-        let eta = done <= 0 || !(elapsed >= 0) ? "--" : Self.duration(elapsed * Double(max(0, totalItems - done)) / Double(done))
-        let line = "\(unit) \(done)/\(totalItems), ETA \(eta)"
-        if inPlace { sink("\r" + line + "\u{1B}[K"); printedInPlace = true } else { sink(line + "\n") }
+        tally.withLock { t in
+            t.done += count
+            let now = clock()
+            guard t.done >= totalItems || now - t.lastEmit_s >= minimumInterval_s else { return }
+            t.lastEmit_s = now
+            let elapsed = now - start_s
+            let eta = t.done <= 0 || !(elapsed >= 0) ? "--" : Self.duration(elapsed * Double(max(0, totalItems - t.done)) / Double(t.done))
+            let line = "\(unit) \(t.done)/\(totalItems), ETA \(eta)"
+            if inPlace { sink("\r" + line + "\u{1B}[K"); t.printedInPlace = true } else { sink(line + "\n") }
+        }
     }
 
     /// Ends the in-place line (prints a newline) so later output starts on a fresh line.
     public func finish() {
         guard isEnabled else { return }
-        lock.lock(); defer { lock.unlock() }
-        if printedInPlace { sink("\n"); printedInPlace = false }
+        tally.withLock { t in
+            if t.printedInPlace { sink("\n"); t.printedInPlace = false }
+        }
     }
 
     /// The progress text. ETA = elapsed · (total − done)/done, "--" before the first item.

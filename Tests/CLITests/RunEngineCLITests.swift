@@ -76,7 +76,7 @@ import _TestSupport
         let dir = outputFolder("hang")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        // A 20 s scenario keeps the item deadline short: 5 s + 20 fixes × 0.05 s.
+        // A 20 s scenario and a short start-up grace keep the item deadline short: 0.2 s + 20 fixes × 0.05 s.
         let source = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("scenarios/edge-loiter-100m.json"),
                                 encoding: .utf8)
         let short = source.replacingOccurrences(of: "\"duration_s\": 3600", with: "\"duration_s\": 20")
@@ -86,7 +86,7 @@ import _TestSupport
         let out = dir.appendingPathComponent("out")
         let clock = ContinuousClock()
         let start = clock.now
-        let r = try runFencelab(["run", "--engine", "exec sleep 60", "--engine-timeout", "0.05", scenario.path,
+        let r = try runFencelab(["run", "--engine", "exec sleep 60", "--engine-timeout", "0.05", "--engine-startup", "0.2", scenario.path,
                                  "--replicates", "1", "--out", out.path])
         let elapsed = start.duration(to: clock.now)
         #expect(r.status == 2)

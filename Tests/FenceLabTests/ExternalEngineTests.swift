@@ -57,7 +57,8 @@ import _TestSupport
     }
 
     @Test func hangingEngineIsStoppedAtTheDeadline() {
-        let engine = ExternalEngine(command: "exec sleep 60", perFixTimeout_s: 0.1)
+        // Deadline 0.2 s + 1 fix × 0.1 s: the test waits 0.3 s for the engine, not the default 5 s grace.
+        let engine = ExternalEngine(command: "exec sleep 60", perFixTimeout_s: 0.1, startupGrace_s: 0.2)
         let start = Date()
         #expect {
             _ = try engine.run(fence: Self.fence, fixes: Self.fixes([1]), now_s: [0])
@@ -65,7 +66,9 @@ import _TestSupport
             guard case let ExternalEngineError.timeout(_, index, _) = error else { return false }
             return index == 0
         }
-        #expect(Date().timeIntervalSince(start) < 15)
+        let elapsed_s = Date().timeIntervalSince(start)
+        #expect(elapsed_s >= 0.3 - 0.01, "stopped before its deadline (grace 0.2 s + 0.1 s): \(elapsed_s) s")
+        #expect(elapsed_s < 15)
     }
 
     @Test func garbageAndWrongIndexAreNamed() {

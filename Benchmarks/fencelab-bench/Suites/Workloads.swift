@@ -10,7 +10,7 @@ enum Workloads {
         }
     }
 
-    /// Fence centre (Berlin, as the DESIGN example).
+    /// Fence centre (Berlin, as the example in docs/scenario-format.md).
     static let fenceCenter = (latitude: 52.52, longitude: 13.405)
 
     /// The local east/north frame at the fence centre.

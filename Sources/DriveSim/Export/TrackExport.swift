@@ -5,7 +5,7 @@ import GeoPolicy
 public enum TrackFormat: String, Sendable, Hashable, CaseIterable {
     /// GPX 1.1 with `wpt` (what Xcode's location simulation plays) and a `trk` of `trkpt`, each with ISO-8601 `time`.
     case gpx
-    /// CSV with the device-log header of DESIGN.md: `timestamp,latitude,longitude,horizontal_accuracy,speed,course,event`.
+    /// CSV with the device-log header of docs/device-logs.md: `timestamp,latitude,longitude,horizontal_accuracy,speed,course,event`.
     case csv
     /// JSON Lines with the same fields as the CSV (non-finite numbers as `null`).
     case jsonl
@@ -17,7 +17,7 @@ public enum TrackFormat: String, Sendable, Hashable, CaseIterable {
 /// (the simulated device reports truth for those); gap items have no fix and no row.
 /// GPX cannot hold invalid coordinates, so those fixes are skipped there (and counted).
 public enum TrackExport {
-    /// The CSV header (DESIGN.md device-log columns).
+    /// The CSV header (device-log columns, docs/device-logs.md).
     public static let csvHeader = "timestamp,latitude,longitude,horizontal_accuracy,speed,course,event"
 
     /// Text before the first point (GPX: the XML declaration, `gpx` and `metadata`; CSV: the header).

@@ -1,7 +1,7 @@
 import GeoPolicy
 import GSLKit
 
-/// One scenario file (contract in DESIGN.md): where the fence is, how the truth moves,
+/// One scenario file (contract: docs/scenario-format.md): where the fence is, how the truth moves,
 /// how it is sampled, what noise, accuracy and faults the observed fixes get, and which
 /// metric bounds the run must meet. Decoded strictly by `ScenarioSpec.decode(_:file:)`.
 public struct ScenarioSpec: Sendable, Hashable {

@@ -40,7 +40,7 @@ public enum AcceptanceError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Runs the two acceptance levels and assembles one report (DESIGN.md "Reports").
+/// Runs the two acceptance levels and assembles one report (docs/report-format.md, `acceptance`).
 ///
 /// Rules level: every fixture of `fixturesDirectory` and every scenario `expect` bound.
 /// Device level: the replay of every given device log against its system events; without a

@@ -20,7 +20,7 @@ public struct CalibrationResult: Sendable {
     public var skipped: Int
     public var estimate: NoiseEstimate
 
-    /// `{"noise": {...}, "accuracy": {...}}` in DriveSim's scenario-file schema (ScenarioDecoding).
+    /// `{"noise": {...}, "accuracy": {...}}` in the scenario-file schema (docs/scenario-format.md).
     public var scenarioBlock: JSONValue { CalibrationRun.scenarioBlock(estimate) }
 
     /// Remarks the JSON block cannot carry (anisotropy, accuracy factor, outliers), one per line.

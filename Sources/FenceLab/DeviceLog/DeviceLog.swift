@@ -1,6 +1,6 @@
 import GeoPolicy
 
-/// The file formats a device log can be imported from (DESIGN.md "Device logs", contract).
+/// The file formats a device log can be imported from (contract: docs/device-logs.md).
 public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Comma-separated values with a header line.
     case csv

@@ -87,7 +87,7 @@ public struct DeviceReplayResult: Sendable, Hashable {
 /// newer fix proves the app had reached. That is the only way a log can show a stale fix; the
 /// classifier estimates delivery time the same way (`DivergenceClassifier`, step 6).
 public enum DeviceReplay {
-    /// Default staleness limit, seconds (the `run` default, DESIGN.md).
+    /// Default staleness limit, seconds (the default of `fencelab run --max-age`).
     public static let defaultMaxAge_s = 30.0
 
     /// Runs the log.

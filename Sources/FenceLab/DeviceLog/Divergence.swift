@@ -63,7 +63,7 @@ public struct DivergenceSettings: Sendable, Hashable {
     public var failingClasses: Set<DivergenceClass>
 
     /// Defaults: match 60 s (iOS region monitoring confirms a crossing after roughly 20 s and the
-    /// app logs with its own delay), flutter 60 s (DESIGN.md flutter window), duplicate 30 s
+    /// app logs with its own delay), flutter 60 s (the flutter window of docs/metrics.md), duplicate 30 s
     /// (observed re-deliveries come within seconds), support 60 s, stale 60 s; failing classes:
     /// rule flutter, unsupported, late and missing system events. Duplicates are tolerated because
     /// the app must deduplicate (seed 000: the same state never books twice); stale fixes are

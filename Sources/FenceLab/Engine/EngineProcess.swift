@@ -7,20 +7,19 @@ import Darwin
 #endif
 
 /// The last bytes an engine wrote to stderr, kept for error messages.
-final class StderrTail: @unchecked Sendable {
-    private let lock = NSLock()
-    private var bytes: [UInt8] = []
+final class StderrTail: Sendable {
+    private let bytes = Locked<[UInt8]>([])
     private let limit = 2048
 
     func append(_ chunk: ArraySlice<UInt8>) {
-        lock.lock(); defer { lock.unlock() }
-        bytes.append(contentsOf: chunk)
-        if bytes.count > limit { bytes.removeFirst(bytes.count - limit) }
+        bytes.withLock { bytes in
+            bytes.append(contentsOf: chunk)
+            if bytes.count > limit { bytes.removeFirst(bytes.count - limit) }
+        }
     }
 
     var text: String {
-        lock.lock(); defer { lock.unlock() }
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").suffix(3)
+        let lines = bytes.withLock { String(decoding: $0, as: UTF8.self) }.split(separator: "\n").suffix(3)
         return lines.joined(separator: " | ")
     }
 }

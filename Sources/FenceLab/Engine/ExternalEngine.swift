@@ -63,19 +63,28 @@ public enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConverti
 
 /// Runs an external engine process over the JSON Lines protocol for one work item.
 public struct ExternalEngine: Sendable {
-    public var command: String
-    /// Allowed time per fix, in seconds; the whole item gets `5 + n × perFixTimeout_s`.
-    public var perFixTimeout_s: Double
+    /// Default `startupGrace_s`: time for `/bin/sh` and an interpreter such as Python to start
+    /// and print `ready` on a loaded machine, seconds.
+    public static let defaultStartupGrace_s = 5.0
 
-    public init(command: String, perFixTimeout_s: Double = 5) {
+    public var command: String
+    /// Allowed time per fix, in seconds (> 0).
+    public var perFixTimeout_s: Double
+    /// Seconds added once per work item for the engine to start (≥ 0): the whole item gets
+    /// `startupGrace_s + n × perFixTimeout_s` before the engine is killed.
+    public var startupGrace_s: Double
+
+    public init(command: String, perFixTimeout_s: Double = 5,
+                startupGrace_s: Double = ExternalEngine.defaultStartupGrace_s) {
         self.command = command
         self.perFixTimeout_s = perFixTimeout_s
+        self.startupGrace_s = startupGrace_s
     }
 
     /// Sends the fence and every fix (with its injected `now`), returns one answer per fix.
     public func run(fence: EngineFence, fixes: [Fix], now_s: [Double]) throws(ExternalEngineError) -> [EngineAnswer] {
         precondition(fixes.count == now_s.count, "one now per fix")
-        let deadline = 5 + Double(fixes.count) * perFixTimeout_s
+        let deadline = startupGrace_s + Double(fixes.count) * perFixTimeout_s
         // Encoded in chunks on the writer thread: the engine starts on the first lines while
         // the rest are still being encoded (the two overlap on a multi-core machine).
         let chunk = 4096

@@ -1,7 +1,7 @@
 /// What `RuleLab.run` measured: the aggregated figures of one scenario, each replicate's
 /// figures, and the full `RunReport` (the same one `fencelab run` writes).
 ///
-/// Metric paths are DESIGN.md's names (`MetricCatalog.standard`): `flutter.spurious`,
+/// Metric paths are the names of docs/metrics.md (`MetricCatalog.standard`): `flutter.spurious`,
 /// `flutter.transitions`, `flutter.missed`, `flutter.flaps`, `flutter.latency_s.median`,
 /// `rejections.inaccurate`, `kalman.filtered.rmse_m`, `gapFill.linear.10-30s.rmse_m`, ...
 public struct LabResult: Sendable {

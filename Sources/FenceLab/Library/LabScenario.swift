@@ -1,8 +1,8 @@
 import DriveSim
 import GeoPolicy
 
-/// A scenario ready for `RuleLab.run`: a strictly decoded scenario file (DESIGN.md
-/// "Scenario file") with where it came from.
+/// A scenario ready for `RuleLab.run`: a strictly decoded scenario file
+/// (docs/scenario-format.md) with where it came from.
 ///
 /// Load one with `RuleLab.loadScenario(path:)`, or build one in code from JSON text with
 /// `RuleLab.scenario(json:name:)`. The fence centre, route, sampling, noise, accuracy and

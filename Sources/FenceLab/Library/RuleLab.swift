@@ -37,7 +37,7 @@ public enum RulesVersionPolicy: Sendable, Hashable {
 /// print(try result.mean("flutter.spurious"), result.spuriousPerHour.mean)
 /// ```
 public struct RuleLab: Sendable {
-    /// Flutter matching window in seconds (finite, > 0; DESIGN.md default 60).
+    /// Flutter matching window in seconds (finite, > 0; default 60, docs/metrics.md).
     public var window_s: Double
     /// Fixes older than this many seconds relative to the injected `now` are `stale` (≥ 0).
     public var maxFixAge_s: Double
@@ -69,7 +69,7 @@ public struct RuleLab: Sendable {
 
     /// Decodes a scenario from JSON text, for scenarios built in code (same strict rules as a file).
     /// - Parameters:
-    ///   - json: one scenario object (DESIGN.md "Scenario file").
+    ///   - json: one scenario object (docs/scenario-format.md).
     ///   - name: what error messages and reports call the text, e.g. `"inline:dwell-test"`.
     /// - Throws: `LabError.scenario` naming `name` and the key.
     public static func scenario(json: String, name: String = "inline") throws(LabError) -> LabScenario {

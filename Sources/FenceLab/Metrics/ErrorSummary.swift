@@ -1,6 +1,6 @@
 import GSLKit
 
-/// Horizontal error statistics of one track against truth (DESIGN.md "kalman").
+/// Horizontal error statistics of one track against truth (docs/metrics.md, `kalman`).
 public struct ErrorSummary: Sendable, Hashable {
     /// Number of errors summarized, ≥ 1.
     public var count: Int
@@ -34,7 +34,7 @@ public struct ErrorSummary: Sendable, Hashable {
     }
 }
 
-/// The tracks whose errors the harness compares, in report order (DESIGN.md key names).
+/// The tracks whose errors the harness compares, in report order (key names of docs/metrics.md).
 public enum KalmanTrack: String, Sendable, Hashable, CaseIterable {
     case raw, filtered, smoothed, seedBaseline
     /// The stop-and-go `IMMFilter` (near-constant position + constant velocity).

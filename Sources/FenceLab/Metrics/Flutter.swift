@@ -50,7 +50,7 @@ public struct TransitionMatch: Sendable, Hashable {
     }
 }
 
-/// Flutter figures of one replicate (DESIGN.md "flutter").
+/// Flutter figures of one replicate (docs/metrics.md, `flutter`).
 public struct FlutterMetrics: Sendable, Hashable {
     /// Observed transitions.
     public var transitions: Int
@@ -83,7 +83,7 @@ public struct FlutterMetrics: Sendable, Hashable {
 
 /// Flutter measurement: matching observed transitions to the true ones.
 public enum Flutter {
-    /// Default matching window (DESIGN.md), seconds.
+    /// Default matching window (docs/metrics.md), seconds.
     public static let defaultWindow_s = 60.0
 
     /// Inside/outside transitions of a state sequence.

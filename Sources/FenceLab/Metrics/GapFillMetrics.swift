@@ -1,4 +1,4 @@
-/// Gap-length buckets of the gap-fill report (DESIGN.md names, contract).
+/// Gap-length buckets of the gap-fill report (names: docs/metrics.md, contract).
 public enum GapBucket: String, Sendable, Hashable, CaseIterable {
     /// duration ≤ 10 s.
     case upTo10s = "<=10s"
@@ -22,7 +22,7 @@ public enum GapBucket: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// The gap-fill methods of DESIGN.md, in report order.
+/// The gap-fill methods of docs/metrics.md, in report order.
 public enum GapFillMethodName {
     public static let all = ["linear", "cubicSpline", "hermite"]
 }

@@ -1,4 +1,4 @@
-/// The metric paths that exist (DESIGN.md names) and their fixed report order.
+/// The metric paths that exist (names and definitions: docs/metrics.md) and their fixed report order.
 ///
 /// A path is dot-separated: `group.name[.sub[.field]]`. Groups: `flutter`, `rejections`,
 /// `faults`, `kalman`, `gapFill`, `throughput`.
@@ -17,9 +17,9 @@ public struct MetricCatalog: Sendable, Hashable {
         self.gapFillMethods = gapFillMethods
     }
 
-    /// The catalogue of DESIGN.md.
+    /// The catalogue of docs/metrics.md.
     public static let standard = MetricCatalog()
-    /// FenceMonitor's rejection reasons as DESIGN.md lists them.
+    /// FenceMonitor's rejection reasons (`RejectionReason`), as docs/metrics.md lists them.
     public static let designRejectionReasons = ["invalidTimestamp", "invalidCoordinate", "invalidAccuracy", "inaccurate", "stale", "outOfOrder", "duplicate"]
 
     static let groups = ["flutter", "rejections", "faults", "kalman", "gapFill", "throughput"]

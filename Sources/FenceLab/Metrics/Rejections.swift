@@ -24,7 +24,7 @@ public struct LabelledFault: Sendable, Hashable {
     }
 }
 
-/// Rejections by reason and labelled faults caught (DESIGN.md "rejections").
+/// Rejections by reason and labelled faults caught (docs/metrics.md, `rejections`).
 public struct RejectionMetrics: Sendable, Hashable {
     /// reason → number of rejected fixes.
     public var byReason: [String: Int]

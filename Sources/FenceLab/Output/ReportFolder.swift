@@ -167,22 +167,12 @@ public enum ReportFolder {
         }
     }
 
-    private static let serial = SerialCounter()
-    private static func nextSerial() -> Int { serial.next() }
+    /// A process-wide counter for unique temporary names.
+    private static let serial = Locked(0)
+    private static func nextSerial() -> Int { serial.withLock { $0 += 1; return $0 } }
 
     private static func reason(of error: Error) -> String {
         (error as NSError).localizedDescription
-    }
-}
-
-/// A process-wide counter for unique temporary names.
-final class SerialCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func next() -> Int {
-        lock.lock(); defer { lock.unlock() }
-        value += 1
-        return value
     }
 }
 

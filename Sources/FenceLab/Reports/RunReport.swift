@@ -196,7 +196,7 @@ public struct DeviceAcceptance: Sendable, Hashable {
         note: "No device log was replayed: rules-level results say nothing about real-device callbacks.")
 }
 
-/// The two acceptance levels, kept apart (DESIGN.md "Reports").
+/// The two acceptance levels, kept apart (docs/report-format.md, `acceptance`).
 public struct Acceptance: Sendable, Hashable {
     public var rules: RulesAcceptance
     public var device: DeviceAcceptance

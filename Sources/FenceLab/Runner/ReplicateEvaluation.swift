@@ -16,7 +16,7 @@ public struct ReplicateResult: Sendable {
 
 /// Settings shared by every work item of a run.
 public struct EvaluationSettings: Sendable {
-    /// Matching window for flutter (DESIGN.md default 60 s).
+    /// Matching window for flutter (default 60 s, docs/metrics.md).
     public var window_s: Double = Flutter.defaultWindow_s
     /// Fixes older than this relative to the injected `now` are `stale` (default 30 s).
     public var maxFixAge_s: Double = 30

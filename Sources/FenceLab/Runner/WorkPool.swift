@@ -38,38 +38,45 @@ public enum WorkPool {
     }
 }
 
-private final class ResultBox<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-    private var stopped = false
+/// The pool's shared state: the next item to hand out, whether a failure stopped the run,
+/// and one result slot per item.
+private struct ResultSlots<T: Sendable>: Sendable {
+    var next = 0
+    var stopped = false
+    var slots: [Result<T, any Error>?]
+}
+
+private final class ResultBox<T: Sendable>: Sendable {
+    private let state: Locked<ResultSlots<T>>
     private let count: Int
-    private var slots: [Result<T, any Error>?]
 
     init(count: Int) {
         self.count = count
-        slots = Array(repeating: nil, count: count)
+        state = Locked(ResultSlots(slots: Array(repeating: nil, count: count)))
     }
 
     func claim() -> Int? {
-        lock.lock(); defer { lock.unlock() }
-        guard !stopped, next < count else { return nil }
-        defer { next += 1 }
-        return next
+        state.withLock { s in
+            guard !s.stopped, s.next < count else { return nil }
+            defer { s.next += 1 }
+            return s.next
+        }
     }
 
     func store(_ i: Int, _ r: Result<T, any Error>) {
-        lock.lock(); defer { lock.unlock() }
-        slots[i] = r
-        if case .failure = r { stopped = true }
+        state.withLock { s in
+            s.slots[i] = r
+            if case .failure = r { s.stopped = true }
+        }
     }
 
     func serialised(_ f: () -> Void) {
-        lock.lock(); defer { lock.unlock() }
-        f()
+        state.withLock { _ in f() }
     }
 
     /// Values in order; the failure of the lowest-numbered failed item is rethrown (deterministic).
     func results() throws -> [T] {
+        let slots = state.withLock { $0.slots }
         var out: [T] = []
         out.reserveCapacity(count)
         for slot in slots {

@@ -62,7 +62,7 @@ public enum SweepOutput {
 
     // MARK: CSV
 
-    /// Column names of `sweep.csv` (documented in docs/sweeps.md).
+    /// Column names of `sweep.csv` (contract: docs/report-format.md).
     public static let csvColumns = [
         "scenario", "point", "rule", "kind", "enter_m", "exit_m", "band_m", "maxAccuracy_m", "confirm_n", "reference",
         "replicates", "spurious_mean", "spurious_lo", "spurious_hi", "missed_mean", "missed_lo", "missed_hi",

@@ -52,20 +52,20 @@ public enum SweepRunner {
                                         force: request.forceProgress)
         if done.count > 0 { progress.advance(by: done.count, unit: "sweep items (grid point × drive)") }
         let stopAfter = request.stopAfterUnits
-        let finished = UnitCounter()
+        let finished = Locked(0)  // work units done, for the interruption test hook
         let settings = plan.settings
         let results = try WorkPool.map(count: units.count, jobs: request.jobs, onDone: { i in
             progress.advance(by: units[i].points.count, unit: "sweep items (grid point × drive)")
         }) { i in
             let unit = units[i]
-            if let stopAfter, finished.value >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
+            if let stopAfter, finished.withLock({ $0 }) >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
             let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r)
             let records = try unit.points.map { p in
                 try drive.evaluate(plan.manifest.points[p], item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
                                    settings: settings)
             }
             try appender.append(records)
-            finished.increment()
+            finished.withLock { $0 += 1 }
             return records
         }
         progress.finish()
@@ -99,9 +99,9 @@ public enum SweepRunner {
 }
 
 /// Appends record lines to the resume file; thread-safe; each call is one `write(2)` of whole lines.
-final class RecordAppender: @unchecked Sendable {
-    private let lock = NSLock()
-    private var fd: Int32
+final class RecordAppender: Sendable {
+    /// The open descriptor (−1 once closed); holding the lock serialises the appends.
+    private let fd: Locked<Int32>
     private let path: String
 
     /// Rewrites `path` as header + `existing` (via a temporary file and rename), then opens it for appending.
@@ -114,32 +114,35 @@ final class RecordAppender: @unchecked Sendable {
             throw .io(path: tmp, reason: "cannot create the resume file")
         }
         guard rename(tmp, path) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
-        fd = open(path, O_WRONLY | O_APPEND)
-        guard fd >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        let descriptor = open(path, O_WRONLY | O_APPEND)
+        guard descriptor >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        fd = Locked(descriptor)
     }
 
     func append(_ records: [SweepRecord]) throws(SweepError) {
         var text = ""
         for r in records { text += r.jsonLine + "\n" }
         let bytes = Array(text.utf8)
-        lock.lock(); defer { lock.unlock() }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io(path: path, reason: "append failed: \(String(cString: strerror(errno)))")
+        try fd.withLock { (fd) throws(SweepError) in
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + offset, bytes.count - offset) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw .io(path: path, reason: "append failed: \(String(cString: strerror(errno)))")
+                }
+                offset += n
             }
-            offset += n
         }
     }
 
     func close() {
-        lock.lock(); defer { lock.unlock() }
-        if fd >= 0 { _ = closeFile(fd); fd = -1 }
+        fd.withLock { fd in
+            if fd >= 0 { _ = closeFile(fd); fd = -1 }
+        }
     }
 
-    deinit { if fd >= 0 { _ = closeFile(fd) } }
+    deinit { close() }
 }
 
 private func closeFile(_ fd: Int32) -> Int32 {
@@ -148,14 +151,6 @@ private func closeFile(_ fd: Int32) -> Int32 {
     #else
     return Darwin.close(fd)
     #endif
-}
-
-/// A thread-safe count of finished work units (for the interruption test hook).
-final class UnitCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
-    func increment() { lock.lock(); count += 1; lock.unlock() }
 }
 
 /// A whole `fencelab sweep` / `fencelab merge`, as the CLI calls it.

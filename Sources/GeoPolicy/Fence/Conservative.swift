@@ -5,25 +5,17 @@
 /// This is a conservative business decision, not a reading of `a` as a guaranteed
 /// error bound (seed 001). A fix with a non-finite or negative distance or accuracy
 /// leaves the state unchanged. From `unknown`, an undetermined fix stays `unknown`.
-public struct Conservative: FenceRule, Hashable {
-    /// Fence radius in metres (finite, ≥ 0).
+public struct Conservative: RadiusRule, Hashable {
     public let radius_m: Double
 
     /// - Throws: `FenceRuleError` when `radius_m` is negative or not finite.
-    public init(radius_m: Double) throws(FenceRuleError) {
-        try FenceRuleError.requireNonNegative(radius_m, "radius_m")
-        self.radius_m = radius_m
-    }
+    public init(radius_m: Double) throws(FenceRuleError) { self.radius_m = try Self.validRadius(radius_m) }
 
-    /// `conservative-R`, e.g. `conservative-100`.
-    public var rulesVersion: String { "conservative-\(versionNumber(radius_m))" }
+    public static var kind: String { "conservative" }
 
-    /// `.infinity`: a large accuracy simply makes the fix undetermined.
-    public var maxAccuracy_m: Double { .infinity }
-
+    /// Inside when d + a ≤ r, outside when d − a > r, else the previous state (undetermined).
     @inlinable
-    public func next(previous: FenceState, distance_m: Double, accuracy_m: Double) -> FenceState {
-        guard counts(distance_m: distance_m, accuracy_m: accuracy_m) else { return previous }
+    public func decide(previous: FenceState, distance_m: Double, accuracy_m: Double) -> FenceState {
         if distance_m + accuracy_m <= radius_m { return .inside }
         if distance_m - accuracy_m > radius_m { return .outside }
         return previous

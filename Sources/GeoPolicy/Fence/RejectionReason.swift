@@ -1,4 +1,4 @@
-/// Why `FenceMonitor` refused a fix (contract names, DESIGN.md). A rejected fix
+/// Why `FenceMonitor` refused a fix (contract names: docs/metrics.md and docs/engine-protocol.md). A rejected fix
 /// changes no state and emits no event; only the reason is logged.
 ///
 /// Checks run in this order, the first failing one is reported:

@@ -6,26 +6,18 @@
 /// state unchanged, like any invalid fix. Use `Hysteresis` or `Conservative`
 /// when accuracy should matter. A non-finite or negative distance leaves the
 /// state unchanged (it is "not inside" without being proof of "outside").
-public struct Threshold: FenceRule, Hashable {
-    /// Fence radius in metres (finite, ≥ 0).
+public struct Threshold: RadiusRule, Hashable {
     public let radius_m: Double
 
     /// - Throws: `FenceRuleError` when `radius_m` is negative or not finite.
-    public init(radius_m: Double) throws(FenceRuleError) {
-        try FenceRuleError.requireNonNegative(radius_m, "radius_m")
-        self.radius_m = radius_m
-    }
+    public init(radius_m: Double) throws(FenceRuleError) { self.radius_m = try Self.validRadius(radius_m) }
 
-    /// `threshold-R`, e.g. `threshold-500`.
-    public var rulesVersion: String { "threshold-\(versionNumber(radius_m))" }
+    public static var kind: String { "threshold" }
 
-    /// `.infinity`: the accuracy value is not a gate for this rule (see the type's documentation).
-    public var maxAccuracy_m: Double { .infinity }
-
+    /// Inside when `distance_m <= radius_m` (equality inside), else outside.
     @inlinable
-    public func next(previous: FenceState, distance_m: Double, accuracy_m: Double) -> FenceState {
-        guard counts(distance_m: distance_m, accuracy_m: accuracy_m) else { return previous }
-        return distance_m <= radius_m ? .inside : .outside
+    public func decide(previous: FenceState, distance_m: Double, accuracy_m: Double) -> FenceState {
+        distance_m <= radius_m ? .inside : .outside
     }
 
     /// Seed 001's pure boundary check: `distance_m <= radius_m`, equality inside;

@@ -24,6 +24,8 @@ enum RunCommand: Command {
           --jobs N               Worker threads (default: all cores).
           --engine 'COMMAND'     Decide fences with an external engine (docs/engine-protocol.md).
           --engine-timeout S     Seconds allowed per fix for the external engine (default 5).
+          --engine-startup S     Seconds added once per work item for the engine to start
+                                 (default 5): the item's deadline is S + fixes × timeout.
           --window S             Flutter matching window in seconds (default 60).
           --max-age S            Fixes older than S seconds relative to `now` are stale (default 30).
           --include-coordinates  Put raw coordinates in the reports (off: metres from the fence).
@@ -53,7 +55,10 @@ enum RunCommand: Command {
         if let command = try arguments.option("--engine") {
             let timeout = try arguments.option("--engine-timeout").map { try parseDouble($0, name: "--engine-timeout") } ?? 5
             guard timeout > 0 else { throw CLIError.badInput("--engine-timeout: must be > 0, got \(timeout)") }
-            request.settings.engine = ExternalEngine(command: command, perFixTimeout_s: timeout)
+            let grace = try arguments.option("--engine-startup").map { try parseDouble($0, name: "--engine-startup") }
+                ?? ExternalEngine.defaultStartupGrace_s
+            guard grace >= 0 else { throw CLIError.badInput("--engine-startup: must be >= 0, got \(grace)") }
+            request.settings.engine = ExternalEngine(command: command, perFixTimeout_s: timeout, startupGrace_s: grace)
         }
         if let w = try arguments.option("--window") {
             request.settings.window_s = try parseDouble(w, name: "--window")
