@@ -81,6 +81,14 @@ enum ReplicateEvaluation {
     /// decided by fresh copies of `rule.evaluator` (the scenario's `fence.rule` is not used).
     static func run<Rule: FenceRule>(spec: ScenarioSpec, replicate: Int, rule: RuleUnderTest<Rule>,
                                      settings: EvaluationSettings) throws -> ReplicateResult {
+        var settings = settings
+        // The Kalman block scores the filter the fence decides on: the input stage's q, else the
+        // scenario's `fence.rule.q_m2s3`, else the run's.
+        if rule.input.kind != .raw {
+            settings.accelerationDensity_m2ps3 = rule.input.accelerationDensity_m2ps3
+        } else if let q = spec.fence.rule.q_m2s3 {
+            settings.accelerationDensity_m2ps3 = q
+        }
         let clock = ContinuousClock()
         let t0 = clock.now
         var generator = try ScenarioGenerator(spec: spec, replicate: replicate)
