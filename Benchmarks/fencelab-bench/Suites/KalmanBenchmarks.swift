@@ -4,7 +4,7 @@ import GeoPolicy
 
 /// Track engine: `KalmanFilter` update, `SeedKalman`, RTS smoother, natural cubic spline (gap fill).
 enum KalmanBenchmarks {
-    static let all: [Benchmark] = [cvUpdate, seedKalman, rtsSmoother, spline]
+    static let all: [Benchmark] = [cvUpdate, immUpdate, seedKalman, rtsSmoother, spline]
 
     /// The constant-velocity filter with the C kernel's parameters (q, σ = hAcc/√2, velocity σ 10 m/s).
     static func makeFilter() -> KalmanFilter {
@@ -69,6 +69,69 @@ enum KalmanBenchmarks {
         if !(variance <= varianceRelativeTolerance) { problems.append("final variances differ from the C kernel by \(variance) (relative)") }
         if ProcessInfo.processInfo.environment["FENCELAB_BENCH_VERBOSE"] != nil {
             printError("kalman/cv-update vs C: position \(position_m) m, speed \(velocity_mps) m/s, variances \(variance) relative")
+        }
+        return problems
+    }
+
+    /// The stop-and-go IMM with the C kernel's parameters (CV q, NCP density, sojourn times, velocity σ 10 m/s).
+    static func makeIMM() -> IMMFilter {
+        do {
+            return try IMMFilter(accelerationDensity_m2ps3: 0.5, positionDensity_m2ps: IMMFilter.defaultPositionDensity_m2ps,
+                                 meanSojourn_s: IMMFilter.defaultMeanSojourn_s, convention: .iOSDRMS, initialSpeedSigma_mps: 10)
+        } catch { fatalError("fencelab-bench: IMMFilter: \(error)") }
+    }
+
+    /// `IMMFilter.update` per fix (two models mixed every fix) against `fl_ref_imm`, the same
+    /// algebra in C on plane coordinates; like `kalman/cv-update`, the engine's projection and
+    /// re-anchoring are part of the ratio.
+    static let immUpdate = Benchmark(
+        "kalman/imm-update", group: "kalman", itemsPerRun: ReferenceKernels.updatesPerRun - 1,
+        unit: "update", reference: ReferenceKernels.imm.name, target: "≥ 0.9× C",
+        noise: 0.35
+    ) {
+        let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
+        let fixes = makeFixes(w)
+        let prototype = makeIMM()
+        let body = {
+            var f = prototype
+            var rejected = 0
+            fixes.withUnsafeBufferPointer { b in
+                for fix in b {
+                    do { try f.update(fix) } catch { rejected += 1 }
+                }
+            }
+            return f.probabilities[0] + Double(rejected)
+        }
+        for problem in checkIMMAgainstC(w, fixes: fixes) { printError("fencelab-bench: kalman/imm-update: \(problem)") }
+        return body
+    }
+
+    /// Runs the engine's IMM and `fl_ref_imm` on the same fixes; returns disagreements (tolerances
+    /// as `checkAgainstC`, model probabilities to 1e-6; measured 2e-8 m, 4e-8 m/s, μ 5e-10).
+    static func checkIMMAgainstC(_ w: Workloads.TrackInPlane, fixes: [Fix]) -> [String] {
+        var f = makeIMM()
+        for fix in fixes { try? f.update(fix) }
+        var c = [Double](repeating: 0, count: 10)
+        let tau = IMMFilter.defaultMeanSojourn_s
+        _ = fl_ref_imm(w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5, IMMFilter.defaultPositionDensity_m2ps,
+                       tau[0], tau[1], 100, &c)
+        guard let e = f.estimate else { return ["the filter accepted no fix"] }
+        let offset = Workloads.centerFrame().offset_m(e.position)
+        let position_m = ((offset.x - c[0]) * (offset.x - c[0]) + (offset.y - c[1]) * (offset.y - c[1])).squareRoot()
+        let velocity_mps = abs(e.speed_mps - (c[2] * c[2] + c[3] * c[3]).squareRoot())
+        // Traces of the position and velocity blocks: the IMM's covariance is anisotropic (the spread
+        // of the model means lies along the track), so single variances depend on the frame's
+        // rotation against the kernel's axes (see `checkAgainstC`); the traces do not.
+        let p = f.covariance
+        let variance = max(abs(p.p00 + p.p11 - c[4] - c[5]) / (c[4] + c[5]), abs(p.p22 + p.p33 - c[6] - c[7]) / (c[6] + c[7]))
+        let probability = abs(f.probabilities[0] - c[8])
+        var problems: [String] = []
+        if !(position_m <= 1e-2) { problems.append("final position differs from the C kernel by \(position_m) m") }
+        if !(velocity_mps <= 1e-3) { problems.append("final speed differs from the C kernel by \(velocity_mps) m/s") }
+        if !(variance <= 1e-4) { problems.append("final variances differ from the C kernel by \(variance) (relative)") }
+        if !(probability <= 1e-6) { problems.append("final model probability differs from the C kernel by \(probability)") }
+        if ProcessInfo.processInfo.environment["FENCELAB_BENCH_VERBOSE"] != nil {
+            printError("kalman/imm-update vs C: position \(position_m) m, speed \(velocity_mps) m/s, variances \(variance) relative, μ \(probability)")
         }
         return problems
     }
