@@ -5,17 +5,16 @@ import _TestSupport
 
 /// The fence input stage: `FilteredFenceMonitor` and the `+kalman` / `+imm` spec parts.
 @Suite struct FilteredFenceMonitorTests {
-    static let center = try! Coordinate(latitude: 52.52, longitude: 13.405)
-    static let maxAge_s = 10.0
+    static let center = FenceMonitorTests.center
 
-    static func fix(_ t: Double, _ distance_m: Double, accuracy_m: Double = 5, bearing_deg: Double = 45) -> Fix {
-        let c = center.destination(bearing_deg: bearing_deg, distance_m: distance_m)
-        return Fix(timestamp_s: t, latitude: c.latitude, longitude: c.longitude, horizontalAccuracy_m: accuracy_m)
+    static func fix(_ t: Double, _ distance_m: Double, accuracy_m: Double = 5) -> Fix {
+        FenceMonitorTests.fix(t, distance_m, accuracy_m: accuracy_m)
     }
 
+    /// The raw monitor of `FenceMonitorTests` (staleness 10 s, logging off) and its filtered twin.
     static func monitors(_ spec: RuleSpec = .default, input kind: FenceInput.Kind = .kalman) throws
         -> (raw: FenceMonitor<AnyFenceRule, Haversine>, filtered: FilteredFenceMonitor<AnyFenceRule, Haversine>) {
-        let raw = try FenceMonitor(center: center, evaluator: try spec.evaluator(), maxAge_s: maxAge_s, logging: .off)
+        let raw = try FenceMonitorTests.monitor(spec, logging: .off)
         return (raw, try FilteredFenceMonitor(monitor: raw, input: try FenceInput(kind)))
     }
 

@@ -2,6 +2,14 @@ import Foundation
 import CReference
 import GeoPolicy
 
+/// The filters the benchmarks feed fix by fix.
+protocol BenchedTrackFilter {
+    mutating func update(_ fix: Fix) throws(TrackRejection)
+}
+
+extension KalmanFilter: BenchedTrackFilter {}
+extension IMMFilter: BenchedTrackFilter {}
+
 /// Track engine: `KalmanFilter` update, `SeedKalman`, RTS smoother, natural cubic spline (gap fill).
 enum KalmanBenchmarks {
     static let all: [Benchmark] = [cvUpdate, immUpdate, seedKalman, rtsSmoother, spline]
@@ -29,8 +37,13 @@ enum KalmanBenchmarks {
     ) {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)
-        let prototype = makeFilter()
-        let body = {
+        for problem in checkAgainstC(w, fixes: fixes) { printError("fencelab-bench: kalman/cv-update: \(problem)") }
+        return updates(makeFilter(), fixes) { $0.state.sum() }
+    }
+
+    /// The timed body shared by the filter benchmarks: a fresh copy of `prototype` takes every fix.
+    static func updates<F: BenchedTrackFilter>(_ prototype: F, _ fixes: [Fix], result: @escaping (F) -> Double) -> () -> Double {
+        {
             var f = prototype
             var rejected = 0
             fixes.withUnsafeBufferPointer { b in
@@ -38,10 +51,31 @@ enum KalmanBenchmarks {
                     do { try f.update(fix) } catch { rejected += 1 }
                 }
             }
-            return f.state.sum() + Double(rejected)
+            return result(f) + Double(rejected)
         }
-        for problem in checkAgainstC(w, fixes: fixes) { printError("fencelab-bench: kalman/cv-update: \(problem)") }
-        return body
+    }
+
+    /// Compares a filter's final estimate with a C kernel's (out[0...3] state, out[4...7] covariance
+    /// diagonal, in the kernel's centre plane); returns the disagreements. Positions and speeds,
+    /// and the traces of the position and velocity blocks: the engine reports velocity in the
+    /// east/north frame at the estimate, 61 km east of the centre, rotated by the meridian
+    /// convergence Δλ·sin φ ≈ 0.0125 rad against the kernel's axes, and rotation leaves the traces
+    /// (not single variances of an anisotropic covariance) unchanged.
+    static func disagreements(_ name: String, estimate: KalmanEstimate?, covariance p: Covariance4, kernel c: [Double]) -> [String] {
+        guard let e = estimate else { return ["the filter accepted no fix"] }
+        let offset = Workloads.centerFrame().offset_m(e.position)
+        let position_m = ((offset.x - c[0]) * (offset.x - c[0]) + (offset.y - c[1]) * (offset.y - c[1])).squareRoot()
+        let velocity_mps = abs(e.speed_mps - (c[2] * c[2] + c[3] * c[3]).squareRoot())
+        let variance = max(abs(p.p00 + p.p11 - c[4] - c[5]) / (c[4] + c[5]), abs(p.p22 + p.p33 - c[6] - c[7]) / (c[6] + c[7]))
+        let positionTolerance_m = 1e-2, velocityTolerance_mps = 1e-3, varianceRelativeTolerance = 1e-4
+        var problems: [String] = []
+        if !(position_m <= positionTolerance_m) { problems.append("final position differs from the C kernel by \(position_m) m") }
+        if !(velocity_mps <= velocityTolerance_mps) { problems.append("final speed differs from the C kernel by \(velocity_mps) m/s") }
+        if !(variance <= varianceRelativeTolerance) { problems.append("final variances differ from the C kernel by \(variance) (relative)") }
+        if ProcessInfo.processInfo.environment["FENCELAB_BENCH_VERBOSE"] != nil {
+            printError("\(name) vs C: position \(position_m) m, speed \(velocity_mps) m/s, variances \(variance) relative")
+        }
+        return problems
     }
 
     /// Runs the engine filter and `fl_ref_kalman_cv_final` on the same fixes; returns disagreements.
@@ -53,24 +87,7 @@ enum KalmanBenchmarks {
         for fix in fixes { try? f.update(fix) }
         var c = [Double](repeating: 0, count: 8)
         fl_ref_kalman_cv_final(w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5, &c)
-        guard let e = f.estimate else { return ["the filter accepted no fix"] }
-        let offset = Workloads.centerFrame().offset_m(e.position)
-        let position_m = ((offset.x - c[0]) * (offset.x - c[0]) + (offset.y - c[1]) * (offset.y - c[1])).squareRoot()
-        // Speeds, not components: the engine reports velocity in the east/north frame at the
-        // estimate, 61 km east of the centre, rotated by the meridian convergence
-        // Δλ·sin φ ≈ 0.0125 rad against the kernel's centre-frame axes (0.19 m/s at 15 m/s).
-        let velocity_mps = abs(e.speed_mps - (c[2] * c[2] + c[3] * c[3]).squareRoot())
-        let p = f.covariance
-        let variance = max(abs(p.p00 - c[4]) / c[4], abs(p.p11 - c[5]) / c[5], abs(p.p22 - c[6]) / c[6], abs(p.p33 - c[7]) / c[7])
-        let positionTolerance_m = 1e-2, velocityTolerance_mps = 1e-3, varianceRelativeTolerance = 1e-4
-        var problems: [String] = []
-        if !(position_m <= positionTolerance_m) { problems.append("final position differs from the C kernel by \(position_m) m") }
-        if !(velocity_mps <= velocityTolerance_mps) { problems.append("final speed differs from the C kernel by \(velocity_mps) m/s") }
-        if !(variance <= varianceRelativeTolerance) { problems.append("final variances differ from the C kernel by \(variance) (relative)") }
-        if ProcessInfo.processInfo.environment["FENCELAB_BENCH_VERBOSE"] != nil {
-            printError("kalman/cv-update vs C: position \(position_m) m, speed \(velocity_mps) m/s, variances \(variance) relative")
-        }
-        return problems
+        return disagreements("kalman/cv-update", estimate: f.estimate, covariance: f.covariance, kernel: c)
     }
 
     /// The stop-and-go IMM with the C kernel's parameters (CV q, NCP density, sojourn times, velocity σ 10 m/s).
@@ -91,19 +108,8 @@ enum KalmanBenchmarks {
     ) {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)
-        let prototype = makeIMM()
-        let body = {
-            var f = prototype
-            var rejected = 0
-            fixes.withUnsafeBufferPointer { b in
-                for fix in b {
-                    do { try f.update(fix) } catch { rejected += 1 }
-                }
-            }
-            return f.probabilities[0] + Double(rejected)
-        }
         for problem in checkIMMAgainstC(w, fixes: fixes) { printError("fencelab-bench: kalman/imm-update: \(problem)") }
-        return body
+        return updates(makeIMM(), fixes) { $0.probabilities[0] }
     }
 
     /// Runs the engine's IMM and `fl_ref_imm` on the same fixes; returns disagreements (tolerances
@@ -115,24 +121,9 @@ enum KalmanBenchmarks {
         let tau = IMMFilter.defaultMeanSojourn_s
         _ = fl_ref_imm(w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5, IMMFilter.defaultPositionDensity_m2ps,
                        tau[0], tau[1], 100, &c)
-        guard let e = f.estimate else { return ["the filter accepted no fix"] }
-        let offset = Workloads.centerFrame().offset_m(e.position)
-        let position_m = ((offset.x - c[0]) * (offset.x - c[0]) + (offset.y - c[1]) * (offset.y - c[1])).squareRoot()
-        let velocity_mps = abs(e.speed_mps - (c[2] * c[2] + c[3] * c[3]).squareRoot())
-        // Traces of the position and velocity blocks: the IMM's covariance is anisotropic (the spread
-        // of the model means lies along the track), so single variances depend on the frame's
-        // rotation against the kernel's axes (see `checkAgainstC`); the traces do not.
-        let p = f.covariance
-        let variance = max(abs(p.p00 + p.p11 - c[4] - c[5]) / (c[4] + c[5]), abs(p.p22 + p.p33 - c[6] - c[7]) / (c[6] + c[7]))
+        var problems = disagreements("kalman/imm-update", estimate: f.estimate, covariance: f.covariance, kernel: c)
         let probability = abs(f.probabilities[0] - c[8])
-        var problems: [String] = []
-        if !(position_m <= 1e-2) { problems.append("final position differs from the C kernel by \(position_m) m") }
-        if !(velocity_mps <= 1e-3) { problems.append("final speed differs from the C kernel by \(velocity_mps) m/s") }
-        if !(variance <= 1e-4) { problems.append("final variances differ from the C kernel by \(variance) (relative)") }
         if !(probability <= 1e-6) { problems.append("final model probability differs from the C kernel by \(probability)") }
-        if ProcessInfo.processInfo.environment["FENCELAB_BENCH_VERBOSE"] != nil {
-            printError("kalman/imm-update vs C: position \(position_m) m, speed \(velocity_mps) m/s, variances \(variance) relative, μ \(probability)")
-        }
         return problems
     }
 
