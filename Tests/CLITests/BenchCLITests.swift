@@ -135,15 +135,15 @@ import _TestSupport
     }
 
     /// Benchmarks check themselves at set-up (FenceBatch vs the scalar path, KalmanFilter vs
-    /// the C CV kernel, SeedKalman vs its C transcription, the spline vs GSL's cspline) and
-    /// say so on stderr when they disagree.
+    /// the C CV kernel, IMMFilter vs the C IMM kernel, SeedKalman vs its C transcription, the
+    /// spline vs GSL's cspline) and say so on stderr when they disagree.
     @Test func setUpSelfChecksAgree() throws {
         let r = try Self.bench(["--quick", "--samples", "3", "--filter", "hysteresis/batch", "--filter", "kalman/",
                                 "--filter", "gapfill/", "--format", "json"])
         #expect(r.status == 0, "\(r.stderr)")
         for word in ["disagrees", "differs"] { #expect(!r.stderr.contains(word), "\(r.stderr)") }
         let results = try #require(try Self.json(r.stdout)["results"] as? [[String: Any]])
-        #expect(results.count == 4)
+        #expect(results.count == 5)
     }
 
     @Test func missingBaselineExitsFive() throws {
