@@ -22,28 +22,34 @@ public final class ProgressReporter: Sendable {
     /// Whether anything is printed at all.
     public let isEnabled: Bool
     private let start_s: Double
+    /// Items finished before this process started (resumed): shown in the count, not in the rate.
+    private let alreadyDone: Int
     /// What changes as items finish; every report locks it, so lines never interleave.
     private struct Tally: Sendable {
         var done = 0
         var lastEmit_s = -Double.infinity
         var printedInPlace = false
     }
-    private let tally = Locked(Tally())
+    private let tally: Locked<Tally>
 
     /// - Parameters:
     ///   - scenarios: number of scenarios (≥ 0).
     ///   - totalWorkItems: scenario × replicate items of the whole run (≥ 0).
+    ///   - alreadyDone: items of `totalWorkItems` finished by an earlier process (a resume, ≥ 0):
+    ///     counted as done but not in the rate, so the ETA comes from items evaluated here.
     ///   - force: print even when stderr is not a terminal (`--progress`).
     ///   - isTerminal: whether stderr is a terminal; default `isatty(2)`.
     ///   - minimumInterval_s: throttle, seconds (≥ 0).
     ///   - clock: monotonic seconds; injectable for tests.
     ///   - sink: where text goes; default stderr.
-    public init(scenarios: Int, totalWorkItems: Int, force: Bool = false,
+    public init(scenarios: Int, totalWorkItems: Int, alreadyDone: Int = 0, force: Bool = false,
                 isTerminal: Bool = isatty(2) != 0, minimumInterval_s: Double = 0.5,
                 clock: @escaping @Sendable () -> Double = ProgressReporter.monotonicSeconds,
                 sink: @escaping @Sendable (String) -> Void = ProgressReporter.standardError) {
         self.scenarios = max(0, scenarios)
         self.totalItems = max(0, totalWorkItems)
+        self.alreadyDone = min(max(0, alreadyDone), self.totalItems)
+        self.tally = Locked(Tally(done: self.alreadyDone))
         self.isEnabled = force || isTerminal
         self.inPlace = isTerminal
         self.minimumInterval_s = max(0, minimumInterval_s)
@@ -68,7 +74,8 @@ public final class ProgressReporter: Sendable {
     }
 
     /// Records `count` finished units of a run counted in `unit` (e.g. "grid points") and prints a
-    /// throttled "grid points 120/300, ETA 0:42" (totalWorkItems counts the same units).
+    /// throttled "grid points 120/300, ETA 0:42" (totalWorkItems counts the same units). The ETA is
+    /// elapsed · remaining / (units finished by this process), "--" before the first.
     public func advance(by count: Int, unit: String) {
         guard isEnabled else { return }
         tally.withLock { t in
@@ -76,8 +83,7 @@ public final class ProgressReporter: Sendable {
             let now = clock()
             guard t.done >= totalItems || now - t.lastEmit_s >= minimumInterval_s else { return }
             t.lastEmit_s = now
-            let elapsed = now - start_s
-            let eta = t.done <= 0 || !(elapsed >= 0) ? "--" : Self.duration(elapsed * Double(max(0, totalItems - t.done)) / Double(t.done))
+            let eta = Self.eta(elapsed_s: now - start_s, doneHere: t.done - alreadyDone, remaining: totalItems - t.done)
             let line = "\(unit) \(t.done)/\(totalItems), ETA \(eta)"
             if inPlace { sink("\r" + line + "\u{1B}[K"); t.printedInPlace = true } else { sink(line + "\n") }
         }
@@ -101,6 +107,12 @@ public final class ProgressReporter: Sendable {
             eta = duration(elapsed_s * Double(max(0, total - done)) / Double(done))
         }
         return "scenario \(scenario)/\(scenarios), replicate \(replicate)/\(replicates), ETA \(eta)"
+    }
+
+    /// Time left at the rate of this process: elapsed · remaining / doneHere; "--" before the first item.
+    public static func eta(elapsed_s: Double, doneHere: Int, remaining: Int) -> String {
+        guard doneHere > 0, elapsed_s.isFinite, elapsed_s >= 0 else { return "--" }
+        return duration(elapsed_s * Double(max(0, remaining)) / Double(doneHere))
     }
 
     /// "m:ss" below an hour, "h:mm:ss" above; seconds rounded up.

@@ -126,7 +126,9 @@ import _TestSupport
             #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(file).path), "\(file)")
         }
         let html = try String(contentsOf: dir.appendingPathComponent("index.html"), encoding: .utf8)
-        #expect(html.contains("Rules-level NOT-VERIFIED"))
+        // The headline states the log's result (failed), then each level.
+        #expect(html.contains("<header class=\"banner fail\"><h1>FAILED</h1><p>rules level not verified (no rules check ran) · device level FAILED (1 of 1 device log)</p>"))
+        #expect(r.stdout.contains("+686 s line 691 staleFix: fix rejected as stale 1 s from an enter event"), "\(r.stdout)")
     }
 
     @Test func calibrateRecoversTheExampleScenario() throws {

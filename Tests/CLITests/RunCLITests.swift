@@ -46,6 +46,29 @@ import _TestSupport
         let spec = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(Self.scenarios[0]), encoding: .utf8)
         let centre = try #require(spec.firstMatch(of: /"center": \[([0-9.\-]+), ([0-9.\-]+)\]/))
         #expect(!html.contains(String(centre.1) + ",") && !json.contains(String(centre.1) + ","))
+        // Every catalog scenario states its place, so every scenario carries the visits group.
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        for scenario in try #require(object["scenarios"] as? [[String: Any]]) {
+            let visits = try #require(scenario["visits"] as? [String: Any])
+            #expect(visits["trueVisits"] is [String: Any] && visits["falsePerHour"] is [String: Any], "\(scenario["name"] ?? "?")")
+        }
+        #expect(html.contains("Visits (against the place)") && html.contains("fragments per hour"))
+        let md = try String(contentsOf: dir.appendingPathComponent("jobs1").appendingPathComponent("report.md"), encoding: .utf8)
+        #expect(md.contains("## Visits") && md.contains("false visits per hour"))
+    }
+
+    /// A place nobody visits: visits.recall is null (not 0, not 1), every other visit figure is present.
+    @Test func recallIsNullWithoutATrueVisit() throws {
+        let dir = Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try runFencelab(["run", "scenarios/tuning/parked-outside.json", "--replicates", "2", "--out", dir.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("report.json"))) as? [String: Any])
+        let scenario = try #require((object["scenarios"] as? [[String: Any]])?.first)
+        let visits = try #require(scenario["visits"] as? [String: Any])
+        #expect(visits["recall"] is NSNull)
+        #expect((visits["trueVisits"] as? [String: Any])?["mean"] as? Double == 0)
+        #expect(visits["falsePerHour"] is [String: Any])
     }
 
     @Test func differentSeedGivesDifferentNumbers() throws {
@@ -112,5 +135,45 @@ import _TestSupport
         let junit = try String(contentsOf: out.appendingPathComponent("junit.xml"), encoding: .utf8)
         #expect(junit.contains("<failure"))
         #expect(junit.contains("flutter.spurious"))
+    }
+
+    @Test func inputFilesListTheScenariosAndASwappedCentreIsWarned() throws {
+        let dir = Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // tunnel-gap-highway's centre with latitude and longitude swapped: the route is ~900 km away.
+        let file = dir.appendingPathComponent("swapped.json")
+        let text = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(Self.scenarios[1]), encoding: .utf8)
+        let swapped = text.replacingOccurrences(of: "\"center\": [44.880, 38.560]", with: "\"center\": [38.560, 44.880]")
+        #expect(swapped != text)
+        try swapped.write(to: file, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("out")
+        let r = try runFencelab(["run", Self.scenarios[0], file.path, "--replicates", "2", "--out", out.path])
+        #expect(r.stderr.contains("warning: tunnel-gap-highway: the route never comes within 10 × the largest fence radius"), "\(r.stderr)")
+        let object = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("report.json"))) as? [String: Any])
+        let inputs = try #require((object["run"] as? [String: Any])?["inputFiles"] as? [[String: Any]])
+        #expect(inputs.map { $0["path"] as? String } == [Self.scenarios[0], file.path])
+        #expect(inputs.allSatisfy { $0["kind"] as? String == "scenario" && ($0["sha256"] as? String)?.count == 64 })
+        let scenarios = try #require(object["scenarios"] as? [[String: Any]])
+        #expect((scenarios[0]["warnings"] as? [String])?.isEmpty == true)
+        #expect((scenarios[1]["warnings"] as? [String])?.count == 1)
+        let html = try String(contentsOf: out.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(html.contains("<p class=\"warning\">Warning: check the input of tunnel-gap-highway"))
+    }
+
+    /// The README's typo example prints exactly what the tool prints.
+    @Test func readmeTypoExampleIsWhatTheToolPrints() throws {
+        let dir = Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
+        let text = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(Self.scenarios[0]), encoding: .utf8)
+        let typo = text.replacingOccurrences(of: "\"sigma_m\": 8", with: "\"sigmaa_m\": 8")
+        #expect(typo != text)
+        try typo.write(to: dir.appendingPathComponent("scenarios/x.json"), atomically: true, encoding: .utf8)
+        let r = try runFencelab(["run", "scenarios/x.json", "--out", "out"], currentDirectory: dir)
+        #expect(r.status == 2)
+        let line = r.stderr.trimmingCharacters(in: .newlines)
+        #expect(line == "fencelab: scenarios/x.json: noise.sigmaa_m: unknown key (did you mean sigma_m?)")
+        let readme = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("a typo prints e.g. `\(line)`"))
     }
 }

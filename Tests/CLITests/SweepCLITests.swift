@@ -20,6 +20,17 @@ import _TestSupport
         (["--enter", "60:100:10", "--exit", "110:130:10", "--max-points", "10"], 2, "limit 10"),
         (["--enter", "60:100:10", "--exit", "110:130:10", "--confirm", "0"], 2, "--confirm"),
         (["--enter", "60:100:10", "--exit", "110:130:10", "--max-latency", "-1"], 2, "--max-latency"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--max-accuracy", "0"], 2, "--max-accuracy"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--max-accuracy=-5"], 2, "--max-accuracy"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--min-recall", "1.5"], 2, "--min-recall"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=0"], 2, "--weight edge-loiter-100m"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=-2"], 2, "--weight edge-loiter-100m"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=nan"], 2, "--weight edge-loiter-100m"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=inf"], 2, "--weight edge-loiter-100m"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "no-such-scenario=2"], 2, "no-such-scenario"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "=2"], 64, "--weight"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--match-slack", "-1"], 2, "--match-slack"),
+        (["scenarios/device-logs", "--enter", "60:100:10", "--exit", "110:130:10"], 2, "no scenario files"),
     ] as [([String], Int32, String)])
     func refusedGrids(arguments: [String], status: Int32, mentions: String) throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-refused-\(getpid())").path
@@ -59,6 +70,136 @@ import _TestSupport
         #expect(notShard.stderr.contains("shard.json"))
         let noArgs = try runFencelab(["merge"])
         #expect(noArgs.status == 64)
+    }
+
+    /// The shipped tuning mix: one recommendation with its reasons on stdout and in every file.
+    @Test func tuningMixPrintsOneRecommendationAndWritesVisitFigures() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-tuning-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try runFencelab(["sweep", "scenarios/tuning", "--enter", "60:100:20", "--exit", "120:160:20", "--confirm", "1,2",
+                                 "--replicates", "3", "--weight", "walk-in=2", "--out", dir.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("Recommended setting for the mix:") }.count == 1, "\(r.stdout)")
+        #expect(r.stdout.contains("walk-in 2"), "the --weight override is shown")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("sweep.json"))) as? [String: Any])
+        #expect(json["schema"] as? String == "fencelab-sweep/2")
+        let rec = try #require(json["recommendation"] as? [String: Any])
+        let point = try #require(rec["point"] as? Int)
+        #expect((rec["reason"] as? [Any])?.isEmpty == false)
+        let frontier = try #require(json["frontier"] as? [[String: Any]])
+        #expect(frontier.contains { $0["point"] as? Int == point }, "the recommendation lies on the mix frontier")
+        let csv = try String(contentsOf: dir.appendingPathComponent("sweep.csv"), encoding: .utf8)
+        let header = csv.split(separator: "\n")[0].split(separator: ",").map(String.init)
+        for column in ["trueVisits_mean", "matchedVisits_mean", "recall_mean", "falseVisits_mean", "fragments_mean",
+                       "falsePerHour_mean", "fragmentsPerHour_mean", "entryLatency_p95_s_mean", "exitLatency_p95_s_mean"] {
+            #expect(header.contains(column), "sweep.csv lacks \(column)")
+        }
+        let recommendedRows = csv.split(separator: "\n").dropFirst().filter { $0.hasSuffix(",1") }
+        #expect(recommendedRows.count == 5, "one recommended row per scenario of the mix")
+        let md = try String(contentsOf: dir.appendingPathComponent("sweep.md"), encoding: .utf8)
+        #expect(md.split(separator: "\n").dropFirst(1).first?.hasPrefix("Recommended setting for the mix:") == true, "sweep.md leads with it")
+    }
+
+    /// A scenario without a place cannot be tuned: one line naming the file and the key, exit 2, nothing written.
+    @Test func sweepRefusesAScenarioWithoutPlace() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-noplace-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let text = try String(contentsOfFile: "scenarios/urban-canyon.json", encoding: .utf8)
+            .replacingOccurrences(of: #"  "place": { "radius_m": 100 },"# + "\n", with: "")
+        let file = dir.appendingPathComponent("no-place.json")
+        try Data(text.utf8).write(to: file)
+        let out = dir.appendingPathComponent("out").path
+        let r = try runFencelab(["sweep", file.path, "--enter", "70:90:10", "--exit", "110:130:10", "--out", out])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("no-place.json: place: missing"), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    /// `merge PARENT` and globs take only the folders holding shard.json; the output is never an input.
+    @Test func mergeTakesAParentFolderAndOnlyShardFolders() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-merge-select-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func path(_ p: String) -> String { dir.appendingPathComponent(p).path }
+        let common = ["sweep", "scenarios/urban-canyon.json", "--enter", "70:80:10", "--exit", "110:120:10", "--replicates", "2"]
+        #expect(try runFencelab(common + ["--out", path("whole")]).status == 0)
+        for k in 0..<3 { #expect(try runFencelab(common + ["--shard", "\(k)/3", "--out", path("shards/\(k)")]).status == 0) }
+        // What lands next to shards: logs, lost+found, a file, and a shard's temporary folder mid-write.
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: path("shards/logs"), withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: path("shards/lost+found"), withIntermediateDirectories: true)
+        try Data("16 --enter".utf8).write(to: URL(fileURLWithPath: path("shards/submit.args")))
+        try fm.createDirectory(atPath: path("shards/.2.tmp-1-1"), withIntermediateDirectories: true)
+        try fm.copyItem(atPath: path("shards/2/shard.json"), toPath: path("shards/.2.tmp-1-1/shard.json"))
+
+        let parent = try runFencelab(["merge", path("shards"), "--out", path("merged")])
+        #expect(parent.status == 0, "\(parent.stderr)")
+        #expect(parent.stderr.contains("ignored") && parent.stderr.contains("lost+found") && parent.stderr.contains("submit.args"))
+        #expect(!parent.stderr.contains(".2.tmp"))
+        let glob = try runFencelab(["merge"] + ["0", "1", "2", "logs", "lost+found", "submit.args"].map { path("shards/\($0)") }
+                                   + ["--out", path("merged-glob")])
+        #expect(glob.status == 0, "\(glob.stderr)")
+        for name in ["sweep.json", "sweep.csv", "sweep.md", "index.html"] {
+            let whole = try Data(contentsOf: URL(fileURLWithPath: path("whole/\(name)")))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path("merged/\(name)"))) == whole, "\(name) differs")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path("merged-glob/\(name)"))) == whole, "\(name) differs")
+        }
+
+        // Refused with one line and exit 2, nothing written.
+        let refusals: [([String], String, String?)] = [
+            (["merge", path("shards"), "--out", path("shards/merged")], "inside", path("shards/merged")),
+            (["merge", path("shards"), "--out", path("shards")], "inside", nil),
+            (["merge", path("shards/0"), path("shards/1"), path("shards/2"), path("merged"), "--out", path("merged")], "inside", nil),
+            (["merge", path("shards/../shards"), "--out", path("shards/./x")], "inside", path("shards/x")),
+            (["merge", path("nowhere"), "--out", path("m4")], "no such folder", path("m4")),
+            (["merge", path("shards/logs"), path("whole"), "--out", path("m5")], "shard.json", path("m5")),
+        ]
+        for (arguments, mentions, unwritten) in refusals {
+            let r = try runFencelab(arguments)
+            #expect(r.status == 2, "\(arguments): \(r.stderr)")
+            #expect(r.stderr.contains(mentions), "\(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+            if let unwritten { #expect(!fm.fileExists(atPath: unwritten), "\(unwritten) written by a refused merge") }
+        }
+    }
+
+    /// `--resume` says what it resumed before any work, not at the end, and finishes the same shard.
+    @Test func resumeIsAnnouncedBeforeTheWork() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-resume-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let common = ["sweep", "scenarios/urban-canyon.json", "--enter", "70:90:10", "--exit", "110:130:10", "--replicates", "3",
+                      "--shard", "1/2", "--jobs", "1"]
+        #expect(try runFencelab(common + ["--out", dir.appendingPathComponent("full").path]).status == 0)
+        // The resume file an interrupted run leaves: the manifest on one line, then finished records.
+        let pretty = try String(contentsOf: dir.appendingPathComponent("full/shard.json"), encoding: .utf8)
+        var header = "", inString = false, escaped = false
+        for c in pretty {
+            if inString {
+                header.append(c)
+                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+            } else if c == "\"" { inString = true; header.append(c) } else if !c.isWhitespace { header.append(c) }
+        }
+        let items = try String(contentsOf: dir.appendingPathComponent("full/items.jsonl"), encoding: .utf8).split(separator: "\n")
+        let kept = items.count / 2
+        #expect(kept >= 2)
+        try (([header] + items.prefix(kept).map(String.init)).joined(separator: "\n") + "\n")
+            .write(to: dir.appendingPathComponent(".resumed.sweep-partial.jsonl"), atomically: true, encoding: .utf8)
+        let r = try runFencelab(common + ["--resume", "--progress", "--out", dir.appendingPathComponent("resumed").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("fencelab: resumed \(kept) finished work items") == true, "\(r.stderr)")
+        #expect(lines.first?.hasSuffix("evaluating the remaining \(items.count - kept)") == true, "\(r.stderr)")
+        #expect(lines.dropFirst().allSatisfy { !$0.contains("resumed") }, "said once, at the start: \(r.stderr)")
+        #expect(lines.last?.hasPrefix("sweep items (grid point × drive) \(items.count)/\(items.count)") == true, "\(r.stderr)")
+        for name in ["shard.json", "items.jsonl"] {
+            #expect(try Data(contentsOf: dir.appendingPathComponent("full/\(name)")) == Data(contentsOf: dir.appendingPathComponent("resumed/\(name)")))
+        }
     }
 
     @Test func helpSaysWhichRadiusThresholdUses() throws {

@@ -28,10 +28,38 @@ import _TestSupport
         #expect(s.faults == FaultSpec())
     }
 
+    /// `place` and `weight`: defaults, strictness and validation.
+    @Test func placeAndWeight() throws {
+        let none = try Self.decode(Self.base)
+        #expect(none.place == nil && none.weight == 1)
+        let withPlace = #""accuracy":{"model":"drms"},"place":{"radius_m":100},"weight":2.5"#
+        let s = try Self.decode(Self.base.replacingOccurrences(of: #""accuracy":{"model":"drms"}"#, with: withPlace))
+        #expect(s.place == PlaceSpec(radius_m: 100, minDwell_s: 0, mergeGap_s: 60))
+        #expect(s.weight == 2.5)
+        let full = #""accuracy":{"model":"drms"},"place":{"radius_m":150,"minDwell_s":120,"mergeGap_s":0}"#
+        #expect(try Self.decode(Self.base.replacingOccurrences(of: #""accuracy":{"model":"drms"}"#, with: full)).place
+                == PlaceSpec(radius_m: 150, minDwell_s: 120, mergeGap_s: 0))
+    }
+
     /// (replace this, with that, expected one-line error).
     static let malformed: [(String, String, String)] = [
+        (#""model":"drms"}"#, #""model":"drms"},"place":{"radius_m":0}"#, "scenarios/x.json: place.radius_m: must be finite and > 0, got 0"),
+        (#""model":"drms"}"#, #""model":"drms"},"place":{"radius_m":-5}"#, "scenarios/x.json: place.radius_m: must be finite and > 0, got -5"),
+        (#""model":"drms"}"#, #""model":"drms"},"place":{"minDwell_s":5}"#, "scenarios/x.json: place.radius_m: missing required key"),
+        (#""model":"drms"}"#, #""model":"drms"},"place":{"radius_m":100,"minDwell_s":-1}"#,
+         "scenarios/x.json: place.minDwell_s: must be finite and ≥ 0, got -1"),
+        (#""model":"drms"}"#, #""model":"drms"},"place":{"radius_m":100,"mergeGap_s":-60}"#,
+         "scenarios/x.json: place.mergeGap_s: must be finite and ≥ 0, got -60"),
+        (#""model":"drms"}"#, #""model":"drms"},"place":{"radius_m":100,"mergeGap_s":1e999}"#,
+         "scenarios/x.json: place.mergeGap_s: must be finite, got 1e999"),
+        (#""model":"drms"}"#, #""model":"drms"},"place":{"radius_m":100,"radius":5}"#, "scenarios/x.json: place.radius: unknown key"),
+        (#""model":"drms"}"#, #""model":"drms"},"weight":0"#, "scenarios/x.json: weight: must be finite and > 0, got 0"),
+        (#""model":"drms"}"#, #""model":"drms"},"weight":-1"#, "scenarios/x.json: weight: must be finite and > 0, got -1"),
         (#""sigma_m":8"#, #""sigma_m":-3"#, "scenarios/x.json: noise.sigma_m: must be ≥ 0, got -3"),
         (#""sigma_m":8"#, #""sigma_m":8,"sigmaa_m":1"#, "scenarios/x.json: noise.sigmaa_m: unknown key"),
+        // A misspelt required key names the typo, not the missing key.
+        (#""sigma_m":8"#, #""sigmaa_m":8"#, "scenarios/x.json: noise.sigmaa_m: unknown key (did you mean sigma_m?)"),
+        (#""seed":1,"#, #""Seed":1,"#, "scenarios/x.json: Seed: unknown key (did you mean seed?)"),
         (#""seed":1,"#, "", "scenarios/x.json: seed: missing required key"),
         (#""seed":1"#, #""seed":"7""#, #"scenarios/x.json: seed: expected an integer, got string "7""#),
         (#""seed":1"#, #""seed":1.5"#, "scenarios/x.json: seed: expected an integer, got number 1.5"),

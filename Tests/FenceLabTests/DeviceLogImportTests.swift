@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import DriveSim
 import GeoPolicy
 import _TestSupport
 @testable import FenceLab
@@ -286,6 +287,10 @@ private let malformedCases: [MalformedCase] = [
         case .gpx:
             lf = "<gpx version=\"1.1\">\n<wpt lat=\"52.5\" lon=\"13.4\"><time>2026-03-01T12:00:00Z</time><extensions><horizontal_accuracy>5</horizontal_accuracy></extensions></wpt>\n"
                 + "<wpt lat=\"52.5\" lon=\"13.4\"><time>2026-03-01T12:00:01Z</time><extensions><horizontal_accuracy>5</horizontal_accuracy><event>enter</event></extensions></wpt>\n</gpx>\n"
+        case .nmea:
+            lf = ["GPGGA,120000.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,", "GPRMC,120000.00,A,5230.00000,N,01324.00000,E,,,010326,,,A",
+                  "GPGGA,120001.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,"]
+                .map { NMEASentence.sentence($0).replacingOccurrences(of: "\r\n", with: "\n") }.joined()
         }
         let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
         let plain = try parse(lf, format)
@@ -293,7 +298,7 @@ private let malformedCases: [MalformedCase] = [
         #expect(plain.fixes.count == 2)
         #expect(bomCRLF.fixes == plain.fixes)
         #expect(bomCRLF.events == plain.events)
-        #expect(plain.events.count == 1)
+        #expect(plain.events.count == (format == .nmea ? 0 : 1)) // NMEA carries no geofence events
     }
 
     @Test func isoAndUnixTimestampsAgree() throws {
@@ -374,7 +379,7 @@ private let malformedCases: [MalformedCase] = [
     @Test func committedFuzzSeedsParseOrFailCleanly() throws {
         let root = TestPaths.packageRoot.appendingPathComponent("fuzz/corpus")
         let expectedValid: Set<String> = ["basic.csv", "bom_crlf_invalid.csv", "reordered_quoted.csv",
-                                          "basic.jsonl", "bom_crlf.jsonl", "track.gpx"]
+                                          "basic.jsonl", "bom_crlf.jsonl", "track.gpx", "storm.nmea", "gsv_then_gst.nmea"]
         for format in DeviceLogFormat.allCases {
             let folder = root.appendingPathComponent(format.rawValue)
             for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where expectedValid.contains(name) {

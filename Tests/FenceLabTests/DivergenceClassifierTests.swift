@@ -47,6 +47,46 @@ import GeoPolicy
         #expect(report.status == .failed)
     }
 
+    /// Accepted fixes every 2 s with distances (accuracy 10 m) through an 80/120 fence.
+    static func drive(_ distances: [Double]) -> [EngineDecision] {
+        var rule = try! FenceEvaluator(rule: Hysteresis(enter_m: 80, exit_m: 120, maxAccuracy_m: 30))
+        var previous = FenceState.unknown
+        return distances.enumerated().map { k, d in
+            let next = rule.update(distance_m: d, accuracy_m: 10, timestamp_s: Double(k) * 2)
+            defer { previous = next }
+            return EngineDecision(index: k, timestamp_s: Double(k) * 2, oldState: previous, newState: next,
+                                  distance_m: d, accuracy_m: 10)
+        }
+    }
+
+    /// A genuine 22 s drive through the fence, fixes clearly inside (distance + accuracy < enter):
+    /// with no system event it is a missing event (a short visit), never rule flutter.
+    @Test func shortGenuineVisitIsNotRuleFlutter() {
+        let outside = Array(repeating: 300.0, count: 10)
+        let through = [150.0, 70, 50, 30, 20, 15, 20, 30, 50, 65, 70, 125]  // inside at 2 s … 22 s, exit at 24 s
+        let decisions = Self.drive(outside + through + outside)
+        var settings = DivergenceSettings()
+        settings.band_m = FlutterBand(inner_m: 80, outer_m: 120)
+        let report = DivergenceClassifier.classify(decisions: decisions, events: [], settings: settings)
+        #expect(report.count(.ruleFlutter) == 0, "\(report.divergences.map(\.detail))")
+        #expect(report.count(.missingSystemEvent) == 2)
+        #expect(report.divergences.allSatisfy { $0.detail.contains("short genuine visit") || $0.detail.contains("short genuine absence") })
+        // Without a band (timing alone) the same reversal counts as flutter: the band is what decides.
+        #expect(DivergenceClassifier.classify(decisions: decisions, events: []).count(.ruleFlutter) == 2)
+    }
+
+    /// A reversal whose fixes all stay within the band widened by their accuracy is rule flutter.
+    @Test func reversalWithinTheWidenedBandIsRuleFlutter() {
+        let outside = Array(repeating: 300.0, count: 10)
+        let edge = [125.0, 79, 95, 110, 125]  // 79 ≥ 80 − 10: consistent with a position in the band
+        var settings = DivergenceSettings()
+        settings.band_m = FlutterBand(inner_m: 80, outer_m: 120)
+        let report = DivergenceClassifier.classify(decisions: Self.drive(outside + edge + outside), events: [], settings: settings)
+        #expect(report.count(.ruleFlutter) == 2)
+        #expect(FlutterBand(inner_m: 80, outer_m: 120).admits(distance_m: 69.9, accuracy_m: 10) == false)
+        #expect(FlutterBand(inner_m: 80, outer_m: 120).admits(distance_m: .nan, accuracy_m: 10) == true)
+    }
+
     @Test func eventContradictedByFixesIsUnsupported() {
         let decisions = Self.engine(Self.steady(.outside, from: 0, to: 300))
         let report = DivergenceClassifier.classify(decisions: decisions, events: [Self.enter(150)])

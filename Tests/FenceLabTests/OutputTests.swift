@@ -120,6 +120,19 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
         #expect(ProgressReporter.duration(0) == "0:00")
     }
 
+    /// After a resume the ETA comes from the items this process evaluated, not from the resumed ones.
+    @Test func etaAfterResumeUsesOnlyItemsEvaluatedHere() {
+        let box = Box()
+        let p = ProgressReporter(scenarios: 1, totalWorkItems: 100, alreadyDone: 50, force: true, isTerminal: false,
+                                 minimumInterval_s: 0, clock: { box.lock.lock(); defer { box.lock.unlock() }; return box.now },
+                                 sink: { box.append($0) })
+        box.now = 10; p.advance(by: 10, unit: "items")   // 10 items in 10 s, 40 left: 40 s (not 10 · 40/60 ≈ 7 s)
+        box.now = 30; p.advance(by: 10, unit: "items")   // 20 in 30 s, 30 left: 45 s
+        #expect(box.text == "items 60/100, ETA 0:40\nitems 70/100, ETA 0:45\n")
+        #expect(ProgressReporter.eta(elapsed_s: 5, doneHere: 0, remaining: 10) == "--")
+        #expect(ProgressReporter.eta(elapsed_s: .nan, doneHere: 3, remaining: 10) == "--")
+    }
+
     @Test func silentWithoutTerminalUnlessForced() {
         let box = Box()
         let quiet = ProgressReporter(scenarios: 1, totalWorkItems: 3, isTerminal: false, sink: { box.append($0) })

@@ -168,7 +168,7 @@ enum SampleReport {
 
     @Test func markdownPutsWorstFirst() throws {
         let md = MarkdownReport.render(try SampleReport.make())
-        #expect(md.hasPrefix("# FenceLab report: rules-level FAILED"))
+        #expect(md.hasPrefix("# FenceLab report: FAILED — rules level FAILED (1 of 4 checks) · device level not verified"))
         let expectSection = md.components(separatedBy: "## Expectations")[1].components(separatedBy: "## Flutter")[0]
         let rows = expectSection.split(separator: "\n").filter { $0.hasPrefix("| edge") || $0.hasPrefix("| highway") }
         #expect(rows.first?.contains("FAIL") == true)
@@ -192,7 +192,7 @@ enum SampleReport {
     @Test func htmlIsSelfContainedWithPlotsAndBothLevels() throws {
         let html = HTMLReport.render(try SampleReport.make())
         #expect(html.contains("<meta name=\"viewport\""))
-        #expect(html.contains("Rules-level FAILED"))
+        #expect(html.contains("<h1>FAILED</h1>") && html.contains("<title>FenceLab report: FAILED — rules level FAILED"))
         #expect(html.contains("<h2>Rules level</h2>") && html.contains("<h2>Device level</h2>"))
         #expect(html.components(separatedBy: "<svg ").count - 1 == 12) // (track, gap fill, 2 × timeline, 2 × error) × 2 scenarios
         for forbidden in ["<script", "http://", "https://", "src=", "@import", "url(", "<link"] {

@@ -108,26 +108,31 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         #expect(!FileManager.default.fileExists(atPath: fx.path("merged")))
     }
 
-    @Test func recommendedPointIsOnTheFrontier() throws {
+    @Test func recommendedPointIsOnTheMixFrontier() throws {
         let fx = try SweepFixture("frontier")
         defer { try? FileManager.default.removeItem(at: fx.root) }
         let summary = try #require(try SweepJob.sweep(try fx.request(), out: fx.path("out")).summary)
-        var recommendations = 0
-        for sc in summary.scenarios {
-            guard let r = sc.recommended else { continue }
-            recommendations += 1
-            #expect(sc.frontier.contains(r), "\(sc.scenario.name): recommended \(r) not on the frontier \(sc.frontier.sorted())")
-            #expect(sc.cells[r].missed.mean == 0)
+        if let r = summary.mix.recommended {
+            #expect(summary.mix.frontier.contains(r), "recommended \(r) not on the mix frontier \(summary.mix.frontier.sorted())")
+            #expect(summary.mix.points[r].feasible)
+        } else {
+            let anyFeasible = summary.mix.points.contains { $0.feasible }
+            #expect(!anyFeasible)
         }
-        #expect(recommendations >= 1)
-        // The same property on seeded random trade-offs, including ties and points with nothing detected.
+        // The same property on seeded random mix points, including ties and infeasible points.
         let rng = try RandomSource(seed: 2024)
         for _ in 0..<200 {
-            let points = (0..<12).map { i in
-                TradeOffPoint(id: i, spurious: Double(Int(rng.uniform() * 4)), latency_s: rng.uniform() < 0.2 ? .nan : Double(Int(rng.uniform() * 5)) * 10,
-                              missed: rng.uniform() < 0.3 ? 1 : 0, band_m: Double(Int(rng.uniform() * 3)) * 10)
+            let points = (0..<12).map { i -> MixPoint in
+                let recall = Double(Int(rng.uniform() * 3)) * 0.05 + 0.9, latency = Double(Int(rng.uniform() * 5)) * 20
+                var violations: [MixViolation] = []
+                if recall < 0.95 { violations.append(MixViolation(constraint: .recall, scenario: 0, value: recall)) }
+                if latency > 60 { violations.append(MixViolation(constraint: .latency, scenario: 0, value: latency)) }
+                return MixPoint(point: i, unwantedPerHour: Double(Int(rng.uniform() * 4)), worstEntryP95_s: latency,
+                                worstRecall: recall, matchedVisits: 1, violations: violations)
             }
-            if let r = TradeOff.recommend(points, maxLatency_s: 30) { #expect(TradeOff.frontier(points).contains(r.id)) }
+            if let r = points.filter(\.feasible).min(by: SweepMix.better) {
+                #expect(SweepMix.mixFrontier(points).contains(r.point))
+            }
         }
     }
 
@@ -175,8 +180,14 @@ private func mismatch(_ body: () throws -> Any) -> String? {
 
         var resumed = try fx.request()
         resumed.resume = true
+        let announced = ResumeCalls()
+        resumed.onResume = { n, left, file in announced.append(n, left, file) }
         let outcome = try SweepJob.sweep(resumed, out: fx.path("resumed"))
         let perUnit = outcome.run.manifest.points.count
+        #expect(announced.calls.count == 1)
+        #expect(announced.calls.first?.resumed == 2 * perUnit)
+        #expect(announced.calls.first?.remaining == outcome.run.manifest.items - 2 * perUnit)
+        #expect(announced.calls.first?.file == partial)
         #expect(outcome.run.resumedItems == 2 * perUnit)
         #expect(outcome.run.evaluatedItems == outcome.run.manifest.items - 2 * perUnit)
         #expect(try fx.files(fx.path("resumed")) == expected)
@@ -197,9 +208,13 @@ private func mismatch(_ body: () throws -> Any) -> String? {
     @Test func recordsAndManifestsRoundTripExactly() throws {
         let awkward: [Double?] = [0.1 + 0.2, -1e-300, Double.leastNonzeroMagnitude, 123456.789e10, -0.0, nil, 1 / 3]
         for (i, v) in awkward.enumerated() {
-            let r = SweepRecord(item: i, spurious: 3, missed: 0, flaps: 1, transitions: 4, truthTransitions: 2,
+            var r = SweepRecord(item: i, spurious: 3, missed: 0, flaps: 1, transitions: 4, truthTransitions: 2,
                                 latencyMedian_s: v, latencyP95_s: v.map { $0 * 7 })
+            r.trueVisits = 2; r.matchedVisits = 1; r.falseVisits = 5; r.fragments = 7; r.earlyEntries = 1
+            r.entryLatencyP95_s = v.map { -$0 }; r.lateEntryP95_s = v; r.exitLatencyP95_s = v.map { $0 / 3 }
             let back = try SweepRecord(parsing: Substring(r.jsonLine), file: "t", line: 1)
+            #expect(back.jsonLine == r.jsonLine)
+            #expect(back.entryLatencyP95_s?.bitPattern == r.entryLatencyP95_s?.bitPattern && back.fragments == 7 && back.trueVisits == 2)
             #expect(back.latencyMedian_s?.bitPattern == r.latencyMedian_s?.bitPattern && back.item == r.item)
             #expect(back.latencyP95_s?.bitPattern == r.latencyP95_s?.bitPattern)
         }
@@ -207,10 +222,20 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         let grid = try SweepGrid(kind: .threshold, enter: SweepRange(parsing: "0.1:0.7:0.3", option: "--enter"), exit: nil,
                                  maxAccuracy: [30], confirm: [1, 3])
         let m = SweepManifest(toolVersion: "t", rule: .threshold, points: grid.points,
-                              scenarios: [SweepScenario(name: "a", sha256: "00", seed: 3, replicates: 2, generator: "mt19937")],
-                              window_s: 60, maxFixAge_s: 30, maxLatency_s: 45.5, shard: 1, shards: 4, items: 2 * grid.points.count)
+                              scenarios: [SweepScenario(name: "a", sha256: "00", seed: 3, replicates: 2, generator: "mt19937",
+                                                        duration_s: 600, weight: 2.5)],
+                              window_s: 60, maxFixAge_s: 30, maxLatency_s: 45.5, minRecall: 0.9, matchSlack_s: 60,
+                              shard: 1, shards: 4, items: 2 * grid.points.count)
         let back = try SweepManifest.decode(Data(m.encoded(pretty: true).utf8), file: "shard.json")
         #expect(back == m)
         #expect(grid.referenceIndex != nil, "80/120/30 is evaluated for every rule kind")
     }
+}
+
+/// The calls of `SweepRequest.onResume`.
+final class ResumeCalls: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [(resumed: Int, remaining: Int, file: String)] = []
+    var calls: [(resumed: Int, remaining: Int, file: String)] { lock.lock(); defer { lock.unlock() }; return list }
+    func append(_ resumed: Int, _ remaining: Int, _ file: String) { lock.lock(); list.append((resumed, remaining, file)); lock.unlock() }
 }

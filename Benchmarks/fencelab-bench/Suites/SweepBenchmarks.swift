@@ -4,7 +4,7 @@ import Foundation
 
 /// The marginal cost of a sweep grid point: one rule evaluated on an already generated
 /// 1 Hz, one-hour drive (edge-loiter-100m, replicate 0): fence decisions over the delivered
-/// fixes and over the truth, plus the transition matching. Issue 7 target: < 1 ms per point.
+/// fixes and over the truth, plus the transition and visit matching. Issue 7 target: < 1 ms per point.
 enum SweepBenchmarks {
     static let all: [Benchmark] = [extraPoint]
 

@@ -36,8 +36,30 @@ struct ObjectReader {
     }
 
     mutating func value(_ key: String) throws(ScenarioError) -> JSONValue {
-        guard let v = optionalValue(key) else { throw .missingKey(file: file, keyPath: keyPath(key)) }
+        guard let v = optionalValue(key) else {
+            // A misspelt required key is reported as the unknown key the user typed, not as the one
+            // the file lacks: `noise.sigmaa_m: unknown key` says where the typo is.
+            if let typo = order.first(where: { !taken.contains($0) && Self.isNearMiss($0, key) }) {
+                throw .misspeltKey(file: file, keyPath: keyPath(typo), expected: key)
+            }
+            throw .missingKey(file: file, keyPath: keyPath(key))
+        }
         return v
+    }
+
+    /// True when `a` and `b` differ by at most two single-character edits (Levenshtein), ignoring case.
+    static func isNearMiss(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.lowercased().utf8), y = Array(b.lowercased().utf8)
+        guard abs(x.count - y.count) <= 2, !x.isEmpty, !y.isEmpty else { return false }
+        var previous = Array(0...y.count), current = [Int](repeating: 0, count: y.count + 1)
+        for i in 1...x.count {
+            current[0] = i
+            for j in 1...y.count {
+                current[j] = Swift.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+            }
+            swap(&previous, &current)
+        }
+        return previous[y.count] <= 2
     }
 
     /// Refuses any key the decoder did not take.

@@ -45,10 +45,26 @@ extension ScenarioSpec {
         if var f = try r.optionalObject("faults") { faults = try decodeFaults(&f, sampling: sampling) }
         var expect: [Expectation] = []
         if var e = try r.optionalObject("expect") { expect = try decodeExpect(&e) }
+        var place: PlaceSpec?
+        if var p = try r.optionalObject("place") { place = try decodePlace(&p) }
+        let weight = try r.optionalDouble("weight") ?? 1
+        try r.check(weight.isFinite && weight > 0, "weight", "must be finite and > 0", weight)
         try r.finish()
         return ScenarioSpec(name: name, description: description, rulesVersion: rulesVersion, seed: seed,
                             replicates: replicates, generator: generator, fence: fence, route: route,
-                            sampling: sampling, noise: noise, accuracy: accuracy, faults: faults, expect: expect)
+                            sampling: sampling, noise: noise, accuracy: accuracy, faults: faults, expect: expect,
+                            place: place, weight: weight)
+    }
+
+    static func decodePlace(_ r: inout ObjectReader) throws(ScenarioError) -> PlaceSpec {
+        let radius = try r.double("radius_m")
+        try r.check(radius.isFinite && radius > 0, "radius_m", "must be finite and > 0", radius)
+        let dwell = try r.optionalDouble("minDwell_s") ?? PlaceSpec.defaultMinDwell_s
+        try r.check(dwell.isFinite && dwell >= 0, "minDwell_s", "must be finite and ≥ 0", dwell)
+        let gap = try r.optionalDouble("mergeGap_s") ?? PlaceSpec.defaultMergeGap_s
+        try r.check(gap.isFinite && gap >= 0, "mergeGap_s", "must be finite and ≥ 0", gap)
+        try r.finish()
+        return PlaceSpec(radius_m: radius, minDwell_s: dwell, mergeGap_s: gap)
     }
 
     /// `[lat, lon]` → a validated coordinate; errors name the element.
@@ -170,8 +186,9 @@ extension ScenarioSpec {
         let rate = try r.positive("rate_hz")
         try r.check(rate <= 1000, "rate_hz", "must be ≤ 1000", rate)
         let duration = try r.positive("duration_s")
-        let start = try r.optionalDouble("start_unix_s") ?? SamplingSpec.defaultStart_unix_s
-        let s = SamplingSpec(rate_hz: rate, duration_s: duration, start_unix_s: start)
+        let explicitStart = try r.optionalDouble("start_unix_s")
+        var s = SamplingSpec(rate_hz: rate, duration_s: duration, start_unix_s: explicitStart ?? SamplingSpec.defaultStart_unix_s)
+        s.startIsExplicit = explicitStart != nil
         try r.check(s.sampleCount >= 1, "duration_s", "must give at least one sample at rate_hz", duration)
         try r.check(s.sampleCount <= 1_000_000_000, "duration_s", "must give at most 10⁹ samples at rate_hz", duration)
         try r.finish()

@@ -11,6 +11,8 @@ public enum ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
     case missingKey(file: String, keyPath: String)
     /// A key the contract does not define (often a typo).
     case unknownKey(file: String, keyPath: String)
+    /// An unknown key that is a near miss of a required key the object lacks (a typo).
+    case misspeltKey(file: String, keyPath: String, expected: String)
     /// A key appears twice in one object.
     case duplicateKey(file: String, keyPath: String)
     /// A value of the wrong JSON type.
@@ -29,6 +31,7 @@ public enum ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .malformedJSON(file, line, reason): text = "\(file):\(line): not valid JSON: \(reason)"
         case let .missingKey(file, path): text = "\(file): \(path): missing required key"
         case let .unknownKey(file, path): text = "\(file): \(path): unknown key"
+        case let .misspeltKey(file, path, expected): text = "\(file): \(path): unknown key (did you mean \(expected)?)"
         case let .duplicateKey(file, path): text = "\(file): \(path): duplicate key"
         case let .wrongType(file, path, expected, got):
             text = "\(file): \(path.isEmpty ? "(top level)" : path): expected \(expected), got \(got)"

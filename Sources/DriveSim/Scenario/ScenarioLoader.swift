@@ -11,7 +11,7 @@ public struct LoadedScenario: Sendable, Hashable {
 
 extension ScenarioSpec {
     /// Sub-folders of a scenario folder that hold other kinds of files and are skipped by `loadAll`.
-    public static let skippedFolders: Set<String> = ["fixtures", "device-logs"]
+    public static let skippedFolders: Set<String> = ["fixtures", "device-logs", "tuning"]
 
     /// Loads and strictly decodes one scenario file.
     public static func load(path: String) throws(ScenarioError) -> ScenarioSpec {

@@ -26,14 +26,43 @@ public struct ScenarioSpec: Sendable, Hashable {
     public var faults: FaultSpec
     /// Metric bounds (key `expect`), sorted by metric path.
     public var expect: [Expectation]
+    /// The place the app means (key `place`): the fixed truth visits are scored against; nil
+    /// when the file states none (no `visits.*` figures; `fencelab sweep` refuses the scenario).
+    public var place: PlaceSpec?
+    /// Weight of the scenario in a sweep's mix (key `weight`, finite, > 0, default 1).
+    public var weight: Double
 
     public init(name: String, description: String, rulesVersion: String, seed: UInt64, replicates: Int,
                 generator: GeneratorKind = .mt19937, fence: FenceSpec, route: RouteSpec, sampling: SamplingSpec,
-                noise: NoiseSpec, accuracy: AccuracySpec, faults: FaultSpec = FaultSpec(), expect: [Expectation] = []) {
+                noise: NoiseSpec, accuracy: AccuracySpec, faults: FaultSpec = FaultSpec(), expect: [Expectation] = [],
+                place: PlaceSpec? = nil, weight: Double = 1) {
         self.name = name; self.description = description; self.rulesVersion = rulesVersion
         self.seed = seed; self.replicates = replicates; self.generator = generator
         self.fence = fence; self.route = route; self.sampling = sampling; self.noise = noise
         self.accuracy = accuracy; self.faults = faults; self.expect = expect
+        self.place = place; self.weight = weight
+    }
+}
+
+/// The place the app means (`place`): a circle of `radius_m` around `fence.center`. It does not
+/// depend on any rule setting, so it is the truth that tunes settings (docs/metrics.md "Visits").
+/// True inside ⇔ the WGS84 distance of the noiseless position from the centre is ≤ `radius_m`.
+public struct PlaceSpec: Sendable, Hashable {
+    /// Radius of the place in metres, finite and > 0 (key `radius_m`, required).
+    public var radius_m: Double
+    /// True visits shorter than this are dropped, seconds, finite and ≥ 0 (key `minDwell_s`, default 0).
+    public var minDwell_s: Double
+    /// Inside spans separated by less than this much time outside are one visit, seconds, finite
+    /// and ≥ 0 (key `mergeGap_s`, default 60).
+    public var mergeGap_s: Double
+
+    /// Defaults of the optional keys.
+    public static let defaultMinDwell_s = 0.0
+    public static let defaultMergeGap_s = 60.0
+
+    public init(radius_m: Double, minDwell_s: Double = PlaceSpec.defaultMinDwell_s,
+                mergeGap_s: Double = PlaceSpec.defaultMergeGap_s) {
+        self.radius_m = radius_m; self.minDwell_s = minDwell_s; self.mergeGap_s = mergeGap_s
     }
 }
 
@@ -154,6 +183,8 @@ public struct SamplingSpec: Sendable, Hashable {
     public var duration_s: Double
     /// Unix time of t = 0 for exports (key `start_unix_s`, default 2026-01-01T00:00:00Z).
     public var start_unix_s: Double
+    /// True when the scenario file sets `start_unix_s` (exports then start there unless `--start` is given).
+    public var startIsExplicit = false
 
     public static let defaultStart_unix_s: Double = 1_767_225_600
 

@@ -8,10 +8,12 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
     case gpx
     /// JSON Lines: one flat JSON object per line.
     case jsonl
+    /// NMEA 0183 sentences (GGA, RMC, GST), one per line, checksummed.
+    case nmea
 
     public var description: String { rawValue }
 
-    /// The format named by a file's extension (`.csv`, `.gpx`, `.jsonl`), case-insensitive.
+    /// The format named by a file's extension (`.csv`, `.gpx`, `.jsonl`, `.nmea`), case-insensitive.
     /// - Throws: `DeviceLogError` (`.unknownFormat`) naming the file and the extension.
     public init(path: String) throws(DeviceLogError) {
         let name = path.split(separator: "/").last ?? ""

@@ -72,6 +72,8 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
     case xmlEntityRefused(String)
     /// A GPX point lacks something required (what).
     case gpx(String)
+    /// An NMEA sentence is malformed (no `$`, bad checksum, too few fields, bad status, no date or accuracy).
+    case nmea(String)
 
     public var description: String {
         switch self {
@@ -79,7 +81,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
         case let .fileTooLarge(size, limit):
             return "file is \(size) bytes, more than the limit of \(limit) bytes"
         case let .unknownFormat(ext):
-            return "unknown device-log format '\(ext)' (expected .csv, .gpx or .jsonl, or name the format)"
+            return "unknown device-log format '\(ext)' (expected .csv, .gpx, .jsonl or .nmea, or name the format)"
         case .emptyFile: return "file is empty"
         case .missingHeader:
             return "missing header: the first line must name the columns (timestamp,latitude,longitude,horizontal_accuracy,...)"
@@ -103,6 +105,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             return "XML \(what) refused (DOCTYPE and entity declarations are never processed)"
         case let .xmlEntityRefused(ref): return "XML entity reference '\(ref)' refused (entities are never expanded)"
         case let .gpx(what): return "GPX: \(what)"
+        case let .nmea(m): return "NMEA: \(m)"
         }
     }
 }

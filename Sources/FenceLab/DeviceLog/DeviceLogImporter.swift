@@ -38,20 +38,17 @@ public enum DeviceLogImporter {
     public static func load(
         path: String, format: DeviceLogFormat? = nil, limits: DeviceLogLimits = .standard
     ) throws(DeviceLogError) -> DeviceLog {
-        let chosen: DeviceLogFormat
-        if let format { chosen = format } else { chosen = try DeviceLogFormat(path: path) }
         func fail(_ problem: DeviceLogProblem) -> DeviceLogError {
             DeviceLogError(file: path, line: nil, problem: problem)
         }
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
-        } catch {
-            throw fail(.unreadable(reason: "no such file or no permission"))
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        // A folder is named as such (not as an unknown extension): --device-log wants files.
+        if let type = attributes?[.type] as? FileAttributeType, type == .typeDirectory {
+            throw fail(.unreadable(reason: "is a directory; --device-log takes log files (.csv, .gpx, .jsonl, .nmea)"))
         }
-        if let type = attributes[.type] as? FileAttributeType, type == .typeDirectory {
-            throw fail(.unreadable(reason: "is a directory"))
-        }
+        let chosen: DeviceLogFormat
+        if let format { chosen = format } else { chosen = try DeviceLogFormat(path: path) }
+        guard let attributes else { throw fail(.unreadable(reason: "no such file or no permission")) }
         let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
         guard size <= limits.maxFileSize_bytes else {
             throw fail(.fileTooLarge(size_bytes: size, limit_bytes: limits.maxFileSize_bytes))
@@ -106,6 +103,7 @@ public enum DeviceLogImporter {
             case .csv: try CSVDeviceLogReader.read(buffer, limits: limits, into: &builder)
             case .jsonl: try JSONLinesDeviceLogReader.read(buffer, limits: limits, into: &builder)
             case .gpx: try GPXDeviceLogReader.read(buffer, limits: limits, into: &builder)
+            case .nmea: try NMEADeviceLogReader.read(buffer, limits: limits, into: &builder)
             }
         } catch {
             throw DeviceLogError(file: file, line: error.line, problem: error.problem)

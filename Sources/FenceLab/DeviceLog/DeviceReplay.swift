@@ -36,6 +36,9 @@ public struct DeviceReplayResult: Sendable, Hashable {
     public var origin_s: Double
     /// What this log cannot tell (see `DeviceReplay.notCovered`).
     public var notCovered: [String]
+    /// Measured wall time of the replay (engine and classifier), seconds; differs between runs,
+    /// only junit.xml shows it.
+    public var elapsed_s: Double = 0
 
     /// `failed` when a divergence of a failing class was found (`DivergenceSettings.failingClasses`).
     public var status: DeviceCheckStatus { divergences.status }
@@ -58,7 +61,7 @@ public struct DeviceReplayResult: Sendable, Hashable {
     /// One line per divergence: `+OFFSET s line N class: detail` (no coordinates).
     public var divergenceLines: [String] {
         divergences.divergences.map { d in
-            let offset = d.timestamp_s.isFinite && origin_s.isFinite ? "+\(d.timestamp_s - origin_s) s" : "time n/a"
+            let offset = d.timestamp_s.isFinite && origin_s.isFinite ? "+" + DurationText.seconds(d.timestamp_s - origin_s) : "time n/a"
             return "\(offset) line \(line(of: d).map(String.init) ?? "?") \(d.kind.rawValue): \(d.detail)"
         }
     }
@@ -69,13 +72,23 @@ public struct DeviceReplayResult: Sendable, Hashable {
         let rejected = fixCount - accepted
         let reasons = rejections.map { "\($0.reason) \($0.count)" }.joined(separator: ", ")
         lines.append("Replay \(file): \(fixCount) fixes (\(accepted) accepted, \(rejected) rejected\(reasons.isEmpty ? "" : ": " + reasons)), "
-                     + "\(eventCount) system events, \(divergences.matched.count) matched; rule \(rule) [\(rulesVersion)], max age \(maxAge_s) s")
+                     + "\(eventCount) system events, \(divergences.matched.count) matched; rule \(rule) [\(rulesVersion)], max age \(DurationText.seconds(maxAge_s))")
         let counts = divergences.counts
         lines.append("Divergences: " + DivergenceClass.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", "))
         lines += divergenceLines.map { "  " + $0 }
         lines.append("Device log \(file): \(status.rawValue) (\(criteria))")
         lines.append("Not covered: " + notCovered.joined(separator: "; "))
         return lines
+    }
+}
+
+extension RuleSpec {
+    /// The band within which a reversal can be noise: hysteresis enter…exit, a single radius twice otherwise.
+    var flutterBand: FlutterBand {
+        switch self {
+        case let .hysteresis(e, x, _, _): return FlutterBand(inner_m: e, outer_m: x)
+        case let .threshold(r, _), let .conservative(r, _): return FlutterBand(inner_m: r, outer_m: r)
+        }
     }
 }
 
@@ -116,6 +129,7 @@ public enum DeviceReplay {
 
     static func replay<Decider: FenceDeciding>(_ log: DeviceLog, _ monitor: Decider, rule: FenceSetup, maxAge_s: Double,
                                                settings: DivergenceSettings) -> DeviceReplayResult {
+        let clock = ContinuousClock(), start = clock.now
         var monitor = monitor
         var decisions: [EngineDecision] = []
         decisions.reserveCapacity(log.fixes.count)
@@ -129,12 +143,14 @@ public enum DeviceReplay {
             let reason = d.rejection?.rawValue
             if let reason { rejected[reason, default: 0] += 1 }
             decisions.append(EngineDecision(index: i, timestamp_s: t, oldState: d.oldState, newState: d.newState,
-                                            rejectionReason: reason))
+                                            rejectionReason: reason, distance_m: d.distance_m, accuracy_m: d.accuracy_m))
         }
+        var settings = settings
+        if settings.band_m == nil { settings.band_m = rule.rule.flutterBand }
         let report = DivergenceClassifier.classify(decisions: decisions, events: log.events, settings: settings)
         let times = log.fixes.map(\.fix.timestamp_s) + log.events.map(\.timestamp_s)
         let origin = times.filter(\.isFinite).min() ?? .nan
-        return DeviceReplayResult(
+        var result = DeviceReplayResult(
             file: log.file, rule: rule.description, rulesVersion: monitor.rulesVersion, maxAge_s: maxAge_s,
             fixCount: log.fixes.count, eventCount: log.events.count,
             accepted: decisions.reduce(0) { $0 + ($1.isAccepted ? 1 : 0) },
@@ -142,6 +158,9 @@ public enum DeviceReplay {
             decisions: decisions, divergences: report,
             fixLines: log.fixes.map(\.line), eventLines: log.events.map(\.line),
             origin_s: origin, notCovered: notCovered(log))
+        let elapsed = (clock.now - start).components
+        result.elapsed_s = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+        return result
     }
 
     /// What a replay of this log does not verify. The device-log formats record fixes and

@@ -12,13 +12,20 @@ public struct EngineDecision: Sendable, Hashable {
     public var newState: FenceState
     /// Why the engine rejected the fix (`"stale"`, `"inaccurate"`, …), `nil` when accepted.
     public var rejectionReason: String?
+    /// Distance of the fix from the fence centre and its reported accuracy, metres; nil when not
+    /// known (then a quick reversal is judged by timing alone).
+    public var distance_m: Double?
+    public var accuracy_m: Double?
 
-    public init(index: Int, timestamp_s: Double, oldState: FenceState, newState: FenceState, rejectionReason: String? = nil) {
+    public init(index: Int, timestamp_s: Double, oldState: FenceState, newState: FenceState, rejectionReason: String? = nil,
+                distance_m: Double? = nil, accuracy_m: Double? = nil) {
         self.index = index
         self.timestamp_s = timestamp_s
         self.oldState = oldState
         self.newState = newState
         self.rejectionReason = rejectionReason
+        self.distance_m = distance_m
+        self.accuracy_m = accuracy_m
     }
 
     /// True when the engine accepted the fix.
@@ -28,7 +35,10 @@ public struct EngineDecision: Sendable, Hashable {
 /// The kinds of disagreement between the engine's decisions and the system's events.
 public enum DivergenceClass: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     /// The engine crossed the fence and crossed back within the flutter window, with no system
-    /// event for the crossing: the business rules flutter.
+    /// event for the crossing, and every fix of that reversal lies within the hysteresis band
+    /// widened by its accuracy (noise can explain it): the business rules flutter. A reversal with
+    /// a fix clearly inside or outside (distance ± accuracy beyond the band) is a genuine short
+    /// visit or absence, not flutter.
     case ruleFlutter
     /// A system event that neither matches nor (late) follows an engine transition: the accepted
     /// fixes around it say otherwise, or there are none.
@@ -61,6 +71,9 @@ public struct DivergenceSettings: Sendable, Hashable {
     public var staleReasons: Set<String>
     /// Classes that make a device log fail; the others are reported but tolerated.
     public var failingClasses: Set<DivergenceClass>
+    /// The rule's band (enter and exit radius; one radius twice for single-radius rules), metres;
+    /// nil judges reversals by timing alone. `DeviceReplay` sets it from the rule.
+    public var band_m: FlutterBand?
 
     /// Defaults: match 60 s (iOS region monitoring confirms a crossing after roughly 20 s and the
     /// app logs with its own delay), flutter 60 s (the flutter window of docs/metrics.md), duplicate 30 s
@@ -80,6 +93,23 @@ public struct DivergenceSettings: Sendable, Hashable {
         self.staleWindow_s = staleWindow_s
         self.staleReasons = staleReasons
         self.failingClasses = failingClasses
+    }
+}
+
+/// The radii between which a reversal may be noise (`DivergenceSettings.band_m`), metres.
+public struct FlutterBand: Sendable, Hashable {
+    /// Enter radius (inner edge), finite, ≥ 0.
+    public var inner_m: Double
+    /// Exit radius (outer edge), finite, ≥ `inner_m`.
+    public var outer_m: Double
+    public init(inner_m: Double, outer_m: Double) { self.inner_m = inner_m; self.outer_m = outer_m }
+
+    /// True when a fix at `distance_m` with accuracy `accuracy_m` lies within the band widened by
+    /// its accuracy: inner − accuracy ≤ distance ≤ outer + accuracy. A fix without a finite
+    /// distance or a finite, non-negative accuracy gives no evidence either way (true).
+    public func admits(distance_m: Double?, accuracy_m: Double?) -> Bool {
+        guard let d = distance_m, let a = accuracy_m, d.isFinite, a.isFinite, a >= 0 else { return true }
+        return d >= inner_m - a && d <= outer_m + a
     }
 }
 
@@ -181,9 +211,11 @@ public struct DivergenceReport: Sendable, Hashable {
 /// 4. An unmatched event is late when the latest transition before it is a crossing into its
 ///    claimed state, is unmatched and lies more than the match window earlier; otherwise it is
 ///    unsupported (evidence: the engine state at the event and the accepted fixes nearby).
-/// 5. An unmatched crossing with an opposite crossing within the flutter window is rule flutter,
-///    otherwise a missing system event; unmatched determinations are not divergences (systems
-///    need not report the initial state).
+/// 5. An unmatched crossing with an opposite crossing within the flutter window is rule flutter
+///    when every accepted fix from the one crossing to the other lies within the band widened by
+///    its accuracy (`FlutterBand.admits`; always, without a band); otherwise it is a missing system
+///    event (a genuine short visit nobody reported). Unmatched determinations are not divergences
+///    (systems need not report the initial state).
 /// 6. A decision rejected for a stale reason is a stale fix when an event lies within the stale
 ///    window of its delivery time. A stale fix's own timestamp is old by definition, so its delivery
 ///    time is estimated as the newest timestamp among the decisions up to it (in the given order,
@@ -239,7 +271,7 @@ public enum DivergenceClassifier {
         for e in unmatchedEvents {
             divergences.append(lateOrUnsupported(e, events: events, transitions: &transitions, accepted: accepted, settings: settings))
         }
-        divergences += unmatchedCrossings(transitions, settings: settings)
+        divergences += unmatchedCrossings(transitions, accepted: accepted, settings: settings)
         divergences += staleFixes(decisions, events: events, eventOrder: finiteEvents, settings: settings)
         divergences.sort { ($0.timestamp_s, $0.kind.rawValue) < ($1.timestamp_s, $1.kind.rawValue) }
         matched.sort { $0.eventIndex < $1.eventIndex }
@@ -257,7 +289,7 @@ public enum DivergenceClassifier {
                 let gap = events[e].timestamp_s - events[last].timestamp_s
                 divergences.append(Divergence(
                     kind: .duplicateSystemEvent, timestamp_s: events[e].timestamp_s, eventIndex: e, relatedEventIndex: last,
-                    delay_s: gap, detail: "\(events[e].kind) delivered again \(gap) s after the first delivery"))
+                    delay_s: gap, detail: "\(events[e].kind) delivered again \(DurationText.seconds(gap)) after the first delivery"))
             } else {
                 kept.append(e)
             }
@@ -279,46 +311,66 @@ public enum DivergenceClassifier {
             let delay = event.timestamp_s - transitions[k].timestamp_s
             return Divergence(kind: .lateSystemEvent, timestamp_s: event.timestamp_s, decisionIndex: transitions[k].decisionIndex,
                               eventIndex: e, delay_s: delay,
-                              detail: "\(event.kind) arrived \(delay) s after the engine went \(target) (window \(settings.matchWindow_s) s)")
+                              detail: "\(event.kind) arrived \(DurationText.seconds(delay)) after the engine went \(target) (window \(DurationText.seconds(settings.matchWindow_s)))")
         }
         let state = accepted.last(where: { $0.timestamp_s <= event.timestamp_s })?.newState ?? .unknown
         let nearby = accepted.reduce(0) { $0 + (abs($1.timestamp_s - event.timestamp_s) <= settings.supportWindow_s ? 1 : 0) }
         let detail: String
         if nearby == 0 {
-            detail = "\(event.kind) with no accepted fix within ±\(settings.supportWindow_s) s (engine \(state))"
+            detail = "\(event.kind) with no accepted fix within ±\(DurationText.seconds(settings.supportWindow_s)) (engine \(state))"
         } else if state == target {
             detail = "\(event.kind) while the engine was already \(state); its transition is reported by another event"
         } else {
-            detail = "\(event.kind) but the engine is \(state) with \(nearby) accepted fixes within ±\(settings.supportWindow_s) s"
+            detail = "\(event.kind) but the engine is \(state) with \(nearby) accepted fixes within ±\(DurationText.seconds(settings.supportWindow_s))"
         }
         return Divergence(kind: .unsupportedSystemEvent, timestamp_s: event.timestamp_s, eventIndex: e,
                           engineState: state, acceptedFixesNearby: nearby, detail: detail)
     }
 
-    /// Step 5 (transitions are in time order).
-    private static func unmatchedCrossings(_ transitions: [Transition], settings: DivergenceSettings) -> [Divergence] {
+    /// Step 5 (transitions and `accepted` are in time order).
+    private static func unmatchedCrossings(_ transitions: [Transition], accepted: [EngineDecision],
+                                           settings: DivergenceSettings) -> [Divergence] {
         let crossings = transitions.filter(\.isCrossing)
+        /// Every accepted fix between the two crossings (inclusive) admitted by the widened band.
+        func noiseLike(_ a: Transition, _ b: Transition) -> Bool {
+            guard let band = settings.band_m else { return true }
+            let t0 = min(a.timestamp_s, b.timestamp_s), t1 = max(a.timestamp_s, b.timestamp_s)
+            return accepted.allSatisfy { d in
+                d.timestamp_s < t0 || d.timestamp_s > t1 || band.admits(distance_m: d.distance_m, accuracy_m: d.accuracy_m)
+            }
+        }
         var result: [Divergence] = []
         for (k, c) in crossings.enumerated() where !c.consumed {
-            var flutterWith: Transition?
+            var flutterWith: Transition?, reversal: Transition?
             var j = k - 1
-            while j >= 0, c.timestamp_s - crossings[j].timestamp_s <= settings.flutterWindow_s {
-                if crossings[j].to != c.to { flutterWith = crossings[j]; break }
+            while flutterWith == nil, j >= 0, c.timestamp_s - crossings[j].timestamp_s <= settings.flutterWindow_s {
+                if crossings[j].to != c.to {
+                    reversal = reversal ?? crossings[j]
+                    if noiseLike(crossings[j], c) { flutterWith = crossings[j] }
+                }
                 j -= 1
             }
             j = k + 1
             while flutterWith == nil, j < crossings.count, crossings[j].timestamp_s - c.timestamp_s <= settings.flutterWindow_s {
-                if crossings[j].to != c.to { flutterWith = crossings[j]; break }
+                if crossings[j].to != c.to {
+                    reversal = reversal ?? crossings[j]
+                    if noiseLike(c, crossings[j]) { flutterWith = crossings[j] }
+                }
                 j += 1
             }
             if let other = flutterWith {
                 result.append(Divergence(
                     kind: .ruleFlutter, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
-                    detail: "engine went \(c.to) with no system event, \(abs(other.timestamp_s - c.timestamp_s)) s from an opposite crossing"))
+                    detail: "engine went \(c.to) with no system event, \(DurationText.seconds(abs(other.timestamp_s - c.timestamp_s))) from an opposite crossing"))
+            } else if let other = reversal {
+                result.append(Divergence(
+                    kind: .missingSystemEvent, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
+                    detail: "engine went \(c.to) with no system event, \(DurationText.seconds(abs(other.timestamp_s - c.timestamp_s))) from an opposite crossing; "
+                        + "a fix lies clearly beyond the band (distance ± accuracy), so this is a short genuine \(c.to == .inside ? "visit" : "absence"), not flutter"))
             } else {
                 result.append(Divergence(
                     kind: .missingSystemEvent, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
-                    detail: "engine went \(c.to) and stayed; no system event within ±\(settings.matchWindow_s) s"))
+                    detail: "engine went \(c.to) and stayed; no system event within ±\(DurationText.seconds(settings.matchWindow_s))"))
             }
         }
         return result
@@ -341,7 +393,7 @@ public enum DivergenceClassifier {
             if let nearest {
                 result.append(Divergence(
                     kind: .staleFix, timestamp_s: frontier_s, decisionIndex: d.index, relatedEventIndex: nearest.index,
-                    detail: "fix rejected as \(reason) \(nearest.gap) s from a \(events[nearest.index].kind) event"))
+                    detail: "fix rejected as \(reason) \(DurationText.seconds(nearest.gap)) from an \(events[nearest.index].kind) event"))
             }
         }
         return result

@@ -151,7 +151,8 @@ enum GPXDeviceLogReader {
 
 /// How a GPX `<hdop>` becomes a horizontal accuracy in metres (an assumption, documented).
 public enum GPXAccuracy {
-    /// User equivalent range error in metres by which HDOP is multiplied: accuracy_m = hdop × 5 m.
+    /// User equivalent range error in metres by which HDOP is multiplied: accuracy_m = hdop × 5 m
+    /// (GPX `<hdop>` and NMEA GGA HDOP on import; exports write hdop = accuracy / 5 m).
     ///
     /// Assumption, not a measurement: 5 m is a typical single-frequency civil GPS UERE
     /// (Kaplan & Hegarty, "Understanding GPS", UERE budgets of roughly 4–7 m). HDOP × UERE

@@ -58,10 +58,14 @@ public struct FixtureFileSummary: Sendable, Hashable {
 public struct FixtureReport: Sendable, Hashable, CustomStringConvertible {
     public let checks: [FixtureCheckResult]
     public let files: [FixtureFileSummary]
+    /// Measured wall time of each check, seconds, parallel to `checks` (empty when not timed).
+    /// Differs between runs: only junit.xml shows it.
+    public let checkSeconds: [Double]
 
-    public init(checks: [FixtureCheckResult], files: [FixtureFileSummary]) {
+    public init(checks: [FixtureCheckResult], files: [FixtureFileSummary], checkSeconds: [Double] = []) {
         self.checks = checks
         self.files = files
+        self.checkSeconds = checkSeconds.count == checks.count ? checkSeconds : []
     }
 
     public var failures: [FixtureCheckResult] { checks.filter { !$0.passed } }

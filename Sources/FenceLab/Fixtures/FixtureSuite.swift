@@ -15,6 +15,34 @@ public struct FixtureSuite: Sendable {
     /// The default fixture directory, relative to the package root.
     public static let defaultDirectory = "scenarios/fixtures"
 
+    /// Where `fencelab accept` finds the fixtures when `--fixtures` is not given, first match wins:
+    /// 1. `scenarios/fixtures` in the working directory;
+    /// 2. `fixtures/` inside each scenario folder given, or next to each scenario file given
+    ///    (`fencelab accept ~/repo/scenarios` from anywhere);
+    /// 3. `scenarios/fixtures` in the folder of the executable or one of its five parents
+    ///    (`.build/release/fencelab` inside a checkout).
+    /// Returns nil when none of them is a directory.
+    public static func locate(scenarioPaths: [String], executablePath: String?) -> String? {
+        var candidates = [defaultDirectory]
+        for path in scenarioPaths {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { continue }
+            let folder = isDir.boolValue ? path : (path as NSString).deletingLastPathComponent
+            candidates.append(((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent("fixtures"))
+        }
+        if let exe = executablePath {
+            var dir = URL(fileURLWithPath: exe).resolvingSymlinksInPath().deletingLastPathComponent()
+            for _ in 0..<6 {
+                candidates.append(dir.appendingPathComponent(defaultDirectory).path)
+                dir = dir.deletingLastPathComponent()
+            }
+        }
+        return candidates.first { c in
+            var isDir: ObjCBool = false
+            return FileManager.default.fileExists(atPath: c, isDirectory: &isDir) && isDir.boolValue
+        }
+    }
+
     let fixtures: [Fixture]
 
     /// The rule that rule fixtures without their own `rule` key run against.
@@ -58,22 +86,35 @@ public struct FixtureSuite: Sendable {
     /// Runs every check of every file.
     public func run() -> FixtureReport {
         var results: [FixtureCheckResult] = []
+        var seconds: [Double] = []
         var summaries: [FixtureFileSummary] = []
+        let clock = ContinuousClock()
         for fixture in fixtures {
             for check in fixture.checks {
-                FixtureSuite.run(check, of: fixture, into: &results)
+                // Each result's time: from the end of the previous result (or the check's start) to its own.
+                var mark = clock.now
+                let before = results.count
+                FixtureSuite.run(check, of: fixture, into: &results) {
+                    let now = clock.now, d = (now - mark).components
+                    seconds.append(Double(d.seconds) + Double(d.attoseconds) * 1e-18)
+                    mark = now
+                }
+                precondition(seconds.count == results.count && results.count >= before)
             }
             summaries.append(FixtureFileSummary(file: fixture.file, name: fixture.name,
                                                 rulesVersion: fixture.rulesVersion,
                                                 rule: fixture.rule?.description))
         }
-        return FixtureReport(checks: results, files: summaries)
+        return FixtureReport(checks: results, files: summaries, checkSeconds: seconds)
     }
 
-    static func run(_ check: Fixture.Check, of f: Fixture, into results: inout [FixtureCheckResult]) {
+    /// Runs one check, appending a result per assertion; `recorded` is called after each append.
+    static func run(_ check: Fixture.Check, of f: Fixture, into results: inout [FixtureCheckResult],
+                    recorded: () -> Void = {}) {
         func add(_ keyPath: String, _ assertion: String, _ passed: Bool, _ actual: String, _ values: [FixtureValue]) {
             results.append(FixtureCheckResult(file: f.file, keyPath: keyPath, rulesVersion: f.rulesVersion,
                                               assertion: assertion, passed: passed, actual: actual, values: values))
+            recorded()
         }
         switch check {
         case let .distance(keyPath, modelName, from, to, expected, tolerance, lo, hi, symmetry):

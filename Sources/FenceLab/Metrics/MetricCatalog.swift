@@ -1,7 +1,7 @@
 /// The metric paths that exist (names and definitions: docs/metrics.md) and their fixed report order.
 ///
 /// A path is dot-separated: `group.name[.sub[.field]]`. Groups: `flutter`, `rejections`,
-/// `faults`, `kalman`, `gapFill`, `throughput`.
+/// `faults`, `kalman`, `gapFill`, `throughput`, `visits`.
 public struct MetricCatalog: Sendable, Hashable {
     /// Rejection reasons `rejections.<reason>` may name (FenceMonitor's reasons).
     public var rejectionReasons: [String]
@@ -22,7 +22,9 @@ public struct MetricCatalog: Sendable, Hashable {
     /// FenceMonitor's rejection reasons (`RejectionReason`), as docs/metrics.md lists them.
     public static let designRejectionReasons = ["invalidTimestamp", "invalidCoordinate", "invalidAccuracy", "inaccurate", "stale", "outOfOrder", "duplicate"]
 
-    static let groups = ["flutter", "rejections", "faults", "kalman", "gapFill", "throughput"]
+    static let groups = ["flutter", "visits", "rejections", "faults", "kalman", "gapFill", "throughput"]
+    static let visitNames = ["trueVisits", "matchedVisits", "missedVisits", "recall", "falseVisits", "fragments",
+                             "falsePerHour", "fragmentsPerHour", "entryLatency_s", "exitLatency_s", "earlyEntries"]
     static let flutterNames = ["transitions", "truthTransitions", "spurious", "missed", "flaps", "latency_s", "modelDisagreements"]
     static let latencyNames = ["median", "p95"]
     static let errorFields = ["rmse_m", "p50_m", "p95_m", "max_m"]
@@ -41,6 +43,8 @@ public struct MetricCatalog: Sendable, Hashable {
         switch (group, p.count) {
         case ("flutter", 2): return Self.flutterNames.contains(p[1]) && p[1] != "latency_s"
         case ("flutter", 3): return p[1] == "latency_s" && Self.latencyNames.contains(p[2])
+        case ("visits", 2): return Self.visitNames.contains(p[1]) && !p[1].hasSuffix("Latency_s")
+        case ("visits", 3): return p[1].hasSuffix("Latency_s") && Self.visitNames.contains(p[1]) && Self.latencyNames.contains(p[2])
         case ("rejections", 2): return rejectionReasons.contains(p[1])
         case ("faults", 3):
             return Self.faultKinds.contains(p[1]) && (faultLabels?.contains(p[2]) ?? Self.isIdentifier(p[2]))
@@ -54,6 +58,15 @@ public struct MetricCatalog: Sendable, Hashable {
         }
     }
 
+    /// The unit a report prints after a figure of `path`: `m` (`…_m`), `s` (`flutter.latency_s.*`),
+    /// `fixes/s` (`throughput.*`), otherwise a count per simulated drive (one replicate): `per drive`.
+    public static func unit(of path: String) -> String {
+        if path.hasPrefix("throughput.") { return "fixes/s" }
+        if path.hasSuffix("_m") { return "m" }
+        if path.hasPrefix("flutter.latency_s.") { return "s" }
+        return "per drive"
+    }
+
     /// True for count paths whose absence in a replicate means zero (`rejections.*`, `faults.*`).
     public static func absentMeansZero(_ path: String) -> Bool {
         path.hasPrefix("rejections.") || path.hasPrefix("faults.")
@@ -65,13 +78,15 @@ public struct MetricCatalog: Sendable, Hashable {
         let lists: [[String]] = [
             groups, flutterNames, latencyNames, errorFields, gapFields, throughputNames, faultKinds,
             KalmanTrack.allCases.map(\.rawValue), GapFillMethodName.all, GapBucket.allCases.map(\.rawValue),
-            designRejectionReasons,
+            designRejectionReasons, visitNames,
         ]
         let list: [String]
         switch (parent.first, depth) {
         case (nil, _): list = lists[0]
         case ("flutter", 1): list = lists[1]
         case ("flutter", 2): list = lists[2]
+        case ("visits", 1): list = lists[11]
+        case ("visits", 2): list = lists[2]
         case ("kalman", 1): list = lists[7]
         case ("kalman", 2): list = lists[3] + consistencyNames
         case ("kalman", 3): list = consistencyFields

@@ -21,10 +21,13 @@ public struct ReplicateMetrics: Sendable, Hashable {
     public var throughput: Throughput?
     /// NEES/NIS per filter that claims a covariance (`filtered`, `smoothed`, `imm`).
     public var consistency: [KalmanTrack: FilterConsistency] = [:]
+    /// Visit-level figures against the scenario's place; nil when the scenario states no place.
+    public var visits: VisitMetrics?
 
     public init(flutter: FlutterMetrics? = nil, rejections: RejectionMetrics? = nil,
                 kalman: [KalmanTrack: ErrorSummary] = [:], gapFill: GapFillMetrics? = nil,
-                throughput: Throughput? = nil) {
+                throughput: Throughput? = nil, visits: VisitMetrics? = nil) {
+        self.visits = visits
         self.flutter = flutter
         self.rejections = rejections
         self.kalman = kalman
@@ -47,6 +50,7 @@ public struct ReplicateMetrics: Sendable, Hashable {
             out["flutter.latency_s.p95"] = f.latencyP95_s
             out["flutter.modelDisagreements"] = f.modelDisagreements.map(Double.init)
         }
+        visits?.flattened(into: &out)
         if let r = rejections {
             for (k, v) in r.byReason { out["rejections.\(k)"] = Double(v) }
             for (k, v) in r.faultsLabelled { out["faults.labelled.\(k)"] = Double(v) }

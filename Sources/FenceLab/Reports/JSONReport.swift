@@ -42,7 +42,7 @@ public enum JSONReport {
     }
 
     /// The metric groups every scenario carries, in order; absent groups are `{}`.
-    public static let metricGroups = ["flutter", "rejections", "faults", "kalman", "gapFill", "throughput"]
+    public static let metricGroups = ["flutter", "visits", "rejections", "faults", "kalman", "gapFill", "throughput"]
 
     static func scenario(_ s: ScenarioReport, includeCoordinates: Bool) -> JSONValue {
         var pairs: [(String, JSONValue)] = [
@@ -51,10 +51,17 @@ public enum JSONReport {
             ("seed", .integer(Int(truncatingIfNeeded: s.seed))),
             ("replicates", .integer(s.replicates)),
             ("passed", .bool(s.passed)),
+            ("warnings", .array(s.warnings.map(JSONValue.string))),
         ]
         let tree = metricTree(s.metrics.estimates)
         for group in metricGroups {
-            pairs.append((group, tree.first { $0.0 == group }?.1 ?? .object([])))
+            var value = tree.first { $0.0 == group }?.1 ?? .object([])
+            // `visits.recall` is null (not absent) when the place has no true visit in any replicate.
+            if group == "visits", case var .object(v) = value, !v.isEmpty, !v.contains(where: { $0.0 == "recall" }) {
+                v.insert(("recall", .null), at: (v.firstIndex { $0.0 == "missedVisits" } ?? v.count - 1) + 1)
+                value = .object(v)
+            }
+            pairs.append((group, value))
         }
         pairs.append(("expectations", .array(s.expectations.map(expectation))))
         if let fence = s.plots?.fence {

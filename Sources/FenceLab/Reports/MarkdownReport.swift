@@ -3,7 +3,7 @@ public enum MarkdownReport {
     public static func render(_ report: RunReport) -> String {
         var md: [String] = []
         let rules = report.acceptance.rules, device = report.acceptance.device
-        md.append("# FenceLab report: rules-level \(rules.status.rawValue.uppercased())")
+        md.append("# FenceLab report: \(report.overallStatus.rawValue.uppercased()) — \(report.levelsLine)")
         md.append("")
         md.append("- **Rules-level** (offline, deterministic): \(rules.status.rawValue), \(rules.checks) checks, \(rules.failureCount) failures"
                   + (rules.fixtureChecks > 0 ? " (\(rules.fixtureChecks) of the checks are fixture assertions)" : "")
@@ -19,10 +19,14 @@ public enum MarkdownReport {
             md.append("")
             md += r.inputFiles.map { "- \($0.kind) `\(ReportText.cell($0.path))` \($0.sha256)" }
         }
+        for s in report.scenarios {
+            for w in s.warnings { md += ["", "**Warning** (\(ReportText.cell(s.name))): \(ReportText.cell(w))"] }
+        }
         md += fixtureFailures(report)
         md += deviceLevel(report)
         md += expectations(report)
         md += flutter(report)
+        md += VisitsReport.markdown(report)
         md += kalman(report)
         md += gapFill(report)
         md += rejections(report)
@@ -78,7 +82,8 @@ public enum MarkdownReport {
         var rows: [(Bool, [String])] = []
         for s in report.scenarios {
             for e in s.expectations {
-                rows.append((e.passed, [s.name, e.bound.path, ReportText.bound(e.bound), ReportText.estimate(e.measured),
+                rows.append((e.passed, [s.name, e.bound.path, ReportText.bound(e.bound) + " " + MetricCatalog.unit(of: e.bound.path),
+                                        ReportText.withUnit(e.measured, path: e.bound.path),
                                         e.measured.map { String($0.mean) } ?? "no data", e.passed ? "pass" : "**FAIL**"]))
             }
         }
@@ -95,8 +100,14 @@ public enum MarkdownReport {
             [s.name] + ["transitions", "truthTransitions", "spurious", "missed", "flaps", "latency_s.median", "latency_s.p95"]
                 .map { ReportText.estimate(s.metrics.estimate("flutter." + $0)) }
         }
-        return table("Flutter", "Most spurious transitions first.",
-                     ["scenario", "transitions", "truth", "spurious", "missed", "flaps", "latency median s", "latency p95 s"], rows)
+        let negative = sorted.contains { s in
+            ["median", "p95"].contains { (s.metrics.estimate("flutter.latency_s." + $0)?.lower ?? 0) < 0 }
+        }
+        let note = "Against the rule on the noiseless track. Most spurious transitions first. Counts per drive (one simulated replicate); measured, no bound "
+            + "unless the Expectations table lists one." + (negative ? " " + ReportText.negativeLatencyNote : "")
+        return table("Flutter", note,
+                     ["scenario", "transitions per drive", "truth per drive", "spurious per drive", "missed per drive", "flaps per drive",
+                      "latency median s", "latency p95 s"], rows)
     }
 
     static func kalman(_ report: RunReport) -> [String] {

@@ -19,6 +19,14 @@ enum ReportText {
         return s
     }
 
+    /// "23.135 s" / "60 s": seconds rounded to milliseconds (`DurationText`).
+    static func seconds(_ x: Double) -> String { DurationText.seconds(x) }
+
+    /// "4 912 km" / "120 m": a distance for messages, three significant digits.
+    static func distance(_ metres: Double) -> String {
+        metres >= 10_000 ? "\(short(metres / 1000)) km" : "\(short(metres)) m"
+    }
+
     /// "mean [lo, hi]" (or just "mean" when n = 1 or the interval is a point).
     static func estimate(_ e: Estimate?) -> String {
         guard let e else { return "–" }
@@ -34,9 +42,20 @@ enum ReportText {
     /// "flutter.spurious = 3.2 [−1.87, 8.27] (n 5), bound ≤ 0": rounded, for HTML and Markdown.
     /// The unrounded value is in report.json, junit.xml and `ExpectationResult.message`.
     static func outcome(_ r: ExpectationResult) -> String {
-        guard let m = r.measured else { return "\(r.bound.path): no data, bound \(bound(r.bound))" }
-        return "\(r.bound.path) = \(estimate(m)) (n \(m.n)), bound \(bound(r.bound))"
+        let unit = MetricCatalog.unit(of: r.bound.path)
+        guard let m = r.measured else { return "\(r.bound.path): no data, bound \(bound(r.bound)) \(unit)" }
+        return "\(r.bound.path) = \(estimate(m)) \(unit) (n \(m.n)), bound \(bound(r.bound)) \(unit)"
     }
+
+    /// "81.5 [64.2, 98.8] per drive": an estimate with its unit (`MetricCatalog.unit(of:)`).
+    static func withUnit(_ e: Estimate?, path: String) -> String {
+        guard let e else { return "–" }
+        return "\(estimate(e)) \(MetricCatalog.unit(of: path))"
+    }
+
+    /// Explains a negative latency where latencies are shown.
+    static let negativeLatencyNote = "A negative latency means the observed transition came before the true one "
+        + "(noise carried the fix across the boundary early)."
 
     /// Escapes `|` and line breaks for a Markdown table cell.
     static func cell(_ s: String) -> String {

@@ -102,6 +102,8 @@ public struct ScenarioPlots: Sendable, Hashable {
     public var observedStates: [StateSample]
     /// Error over time; nil when no filter ran.
     public var errors: ErrorSeries?
+    /// Smallest sphere distance of the noiseless route to the fence centre, metres (nil: no samples).
+    public var closestApproach_m: Double?
 
     public init(fence: FencePlotGeometry, caption: String, observedTrack: [TrackPoint], truthTrack: [PlanePoint],
                 truthStates: [StateSample], observedStates: [StateSample], errors: ErrorSeries?) {
@@ -121,6 +123,12 @@ public struct ScenarioReport: Sendable, Hashable {
     public var expectations: [ExpectationResult]
     /// Plot inputs for index.html; nil draws no plots.
     public var plots: ScenarioPlots?
+    /// Problems with the scenario itself that do not stop the run (e.g. a route that never
+    /// comes near its fence), shown in every report and printed on stderr.
+    public var warnings: [String] = []
+    /// Measured wall time of the scenario's work items (all replicates, summed over threads), seconds.
+    /// Differs between runs: only junit.xml shows it.
+    public var compute_s: Double = 0
 
     public init(name: String, rulesVersion: String, seed: UInt64, replicates: Int, metrics: MetricAggregate,
                 expectations: [ExpectationResult], plots: ScenarioPlots? = nil) {
@@ -130,6 +138,18 @@ public struct ScenarioReport: Sendable, Hashable {
 
     /// True when every expectation holds (vacuously true without expectations).
     public var passed: Bool { expectations.allSatisfy(\.passed) }
+
+    /// A route that never comes within this many times the largest fence radius is reported as a
+    /// likely input mistake (latitude and longitude swapped put a route thousands of km away).
+    public static let farRouteFactor = 10.0
+
+    /// The warning for a route whose closest approach exceeds `farRouteFactor` × `largestRadius_m`, or nil.
+    public static func farRouteWarning(closestApproach_m: Double?, largestRadius_m: Double) -> String? {
+        guard let d = closestApproach_m, d.isFinite, largestRadius_m > 0, d > farRouteFactor * largestRadius_m else { return nil }
+        return "the route never comes within \(Int(farRouteFactor)) × the largest fence radius "
+            + "(closest \(ReportText.distance(d)), radius \(ReportText.distance(largestRadius_m))): "
+            + "are latitude and longitude swapped in fence.center or the route?"
+    }
 }
 
 /// Pass/fail of a level.
@@ -157,6 +177,10 @@ public struct RulesAcceptance: Sendable, Hashable {
     /// Fixture assertions evaluated (part of `checks`) and the failed ones, unrounded.
     public var fixtureChecks: Int = 0
     public var fixtureFailures: [FixtureCheckResult] = []
+    /// Every fixture assertion evaluated, passed or not, in run order, and its measured time in
+    /// seconds (parallel; for junit.xml: one test case each).
+    public var fixtureResults: [FixtureCheckResult] = []
+    public var fixtureSeconds: [Double] = []
     /// The fixture files that ran, with their rules versions.
     public var fixtureFiles: [FixtureFileSummary] = []
     /// Shown instead of results when nothing ran at this level.
@@ -229,12 +253,44 @@ public struct RunReport: Sendable, Hashable {
     /// True when the rules level passed (the exit code follows this; device level is separate).
     public var passed: Bool { acceptance.rules.status == .passed }
 
+    /// The outcome a page headline states: `failed` when either level failed, `passed` when
+    /// a level passed and none failed, `notVerified` when neither level checked anything.
+    /// (`accept` exits 0 exactly when this is not `failed` and the rules level ran.)
+    public var overallStatus: AcceptanceStatus {
+        let levels = [acceptance.rules.status, acceptance.device.status]
+        if levels.contains(.failed) { return .failed }
+        return levels.contains(.passed) ? .passed : .notVerified
+    }
+
+    /// "rules level passed (163 checks) · device level failed (2 of 2 logs)": both levels, for headlines.
+    public var levelsLine: String {
+        let rules = acceptance.rules, device = acceptance.device
+        let r: String
+        switch rules.status {
+        case .passed: r = "rules level passed (\(rules.checks) checks)"
+        case .failed: r = "rules level FAILED (\(rules.failureCount) of \(rules.checks) checks)"
+        case .notVerified: r = "rules level not verified (no rules check ran)"
+        }
+        let n = device.replays.count, failed = device.replays.filter { $0.status == .failed }.count
+        let logs = "\(n) device log\(n == 1 ? "" : "s")"
+        let d: String
+        switch device.status {
+        case .passed: d = "device level passed (\(logs))"
+        case .failed: d = "device level FAILED (\(failed) of \(logs))"
+        case .notVerified: d = "device level not verified (no device log)"
+        }
+        return r + " · " + d
+    }
+
     /// Adds a fixture suite's results to the rules level (checks, failures, rules versions).
     public mutating func addFixtures(_ fixtures: FixtureReport) {
         var rules = acceptance.rules
         rules.checks += fixtures.checks.count
         rules.fixtureChecks += fixtures.checks.count
         rules.fixtureFailures += fixtures.failures
+        rules.fixtureResults += fixtures.checks
+        rules.fixtureSeconds += fixtures.checkSeconds.count == fixtures.checks.count
+            ? fixtures.checkSeconds : Array(repeating: 0, count: fixtures.checks.count)
         rules.fixtureFiles += fixtures.files
         rules.status = rules.failureCount == 0 ? .passed : .failed
         acceptance.rules = rules

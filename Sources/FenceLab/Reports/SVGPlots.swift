@@ -103,11 +103,11 @@ enum SVGPlots {
         }
         out += "</g>"
         if zoomed { out += "<text x=\"6\" y=\"18\">zoomed to ±\(ReportText.short(viewLimit)) m</text>" }
-        // Scale bar, bottom left of the plot area.
-        let bar = niceLength((maxE - minE) / 4)
-        let by = plotTop + plotHeight - 10
-        out += "<path d=\"M10 \(n(by))h\(n(bar * s))\" stroke=\"#000\" stroke-width=\"2\"/>"
-        out += "<text x=\"10\" y=\"\(n(by - 5))\">\(ReportText.short(bar)) m</text>"
+        // Scale bar below the plot area (right end of the second legend row): never drawn over the track.
+        let bar = niceLength((maxE - minE) / 5)
+        let by = plotTop + plotHeight + 34, barEnd = width - 6
+        out += "<path d=\"M\(n(barEnd - bar * s)) \(n(by))h\(n(bar * s))M\(n(barEnd - bar * s)) \(n(by - 4))v8M\(n(barEnd)) \(n(by - 4))v8\" stroke=\"#000\" stroke-width=\"2\"/>"
+        out += "<text x=\"\(n(barEnd - bar * s - 6))\" y=\"\(n(by + 4))\" text-anchor=\"end\">\(ReportText.short(bar)) m</text>"
         out += "<text x=\"\(n(width - 4))\" y=\"18\" text-anchor=\"end\">N ↑</text>"
         out += "<g class=\"legend\">" + legend([("dot", insideColour, "inside"), ("dot", outsideColour, "outside"),
                                                  ("dot", unknownColour, "unknown"), ("line", "#222", "truth")],
@@ -142,7 +142,7 @@ enum SVGPlots {
     /// Truth vs observed state bands with transition ticks (spurious observed ticks in red).
     static func timeline(_ p: ScenarioPlots, width: Double = 800) -> String {
         let left = 70.0, right = 12.0, columns = Int(width - left - right)
-        let ticks = width < 600 ? 2 : 4
+        let ticks = width < 600 ? 3 : 6
         let times = (p.truthStates + p.observedStates).map(\.time_s).filter(\.isFinite)
         guard let t0 = times.min(), let t1 = times.max(), t1 > t0 else { return "<p class=\"muted\">No state samples.</p>" }
         let pw = Double(columns)
@@ -225,20 +225,45 @@ enum SVGPlots {
             let w = name == "raw" ? "1" : "1.6"
             out += "<polyline fill=\"none\" stroke=\"\(seriesColours[name] ?? "#000")\" stroke-width=\"\(w)\" stroke-linejoin=\"round\" points=\"\(pts.joined(separator: " "))\"/>"
         }
-        out += timeAxis(t0: t0, t1: t1, ticks: width < 600 ? 2 : 4, y: top + plotH + 16, x: x)
+        out += timeAxis(t0: t0, t1: t1, ticks: width < 600 ? 3 : 6, y: top + plotH + 16, x: x)
         out += "<g class=\"legend\">" + legend(series.map { ("line", seriesColours[$0.0] ?? "#000", $0.0) }, x: width < 600 ? 4 : left, y: height - 6) + "</g>"
         return out + "</svg>"
     }
 
-    /// Time labels at `ticks` + 1 evenly spaced times.
+    /// Time labels on round values: multiples of `niceTimeStep` inside [t0, t1], about `ticks` intervals.
     static func timeAxis(t0: Double, t1: Double, ticks: Int, y: Double, x: (Double) -> Double) -> String {
         var out = ""
-        for k in 0...ticks {
-            let t = t0 + (t1 - t0) * Double(k) / Double(ticks)
-            let anchor = k == 0 ? "start" : k == ticks ? "end" : "middle"
-            out += "<text x=\"\(n(x(t)))\" y=\"\(n(y))\" text-anchor=\"\(anchor)\">\(ReportText.short(t)) s</text>"
+        for t in niceTimes(t0: t0, t1: t1, intervals: ticks) {
+            let px = x(t), span = x(t1) - x(t0)
+            // Labels near an end are anchored inward so they stay inside the plot.
+            let anchor = px - x(t0) < 0.04 * span ? "start" : x(t1) - px < 0.04 * span ? "end" : "middle"
+            out += "<line x1=\"\(n(px))\" x2=\"\(n(px))\" y1=\"\(n(y - 14))\" y2=\"\(n(y - 10))\" stroke=\"#666\"/>"
+            out += "<text x=\"\(n(px))\" y=\"\(n(y))\" text-anchor=\"\(anchor)\">\(ReportText.short(t)) s</text>"
         }
         return out
+    }
+
+    /// Multiples of a round step (1, 2, 5 × 10ᵏ s below a minute; 1, 2, 5, 10, 15, 20, 30 min; 1, 2, 3, 6, 12 h)
+    /// that lie in [t0, t1], with at most about `intervals` + 1 of them.
+    static func niceTimes(t0: Double, t1: Double, intervals: Int) -> [Double] {
+        guard t1 > t0, t0.isFinite, t1.isFinite, intervals > 0 else { return [] }
+        let step = niceTimeStep((t1 - t0) / Double(intervals))
+        var out: [Double] = []
+        var k = (t0 / step).rounded(.up)
+        while k * step <= t1 + 1e-9 * step, out.count < 50 { out.append(k * step); k += 1 }
+        return out
+    }
+
+    /// The smallest round step, seconds, at or above `minimum_s`.
+    static func niceTimeStep(_ minimum_s: Double) -> Double {
+        guard minimum_s > 0, minimum_s.isFinite else { return 1 }
+        if minimum_s > 60 {
+            for m in [60.0, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 21600, 43200] where m >= minimum_s { return m }
+            return 86400 * niceCeiling(minimum_s / 86400)
+        }
+        let p = pow(10, floor(log10(minimum_s)))
+        for m in [1.0, 2, 5, 10] where m * p >= minimum_s { return m * p }
+        return 10 * p
     }
 
     /// 1, 2, 2.5, 5 × 10ᵏ at or above x.

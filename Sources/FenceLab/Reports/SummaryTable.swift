@@ -3,11 +3,13 @@ public enum SummaryTable {
     /// Columns: scenario, result, spurious, missed, raw/filtered/seed-baseline RMSE (means),
     /// then the two acceptance levels. Fixed-width, ASCII except the scenario names.
     public static func render(_ report: RunReport) -> String {
-        let header = ["scenario", "result", "spurious", "missed", "raw m", "filtered m", "seed m"]
+        let header = ["scenario", "result", "spurious", "missed", "raw RMSE m", "filtered m", "seed m"]
         var rows = [header]
         for s in report.scenarios {
             let m = s.metrics
-            rows.append([s.name, s.passed ? "pass" : "FAIL"] +
+            let failed = s.expectations.filter { !$0.passed }.count
+            let result = s.expectations.isEmpty ? "no bounds" : "\(failed == 0 ? "pass" : "FAIL") \(s.expectations.count - failed)/\(s.expectations.count)"
+            rows.append([s.name, result] +
                         ["flutter.spurious", "flutter.missed", "kalman.raw.rmse_m", "kalman.filtered.rmse_m", "kalman.seedBaseline.rmse_m"]
                 .map { m.estimate($0).map { ReportText.short($0.mean) } ?? "-" })
         }
@@ -20,6 +22,7 @@ public enum SummaryTable {
             }.joined(separator: "  ")
         }
         let rules = report.acceptance.rules
+        lines.append("result: bounds held / bounds; figures are means per drive (m for RMSE); a figure no bound checks is measured only.")
         lines.append("")
         lines.append("rules-level: \(rules.status.rawValue) (\(rules.checks) checks, \(rules.failures.count) failed); device-level: \(report.acceptance.device.status.rawValue)")
         for f in rules.failures { lines.append("  FAIL \(f.scenario): \(f.result.message)") }

@@ -21,8 +21,10 @@ enum PlotData {
         }
         var lastSlot = -1
         var truth: [PlanePoint] = []
+        var closest = Double.infinity
         for s in samples where s.sampleIndex > lastSlot {
             lastSlot = s.sampleIndex
+            closest = min(closest, Haversine().distance_m(s.truth, spec.fence.center))
             let o = frame.offset_m(s.truth)
             truth.append(PlanePoint(east_m: o.x, north_m: o.y))
         }
@@ -30,11 +32,13 @@ enum PlotData {
             enter_m: inner, exit_m: outer,
             centerLatitude: includeCoordinates ? spec.fence.center.latitude : nil,
             centerLongitude: includeCoordinates ? spec.fence.center.longitude : nil)
-        return ScenarioPlots(
+        var plots = ScenarioPlots(
             fence: geometry, caption: "\(spec.name), \(ruleLabel)",
             observedTrack: thin(observed), truthTrack: thin(truth),
             truthStates: truthStates, observedStates: decisions.states,
             errors: track.series.map(thin))
+        plots.closestApproach_m = closest.isFinite ? closest : nil
+        return plots
     }
 
     static func thin<T>(_ values: [T]) -> [T] {

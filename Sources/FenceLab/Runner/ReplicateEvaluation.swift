@@ -18,6 +18,8 @@ public struct ReplicateResult: Sendable {
 public struct EvaluationSettings: Sendable {
     /// Matching window for flutter (default 60 s, docs/metrics.md).
     public var window_s: Double = Flutter.defaultWindow_s
+    /// Widening of each true visit on both sides when matching visits (default 60 s, docs/metrics.md).
+    public var matchSlack_s: Double = Visits.defaultMatchSlack_s
     /// Fixes older than this relative to the injected `now` are `stale` (default 30 s).
     public var maxFixAge_s: Double = 30
     /// Kalman process noise (white-acceleration density, m²/s³).
@@ -114,6 +116,16 @@ enum ReplicateEvaluation {
                                           observed: Flutter.transitions(of: decisions.states),
                                           window_s: settings.window_s)
         flutter.modelDisagreements = decisions.modelDisagreements
+        var visits: VisitMetrics?
+        if let place = spec.place {
+            let end_s = spec.sampling.duration_s
+            do {
+                visits = try Visits.measure(
+                    truth: Visits.trueVisits(samples: samples, center: spec.fence.center, place: place, end_s: end_s),
+                    observed: Visits.observedVisits(of: decisions.states, end_s: end_s),
+                    duration_s: end_s, matchSlack_s: settings.matchSlack_s)
+            } catch { throw RunError.metrics(scenario: spec.name, error) }
+        }
 
         var rejections: [Rejection] = [], faults: [LabelledFault] = []
         for (i, reason) in decisions.rejections.enumerated() {
@@ -128,7 +140,8 @@ enum ReplicateEvaluation {
             flutter: flutter, rejections: RejectionMetrics.measure(rejections: rejections, faults: faults),
             kalman: track.kalman, gapFill: track.gapFill,
             throughput: Throughput(engineFixes_per_s: rate(fixes.count, engine),
-                                   generatorFixes_per_s: rate(samples.count, generation)))
+                                   generatorFixes_per_s: rate(samples.count, generation)),
+            visits: visits)
         metrics.consistency = track.consistency
         let plots = PlotData.make(spec: spec, samples: samples, fixes: fixes, decisions: decisions,
                                   truthStates: truthStates, track: track, includeCoordinates: settings.includeCoordinates,

@@ -81,24 +81,34 @@ public enum ScenarioRunner {
             progress.completed(scenario: s + 1, replicate: r + 1, of: scenarios[s].spec.replicates)
         }) { i in
             let (s, r) = items[i]
-            return try ReplicateEvaluation.run(spec: scenarios[s].spec, replicate: r, rule: rules[s], settings: settings)
+            let clock = ContinuousClock(), start = clock.now
+            let result = try ReplicateEvaluation.run(spec: scenarios[s].spec, replicate: r, rule: rules[s], settings: settings)
+            return (result, ReplicateEvaluation.seconds(clock.now - start))
         }
         progress.finish()
         var reports: [ScenarioReport] = []
         var perScenario: [[ReplicateMetrics]] = []
         var offset = 0
         for p in scenarios {
-            let mine = Array(results[offset..<(offset + p.spec.replicates)])
+            let timed = Array(results[offset..<(offset + p.spec.replicates)])
+            let mine = timed.map(\.0)
             offset += p.spec.replicates
             let metrics = mine.map(\.metrics)
             let worst = ScenarioReport.worstReplicate(metrics, by: "flutter.spurious") ?? 0
             var plots = mine[worst].plots
             plots.caption += ", replicate \(worst) of \(p.spec.replicates) (most spurious transitions)"
-            reports.append(try scenarioReport(p, metrics: metrics, plots: plots))
+            var report = try scenarioReport(p, metrics: metrics, plots: plots)
+            report.compute_s = timed.reduce(0) { $0 + $1.1 }
+            if let w = ScenarioReport.farRouteWarning(closestApproach_m: plots.closestApproach_m,
+                                                      largestRadius_m: max(plots.fence.enter_m, plots.fence.exit_m)) {
+                report.warnings.append(w)
+            }
+            reports.append(report)
             perScenario.append(metrics)
         }
-        let info = RunEnvironment.collect(generator: scenarios.first?.spec.generator.rawValue ?? "mt19937",
+        var info = RunEnvironment.collect(generator: scenarios.first?.spec.generator.rawValue ?? "mt19937",
                                           seeds: scenarios.map(\.spec.seed), rulesVersions: scenarios.map(\.rulesVersion))
+        info.inputFiles = scenarios.map { InputFile(kind: "scenario", path: $0.path, sha256: $0.sha256) }
         return (RunReport(run: info, scenarios: reports, includeCoordinates: request.settings.includeCoordinates), perScenario)
     }
 

@@ -27,7 +27,7 @@ public struct TradeOffPoint: Sendable, Hashable {
     }
 }
 
-/// Pareto frontier and recommendation for sweeps.
+/// The per-scenario flutter Pareto frontier of a sweep (the recommendation is over the mix: `SweepMix`).
 public enum TradeOff {
     /// Ids of the points no other point dominates in (spurious, effective latency, missed), all minimised
     /// (`TradeOffPoint.effectiveLatency_s`: NaN latency counts as −∞ with nothing missed, +∞ otherwise).
@@ -42,22 +42,5 @@ public enum TradeOff {
             if !dominated { result.insert(p.id) }
         }
         return result
-    }
-
-    /// The default objective: minimise spurious subject to missed = 0 (within `missedTolerance`)
-    /// and effective latency ≤ `maxLatency_s`; ties (within 1e-9) go to lower latency, then to the
-    /// narrower band, then lower id. A point with nothing to detect (NaN latency, 0 missed) meets
-    /// the latency bound. Because feasibility and tie-breaks use the frontier's own order, the
-    /// recommendation is always on the frontier. Returns nil when no point satisfies the constraints.
-    public static func recommend(_ points: [TradeOffPoint], maxLatency_s: Double,
-                                 missedTolerance: Double = 0) -> TradeOffPoint? {
-        func lat(_ p: TradeOffPoint) -> Double { p.effectiveLatency_s }
-        let feasible = points.filter { $0.missed <= missedTolerance && lat($0) <= maxLatency_s }
-        return feasible.min { a, b in
-            if abs(a.spurious - b.spurious) > 1e-9 { return a.spurious < b.spurious }
-            if lat(a) != lat(b) { return lat(a) < lat(b) }
-            if a.band_m != b.band_m { return a.band_m < b.band_m }
-            return a.id < b.id
-        }
     }
 }

@@ -15,12 +15,18 @@ public struct SweepDrive: Sendable {
     let truth: TruthDistances
     let fixes: [Fix]
     let now_s: [Double]
+    /// True visits of the scenario's place (the same for every rule) and the drive's length.
+    let trueVisits: [Visit]
+    let duration_s: Double
 
-    /// Generates replicate `replicate` of `spec` (seeded as in `fencelab run`).
+    /// Generates replicate `replicate` of `spec` (seeded as in `fencelab run`); `spec.place` must be set.
     public init(spec: ScenarioSpec, replicate: Int) throws {
+        guard let place = spec.place else { throw SweepError.noPlace(file: spec.name) }
         var generator = try ScenarioGenerator(spec: spec, replicate: replicate)
         let samples = generator.collect()
         truth = TruthDistances(samples: samples, center: spec.fence.center)
+        duration_s = spec.sampling.duration_s
+        trueVisits = Visits.trueVisits(samples: samples, center: spec.fence.center, place: place, end_s: duration_s)
         var fixes: [Fix] = [], now: [Double] = []
         fixes.reserveCapacity(samples.count)
         now.reserveCapacity(samples.count)
@@ -36,7 +42,8 @@ public struct SweepDrive: Sendable {
     public var fixCount: Int { fixes.count }
 
     /// Runs `point`'s rule over the delivered fixes (`FenceDecisions.observe`, Haversine monitor
-    /// only) and over the truth distances computed once per drive (`FenceDecisions.truth`), and matches the transitions (`Flutter.measure`).
+    /// only) and over the truth distances computed once per drive (`FenceDecisions.truth`), matches the
+    /// transitions (`Flutter.measure`) and scores the observed visits against the place (`Visits.measure`).
     public func evaluate(_ point: SweepPoint, item: Int, settings: EvaluationSettings) throws -> SweepRecord {
         let rule = point.rule
         var local = settings
@@ -44,11 +51,13 @@ public struct SweepDrive: Sendable {
         let observed = try FenceDecisions.observe(fixes: fixes, now_s: now_s, center: center, rule: rule, settings: local,
                                                   scenario: scenario, replicate: replicate, compareModels: false)
         let truth = try FenceDecisions.truth(self.truth, rule: rule)
-        let flutter: FlutterMetrics
+        let flutter: FlutterMetrics, visits: VisitMetrics
         do {
             flutter = try Flutter.measure(truth: Flutter.transitions(of: truth), observed: Flutter.transitions(of: observed.states),
                                           window_s: settings.window_s)
+            visits = try Visits.measure(truth: trueVisits, observed: Visits.observedVisits(of: observed.states, end_s: duration_s),
+                                        duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
         } catch { throw RunError.metrics(scenario: scenario, error) }
-        return SweepRecord(item: item, flutter: flutter)
+        return SweepRecord(item: item, flutter: flutter, visits: visits)
     }
 }

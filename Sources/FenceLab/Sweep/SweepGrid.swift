@@ -147,7 +147,9 @@ public struct SweepGrid: Sendable, Hashable {
                 confirm: [Int], limit: Int? = defaultLimit) throws(SweepGridError) {
         for v in enter.values where v < 0 { throw .invalidValue(option: "--enter", value: v, reason: "must be ≥ 0 m") }
         for v in exit?.values ?? [] where v < 0 { throw .invalidValue(option: "--exit", value: v, reason: "must be ≥ 0 m") }
-        for v in maxAccuracy where !(v >= 0) { throw .invalidValue(option: "--max-accuracy", value: v, reason: "must be ≥ 0 m") }
+        for v in maxAccuracy where !(v > 0 && v.isFinite) {
+            throw .invalidValue(option: "--max-accuracy", value: v, reason: "must be finite and > 0 m (a gate of 0 m rejects every fix)")
+        }
         for c in confirm where c < 1 { throw .invalidValue(option: "--confirm", value: Double(c), reason: "must be ≥ 1 fix") }
         var set = Set<SweepPoint>()
         switch kind {

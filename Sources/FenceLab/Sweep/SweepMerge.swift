@@ -18,6 +18,49 @@ public enum SweepMerge {
         return [(manifestName, Array((run.manifest.encoded(pretty: true) + "\n").utf8)), (itemsName, Array(items.utf8))]
     }
 
+    /// The shard folders among `inputs`, as `fencelab merge` takes them: an input holding
+    /// `shard.json` is a shard folder; any other folder is a parent whose subfolders holding
+    /// `shard.json` are taken (one level, by name; hidden ones such as a shard's temporary
+    /// folder are skipped). So `shards/` or a glob `shards/*` next to logs, `lost+found`, an
+    /// earlier merge output or a file still selects exactly the shard folders; what was not
+    /// taken is returned in `ignored`.
+    ///
+    /// Refused: an input that does not exist, `out` equal to or inside an input (the merge
+    /// would read or replace its own inputs), and inputs holding no shard folder at all.
+    public static func selectShardFolders(inputs: [String], out: String) throws(SweepError) -> (folders: [String], ignored: [String]) {
+        let fm = FileManager.default
+        let outPath = resolved(out)
+        var folders: [String] = [], ignored: [String] = []
+        func isShard(_ path: String) -> Bool { fm.fileExists(atPath: (path as NSString).appendingPathComponent(manifestName)) }
+        for input in inputs {
+            var isDirectory: ObjCBool = false
+            guard fm.fileExists(atPath: input, isDirectory: &isDirectory) else { throw .mergeInput(path: input, reason: "no such folder") }
+            let inPath = resolved(input)
+            if outPath == inPath || outPath.hasPrefix(inPath == "/" ? "/" : inPath + "/") {
+                throw .mergeInput(path: input, reason: "the output folder \(out) is this input or inside it; write the merged sweep elsewhere")
+            }
+            guard isDirectory.boolValue else { ignored.append(input); continue }
+            if isShard(input) { folders.append(input); continue }
+            let children = ((try? fm.contentsOfDirectory(atPath: input)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+            let before = folders.count
+            for child in children {
+                let path = (input as NSString).appendingPathComponent(child)
+                if isShard(path) { folders.append(path) } else { ignored.append(path) }
+            }
+            if folders.count == before { ignored.append(input) }
+        }
+        guard !folders.isEmpty else {
+            throw .mergeInput(path: inputs.joined(separator: ", "),
+                              reason: "no shard folder (a folder holding \(manifestName), written by `fencelab sweep --shard K/N --out DIR`) there or one level below")
+        }
+        return (folders, ignored)
+    }
+
+    /// Absolute path with `.`/`..` and symbolic links resolved (as far as the path exists).
+    static func resolved(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
     /// Reads and checks shard folders; returns the common manifest (as shard 0/1) and all records.
     public static func load(folders: [String]) throws(SweepError) -> (SweepManifest, [SweepRecord]) {
         var shards: [(folder: String, manifest: SweepManifest)] = []

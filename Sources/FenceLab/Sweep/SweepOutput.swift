@@ -5,7 +5,7 @@ import Foundation
 /// depend only on the sweep's definition and results (an unsharded run and a merge agree).
 public enum SweepOutput {
     public static let fileNames = ["sweep.json", "sweep.csv", "sweep.md", "index.html"]
-    public static let schema = "fencelab-sweep/1"
+    public static let schema = "fencelab-sweep/2"
 
     /// Names an existing sweep or shard folder may hold and still be replaced.
     public static var replaceableNames: Set<String> { Set(fileNames + SweepMerge.shardFileNames) }
@@ -33,13 +33,13 @@ public enum SweepOutput {
                          ("transitions", JSONReport.estimate(c.transitions)),
                          ("truthTransitions", JSONReport.estimate(c.truthTransitions)),
                          ("latency_s", .object([("median", opt(c.latencyMedian_s)), ("p95", opt(c.latencyP95_s))])),
-                         ("frontier", .bool(sc.frontier.contains(c.point)))])
+                         ("frontier", .bool(sc.frontier.contains(c.point))), ("visits", visitsJSON(c.visits))])
             }
             return .object([
                 ("name", .string(sc.scenario.name)), ("sha256", .string(sc.scenario.sha256)),
                 ("seed", .integer(Int(sc.scenario.seed))), ("replicates", .integer(sc.scenario.replicates)),
-                ("generator", .string(sc.scenario.generator)),
-                ("recommended", sc.recommended.map { .integer($0) } ?? .null),
+                ("generator", .string(sc.scenario.generator)), ("duration_s", .number(sc.scenario.duration_s)),
+                ("weight", .number(sc.scenario.weight)),
                 ("frontier", .array(sc.frontier.sorted().map { .integer($0) })),
                 ("results", .array(results)),
             ])
@@ -51,13 +51,85 @@ public enum SweepOutput {
                 ("points", .integer(m.points.count)), ("items", .integer(m.items)),
                 ("referencePoint", m.points.firstIndex(of: .seedReference).map { .integer($0) } ?? .null),
                 ("window_s", .number(m.window_s)), ("maxFixAge_s", .number(m.maxFixAge_s)),
-                ("objective", .object([("text", .string(s.objective)), ("maxMissed", .number(0)),
+                ("matchSlack_s", .number(m.matchSlack_s)),
+                ("objective", .object([("text", .string(s.objective)), ("minRecall", .number(m.minRecall)),
                                        ("maxLatency_s", .number(m.maxLatency_s))])),
             ])),
+            ("recommendation", recommendationJSON(s)),
+            ("frontier", .array(mixFrontierOrder(s.mix).map { mixPointJSON(s.mix.points[$0], s) })),
             ("points", .array(points)),
             ("scenarios", .array(scenarios)),
         ])
         return doc.serialized() + "\n"
+    }
+
+    static func visitsJSON(_ v: SweepVisitCell) -> JSONValue {
+        func opt(_ e: Estimate?) -> JSONValue { e.map(JSONReport.estimate) ?? .null }
+        return .object([
+            ("trueVisits", JSONReport.estimate(v.trueVisits)), ("matchedVisits", JSONReport.estimate(v.matchedVisits)),
+            ("recall", opt(v.recall)), ("falseVisits", JSONReport.estimate(v.falseVisits)),
+            ("fragments", JSONReport.estimate(v.fragments)), ("falsePerHour", JSONReport.estimate(v.falsePerHour)),
+            ("fragmentsPerHour", JSONReport.estimate(v.fragmentsPerHour)), ("earlyEntries", JSONReport.estimate(v.earlyEntries)),
+            ("entryLatency_s", .object([("p95", opt(v.entryLatencyP95_s)), ("p95EarlyAsZero", opt(v.lateEntryP95_s))])),
+            ("exitLatency_s", .object([("p95", opt(v.exitLatencyP95_s))])),
+        ])
+    }
+
+    static func finite(_ v: Double?) -> JSONValue { v.map { $0.isFinite ? .number($0) : .null } ?? .null }
+
+    /// A point's mix figures (`frontier[]`, `recommendation.reference`, `recommendation.closest[]`).
+    static func mixPointJSON(_ p: MixPoint, _ s: SweepSummary) -> JSONValue {
+        .object([
+            ("point", .integer(p.point)), ("label", .string(s.manifest.points[p.point].label)),
+            ("unwantedPerHour", .number(p.unwantedPerHour)), ("worstEntryP95_s", finite(p.worstEntryP95_s)),
+            ("worstRecall", finite(p.worstRecall)), ("feasible", .bool(p.feasible)),
+            ("violations", .array(p.violations.map { v in
+                .object([("constraint", .string(v.constraint.rawValue)), ("scenario", .string(s.manifest.scenarios[v.scenario].name)),
+                         ("value", finite(v.value))])
+            })),
+        ])
+    }
+
+    /// The per-scenario figures of one point, for the recommendation.
+    static func perScenarioJSON(_ point: Int, _ s: SweepSummary) -> JSONValue {
+        .array(s.scenarios.map { sc in
+            .object([("name", .string(sc.scenario.name)), ("weight", .number(sc.scenario.weight)),
+                     ("visits", visitsJSON(sc.cells[point].visits))])
+        })
+    }
+
+    static func recommendationJSON(_ s: SweepSummary) -> JSONValue {
+        let m = s.manifest, mix = s.mix
+        var pairs: [(String, JSONValue)] = [("point", mix.recommended.map { .integer($0) } ?? .null)]
+        if let r = mix.recommended {
+            pairs += [("label", .string(m.points[r].label)), ("rule", .string(m.points[r].rule.description))]
+        }
+        pairs += [
+            ("reason", .array(mix.reasons.map(JSONValue.string))),
+            ("objective", .object([("minimise", .string("weighted mean of falsePerHour + fragmentsPerHour")),
+                                   ("value", mix.recommended.map { .number(mix.points[$0].unwantedPerHour) } ?? .null)])),
+            ("constraints", .object([("minRecall", .number(m.minRecall)), ("maxEntryLatencyP95_s", .number(m.maxLatency_s)),
+                                     ("earlyEntriesCountAs_s", .number(0)), ("matchSlack_s", .number(m.matchSlack_s))])),
+            ("weights", .object(m.scenarios.map { ($0.name, .number($0.weight)) })),
+        ]
+        if let r = mix.recommended {
+            pairs += [("mix", mixPointJSON(mix.points[r], s)), ("scenarios", perScenarioJSON(r, s))]
+        }
+        if let ref = m.points.firstIndex(of: .seedReference) {
+            pairs.append(("reference", .object([("mix", mixPointJSON(mix.points[ref], s)), ("scenarios", perScenarioJSON(ref, s))])))
+        }
+        pairs.append(("closest", .array(mix.closest.map { mixPointJSON(mix.points[$0], s) })))
+        return .object(pairs)
+    }
+
+    /// Mix frontier points by worst p95 entry latency, then unwanted visits per hour, then id.
+    static func mixFrontierOrder(_ mix: SweepMix) -> [Int] {
+        mix.frontier.sorted { a, b in
+            let pa = mix.points[a], pb = mix.points[b]
+            if pa.worstEntryP95_s != pb.worstEntryP95_s { return pa.worstEntryP95_s < pb.worstEntryP95_s }
+            if pa.unwantedPerHour != pb.unwantedPerHour { return pa.unwantedPerHour < pb.unwantedPerHour }
+            return a < b
+        }
     }
 
     // MARK: CSV
@@ -68,7 +140,9 @@ public enum SweepOutput {
         "replicates", "spurious_mean", "spurious_lo", "spurious_hi", "missed_mean", "missed_lo", "missed_hi",
         "flaps_mean", "flaps_lo", "flaps_hi", "transitions_mean", "truthTransitions_mean",
         "latency_median_s_mean", "latency_median_s_lo", "latency_median_s_hi", "latency_n",
-        "latency_p95_s_mean", "frontier", "recommended",
+        "latency_p95_s_mean", "trueVisits_mean", "matchedVisits_mean", "recall_mean", "falseVisits_mean", "fragments_mean",
+        "falsePerHour_mean", "fragmentsPerHour_mean", "entryLatency_p95_s_mean", "exitLatency_p95_s_mean",
+        "frontier", "mixFrontier", "recommended",
     ]
 
     public static func csv(_ s: SweepSummary) -> String {
@@ -84,7 +158,12 @@ public enum SweepOutput {
                            "\(sc.scenario.replicates)"]
                 row += e(c.spurious) + e(c.missed) + e(c.flaps) + [d(c.transitions.mean), d(c.truthTransitions.mean)]
                 row += e(c.latencyMedian_s) + ["\(c.latencyMedian_s?.n ?? 0)", c.latencyP95_s.map { d($0.mean) } ?? ""]
-                row += [sc.frontier.contains(c.point) ? "1" : "0", sc.recommended == c.point ? "1" : "0"]
+                let v = c.visits
+                row += [d(v.trueVisits.mean), d(v.matchedVisits.mean), v.recall.map { d($0.mean) } ?? "", d(v.falseVisits.mean),
+                        d(v.fragments.mean), d(v.falsePerHour.mean), d(v.fragmentsPerHour.mean),
+                        v.entryLatencyP95_s.map { d($0.mean) } ?? "", v.exitLatencyP95_s.map { d($0.mean) } ?? ""]
+                row += [sc.frontier.contains(c.point) ? "1" : "0", s.mix.frontier.contains(c.point) ? "1" : "0",
+                        s.mix.recommended == c.point ? "1" : "0"]
                 out += row.joined(separator: ",") + "\n"
             }
         }
@@ -94,22 +173,57 @@ public enum SweepOutput {
     // MARK: Markdown
 
     public static func markdown(_ s: SweepSummary) -> String {
-        let m = s.manifest
-        var lines = ["# FenceLab sweep", "",
-                     "\(m.points.count) \(m.rule.rawValue) settings (plus the seeds' 80/120/30) × \(m.scenarios.count) scenario(s); "
-                        + "\(m.items) work items; common random numbers (every setting sees the same drives).", "",
-                     "Objective: \(s.objective).", "",
-                     "Figures: mean over replicates [95 % Student-t interval]; latency = per-replicate median latency of matched transitions.", ""]
+        let m = s.manifest, mix = s.mix
+        let ref = m.points.firstIndex(of: .seedReference)
+        var lines = ["# FenceLab sweep", ""]
+        lines += recommendationLines(s).flatMap { [$0, ""] }
+        lines += ["## Mix: recommended setting beside the seeds' 80/120/30", "",
+                  "| | setting | unwanted visits per hour | worst p95 entry latency s | worst recall | constraints |",
+                  "|---|---|---:|---:|---:|---|"]
+        func mixRow(_ tag: String, _ id: Int) -> String {
+            let p = mix.points[id]
+            return "| \(tag) | \(ReportText.cell(m.points[id].label)) | \(ReportText.plain(p.unwantedPerHour)) | "
+                + "\(ReportText.latency(p.worstEntryP95_s)) | \(p.worstRecall.map(ReportText.plain) ?? "–") | \(ReportText.cell(violationText(p, m))) |"
+        }
+        for (tag, id) in headlineRows(s) { lines.append(mixRow(tag == "recommended" ? "**recommended**" : tag, id)) }
+        lines += ["", "Per scenario (means over replicates [95 % interval]; rates per hour of drive; latency p95 with early entries counted as 0):", "",
+                  "| scenario | weight | setting | true visits per drive | recall | false visits per hour | fragments per hour | p95 entry latency s | p95 exit latency s |",
+                  "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
         for sc in s.scenarios {
-            lines += ["## \(sc.scenario.name)", "", "seed \(sc.scenario.seed) · \(sc.scenario.replicates) replicates", ""]
-            lines += ["| | setting | spurious | missed | flaps | median latency s | p95 latency s |", "|---|---|---:|---:|---:|---:|---:|"]
+            for (tag, id) in [("recommended", mix.recommended), ("80/120/30", ref)] {
+                guard let id else { continue }
+                let v = sc.cells[id].visits
+                lines.append("| \(ReportText.cell(sc.scenario.name)) | \(ReportText.plain(sc.scenario.weight)) | \(tag) | "
+                             + "\(ReportText.plainEstimate(v.trueVisits)) | \(ReportText.plainEstimate(v.recall)) | "
+                             + "\(ReportText.plainEstimate(v.falsePerHour)) | \(ReportText.plainEstimate(v.fragmentsPerHour)) | "
+                             + "\(ReportText.latencyEstimate(v.lateEntryP95_s)) | \(ReportText.latencyEstimate(v.exitLatencyP95_s)) |")
+            }
+        }
+        let front = mixFrontierOrder(mix)
+        lines += ["", "## Mix frontier", "",
+                  "Settings no other setting beats in all of unwanted visits per hour, worst p95 entry latency and worst recall (\(front.count) in all).", "",
+                  "| setting | unwanted visits per hour | worst p95 entry latency s | worst recall | meets the constraints |",
+                  "|---|---:|---:|---:|---|"]
+        for id in front.prefix(listedFrontier) {
+            let p = mix.points[id]
+            lines.append("| \(ReportText.cell(m.points[id].label)) | \(ReportText.plain(p.unwantedPerHour)) | \(ReportText.latency(p.worstEntryP95_s)) | "
+                         + "\(p.worstRecall.map(ReportText.plain) ?? "–") | \(p.feasible ? "yes" : "no") |")
+        }
+        if front.count > listedFrontier { lines.append("\n\(front.count - listedFrontier) more in sweep.csv (`mixFrontier` = 1).") }
+        lines += ["", "## Per scenario: flutter of each setting against its own noiseless decisions", "",
+                  "\(m.points.count) \(m.rule.rawValue) settings (plus the seeds' 80/120/30) × \(m.scenarios.count) scenario(s); "
+                    + "\(m.items) work items; common random numbers (every setting sees the same drives). These figures measure "
+                    + "noise-induced flutter of each setting; they do not rank settings (the truth moves with the setting).", ""]
+        for sc in s.scenarios {
+            lines += ["### \(sc.scenario.name)", "", "seed \(sc.scenario.seed) · \(sc.scenario.replicates) replicates", ""]
+            lines += ["| | setting | spurious per drive | missed per drive | flaps per drive | median latency s | p95 latency s |", "|---|---|---:|---:|---:|---:|---:|"]
             func row(_ tag: String, _ id: Int) -> String {
                 let c = sc.cells[id], p = m.points[id]
-                return "| \(tag) | \(ReportText.cell(p.label)) | \(ReportText.estimate(c.spurious)) | \(ReportText.estimate(c.missed)) | "
-                    + "\(ReportText.estimate(c.flaps)) | \(ReportText.estimate(c.latencyMedian_s)) | \(ReportText.estimate(c.latencyP95_s)) |"
+                return "| \(tag) | \(ReportText.cell(p.label)) | \(ReportText.plainEstimate(c.spurious)) | \(ReportText.plainEstimate(c.missed)) | "
+                    + "\(ReportText.plainEstimate(c.flaps)) | \(ReportText.latencyEstimate(c.latencyMedian_s)) | \(ReportText.latencyEstimate(c.latencyP95_s)) |"
             }
-            if let r = sc.recommended { lines.append(row("**recommended**", r)) } else { lines.append("| **recommended** | none meets the objective | | | | | |") }
-            if let ref = m.points.firstIndex(of: .seedReference) { lines.append(row("seeds' 80/120/30", ref)) }
+            if let r = mix.recommended { lines.append(row("**recommended**", r)) }
+            if let ref { lines.append(row("seeds' 80/120/30", ref)) }
             let front = frontierOrder(sc)
             for id in front.prefix(listedFrontier) { lines.append(row("frontier", id)) }
             lines.append("")
@@ -117,7 +231,64 @@ public enum SweepOutput {
                 lines += ["\(front.count - listedFrontier) more frontier settings (\(front.count) in all) are marked in sweep.csv (`frontier` = 1).", ""]
             }
         }
-        lines += ["Every setting is in sweep.csv and sweep.json; the trade-off plots are in index.html.", ""]
+        lines += ["Every setting is in sweep.csv and sweep.json; the plots are in index.html.", ""]
+        return lines.joined(separator: "\n")
+    }
+
+    /// The headline and the reasons, for sweep.md, index.html and the terminal.
+    public static func recommendationLines(_ s: SweepSummary) -> [String] {
+        let m = s.manifest, mix = s.mix
+        var lines: [String] = []
+        if let r = mix.recommended {
+            lines.append("Recommended setting for the mix: \(m.points[r].label) (rule \(m.points[r].rule.description)).")
+        } else {
+            lines.append("No recommended setting.")
+        }
+        lines += mix.reasons
+        lines.append("Objective: \(s.objective). Weights: "
+                     + m.scenarios.map { "\($0.name) \(ReportText.plain($0.weight))" }.joined(separator: ", ") + ".")
+        return lines
+    }
+
+    /// The rows shown beside the recommendation: it, the seeds' 80/120/30, then the closest
+    /// settings (when nothing is recommended) not already listed.
+    static func headlineRows(_ s: SweepSummary) -> [(tag: String, point: Int)] {
+        var rows: [(tag: String, point: Int)] = []
+        if let r = s.mix.recommended { rows.append(("recommended", r)) }
+        if let ref = s.manifest.points.firstIndex(of: .seedReference) { rows.append(("seeds' 80/120/30", ref)) }
+        for id in s.mix.closest where !rows.contains(where: { $0.point == id }) { rows.append(("closest", id)) }
+        return rows
+    }
+
+    /// "recall 0.8 in pass-by; p95 entry latency 75 s in drive-in" or "meets all".
+    static func violationText(_ p: MixPoint, _ m: SweepManifest) -> String {
+        if p.matchedVisits == 0 { return "misses every visit" }
+        if p.violations.isEmpty { return "meets all" }
+        return p.violations.map { v in
+            v.constraint == .recall ? "recall \(ReportText.plain(v.value)) in \(m.scenarios[v.scenario].name)"
+                : "p95 entry latency \(ReportText.latency(v.value)) s in \(m.scenarios[v.scenario].name)"
+        }.joined(separator: "; ")
+    }
+
+    /// The terminal summary of a sweep or merge: the recommendation, its reasons and the mix beside 80/120/30.
+    public static func terminal(_ s: SweepSummary) -> String {
+        let m = s.manifest, mix = s.mix
+        var lines = recommendationLines(s)
+        lines.append("setting | unwanted visits per hour | worst p95 entry latency s | worst recall | constraints")
+        for (tag, id) in headlineRows(s) {
+            let p = mix.points[id]
+            lines.append("\(tag): \(m.points[id].label) | \(ReportText.plain(p.unwantedPerHour)) | \(ReportText.latency(p.worstEntryP95_s)) | "
+                         + "\(p.worstRecall.map(ReportText.plain) ?? "–") | \(violationText(p, m))")
+        }
+        if let r = mix.recommended {
+            lines.append("per scenario (recommended): scenario | true visits | recall | false/h | fragments/h | p95 entry s")
+            for sc in s.scenarios {
+                let v = sc.cells[r].visits
+                lines.append("  \(sc.scenario.name) | \(ReportText.plain(v.trueVisits.mean)) | \(v.recall.map { ReportText.plain($0.mean) } ?? "–") | "
+                             + "\(ReportText.plain(v.falsePerHour.mean)) | \(ReportText.plain(v.fragmentsPerHour.mean)) | "
+                             + "\(v.lateEntryP95_s.map { ReportText.latency($0.mean) } ?? "–")")
+            }
+        }
         return lines.joined(separator: "\n")
     }
 

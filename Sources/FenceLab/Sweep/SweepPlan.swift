@@ -16,14 +16,21 @@ public struct SweepRequest: Sendable {
     public var settings = EvaluationSettings()
     /// The rule settings to evaluate.
     public var grid: SweepGrid
-    /// Objective: median latency bound in seconds (finite, ≥ 0; default 60).
+    /// Constraint: p95 entry latency bound in seconds, early entries counted as 0 (finite, ≥ 0; default 60).
     public var maxLatency_s = 60.0
+    /// Constraint: recall of true visits in every scenario that has some (0…1; default 0.95).
+    public var minRecall = 0.95
+    /// Scenario weights in the mix by scenario name (`--weight NAME=W`), overriding the files' `weight`.
+    public var weights: [String: Double] = [:]
     /// Which work items this process runs; nil: all of them, written as final output.
     public var shard: Shard?
     /// Keep the finished work items of an interrupted run (from the resume file) instead of recomputing them.
     public var resume = false
     /// Print progress on stderr even when it is not a terminal.
     public var forceProgress = false
+    /// Called once, before any work, when `resume` found finished items in the resume file:
+    /// (items resumed, items this process still evaluates, the resume file's path).
+    public var onResume: (@Sendable (_ resumed: Int, _ remaining: Int, _ file: String) -> Void)?
     /// Test hook: throw `SweepError.interrupted` once this many work units (scenario × replicate) finished.
     public var stopAfterUnits: Int?
 
@@ -38,12 +45,16 @@ public struct SweepScenario: Sendable, Hashable, Codable {
     public var seed: UInt64
     public var replicates: Int
     public var generator: String
+    /// Length of each drive, seconds (for the per-hour visit rates).
+    public var duration_s: Double
+    /// Weight in the mix (> 0): the file's `weight` or `--weight`.
+    public var weight: Double
 }
 
 /// Everything that defines a sweep's results, plus which shard a folder holds (`shard.json`).
 /// Two shards merge only when every field but `shard` is equal.
 public struct SweepManifest: Sendable, Hashable, Codable {
-    public static let currentFormat = "fencelab-sweep-shard/1"
+    public static let currentFormat = "fencelab-sweep-shard/2"
     public var format: String = currentFormat
     public var toolVersion: String
     public var rule: SweepRuleKind
@@ -53,8 +64,12 @@ public struct SweepManifest: Sendable, Hashable, Codable {
     public var window_s: Double
     /// Stale-fix age, seconds.
     public var maxFixAge_s: Double
-    /// Objective's median-latency bound, seconds.
+    /// Constraint: p95 entry-latency bound, seconds (early entries counted as 0).
     public var maxLatency_s: Double
+    /// Constraint: minimum recall of true visits per scenario with visits.
+    public var minRecall: Double
+    /// Widening of true visits when matching, seconds.
+    public var matchSlack_s: Double
     /// K of `--shard K/N` (0 for an unsharded run).
     public var shard: Int
     /// N of `--shard K/N` (1 for an unsharded run).
@@ -130,16 +145,23 @@ public struct SweepPlan: Sendable {
         run.seed = request.seed
         let scenarios = try ScenarioRunner.prepare(run)
         guard !scenarios.isEmpty else { throw SweepError.noScenarios(paths: request.paths) }
+        if let missing = scenarios.first(where: { $0.spec.place == nil }) { throw SweepError.noPlace(file: missing.path) }
+        let names = scenarios.map(\.spec.name)
+        if let unknown = request.weights.keys.sorted().first(where: { !names.contains($0) }) {
+            throw SweepError.unknownWeightScenario(name: unknown, known: names)
+        }
         let shard = request.shard ?? .whole
         let described = scenarios.map {
             SweepScenario(name: $0.spec.name, sha256: $0.sha256, seed: $0.spec.seed, replicates: $0.spec.replicates,
-                          generator: $0.spec.generator.rawValue)
+                          generator: $0.spec.generator.rawValue, duration_s: $0.spec.sampling.duration_s,
+                          weight: request.weights[$0.spec.name] ?? $0.spec.weight)
         }
         let items = described.reduce(0) { $0 + $1.replicates } * request.grid.points.count
         let manifest = SweepManifest(
             toolVersion: ToolVersion.string, rule: request.grid.points.first { $0 != .seedReference }?.kind ?? .hysteresis,
             points: request.grid.points, scenarios: described, window_s: request.settings.window_s,
             maxFixAge_s: request.settings.maxFixAge_s, maxLatency_s: request.maxLatency_s,
+            minRecall: request.minRecall, matchSlack_s: request.settings.matchSlack_s,
             shard: shard.index, shards: shard.count, items: items)
         return SweepPlan(scenarios: scenarios, manifest: manifest, settings: request.settings, shard: shard,
                          offsets: manifest.offsets)

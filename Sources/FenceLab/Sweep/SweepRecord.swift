@@ -1,5 +1,5 @@
 /// What one sweep work item (scenario × replicate × grid point) measured: the flutter counts
-/// and latencies of one rule on one generated drive.
+/// and latencies of one rule on one generated drive, and its visits against the place.
 ///
 /// Stored one per line (JSON Lines) in shard folders and in the resume file, keys in a fixed
 /// order, numbers in Swift's shortest round-trip form, so that parsing gives back the same
@@ -16,6 +16,17 @@ public struct SweepRecord: Sendable, Hashable {
     public var latencyMedian_s: Double?
     /// 95th percentile of the matched latencies, seconds; nil when nothing matched.
     public var latencyP95_s: Double?
+    /// Visits against the place (`VisitMetrics`): counts of this drive.
+    public var trueVisits: Int = 0
+    public var matchedVisits: Int = 0
+    public var falseVisits: Int = 0
+    public var fragments: Int = 0
+    public var earlyEntries: Int = 0
+    /// p95 entry latency as measured, p95 with early entries counted as 0, and p95 exit latency,
+    /// seconds; nil when nothing was matched (or no true exit lies within the drive).
+    public var entryLatencyP95_s: Double?
+    public var lateEntryP95_s: Double?
+    public var exitLatencyP95_s: Double?
 
     public init(item: Int, spurious: Int, missed: Int, flaps: Int, transitions: Int, truthTransitions: Int,
                 latencyMedian_s: Double?, latencyP95_s: Double?) {
@@ -24,21 +35,27 @@ public struct SweepRecord: Sendable, Hashable {
         self.latencyMedian_s = latencyMedian_s; self.latencyP95_s = latencyP95_s
     }
 
-    /// The record of `flutter` for `item`.
-    public init(item: Int, flutter: FlutterMetrics) {
+    /// The record of `flutter` and `visits` for `item`.
+    public init(item: Int, flutter: FlutterMetrics, visits: VisitMetrics) {
         self.init(item: item, spurious: flutter.spurious, missed: flutter.missed, flaps: flutter.flaps,
                   transitions: flutter.transitions, truthTransitions: flutter.truthTransitions,
                   latencyMedian_s: flutter.latencyMedian_s, latencyP95_s: flutter.latencyP95_s)
+        trueVisits = visits.trueVisits; matchedVisits = visits.matchedVisits; falseVisits = visits.falseVisits
+        fragments = visits.fragments; earlyEntries = visits.earlyEntries
+        entryLatencyP95_s = visits.entryLatencyP95_s; lateEntryP95_s = visits.lateEntryP95_s
+        exitLatencyP95_s = visits.exitLatencyP95_s
     }
 
     static let keys = ["item", "spurious", "missed", "flaps", "transitions", "truthTransitions",
-                       "latencyMedian_s", "latencyP95_s"]
+                       "latencyMedian_s", "latencyP95_s", "trueVisits", "matchedVisits", "falseVisits", "fragments",
+                       "earlyEntries", "entryLatencyP95_s", "lateEntryP95_s", "exitLatencyP95_s"]
 
     /// One JSON object on one line (no newline), keys in `keys` order.
     public var jsonLine: String {
         func d(_ v: Double?) -> String { v.map { $0.isFinite ? $0.description : "null" } ?? "null" }
         let values = ["\(item)", "\(spurious)", "\(missed)", "\(flaps)", "\(transitions)", "\(truthTransitions)",
-                      d(latencyMedian_s), d(latencyP95_s)]
+                      d(latencyMedian_s), d(latencyP95_s), "\(trueVisits)", "\(matchedVisits)", "\(falseVisits)",
+                      "\(fragments)", "\(earlyEntries)", d(entryLatencyP95_s), d(lateEntryP95_s), d(exitLatencyP95_s)]
         return "{" + zip(Self.keys, values).map { "\"\($0)\":\($1)" }.joined(separator: ",") + "}"
     }
 
@@ -54,7 +71,7 @@ public struct SweepRecord: Sendable, Hashable {
             let quoted = "\"\(key)\":"
             guard field.hasPrefix(quoted) else { throw bad("expected key \"\(key)\" in '\(field)'") }
             let value = field.dropFirst(quoted.count)
-            if key.hasPrefix("latency") {
+            if key.hasSuffix("_s") {
                 if value == "null" { doubles.append(nil); continue }
                 guard let v = Double(value), v.isFinite else { throw bad("\(key): not a finite number: '\(value)'") }
                 doubles.append(v)
@@ -65,6 +82,8 @@ public struct SweepRecord: Sendable, Hashable {
         }
         self.init(item: ints[0], spurious: ints[1], missed: ints[2], flaps: ints[3], transitions: ints[4],
                   truthTransitions: ints[5], latencyMedian_s: doubles[0], latencyP95_s: doubles[1])
+        trueVisits = ints[6]; matchedVisits = ints[7]; falseVisits = ints[8]; fragments = ints[9]; earlyEntries = ints[10]
+        entryLatencyP95_s = doubles[2]; lateEntryP95_s = doubles[3]; exitLatencyP95_s = doubles[4]
     }
 
     /// Parses JSON Lines text; with `allowTornTail` a last line without its newline (an
@@ -94,6 +113,12 @@ public enum SweepError: Error, Sendable, Hashable, CustomStringConvertible {
     case partialMismatch(file: String)
     case io(path: String, reason: String)
     case noScenarios(paths: [String])
+    /// A scenario without `place`: a sweep ranks settings against the place.
+    case noPlace(file: String)
+    /// `--weight NAME=W` names no scenario of the sweep.
+    case unknownWeightScenario(name: String, known: [String])
+    /// A `fencelab merge` input that cannot be used (missing, holds no shard folder, or holds the output).
+    case mergeInput(path: String, reason: String)
     /// Test hook: the run stopped on purpose after some work units.
     case interrupted(afterUnits: Int)
 
@@ -114,6 +139,11 @@ public enum SweepError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(f): the unfinished results there belong to a different sweep (grid, scenarios, seeds or shard); remove the file or run without --resume"
         case let .io(p, r): return "\(p): \(r)"
         case let .noScenarios(paths): return "no scenario files found in \(paths.joined(separator: ", "))"
+        case let .noPlace(f):
+            return "\(f): place: missing; a sweep ranks settings against the place the app means (e.g. \"place\": {\"radius_m\": 100}, docs/metrics.md)"
+        case let .unknownWeightScenario(n, known):
+            return "--weight: no scenario named '\(n)' in this sweep (scenarios: \(known.joined(separator: ", ")))"
+        case let .mergeInput(p, r): return "cannot merge: \(p): \(r)"
         case let .interrupted(k): return "sweep interrupted after \(k) work units"
         }
     }

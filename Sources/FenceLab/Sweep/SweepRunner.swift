@@ -48,9 +48,9 @@ public enum SweepRunner {
         }
         let units = todoUnits
         let remaining = units.reduce(0) { $0 + $1.points.count }
+        if !done.isEmpty { request.onResume?(done.count, remaining, path) }
         let progress = ProgressReporter(scenarios: plan.scenarios.count, totalWorkItems: plan.ownedCount,
-                                        force: request.forceProgress)
-        if done.count > 0 { progress.advance(by: done.count, unit: "sweep items (grid point × drive)") }
+                                        alreadyDone: done.count, force: request.forceProgress)
         let stopAfter = request.stopAfterUnits
         let finished = Locked(0)  // work units done, for the interruption test hook
         let settings = plan.settings

@@ -10,6 +10,8 @@ public struct SweepCell: Sendable, Hashable {
     /// Over the replicates where something matched; nil when nothing matched in any replicate.
     public var latencyMedian_s: Estimate?
     public var latencyP95_s: Estimate?
+    /// Visits against the place (`visits.*`), mean and 95 % CI over replicates.
+    public var visits: SweepVisitCell
 
     /// The cell as a trade-off point (latency NaN when nothing was detected).
     func tradeOff(_ p: SweepPoint) -> TradeOffPoint {
@@ -18,15 +20,36 @@ public struct SweepCell: Sendable, Hashable {
     }
 }
 
-/// A scenario's cells, Pareto frontier and recommended setting.
+/// One grid point's visit figures on one scenario.
+public struct SweepVisitCell: Sendable, Hashable {
+    public var trueVisits: Estimate
+    public var matchedVisits: Estimate
+    /// Over the replicates with a true visit; nil when no replicate has one.
+    public var recall: Estimate?
+    public var falseVisits: Estimate
+    public var fragments: Estimate
+    public var falsePerHour: Estimate
+    public var fragmentsPerHour: Estimate
+    public var earlyEntries: Estimate
+    /// Over the replicates where a visit was matched; nil when none was.
+    public var entryLatencyP95_s: Estimate?
+    /// p95 entry latency with early entries counted as 0 (the constraint's figure).
+    public var lateEntryP95_s: Estimate?
+    public var exitLatencyP95_s: Estimate?
+
+    /// Mean false + fragment visits per hour: the objective's per-scenario term.
+    public var unwantedPerHour: Double { falsePerHour.mean + fragmentsPerHour.mean }
+    /// True when the place has at least one true visit in some replicate (the same for every point).
+    public var hasVisits: Bool { trueVisits.mean > 0 }
+}
+
+/// A scenario's cells and its flutter Pareto frontier.
 public struct SweepScenarioSummary: Sendable, Hashable {
     public var scenario: SweepScenario
     /// One per grid point, in point order.
     public var cells: [SweepCell]
-    /// Points not dominated in (spurious, median latency, missed).
+    /// Points not dominated in (spurious, median latency, missed) of the flutter figures.
     public var frontier: Set<Int>
-    /// The objective's choice (`TradeOff.recommend`), nil when no point meets the constraints.
-    public var recommended: Int?
 }
 
 /// The result of a sweep: what `sweep.json`, `sweep.csv`, `sweep.md` and `index.html` show.
@@ -35,6 +58,8 @@ public struct SweepScenarioSummary: Sendable, Hashable {
 public struct SweepSummary: Sendable, Hashable {
     public var manifest: SweepManifest
     public var scenarios: [SweepScenarioSummary]
+    /// Every point on the weighted mix, the mix frontier and the one recommendation.
+    public var mix: SweepMix
 
     /// Aggregates `records` (every item of the sweep exactly once, any order).
     /// - Throws: `SweepError.badRecord` for a missing, duplicate or out-of-range item.
@@ -59,21 +84,34 @@ public struct SweepSummary: Sendable, Hashable {
             var cells: [SweepCell] = []
             for p in points.indices {
                 let mine = (0..<scenario.replicates).map { byItem[offsets[s] + $0 * points.count + p]! }
-                cells.append(try cell(point: p, mine, scenario: scenario.name))
+                cells.append(try cell(point: p, mine, scenario: scenario.name, scenarioHours: scenario.duration_s / 3600))
             }
             let trade = cells.map { $0.tradeOff(points[$0.point]) }
-            summaries.append(SweepScenarioSummary(
-                scenario: scenario, cells: cells, frontier: TradeOff.frontier(trade),
-                recommended: TradeOff.recommend(trade, maxLatency_s: manifest.maxLatency_s)?.id))
+            summaries.append(SweepScenarioSummary(scenario: scenario, cells: cells, frontier: TradeOff.frontier(trade)))
         }
-        return SweepSummary(manifest: manifest, scenarios: summaries)
+        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries))
     }
 
-    static func cell(point: Int, _ records: [SweepRecord], scenario: String) throws -> SweepCell {
+    static func cell(point: Int, _ records: [SweepRecord], scenario: String, scenarioHours: Double) throws -> SweepCell {
         func est(_ values: [Double], _ key: String) throws -> Estimate {
             do { return try Estimate.of(values, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
         }
         let medians = records.compactMap(\.latencyMedian_s), p95 = records.compactMap(\.latencyP95_s)
+        func optional(_ values: [Double], _ key: String) throws -> Estimate? { values.isEmpty ? nil : try est(values, key) }
+        let hours = records.map { _ in scenarioHours }
+        let visits = SweepVisitCell(
+            trueVisits: try est(records.map { Double($0.trueVisits) }, "visits.trueVisits"),
+            matchedVisits: try est(records.map { Double($0.matchedVisits) }, "visits.matchedVisits"),
+            recall: try optional(records.filter { $0.trueVisits > 0 }.map { Double($0.matchedVisits) / Double($0.trueVisits) },
+                                 "visits.recall"),
+            falseVisits: try est(records.map { Double($0.falseVisits) }, "visits.falseVisits"),
+            fragments: try est(records.map { Double($0.fragments) }, "visits.fragments"),
+            falsePerHour: try est(zip(records, hours).map { Double($0.falseVisits) / $1 }, "visits.falsePerHour"),
+            fragmentsPerHour: try est(zip(records, hours).map { Double($0.fragments) / $1 }, "visits.fragmentsPerHour"),
+            earlyEntries: try est(records.map { Double($0.earlyEntries) }, "visits.earlyEntries"),
+            entryLatencyP95_s: try optional(records.compactMap(\.entryLatencyP95_s), "visits.entryLatency_s.p95"),
+            lateEntryP95_s: try optional(records.compactMap(\.lateEntryP95_s), "visits.lateEntryP95_s"),
+            exitLatencyP95_s: try optional(records.compactMap(\.exitLatencyP95_s), "visits.exitLatency_s.p95"))
         return SweepCell(
             point: point,
             spurious: try est(records.map { Double($0.spurious) }, "flutter.spurious"),
@@ -82,13 +120,14 @@ public struct SweepSummary: Sendable, Hashable {
             transitions: try est(records.map { Double($0.transitions) }, "flutter.transitions"),
             truthTransitions: try est(records.map { Double($0.truthTransitions) }, "flutter.truthTransitions"),
             latencyMedian_s: medians.isEmpty ? nil : try est(medians, "flutter.latency_s.median"),
-            latencyP95_s: p95.isEmpty ? nil : try est(p95, "flutter.latency_s.p95"))
+            latencyP95_s: p95.isEmpty ? nil : try est(p95, "flutter.latency_s.p95"), visits: visits)
     }
 
     /// The objective in words (for every output).
     public var objective: String {
-        "minimise mean spurious transitions subject to mean missed = 0 and mean median latency ≤ "
-            + "\(fmt(manifest.maxLatency_s)) s (a point with nothing to detect meets the latency bound); "
-            + "ties to lower latency, then the narrower band"
+        "minimise the weighted mean of false + fragment visits per hour over the scenarios, subject to, in every "
+            + "scenario with true visits, recall ≥ \(fmt(manifest.minRecall)) and p95 entry latency (early counted as 0) ≤ "
+            + "\(fmt(manifest.maxLatency_s)) s; ties to the lower worst-scenario p95 entry latency, then the higher "
+            + "worst-scenario recall, then the lower point id"
     }
 }

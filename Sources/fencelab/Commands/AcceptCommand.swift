@@ -27,9 +27,11 @@ enum AcceptCommand: Command {
           --rule SPEC            Rule for the replays (default hysteresis:80:120:30); +kalman or +imm
                                  (optionally :Q, m²/s³) decides on the filter's estimate.
           --max-age S            Staleness limit of the replays, seconds (default 30).
-          --fixtures DIR         Rules fixtures folder (default scenarios/fixtures).
+          --fixtures DIR         Rules fixtures folder. Default: scenarios/fixtures here, else
+                                 fixtures/ in (or beside) the scenario PATHs, else
+                                 scenarios/fixtures of the checkout the fencelab binary is in.
           --out DIR              Output folder (default reports/acceptance).
-          --replicates N, --seed N, --jobs N, --engine 'COMMAND', --window S, --progress
+          --replicates N, --seed N, --jobs N, --engine 'COMMAND', --window S, --match-slack S, --progress
                                  As for `fencelab run`.
 
         EXIT: 0 the rules level passed and every given device log passed, 1 otherwise,
@@ -43,10 +45,19 @@ enum AcceptCommand: Command {
         let fenceTexts = try arguments.options("--fence")
         let ruleText = try arguments.option("--rule")
         let maxAgeText = try arguments.option("--max-age")
-        request.fixturesDirectory = try arguments.option("--fixtures") ?? FixtureSuite.defaultDirectory
+        let fixtures = try arguments.option("--fixtures")
         let out = try arguments.option("--out") ?? "reports/acceptance"
         let paths = try arguments.positionals()
         if !paths.isEmpty { request.run.paths = paths }
+        if let fixtures {
+            request.fixturesDirectory = fixtures
+        } else {
+            guard let found = FixtureSuite.locate(scenarioPaths: request.run.paths, executablePath: Bundle.main.executablePath ?? CommandLine.arguments.first) else {
+                throw CLIError.badInput("no rules fixtures found (looked for scenarios/fixtures here, fixtures/ beside the scenario "
+                                        + "paths and scenarios/fixtures above the fencelab binary); name the folder with --fixtures DIR")
+            }
+            request.fixturesDirectory = found
+        }
         if !request.deviceLogs.isEmpty, fenceTexts.isEmpty {
             throw CLIError.usage("accept: --fence LAT,LON is required with --device-log")
         }
@@ -58,6 +69,7 @@ enum AcceptCommand: Command {
         request.rule = setup.rule
         request.input = setup.input
         request.maxAge_s = try parseMaxAge(maxAgeText)
+        InterruptNotice.install { InterruptNotice.runMessage(out: out) }
         let report: RunReport
         do {
             try ReportFolder.preflight(destination: out)

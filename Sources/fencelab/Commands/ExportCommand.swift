@@ -1,48 +1,66 @@
 import FenceLab
 import Foundation
 
-/// `fencelab export SCENARIO --format gpx|csv|jsonl [--replicate N] [--out FILE]`
+/// `fencelab export SCENARIO --format FORMAT [--replicate N] [--start ISO8601] [--out FILE]`
 enum ExportCommand: Command {
     static let name = "export"
-    static let summary = "Write one replicate of a scenario as GPX, CSV or JSON Lines for device playback."
+    static let summary = "Write one replicate of a scenario for playback: GPX waypoints or track, CSV, JSON Lines, NMEA, KML."
     static let help = """
-        USAGE: fencelab export SCENARIO --format gpx|csv|jsonl [--replicate N] [--out FILE]
+        USAGE: fencelab export SCENARIO --format gpx|gpx-track|csv|jsonl|nmea|kml [--replicate N]
+                               [--start ISO8601] [--out FILE]
 
         Generates replicate N (default 0) of the scenario file and writes the delivered
         fixes, in delivery order, with the scenario's faults (gaps leave no row).
-          gpx    GPX 1.1: <wpt> points (Xcode location simulation) and a <trk> of <trkpt>,
-                 each with an ISO-8601 <time>; fixes with invalid coordinates are skipped.
-          csv    timestamp,latitude,longitude,horizontal_accuracy,speed,course,event
-                 (the device-log columns; invalid values written as they are, e.g. NaN, -1).
-          jsonl  one JSON object per line with the same fields (non-finite as null).
-        Speed (m/s) and course (degrees, -1 when still) are the simulated truth.
-        Without --out the text goes to stdout; with --out the file is written atomically.
+          gpx        GPX 1.1 <wpt> points: what Xcode's location simulation plays.
+          gpx-track  GPX 1.1 <trk><trkseg><trkpt>: for track players and GNSS tools.
+                     Both: ISO-8601 <time>, <hdop> = accuracy / 5 m (UERE), and in <extensions>
+                     (namespace https://fencelab.invalid/gpx/1) fl:horizontal_accuracy (m),
+                     fl:speed (m/s), fl:course (degrees), as `fencelab replay` reads them back.
+          csv        timestamp,latitude,longitude,horizontal_accuracy,speed,course,event
+                     (the device-log columns; invalid values written as they are, e.g. NaN, -1).
+          jsonl      one JSON object per line with the same fields (non-finite as null).
+          nmea       $GPGGA + $GPRMC per fix, checksummed, CRLF (adb emu geo nmea, gpsd):
+                     HDOP = accuracy / 5 m, speed in knots, course in degrees.
+          kml        KML 2.2 gx:Track (time and position per fix) for Google Earth.
+        gpx, gpx-track, nmea and kml cannot hold invalid coordinates: those fixes are skipped
+        and counted. Speed (m/s) and course (degrees, -1 when still) are the simulated truth.
+        Non-increasing timestamps (injected duplicate, late or stale deliveries) are written
+        as delivered, and the summary counts them.
+
+        OPTIONS:
+          --start ISO8601   Time of t = 0, e.g. 2026-03-01T12:00:00Z (zone required). Default:
+                            the scenario's sampling.start_unix_s when set, else now rounded
+                            down to the minute.
+          --replicate N     Replicate to export (default 0).
+          --out FILE        Write FILE atomically and print a summary on stderr (default: stdout).
         The output contains coordinates: that is what an export is for.
 
-        EXIT: 0 written, 2 bad scenario file or unwritable output, 64 usage error.
+        EXIT: 0 written, 2 bad scenario file, bad --start or unwritable output, 64 usage error.
         """
 
     static func run(_ arguments: inout Arguments) throws -> ExitCode {
+        let formats = ScenarioExport.formats.joined(separator: "|")
         guard let format = try arguments.option("--format") else {
-            throw CLIError.usage("export: --format gpx|csv|jsonl is required")
+            throw CLIError.usage("export: --format \(formats) is required")
         }
         guard ScenarioExport.formats.contains(format) else {
-            throw CLIError.usage("export: --format must be gpx, csv or jsonl, got '\(format)'")
+            throw CLIError.usage("export: --format must be \(ScenarioExport.formats.joined(separator: ", ")), got '\(format)'")
         }
         let replicate = try arguments.intOption("--replicate", in: 0...1_000_000) ?? 0
+        let startText = try arguments.option("--start")
         let out = try arguments.option("--out")
         let paths = try arguments.positionals()
         guard paths.count == 1 else {
             throw CLIError.usage("export: expected one SCENARIO file, got \(paths.count)")
         }
-        let result = try ScenarioExport.export(scenarioPath: paths[0], format: format, replicate: replicate, outPath: out)
+        let start: Double?
+        do { start = try startText.map(ScenarioExport.parseStart) } catch { throw CLIError.badInput(error.description) }
+        let result = try ScenarioExport.export(scenarioPath: paths[0], format: format, replicate: replicate, outPath: out,
+                                               start_unix_s: start)
         if let text = result.text {
             FileHandle.standardOutput.write(Data(text.utf8))
         } else {
-            let s = result.summary
-            var line = "export: wrote \(s.points) points of \(s.scenario) replicate \(s.replicate) as \(s.format) to \(out ?? "")"
-            if s.skippedInvalid > 0 { line += " (\(s.skippedInvalid) fixes with invalid coordinates skipped)" }
-            printError(line)
+            printError(result.summary.line(destination: out ?? ""))
         }
         return .success
     }

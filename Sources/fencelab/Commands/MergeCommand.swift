@@ -6,7 +6,7 @@ enum MergeCommand: Command {
     static let name = "merge"
     static let summary = "Combine sweep shard folders into the output of one unsharded sweep."
     static let help = """
-        USAGE: fencelab merge SHARD_DIR... [--out DIR]
+        USAGE: fencelab merge SHARD_DIR|PARENT... [--out DIR]
 
         Reads the folders written by `fencelab sweep --shard K/N --out SHARD_DIR` (shard.json +
         items.jsonl), checks that they come from one sweep (same tool version, grid, scenario
@@ -14,37 +14,31 @@ enum MergeCommand: Command {
         exactly once and complete, then writes DIR/sweep.json, sweep.csv, sweep.md and
         index.html byte-identical to an unsharded run.
 
-        OPTIONS:
-          --out DIR    Output folder (default reports/sweep).
+        Only folders holding shard.json are taken: give the shard folders or their parent
+        (`fencelab merge shards --out reports/sweep` takes shards/*/shard.json); other folders
+        and files there (logs, lost+found, an earlier output) are ignored and named on stderr.
 
-        EXIT: 0 merged, 2 mixed, missing, duplicate or incomplete shards (named), 64 usage error.
+        OPTIONS:
+          --out DIR    Output folder (default reports/sweep); must not be an input or inside one.
+
+        EXIT: 0 merged, 2 mixed, missing, duplicate or incomplete shards (named), no shard folder,
+        --out inside an input, 64 usage error.
         """
 
     static func run(_ arguments: inout Arguments) throws -> ExitCode {
         let out = try arguments.option("--out") ?? "reports/sweep"
-        let folders = try arguments.positionals()
-        guard !folders.isEmpty else { throw CLIError.usage("merge: give the shard folders, e.g. `fencelab merge shards/* --out reports/sweep`") }
+        let inputs = try arguments.positionals()
+        guard !inputs.isEmpty else { throw CLIError.usage("merge: give the shard folders or their parent, e.g. `fencelab merge shards --out reports/sweep`") }
         let summary: SweepSummary
-        do { summary = try SweepJob.merge(folders: folders, out: out) } catch {
+        do {
+            let (folders, ignored) = try SweepMerge.selectShardFolders(inputs: inputs, out: out)
+            if !ignored.isEmpty { printError("fencelab merge: ignored (no \(SweepMerge.manifestName)): \(ignored.joined(separator: ", "))") }
+            summary = try SweepJob.merge(folders: folders, out: out)
+        } catch {
             throw CLIError.badInput("\(error)")
         }
-        print(table(summary))
+        print(SweepOutput.terminal(summary))
         print("Sweep: \(out)/index.html")
         return .success
-    }
-
-    /// The recommendation per scenario next to the seeds' 80/120/30, for the terminal.
-    static func table(_ s: SweepSummary) -> String {
-        let points = s.manifest.points
-        let ref = points.firstIndex(of: .seedReference)
-        var lines = ["scenario | recommended | spurious | median latency s | 80/120/30 spurious | 80/120/30 latency s"]
-        func f(_ v: Double?) -> String { v.map { String(format: "%.3g", $0) } ?? "-" }
-        for sc in s.scenarios {
-            let rec = sc.recommended.map { points[$0].label } ?? "none meets the objective"
-            let r = sc.recommended.map { sc.cells[$0] }, c = ref.map { sc.cells[$0] }
-            lines.append("\(sc.scenario.name) | \(rec) | \(f(r?.spurious.mean)) | \(f(r?.latencyMedian_s?.mean)) | "
-                         + "\(f(c?.spurious.mean)) | \(f(c?.latencyMedian_s?.mean))")
-        }
-        return lines.joined(separator: "\n")
     }
 }

@@ -27,6 +27,7 @@ enum RunCommand: Command {
           --engine-startup S     Seconds added once per work item for the engine to start
                                  (default 5): the item's deadline is S + fixes × timeout.
           --window S             Flutter matching window in seconds (default 60).
+          --match-slack S        Visits: widen each true visit by S seconds when matching (default 60).
           --max-age S            Fixes older than S seconds relative to `now` are stale (default 30).
           --include-coordinates  Put raw coordinates in the reports (off: metres from the fence).
           --progress             Progress on stderr even when it is not a terminal.
@@ -41,7 +42,9 @@ enum RunCommand: Command {
         let out = try arguments.option("--out") ?? "reports/latest"
         let paths = try arguments.positionals()
         if !paths.isEmpty { request.paths = paths }
+        InterruptNotice.install { InterruptNotice.runMessage(out: out) }
         let report = try execute(request, out: out)
+        for s in report.scenarios { s.warnings.forEach { printError("fencelab: warning: \(s.name): \($0)") } }
         print(SummaryTable.render(report))
         print("Report: \(out)/index.html")
         return report.passed ? .success : .checkFailed
@@ -67,6 +70,10 @@ enum RunCommand: Command {
         if let a = try arguments.option("--max-age") {
             request.settings.maxFixAge_s = try parseDouble(a, name: "--max-age")
             guard request.settings.maxFixAge_s >= 0 else { throw CLIError.badInput("--max-age: must be >= 0, got \(a)") }
+        }
+        if let m = try arguments.option("--match-slack") {
+            request.settings.matchSlack_s = try parseDouble(m, name: "--match-slack")
+            guard request.settings.matchSlack_s >= 0 else { throw CLIError.badInput("--match-slack: must be >= 0, got \(m)") }
         }
         request.settings.includeCoordinates = arguments.flag("--include-coordinates")
         request.forceProgress = arguments.flag("--progress")

@@ -4,19 +4,22 @@ import Foundation
 /// `fencelab sweep [PATH...] --enter A:B:STEP --exit A:B:STEP ...`
 enum SweepCommand: Command {
     static let name = "sweep"
-    static let summary = "Tune thresholds: evaluate a grid of rule settings, trade-off frontier, recommendation."
+    static let summary = "Tune thresholds: one recommended setting for a weighted scenario mix, scored against each place."
     static let help = """
         USAGE: fencelab sweep [PATH...] --enter A:B:STEP [--exit A:B:STEP] [--max-accuracy LIST]
                               [--confirm LIST] [--rule hysteresis|threshold|conservative]
                               [--replicates N] [--seed N] [--jobs N] [--shard K/N] [--resume]
-                              [--force | --max-points N] [--max-latency S] [--out DIR] [--progress]
+                              [--force | --max-points N] [--min-recall R] [--max-latency S]
+                              [--weight NAME=W ...] [--match-slack S] [--out DIR] [--progress]
 
         Evaluates every rule setting of the grid on the scenarios (files or folders; default
-        scenarios/). Each scenario × replicate drive is generated once and every setting is run
-        on it (common random numbers: differences between settings are due to the rule). Per
-        setting and scenario: spurious, missed, flaps and median/p95 latency (mean and 95 % CI
-        over replicates), the Pareto frontier and a recommended setting. The seeds' 80/120/30
-        is always evaluated and marked. Writes DIR/sweep.json, sweep.csv, sweep.md, index.html.
+        scenarios/); every scenario must state its `place`. Each scenario × replicate drive is
+        generated once and every setting is run on it (common random numbers). Per setting and
+        scenario: visits against the place (recall, false visits and fragments per hour, p95
+        entry/exit latency) and flutter (spurious, missed, flaps, latency), mean and 95 % CI over
+        replicates. ONE recommended setting for the whole weighted mix, with its reasons, and the
+        mix frontier. The seeds' 80/120/30 is always evaluated and shown beside it.
+        Writes DIR/sweep.json, sweep.csv, sweep.md, index.html.
 
         OPTIONS:
           --enter A:B:STEP       Enter radii in metres (A to B inclusive). For threshold and
@@ -26,7 +29,12 @@ enum SweepCommand: Command {
           --max-accuracy LIST    Accuracy gates in metres, e.g. 25,30,50 (hysteresis only; default 30).
           --confirm LIST         Consecutive agreeing fixes before a change, e.g. 1,2,3 (default 1).
           --rule KIND            hysteresis (default), threshold or conservative.
-          --max-latency S        Objective: median latency bound in seconds (default 60).
+          --min-recall R         Constraint: recall >= R in every scenario with true visits (0..1, default 0.95).
+          --max-latency S        Constraint: p95 entry latency <= S seconds in every scenario with true
+                                 visits, early entries counted as 0 (default 60).
+          --weight NAME=W        Weight of scenario NAME in the mix (W > 0; repeatable; default: the
+                                 file's `weight`, else 1).
+          --match-slack S        Widen each true visit by S seconds on both sides when matching (default 60).
           --replicates N         Override every scenario's replicate count (N >= 1).
           --seed N               Override every scenario's seed (N >= 1).
           --jobs N               Worker threads (default: all cores); results identical for any N.
@@ -40,10 +48,11 @@ enum SweepCommand: Command {
           --out DIR              Output folder (default reports/sweep).
           --progress             Progress on stderr even when it is not a terminal.
 
-        Objective: minimise mean spurious transitions subject to mean missed = 0 and mean median
-        latency <= --max-latency; ties to lower latency, then the narrower band.
-        EXIT: 0 done, 2 bad input (grid values, scenario file, unwritable output, resume file of
-        another sweep), 64 usage error (malformed or unknown option).
+        Objective: minimise the weighted mean of false + fragment visits per hour subject to the
+        two constraints; ties to the lower worst-scenario p95 entry latency, then the higher worst
+        recall, then the lower point id. A setting that misses every visit is never recommended.
+        EXIT: 0 done, 2 bad input (grid values, weights, scenario file or missing place, unwritable
+        output, resume file of another sweep), 64 usage error (malformed or unknown option).
         """
 
     static func run(_ arguments: inout Arguments) throws -> ExitCode {
@@ -62,23 +71,37 @@ enum SweepCommand: Command {
             request.maxLatency_s = try parseDouble(l, name: "--max-latency")
             guard request.maxLatency_s >= 0 else { throw CLIError.badInput("--max-latency: must be >= 0, got \(l)") }
         }
+        if let r = try arguments.option("--min-recall") {
+            request.minRecall = try parseDouble(r, name: "--min-recall")
+            guard request.minRecall >= 0, request.minRecall <= 1 else {
+                throw CLIError.badInput("--min-recall: must be within 0...1, got \(r)")
+            }
+        }
+        for w in try arguments.options("--weight") {
+            let parts = w.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty else { throw CLIError.usage("sweep: --weight needs NAME=W, got '\(w)'") }
+            let value = try parseDouble(String(parts[1]), name: "--weight \(parts[0])")
+            guard value > 0 else { throw CLIError.badInput("--weight \(parts[0]): must be > 0, got \(parts[1])") }
+            request.weights[String(parts[0])] = value
+        }
         if let s = try arguments.option("--shard") {
             do { request.shard = try Shard(parsing: s) } catch { throw CLIError.usage("sweep: \(error)") }
         }
         request.resume = arguments.flag("--resume")
+        request.onResume = { resumed, remaining, file in
+            printError("fencelab: resumed \(resumed) finished work items from \(file); evaluating the remaining \(remaining)")
+        }
         let out = try arguments.option("--out") ?? "reports/sweep"
         let paths = try arguments.positionals()
         if !paths.isEmpty { request.paths = paths }
 
+        InterruptNotice.install { InterruptNotice.sweepMessage(out: out) }
         let outcome: SweepJob.Outcome
         do { outcome = try SweepJob.sweep(request, out: out) } catch {
             throw CLIError.badInput("\(error)")
         }
-        if outcome.run.resumedItems > 0 {
-            printError("fencelab: resumed \(outcome.run.resumedItems) finished work items, evaluated \(outcome.run.evaluatedItems)")
-        }
         if let summary = outcome.summary {
-            print(MergeCommand.table(summary))
+            print(SweepOutput.terminal(summary))
             print("Sweep: \(out)/index.html")
         } else if let shard = request.shard {
             print("Shard \(shard): \(outcome.run.records.count) work items written to \(out); combine all \(shard.count) with `fencelab merge`.")

@@ -1,0 +1,35 @@
+import Foundation
+
+extension ReportText {
+    /// A latency or duration in a table whose header says "s": one decimal below 100 s, whole seconds from 100 s, "0" for |x| < 0.05 s
+    /// (a mean of latencies that cancel is 0 s, never `3.39e-21`); "–" for NaN, "∞" for +∞.
+    static func latency(_ x: Double) -> String {
+        guard x.isFinite else { return x.isNaN ? "–" : (x > 0 ? "∞" : "−∞") }
+        if abs(x) < 0.05 { return "0" }
+        let s = abs(x) >= 100 ? String(format: "%.0f", x) : String(format: "%.1f", x)
+        return s.hasSuffix(".0") ? String(s.dropLast(2)) : s
+    }
+
+    /// "mean [lo, hi]" in `latency` form.
+    static func latencyEstimate(_ e: Estimate?) -> String {
+        guard let e else { return "–" }
+        if e.n <= 1 || e.lower == e.upper { return latency(e.mean) }
+        return "\(latency(e.mean)) [\(latency(e.lower)), \(latency(e.upper))]"
+    }
+
+    /// Counts, rates and fractions for people: three significant digits, never an exponent;
+    /// magnitudes below 0.001 show as "< 0.001".
+    static func plain(_ x: Double) -> String {
+        guard x.isFinite else { return short(x) }
+        if x != 0, abs(x) < 1e-3 { return x > 0 ? "< 0.001" : "> −0.001" }
+        if abs(x) >= 1e6 { return String(format: "%.0f", x) }
+        return short(x)
+    }
+
+    /// "mean [lo, hi]" in `plain` form.
+    static func plainEstimate(_ e: Estimate?) -> String {
+        guard let e else { return "–" }
+        if e.n <= 1 || e.lower == e.upper { return plain(e.mean) }
+        return "\(plain(e.mean)) [\(plain(e.lower)), \(plain(e.upper))]"
+    }
+}

@@ -1,0 +1,51 @@
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Ctrl-C (SIGINT) during a long command: one line on stderr saying what was kept and how to
+/// continue, then exit 130 (128 + SIGINT, what a shell reports for an interrupted command).
+///
+/// The signal is received through a dispatch source, so the message is built in normal context
+/// (it may read files) rather than in an async-signal handler; the workers keep running until
+/// `exit` ends the process. Files that matter are safe at any instant: reports are swapped in
+/// atomically (`ReportFolder`), and the sweep's resume file drops a torn last line.
+public enum InterruptNotice {
+    /// The exit status after an interrupt.
+    public static let exitStatus: Int32 = 130
+
+    private nonisolated(unsafe) static var source: DispatchSourceSignal?
+
+    /// Replaces the default SIGINT action: on Ctrl-C, prints `message()` (prefixed `fencelab: `)
+    /// on stderr and exits with `exitStatus`. Call once, before the long work starts.
+    public static func install(_ message: @escaping @Sendable () -> String) {
+        signal(SIGINT, SIG_IGN)
+        let s = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue(label: "fencelab.interrupt"))
+        s.setEventHandler {
+            FileHandle.standardError.write(Data(("\nfencelab: " + message() + "\n").utf8))
+            exit(exitStatus)
+        }
+        s.resume()
+        source = s
+    }
+
+    /// The line for an interrupted `fencelab run`/`accept`: nothing is written before the end.
+    public static func runMessage(out: String) -> String {
+        "interrupted; nothing was kept: the report is written only when the run completes, so \(out) is unchanged. "
+            + "Run the same command again to start over."
+    }
+
+    /// The line for an interrupted `fencelab sweep`: how many finished work items the resume file
+    /// holds and the command to continue.
+    public static func sweepMessage(out: String) -> String {
+        let path = SweepRunner.partialPath(out: out)
+        let lines = (FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } ?? "")
+            .split(separator: "\n").count
+        let kept = max(0, lines - 1) // the first line is the manifest; a torn last line may be counted and is dropped on resume
+        return "interrupted; \(kept) finished work item\(kept == 1 ? "" : "s") kept in \(path); "
+            + "run the same command with --resume to continue without recomputing them"
+    }
+}

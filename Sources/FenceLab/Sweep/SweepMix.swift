@@ -1,0 +1,197 @@
+/// A constraint of the mix objective that a point misses in one scenario.
+public struct MixViolation: Sendable, Hashable {
+    public enum Constraint: String, Sendable, Hashable {
+        /// Mean recall below `--min-recall`.
+        case recall
+        /// Mean p95 entry latency (early counted as 0) above `--max-latency`, or no visit matched at all.
+        case latency
+    }
+    public var constraint: Constraint
+    /// Index into the sweep's scenarios.
+    public var scenario: Int
+    /// The measured mean (recall, or latency in seconds; +∞ when nothing was matched).
+    public var value: Double
+}
+
+/// One grid point scored on the whole weighted scenario mix.
+public struct MixPoint: Sendable, Hashable {
+    public var point: Int
+    /// Σ wᵢ (falsePerHourᵢ + fragmentsPerHourᵢ) / Σ wᵢ over all scenarios (means over replicates): the objective.
+    public var unwantedPerHour: Double
+    /// Largest mean p95 entry latency (early counted as 0) over the scenarios with true visits,
+    /// seconds; +∞ when such a scenario matched no visit; 0 when no scenario has true visits.
+    public var worstEntryP95_s: Double
+    /// Smallest mean recall over the scenarios with true visits; nil when none has true visits.
+    public var worstRecall: Double?
+    /// Σ mean matched visits over the scenarios (0: the setting misses every visit).
+    public var matchedVisits: Double
+    /// The constraints this point misses, by scenario.
+    public var violations: [MixViolation]
+
+    /// Meets every constraint and matches at least one visit.
+    public var feasible: Bool { violations.isEmpty && matchedVisits > 0 }
+}
+
+/// The recommendation over the mix and the mix frontier (docs/sweeps.md "Objective").
+public struct SweepMix: Sendable, Hashable {
+    /// One per grid point, in point order.
+    public var points: [MixPoint]
+    /// Points no other point beats or equals in all of (unwanted per hour ↓, worst p95 entry latency ↓,
+    /// worst recall ↑) while beating it in one.
+    public var frontier: Set<Int>
+    /// The recommended point id; nil when no point meets the constraints (see `reason`).
+    public var recommended: Int?
+    /// Why: the recommendation and what bound it, or why there is none.
+    public var reasons: [String]
+    /// When nothing is recommended: the points closest to meeting the constraints (at most 5).
+    public var closest: [Int]
+
+    static let listedClosest = 5
+
+    /// Scores every point on the mix and picks the one recommendation.
+    static func make(manifest m: SweepManifest, scenarios: [SweepScenarioSummary]) -> SweepMix {
+        let totalWeight = m.scenarios.reduce(0) { $0 + $1.weight }
+        let points = m.points.indices.map { p in score(point: p, manifest: m, scenarios: scenarios, totalWeight: totalWeight) }
+        let frontier = mixFrontier(points)
+        let names = m.scenarios.map(\.name)
+        guard scenarios.contains(where: { $0.cells.first?.visits.hasVisits ?? false }) else {
+            return SweepMix(points: points, frontier: frontier, recommended: nil, reasons: [
+                "No recommendation: no scenario has a true visit of its place, so a setting that never fires would win. "
+                    + "Add scenarios in which the user really visits the place.",
+            ], closest: [])
+        }
+        let feasible = points.filter(\.feasible)
+        guard let best = feasible.min(by: better) else {
+            let closest = points.filter { $0.matchedVisits > 0 }.sorted(by: closer).prefix(listedClosest).map(\.point)
+            return SweepMix(points: points, frontier: frontier, recommended: nil, reasons: [
+                "No setting meets recall ≥ \(fmt(m.minRecall)) and p95 entry latency ≤ \(fmt(m.maxLatency_s)) s in every "
+                    + "scenario with true visits; the closest settings are listed with what they miss. Widen the grid "
+                    + "or relax --min-recall / --max-latency.",
+            ], closest: Array(closest))
+        }
+        return SweepMix(points: points, frontier: frontier, recommended: best.point,
+                        reasons: reasons(best, points: points, manifest: m, scenarios: scenarios, names: names), closest: [])
+    }
+
+    static func score(point p: Int, manifest m: SweepManifest, scenarios: [SweepScenarioSummary],
+                      totalWeight: Double) -> MixPoint {
+        var unwanted = 0.0, worstLatency = 0.0, worstRecall: Double?, matched = 0.0
+        var violations: [MixViolation] = []
+        for (s, sc) in scenarios.enumerated() {
+            let v = sc.cells[p].visits
+            unwanted += m.scenarios[s].weight * v.unwantedPerHour
+            matched += v.matchedVisits.mean
+            guard v.hasVisits else { continue }
+            let recall = v.recall?.mean ?? 0
+            let latency = v.lateEntryP95_s?.mean ?? .infinity
+            worstRecall = min(worstRecall ?? recall, recall)
+            worstLatency = max(worstLatency, latency)
+            if recall < m.minRecall { violations.append(MixViolation(constraint: .recall, scenario: s, value: recall)) }
+            if latency > m.maxLatency_s { violations.append(MixViolation(constraint: .latency, scenario: s, value: latency)) }
+        }
+        return MixPoint(point: p, unwantedPerHour: unwanted / totalWeight, worstEntryP95_s: worstLatency,
+                        worstRecall: worstRecall, matchedVisits: matched, violations: violations)
+    }
+
+    /// The objective's order: fewer unwanted visits per hour, then lower worst latency, then higher
+    /// worst recall, then lower id. Exact comparisons, so the minimum is never dominated (it lies on
+    /// the mix frontier: any point dominating a feasible point is feasible and ranks before it).
+    static func better(_ a: MixPoint, _ b: MixPoint) -> Bool {
+        if a.unwantedPerHour != b.unwantedPerHour { return a.unwantedPerHour < b.unwantedPerHour }
+        if a.worstEntryP95_s != b.worstEntryP95_s { return a.worstEntryP95_s < b.worstEntryP95_s }
+        let ra = a.worstRecall ?? 1, rb = b.worstRecall ?? 1
+        if ra != rb { return ra > rb }
+        return a.point < b.point
+    }
+
+    /// Closeness to feasibility: fewer missed constraints, then the smaller total relative shortfall, then the objective.
+    static func closer(_ a: MixPoint, _ b: MixPoint) -> Bool {
+        if a.violations.count != b.violations.count { return a.violations.count < b.violations.count }
+        let sa = shortfall(a), sb = shortfall(b)
+        if sa != sb { return sa < sb }
+        return better(a, b)
+    }
+
+    static func shortfall(_ p: MixPoint) -> Double {
+        p.violations.reduce(0) { sum, v in
+            switch v.constraint {
+            case .recall: return sum + (1 - v.value)
+            case .latency: return sum + (v.value.isFinite ? min(v.value / 600, 1) : 1)
+            }
+        }
+    }
+
+    static func mixFrontier(_ points: [MixPoint]) -> Set<Int> {
+        var out = Set<Int>()
+        for p in points {
+            let rp = p.worstRecall ?? 1
+            let dominated = points.contains { q in
+                let rq = q.worstRecall ?? 1
+                return q.point != p.point && q.unwantedPerHour <= p.unwantedPerHour && q.worstEntryP95_s <= p.worstEntryP95_s
+                    && rq >= rp && (q.unwantedPerHour < p.unwantedPerHour || q.worstEntryP95_s < p.worstEntryP95_s || rq > rp)
+            }
+            if !dominated { out.insert(p.point) }
+        }
+        return out
+    }
+
+    /// The reasons shown with a recommendation: what it costs and where, which constraint stopped
+    /// the settings with fewer unwanted visits, and its tightest margin.
+    static func reasons(_ best: MixPoint, points: [MixPoint], manifest m: SweepManifest,
+                        scenarios: [SweepScenarioSummary], names: [String]) -> [String] {
+        var lines: [String] = []
+        let contributions = scenarios.indices.map { s in m.scenarios[s].weight * scenarios[s].cells[best.point].visits.unwantedPerHour }
+        if best.unwantedPerHour > 0, let top = contributions.indices.max(by: { contributions[$0] < contributions[$1] }) {
+            let total = contributions.reduce(0, +)
+            lines.append("Its \(short(best.unwantedPerHour)) unwanted (false + fragment) visits per hour come mostly from "
+                         + "\(names[top]) (\(percent(contributions[top] / total)) of the weighted total).")
+        } else {
+            lines.append("It produced no false or fragment visit in any replicate of any scenario.")
+        }
+        let cheaper = points.filter { $0.unwantedPerHour < best.unwantedPerHour }
+        let tied = points.filter { $0.feasible && $0.unwantedPerHour == best.unwantedPerHour && $0.point != best.point }
+        if !tied.isEmpty {
+            var worst = ""
+            for (s, sc) in scenarios.enumerated() where sc.cells[best.point].visits.hasVisits
+                && (sc.cells[best.point].visits.lateEntryP95_s?.mean ?? .infinity) == best.worstEntryP95_s {
+                worst = " in \(names[s])"
+                break
+            }
+            lines.append("\(tied.count) other setting\(tied.count == 1 ? "" : "s") meet every constraint with as few unwanted visits; "
+                         + "this one has the lowest worst-scenario p95 entry latency (\(ReportText.latency(best.worstEntryP95_s)) s\(worst)).")
+        }
+        if cheaper.isEmpty {
+            lines.append("No setting has fewer unwanted visits per hour, so no constraint had to give way.")
+        } else {
+            var tally: [String: Int] = [:]
+            for p in cheaper {
+                for v in p.violations {
+                    let key = v.constraint == .recall ? "recall < \(fmt(m.minRecall)) in \(names[v.scenario])"
+                        : "p95 entry latency > \(fmt(m.maxLatency_s)) s in \(names[v.scenario])"
+                    tally[key, default: 0] += 1
+                }
+                if p.violations.isEmpty { tally["no visit matched at all", default: 0] += 1 }
+            }
+            let ranked = tally.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            lines.append("\(cheaper.count) setting\(cheaper.count == 1 ? "" : "s") with fewer unwanted visits per hour "
+                         + "fail a constraint: " + ranked.prefix(4).map { "\($0.key) (\($0.value))" }.joined(separator: "; ") + ".")
+        }
+        var tight: (String, Double)?
+        for (s, sc) in scenarios.enumerated() where sc.cells[best.point].visits.hasVisits {
+            let v = sc.cells[best.point].visits
+            let recall = v.recall?.mean ?? 0, latency = v.lateEntryP95_s?.mean ?? 0
+            let recallMargin = 1 - m.minRecall > 0 ? (recall - m.minRecall) / (1 - m.minRecall) : 1
+            let latencyMargin = m.maxLatency_s > 0 ? (m.maxLatency_s - latency) / m.maxLatency_s : 1
+            if recallMargin < (tight?.1 ?? .infinity) { tight = ("recall \(short(recall)) in \(names[s]) (bound \(fmt(m.minRecall)))", recallMargin) }
+            if latencyMargin < (tight?.1 ?? .infinity) {
+                tight = ("p95 entry latency \(ReportText.latency(latency)) s in \(names[s]) (bound \(fmt(m.maxLatency_s)) s)", latencyMargin)
+            }
+        }
+        if let tight { lines.append("Tightest margin: \(tight.0).") }
+        return lines
+    }
+
+    static func short(_ v: Double) -> String { ReportText.plain(v) }
+
+    static func percent(_ f: Double) -> String { "\(Int((f * 100).rounded())) %" }
+}

@@ -1,0 +1,188 @@
+import Foundation
+
+/// The head of a sweep's `index.html`: the one recommended setting, why, the seeds' 80/120/30
+/// beside it, per-scenario visit figures and the mix frontier plot.
+enum SweepMixHTML {
+    static func section(_ s: SweepSummary) -> String {
+        let x = ReportText.xml, mix = s.mix
+        let lines = SweepOutput.recommendationLines(s)
+        var h = "<section class=\"scenario\" id=\"recommendation\">\n<h2>\(x(lines[0]))</h2>\n<ul>"
+        for l in lines.dropFirst() { h += "<li>\(x(l))</li>" }
+        h += "</ul>\n"
+        h += mixTable(s)
+        h += "<div class=\"plots\">"
+        h += HTMLReport.figure("Mix frontier: unwanted (false + fragment) visits per hour vs worst-scenario p95 entry latency",
+                               HTMLReport.responsive(plot(s, width: 800), plot(s, width: 420)), wide: true)
+        h += "</div>\n"
+        h += scenarioTable(s)
+        let front = SweepOutput.mixFrontierOrder(mix)
+        h += "<details><summary>Mix frontier (\(front.count) settings)</summary><div class=\"scroll\"><table><thead><tr><th>setting</th>"
+            + "<th>unwanted visits per hour</th><th>worst p95 entry latency s</th><th>worst recall</th><th>constraints</th></tr></thead><tbody>"
+        for id in front { h += mixRow("", id, s) }
+        h += "</tbody></table></div></details>\n"
+        return h + "</section>\n"
+    }
+
+    static func mixRow(_ tag: String, _ id: Int, _ s: SweepSummary) -> String {
+        let x = ReportText.xml, p = s.mix.points[id]
+        let bad = p.feasible ? "" : " class=\"bad\""
+        return "<tr><td>\(x(s.manifest.points[id].label))\(tag.isEmpty ? "" : " <b>(\(x(tag)))</b>")</td>"
+            + "<td>\(x(ReportText.plain(p.unwantedPerHour)))</td><td>\(x(ReportText.latency(p.worstEntryP95_s)))</td>"
+            + "<td>\(x(p.worstRecall.map(ReportText.plain) ?? "–"))</td><td\(bad)>\(x(SweepOutput.violationText(p, s.manifest)))</td></tr>"
+    }
+
+    static func mixTable(_ s: SweepSummary) -> String {
+        var h = "<div class=\"scroll\"><table><thead><tr><th>setting</th><th>unwanted visits per hour</th><th>worst p95 entry latency s</th>"
+            + "<th>worst recall</th><th>constraints</th></tr></thead><tbody>"
+        for (tag, id) in SweepOutput.headlineRows(s) { h += mixRow(tag, id, s) }
+        return h + "</tbody></table></div>\n"
+    }
+
+    static func scenarioTable(_ s: SweepSummary) -> String {
+        let x = ReportText.xml
+        var h = "<div class=\"scroll\"><table><thead><tr><th>scenario</th><th>weight</th><th>setting</th><th>true visits per drive</th>"
+            + "<th>recall</th><th>false visits per hour</th><th>fragments per hour</th><th>p95 entry latency s (early as 0)</th>"
+            + "<th>p95 exit latency s</th></tr></thead><tbody>"
+        let ref = s.manifest.points.firstIndex(of: .seedReference)
+        for sc in s.scenarios {
+            for (tag, id) in [("recommended", s.mix.recommended), ("80/120/30", ref)] {
+                guard let id else { continue }
+                let v = sc.cells[id].visits
+                h += "<tr><td>\(x(sc.scenario.name))</td><td>\(x(ReportText.plain(sc.scenario.weight)))</td><td>\(x(tag))</td>"
+                    + "<td>\(x(ReportText.plainEstimate(v.trueVisits)))</td><td>\(x(ReportText.plainEstimate(v.recall)))</td>"
+                    + "<td>\(x(ReportText.plainEstimate(v.falsePerHour)))</td><td>\(x(ReportText.plainEstimate(v.fragmentsPerHour)))</td>"
+                    + "<td>\(x(ReportText.latencyEstimate(v.lateEntryP95_s)))</td><td>\(x(ReportText.latencyEstimate(v.exitLatencyP95_s)))</td></tr>"
+            }
+        }
+        return h + "</tbody></table></div>\n<p class=\"muted\">Means over replicates, brackets: 95 % Student-t interval. "
+            + "Rates are per hour of drive; a visit is matched when its span overlaps the true visit widened by "
+            + "\(x(ReportText.latency(s.manifest.matchSlack_s))) s (docs/metrics.md).</p>\n"
+    }
+
+    /// Tick values 0, step, 2·step, … up to the first multiple ≥ `maxValue`, step 1/2/5 × 10ᵏ (about `count` ticks).
+    static func niceTicks(maxValue: Double, count: Int) -> [Double] {
+        let top = maxValue > 0 && maxValue.isFinite ? maxValue : 1
+        let step = niceStep(top / Double(count))
+        let n = Int((top / step).rounded(.up))
+        return (0...max(1, n)).map { Double($0) * step }
+    }
+
+    /// The smallest 1/2/5 × 10ᵏ ≥ x.
+    static func niceStep(_ x: Double) -> Double {
+        let p = pow(10, floor(log10(x)))
+        for k in [1.0, 2, 5, 10] where k * p >= x { return k * p }
+        return 10 * p
+    }
+
+    /// Places text labels next to their points so that no two label boxes overlap (greedy, first
+    /// free candidate among eight positions around the point, then further out); boxes are estimated
+    /// from a 7 px character width and a 12 px line height.
+    static func placeLabels(_ items: [(text: String, x: Double, y: Double)], bounds: (Double, Double, Double, Double)) -> [String] {
+        var boxes: [(Double, Double, Double, Double)] = []
+        var out: [String] = []
+        let n = SVGPlots.n
+        for item in items {
+            let w = Double(item.text.count) * 7 + 4, h = 12.0
+            var chosen: (Double, Double)?
+            search: for ring in 1...6 {
+                let r = Double(ring) * 10
+                for (dx, dy) in [(1.0, -1.0), (1, 1), (-1, -1), (-1, 1), (1, 0), (-1, 0), (0, -1.5), (0, 1.5)] {
+                    let x0 = dx > 0 ? item.x + r * dx : dx < 0 ? item.x + r * dx - w : item.x - w / 2
+                    let y0 = item.y + r * dy - h / 2
+                    let box = (x0, y0, x0 + w, y0 + h)
+                    guard box.0 >= bounds.0, box.2 <= bounds.2, box.1 >= bounds.1, box.3 <= bounds.3 else { continue }
+                    if boxes.allSatisfy({ box.2 <= $0.0 || box.0 >= $0.2 || box.3 <= $0.1 || box.1 >= $0.3 }) {
+                        chosen = (x0, y0); boxes.append(box); break search
+                    }
+                }
+            }
+            let (x0, y0) = chosen ?? (item.x + 8, item.y - 8)
+            if chosen == nil { boxes.append((x0, y0, x0 + w, y0 + h)) }
+            out.append("<text x=\"\(n(x0 + 2))\" y=\"\(n(y0 + h - 2))\">\(ReportText.xml(item.text))</text>")
+        }
+        return out
+    }
+
+    /// Scatter of every setting: x worst-scenario p95 entry latency (early as 0), y unwanted visits
+    /// per hour; settings that match no visit in some scenario sit in a strip on the right.
+    static func plot(_ s: SweepSummary, width: Double) -> String {
+        let n = SVGPlots.n, mix = s.mix
+        let left = 52.0, right = 14.0, top = 12.0, plotH = width < 600 ? 200.0 : 280.0
+        let legendH = width < 600 ? 64.0 : 40.0, height = top + plotH + 34 + legendH
+        // The axes cover the frontier, the recommendation, 80/120/30 and the latency bound; settings
+        // beyond them sit in the strip on the right (latency) or on the top edge as ▲ (unwanted visits).
+        var focus = Array(mix.frontier)
+        if let r = mix.recommended { focus.append(r) }
+        if let ref = s.manifest.points.firstIndex(of: .seedReference) { focus.append(ref) }
+        let focusPoints = focus.map { mix.points[$0] }
+        let xData = max(s.manifest.maxLatency_s * 1.5, focusPoints.map(\.worstEntryP95_s).filter(\.isFinite).max() ?? 0)
+        let xTicks = niceTicks(maxValue: xData, count: width < 600 ? 3 : 6)
+        let xMax = xTicks.last!
+        let hasStrip = mix.points.contains { !($0.worstEntryP95_s <= xMax) }
+        let stripW = hasStrip ? 56.0 : 0
+        let plotW = width - left - right - stripW
+        let yTicks = niceTicks(maxValue: focusPoints.map(\.unwantedPerHour).max() ?? 1, count: 4)
+        let yMax = yTicks.last!
+        func px(_ p: MixPoint) -> Double {
+            p.worstEntryP95_s <= xMax ? left + p.worstEntryP95_s / xMax * plotW : left + plotW + stripW / 2
+        }
+        func py(_ v: Double) -> Double { top + plotH - min(v, yMax) / yMax * plotH }
+        var out = SVGPlots.svgOpen(width: width, height: height, label: "Mix frontier: unwanted visits per hour versus worst p95 entry latency")
+        for v in yTicks {
+            out += "<line x1=\"\(n(left))\" x2=\"\(n(left + plotW))\" y1=\"\(n(py(v)))\" y2=\"\(n(py(v)))\" stroke=\"#e3e3e3\"/>"
+            out += "<text x=\"\(n(left - 4))\" y=\"\(n(py(v) + 4))\" text-anchor=\"end\">\(ReportText.plain(v))</text>"
+        }
+        for (k, v) in xTicks.enumerated() {
+            let xx = left + v / xMax * plotW
+            out += "<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"#f0f0f0\"/>"
+            let anchor = k == 0 ? "start" : k == xTicks.count - 1 ? "end" : "middle"
+            out += "<text x=\"\(n(xx))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"\(anchor)\">\(ReportText.latency(v))\(k == xTicks.count - 1 ? " s" : "")</text>"
+        }
+        if s.manifest.maxLatency_s <= xMax {
+            let xx = left + s.manifest.maxLatency_s / xMax * plotW
+            out += "<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"\(SweepHTML.missedColour)\" stroke-dasharray=\"4 3\"/>"
+        }
+        if hasStrip {
+            let cx = left + plotW + stripW / 2
+            out += "<rect x=\"\(n(left + plotW + 2))\" y=\"\(n(top))\" width=\"\(n(stripW - 2))\" height=\"\(n(plotH))\" fill=\"#f4f4f4\"/>"
+            out += "<text x=\"\(n(cx))\" y=\"\(n(top + 14))\" text-anchor=\"middle\" font-size=\"10\">&gt; \(ReportText.latency(xMax)) s</text>"
+            out += "<text x=\"\(n(cx))\" y=\"\(n(top + 26))\" text-anchor=\"middle\" font-size=\"10\">or none</text>"
+            out += "<text x=\"\(n(cx))\" y=\"\(n(top + 38))\" text-anchor=\"middle\" font-size=\"10\">matched</text>"
+        }
+        out += "<text x=\"\(n(left))\" y=\"\(n(top + plotH + 32))\" class=\"muted\">x: worst p95 entry latency s (dashed: bound) · y: unwanted visits per hour (▲ off scale)</text>"
+        let front = SweepOutput.mixFrontierOrder(mix).filter { mix.points[$0].worstEntryP95_s.isFinite }
+        if front.count > 1 {
+            let pts = front.map { "\(n(px(mix.points[$0]))),\(n(py(mix.points[$0].unwantedPerHour)))" }.joined(separator: " ")
+            out += "<polyline fill=\"none\" stroke=\"\(SweepHTML.frontierColour)\" stroke-width=\"1.5\" stroke-opacity=\"0.6\" points=\"\(pts)\"/>"
+        }
+        for p in mix.points {
+            let cx = px(p), cy = py(p.unwantedPerHour)
+            let tip = "<title>\(ReportText.xml("\(s.manifest.points[p.point].label): \(ReportText.plain(p.unwantedPerHour)) per hour, p95 entry \(ReportText.latency(p.worstEntryP95_s)) s, worst recall \(p.worstRecall.map(ReportText.plain) ?? "–")"))</title>"
+            if p.unwantedPerHour > yMax {
+                out += "<path d=\"M\(n(cx - 4)) \(n(cy + 4))l4 -7l4 7z\" fill=\"\(p.feasible ? SweepHTML.pointColour : SweepHTML.missedColour)\" fill-opacity=\"0.6\">\(tip)</path>"
+            } else if !p.feasible {
+                out += "<path d=\"M\(n(cx - 3.5)) \(n(cy - 3.5))l7 7M\(n(cx - 3.5)) \(n(cy + 3.5))l7 -7\" stroke=\"\(SweepHTML.missedColour)\" stroke-width=\"1.3\" stroke-opacity=\"0.7\">\(tip)</path>"
+            } else if mix.frontier.contains(p.point) {
+                out += "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"4.5\" fill=\"\(SweepHTML.frontierColour)\">\(tip)</circle>"
+            } else {
+                out += "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"2.8\" fill=\"\(SweepHTML.pointColour)\" fill-opacity=\"0.8\">\(tip)</circle>"
+            }
+        }
+        var labels: [(text: String, x: Double, y: Double)] = []
+        if let r = mix.recommended {
+            let p = mix.points[r], cx = px(p), cy = py(p.unwantedPerHour)
+            out += "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"9\" fill=\"none\" stroke=\"\(SweepHTML.recommendedColour)\" stroke-width=\"2.5\"/>"
+            labels.append(("recommended " + s.manifest.points[r].label, cx, cy))
+        }
+        if let ref = s.manifest.points.firstIndex(of: .seedReference) {
+            let p = mix.points[ref], cx = px(p), cy = py(p.unwantedPerHour)
+            out += "<rect x=\"\(n(cx - 6))\" y=\"\(n(cy - 6))\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"\(SweepHTML.referenceColour)\" stroke-width=\"1.8\"/>"
+            labels.append(("80/120/30", cx, cy))
+        }
+        out += placeLabels(labels, bounds: (0, 0, width, top + plotH)).joined()
+        let items: [(String, String, String)] = [("dot", SweepHTML.pointColour, "meets constraints"), ("dot", SweepHTML.frontierColour, "mix frontier"),
+                                                 ("dot", SweepHTML.missedColour, "× misses a constraint"), ("line", SweepHTML.referenceColour, "□ 80/120/30"),
+                                                 ("line", SweepHTML.recommendedColour, "○ recommended")]
+        return out + SweepHTML.legend(items, width: width, left: left, y: top + plotH + 34 + 20) + "</svg>"
+    }
+}
