@@ -27,6 +27,10 @@ public struct SweepRecord: Sendable, Hashable {
     public var entryLatencyP95_s: Double?
     public var lateEntryP95_s: Double?
     public var exitLatencyP95_s: Double?
+    /// RMSE in metres of the point's input filter on this drive (every fix the filter accepts,
+    /// against the truth), as `kalman.filtered.rmse_m` / `kalman.imm.rmse_m` of a run with that q;
+    /// nil for raw input.
+    public var filterRMSE_m: Double?
 
     public init(item: Int, spurious: Int, missed: Int, flaps: Int, transitions: Int, truthTransitions: Int,
                 latencyMedian_s: Double?, latencyP95_s: Double?) {
@@ -48,14 +52,15 @@ public struct SweepRecord: Sendable, Hashable {
 
     static let keys = ["item", "spurious", "missed", "flaps", "transitions", "truthTransitions",
                        "latencyMedian_s", "latencyP95_s", "trueVisits", "matchedVisits", "falseVisits", "fragments",
-                       "earlyEntries", "entryLatencyP95_s", "lateEntryP95_s", "exitLatencyP95_s"]
+                       "earlyEntries", "entryLatencyP95_s", "lateEntryP95_s", "exitLatencyP95_s", "filterRMSE_m"]
 
     /// One JSON object on one line (no newline), keys in `keys` order.
     public var jsonLine: String {
         func d(_ v: Double?) -> String { v.map { $0.isFinite ? $0.description : "null" } ?? "null" }
         let values = ["\(item)", "\(spurious)", "\(missed)", "\(flaps)", "\(transitions)", "\(truthTransitions)",
                       d(latencyMedian_s), d(latencyP95_s), "\(trueVisits)", "\(matchedVisits)", "\(falseVisits)",
-                      "\(fragments)", "\(earlyEntries)", d(entryLatencyP95_s), d(lateEntryP95_s), d(exitLatencyP95_s)]
+                      "\(fragments)", "\(earlyEntries)", d(entryLatencyP95_s), d(lateEntryP95_s), d(exitLatencyP95_s),
+                      d(filterRMSE_m)]
         return "{" + zip(Self.keys, values).map { "\"\($0)\":\($1)" }.joined(separator: ",") + "}"
     }
 
@@ -71,7 +76,7 @@ public struct SweepRecord: Sendable, Hashable {
             let quoted = "\"\(key)\":"
             guard field.hasPrefix(quoted) else { throw bad("expected key \"\(key)\" in '\(field)'") }
             let value = field.dropFirst(quoted.count)
-            if key.hasSuffix("_s") {
+            if key.hasSuffix("_s") || key.hasSuffix("_m") {
                 if value == "null" { doubles.append(nil); continue }
                 guard let v = Double(value), v.isFinite else { throw bad("\(key): not a finite number: '\(value)'") }
                 doubles.append(v)
@@ -84,6 +89,7 @@ public struct SweepRecord: Sendable, Hashable {
                   truthTransitions: ints[5], latencyMedian_s: doubles[0], latencyP95_s: doubles[1])
         trueVisits = ints[6]; matchedVisits = ints[7]; falseVisits = ints[8]; fragments = ints[9]; earlyEntries = ints[10]
         entryLatencyP95_s = doubles[2]; lateEntryP95_s = doubles[3]; exitLatencyP95_s = doubles[4]
+        filterRMSE_m = doubles[5]
     }
 
     /// Parses JSON Lines text; with `allowTornTail` a last line without its newline (an

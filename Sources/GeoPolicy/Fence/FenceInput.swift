@@ -7,7 +7,7 @@
 /// their meaning. Part of the rules version: `+kalman-q1`, `+imm-q0.5` (nothing for `raw`).
 public struct FenceInput: Sendable, Hashable, CustomStringConvertible {
     /// The input stage.
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable, Codable {
         case raw, kalman, imm
     }
 
