@@ -150,7 +150,7 @@ public enum SweepOutput {
         "latency_median_s_mean", "latency_median_s_lo", "latency_median_s_hi", "latency_n",
         "latency_p95_s_mean", "trueVisits_mean", "matchedVisits_mean", "recall_mean", "falseVisits_mean", "fragments_mean",
         "falsePerHour_mean", "fragmentsPerHour_mean", "entryLatency_p95_s_mean", "exitLatency_p95_s_mean",
-        "frontier", "mixFrontier", "recommended", "input", "q_m2s3", "filterRMSE_m_mean",
+        "input", "q_m2s3", "filterRMSE_m_mean", "frontier", "mixFrontier", "recommended",
     ]
 
     public static func csv(_ s: SweepSummary) -> String {
@@ -170,9 +170,9 @@ public enum SweepOutput {
                 row += [d(v.trueVisits.mean), d(v.matchedVisits.mean), v.recall.map { d($0.mean) } ?? "", d(v.falseVisits.mean),
                         d(v.fragments.mean), d(v.falsePerHour.mean), d(v.fragmentsPerHour.mean),
                         v.entryLatencyP95_s.map { d($0.mean) } ?? "", v.exitLatencyP95_s.map { d($0.mean) } ?? ""]
+                row += [p.input.rawValue, p.input == .raw ? "" : d(p.q_m2s3), c.filterRMSE_m.map { d($0.mean) } ?? ""]
                 row += [sc.frontier.contains(c.point) ? "1" : "0", s.mix.frontier.contains(c.point) ? "1" : "0",
                         s.mix.recommended == c.point ? "1" : "0"]
-                row += [p.input.rawValue, p.input == .raw ? "" : d(p.q_m2s3), c.filterRMSE_m.map { d($0.mean) } ?? ""]
                 out += row.joined(separator: ",") + "\n"
             }
         }
