@@ -233,4 +233,17 @@ import _TestSupport
         #expect(kalmanLatency >= rawLatency, "filtering lags: kalman \(kalmanLatency) s vs raw \(rawLatency) s")
         #expect(try kalmanDrive.mean("visits.recall") == 1)
     }
+
+    /// A filtered input changes nothing about determinism: the same figures for any thread count.
+    @Test func filteredInputIsIndependentOfTheThreadCount() throws {
+        let parked = try RuleLab.scenario(json: Self.parkedNearEdge, name: "inline:parked-110m")
+        func metrics(jobs: Int) throws -> [ReplicateMetrics] {
+            try RuleLab().run(scenario: parked, rule: Hysteresis.seedDefault, input: try FenceInput(.imm, accelerationDensity_m2ps3: 0.3),
+                              replicates: 4, jobs: jobs, rulesVersion: .override(scenarioRecordedFor: "hysteresis-80-120-acc30"))
+                .replicateMetrics.map { var m = $0; m.throughput = nil; return m }
+        }
+        let one = try metrics(jobs: 1), two = try metrics(jobs: 2)
+        #expect(one == two)
+        #expect(one.count == 4 && one.allSatisfy { $0.kalman[.imm] != nil && $0.consistency[.imm]?.nees != nil })
+    }
 }
