@@ -71,18 +71,23 @@ enum InputFilter: Sendable {
     case kalman(KalmanFilter)
     case imm(IMMFilter)
 
-    /// Feeds `fix` and returns the causal estimate after it.
-    mutating func update(_ fix: Fix) throws(TrackRejection) -> KalmanEstimate? {
+    /// Feeds `fix` and returns the causal estimate after it: the position and the accuracy of the
+    /// position covariance, exactly as `estimate` gives them (without the velocity, which the
+    /// fence does not use).
+    mutating func update(_ fix: Fix) throws(TrackRejection) -> (position: Coordinate, accuracy_m: Double) {
+        let frame: LocalFrame, x: SIMD4<Double>, p: Covariance4, convention: AccuracyConvention
         switch self {
         case var .kalman(f):
             try f.update(fix)
             self = .kalman(f)
-            return f.estimate
+            (frame, x, p, convention) = (f.frame, f.state, f.covariance, f.convention)
         case var .imm(f):
             try f.update(fix)
             self = .imm(f)
-            return f.estimate
+            let c = IMMFilter.combine(f.probabilities, f.state0, f.covariance0, f.state1, f.covariance1)
+            (frame, x, p, convention) = (f.frame, c.state, c.covariance, f.convention)
         }
+        return (frame.coordinate(SIMD2(x[0], x[1])), convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.p00 + p.p11)))
     }
 }
 

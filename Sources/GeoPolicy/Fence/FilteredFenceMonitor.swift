@@ -55,11 +55,10 @@ public struct FilteredFenceMonitor<Rule: FenceRule, Model: DistanceModel>: Fence
         if let reason = order.rejection(fix, now_s: now_s, maxAge_s: monitor.maxAge_s) {
             return monitor.reject(fix, reason: reason)
         }
-        let estimate: KalmanEstimate?
-        do { estimate = try filter.update(fix) } catch { return monitor.reject(fix, reason: .invalidAccuracy) }
-        guard let e = estimate else { return monitor.reject(fix, reason: .invalidAccuracy) }
+        let e: (position: Coordinate, accuracy_m: Double)
+        do { e = try filter.update(fix) } catch { return monitor.reject(fix, reason: .invalidAccuracy) }
         order.accept(fix)
         return monitor.process(Fix(timestamp_s: fix.timestamp_s, latitude: e.position.latitude, longitude: e.position.longitude,
-                                   horizontalAccuracy_m: e.horizontalAccuracy_m), now_s: now_s)
+                                   horizontalAccuracy_m: e.accuracy_m), now_s: now_s)
     }
 }
