@@ -6,6 +6,9 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_interp.h>
+#include <gsl/gsl_sort_double.h>
+#include <gsl/gsl_statistics_double.h>
+#include <string.h>
 
 static const double kEarthRadius_m = 6371000.0;   // seeds 000/001
 static const double kRadPerDeg = 3.14159265358979323846 / 180.0;
@@ -106,6 +109,206 @@ double fl_ref_kalman_cv(const double *t_s, const double *east_m, const double *n
 void fl_ref_kalman_cv_final(const double *t_s, const double *east_m, const double *north_m,
                             const double *hAcc_m, long n, double q, double out[8]) {
     kalman_cv_run(t_s, east_m, north_m, hAcc_m, n, q, out);
+}
+
+// ---- (b') the engine's filter with its validation, projection and re-anchoring ------
+// A transcription of GeoPolicy's KalmanFilter.process, LocalFrame, AnchorProjection,
+// LocalFrame.jacobian and Covariance4.transformed (same operations in the same order).
+static const double kDegPerRad = 180.0 / 3.14159265358979323846;
+
+typedef struct { double x, y, z; } vec3;
+static inline vec3 v3(double x, double y, double z) { vec3 v = {x, y, z}; return v; }
+static inline vec3 v3add(vec3 a, vec3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline vec3 v3sub(vec3 a, vec3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline vec3 v3mul(vec3 a, double s) { return v3(a.x * s, a.y * s, a.z * s); }
+static inline double v3dot(vec3 a, vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+
+typedef struct {
+    double lat_deg, lon_deg;           // anchor
+    vec3 up, east, north;
+    double lat0_rad, sinLat0, cosLat0;  // projection
+} geo_frame;
+
+static void frame_init(geo_frame *f, double lat, double lon) {
+    f->lat_deg = lat; f->lon_deg = lon;
+    double phi = lat * kRadPerDeg, lambda = lon * kRadPerDeg;
+    double sp = sin(phi), cp = cos(phi), sl = sin(lambda), cl = cos(lambda);
+    f->up = v3(cp * cl, cp * sl, sp);
+    f->east = v3(-sl, cl, 0);
+    f->north = v3(-sp * cl, -sp * sl, cp);
+    f->lat0_rad = lat * kRadPerDeg;
+    f->sinLat0 = f->up.z;
+    f->cosLat0 = f->north.z;
+}
+
+// Exact offset (atan2 form) of a latitude/longitude from the anchor, metres.
+static void frame_offset_exact(const geo_frame *f, double lat, double lon, double out[2]) {
+    double phi = lat * kRadPerDeg, lambda = lon * kRadPerDeg, c = cos(phi);
+    vec3 p = v3(c * cos(lambda), c * sin(lambda), sin(phi));
+    double x = v3dot(p, f->east), y = v3dot(p, f->north), z = v3dot(p, f->up);
+    double s = sqrt(x * x + y * y);
+    if (s == 0) { out[0] = 0; out[1] = z >= 0 ? 0 : 3.14159265358979323846 * kEarthRadius_m; return; }
+    double k = kEarthRadius_m * atan2(s, z) / s;
+    out[0] = x * k; out[1] = y * k;
+}
+
+// Offset by the Taylor series within 0.01 rad of the anchor (AnchorProjection.offset_m).
+static inline void frame_offset(const geo_frame *f, double lat, double lon, double out[2]) {
+    double dphi = lat * kRadPerDeg - f->lat0_rad;
+    double dlonDeg = lon - f->lon_deg;
+    if (dlonDeg > 180) dlonDeg -= 360; else if (dlonDeg < -180) dlonDeg += 360;
+    double dlam = dlonDeg * kRadPerDeg;
+    if (!(fabs(dphi) < 0.01 && fabs(dlam) < 0.01)) { frame_offset_exact(f, lat, lon, out); return; }
+    const double c6 = 1.0 / 6, c20 = 1.0 / 20, c42 = 1.0 / 42, c12 = 1.0 / 12, c30 = 1.0 / 30, c56 = 1.0 / 56;
+    const double a3 = 1.0 / 3, a5 = 1.0 / 5, a7 = 1.0 / 7, a9 = 1.0 / 9, a11 = 1.0 / 11;
+    double p2 = dphi * dphi, l2 = dlam * dlam;
+    double sdp = dphi * (1 - p2 * c6 * (1 - p2 * c20 * (1 - p2 * c42)));
+    double vdp = p2 * 0.5 * (1 - p2 * c12 * (1 - p2 * c30 * (1 - p2 * c56)));
+    double sdl = dlam * (1 - l2 * c6 * (1 - l2 * c20 * (1 - l2 * c42)));
+    double vdl = l2 * 0.5 * (1 - l2 * c12 * (1 - l2 * c30 * (1 - l2 * c56)));
+    double cphi = f->cosLat0 * (1 - vdp) - f->sinLat0 * sdp;
+    double x = cphi * sdl;
+    double y = sdp + cphi * f->sinLat0 * vdl;
+    double z = (1 - vdp) - cphi * f->cosLat0 * vdl;
+    double invZ = 1 / z;
+    double r2 = (x * x + y * y) * invZ * invZ;
+    double scale = kEarthRadius_m * invZ * (1 - r2 * (a3 - r2 * (a5 - r2 * (a7 - r2 * (a9 - r2 * a11)))));
+    out[0] = x * scale; out[1] = y * scale;
+}
+
+// Upper triangle p00 p01 p02 p03 p11 p12 p13 p22 p23 p33.
+typedef struct { double p00, p01, p02, p03, p11, p12, p13, p22, p23, p33; } cov4;
+
+// Moves the anchor to plane offset (px, py); carries state and covariance over.
+static void reanchor(geo_frame *f, double x[4], cov4 *P, double px, double py) {
+    // New anchor: LocalFrame.unitVector, then Coordinate(unitVector:).
+    double d = sqrt(px * px + py * py);
+    vec3 u = f->up;
+    if (d != 0) {
+        double theta = d / kEarthRadius_m;
+        vec3 sum = v3add(v3mul(f->east, px), v3mul(f->north, py));
+        vec3 dir = v3(sum.x / d, sum.y / d, sum.z / d);
+        u = v3add(v3mul(f->up, cos(theta)), v3mul(dir, sin(theta)));
+    }
+    double h = sqrt(u.x * u.x + u.y * u.y);
+    double lat = atan2(u.z, h) * kDegPerRad, lon = h == 0 ? 0 : atan2(u.y, u.x) * kDegPerRad;
+    geo_frame g;
+    frame_init(&g, lat, lon);
+    // LocalFrame.jacobian(at: p, into: g).
+    vec3 colX = f->east, colY = f->north;
+    if (d != 0) {
+        double rx = px / d, ry = py / d, theta = d / kEarthRadius_m;
+        double ct = cos(theta), st = sin(theta);
+        vec3 dir = v3add(v3mul(f->east, rx), v3mul(f->north, ry));
+        vec3 uu = v3add(v3mul(f->up, ct), v3mul(dir, st));
+        vec3 tr = v3sub(v3mul(dir, ct), v3mul(f->up, st));
+        vec3 tt = v3(uu.y * tr.z - uu.z * tr.y, uu.z * tr.x - uu.x * tr.z, uu.x * tr.y - uu.y * tr.x);
+        double scale = st / theta;
+        colX = v3sub(v3mul(tr, rx), v3mul(tt, ry * scale));
+        colY = v3add(v3mul(tr, ry), v3mul(tt, rx * scale));
+    }
+    double j00 = v3dot(colX, g.east), j10 = v3dot(colX, g.north);   // column 0
+    double j01 = v3dot(colY, g.east), j11 = v3dot(colY, g.north);   // column 1
+    double vx = j00 * x[2] + j01 * x[3], vy = j10 * x[2] + j11 * x[3];
+    x[0] = 0; x[1] = 0; x[2] = vx; x[3] = vy;
+    // T P T^T with T = diag(J, J), all 4x4 products written out (Covariance4.transformed).
+    double T[4][4] = {{j00, j01, 0, 0}, {j10, j11, 0, 0}, {0, 0, j00, j01}, {0, 0, j10, j11}};
+    double S[4][4] = {{P->p00, P->p01, P->p02, P->p03}, {P->p01, P->p11, P->p12, P->p13},
+                      {P->p02, P->p12, P->p22, P->p23}, {P->p03, P->p13, P->p23, P->p33}};
+    double M[4][4], N[4][4];
+    for (int k = 0; k < 4; k++)
+        for (int r = 0; r < 4; r++)
+            M[r][k] = T[r][0] * S[0][k] + T[r][1] * S[1][k] + T[r][2] * S[2][k] + T[r][3] * S[3][k];
+    for (int k = 0; k < 4; k++)
+        for (int r = 0; r < 4; r++)
+            N[r][k] = M[r][0] * T[k][0] + M[r][1] * T[k][1] + M[r][2] * T[k][2] + M[r][3] * T[k][3];
+    P->p00 = N[0][0]; P->p11 = N[1][1]; P->p22 = N[2][2]; P->p33 = N[3][3];
+    P->p01 = 0.5 * (N[0][1] + N[1][0]); P->p02 = 0.5 * (N[0][2] + N[2][0]); P->p03 = 0.5 * (N[0][3] + N[3][0]);
+    P->p12 = 0.5 * (N[1][2] + N[2][1]); P->p13 = 0.5 * (N[1][3] + N[3][1]); P->p23 = 0.5 * (N[2][3] + N[3][2]);
+    *f = g;
+}
+
+static inline double kalman_geo_run(const double *t_s, const double *lat_deg, const double *lon_deg,
+                                    const double *hAcc_m, long n, double q, double speedSigma,
+                                    double reanchor_m, double *out18) {
+    geo_frame f;
+    frame_init(&f, 0, 0);
+    double x[4] = {0, 0, 0, 0};
+    cov4 P = {0};
+    int started = 0;
+    double last = 0;
+    long refused = 0, reanchors = 0;
+    const double invSqrt2 = 1 / sqrt(2.0);
+    for (long i = 0; i < n; i++) {
+        double t = t_s[i], lat = lat_deg[i], lon = lon_deg[i], acc = hAcc_m[i];
+        if (!isfinite(t) || !valid_coordinate(lat, lon) || !(isfinite(acc) && acc > 0)) { refused++; continue; }
+        double sigma = acc * invSqrt2, r = sigma * sigma;
+        if (!started) {
+            frame_init(&f, lat, lon);
+            x[0] = x[1] = x[2] = x[3] = 0;
+            double v2 = speedSigma * speedSigma;
+            cov4 d = {r, 0, 0, 0, r, 0, 0, v2, 0, v2};
+            P = d;
+            last = t;
+            started = 1;
+            continue;
+        }
+        if (!(t > last)) { refused++; continue; }
+        if (x[0] * x[0] + x[1] * x[1] > reanchor_m * reanchor_m) { reanchor(&f, x, &P, x[0], x[1]); reanchors++; }
+        // Predict (KalmanFilter.predict).
+        double dt = t - last;
+        x[0] = x[0] + dt * x[2]; x[1] = x[1] + dt * x[3];
+        double dt2 = dt * dt, qpp = q * dt2 * dt / 3, qpv = q * dt2 / 2, qvv = q * dt;
+        cov4 o = P;
+        P.p00 = o.p00 + 2 * dt * o.p02 + dt2 * o.p22 + qpp;
+        P.p01 = o.p01 + dt * (o.p03 + o.p12) + dt2 * o.p23;
+        P.p02 = o.p02 + dt * o.p22 + qpv;
+        P.p03 = o.p03 + dt * o.p23;
+        P.p11 = o.p11 + 2 * dt * o.p13 + dt2 * o.p33 + qpp;
+        P.p12 = o.p12 + dt * o.p23;
+        P.p13 = o.p13 + dt * o.p33 + qpv;
+        P.p22 = o.p22 + qvv;
+        P.p33 = o.p33 + qvv;
+        // Correct (KalmanFilter.correct).
+        double z[2];
+        frame_offset(&f, lat, lon, z);
+        double s00 = P.p00 + r, s01 = P.p01, s11 = P.p11 + r;
+        double invDet = 1 / (s00 * s11 - s01 * s01);
+        double i00 = s11 * invDet, i01 = -s01 * invDet, i11 = s00 * invDet;
+        double c[4] = {P.p00, P.p01, P.p02, P.p03}, e[4] = {P.p01, P.p11, P.p12, P.p13};
+        double k0[4], k1[4];
+        for (int j = 0; j < 4; j++) { k0[j] = c[j] * i00 + e[j] * i01; k1[j] = c[j] * i01 + e[j] * i11; }
+        double nu0 = z[0] - x[0], nu1 = z[1] - x[1];
+        for (int j = 0; j < 4; j++) x[j] = x[j] + k0[j] * nu0 + k1[j] * nu1;
+        P.p00 -= k0[0] * c[0] + k1[0] * e[0];
+        P.p01 -= k0[0] * c[1] + k1[0] * e[1];
+        P.p02 -= k0[0] * c[2] + k1[0] * e[2];
+        P.p03 -= k0[0] * c[3] + k1[0] * e[3];
+        P.p11 -= k0[1] * c[1] + k1[1] * e[1];
+        P.p12 -= k0[1] * c[2] + k1[1] * e[2];
+        P.p13 -= k0[1] * c[3] + k1[1] * e[3];
+        P.p22 -= k0[2] * c[2] + k1[2] * e[2];
+        P.p23 -= k0[2] * c[3] + k1[2] * e[3];
+        P.p33 -= k0[3] * c[3] + k1[3] * e[3];
+        last = t;
+    }
+    if (out18) {
+        double v[18] = {x[0], x[1], x[2], x[3], P.p00, P.p01, P.p02, P.p03, P.p11, P.p12, P.p13, P.p22, P.p23, P.p33,
+                        f.lat_deg, f.lon_deg, (double)reanchors, (double)refused};
+        for (int j = 0; j < 18; j++) out18[j] = v[j];
+    }
+    return x[0] + x[1] + x[2] + x[3] + P.p00 + P.p11 + P.p22 + P.p33 + (double)refused;
+}
+
+double fl_ref_kalman_geo(const double *t_s, const double *lat_deg, const double *lon_deg,
+                         const double *hAcc_m, long n, double q, double speedSigma, double reanchor_m) {
+    return kalman_geo_run(t_s, lat_deg, lon_deg, hAcc_m, n, q, speedSigma, reanchor_m, 0);
+}
+
+void fl_ref_kalman_geo_final(const double *t_s, const double *lat_deg, const double *lon_deg,
+                             const double *hAcc_m, long n, double q, double speedSigma, double reanchor_m,
+                             double out[18]) {
+    kalman_geo_run(t_s, lat_deg, lon_deg, hAcc_m, n, q, speedSigma, reanchor_m, out);
 }
 
 // ---- (b') IMM: near-constant position + constant velocity ----------------------------
@@ -263,6 +466,14 @@ double fl_ref_ziggurat_sum(unsigned long seed, long n) {
     if (!r) return NAN;
     double s = fl_ref_ziggurat_sum_rng(r, n, 1.0);
     fl_ref_rng_free(r);
+    return s;
+}
+
+double fl_ref_gsl_sort_quantiles(const double *x, long n, const double *p, long np, double *work, double *out) {
+    memcpy(work, x, (size_t)n * sizeof *work);
+    gsl_sort(work, 1, (size_t)n);
+    double s = 0;
+    for (long i = 0; i < np; i++) { out[i] = gsl_stats_quantile_from_sorted_data(work, 1, (size_t)n, p[i]); s += out[i]; }
     return s;
 }
 

@@ -50,19 +50,28 @@ public enum Statistics {
         return values.withUnsafeBufferPointer { gsl_stats_max($0.baseAddress, 1, $0.count) }
     }
 
-    /// Quantile of unsorted data: sorts a copy (`gsl_sort`) and interpolates linearly
-    /// between order statistics (`gsl_stats_quantile_from_sorted_data`, Hyndman–Fan type 7:
-    /// position (n − 1)·p). `probability` in [0, 1]; `values` non-empty, all finite.
+    /// Quantile of unsorted data: linear interpolation between order statistics, Hyndman–Fan
+    /// type 7 (position (n − 1)·p), the definition of `gsl_stats_quantile_from_sorted_data`
+    /// with its arithmetic. The order statistics come from selection in expected O(n)
+    /// (`OrderStatistics`), not from sorting a copy: the same values as `gsl_sort` followed by
+    /// GSL's function (tested against it). `probability` in [0, 1]; `values` non-empty, all finite.
     public static func quantile(_ values: [Double], probability: Double) throws(GSLError) -> Double {
         try quantiles(values, probabilities: [probability])[0]
     }
 
-    /// Several quantiles of unsorted data with one sort (see `quantile`).
+    /// Several quantiles of unsorted data with one selection pass per needed order statistic (see `quantile`).
     public static func quantiles(_ values: [Double], probabilities: [Double]) throws(GSLError) -> [Double] {
         try check(values, minimumCount: 1, routine: "quantile")
         for p in probabilities where !(p >= 0 && p <= 1) {
             throw .invalidArgument("quantile probability must be within 0...1, got \(p)")
         }
+        return OrderStatistics.quantiles(values, probabilities: probabilities)
+    }
+
+    /// The same quantiles the GSL way: `gsl_sort` on a copy, then
+    /// `gsl_stats_quantile_from_sorted_data`. O(n log n); kept as the oracle `quantiles` is tested
+    /// against (same preconditions, unchecked).
+    static func quantilesBySortingWithGSL(_ values: [Double], probabilities: [Double]) -> [Double] {
         _ = GSLRuntime.handlerOff
         var sorted = values
         sorted.withUnsafeMutableBufferPointer { gsl_sort($0.baseAddress, 1, $0.count) }

@@ -1,5 +1,5 @@
 import Testing
-import GSLKit
+@testable import GSLKit
 import _TestSupport
 import Foundation
 
@@ -131,5 +131,57 @@ import Foundation
         }
         #expect(throws: GSLError.self) { try Integration.integrate(from: 0, to: .infinity) { _ in 1 } }
         #expect(throws: GSLError.self) { try Integration.integrate(from: 0, to: 1, relativeTolerance: 0) { _ in 1 } }
+    }
+}
+
+/// `Statistics.quantiles` (selection, `OrderStatistics`) against GSL's sort-based
+/// `gsl_stats_quantile_from_sorted_data`: the same order statistics and arithmetic, so equal bit for bit.
+@Suite struct SelectionQuantileTests {
+    static let probabilities = [0, 0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1]
+
+    @Test func equalToGSLOnSeededSamplesOfEveryShape() throws {
+        let rng = try RandomSource(seed: 18)
+        for n in Array(1...40) + [97, 128, 1_000, 4_096, 10_001] {
+            // Continuous, heavy ties (rounded), sorted, reversed and constant data.
+            let gaussian = (0..<n).map { _ in rng.gaussian(sigma: 5) }
+            let ties = gaussian.map { ($0 / 2).rounded() }
+            let shapes = [gaussian, ties, gaussian.sorted(), gaussian.sorted().reversed(), Array(repeating: 3.5, count: n)]
+            for values in shapes {
+                let got = try Statistics.quantiles(values, probabilities: Self.probabilities)
+                let gsl = Statistics.quantilesBySortingWithGSL(values, probabilities: Self.probabilities)
+                #expect(got == gsl, "n = \(n): \(got) vs GSL \(gsl)")
+            }
+        }
+    }
+
+    @Test func equalToGSLOnAdversarialPivotsAndSpecialValues() throws {
+        // Organ pipe and sawtooth (many ties) are classic bad cases for quickselect pivots.
+        let n = 20_000
+        let organ = (0..<n).map { Double(min($0, n - $0)) }
+        let saw = (0..<n).map { Double($0 % 7) }
+        let special = [0.0, -0.0, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNonzeroMagnitude, 1, -1]
+        for values in [organ, saw, special] {
+            let got = try Statistics.quantiles(values, probabilities: Self.probabilities)
+            #expect(got == Statistics.quantilesBySortingWithGSL(values, probabilities: Self.probabilities))
+        }
+    }
+
+    @Test func selectPlacesTheRankAndPartitions() throws {
+        let rng = try RandomSource(seed: 19)
+        var values = (0..<1_001).map { _ in rng.uniform() }
+        let sorted = values.sorted()
+        for rank in [0, 1, 500, 999, 1_000] {
+            values.withUnsafeMutableBufferPointer { a in
+                OrderStatistics.select(a, rank: rank, lower: 0)
+                #expect(a[rank] == sorted[rank])
+                #expect(a[..<rank].allSatisfy { $0 <= a[rank] } && a[(rank + 1)...].allSatisfy { $0 >= a[rank] })
+            }
+        }
+    }
+
+    @Test func inputIsNotReordered() throws {
+        let values = [5.0, 1, 4, 2, 3]
+        _ = try Statistics.quantiles(values, probabilities: [0.5])
+        #expect(values == [5, 1, 4, 2, 3])
     }
 }

@@ -145,5 +145,13 @@ import _TestSupport
         }
         #expect(fastPathHits > 100)
     }
-}
 
+    @Test func foldedConstantsEqualTheirSources() {
+        // The hot path's computed constants (no lazy globals) are the values they replace.
+        #expect(AnchorProjection.radiansPerDegree == EarthModel.radiansPerDegree)
+        #expect(AccuracyConvention.inverseSqrt2 == 1 / 2.0.squareRoot())
+        #expect(AccuracyConvention.iOSDRMS.sigmaPerAxis_m(accuracy_m: 10) == 10 * (1 / 2.0.squareRoot()))
+        #expect(Matrix2.identity.apply(SIMD2(3, -4)) == SIMD2(3, -4))
+        #expect(AnchorProjection.c6 == 1.0 / 6 && AnchorProjection.a11 == 1.0 / 11)
+    }
+}

@@ -47,6 +47,29 @@ double fl_ref_kalman_cv(const double *t_s, const double *east_m, const double *n
 void fl_ref_kalman_cv_final(const double *t_s, const double *east_m, const double *north_m,
                             const double *hAcc_m, long n, double q_m2s3, double out[8]);
 
+/// The same constant-velocity filter as the engine's `KalmanFilter` with everything the engine
+/// does around it, transcribed operation for operation (the fair kernel of issue 18):
+/// per fix it validates (finite time later than the last accepted one, finite latitude in
+/// -90...90 and longitude in -180...180, finite accuracy > 0; a refused fix changes nothing),
+/// projects latitude/longitude into the local azimuthal equidistant plane of the anchor
+/// (Taylor series of `AnchorProjection` within 0.01 rad, else the exact atan2 form), and
+/// re-anchors at the estimate when it is more than reanchor_m from the anchor (new anchor
+/// by sin/cos/atan2, state and covariance through the exact Jacobian of the frame change).
+/// Upper-triangle covariance, sigma per axis = hAcc/sqrt(2), first fix: velocity variance
+/// speedSigma^2. Returns the sum of the final state, the covariance diagonal and the number
+/// of refused fixes.
+double fl_ref_kalman_geo(const double *t_s, const double *lat_deg, const double *lon_deg,
+                         const double *hAcc_m, long n, double q_m2s3, double speedSigma_mps,
+                         double reanchor_m);
+
+/// As fl_ref_kalman_geo; writes the final state (east, north, vEast, vNorth in the final
+/// anchor's plane) to out[0..3], the upper triangle of P (p00 p01 p02 p03 p11 p12 p13 p22 p23
+/// p33) to out[4..13], the anchor latitude/longitude to out[14..15], and the number of
+/// re-anchorings and of refused fixes to out[16..17].
+void fl_ref_kalman_geo_final(const double *t_s, const double *lat_deg, const double *lon_deg,
+                             const double *hAcc_m, long n, double q_m2s3, double speedSigma_mps,
+                             double reanchor_m, double out[18]);
+
 /// Interacting-multiple-model filter (Blom & Bar-Shalom 1988) in the same plane: model 0
 /// near-constant position (position random walk of density qPosition_m2s per axis, velocity
 /// held at 0), model 1 the constant-velocity filter above (q_m2s3); a two-state Markov chain
@@ -78,11 +101,34 @@ void fl_ref_ziggurat_fill(fl_ref_rng *r, double *out, long n, double sigma);
 /// Sum of n Gaussian draws (sigma 1) from a fresh mt19937 seeded with `seed`.
 double fl_ref_ziggurat_sum(unsigned long seed, long n);
 
+/// Quantiles the GSL way: copies x[0..<n] to work, gsl_sort, then
+/// gsl_stats_quantile_from_sorted_data for each of p[0..<np] into out[0..<np]. Returns their sum.
+double fl_ref_gsl_sort_quantiles(const double *x, long n, const double *p, long np, double *work, double *out);
+
 // ---- (d) natural cubic spline ------------------------------------------------------
 /// Builds gsl_interp_cspline (natural) on nKnots knots (x strictly increasing),
 /// evaluates at nEval points with an accelerator, frees everything.
 /// Returns the sum of the evaluations, or NaN when GSL refuses the input.
 double fl_ref_cspline(const double *x, const double *y, long nKnots,
                       const double *xEval, long nEval);
+
+// ---- Callgrind client requests (callgrind_requests.c) ---------------------------
+// For `fencelab-bench --metric instructions`, which runs the binary under
+// `valgrind --tool=callgrind --collect-atstart=no`: collection is switched on around
+// the body calls only. No-ops when not under valgrind.
+
+/// 1 when this binary was compiled with <valgrind/callgrind.h> (Debian package valgrind), else 0.
+int fl_callgrind_requests_compiled(void);
+/// 1 when running under valgrind (RUNNING_ON_VALGRIND), else 0.
+int fl_running_on_valgrind(void);
+/// CALLGRIND_START_INSTRUMENTATION: instruments from here on (the run starts with
+/// --instr-atstart=no, so set-up runs at valgrind's uninstrumented speed).
+void fl_callgrind_start_instrumentation(void);
+/// CALLGRIND_ZERO_STATS: resets the counters.
+void fl_callgrind_zero_stats(void);
+/// CALLGRIND_TOGGLE_COLLECT: switches counting on or off for the calling thread.
+void fl_callgrind_toggle_collect(void);
+/// CALLGRIND_DUMP_STATS_AT(reason): writes the counters to the next numbered dump file now.
+void fl_callgrind_dump_stats_at(const char *reason);
 
 #endif

@@ -1,10 +1,20 @@
 import Foundation
 
-/// Everything one run produced: what `--format json` prints and `--save-baseline` stores.
-struct BenchReport: Codable, Sendable {
+/// A report `BaselineStore` can save and load: one per metric.
+protocol StoredReport: Codable {
+    static var metric: Metric { get }
+    var schemaVersion: Int { get }
+    var comparison: Comparison? { get set }
+}
+
+/// Everything one `--metric time` run produced: what `--format json` prints and `--save-baseline` stores.
+struct BenchReport: StoredReport, Sendable {
     /// Bumped when the file layout changes incompatibly.
     var schemaVersion: Int = BenchReport.currentSchemaVersion
     static let currentSchemaVersion = 1
+    static let metric = Metric.time
+    /// Always `time` when written; absent in baselines written before `--metric` existed.
+    var metric: Metric? = .time
     var machine: MachineInfo
     var configuration: RunConfiguration
     var results: [Measurement]
@@ -17,6 +27,10 @@ enum BenchError: Error, CustomStringConvertible {
     case baselineMissing(path: String)
     case baselineUnreadable(path: String, reason: String)
     case cannotWrite(path: String, reason: String)
+    /// valgrind, its header or objcopy is missing (the message names the Debian package).
+    case toolMissing(String)
+    /// A tool ran but the count could not be taken.
+    case measurementFailed(String)
 
     var description: String {
         switch self {
@@ -24,6 +38,7 @@ enum BenchError: Error, CustomStringConvertible {
         case let .baselineMissing(path): return "baseline not found: \(path) (create it with --save-baseline)"
         case let .baselineUnreadable(path, reason): return "\(path): not a fencelab-bench baseline: \(reason)"
         case let .cannotWrite(path, reason): return "\(path): cannot write: \(reason)"
+        case let .toolMissing(m), let .measurementFailed(m): return m
         }
     }
 
@@ -31,12 +46,13 @@ enum BenchError: Error, CustomStringConvertible {
         switch self {
         case .usage: return 64
         case .baselineMissing: return 5
-        case .baselineUnreadable, .cannotWrite: return 1
+        case .baselineUnreadable, .cannotWrite, .toolMissing, .measurementFailed: return 1
         }
     }
 }
 
-/// Baseline files: `Benchmarks/baselines/NAME.json` under the package root.
+/// Baseline files under the package root: `Benchmarks/baselines/NAME.json` for `--metric time`,
+/// `Benchmarks/baselines/NAME-instructions.json` for `--metric instructions`.
 struct BaselineStore {
     let directory: URL
 
@@ -63,11 +79,17 @@ struct BaselineStore {
         }
     }
 
-    func path(_ name: String) -> URL { directory.appendingPathComponent(name + ".json") }
+    func path(_ name: String, metric: Metric) -> URL {
+        directory.appendingPathComponent(metric == .time ? name + ".json" : "\(name)-\(metric.rawValue).json")
+    }
+
+    func exists(_ name: String, metric: Metric) -> Bool {
+        FileManager.default.fileExists(atPath: path(name, metric: metric).path)
+    }
 
     /// Writes atomically (temporary file, then rename).
-    func save(_ report: BenchReport, name: String) throws(BenchError) -> URL {
-        let url = path(name)
+    func save<R: StoredReport>(_ report: R, name: String) throws(BenchError) -> URL {
+        let url = path(name, metric: R.metric)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             var stored = report
@@ -79,15 +101,21 @@ struct BaselineStore {
         return url
     }
 
-    func load(_ name: String) throws(BenchError) -> BenchReport {
-        let url = path(name)
+    func load<R: StoredReport>(_ name: String, as type: R.Type) throws(BenchError) -> R {
+        let url = path(name, metric: R.metric)
         guard FileManager.default.fileExists(atPath: url.path) else { throw .baselineMissing(path: url.path) }
         do {
             let data = try Data(contentsOf: url)
             let decoder = JSONDecoder()
             decoder.nonConformingFloatDecodingStrategy = .convertFromString(
                 positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-            let report = try decoder.decode(BenchReport.self, from: data)
+            // The metric first: a file of the other metric fails on it, not on a missing key.
+            let stored = try decoder.decode(StoredMetricHeader.self, from: data).metric ?? .time
+            guard stored == R.metric else {
+                throw BenchError.baselineUnreadable(
+                    path: url.path, reason: "it holds --metric \(stored.rawValue) results, this run is --metric \(R.metric.rawValue)")
+            }
+            let report = try decoder.decode(R.self, from: data)
             guard report.schemaVersion == BenchReport.currentSchemaVersion else {
                 throw BenchError.baselineUnreadable(
                     path: url.path, reason: "schemaVersion \(report.schemaVersion), this tool reads \(BenchReport.currentSchemaVersion)")
@@ -99,6 +127,11 @@ struct BaselineStore {
             throw .baselineUnreadable(path: url.path, reason: "\(error)")
         }
     }
+}
+
+/// The one key read before the whole file: which metric a baseline holds.
+private struct StoredMetricHeader: Decodable {
+    var metric: Metric?
 }
 
 enum BenchJSON {

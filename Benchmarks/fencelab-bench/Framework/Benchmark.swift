@@ -6,6 +6,21 @@ enum Polarity: String, Codable, Sendable, Hashable {
     case lowerIsBetter
 }
 
+/// How `--metric instructions` treats a benchmark.
+enum InstructionPlan: Sendable, Hashable {
+    /// Counted over this many body calls (after one uncounted warm call). The count per item is
+    /// what is compared, so heavy bodies take fewer calls.
+    case counted(calls: Int)
+    /// Not counted, for the reason given (e.g. the body waits on another process: the
+    /// instructions spent polling depend on timing).
+    case notCounted(reason: String)
+
+    /// Calls per benchmark unless it says otherwise: enough to average a stateful body (the
+    /// generators move along their route between calls), cheap under callgrind (≈ 1–10 M
+    /// instructions per call for most bodies).
+    static let standard = InstructionPlan.counted(calls: 3)
+}
+
 /// One benchmark: a named body that does `itemsPerRun` items of work per call.
 ///
 /// `setup` runs once, outside timing, and returns the body; the body returns a
@@ -33,20 +48,25 @@ struct Benchmark: Sendable {
     let gated: Bool
     /// Target from issue 8, shown in the table (e.g. "≥ 0.9× C").
     let target: String?
-    /// Run-to-run spread of the score measured on the reference machine (0.35 = ±35 %), or nil
-    /// for the default: none for a ratio to a kernel, `Comparison.itemsPerSecondNoise` for an
-    /// items/s score. `--compare` gates on max(threshold, noise).
+    /// Run-to-run spread of the time score measured on the reference machine (0.35 = ±35 %:
+    /// largest deviation from the median over repeated full runs), or nil for the default:
+    /// none for a ratio to a kernel, `Comparison.itemsPerSecondNoise` for an items/s score.
+    /// `--metric time --compare` gates a ratio row on max(threshold, noise) when the spread is at
+    /// most `Comparison.maximumGatedSpread`; other rows are tracked-only (see docs/benchmarks.md).
     let noise: Double?
     /// Cap on timed samples for heavy bodies (a process round trip, a whole harness run:
     /// one call takes 0.1–1 s); nil uses the run's sample count.
     let maxSamples: Int?
+    /// Calls counted by `--metric instructions`, or why the benchmark is not counted.
+    let instructions: InstructionPlan
     /// Builds the body (allocations and data set-up happen here, untimed).
     let setup: @Sendable () -> () -> Double
 
     init(_ name: String, group: String, itemsPerRun: Int, unit: String = "item",
          polarity: Polarity = .higherIsBetter, reference: String? = nil,
          isReference: Bool = false, gated: Bool? = nil, target: String? = nil,
-         noise: Double? = nil, maxSamples: Int? = nil, setup: @escaping @Sendable () -> () -> Double) {
+         noise: Double? = nil, maxSamples: Int? = nil, instructions: InstructionPlan = .standard,
+         setup: @escaping @Sendable () -> () -> Double) {
         precondition(itemsPerRun >= 1, "\(name): itemsPerRun must be at least 1")
         self.name = name
         self.group = group
@@ -59,6 +79,10 @@ struct Benchmark: Sendable {
         self.target = target
         self.noise = noise
         self.maxSamples = maxSamples
+        if case let .counted(calls) = instructions {
+            precondition(calls >= 1, "\(name): instruction calls must be at least 1")
+        }
+        self.instructions = instructions
         self.setup = setup
     }
 }

@@ -9,13 +9,29 @@ struct MachineInfo: Codable, Sendable, Hashable {
     var operatingSystem: String
     var toolchain: String
     var gslVersion: String
+    /// `valgrind --version` of a `--metric instructions` run (nil for time runs).
+    var valgrindVersion: String?
     var date: String
 
-    static func current() -> MachineInfo {
+    static func current(valgrindVersion: String? = nil) -> MachineInfo {
         MachineInfo(cpuModel: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount,
                     operatingSystem: operatingSystem(), toolchain: toolchain,
-                    gslVersion: GSLRuntime.version,
+                    gslVersion: GSLRuntime.version, valgrindVersion: valgrindVersion,
                     date: ISO8601DateFormatter().string(from: Date()))
+    }
+
+    /// One warning line per version that differs from `baseline` (toolchain, GSL, valgrind):
+    /// instruction counts are a property of the compiled code, so they move with the compiler.
+    func versionWarnings(against baseline: MachineInfo, baselineName: String) -> [String] {
+        var warnings: [String] = []
+        func check(_ what: String, _ now: String?, _ then: String?) {
+            guard let now, let then, now != then else { return }
+            warnings.append("warning: baseline '\(baselineName)' was recorded with \(what) \(then), this run uses \(now); counts move with it, re-save the baseline for this \(what)")
+        }
+        check("toolchain", toolchain, baseline.toolchain)
+        check("GSL", gslVersion, baseline.gslVersion)
+        check("valgrind", valgrindVersion, baseline.valgrindVersion)
+        return warnings
     }
 
     /// `model name` from /proc/cpuinfo (Linux), else "unknown".
@@ -42,6 +58,6 @@ struct MachineInfo: Codable, Sendable, Hashable {
     static let toolchain: String = RunEnvironment.swiftToolchain
 
     var summary: String {
-        "\(cpuModel), \(cores) cores, \(operatingSystem), \(toolchain), GSL \(gslVersion), \(date)"
+        "\(cpuModel), \(cores) cores, \(operatingSystem), \(toolchain), GSL \(gslVersion)\(valgrindVersion.map { ", \($0)" } ?? ""), \(date)"
     }
 }

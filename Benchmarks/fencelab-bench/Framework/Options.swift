@@ -7,45 +7,55 @@ struct Options: Sendable {
     var format: OutputFormat = .text
     var saveBaseline: String?
     var compare: String?
-    /// Relative, 0.1 = 10 %.
-    var threshold = 0.10
+    /// `--metric`: time (default) or instructions.
+    var metric: Metric = .time
+    /// Relative, 0.1 = 10 %; nil = the metric's default (time 10 %, instructions 2 %).
+    var threshold: Double?
     var list = false
     var help = false
     var samples: Int?
-    /// `--callgrind NAME`: run one benchmark `callgrindRuns` times inside `measuredRegion`, untimed.
-    var callgrind: String?
-    var callgrindRuns = 10
+    /// `--runs N`: body calls counted per benchmark by `--metric instructions` (default: the benchmark's).
+    var runs: Int?
+    /// `--callgrind-out DIR`: keep each benchmark's callgrind profile.
+    var callgrindOut: String?
+    /// Hidden `--instructions-child NAME --callgrind-dumps BASE`: the process callgrind runs.
+    var instructionsChild: String?
+    var callgrindDumps: String?
 
     static let usage = """
-        USAGE: fencelab-bench [--quick] [--filter SUBSTR]... [--format text|markdown|json]
-                              [--save-baseline NAME] [--compare NAME [--threshold 10%]]
-                              [--samples N] [--list]
-               fencelab-bench --callgrind NAME [--runs N]   (under valgrind, see docs/benchmarks.md)
+        USAGE: fencelab-bench [--metric time|instructions] [--filter SUBSTR]... [--format text|markdown|json]
+                              [--save-baseline NAME] [--compare NAME [--threshold T]] [--list]
+                              time: [--quick] [--samples N]   instructions: [--runs N] [--callgrind-out DIR]
 
-        Times the FenceLab engine against C reference kernels measured in the same run and
-        prints items/s, median and p90 time per call, the ratio to the kernel and allocations
-        per item. Build with -c release for meaningful figures.
+        --metric time (default) times the FenceLab engine against C reference kernels measured in
+        the same run and prints items/s, median and p90 time per call, the ratio to the kernel and
+        allocations per item. --metric instructions counts instructions per item with valgrind's
+        callgrind, deterministically (the CI gate). Build with -c release for meaningful figures.
 
         OPTIONS:
-          --quick               Fewer, shorter samples (the CI smoke pass; same table).
+          --metric M            time (default) or instructions (needs valgrind: Debian package valgrind).
+          --quick               Fewer, shorter samples (the CI smoke pass; same table). Time only.
           --filter SUBSTR       Only benchmarks whose name contains SUBSTR (repeatable: any).
           --format FORMAT       text (default), markdown or json.
-          --save-baseline NAME  Write Benchmarks/baselines/NAME.json (machine info included).
-          --compare NAME        Compare with Benchmarks/baselines/NAME.json: on the ratio to the
-                                kernel where there is one, else items/s; with each benchmark's polarity.
-          --threshold T         Relative change that counts, e.g. 10% (default) or 25%.
-          --samples N           Timed samples per benchmark (default 201, --quick 51).
+          --save-baseline NAME  Write Benchmarks/baselines/NAME.json (time) or NAME-instructions.json
+                                (machine info included). With --filter and an existing baseline of
+                                the same toolchain, the measured rows replace theirs and the others stay.
+          --compare NAME        Compare with that baseline: time on the ratio to the kernel where there
+                                is one (rows with a wide measured spread are tracked-only), else items/s;
+                                instructions on instructions per item (lower is better).
+          --threshold T         Relative change that counts, e.g. 10% (time default) or 2% (instructions default).
+          --samples N           Timed samples per benchmark (default 201, --quick 51). Time only.
+          --runs N              Body calls counted per benchmark (default: the benchmark's, 1-3). Instructions only.
+          --callgrind-out DIR   Keep each benchmark's callgrind profile in DIR (for callgrind_annotate).
           --list                List the benchmarks and exit.
-          --callgrind NAME      Run benchmark NAME's body N times (default 10) inside the function
-                                measuredRegion and print its items, for instruction counts with
-                                valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measuredRegion*'.
 
         ENVIRONMENT:
-          FENCELAB_BENCH_SLOWDOWN=N    Swift bodies repeat their work N times (proves --compare fails).
+          FENCELAB_BENCH_SLOWDOWN=F    Swift bodies do F times their work, F in 1...1000, e.g. 1.1 or 3
+                                       (proves --compare fails).
           FENCELAB_BENCH_BASELINES=DIR Folder of baselines instead of Benchmarks/baselines.
 
-        EXIT: 0 no regression, 1 a baseline could not be read or written, 2 regression,
-              5 baseline missing, 64 usage error.
+        EXIT: 0 no regression, 1 a baseline could not be read or written or instructions could not be
+              counted (valgrind missing), 2 regression, 5 baseline missing, 64 usage error.
         """
 
     static func parse(_ argv: [String]) throws(BenchError) -> Options {
@@ -87,13 +97,21 @@ struct Options: Sendable {
                 try BaselineStore.validate(name: n)
                 o.compare = n
             case "--threshold": o.threshold = try parseThreshold(try v(arg))
-            case "--callgrind": o.callgrind = try v(arg)
+            case "--metric":
+                let m = try v(arg)
+                guard let metric = Metric(rawValue: m) else {
+                    throw .usage("--metric must be time or instructions, got '\(m)'")
+                }
+                o.metric = metric
             case "--runs":
                 let s = try v(arg)
-                guard let n = Int(s), (1...1_000_000).contains(n) else {
-                    throw .usage("--runs must be an integer in 1...1000000, got '\(s)'")
+                guard let n = Int(s), (1...1000).contains(n) else {
+                    throw .usage("--runs must be an integer in 1...1000, got '\(s)'")
                 }
-                o.callgrindRuns = n
+                o.runs = n
+            case "--callgrind-out": o.callgrindOut = try v(arg)
+            case "--instructions-child": o.instructionsChild = try v(arg)
+            case "--callgrind-dumps": o.callgrindDumps = try v(arg)
             case "--samples":
                 let s = try v(arg)
                 guard let n = Int(s), (1...1000).contains(n) else {
@@ -108,8 +126,21 @@ struct Options: Sendable {
         if argv.contains(where: { $0 == "--threshold" || $0.hasPrefix("--threshold=") }), o.compare == nil {
             throw .usage("--threshold needs --compare NAME")
         }
+        if o.metric == .instructions {
+            if o.quick { throw .usage("--quick applies to --metric time (instruction counts need no repeats)") }
+            if o.samples != nil { throw .usage("--samples applies to --metric time; use --runs N with --metric instructions") }
+        } else if o.instructionsChild == nil {
+            if o.runs != nil { throw .usage("--runs applies to --metric instructions") }
+            if o.callgrindOut != nil { throw .usage("--callgrind-out applies to --metric instructions") }
+        }
+        if (o.instructionsChild == nil) != (o.callgrindDumps == nil) {
+            throw .usage("--instructions-child and --callgrind-dumps go together (fencelab-bench --metric instructions passes them)")
+        }
         return o
     }
+
+    /// `--threshold`, else the metric's default.
+    var effectiveThreshold: Double { threshold ?? metric.defaultThreshold }
 
     /// "10%" or "10" → 0.10; must be within 0 < t ≤ 1000 %.
     static func parseThreshold(_ text: String) throws(BenchError) -> Double {
@@ -118,14 +149,5 @@ struct Options: Sendable {
             throw .usage("--threshold must be a percentage in (0, 1000], e.g. 10%, got '\(text)'")
         }
         return p / 100
-    }
-
-    /// `FENCELAB_BENCH_SLOWDOWN`: unset or empty → 1; else an integer 1...1000.
-    static func slowdown(_ environment: [String: String]) throws(BenchError) -> Int {
-        guard let text = environment["FENCELAB_BENCH_SLOWDOWN"], !text.isEmpty else { return 1 }
-        guard let k = Int(text), (1...1000).contains(k) else {
-            throw .usage("FENCELAB_BENCH_SLOWDOWN must be an integer in 1...1000, got '\(text)'")
-        }
-        return k
     }
 }

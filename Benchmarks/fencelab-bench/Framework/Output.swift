@@ -19,7 +19,7 @@ enum TableWriter {
         }
         var lines = [
             "fencelab-bench: \(machine.summary)",
-            "samples \(configuration.samples), slowdown \(configuration.slowdown); ratio = items/s ÷ kernel items/s, median over interleaved (ABBA) sample pairs",
+            "samples \(configuration.samples), slowdown \(String(format: "%g", configuration.slowdown)); ratio = items/s ÷ kernel items/s, median over interleaved (ABBA) sample pairs",
             "",
         ]
         lines += table(header: header, rows: rows, format: format)
@@ -27,14 +27,19 @@ enum TableWriter {
     }
 
     static func comparison(_ c: Comparison, format: OutputFormat) -> String {
-        let header = ["benchmark", "metric", "better", "baseline", "current", "change", "gate", "allocs/item", "verdict"]
+        // Allocations are counted by time runs only.
+        let showAllocations = c.rows.contains { $0.metric != "instr/item" }
+        let header = ["benchmark", "metric", "better", "baseline", "current", "change", "gate"]
+            + (showAllocations ? ["allocs/item"] : []) + ["verdict"]
         let rows = c.rows.map { r -> [String] in
             let allocs = "\(r.baselineAllocationsPerItem.map { String(format: "%.3g", $0) } ?? "-") → \(r.currentAllocationsPerItem.map { String(format: "%.3g", $0) } ?? "-")"
-            return [r.name, r.metric, r.polarity == .higherIsBetter ? "higher" : "lower",
-                    r.baseline.map { value($0, metric: r.metric) } ?? "-", value(r.current, metric: r.metric),
-                    r.change.map { String(format: "%+.1f%%", $0 * 100) } ?? "-",
-                    r.tolerance.map { String(format: "±%.0f%%", $0 * 100) } ?? "-",
-                    allocs, r.gated ? r.verdict.rawValue : "\(r.verdict.rawValue) (not gated)"]
+            let gate: String = r.tolerance.map { String(format: "±%.0f%%", $0 * 100) }
+                ?? r.spread.map { String(format: "tracked-only (spread ±%.0f%%)", $0 * 100) } ?? "-"
+            let cells: [String] = [r.name, r.metric, r.polarity == .higherIsBetter ? "higher" : "lower",
+                                   r.baseline.map { value($0, metric: r.metric) } ?? "-", value(r.current, metric: r.metric),
+                                   r.change.map { String(format: "%+.1f%%", $0 * 100) } ?? "-", gate]
+            let verdict = r.gated ? r.verdict.rawValue : "\(r.verdict.rawValue) (not gated)"
+            return cells + (showAllocations ? [allocs] : []) + [verdict]
         }
         var lines = [
             "",
@@ -44,7 +49,8 @@ enum TableWriter {
         lines += table(header: header, rows: rows, format: format)
         let counts = Dictionary(grouping: c.rows.filter(\.gated), by: \.verdict).mapValues(\.count)
         lines.append("")
-        lines.append("\(counts[.improved] ?? 0) improved, \(counts[.unchanged] ?? 0) unchanged, \(counts[.regressed] ?? 0) regressed, \(counts[.new] ?? 0) new (not counting C kernels and demos, which never gate)")
+        let tracked = counts[.tracked].map { ", \($0) tracked-only" } ?? ""
+        lines.append("\(counts[.improved] ?? 0) improved, \(counts[.unchanged] ?? 0) unchanged, \(counts[.regressed] ?? 0) regressed, \(counts[.new] ?? 0) new\(tracked) (not counting C kernels and demos, which never gate)")
         return lines.joined(separator: "\n")
     }
 
@@ -66,9 +72,36 @@ enum TableWriter {
         }
     }
 
+    /// `--metric instructions` results, in the order given (the registry's).
+    static func instructionResults(_ report: InstructionReport, order: [String], format: OutputFormat) -> String {
+        let header = ["benchmark", "calls", "items", "unit", "instructions", "instr/item", "kernel instr/item", "vs kernel"]
+        let rows = order.map { name -> [String] in
+            guard let m = report.results[name] else {
+                return [name, "-", "-", "-", "-", "not counted", "-", "-"]
+            }
+            let kernel = m.reference.flatMap { report.results[$0] }
+            return [m.name, "\(m.calls)", "\(m.items)", m.unit, String(format: "%.0f", m.instructions),
+                    String(format: "%.1f", m.instructionsPerItem),
+                    kernel.map { String(format: "%.1f", $0.instructionsPerItem) } ?? "-",
+                    kernel.map { String(format: "%.2f×", m.instructionsPerItem / $0.instructionsPerItem) } ?? "-"]
+        }
+        var lines = [
+            "fencelab-bench --metric instructions: \(report.machine.summary)",
+            "slowdown \(String(format: "%g", report.slowdown)); callgrind Ir of the body calls only (one warm call first), SWIFT_DETERMINISTIC_HASHING=1",
+            "",
+        ]
+        lines += table(header: header, rows: rows, format: format)
+        for name in order { if let why = report.notCounted[name] { lines.append("not counted: \(name): \(why)") } }
+        return lines.joined(separator: "\n")
+    }
+
     static func rate(_ v: Double) -> String { String(format: "%.3g", v) }
     static func value(_ v: Double, metric: String) -> String {
-        metric == "ratio" ? String(format: "%.3f", v) : String(format: "%.3g", v)
+        switch metric {
+        case "ratio": return String(format: "%.3f", v)
+        case "instr/item": return String(format: "%.1f", v)
+        default: return String(format: "%.3g", v)
+        }
     }
 
     static func duration(_ ns: Double) -> String {

@@ -11,15 +11,15 @@ struct RunConfiguration: Codable, Sendable, Hashable {
     var sampleTarget_ns: UInt64
     /// Untimed warm-up per benchmark, in nanoseconds.
     var warmup_ns: UInt64
-    /// `FENCELAB_BENCH_SLOWDOWN`: Swift bodies repeat their work this many times (1 = off).
-    var slowdown: Int
+    /// `FENCELAB_BENCH_SLOWDOWN`: Swift bodies do this many times their work (1 = off; see `Slowdown`).
+    var slowdown: Double
 
-    static func standard(slowdown: Int) -> RunConfiguration {
+    static func standard(slowdown: Double) -> RunConfiguration {
         RunConfiguration(samples: 201, sampleTarget_ns: 100_000, warmup_ns: 50_000_000, slowdown: slowdown)
     }
 
     /// `--quick`: the CI smoke pass; same table, fewer and shorter samples.
-    static func quick(slowdown: Int) -> RunConfiguration {
+    static func quick(slowdown: Double) -> RunConfiguration {
         RunConfiguration(samples: 51, sampleTarget_ns: 100_000, warmup_ns: 5_000_000, slowdown: slowdown)
     }
 }
@@ -116,15 +116,15 @@ struct Runner {
             allocationsPerItem: countAllocations(body, items: benchmark.itemsPerRun))
     }
 
-    /// The body, repeated `slowdown` times for Swift benchmarks (never for C kernels).
+    /// The body, slowed by `FENCELAB_BENCH_SLOWDOWN` for Swift benchmarks (never for C kernels);
+    /// a fractional part is sized by time here.
     private func makeBody(_ benchmark: Benchmark) -> () -> Double {
         let body = benchmark.setup()
-        let k = configuration.slowdown
-        guard k > 1, !benchmark.isReference else { return body }
-        return {
-            var s = 0.0
-            for _ in 0..<k { s += body() }
-            return s
+        guard !benchmark.isReference else { return body }
+        return Slowdown(factor: configuration.slowdown).apply(to: body) { call in
+            blackHole(call())
+            blackHole(call())
+            return SampleStatistics.median((0..<5).map { _ in time(call, runs: 1) })
         }
     }
 
@@ -155,16 +155,6 @@ struct Runner {
         return Double(end - start) / Double(runs)
     }
 
-    /// For `--callgrind`: setup, one untimed call, then `runs` calls inside
-    /// `measuredRegion` (the function callgrind's --toggle-collect names).
-    func runForInstructionCount(_ benchmark: Benchmark, runs: Int) -> Double {
-        let body = makeBody(benchmark)
-        blackHole(body())
-        let x = measuredRegion(body, runs: runs)
-        blackHole(x)
-        return x
-    }
-
     private func countAllocations(_ body: () -> Double, items: Int) -> Double? {
         guard allocationCounterActive else { return nil }
         fl_alloc_count_start()
@@ -173,12 +163,4 @@ struct Runner {
         blackHole(x)
         return Double(n) / Double(items)
     }
-}
-
-/// The only code callgrind counts with `--collect-atstart=no --toggle-collect='*measuredRegion*'`.
-@inline(never)
-func measuredRegion(_ body: () -> Double, runs: Int) -> Double {
-    var s = 0.0
-    for _ in 0..<runs { s += body() }
-    return s
 }

@@ -8,7 +8,8 @@ enum FenceBenchmarks {
     static let scalar = Benchmark(
         "fence/validate-haversine-hysteresis/scalar", group: "fence",
         itemsPerRun: ReferenceKernels.fixesPerRun, unit: "fix",
-        reference: ReferenceKernels.fenceScalar.name, target: "≥ 0.9× C"
+        reference: ReferenceKernels.fenceScalar.name, target: "≥ 0.9× C",
+        noise: 0.15  // ratio 0.88–0.977 (2026-11-29 and 11-30 runs, load 1–19)
     ) {
         let w = Workloads.FenceFixes(count: ReferenceKernels.fixesPerRun, seed: 8)
         let rule = Hysteresis.seedDefault
@@ -19,7 +20,8 @@ enum FenceBenchmarks {
     static let batch = Benchmark(
         "fence/validate-haversine-hysteresis/batch", group: "fence",
         itemsPerRun: ReferenceKernels.fixesPerRun, unit: "fix",
-        reference: ReferenceKernels.fenceScalar.name, target: "≥ 2× C scalar"
+        reference: ReferenceKernels.fenceScalar.name, target: "≥ 2× C scalar",
+        noise: 0.20  // ratio 2.50–2.94 (2026-11-29 and 11-30 runs, load 1–19)
     ) {
         let w = Workloads.FenceFixes(count: ReferenceKernels.fixesPerRun, seed: 8)
         let c = Workloads.fenceCenter

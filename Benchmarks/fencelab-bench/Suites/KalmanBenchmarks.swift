@@ -12,7 +12,7 @@ extension IMMFilter: BenchedTrackFilter {}
 
 /// Track engine: `KalmanFilter` update, `SeedKalman`, RTS smoother, natural cubic spline (gap fill).
 enum KalmanBenchmarks {
-    static let all: [Benchmark] = [cvUpdate, immUpdate, seedKalman, rtsSmoother, spline]
+    static let all: [Benchmark] = [cvUpdate, cvUpdateFair, immUpdate, seedKalman, rtsSmoother, spline]
 
     /// The constant-velocity filter with the C kernel's parameters (q, σ = hAcc/√2, velocity σ 10 m/s).
     static func makeFilter() -> KalmanFilter {
@@ -33,7 +33,7 @@ enum KalmanBenchmarks {
     static let cvUpdate = Benchmark(
         "kalman/cv-update", group: "kalman", itemsPerRun: ReferenceKernels.updatesPerRun - 1,
         unit: "update", reference: ReferenceKernels.kalmanCV.name, target: "≥ 0.9× C",
-        noise: 0.35  // ratio 0.43–0.56 across runs at load 6–8 (more work per item than the kernel)
+        noise: 0.47  // ratio 0.43–0.63 on the same code (0.44 on 11-29 at load 1.4, 0.63 on 11-30 at load 15): tracked-only
     ) {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)
@@ -74,6 +74,49 @@ enum KalmanBenchmarks {
         if !(variance <= varianceRelativeTolerance) { problems.append("final variances differ from the C kernel by \(variance) (relative)") }
         if ProcessInfo.processInfo.environment["FENCELAB_BENCH_VERBOSE"] != nil {
             printError("\(name) vs C: position \(position_m) m, speed \(velocity_mps) m/s, variances \(variance) relative")
+        }
+        return problems
+    }
+
+    /// `KalmanFilter.update` against the fair kernel `fl_ref_kalman_geo`, which does the same
+    /// validation, lat/lon projection into the local plane and re-anchoring (issue 18) as the
+    /// engine, transcribed operation for operation; set-up checks the two agree.
+    static let cvUpdateFair = Benchmark(
+        "kalman/cv-update-geo", group: "kalman", itemsPerRun: ReferenceKernels.updatesPerRun - 1,
+        unit: "update", reference: ReferenceKernels.kalmanGeo.name, target: "≥ 0.9× C"
+    ) {
+        let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
+        let fixes = makeFixes(w)
+        for problem in checkAgainstGeoKernel(w, fixes: fixes) { printError("fencelab-bench: kalman/cv-update-geo: \(problem)") }
+        return updates(makeFilter(), fixes) { $0.state.sum() }
+    }
+
+    /// Runs the engine filter and `fl_ref_kalman_geo_final` on the same fixes; returns disagreements.
+    /// The kernel repeats the engine's operations in the same order with the same libm calls,
+    /// so they agree to rounding: tolerance 1e-9 m, 1e-9 m/s and 1e-12 relative in the covariance.
+    static func checkAgainstGeoKernel(_ w: Workloads.TrackInPlane, fixes: [Fix]) -> [String] {
+        var f = makeFilter()
+        var rejected = 0
+        for fix in fixes { do { try f.update(fix) } catch { rejected += 1 } }
+        var c = [Double](repeating: 0, count: 18)
+        fl_ref_kalman_geo_final(w.time_s, w.latitude, w.longitude, w.accuracy_m, w.count, 0.5, 10, 2_000, &c)
+        let p = f.covariance
+        let swiftP = [p.p00, p.p01, p.p02, p.p03, p.p11, p.p12, p.p13, p.p22, p.p23, p.p33]
+        let position_m = max(abs(f.state[0] - c[0]), abs(f.state[1] - c[1]))
+        let velocity_mps = max(abs(f.state[2] - c[2]), abs(f.state[3] - c[3]))
+        let covariance = zip(swiftP, c[4..<14]).map { abs($0 - $1) / max(abs($1), 1e-300) }.max() ?? 0
+        var problems: [String] = []
+        if !(position_m <= 1e-9) { problems.append("final position differs from the C kernel by \(position_m) m") }
+        if !(velocity_mps <= 1e-9) { problems.append("final velocity differs from the C kernel by \(velocity_mps) m/s") }
+        if !(covariance <= 1e-12) { problems.append("final covariance differs from the C kernel by \(covariance) (relative)") }
+        if f.frame.anchor.latitude != c[14] || f.frame.anchor.longitude != c[15] {
+            problems.append("final anchor differs: \(f.frame.anchor) vs (\(c[14]), \(c[15]))")
+        }
+        if Double(f.reanchorCount) != c[16] || Double(rejected) != c[17] {
+            problems.append("re-anchorings/refusals differ: \(f.reanchorCount)/\(rejected) vs \(c[16])/\(c[17])")
+        }
+        if ProcessInfo.processInfo.environment["FENCELAB_BENCH_VERBOSE"] != nil {
+            printError("kalman/cv-update-geo vs C: position \(position_m) m, velocity \(velocity_mps) m/s, covariance \(covariance) relative, \(f.reanchorCount) re-anchorings")
         }
         return problems
     }
@@ -131,7 +174,7 @@ enum KalmanBenchmarks {
     static let seedKalman = Benchmark(
         "kalman/seed004-process", group: "kalman", itemsPerRun: ReferenceKernels.updatesPerRun - 1,
         unit: "update", reference: ReferenceKernels.seedKalman.name, target: "tracked",
-        noise: 0.45  // 24 C instructions per update: the ratio follows the machine's state (0.46–0.68)
+        noise: 0.67  // 24 C instructions per update: the ratio follows the machine's state (0.427–0.715): tracked-only
     ) {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)
@@ -157,7 +200,8 @@ enum KalmanBenchmarks {
 
     /// `RTSSmoother.smooth` on recorded steps, per point (the forward filter runs in set-up).
     static let rtsSmoother = Benchmark(
-        "track/rts-smooth", group: "track", itemsPerRun: 1024, unit: "point", target: "0 allocs/point (1 array per call)"
+        "track/rts-smooth", group: "track", itemsPerRun: 1024, unit: "point", target: "0 allocs/point (1 array per call)",
+        noise: 0.09  // items/s, 16 runs 2026-11-30 (load 12–20); 9.2e5–1.85e6 across days
     ) {
         let w = Workloads.TrackInPlane(count: 1024, seed: 10)
         var f = makeFilter()
@@ -177,7 +221,7 @@ enum KalmanBenchmarks {
     static let spline = Benchmark(
         "gapfill/natural-cubic-spline", group: "gapfill", itemsPerRun: 1000, unit: "eval",
         reference: ReferenceKernels.cspline.name, target: "≥ 1× GSL",
-        noise: 0.25  // 1.59–1.87 across runs (9 µs bodies: cache and frequency state dominate)
+        noise: 0.32  // 1.42–1.87 across runs (9 µs bodies: cache and frequency state dominate): tracked-only
     ) {
         let data = ReferenceKernels.SplineData()
         let body = {

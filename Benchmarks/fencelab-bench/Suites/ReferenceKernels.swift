@@ -8,7 +8,7 @@ enum ReferenceKernels {
     static let drawsPerRun = 4096
     static let updatesPerRun = 4096
 
-    static let all: [Benchmark] = [fenceScalar, kalmanCV, imm, seedKalman, ziggurat, cspline]
+    static let all: [Benchmark] = [fenceScalar, kalmanCV, kalmanGeo, imm, seedKalman, ziggurat, cspline, sortQuantiles]
 
     static let fenceScalar = Benchmark(
         "reference/c-fence-scalar", group: "reference", itemsPerRun: fixesPerRun, unit: "fix",
@@ -30,6 +30,15 @@ enum ReferenceKernels {
     ) {
         let w = Workloads.TrackInPlane(count: updatesPerRun, seed: 9)
         return { fl_ref_kalman_cv(w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5) }
+    }
+
+    /// The engine's filter with its validation, projection and re-anchoring, transcribed (issue 18).
+    static let kalmanGeo = Benchmark(
+        "reference/c-kalman-geo", group: "reference", itemsPerRun: updatesPerRun - 1, unit: "update",
+        isReference: true
+    ) {
+        let w = Workloads.TrackInPlane(count: updatesPerRun, seed: 9)
+        return { fl_ref_kalman_geo(w.time_s, w.latitude, w.longitude, w.accuracy_m, w.count, 0.5, 10, 2_000) }
     }
 
     static let imm = Benchmark(
@@ -65,6 +74,30 @@ enum ReferenceKernels {
     ) {
         let d = SplineData()
         return { fl_ref_cspline(d.x, d.y, 100, d.xEval, 1000) }
+    }
+
+    /// Report quantiles (median, p95, max) of 4096 per-fix errors by `gsl_sort` on a copy (issue 18's "before").
+    static let sortQuantiles = Benchmark(
+        "reference/c-gsl-sort-quantiles", group: "reference", itemsPerRun: QuantileData.count, unit: "value",
+        isReference: true
+    ) {
+        let d = QuantileData()
+        var work = [Double](repeating: 0, count: QuantileData.count), out = [Double](repeating: 0, count: 3)
+        return { fl_ref_gsl_sort_quantiles(d.values, d.values.count, d.probabilities, 3, &work, &out) }
+    }
+
+    /// 4096 horizontal errors (Rayleigh, σ 5 m: |two Gaussians|) and the report's probabilities.
+    struct QuantileData {
+        static let count = 4096
+        let values: [Double]
+        let probabilities = [0.5, 0.95, 1]
+        init() {
+            let rng = Workloads.source(seed: 13)
+            values = (0..<QuantileData.count).map { _ in
+                let e = rng.gaussianZiggurat(sigma: 5), n = rng.gaussianZiggurat(sigma: 5)
+                return (e * e + n * n).squareRoot()
+            }
+        }
     }
 
     /// 100 knots at x = 0…99 with Gaussian ordinates (σ 10), 1000 sorted evaluation points.

@@ -41,6 +41,10 @@ public struct ScenarioGenerator: IteratorProtocol {
     var history: [Fix?]
     var historyTruth: [Coordinate?]
     let staleAgeSamples: Int
+    /// Isotropic white noise (no tails, no bias), honest accuracy and no faults: the settings
+    /// are decided once here and such samples take `makePlainSample`, which has no per-sample
+    /// test of them (issue 18). Draws and arithmetic are the general path's, in the same order.
+    let isPlain: Bool
 
     /// - Parameters:
     ///   - spec: a decoded (valid) scenario.
@@ -81,6 +85,9 @@ public struct ScenarioGenerator: IteratorProtocol {
         heldTruth = origin
         history = staleAgeSamples > 0 ? Array(repeating: nil, count: staleAgeSamples + 1) : []
         historyTruth = history.map { _ in nil }
+        isPlain = noise.white == .gaussian && noise.tails == .none && !noise.hasBias
+            && accuracy.misreportSigma == 0 && accuracy.invalidProbability == 0
+            && !faults.anyGaps && !faults.anyPerSample && staleAgeSamples == 0
     }
 
     /// The next delivered item, or nil at the end of the scenario.
@@ -107,6 +114,10 @@ public struct ScenarioGenerator: IteratorProtocol {
 
     @inline(__always)
     mutating func makeSample(into item: inout GeneratedSample) {
+        if isPlain {
+            makePlainSample(into: &item)
+            return
+        }
         let k = slot
         slot += 1
         let t = Double(k) * interval_s
@@ -144,7 +155,32 @@ public struct ScenarioGenerator: IteratorProtocol {
             releaseHeld(at: item)
             return
         }
-        applyFault(chosen, to: &item, slot: k)
+        if chosen != .none { applyFault(chosen, to: &item, slot: k) }
+    }
+
+    /// `makeSample` when `isPlain`: the same route sample, two isotropic Gaussian draws, the
+    /// constant reported accuracy, a fresh fix. Equal, value for value, to what the general path
+    /// gives for such a scenario (the DriveSim tests pin both).
+    @inline(__always)
+    mutating func makePlainSample(into item: inout GeneratedSample) {
+        let k = slot
+        slot += 1
+        let t = Double(k) * interval_s
+        let truth = route.sample(k, rng: routeRNG)
+        let sigma_m = noise.sigma_m
+        let error_m = SIMD2(noiseRNG.gaussianZiggurat(sigma: sigma_m), noiseRNG.gaussianZiggurat(sigma: sigma_m))
+        let observed = SphereStep.offsetDegrees(latitude: truth.coordinate.latitude, longitude: truth.coordinate.longitude,
+                                                unit: truth.unit, basis: truth.basis, offset_m: error_m)
+        item.sampleIndex = k
+        item.time_s = t
+        item.truth = truth.coordinate
+        item.truthSpeed_mps = truth.speed_mps
+        item.truthHeading = truth.heading
+        item.observed = Fix(timestamp_s: t, latitude: observed.latitude, longitude: observed.longitude,
+                            horizontalAccuracy_m: accuracy.base_m)
+        item.observedTruth = truth.coordinate
+        item.hasFix = true
+        item.fault = .none
     }
 
     /// Queues the fix held back by an out-of-order fault for delivery right after `item`.

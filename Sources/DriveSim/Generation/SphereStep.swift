@@ -33,7 +33,7 @@ struct TangentBasis: Sendable {
     }
 
     /// Components (east, north) of a tangent vector.
-    
+    @inline(__always)
     func components(_ v: SIMD3<Double>) -> SIMD2<Double> {
         SIMD2((v * east).sum(), (v * north).sum())
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GeoPolicy
+import GSLKit
 
 /// How the true path of a calibration recording is estimated.
 public enum CalibrationMode: String, Sendable, Hashable, CaseIterable {
@@ -9,38 +10,97 @@ public enum CalibrationMode: String, Sendable, Hashable, CaseIterable {
     case track
 }
 
+/// Settings of a calibration run (all draws are seeded: same log and options → same output).
+public struct CalibrationOptions: Sendable, Hashable {
+    /// Seeds the block bootstrap and the synthetic drives (GSL mt19937 streams).
+    public var seed: UInt64
+    /// Block-bootstrap replicates for the moment intervals (20…100 000).
+    public var replicates: Int
+    /// Synthetic drives from the fitted block for the two-sample test's null distribution (19…9 999).
+    public var nullDrives: Int
+    /// Longest lag of the residual autocorrelation, seconds (capped at a quarter of the recording).
+    public var maxLag_s: Double
+
+    public static let replicateRange = 20...100_000
+    /// At least 99 so that a Monte Carlo p-value can reach `GoodnessOfFit.alpha` = 0.01.
+    public static let nullDriveRange = 99...9_999
+
+    public init(seed: UInt64 = 1, replicates: Int = 200, nullDrives: Int = 199, maxLag_s: Double = 300) {
+        self.seed = seed; self.replicates = replicates; self.nullDrives = nullDrives; self.maxLag_s = maxLag_s
+    }
+}
+
 /// The result of calibrating one device log.
 public struct CalibrationResult: Sendable {
     public var file: String
     public var mode: CalibrationMode
+    public var options: CalibrationOptions
     /// Residuals and reported accuracies that went into the fit.
     public var input: CalibrationInput
-    /// Fixes left out: invalid coordinate/accuracy/time, not newer than the previous fix, or
-    /// (track) rejected by the Kalman filter.
-    public var skipped: Int
+    /// Fixes used and why the others were dropped; sampling intervals and gaps.
+    public var accounting: FixAccounting
     public var estimate: NoiseEstimate
+    /// The recording's residual autocorrelation with its Bartlett band.
+    public var acf: ResidualACF
+    /// Whether the residuals look filtered upstream.
+    public var filtered: FilteredResidualCheck
+    /// Synthetic drives from the fitted block against the recording.
+    public var goodness: GoodnessOfFit
+
+    /// Fixes left out (see `accounting`).
+    public var skipped: Int { accounting.dropped }
 
     /// `{"noise": {...}, "accuracy": {...}}` in the scenario-file schema (docs/scenario-format.md).
     public var scenarioBlock: JSONValue { CalibrationRun.scenarioBlock(estimate) }
 
     /// Remarks the JSON block cannot carry (anisotropy, accuracy factor, outliers), one per line.
     public var notes: [String] { CalibrationRun.notes(estimate) }
+
+    /// Warning lines: filtered residuals, a failed goodness-of-fit test.
+    public var warnings: [String] {
+        var out: [String] = []
+        if let w = filtered.warning { out.append(w) }
+        if !goodness.matches { out.append(goodness.verdict) }
+        if let tau = estimate.tau_s, tau > estimate.duration_s / 10 {
+            out.append("τ \(ReportText.short(tau)) s is more than a tenth of the recording (\(ReportText.short(estimate.duration_s)) s): record longer for a reliable bias")
+        }
+        return out
+    }
 }
 
-/// `fencelab calibrate`: residuals from a device log, `NoiseCalibrator`, a paste-ready noise block.
+/// `fencelab calibrate`: residuals from a device log, `NoiseCalibrator`, a paste-ready noise block,
+/// and a goodness-of-fit check against drives generated from that block.
 public enum CalibrationRun {
     /// Accuracy factors within 1 ± this are written as `model: drms` (the device means DRMS).
     public static let drmsFactorTolerance = 0.15
 
+    /// The kept fixes and what the residuals are measured against (for synthetic drives).
+    struct Residuals {
+        var input: CalibrationInput
+        var accounting: FixAccounting
+        /// Stationary: the mean position for every fix; track: the smoothed position of each used fix.
+        var truth: [Coordinate]
+    }
+
     /// Residuals of the log's valid fixes against the mean position or the smoothed path.
     /// - Throws: `CalibrationError` when fewer than `NoiseCalibrator.minimumFixes` fixes remain.
-    public static func input(_ log: DeviceLog, mode: CalibrationMode) throws(CalibrationError) -> (CalibrationInput, skipped: Int) {
+    public static func input(_ log: DeviceLog, mode: CalibrationMode) throws(CalibrationError) -> (CalibrationInput, accounting: FixAccounting) {
+        let r = try residuals(log, mode: mode)
+        return (r.input, r.accounting)
+    }
+
+    static func residuals(_ log: DeviceLog, mode: CalibrationMode) throws(CalibrationError) -> Residuals {
         var fixes: [Fix] = [], points: [Coordinate] = []
+        var accounting = FixAccounting()
+        accounting.read = log.fixes.count
         var last = -Double.infinity
         for logged in log.fixes {
             let f = logged.fix
-            guard f.timestamp_s.isFinite, f.timestamp_s > last, f.horizontalAccuracy_m.isFinite, f.horizontalAccuracy_m > 0,
-                  let c = try? Coordinate(latitude: f.latitude, longitude: f.longitude) else { continue }
+            guard f.timestamp_s.isFinite else { accounting.nonFiniteTime += 1; continue }
+            guard let c = try? Coordinate(latitude: f.latitude, longitude: f.longitude) else { accounting.invalidCoordinate += 1; continue }
+            guard f.horizontalAccuracy_m.isFinite, f.horizontalAccuracy_m > 0 else { accounting.invalidAccuracy += 1; continue }
+            guard f.timestamp_s != last else { accounting.duplicateTimestamp += 1; continue }
+            guard f.timestamp_s > last else { accounting.outOfOrder += 1; continue }
             last = f.timestamp_s
             fixes.append(f)
             points.append(c)
@@ -48,7 +108,17 @@ public enum CalibrationRun {
         guard fixes.count >= NoiseCalibrator.minimumFixes else {
             throw .tooFewFixes(got: fixes.count, needed: NoiseCalibrator.minimumFixes)
         }
-        var times: [Double] = [], residuals: [SIMD2<Double>] = [], accuracy: [Double] = []
+        var r = try pipeline(fixes, points: points, mode: mode)
+        accounting.rejectedByFilter = fixes.count - r.input.times_s.count
+        accounting.used = r.input.times_s.count
+        accounting.describeSampling(r.input.times_s)
+        r.accounting = accounting
+        return r
+    }
+
+    /// The residual pipeline shared by the recording and the synthetic drives.
+    static func pipeline(_ fixes: [Fix], points: [Coordinate], mode: CalibrationMode) throws(CalibrationError) -> Residuals {
+        var times: [Double] = [], residuals: [SIMD2<Double>] = [], accuracy: [Double] = [], truth: [Coordinate] = []
         switch mode {
         case .stationary:
             let frame = LocalFrame(anchor: points[0])
@@ -60,6 +130,7 @@ public enum CalibrationRun {
                 residuals.append(centre.offset_m(c))
                 accuracy.append(f.horizontalAccuracy_m)
             }
+            truth = Array(repeating: centre.anchor, count: fixes.count)
         case .track:
             let filter: KalmanFilter
             do { filter = try KalmanFilter() } catch { throw .smoother(reason: "\(error)") }
@@ -70,70 +141,119 @@ public enum CalibrationRun {
                 times.append(f.timestamp_s)
                 residuals.append(frame.offset_m(points[i]))
                 accuracy.append(f.horizontalAccuracy_m)
+                truth.append(frame.anchor)
             }
         }
-        return (CalibrationInput(times_s: times, residuals_m: residuals, reportedAccuracy_m: accuracy),
-                log.fixes.count - times.count)
+        return Residuals(input: CalibrationInput(times_s: times, residuals_m: residuals, reportedAccuracy_m: accuracy),
+                         accounting: FixAccounting(), truth: truth)
     }
 
-    /// Residuals, then `NoiseCalibrator.estimate`.
-    public static func run(_ log: DeviceLog, mode: CalibrationMode) throws(CalibrationError) -> CalibrationResult {
-        let (input, skipped) = try input(log, mode: mode)
-        let estimate = try NoiseCalibrator.estimate(input)
-        return CalibrationResult(file: log.file, mode: mode, input: input, skipped: skipped, estimate: estimate)
+    /// Residuals, `NoiseCalibrator.estimate`, the autocorrelation checks and the goodness of fit.
+    public static func run(_ log: DeviceLog, mode: CalibrationMode, options: CalibrationOptions = CalibrationOptions()) throws(CalibrationError) -> CalibrationResult {
+        guard CalibrationOptions.replicateRange.contains(options.replicates) else {
+            throw .invalidOption(name: "replicates", value: options.replicates, range: CalibrationOptions.replicateRange)
+        }
+        guard CalibrationOptions.nullDriveRange.contains(options.nullDrives) else {
+            throw .invalidOption(name: "nullDrives", value: options.nullDrives, range: CalibrationOptions.nullDriveRange)
+        }
+        let r = try residuals(log, mode: mode)
+        var estimate = try NoiseCalibrator.estimate(r.input, seed: options.seed, replicates: options.replicates)
+        if mode == .track { estimate = try undoSmootherShrinkage(estimate, recording: r, seed: options.seed) }
+        let series = ResidualSeries(times_s: r.input.times_s, residuals_m: r.input.residuals_m)
+        let maxLag_s = min(options.maxLag_s, series.span_s / 4)
+        let acf = ResidualACF(series, binWidth_s: series.medianInterval_s, maxLag_s: maxLag_s)
+        let goodness = try GoodnessOfFit.evaluate(recording: r, series: series, acf: acf, estimate: estimate, mode: mode,
+                                                  options: options, maxLag_s: maxLag_s)
+        let filtered = FilteredResidualCheck(acf, convexityNull: goodness.convexityNull, envelope: goodness.nullACFs,
+                                             whiteFraction: estimate.whiteSigma_m / max(1e-300, estimate.intervals.perAxisSigma_m.value))
+        return CalibrationResult(file: log.file, mode: mode, options: options, input: r.input, accounting: r.accounting,
+                                 estimate: estimate, acf: acf, filtered: filtered, goodness: goodness)
+    }
+
+    /// `--track`: the RTS smoother follows part of the noise, so residuals against the smoothed path
+    /// are smaller than the noise. Scales σ_w and σ_b until drives generated from the block and put
+    /// through the same smoother have the recording's residual σ (fixed-point iteration, three
+    /// rounds of two drives each; seeded streams). τ is not corrected.
+    static func undoSmootherShrinkage(_ estimate: NoiseEstimate, recording r: Residuals, seed: UInt64) throws(CalibrationError) -> NoiseEstimate {
+        let target = estimate.intervals.perAxisSigma_m.value
+        var e = estimate
+        for round in 0..<3 {
+            var sum = 0.0
+            for drive in 0..<2 {
+                let rng: RandomSource
+                do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: seed, stream: 0x5CA1E_00 + UInt64(2 * round + drive))) } catch {
+                    throw .random(reason: "\(error)")
+                }
+                let synthetic = try GoodnessOfFit.syntheticResiduals(r, block: BlockParameters(e), mode: .track, rng: rng)
+                sum += ResidualSeries(times_s: synthetic.input.times_s, residuals_m: synthetic.input.residuals_m).perAxisVariance_m2.squareRoot()
+            }
+            let observed = sum / 2
+            guard observed > 0, target > 0 else { break }
+            e = e.scaled(by: target / observed)
+        }
+        return e
+    }
+
+    /// The block's parameters: white σ (the Student-t scale when ν is fitted, so that the white
+    /// variance is σ²ν/(ν − 2) as DriveSim draws it), ν, bias, accuracy.
+    struct BlockParameters {
+        var sigma_m: Double, nu: Double?, biasSigma_m: Double, tau_s: Double?
+        var drmsAccuracy: Bool, fixedAccuracy_m: Double, misreportSigma: Double
+
+        init(_ e: NoiseEstimate) {
+            nu = e.studentNu
+            sigma_m = e.studentNu.map { e.whiteSigma_m * (($0 - 2) / $0).squareRoot() } ?? e.whiteSigma_m
+            tau_s = e.biasSigma_m > 0 ? e.tau_s : nil
+            biasSigma_m = tau_s == nil ? 0 : e.biasSigma_m
+            drmsAccuracy = abs(e.accuracyFactor - 1) <= drmsFactorTolerance
+            fixedAccuracy_m = e.reportedMedian_m
+            misreportSigma = e.reportedLogSigma
+        }
+
+        /// DRMS of the noise the block generates: √(2σ_w² + 2σ_b²), with σ_w² = σ²ν/(ν − 2).
+        var drms_m: Double {
+            let white = sigma_m * sigma_m * (nu.map { $0 / ($0 - 2) } ?? 1)
+            return (2 * white + 2 * biasSigma_m * biasSigma_m).squareRoot()
+        }
     }
 
     /// The scenario-file `noise` and `accuracy` objects for an estimate.
     ///
-    /// noise: `gaussian` with the white σ per axis; `tails` student-t when a ν was fitted;
+    /// noise: `gaussian` with the white σ per axis (the t scale with tails); `tails` student-t when a ν was fitted;
     /// `bias` {sigma_m, tau_s} when a correlation time was fitted. accuracy: `drms` when the
     /// reported median is within ±15 % of the measured DRMS, else `fixed` at the reported
     /// median; `misreportSigma` = σ of ln(reported accuracy).
     public static func scenarioBlock(_ e: NoiseEstimate) -> JSONValue {
-        var noise: [(String, JSONValue)] = [("model", .string("gaussian")), ("sigma_m", .number(e.whiteSigma_m))]
-        if let nu = e.studentNu { noise.append(("tails", .object([("kind", .string("student-t")), ("nu", .number(nu))]))) }
-        if let tau = e.tau_s, e.biasSigma_m > 0 {
-            noise.append(("bias", .object([("sigma_m", .number(e.biasSigma_m)), ("tau_s", .number(tau))])))
+        let b = BlockParameters(e)
+        var noise: [(String, JSONValue)] = [("model", .string("gaussian")), ("sigma_m", .number(b.sigma_m))]
+        if let nu = b.nu { noise.append(("tails", .object([("kind", .string("student-t")), ("nu", .number(nu))]))) }
+        if let tau = b.tau_s {
+            noise.append(("bias", .object([("sigma_m", .number(b.biasSigma_m)), ("tau_s", .number(tau))])))
         }
         var accuracy: [(String, JSONValue)]
-        if abs(e.accuracyFactor - 1) <= drmsFactorTolerance {
+        if b.drmsAccuracy {
             accuracy = [("model", .string("drms"))]
         } else {
-            accuracy = [("model", .string("fixed")), ("value_m", .number(e.reportedMedian_m))]
+            accuracy = [("model", .string("fixed")), ("value_m", .number(b.fixedAccuracy_m))]
         }
-        accuracy.append(("misreportSigma", .number(e.reportedLogSigma)))
+        accuracy.append(("misreportSigma", .number(b.misreportSigma)))
         return .object([("noise", .object(noise)), ("accuracy", .object(accuracy))])
     }
 
     /// What the block cannot express, for the user to judge.
     public static func notes(_ e: NoiseEstimate) -> [String] {
         var out: [String] = []
+        let f = ReportText.short
         let ratio = e.sigmaMinor_m > 0 ? e.sigmaMajor_m / e.sigmaMinor_m : .infinity
         if ratio > 1.1 {
-            out.append("anisotropic scatter: major/minor σ = \(e.sigmaMajor_m)/\(e.sigmaMinor_m) m (ratio \(ratio)), major axis bearing \(e.majorAxisBearing_deg)°; the block uses the isotropic per-axis σ")
+            out.append("anisotropic scatter: major/minor σ = \(f(e.sigmaMajor_m))/\(f(e.sigmaMinor_m)) m (ratio \(f(ratio))), major axis bearing \(f(e.majorAxisBearing_deg))°; the block uses the isotropic per-axis σ")
         }
         if abs(e.accuracyFactor - 1) > drmsFactorTolerance {
-            out.append("reported accuracy median / measured DRMS = \(e.accuracyFactor): the device does not report DRMS, so the block uses a fixed accuracy")
+            out.append("reported accuracy median / measured DRMS = \(f(e.accuracyFactor)): the device does not report DRMS, so the block uses a fixed accuracy")
         }
         if e.outlierFraction > 0.001 && e.studentNu == nil {
-            out.append("outlier fraction beyond 4 robust σ: \(e.outlierFraction) (no Student-t fitted; consider tails.kind mixture)")
+            out.append("outlier fraction beyond 4 robust σ: \(f(e.outlierFraction)) (no Student-t fitted; consider tails.kind mixture)")
         }
         return out
-    }
-
-    /// Every figure of the estimate as JSON (for report.json-style output).
-    public static func estimateJSON(_ e: NoiseEstimate) -> JSONValue {
-        func opt(_ v: Double?) -> JSONValue { v.map(JSONValue.number) ?? .null }
-        return .object([
-            ("samples", .integer(e.samples)), ("duration_s", .number(e.duration_s)), ("interval_s", .number(e.interval_s)),
-            ("sigmaEast_m", .number(e.sigmaEast_m)), ("sigmaNorth_m", .number(e.sigmaNorth_m)), ("correlation", .number(e.correlation)),
-            ("sigmaMajor_m", .number(e.sigmaMajor_m)), ("sigmaMinor_m", .number(e.sigmaMinor_m)),
-            ("majorAxisBearing_deg", .number(e.majorAxisBearing_deg)),
-            ("whiteSigma_m", .number(e.whiteSigma_m)), ("biasSigma_m", .number(e.biasSigma_m)), ("tau_s", opt(e.tau_s)),
-            ("whiteExcessKurtosis", .number(e.whiteExcessKurtosis)), ("studentNu", opt(e.studentNu)),
-            ("outlierFraction", .number(e.outlierFraction)), ("measuredDRMS_m", .number(e.measuredDRMS_m)),
-            ("reportedMedian_m", .number(e.reportedMedian_m)), ("accuracyFactor", .number(e.accuracyFactor)),
-            ("reportedLogSigma", .number(e.reportedLogSigma)),
-        ])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GSLKit
 
 /// Residuals of a recording against its best-known true path, ready for calibration.
 public struct CalibrationInput: Sendable {
@@ -23,6 +24,10 @@ public enum CalibrationError: Error, Sendable, Hashable, CustomStringConvertible
     case timesNotIncreasing(index: Int)
     case lengthMismatch(times: Int, residuals: Int)
     case noValidAccuracy
+    /// A `CalibrationOptions` count outside its range.
+    case invalidOption(name: String, value: Int, range: ClosedRange<Int>)
+    /// The seeded GSL generator could not be created.
+    case random(reason: String)
     /// The Kalman filter / RTS smoother for `--track` residuals could not be set up.
     case smoother(reason: String)
 
@@ -31,7 +36,9 @@ public enum CalibrationError: Error, Sendable, Hashable, CustomStringConvertible
         case let .tooFewFixes(got, needed): return "calibration needs at least \(needed) valid fixes, got \(got)"
         case let .timesNotIncreasing(i): return "fix \(i): timestamps must increase strictly"
         case let .lengthMismatch(t, r): return "\(t) times but \(r) residuals"
-        case .noValidAccuracy: return "no fix reports a valid horizontal accuracy"
+        case .noValidAccuracy: return "every fix needs a finite horizontal accuracy > 0"
+        case let .invalidOption(name, value, range): return "\(name) must be within \(range.lowerBound)...\(range.upperBound), got \(value)"
+        case let .random(reason): return "random source: \(reason)"
         case let .smoother(reason): return "track smoother: \(reason)"
         }
     }
@@ -41,6 +48,7 @@ public enum CalibrationError: Error, Sendable, Hashable, CustomStringConvertible
 public struct NoiseEstimate: Sendable, Hashable {
     public var samples: Int
     public var duration_s: Double
+    /// Median time between fixes, seconds.
     public var interval_s: Double
     /// Standard deviation of the residuals along east and north, metres.
     public var sigmaEast_m: Double
@@ -51,10 +59,12 @@ public struct NoiseEstimate: Sendable, Hashable {
     public var sigmaMajor_m: Double
     public var sigmaMinor_m: Double
     public var majorAxisBearing_deg: Double
-    /// Per-axis σ of the uncorrelated (white) part and of the Gauss–Markov bias, metres.
+    /// Both noise models fitted by maximum likelihood, with intervals, and which one the block uses.
+    public var models: NoiseModelFit
+    /// Per-axis σ of the white part and of the Gauss–Markov bias (0 when the white model is selected), metres.
     public var whiteSigma_m: Double
     public var biasSigma_m: Double
-    /// Correlation time of the Gauss–Markov bias in seconds; nil when the residuals are white.
+    /// Correlation time of the Gauss–Markov bias in seconds; nil when the white model is selected.
     public var tau_s: Double?
     /// Excess kurtosis of the white part (0 for Gaussian) and the Student-t ν it implies (nil: Gaussian).
     public var whiteExcessKurtosis: Double
@@ -68,55 +78,168 @@ public struct NoiseEstimate: Sendable, Hashable {
     public var accuracyFactor: Double
     /// Standard deviation of ln(reported accuracy): the log-normal mis-reporting spread.
     public var reportedLogSigma: Double
+    /// Fraction of fixes whose residual radius is within the reported accuracy
+    /// (Gaussian noise with honest DRMS: 1 − e⁻¹ ≈ 63.2 %).
+    public var coverage: Double
+    /// 95 % block-bootstrap intervals of the moment figures.
+    public var intervals: MomentIntervals
+    /// `--track`: factor applied to σ_w and σ_b so that drives generated from the block, put
+    /// through the same smoother, show the recording's residual σ (1 for stationary recordings).
+    public var smootherScale: Double = 1
+
+    /// The noise scaled by `factor` (σ_w, σ_b and their intervals; the accuracy factor relative
+    /// to the scaled DRMS). Residual-based figures (σ per axis, coverage, ACF) are unchanged.
+    func scaled(by factor: Double) -> NoiseEstimate {
+        func scale(_ v: FittedValue?) -> FittedValue? {
+            v.map { FittedValue(value: $0.value * factor, lower: $0.lower * factor, upper: $0.upper * factor, method: $0.method) }
+        }
+        var e = self
+        e.whiteSigma_m *= factor; e.biasSigma_m *= factor
+        e.models.whiteSigma_m = scale(models.whiteSigma_m)!
+        e.models.gmWhiteSigma_m = scale(models.gmWhiteSigma_m); e.models.gmBiasSigma_m = scale(models.gmBiasSigma_m)
+        e.accuracyFactor /= factor
+        e.intervals.accuracyFactor = FittedValue(value: intervals.accuracyFactor.value / factor, lower: intervals.accuracyFactor.lower / factor,
+                                                 upper: intervals.accuracyFactor.upper / factor, method: intervals.accuracyFactor.method)
+        e.smootherScale = smootherScale * factor
+        return e
+    }
 }
 
-/// Fits the noise parameters of a recording (method in docs/calibration.md):
-/// covariance → σ per axis and anisotropy; autocorrelation ρ(k) = A·e^(−kΔt/τ)
-/// fitted by least squares on ln ρ over lags with ρ > 0.1 → τ and the bias share A;
-/// excess kurtosis of the white share → Student-t ν = 4 + 6/κ; reported vs measured DRMS.
+/// Block-bootstrap 95 % intervals of the figures that are not maximum-likelihood fits.
+public struct MomentIntervals: Sendable, Hashable {
+    /// Per-axis σ √((σe² + σn²)/2), metres.
+    public var perAxisSigma_m: FittedValue
+    /// Excess kurtosis of the white part; Student-t ν follows as 4 + 6/κ (∞ for κ ≤ 0).
+    public var whiteExcessKurtosis: FittedValue
+    public var accuracyFactor: FittedValue
+    public var reportedLogSigma: FittedValue
+    public var reportedMedian_m: FittedValue
+    public var coverage: FittedValue
+    /// Replicates and block length used.
+    public var replicates: Int
+    public var blockLength_s: Double
+}
+
+/// Fits the noise parameters of a recording (method in docs/calibration.md): covariance → σ per
+/// axis and anisotropy; `GaussMarkovFit` → white and white + Gauss–Markov (σ_w, σ_b, τ) with QML
+/// intervals; excess kurtosis of the white share → Student-t ν = 4 + 6/κ; reported vs measured
+/// DRMS and coverage, with moving-block bootstrap intervals (Künsch 1989) drawn from a seeded
+/// GSL generator.
 public enum NoiseCalibrator {
     public static let minimumFixes = 100
+    /// Below this excess kurtosis of the white part a t-distribution cannot be told from a Gaussian
+    /// at these sample sizes: no `tails` is written (nor when the kurtosis interval includes 0).
+    public static let kurtosisThreshold = 0.2
 
-    public static func estimate(_ input: CalibrationInput) throws(CalibrationError) -> NoiseEstimate {
+    /// - Parameters:
+    ///   - seed: seeds the block bootstrap (GSL mt19937); same input and seed give the same intervals.
+    ///   - replicates: bootstrap replicates, 20…100 000.
+    public static func estimate(_ input: CalibrationInput, seed: UInt64 = 1, replicates: Int = 200) throws(CalibrationError) -> NoiseEstimate {
         let n = input.residuals_m.count
         guard input.times_s.count == n else { throw .lengthMismatch(times: input.times_s.count, residuals: n) }
         guard n >= minimumFixes else { throw .tooFewFixes(got: n, needed: minimumFixes) }
         for i in 1..<n where !(input.times_s[i] > input.times_s[i - 1]) { throw .timesNotIncreasing(index: i) }
-        let valid = input.reportedAccuracy_m.filter { $0.isFinite && $0 > 0 }
-        guard !valid.isEmpty else { throw .noValidAccuracy }
+        guard input.reportedAccuracy_m.count == n else { throw .lengthMismatch(times: n, residuals: input.reportedAccuracy_m.count) }
+        guard input.reportedAccuracy_m.allSatisfy({ $0.isFinite && $0 > 0 }) else { throw .noValidAccuracy }
 
-        let mean = input.residuals_m.reduce(SIMD2<Double>.zero, +) / Double(n)
-        let centred = input.residuals_m.map { $0 - mean }
+        let series = ResidualSeries(times_s: input.times_s, residuals_m: input.residuals_m)
+        let centred = series.residuals_m
         var see = 0.0, snn = 0.0, sen = 0.0
         for r in centred { see += r.x * r.x; snn += r.y * r.y; sen += r.x * r.y }
         see /= Double(n - 1); snn /= Double(n - 1); sen /= Double(n - 1)
         let axes = principalAxes(see: see, snn: snn, sen: sen)
 
-        let interval = median(zip(input.times_s.dropFirst(), input.times_s).map { $0 - $1 })
-        let (biasShare, tau) = fitAutocorrelation(centred, variance: see + snn, interval_s: interval)
-        let perAxisVariance = (see + snn) / 2
-        let whiteVariance = perAxisVariance * (1 - biasShare)
-        let kurtosis = excessKurtosis(centred, perAxisVariance: perAxisVariance)
-        let whiteKurtosis = whiteVariance > 0 ? kurtosis * (perAxisVariance * perAxisVariance) / (whiteVariance * whiteVariance) : 0
-        // Below ~0.2 the kurtosis estimate cannot tell a t-distribution from a Gaussian at these sample sizes.
-        let nu: Double? = whiteKurtosis > 0.2 ? 4 + 6 / whiteKurtosis : nil
-
-        let drms = (see + snn).squareRoot()
-        let reported = median(valid)
-        let logs = valid.map { Foundation.log($0) }
-        let logMean = logs.reduce(0, +) / Double(logs.count)
-        let logSigma = (logs.map { ($0 - logMean) * ($0 - logMean) }.reduce(0, +) / Double(max(1, logs.count - 1))).squareRoot()
-
+        let models = GaussMarkovFit.fit(series)
+        let gm = models.selected == .whiteGaussMarkov
+        let white = gm ? models.gmWhiteSigma_m!.value : models.whiteSigma_m.value
+        let bias = gm ? models.gmBiasSigma_m!.value : 0
+        let moments = Moments(centred, accuracy: input.reportedAccuracy_m, whiteShare: white * white / (white * white + bias * bias))
+        let intervals = try bootstrap(series, accuracy: input.reportedAccuracy_m, whiteShare: moments.whiteShare,
+                                      tau_s: gm ? models.gmTau_s!.value : nil, seed: seed, replicates: replicates, point: moments)
+        // Tails only when the kurtosis is above the threshold and its interval excludes a Gaussian.
+        let heavy = moments.whiteKurtosis > kurtosisThreshold && intervals.whiteExcessKurtosis.lower > 0
+        let nu: Double? = heavy ? 4 + 6 / moments.whiteKurtosis : nil
         return NoiseEstimate(
-            samples: n, duration_s: input.times_s[n - 1] - input.times_s[0], interval_s: interval,
+            samples: n, duration_s: input.times_s[n - 1] - input.times_s[0], interval_s: series.medianInterval_s,
             sigmaEast_m: see.squareRoot(), sigmaNorth_m: snn.squareRoot(),
             correlation: sen / (see * snn).squareRoot(),
             sigmaMajor_m: axes.major, sigmaMinor_m: axes.minor, majorAxisBearing_deg: axes.bearing_deg,
-            whiteSigma_m: whiteVariance.squareRoot(), biasSigma_m: (perAxisVariance * biasShare).squareRoot(),
-            tau_s: tau, whiteExcessKurtosis: whiteKurtosis, studentNu: nu,
+            models: models, whiteSigma_m: white, biasSigma_m: bias, tau_s: gm ? models.gmTau_s!.value : nil,
+            whiteExcessKurtosis: moments.whiteKurtosis, studentNu: nu,
             outlierFraction: outlierFraction(centred),
-            measuredDRMS_m: drms, reportedMedian_m: reported, accuracyFactor: reported / drms,
-            reportedLogSigma: logSigma)
+            measuredDRMS_m: moments.drms_m, reportedMedian_m: moments.reportedMedian_m,
+            accuracyFactor: moments.reportedMedian_m / moments.drms_m,
+            reportedLogSigma: moments.logSigma, coverage: moments.coverage, intervals: intervals)
+    }
+
+    /// Moment figures of (a resample of) the residuals and reported accuracies.
+    struct Moments {
+        var perAxisSigma_m: Double, whiteShare: Double, whiteKurtosis: Double
+        var drms_m: Double, reportedMedian_m: Double, logSigma: Double, coverage: Double
+
+        init(_ centred: [SIMD2<Double>], accuracy: [Double], whiteShare: Double) {
+            let n = Double(centred.count)
+            let mean = centred.reduce(SIMD2<Double>.zero, +) / n
+            var m2 = 0.0, m4 = 0.0, covered = 0
+            for (r, a) in zip(centred, accuracy) {
+                let d = r - mean, q = d * d
+                m2 += q.sum(); m4 += (q * q).sum()
+                if (r * r).sum() <= a * a { covered += 1 }
+            }
+            let v = m2 / (2 * n)
+            let kurtosis = v > 0 ? m4 / (2 * n) / (v * v) - 3 : 0
+            // Fourth cumulants add for independent parts and the Gauss–Markov part is Gaussian:
+            // κ_total·σ⁴ = κ_white·σ_w⁴.
+            self.whiteShare = whiteShare
+            // Below a 5 % variance share the white part's kurtosis is not identifiable (NaN: no tails).
+            whiteKurtosis = whiteShare > 0.05 ? kurtosis / (whiteShare * whiteShare) : .nan
+            perAxisSigma_m = v.squareRoot()
+            drms_m = (2 * v).squareRoot()
+            reportedMedian_m = NoiseCalibrator.median(accuracy)
+            let logs = accuracy.map { Foundation.log($0) }
+            let logMean = logs.reduce(0, +) / n
+            logSigma = (logs.reduce(0) { $0 + ($1 - logMean) * ($1 - logMean) } / max(1, n - 1)).squareRoot()
+            coverage = Double(covered) / n
+        }
+    }
+
+    /// Moving-block bootstrap (Künsch 1989) of the moment figures: ⌈n/L⌉ blocks of L consecutive
+    /// fixes, starts uniform (GSL mt19937 seeded by `seed`); L covers ten correlation times (at least
+    /// 30 fixes, at most n/10). Percentile intervals 2.5 %…97.5 %.
+    static func bootstrap(_ s: ResidualSeries, accuracy: [Double], whiteShare: Double, tau_s: Double?, seed: UInt64,
+                          replicates: Int, point: Moments) throws(CalibrationError) -> MomentIntervals {
+        let n = s.count
+        let dt = s.medianInterval_s > 0 ? s.medianInterval_s : 1
+        let length = max(1, min(n / 10, max(30, Int(((tau_s ?? 0) * 10 / dt).rounded(.up)))))
+        let rng: RandomSource
+        do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: seed, stream: 0xB007)) } catch {
+            throw .random(reason: "\(error)")
+        }
+        var samples = [[Double]](repeating: [], count: 6)
+        var residuals: [SIMD2<Double>] = [], reported: [Double] = []
+        residuals.reserveCapacity(n + length); reported.reserveCapacity(n + length)
+        for _ in 0..<replicates {
+            residuals.removeAll(keepingCapacity: true); reported.removeAll(keepingCapacity: true)
+            while residuals.count < n {
+                let start = rng.uniformInt(below: n - length + 1)
+                residuals.append(contentsOf: s.residuals_m[start..<start + length])
+                reported.append(contentsOf: accuracy[start..<start + length])
+            }
+            let m = Moments(residuals, accuracy: reported, whiteShare: whiteShare)
+            for (k, v) in [m.perAxisSigma_m, m.whiteKurtosis, m.reportedMedian_m / m.drms_m, m.logSigma, m.reportedMedian_m, m.coverage].enumerated() {
+                samples[k].append(v)
+            }
+        }
+        func interval(_ k: Int, _ value: Double) -> FittedValue {
+            let finite = samples[k].filter(\.isFinite)
+            let q = (try? Statistics.quantiles(finite, probabilities: [0.025, 0.975])) ?? [.nan, .nan]
+            return FittedValue(value: value, lower: q[0], upper: q[1], method: "block bootstrap")
+        }
+        return MomentIntervals(
+            perAxisSigma_m: interval(0, point.perAxisSigma_m), whiteExcessKurtosis: interval(1, point.whiteKurtosis),
+            accuracyFactor: interval(2, point.reportedMedian_m / point.drms_m), reportedLogSigma: interval(3, point.logSigma),
+            reportedMedian_m: interval(4, point.reportedMedian_m), coverage: interval(5, point.coverage),
+            replicates: replicates, blockLength_s: Double(length) * dt)
     }
 
     /// Eigen-decomposition of the 2×2 covariance: σ along the principal axes and the bearing of the major one.
@@ -128,37 +251,6 @@ public enum NoiseCalibrator {
         bearing = bearing.truncatingRemainder(dividingBy: 180)
         if bearing < 0 { bearing += 180 }
         return ((mid + radius).squareRoot(), max(0, mid - radius).squareRoot(), bearing)
-    }
-
-    /// Fits ρ(k) = A·exp(−kΔt/τ) to the sample autocorrelation (both axes pooled).
-    /// Returns the bias share A (0…1) and τ, or (0, nil) when lag 1 shows no correlation.
-    static func fitAutocorrelation(_ r: [SIMD2<Double>], variance: Double, interval_s: Double) -> (Double, Double?) {
-        let n = r.count
-        guard variance > 0 else { return (0, nil) }
-        var lags: [Double] = [], logs: [Double] = []
-        for k in 1..<min(n / 4, 2000) {
-            var s = 0.0
-            for i in k..<n { s += (r[i] * r[i - k]).sum() }
-            let rho = s / Double(n - k) / variance
-            if rho < 0.1 { break }
-            lags.append(Double(k))
-            logs.append(Foundation.log(rho))
-        }
-        guard lags.count >= 3 else { return (0, nil) }
-        let mx = lags.reduce(0, +) / Double(lags.count), my = logs.reduce(0, +) / Double(logs.count)
-        var sxy = 0.0, sxx = 0.0
-        for (x, y) in zip(lags, logs) { sxy += (x - mx) * (y - my); sxx += (x - mx) * (x - mx) }
-        let slope = sxy / sxx
-        guard slope < 0 else { return (0, nil) }
-        let share = min(1, Foundation.exp(my - slope * mx))
-        return (share, -interval_s / slope)
-    }
-
-    static func excessKurtosis(_ r: [SIMD2<Double>], perAxisVariance: Double) -> Double {
-        var m4 = 0.0
-        for v in r { m4 += v.x * v.x * v.x * v.x + v.y * v.y * v.y * v.y }
-        m4 /= Double(2 * r.count)
-        return m4 / (perAxisVariance * perAxisVariance) - 3
     }
 
     /// Share of axis residuals beyond 4 robust σ (MAD × 1.4826) minus the Gaussian share (6.33e-5).

@@ -1,106 +1,172 @@
 import Foundation
 
-/// The HTML page of `fencelab calibrate`: fitted figures, the paste-ready block, and two plots
-/// comparing the fit with the data (same CSS as index.html; self-contained, no coordinates).
+/// The HTML page of `fencelab calibrate`: warnings and verdict, fixes used, fitted figures with
+/// intervals, the paste-ready block, and the goodness-of-fit plots (recording vs a drive generated
+/// from the block). Same CSS as index.html; self-contained; no coordinates.
 public enum CalibrationHTML {
+    static let recordingColour = "#0072b2", syntheticColour = "#d95f02", referenceColour = "#777777"
+
     /// Renders the page.
     public static func render(_ r: CalibrationResult) -> String {
         let x = ReportText.xml, e = r.estimate
         var h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         h += "<title>FenceLab calibration: \(x(r.file))</title>\n<style>\(HTMLReport.css)</style>\n</head>\n<body>\n"
-        h += "<header class=\"banner unknown\"><h1>Noise calibration</h1><p>\(x(r.file)) · \(r.mode.rawValue) · \(e.samples) fixes over \(ReportText.short(e.duration_s)) s (\(r.skipped) skipped)</p></header>\n<main>\n"
-        h += "<h2>Scenario block (paste into a scenario file)</h2>\n<pre>\(x(r.scenarioBlock.serialized()))</pre>\n"
-        if !r.notes.isEmpty { h += "<ul class=\"failures\">" + r.notes.map { "<li>\(x($0))</li>" }.joined() + "</ul>\n" }
-        h += "<div class=\"plots\">\n"
-        h += HTMLReport.figure("Residual radius: histogram of the data vs the fitted Rayleigh density (σ per axis \(ReportText.short(perAxisSigma(e))) m)",
-                               radiusHistogram(r), wide: false)
-        h += HTMLReport.figure("Autocorrelation of the residuals vs the fitted A·e^(−lag/τ)", autocorrelation(r), wide: false)
-        h += "</div>\n<h2>All figures</h2>\n<div class=\"scroll\"><table><thead><tr><th>figure</th><th>value</th></tr></thead><tbody>"
-        if case let .object(pairs) = CalibrationRun.estimateJSON(e) {
-            for (k, v) in pairs { h += "<tr><td>\(x(k))</td><td>\(x(v.serialized()))</td></tr>" }
+        let status = r.warnings.isEmpty ? "pass" : "fail"
+        h += "<header class=\"banner \(status)\"><h1>Noise calibration</h1><p>\(x(r.file)) · \(r.mode.rawValue) · \(e.samples) fixes over \(ReportText.short(e.duration_s)) s</p>"
+        h += "<p>\(x(r.goodness.verdict))</p></header>\n<main>\n"
+        if !r.warnings.isEmpty {
+            h += "<h2>Warnings</h2>\n<ul class=\"failures\">" + r.warnings.map { "<li>WARNING: \(x($0))</li>" }.joined() + "</ul>\n"
+        }
+        h += "<h2>Fixes</h2>\n<p>\(x(r.accounting.summary))</p>\n"
+        h += "<h2>Fitted figures (95 % intervals)</h2>\n<div class=\"scroll\"><table><thead><tr><th>figure</th><th>value</th><th>95 % interval</th><th>method</th></tr></thead><tbody>"
+        for (name, v, unit) in fittedRows(r) {
+            h += "<tr><td>\(x(name))</td><td>\(x(ReportText.short(v.value) + unit))</td><td>\(x("[\(ReportText.short(v.lower)), \(ReportText.short(v.upper))]"))</td><td>\(x(v.method))</td></tr>"
         }
         h += "</tbody></table></div>\n"
-        h += "<p class=\"muted\">Method: residuals against the \(r.mode == .stationary ? "mean position (local east-north frame)" : "RTS-smoothed path"); NoiseCalibrator fits σ per axis from the covariance, τ and the bias share A from ln ρ(k) on lags with ρ > 0.1, Student-t ν from the excess kurtosis of the white share.</p>\n"
+        let m = e.models
+        h += "<p>Selected model: <b>\(x(m.selected.rawValue))</b> (likelihood ratio vs white \(ReportText.short(m.likelihoodRatio)), threshold \(ReportText.short(GaussMarkovFit.selectionThreshold))).</p>\n"
+        h += "<h2>Scenario block (paste into a scenario file)</h2>\n<div class=\"scroll\"><pre>\(x(r.scenarioBlock.serialized()))</pre></div>\n"
+        if !r.notes.isEmpty { h += "<ul>" + r.notes.map { "<li>\(x($0))</li>" }.joined() + "</ul>\n" }
+        h += "<h2>Goodness of fit: recording vs a drive generated from the block</h2>\n<div class=\"plots\">\n"
+        h += HTMLReport.figure("Residual autocorrelation: recording (95 % Bartlett band) and a synthetic drive with the same timestamps (95 % envelope of \(r.goodness.nullACFs.count) drives); lags 1–30 s are tested", autocorrelation(r), wide: true)
+        h += HTMLReport.figure("QQ plot of the per-axis residuals against the fitted distribution (quantiles of \(r.goodness.nullACFs.count) synthetic drives)", qqPlot(r), wide: false)
+        h += HTMLReport.figure("Coverage: fraction of fixes within c × reported accuracy (Gaussian with honest DRMS: 1 − e^(−c²))", coverage(r), wide: false)
+        h += HTMLReport.figure("Reported accuracy: recording vs synthetic drive", accuracyHistogram(r), wide: false)
+        h += "</div>\n"
+        h += "<p class=\"muted\">Method (docs/calibration.md): residuals against the \(r.mode == .stationary ? "mean position (local east-north frame)" : "RTS-smoothed path"); white and white + Gauss–Markov fitted by exact maximum likelihood (Kalman prediction-error decomposition, Gauss–Markov discretised by each Δt) with QML sandwich intervals; moment figures with moving-block bootstrap intervals (\(e.intervals.replicates) replicates, block \(ReportText.short(e.intervals.blockLength_s)) s, seed \(r.options.seed)); two-sample test with Monte Carlo p-values from \(r.goodness.drives) synthetic drives.</p>\n"
         h += "</main>\n<footer>Generated by fencelab \(ToolVersion.string). No raw coordinates are included.</footer>\n</body>\n</html>\n"
         return h
     }
 
-    static func perAxisSigma(_ e: NoiseEstimate) -> Double {
-        ((e.sigmaEast_m * e.sigmaEast_m + e.sigmaNorth_m * e.sigmaNorth_m) / 2).squareRoot()
+    static func fittedRows(_ r: CalibrationResult) -> [(String, FittedValue, String)] {
+        let m = r.estimate.models, i = r.estimate.intervals
+        var rows: [(String, FittedValue, String)] = [("white model: σ per axis", m.whiteSigma_m, " m")]
+        if let w = m.gmWhiteSigma_m, let b = m.gmBiasSigma_m, let t = m.gmTau_s {
+            rows += [("white + Gauss–Markov: white σ", w, " m"), ("white + Gauss–Markov: bias σ", b, " m"), ("white + Gauss–Markov: τ", t, " s")]
+        }
+        rows += [("per-axis σ (all noise)", i.perAxisSigma_m, " m"), ("white excess kurtosis", i.whiteExcessKurtosis, ""),
+                 ("accuracy factor (reported median / DRMS)", i.accuracyFactor, ""), ("mis-report σ of ln(accuracy)", i.reportedLogSigma, ""),
+                 ("reported accuracy median", i.reportedMedian_m, " m"), ("coverage of reported accuracy", i.coverage, "")]
+        return rows
     }
 
-    /// Histogram of |residual − mean| (density) with the Rayleigh density r/σ²·e^(−r²/2σ²).
-    static func radiusHistogram(_ r: CalibrationResult, width: Double = 420) -> String {
-        let n = SVGPlots.n
-        let res = r.input.residuals_m
-        let mean = res.reduce(SIMD2<Double>.zero, +) / Double(max(1, res.count))
-        let radii = res.map { (($0 - mean) * ($0 - mean)).sum().squareRoot() }
-        let sigma = perAxisSigma(r.estimate)
-        let rMax = max(1e-9, 4 * sigma)
-        let bins = 40, bw = rMax / Double(bins)
-        var counts = [Double](repeating: 0, count: bins)
-        for v in radii where v < rMax { counts[Int(v / bw)] += 1 }
-        let density = counts.map { $0 / (Double(radii.count) * bw) }
-        func pdf(_ x: Double) -> Double { sigma > 0 ? x / (sigma * sigma) * exp(-x * x / (2 * sigma * sigma)) : 0 }
-        let yTop = SVGPlots.niceCeiling(max(1e-12, max(density.max() ?? 0, pdf(sigma)) * 1.05))
-        let left = 46.0, right = 10.0, top = 10.0, plotH = 180.0, height = plotH + 56
-        func px(_ v: Double) -> Double { left + v / rMax * (width - left - right) }
-        func py(_ v: Double) -> Double { top + plotH - min(v, yTop) / yTop * plotH }
-        var out = SVGPlots.svgOpen(width: width, height: height, label: "Residual radius histogram and fitted Rayleigh density")
-        for (i, d) in density.enumerated() where d > 0 {
-            out += "<rect x=\"\(n(px(Double(i) * bw)))\" y=\"\(n(py(d)))\" width=\"\(n(px(bw) - left))\" height=\"\(n(top + plotH - py(d)))\" fill=\"#9ecae1\"/>"
+    /// A plot frame: axes from (x0, y0) to (x1, y1), px/py map data to pixels.
+    struct Frame {
+        let width: Double, height: Double, x0: Double, x1: Double, y0: Double, y1: Double
+        let left = 46.0, right = 26.0, top = 10.0, bottom = 44.0
+        func px(_ v: Double) -> Double { left + (v - x0) / (x1 - x0) * (width - left - right) }
+        func py(_ v: Double) -> Double { top + (height - top - bottom) * (1 - (max(y0, min(y1, v)) - y0) / (y1 - y0)) }
+
+        func axes(xTicks: [Double], yTicks: [Double], xUnit: String, yUnit: String, label: String) -> String {
+            let n = SVGPlots.n
+            var out = SVGPlots.svgOpen(width: width, height: height, label: label)
+            for v in yTicks {
+                out += "<line x1=\"\(n(left))\" x2=\"\(n(width - right))\" y1=\"\(n(py(v)))\" y2=\"\(n(py(v)))\" stroke=\"#e3e3e3\"/>"
+                out += "<text x=\"\(n(left - 4))\" y=\"\(n(py(v) + 4))\" text-anchor=\"end\">\(ReportText.short(v))\(v == yTicks.last ? yUnit : "")</text>"
+            }
+            for v in xTicks {
+                out += "<text x=\"\(n(px(v)))\" y=\"\(n(height - bottom + 16))\" text-anchor=\"middle\">\(ReportText.short(v))\(v == xTicks.last ? xUnit : "")</text>"
+            }
+            return out
         }
-        let pts = (0...100).map { k -> String in let v = rMax * Double(k) / 100; return "\(n(px(v))),\(n(py(pdf(v))))" }
-        out += "<polyline fill=\"none\" stroke=\"#d95f02\" stroke-width=\"2\" points=\"\(pts.joined(separator: " "))\"/>"
-        for k in 0...4 {
-            let v = rMax * Double(k) / 4
-            out += "<text x=\"\(n(px(v)))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"middle\">\(ReportText.short(v))\(k == 4 ? " m" : "")</text>"
+
+        func line(_ points: [(Double, Double)], colour: String, dashed: Bool = false) -> String {
+            let pts = points.filter { $0.0.isFinite && $0.1.isFinite }.map { "\(SVGPlots.n(px($0.0))),\(SVGPlots.n(py($0.1)))" }
+            guard pts.count > 1 else { return "" }
+            return "<polyline fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\"\(dashed ? " stroke-dasharray=\"4 3\"" : "") points=\"\(pts.joined(separator: " "))\"/>"
         }
-        out += "<text x=\"\(n(left - 4))\" y=\"\(n(top + 10))\" text-anchor=\"end\">\(ReportText.short(yTop))</text>"
-        out += "<g class=\"legend\">" + SVGPlots.legend([("dot", "#9ecae1", "data"), ("line", "#d95f02", "fitted Rayleigh")], x: left, y: height - 6) + "</g>"
-        return out + "</svg>"
+
+        func band(_ xs: [Double], low: [Double], high: [Double], colour: String) -> String {
+            let k = xs.indices.filter { $0 < low.count && $0 < high.count && low[$0].isFinite && high[$0].isFinite }
+            guard k.count > 1 else { return "" }
+            let upper = k.map { "\(SVGPlots.n(px(xs[$0]))),\(SVGPlots.n(py(high[$0])))" }
+            let lower = k.reversed().map { "\(SVGPlots.n(px(xs[$0]))),\(SVGPlots.n(py(low[$0])))" }
+            return "<polygon fill=\"\(colour)\" fill-opacity=\"0.18\" stroke=\"none\" points=\"\((upper + lower).joined(separator: " "))\"/>"
+        }
+
+        func legend(_ items: [(String, String, String)]) -> String {
+            "<g class=\"legend\">" + SVGPlots.legend(items, x: left, y: height - 6) + "</g></svg>"
+        }
     }
 
-    /// Sample autocorrelation (both axes pooled) against the fitted A·e^(−kΔt/τ) (A = bias share).
-    static func autocorrelation(_ r: CalibrationResult, width: Double = 420) -> String {
-        let n = SVGPlots.n, e = r.estimate
-        let res = r.input.residuals_m
-        let count = res.count
-        let mean = res.reduce(SIMD2<Double>.zero, +) / Double(max(1, count))
-        let centred = res.map { $0 - mean }
-        let variance = centred.reduce(0) { $0 + ($1 * $1).sum() } / Double(max(1, count))
-        let dt = e.interval_s > 0 ? e.interval_s : 1
-        let maxLag = max(2, min(count / 4, Int(((e.tau_s ?? 10 * dt) * 4 / dt).rounded(.up)), 600))
-        let step = max(1, maxLag / 120)
-        var acf: [(Double, Double)] = []
-        for k in Swift.stride(from: 0, through: maxLag, by: step) {
-            var s = 0.0
-            for i in k..<count { s += (centred[i] * centred[i - k]).sum() }
-            acf.append((Double(k) * dt, variance > 0 ? s / Double(count - k) / variance : 0))
+    static func ticks(_ upper: Double, count: Int = 4) -> [Double] { (0...count).map { upper * Double($0) / Double(count) } }
+
+    /// Recording ACF with its Bartlett band, synthetic drive 0 with the envelope of the drives.
+    static func autocorrelation(_ r: CalibrationResult, width: Double = 860) -> String {
+        let a = r.acf, g = r.goodness
+        let lagMax = a.lags_s.last ?? 1
+        let values = (a.rho + g.syntheticACF.rho).filter(\.isFinite)
+        let yLow = min(-0.2, ((values.min() ?? 0) * 10).rounded(.down) / 10)
+        let f = Frame(width: width, height: 250, x0: 0, x1: lagMax, y0: yLow, y1: 1)
+        var out = f.axes(xTicks: ticks(lagMax, count: 6), yTicks: [yLow, 0, 0.5, 1], xUnit: " s", yUnit: "", label: "Residual autocorrelation, recording and synthetic")
+        out += "<line x1=\"\(SVGPlots.n(f.px(0)))\" x2=\"\(SVGPlots.n(f.px(lagMax)))\" y1=\"\(SVGPlots.n(f.py(0)))\" y2=\"\(SVGPlots.n(f.py(0)))\" stroke=\"#999\"/>"
+        let tested = min(GoodnessOfFit.acfTestLags_s.upperBound, lagMax)
+        out += "<rect x=\"\(SVGPlots.n(f.px(GoodnessOfFit.acfTestLags_s.lowerBound)))\" y=\"\(SVGPlots.n(f.top))\" width=\"\(SVGPlots.n(f.px(tested) - f.px(1)))\" height=\"\(SVGPlots.n(f.py(yLow) - f.top))\" fill=\"#f4f0c8\" fill-opacity=\"0.5\"/>"
+        out += f.band(g.syntheticACF.lags_s, low: g.syntheticLow, high: g.syntheticHigh, colour: syntheticColour)
+        out += f.band(a.lags_s, low: zip(a.rho, a.band95).map { $0 - $1 }, high: zip(a.rho, a.band95).map { $0 + $1 }, colour: recordingColour)
+        out += f.line(Array(zip(g.syntheticACF.lags_s, g.syntheticACF.rho)), colour: syntheticColour)
+        out += f.line(Array(zip(a.lags_s, a.rho)), colour: recordingColour)
+        return out + f.legend([("line", recordingColour, "recording ± 95 % band"), ("line", syntheticColour, "synthetic drive, 95 % envelope"),
+                               ("dot", "#e8e0a0", "tested lags 1–30 s")])
+    }
+
+    /// Recording quantiles against the fitted distribution's, with the identity line.
+    static func qqPlot(_ r: CalibrationResult, width: Double = 420) -> String {
+        let qq = r.goodness.qq
+        let extent = max(1e-9, qq.map { max(abs($0.x), abs($0.y)) }.max() ?? 1)
+        let top = SVGPlots.niceCeiling(extent)
+        let f = Frame(width: width, height: 280, x0: -top, x1: top, y0: -top, y1: top)
+        var out = f.axes(xTicks: [-top, -top / 2, 0, top / 2, top], yTicks: [-top, -top / 2, 0, top / 2, top], xUnit: " m", yUnit: " m",
+                         label: "QQ plot of residuals against the fitted distribution")
+        out += f.line([(-top, -top), (top, top)], colour: referenceColour, dashed: true)
+        out += qq.map { "<circle cx=\"\(SVGPlots.n(f.px($0.x)))\" cy=\"\(SVGPlots.n(f.py($0.y)))\" r=\"2\" fill=\"\(recordingColour)\"/>" }.joined()
+        return out + f.legend([("dot", recordingColour, "recording vs model quantile"), ("dash", referenceColour, "identity")])
+    }
+
+    /// Fraction of fixes with |r| ≤ c × reported accuracy, c from 0 to 2.5.
+    static func coverage(_ r: CalibrationResult, width: Double = 420) -> String {
+        let f = Frame(width: width, height: 280, x0: 0, x1: 2.5, y0: 0, y1: 1)
+        var out = f.axes(xTicks: [0, 0.5, 1, 1.5, 2, 2.5], yTicks: [0, 0.25, 0.5, 0.75, 1], xUnit: " ×", yUnit: "",
+                         label: "Coverage of the reported accuracy")
+        let cs = (0...50).map { 2.5 * Double($0) / 50 }
+        func curve(_ radiiOverAccuracy: [Double]) -> [(Double, Double)] {
+            let sorted = radiiOverAccuracy.sorted(), n = Double(max(1, sorted.count))
+            var j = 0
+            return cs.map { c in while j < sorted.count && sorted[j] <= c { j += 1 }; return (c, Double(j) / n) }
         }
-        let share = e.whiteSigma_m + e.biasSigma_m > 0
-            ? e.biasSigma_m * e.biasSigma_m / (e.biasSigma_m * e.biasSigma_m + e.whiteSigma_m * e.whiteSigma_m) : 0
-        let lagMax = Double(maxLag) * dt
-        let left = 46.0, right = 10.0, top = 10.0, plotH = 180.0, height = plotH + 56
-        func px(_ v: Double) -> Double { left + v / lagMax * (width - left - right) }
-        func py(_ v: Double) -> Double { top + plotH - (max(-0.2, min(1, v)) + 0.2) / 1.2 * plotH }
-        var out = SVGPlots.svgOpen(width: width, height: height, label: "Autocorrelation and fitted exponential")
-        for v in [0.0, 0.5, 1.0] {
-            out += "<line x1=\"\(n(left))\" x2=\"\(n(width - right))\" y1=\"\(n(py(v)))\" y2=\"\(n(py(v)))\" stroke=\"#e3e3e3\"/>"
-            out += "<text x=\"\(n(left - 4))\" y=\"\(n(py(v) + 4))\" text-anchor=\"end\">\(ReportText.short(v))</text>"
+        let recording = zip(r.input.residuals_m, r.input.reportedAccuracy_m).map { ($0 * $0).sum().squareRoot() / $1 }
+        out += f.line(cs.map { ($0, 1 - exp(-$0 * $0)) }, colour: referenceColour, dashed: true)
+        out += f.line(curve(r.goodness.syntheticCoverageRatios), colour: syntheticColour)
+        out += f.line(curve(recording), colour: recordingColour)
+        for (c, p) in [(1.0, CalibrationReport.honestDRMSCoverage), (0.5, CalibrationReport.underReported2xCoverage)] {
+            out += "<circle cx=\"\(SVGPlots.n(f.px(c)))\" cy=\"\(SVGPlots.n(f.py(p)))\" r=\"3\" fill=\"none\" stroke=\"\(referenceColour)\"/>"
         }
-        out += acf.map { "<circle cx=\"\(n(px($0.0)))\" cy=\"\(n(py($0.1)))\" r=\"2\" fill=\"#0072b2\"/>" }.joined()
-        if let tau = e.tau_s {
-            let pts = (1...100).map { k -> String in let t = lagMax * Double(k) / 100; return "\(n(px(t))),\(n(py(share * exp(-t / tau))))" }
-            out += "<polyline fill=\"none\" stroke=\"#d95f02\" stroke-width=\"2\" points=\"\(pts.joined(separator: " "))\"/>"
+        let measured = r.estimate.coverage
+        out += "<text x=\"\(SVGPlots.n(f.px(1) + 6))\" y=\"\(SVGPlots.n(f.py(measured) + 14))\">\(ReportText.short(100 * measured)) % at 1×</text>"
+        return out + f.legend([("line", recordingColour, "recording"), ("line", syntheticColour, "synthetic"), ("dash", referenceColour, "honest DRMS")])
+    }
+
+    /// Histograms (as density outlines) of the reported accuracy, recording and synthetic drive 0.
+    static func accuracyHistogram(_ r: CalibrationResult, width: Double = 420) -> String {
+        let rec = r.input.reportedAccuracy_m, syn = r.goodness.syntheticAccuracy_m
+        let sortedAll = (rec + syn).sorted()
+        let upper = SVGPlots.niceCeiling(max(1e-9, sortedAll[min(sortedAll.count - 1, Int(Double(sortedAll.count) * 0.995))] * 1.05))
+        let bins = 40, bw = upper / Double(bins)
+        func density(_ v: [Double]) -> [Double] {
+            var c = [Double](repeating: 0, count: bins)
+            for a in v where a < upper { c[Int(a / bw)] += 1 }
+            return c.map { $0 / (Double(max(1, v.count)) * bw) }
         }
-        for k in 0...4 {
-            let v = lagMax * Double(k) / 4
-            out += "<text x=\"\(n(px(v)))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"middle\">\(ReportText.short(v))\(k == 4 ? " s" : "")</text>"
+        let dr = density(rec), ds = density(syn)
+        let yTop = SVGPlots.niceCeiling(max(1e-12, (dr + ds).max() ?? 1) * 1.05)
+        let f = Frame(width: width, height: 280, x0: 0, x1: upper, y0: 0, y1: yTop)
+        var out = f.axes(xTicks: ticks(upper), yTicks: [0, yTop / 2, yTop], xUnit: " m", yUnit: "/m", label: "Reported accuracy distribution")
+        func steps(_ d: [Double]) -> [(Double, Double)] {
+            d.enumerated().flatMap { [(Double($0.offset) * bw, $0.element), (Double($0.offset + 1) * bw, $0.element)] }
         }
-        let fit = e.tau_s.map { "fit A=\(ReportText.short(share)), τ=\(ReportText.short($0)) s" } ?? "no correlation fitted"
-        out += "<g class=\"legend\">" + SVGPlots.legend([("dot", "#0072b2", "data"), ("line", "#d95f02", fit)], x: left, y: height - 6) + "</g>"
-        return out + "</svg>"
+        out += f.line(steps(ds), colour: syntheticColour)
+        out += f.line(steps(dr), colour: recordingColour)
+        return out + f.legend([("line", recordingColour, "recording"), ("line", syntheticColour, "synthetic")])
     }
 }

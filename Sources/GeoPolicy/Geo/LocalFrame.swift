@@ -33,6 +33,14 @@ public struct LocalFrame: Sendable, Hashable {
 
     @inlinable
     public func offset_m(unitVector p: SIMD3<Double>) -> SIMD2<Double> {
+        LocalFrame.offset_m(unitVector: p, up: up, east: east, north: north, radius_m: radius_m)
+    }
+
+    /// `offset_m(unitVector:)` of the frame with these unit vectors and radius (for callers that
+    /// hold the vectors, not the frame).
+    @inlinable
+    static func offset_m(unitVector p: SIMD3<Double>, up: SIMD3<Double>, east: SIMD3<Double>,
+                         north: SIMD3<Double>, radius_m: Double) -> SIMD2<Double> {
         let x = (p * east).sum(), y = (p * north).sum(), z = (p * up).sum()
         let s = (x * x + y * y).squareRoot()
         if s == 0 { return z >= 0 ? .zero : SIMD2(0, Double.pi * radius_m) }

@@ -4,7 +4,9 @@ public struct Matrix2: Sendable, Hashable {
     public var c1: SIMD2<Double>
 
     @inlinable public init(c0: SIMD2<Double>, c1: SIMD2<Double>) { self.c0 = c0; self.c1 = c1 }
-    public static let identity = Matrix2(c0: SIMD2(1, 0), c1: SIMD2(0, 1))
+    /// The identity map. Computed, not `static let`: a stored global costs a `swift_once` per
+    /// use, which the filter paid on every update.
+    @inlinable public static var identity: Matrix2 { Matrix2(c0: SIMD2(1, 0), c1: SIMD2(0, 1)) }
 
     @inlinable public func apply(_ v: SIMD2<Double>) -> SIMD2<Double> { c0 * v.x + c1 * v.y }
 

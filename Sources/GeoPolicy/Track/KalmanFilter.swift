@@ -39,6 +39,7 @@ public struct Innovation: Sendable, Hashable {
     /// S (m²): s00, s01 = s10, s11.
     public var s00: Double, s01: Double, s11: Double
 
+    @inlinable
     public init(residual_m: SIMD2<Double>, s00: Double, s01: Double, s11: Double) {
         self.residual_m = residual_m; self.s00 = s00; self.s01 = s01; self.s11 = s11
     }
@@ -84,16 +85,24 @@ public struct KalmanFilter: Sendable {
     public let initialSpeedSigma_mps: Double
 
     /// The current local plane.
-    public var frame: LocalFrame { projection.frame }
-    var projection: AnchorProjection
+    @inlinable public var frame: LocalFrame { projection.frame }
     /// State (east_m, north_m, vEast_mps, vNorth_mps) in `frame`.
-    public private(set) var state: SIMD4<Double>
+    @inlinable public var state: SIMD4<Double> { storedState }
     /// Covariance of `state` (m², m²/s, m²/s²).
-    public private(set) var covariance: Covariance4
+    @inlinable public var covariance: Covariance4 { storedCovariance }
     /// Time of the last accepted fix in seconds, or nil before the first.
-    public private(set) var timestamp_s: Double?
+    @inlinable public var timestamp_s: Double? { storedTimestamp_s }
     /// How many times the frame was re-anchored.
-    public private(set) var reanchorCount: Int = 0
+    @inlinable public var reanchorCount: Int { storedReanchorCount }
+
+    // Storage, read-only outside the module through the properties above. `update` is
+    // @inlinable (as `FenceMonitor.process`): inlined into the caller's loop, the state stays
+    // in registers between updates instead of going through a call and memory per fix.
+    @usableFromInline var projection: AnchorProjection
+    @usableFromInline var storedState: SIMD4<Double>
+    @usableFromInline var storedCovariance: Covariance4
+    @usableFromInline var storedTimestamp_s: Double?
+    @usableFromInline var storedReanchorCount: Int = 0
 
     /// Creates an empty filter.
     /// - Parameters:
@@ -117,8 +126,8 @@ public struct KalmanFilter: Sendable {
         self.reanchorDistance_m = reanchorDistance_m
         self.initialSpeedSigma_mps = initialSpeedSigma_mps
         self.projection = AnchorProjection(frame: LocalFrame(anchor: Coordinate(computedLatitude: 0, longitude: 0)))
-        self.state = .zero
-        self.covariance = Covariance4(diagonal: .zero)
+        self.storedState = .zero
+        self.storedCovariance = Covariance4(diagonal: .zero)
     }
 
     /// True once a fix has been accepted.
@@ -126,6 +135,7 @@ public struct KalmanFilter: Sendable {
 
     /// Feeds one fix: predicts to its time and corrects with its position.
     /// - Throws: `TrackRejection`; the filter is then unchanged.
+    @inlinable @inline(__always)
     public mutating func update(_ fix: Fix) throws(TrackRejection) {
         var none = NoStepRecorder()
         try process(fix, &none)
@@ -163,8 +173,8 @@ public struct KalmanFilter: Sendable {
 
     /// The measurement variance per axis (m²) of a fix the track engine accepts, or the reason it
     /// refuses it: timestamp not finite, invalid coordinate, accuracy not finite and > 0.
-    /// The order check against the last accepted time is the caller's.
-    @inline(__always)
+    /// The order check against the last accepted time is the caller's (`KalmanFilter`, `IMMFilter`).
+    @inlinable @inline(__always)
     static func measurementVariance(of fix: Fix, convention: AccuracyConvention) throws(TrackRejection) -> Double {
         let t = fix.timestamp_s
         guard t.isFinite else { throw .invalidTimestamp(t) }
@@ -180,16 +190,16 @@ public struct KalmanFilter: Sendable {
 
     // MARK: - Core
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func process<R: KalmanStepRecording>(_ fix: Fix, _ recorder: inout R) throws(TrackRejection) {
         let t = fix.timestamp_s
         let r = try KalmanFilter.measurementVariance(of: fix, convention: convention)
         guard let last = timestamp_s else {
             projection = AnchorProjection(frame: LocalFrame(anchor: Coordinate(computedLatitude: fix.latitude, longitude: fix.longitude)))
-            state = .zero
+            storedState = .zero
             let v2 = initialSpeedSigma_mps * initialSpeedSigma_mps
-            covariance = Covariance4(diagonal: SIMD4(r, r, v2, v2))
-            timestamp_s = t
+            storedCovariance = Covariance4(diagonal: SIMD4(r, r, v2, v2))
+            storedTimestamp_s = t
             recorder.first(frame: frame, state: state, covariance: covariance, timestamp_s: t)
             return
         }
@@ -201,27 +211,33 @@ public struct KalmanFilter: Sendable {
         }
         recorder.prior(frame: frame, state: state, covariance: covariance, jacobian: jacobian)
         let dt = t - last
-        KalmanFilter.predict(&state, &covariance, dt: dt, q: accelerationDensity_m2ps3)
-        recorder.predicted(state: state, covariance: covariance, dt: dt, timestamp_s: t)
+        // Predict and correct in locals, stored once: through `self` the predicted state and
+        // covariance went to memory and back between the two steps.
+        var x = state, cov = covariance
+        KalmanFilter.predict(&x, &cov, dt: dt, q: accelerationDensity_m2ps3)
+        recorder.predicted(state: x, covariance: cov, dt: dt, timestamp_s: t)
         let z = projection.offset_m(latitude: fix.latitude, longitude: fix.longitude)
-        KalmanFilter.correct(&state, &covariance, z: z, r: r)
-        timestamp_s = t
-        recorder.filtered(state: state, covariance: covariance)
+        KalmanFilter.correct(&x, &cov, z: z, r: r)
+        storedState = x
+        storedCovariance = cov
+        storedTimestamp_s = t
+        recorder.filtered(state: x, covariance: cov)
     }
 
     /// Moves the anchor to the point at `p` (plane offset) and carries state and covariance over.
+    @usableFromInline
     mutating func reanchor(at p: SIMD2<Double>) -> Matrix2 {
         let (moved, j) = projection.reanchored(at: p)
         let v = j.apply(SIMD2(state[2], state[3]))
-        state = SIMD4(0, 0, v.x, v.y)
-        covariance = covariance.transformed(by: j)
+        storedState = SIMD4(0, 0, v.x, v.y)
+        storedCovariance = covariance.transformed(by: j)
         projection = moved
-        reanchorCount += 1
+        storedReanchorCount += 1
         return j
     }
 
     /// x ← F x, P ← F P Fᵀ + Q for the constant-velocity model over `dt` seconds (upper triangle).
-    @inline(__always)
+    @inlinable @inline(__always)
     static func predict(_ x: inout SIMD4<Double>, _ p: inout Covariance4, dt: Double, q: Double) {
         x = SIMD4(x[0] + dt * x[2], x[1] + dt * x[3], x[2], x[3])
         let dt2 = dt * dt
@@ -242,28 +258,31 @@ public struct KalmanFilter: Sendable {
     /// symmetric form P ← P − (P Hᵀ) S⁻¹ (P Hᵀ)ᵀ evaluated on the upper triangle only, so P
     /// stays exactly symmetric (positive definiteness is checked over 10⁶ updates in the tests).
     /// Returns the innovation (ν, S) of the measurement against the prior.
-    @inline(__always) @discardableResult
+    @inlinable @inline(__always) @discardableResult
     static func correct(_ x: inout SIMD4<Double>, _ p: inout Covariance4, z: SIMD2<Double>, r: Double) -> Innovation {
         let s00 = p.p00 + r, s01 = p.p01, s11 = p.p11 + r
         let invDet = 1 / (s00 * s11 - s01 * s01)
         let i00 = s11 * invDet, i01 = -s01 * invDet, i11 = s00 * invDet
         // C = P Hᵀ: columns c = (p00, p01, p02, p03), d = (p01, p11, p12, p13); K = C S⁻¹.
-        let c = SIMD4(p.p00, p.p01, p.p02, p.p03), d = SIMD4(p.p01, p.p11, p.p12, p.p13)
-        let k0 = c * i00 + d * i01
-        let k1 = c * i01 + d * i11
+        // In scalars: as SIMD4 lanes the same products cost shuffles on the critical path.
+        let c0 = p.p00, c1 = p.p01, c2 = p.p02, c3 = p.p03
+        let d0 = p.p01, d1 = p.p11, d2 = p.p12, d3 = p.p13
+        let k00 = c0 * i00 + d0 * i01, k01 = c1 * i00 + d1 * i01, k02 = c2 * i00 + d2 * i01, k03 = c3 * i00 + d3 * i01
+        let k10 = c0 * i01 + d0 * i11, k11 = c1 * i01 + d1 * i11, k12 = c2 * i01 + d2 * i11, k13 = c3 * i01 + d3 * i11
         let nu0 = z.x - x[0], nu1 = z.y - x[1]
-        x = x + k0 * nu0 + k1 * nu1
+        x = SIMD4(x[0] + k00 * nu0 + k10 * nu1, x[1] + k01 * nu0 + k11 * nu1,
+                  x[2] + k02 * nu0 + k12 * nu1, x[3] + k03 * nu0 + k13 * nu1)
         // P_ij −= k0_i c_j + k1_i d_j  (i ≤ j).
-        p.p00 -= k0[0] * c[0] + k1[0] * d[0]
-        p.p01 -= k0[0] * c[1] + k1[0] * d[1]
-        p.p02 -= k0[0] * c[2] + k1[0] * d[2]
-        p.p03 -= k0[0] * c[3] + k1[0] * d[3]
-        p.p11 -= k0[1] * c[1] + k1[1] * d[1]
-        p.p12 -= k0[1] * c[2] + k1[1] * d[2]
-        p.p13 -= k0[1] * c[3] + k1[1] * d[3]
-        p.p22 -= k0[2] * c[2] + k1[2] * d[2]
-        p.p23 -= k0[2] * c[3] + k1[2] * d[3]
-        p.p33 -= k0[3] * c[3] + k1[3] * d[3]
+        p.p00 -= k00 * c0 + k10 * d0
+        p.p01 -= k00 * c1 + k10 * d1
+        p.p02 -= k00 * c2 + k10 * d2
+        p.p03 -= k00 * c3 + k10 * d3
+        p.p11 -= k01 * c1 + k11 * d1
+        p.p12 -= k01 * c2 + k11 * d2
+        p.p13 -= k01 * c3 + k11 * d3
+        p.p22 -= k02 * c2 + k12 * d2
+        p.p23 -= k02 * c3 + k12 * d3
+        p.p33 -= k03 * c3 + k13 * d3
         return Innovation(residual_m: SIMD2(nu0, nu1), s00: s00, s01: s01, s11: s11)
     }
 }

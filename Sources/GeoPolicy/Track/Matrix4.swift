@@ -43,48 +43,34 @@ struct Matrix4: Sendable, Hashable {
         Covariance4(c0: c.0, c1: c.1, c2: c.2, c3: c.3)
     }
 
-    /// Solves S X = B for symmetric positive definite S (self) by Cholesky factorisation.
+    /// Solves S X = B for symmetric positive definite S (self) by Cholesky factorisation S = L Lᵀ.
+    ///
+    /// Written out for 4×4 (no loops, no subscripts): L's ten entries are scalars, and the
+    /// forward (L y = b) and back (Lᵀ x = y) substitutions run on B's rows as SIMD4, i.e. on all
+    /// four right-hand sides at once. Each lane performs exactly the operations, in the same
+    /// order, of the textbook column-by-column loop (Golub & Van Loan 2013, Alg. 4.2.1 and
+    /// 3.1.1–3.1.2), so the result is bit for bit that of the loop (tested against it).
     func solveSPD(_ b: Matrix4) -> Matrix4 {
-        var l = Lower4()  // fixed size: no heap allocation per smoothed point
-        for j in 0..<4 {
-            var s = self[j, j]
-            for k in 0..<j { s -= l[j, k] * l[j, k] }
-            l[j, j] = s.squareRoot()
-            for i in (j + 1)..<4 {
-                var t = self[i, j]
-                for k in 0..<j { t -= l[i, k] * l[j, k] }
-                l[i, j] = t / l[j, j]
-            }
-        }
-        func solve(_ rhs: SIMD4<Double>) -> SIMD4<Double> {
-            var y = SIMD4<Double>.zero
-            for i in 0..<4 {
-                var t = rhs[i]
-                for k in 0..<i { t -= l[i, k] * y[k] }
-                y[i] = t / l[i, i]
-            }
-            var x = SIMD4<Double>.zero
-            for i in stride(from: 3, through: 0, by: -1) {
-                var t = y[i]
-                for k in (i + 1)..<4 { t -= l[k, i] * x[k] }
-                x[i] = t / l[i, i]
-            }
-            return x
-        }
-        return Matrix4(solve(b.c.0), solve(b.c.1), solve(b.c.2), solve(b.c.3))
-    }
-}
-
-/// The Cholesky factor of `Matrix4.solveSPD`, as four SIMD4 rows (element (i, j) = row i, lane j).
-struct Lower4 {
-    var r0 = SIMD4<Double>.zero, r1 = SIMD4<Double>.zero, r2 = SIMD4<Double>.zero, r3 = SIMD4<Double>.zero
-
-    subscript(i: Int, j: Int) -> Double {
-        get {
-            switch i { case 0: return r0[j]; case 1: return r1[j]; case 2: return r2[j]; default: return r3[j] }
-        }
-        set {
-            switch i { case 0: r0[j] = newValue; case 1: r1[j] = newValue; case 2: r2[j] = newValue; default: r3[j] = newValue }
-        }
+        let s0 = c.0, s1 = c.1, s2 = c.2, s3 = c.3  // columns of S
+        let l00 = s0[0].squareRoot()
+        let l10 = s0[1] / l00, l20 = s0[2] / l00, l30 = s0[3] / l00
+        let l11 = (s1[1] - l10 * l10).squareRoot()
+        let l21 = (s1[2] - l20 * l10) / l11, l31 = (s1[3] - l30 * l10) / l11
+        let l22 = (s2[2] - l20 * l20 - l21 * l21).squareRoot()
+        let l32 = (s2[3] - l30 * l20 - l31 * l21) / l22
+        let l33 = (s3[3] - l30 * l30 - l31 * l31 - l32 * l32).squareRoot()
+        // Rows of B: lane j of row i is B[i, j].
+        let t = b.transposed
+        let b0 = t.c.0, b1 = t.c.1, b2 = t.c.2, b3 = t.c.3
+        let y0 = b0 / l00
+        let y1 = (b1 - l10 * y0) / l11
+        let y2 = (b2 - l20 * y0 - l21 * y1) / l22
+        let y3 = (b3 - l30 * y0 - l31 * y1 - l32 * y2) / l33
+        let x3 = y3 / l33
+        let x2 = (y2 - l32 * x3) / l22
+        let x1 = (y1 - l21 * x2 - l31 * x3) / l11
+        let x0 = (y0 - l10 * x1 - l20 * x2 - l30 * x3) / l00
+        // x0…x3 are the rows of X.
+        return Matrix4(x0, x1, x2, x3).transposed
     }
 }

@@ -76,6 +76,8 @@ public enum AccuracyConvention: String, Sendable, Hashable, CaseIterable, Codabl
 
     /// 68 % radius over σ for a 2-D isotropic Gaussian, as Android documents it (1.51).
     public static let android68Factor: Double = 1.51
-    @usableFromInline static let sqrt2: Double = 2.0.squareRoot()
-    @usableFromInline static let inverseSqrt2: Double = 1 / 2.0.squareRoot()
+    // Computed, not `static let`: a stored global is initialised lazily through `swift_once`,
+    // which the filter then paid on every update; these fold to constants at compile time.
+    @inlinable static var sqrt2: Double { 2.0.squareRoot() }
+    @inlinable static var inverseSqrt2: Double { 1 / 2.0.squareRoot() }
 }

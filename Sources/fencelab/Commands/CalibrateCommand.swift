@@ -7,21 +7,33 @@ enum CalibrateCommand: Command {
     static let summary = "Fit a scenario noise + accuracy block to a device recording (stationary or moving)."
     static let help = """
         USAGE: fencelab calibrate DEVICE_LOG [--stationary | --track] [--out DIR]
+                                 [--seed N] [--replicates N] [--drives N]
 
         Imports DEVICE_LOG (CSV, GPX, JSON Lines), computes residuals of its valid fixes
         against the mean position (--stationary, default) or the RTS-smoothed path (--track),
-        and fits σ per axis and anisotropy, the Gauss–Markov bias (σ, τ) from the
-        autocorrelation, heavy tails (Student-t ν) and how the reported accuracy relates to
-        the measured DRMS. Prints a JSON object with `noise` and `accuracy` in the scenario
-        file schema (ready to paste), remarks on stderr, and writes DIR/calibration.html
-        (histogram of residual radius vs the fitted Rayleigh density, autocorrelation vs
-        the fitted exponential) and DIR/calibration.json (every fitted figure).
+        and fits white and white + Gauss–Markov noise (σ_w, σ_b, τ) by maximum likelihood
+        with the exact discretisation by each Δt (irregular sampling and gaps), heavy tails
+        (Student-t ν) and how the reported accuracy relates to the measured DRMS, each with a
+        95 % interval. Checks the residual autocorrelation for shapes no white + Gauss–Markov
+        noise produces (residuals smoothed/filtered upstream) and tests drives generated from
+        the fitted block at the recording's timestamps against the recording.
+
+        Prints to stdout: which fixes were used and why others were dropped, the fitted
+        figures with intervals, the coverage of the reported accuracy, the goodness-of-fit
+        verdict, WARNING lines, and as the LAST line the `noise` + `accuracy` block in the
+        scenario file schema (ready to paste: `fencelab calibrate LOG | tail -n 1`).
+        Writes DIR/calibration.html (residual ACF of the recording and of a synthetic drive
+        with bands, QQ plot, reported accuracy, coverage) and DIR/calibration.json (every
+        figure; schema in docs/calibration.md). No coordinates are written.
 
         OPTIONS:
           --stationary     The device did not move (default).
           --track          The device moved; residuals against the smoothed path (the
                            smoother absorbs part of a slow bias: τ is then a lower bound).
           --out DIR        Output folder (default reports/calibration).
+          --seed N         Seed of the bootstrap and the synthetic drives, 1...4294967295 (default 1).
+          --replicates N   Block-bootstrap replicates, 20...100000 (default 200).
+          --drives N       Synthetic drives for the goodness-of-fit null, 99...9999 (default 199).
 
         EXIT: 0 written, 2 bad log (file:line) or too few valid fixes, 64 usage error.
         """
@@ -30,24 +42,24 @@ enum CalibrateCommand: Command {
         let stationary = arguments.flag("--stationary"), track = arguments.flag("--track")
         guard !(stationary && track) else { throw CLIError.usage("calibrate: --stationary and --track exclude each other") }
         let out = try arguments.option("--out") ?? "reports/calibration"
+        var options = CalibrationOptions()
+        if let seed = try arguments.intOption("--seed", in: 1...Int(UInt32.max)) { options.seed = UInt64(seed) }
+        if let n = try arguments.intOption("--replicates", in: CalibrationOptions.replicateRange) { options.replicates = n }
+        if let n = try arguments.intOption("--drives", in: CalibrationOptions.nullDriveRange) { options.nullDrives = n }
         let paths = try arguments.positionals()
         guard paths.count == 1 else { throw CLIError.usage("calibrate: expected one DEVICE_LOG, got \(paths.count)") }
+        do { try CalibrationReport.preflight(out) } catch { throw CLIError.badInput(error.description) }
         let log: DeviceLog
         do { log = try DeviceLogImporter.load(path: paths[0]) } catch { throw CLIError.badInput(error.description) }
         let result: CalibrationResult
-        do { result = try CalibrationRun.run(log, mode: track ? .track : .stationary) } catch {
+        do { result = try CalibrationRun.run(log, mode: track ? .track : .stationary, options: options) } catch {
             throw CLIError.badInput("\(paths[0]): \(error)")
         }
-        let json = JSONValue.object([("file", .string(paths[0])), ("mode", .string(result.mode.rawValue)),
-                                     ("estimate", CalibrationRun.estimateJSON(result.estimate)),
-                                     ("scenario", result.scenarioBlock)])
-        do {
-            try ReportFolder.write(files: [("calibration.html", Array(CalibrationHTML.render(result).utf8)),
-                                           ("calibration.json", Array((json.serialized() + "\n").utf8))], to: out)
-        } catch { throw CLIError.badInput("\(error)") }
-        print(result.scenarioBlock.serialized())
-        result.notes.forEach { printError("note: " + $0) }
-        printError("calibrate: \(result.estimate.samples) fixes (\(result.skipped) skipped); plots: \(out)/calibration.html")
+        do { try CalibrationReport.write(result, to: out) } catch { throw CLIError.badInput(error.description) }
+        CalibrationReport.summaryLines(result).forEach { print($0) }
+        result.notes.forEach { print("note: " + $0) }
+        print("report: \(out)/calibration.html, \(out)/calibration.json")
+        print(CalibrationReport.compact(result.scenarioBlock))
         return .success
     }
 }

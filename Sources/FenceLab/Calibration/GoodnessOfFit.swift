@@ -1,0 +1,191 @@
+import Foundation
+import GeoPolicy
+import GSLKit
+
+/// Drives generated from the fitted block at the recording's own timestamps, put through the same
+/// residual pipeline, and a two-sample test against the recording.
+///
+/// Statistics: the Kolmogorov–Smirnov distance D between the residual radii |r| of the recording
+/// and of synthetic drive 0, and the largest |ρ_rec(h) − ρ_syn(h)| over lags 1…30 s. Fixes are
+/// autocorrelated, so the textbook KS p-value does not apply: both p-values are Monte Carlo
+/// (Davison & Hinkley 1997, §4.2), p = (1 + #{null ≥ observed}) / (M + 1), with the null
+/// statistics between drive i and drive 0 for M further drives from the same block.
+public struct GoodnessOfFit: Sendable {
+    /// Residual ACF of synthetic drive 0 and the pointwise 2.5…97.5 % envelope of the envelope drives.
+    public var syntheticACF: ResidualACF
+    public var syntheticLow: [Double]
+    public var syntheticHigh: [Double]
+    /// ACFs of the envelope drives (the null for `FilteredResidualCheck`'s negative ρ).
+    public var nullACFs: [ResidualACF]
+    /// Convexity excess ρ(h)² − ρ(2h) of every null drive (`FilteredResidualCheck`).
+    public var convexityNull: [Double]
+    public var ksDistance: Double
+    public var ksP: Double
+    public var acfDifference: Double
+    public var acfDifferenceLag_s: Double
+    public var acfP: Double
+    public var drives: Int
+    /// Coverage of the reported accuracy in synthetic drive 0.
+    public var syntheticCoverage: Double
+    /// QQ points (model quantile, recording quantile) of the per-axis residual components, metres;
+    /// model quantiles from the pooled envelope drives.
+    public var qq: [SIMD2<Double>]
+    /// Reported accuracies of synthetic drive 0 (the recording's are in `CalibrationInput`).
+    public var syntheticAccuracy_m: [Double]
+    /// |r| / reported accuracy of each fix of synthetic drive 0.
+    public var syntheticCoverageRatios: [Double]
+    /// Lags compared by the ACF test.
+    public static let acfTestLags_s = 1.0...30.0
+    /// Significance level of each statistic.
+    public static let alpha = 0.01
+    /// Drives whose full ACF is kept for the envelope, the QQ model quantiles and the filter check.
+    public static let envelopeDrives = 20
+
+    public var matches: Bool { !(ksP <= Self.alpha) && !(acfP <= Self.alpha) }
+
+    /// "synthetic noise matches the recording (…)" or which statistic does not.
+    public var verdict: String {
+        let f = ReportText.short
+        let ks = "KS on residual radius D \(f(ksDistance)), p \(f(ksP))"
+        let ac = acfDifference.isFinite ? "ACF 1–30 s max |Δρ| \(f(acfDifference)) at \(f(acfDifferenceLag_s)) s, p \(f(acfP))" : "ACF 1–30 s not testable (sampling interval > 30 s)"
+        if matches { return "synthetic noise matches the recording (\(ks); \(ac); \(drives) null drives)" }
+        var failed: [String] = []
+        if ksP <= Self.alpha { failed.append("residual radius distribution differs (\(ks))") }
+        if acfP <= Self.alpha { failed.append("autocorrelation at lags 1–30 s differs (\(ac))") }
+        return "synthetic noise does not match the recording: " + failed.joined(separator: "; ")
+    }
+
+    static func evaluate(recording r: CalibrationRun.Residuals, series: ResidualSeries, acf: ResidualACF, estimate: NoiseEstimate,
+                         mode: CalibrationMode, options: CalibrationOptions, maxLag_s: Double) throws(CalibrationError) -> GoodnessOfFit {
+        let block = CalibrationRun.BlockParameters(estimate)
+        let binWidth = series.medianInterval_s
+        let testLag = min(Self.acfTestLags_s.upperBound, maxLag_s)
+        let shortLag = min(max(testLag, FilteredResidualCheck.convexityMaxLag_s), maxLag_s)
+        let recordRadii = series.residuals_m.map { ($0 * $0).sum().squareRoot() }.sorted()
+        var syn0: (series: ResidualSeries, acf: ResidualACF, radii: [Double], coverage: Double, accuracy: [Double])?
+        var nullACFs: [ResidualACF] = [], pooled: [Double] = []
+        var ksNull: [Double] = [], acfNull: [Double] = [], convexityNull: [Double] = []
+        for drive in 0...options.nullDrives {
+            let rng: RandomSource
+            do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: options.seed, stream: 0x5EED_0000 + UInt64(drive))) } catch {
+                throw .random(reason: "\(error)")
+            }
+            let synthetic = try syntheticResiduals(r, block: block, mode: mode, rng: rng)
+            let s = ResidualSeries(times_s: synthetic.input.times_s, residuals_m: synthetic.input.residuals_m)
+            let envelope = drive <= Self.envelopeDrives
+            let a = ResidualACF(s, binWidth_s: binWidth, maxLag_s: envelope ? maxLag_s : shortLag)
+            let radii = s.residuals_m.map { ($0 * $0).sum().squareRoot() }.sorted()
+            if let base = syn0 {
+                ksNull.append(ksDistance(radii, base.radii))
+                acfNull.append(maxDifference(a, base.acf, upTo: testLag).value)
+                convexityNull.append(FilteredResidualCheck.statistics(a).excess)
+                if envelope {
+                    nullACFs.append(a)
+                    for v in s.residuals_m { pooled.append(v.x); pooled.append(v.y) }
+                }
+            } else {
+                let covered = zip(s.residuals_m, synthetic.input.reportedAccuracy_m).filter { ($0.0 * $0.0).sum() <= $0.1 * $0.1 }.count
+                syn0 = (s, a, radii, Double(covered) / Double(max(1, s.count)), synthetic.input.reportedAccuracy_m)
+            }
+        }
+        guard let base = syn0 else { throw .tooFewFixes(got: 0, needed: NoiseCalibrator.minimumFixes) }
+        let d = ksDistance(recordRadii, base.radii)
+        let diff = maxDifference(acf, base.acf, upTo: testLag)
+        func p(_ observed: Double, _ null: [Double]) -> Double {
+            guard observed.isFinite else { return .nan }
+            return Double(1 + null.filter { !($0 < observed) }.count) / Double(null.count + 1)
+        }
+        let (low, high) = envelope(nullACFs)
+        let probabilities = (1...199).map { Double($0) / 200 }
+        let recordComponents = series.residuals_m.flatMap { [$0.x, $0.y] }
+        let model = (try? Statistics.quantiles(pooled, probabilities: probabilities)) ?? []
+        let data = (try? Statistics.quantiles(recordComponents, probabilities: probabilities)) ?? []
+        return GoodnessOfFit(
+            syntheticACF: base.acf, syntheticLow: low, syntheticHigh: high, nullACFs: nullACFs, convexityNull: convexityNull,
+            ksDistance: d, ksP: p(d, ksNull), acfDifference: diff.value, acfDifferenceLag_s: diff.lag_s, acfP: p(diff.value, acfNull),
+            drives: options.nullDrives, syntheticCoverage: base.coverage,
+            qq: zip(model, data).map { SIMD2($0, $1) }, syntheticAccuracy_m: base.accuracy,
+            syntheticCoverageRatios: zip(base.series.residuals_m, base.accuracy).map { ($0 * $0).sum().squareRoot() / $1 })
+    }
+
+    /// One synthetic drive: the block's noise at the recording's times around its truth, then the
+    /// same residual pipeline (mean position, or the RTS smoother in track mode).
+    static func syntheticResiduals(_ r: CalibrationRun.Residuals, block: CalibrationRun.BlockParameters, mode: CalibrationMode,
+                                   rng: RandomSource) throws(CalibrationError) -> CalibrationRun.Residuals {
+        let times = r.input.times_s
+        let draws = SyntheticNoise(block).draw(times_s: times, rng: rng)
+        var fixes: [Fix] = [], points: [Coordinate] = []
+        fixes.reserveCapacity(times.count); points.reserveCapacity(times.count)
+        for i in times.indices {
+            let c = LocalFrame(anchor: r.truth[i]).coordinate(draws.offsets_m[i])
+            fixes.append(Fix(timestamp_s: times[i], latitude: c.latitude, longitude: c.longitude, horizontalAccuracy_m: draws.accuracy_m[i]))
+            points.append(c)
+        }
+        return try CalibrationRun.pipeline(fixes, points: points, mode: mode)
+    }
+
+    /// Two-sample Kolmogorov–Smirnov distance of sorted samples.
+    static func ksDistance(_ a: [Double], _ b: [Double]) -> Double {
+        var i = 0, j = 0, d = 0.0
+        while i < a.count && j < b.count {
+            let x = min(a[i], b[j])
+            while i < a.count && a[i] <= x { i += 1 }
+            while j < b.count && b[j] <= x { j += 1 }
+            d = max(d, abs(Double(i) / Double(a.count) - Double(j) / Double(b.count)))
+        }
+        return d
+    }
+
+    /// Largest |ρ_a − ρ_b| over bins with lag in 1 s…`upTo`.
+    static func maxDifference(_ a: ResidualACF, _ b: ResidualACF, upTo: Double) -> (value: Double, lag_s: Double) {
+        var best = -Double.infinity, lag = Double.nan
+        for k in 0..<min(a.rho.count, b.rho.count) where a.lags_s[k] >= Self.acfTestLags_s.lowerBound && a.lags_s[k] <= upTo {
+            let d = abs(a.rho[k] - b.rho[k])
+            if d.isFinite && d > best { best = d; lag = a.lags_s[k] }
+        }
+        return (best.isFinite ? best : .nan, lag)
+    }
+
+    /// Pointwise 2.5 % and 97.5 % of the envelope drives' ρ.
+    static func envelope(_ acfs: [ResidualACF]) -> ([Double], [Double]) {
+        guard let bins = acfs.map(\.rho.count).min(), bins > 0 else { return ([], []) }
+        var low: [Double] = [], high: [Double] = []
+        for k in 0..<bins {
+            let values = acfs.map { $0.rho[k] }.filter(\.isFinite)
+            let q = (try? Statistics.quantiles(values, probabilities: [0.025, 0.975])) ?? [.nan, .nan]
+            low.append(q[0]); high.append(q[1])
+        }
+        return (low, high)
+    }
+}
+
+/// Draws the noise and reported accuracy of the calibrated block at given times, with the models
+/// of DriveSim's `NoiseProcess` / `AccuracyProcess`: isotropic Gaussian white noise (ziggurat),
+/// Student-t tails as the white vector times √(ν/χ²_ν), a first-order Gauss–Markov bias per axis
+/// discretised exactly by each Δt (φ = e^(−Δt/τ), innovation σ_b√(1 − φ²)) and started from its
+/// stationary distribution, and the accuracy (DRMS of the block, or the fixed value) times a
+/// log-normal mis-report.
+struct SyntheticNoise {
+    let block: CalibrationRun.BlockParameters
+    init(_ block: CalibrationRun.BlockParameters) { self.block = block }
+
+    func draw(times_s: [Double], rng: RandomSource) -> (offsets_m: [SIMD2<Double>], accuracy_m: [Double]) {
+        var offsets: [SIMD2<Double>] = [], accuracy: [Double] = []
+        offsets.reserveCapacity(times_s.count); accuracy.reserveCapacity(times_s.count)
+        let base = block.drmsAccuracy ? block.drms_m : block.fixedAccuracy_m
+        var bias = SIMD2<Double>.zero
+        if block.tau_s != nil { bias = SIMD2(rng.gaussianZiggurat(sigma: block.biasSigma_m), rng.gaussianZiggurat(sigma: block.biasSigma_m)) }
+        for i in times_s.indices {
+            var e = SIMD2(rng.gaussianZiggurat(sigma: block.sigma_m), rng.gaussianZiggurat(sigma: block.sigma_m))
+            if let nu = block.nu { e *= (nu / rng.chiSquared(nu: nu)).squareRoot() }
+            if let tau = block.tau_s, i > 0 {
+                let phi = Foundation.exp(-(times_s[i] - times_s[i - 1]) / tau)
+                let q = block.biasSigma_m * (1 - phi * phi).squareRoot()
+                bias = bias * phi + SIMD2(rng.gaussianZiggurat(sigma: q), rng.gaussianZiggurat(sigma: q))
+            }
+            offsets.append(e + bias)
+            accuracy.append(block.misreportSigma > 0 ? base * rng.logNormal(zeta: 0, sigma: block.misreportSigma) : base)
+        }
+        return (offsets, accuracy)
+    }
+}

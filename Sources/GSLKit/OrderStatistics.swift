@@ -1,0 +1,102 @@
+/// Order statistics without a full sort: selection in expected linear time.
+///
+/// Hoare's FIND (C. A. R. Hoare 1961, "Algorithm 65: Find", CACM 4(7)) with a median-of-three
+/// pivot, as in Wirth's "Algorithms + Data Structures = Programs" (1976, §2.3.4): after
+/// `select(rank:)` the element at `rank` is the one a full ascending sort would put there, every
+/// element before it is ≤ it and every element after it is ≥ it. Several ranks in ascending order
+/// shrink the range from the left, so the quantiles of a report cost ≈ 2–3 passes over the data
+/// instead of an n log n sort. A range that needs more than `maxRounds` partitions (adversarial
+/// input; never seen on measured data) is finished by the standard library's sort, so the worst
+/// case stays O(n log n). Values must be totally ordered by `<` (no NaN); −0 and +0 compare equal,
+/// so either may come back where the data holds both (as with any comparison sort).
+enum OrderStatistics {
+    /// Partition rounds per rank before falling back to sorting the remaining range.
+    static let maxRounds = 64
+
+    /// Moves the `rank`-th smallest element of `a[lower...]` to `a[rank]`, with smaller-or-equal
+    /// elements before it and larger-or-equal after it (within `lower..<a.count`).
+    /// - Parameters: `lower` ≤ `rank` < `a.count`.
+    static func select(_ a: UnsafeMutableBufferPointer<Double>, rank k: Int, lower: Int) {
+        precondition(lower <= k && k < a.count, "OrderStatistics.select: rank \(k) outside \(lower)..<\(a.count)")
+        var left = lower, right = a.count - 1
+        var rounds = 0
+        while right > left {
+            if k == left {  // the minimum of the range: one pass, no partition
+                var m = left
+                for i in (left + 1)...right where a[i] < a[m] { m = i }
+                a.swapAt(left, m)
+                return
+            }
+            rounds += 1
+            if rounds > maxRounds {
+                var range = UnsafeMutableBufferPointer(rebasing: a[left...right])
+                range.sort()
+                return
+            }
+            // Median of three: a[left] ≤ a[mid] ≤ a[right] bound both scans below.
+            let mid = left + (right - left) / 2
+            if a[mid] < a[left] { a.swapAt(mid, left) }
+            if a[right] < a[left] { a.swapAt(right, left) }
+            if a[right] < a[mid] { a.swapAt(right, mid) }
+            let pivot = a[mid]
+            var i = left, j = right
+            while i <= j {
+                while a[i] < pivot { i += 1 }
+                while pivot < a[j] { j -= 1 }
+                if i <= j {
+                    a.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            // Now a[left...j] ≤ pivot ≤ a[i...right], and everything strictly between j and i equals pivot.
+            if k <= j {
+                right = j
+            } else if k >= i {
+                left = i
+            } else {
+                return
+            }
+        }
+    }
+
+    /// Type-7 quantiles (`gsl_stats_quantile_from_sorted_data` on the sorted data, computed with
+    /// the same arithmetic: index = p·(n − 1), lhs = ⌊index⌋, δ = index − lhs,
+    /// result = (1 − δ)·x₍lhs₎ + δ·x₍lhs+1₎, or x₍n−1₎ when lhs = n − 1) of `values` (non-empty, no NaN),
+    /// selecting only the order statistics they need. `probabilities` within 0...1.
+    static func quantiles(_ values: [Double], probabilities: [Double]) -> [Double] {
+        let n = values.count
+        var work = values  // the only heap copy (as `gsl_sort` on a copy before)
+        // The order statistics needed, ascending and unique, in a stack buffer (no allocation).
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * probabilities.count) { ranks in
+            var count = 0
+            func insert(_ r: Int) {
+                var i = count
+                while i > 0, ranks[i - 1] > r { i -= 1 }
+                if i > 0, ranks[i - 1] == r { return }
+                var j = count
+                while j > i { ranks[j] = ranks[j - 1]; j -= 1 }
+                ranks[i] = r
+                count += 1
+            }
+            for p in probabilities {
+                let lhs = Int(p * Double(n - 1))
+                insert(lhs)
+                if lhs < n - 1 { insert(lhs + 1) }
+            }
+            return work.withUnsafeMutableBufferPointer { a in
+                var lower = 0
+                for r in ranks[0..<count] {
+                    select(a, rank: r, lower: lower)
+                    lower = r + 1
+                }
+                return probabilities.map { p in
+                    let index = p * Double(n - 1)
+                    let lhs = Int(index)
+                    let delta = index - Double(lhs)
+                    return lhs == n - 1 ? a[lhs] : (1 - delta) * a[lhs] + delta * a[lhs + 1]
+                }
+            }
+        }
+    }
+}
