@@ -24,7 +24,8 @@ enum AcceptCommand: Command {
           --fence LAT,LON        Fence centre the app monitored (required with --device-log);
                                  once for all logs, or repeated once per log in order.
                                  Negative latitude: write --fence=-16.8,180.
-          --rule SPEC            Rule for the replays (default hysteresis:80:120:30).
+          --rule SPEC            Rule for the replays (default hysteresis:80:120:30); +kalman or +imm
+                                 (optionally :Q, m²/s³) decides on the filter's estimate.
           --max-age S            Staleness limit of the replays, seconds (default 30).
           --fixtures DIR         Rules fixtures folder. Default: scenarios/fixtures here, else
                                  fixtures/ in (or beside) the scenario PATHs, else
@@ -64,7 +65,9 @@ enum AcceptCommand: Command {
             throw CLIError.usage("accept: --fence: give one fence for all logs or one per log; got \(fenceTexts.count) fences for \(request.deviceLogs.count) logs")
         }
         request.fences = try fenceTexts.map(parseFence)
-        request.rule = try parseRule(ruleText)
+        let setup = try parseRule(ruleText)
+        request.rule = setup.rule
+        request.input = setup.input
         request.maxAge_s = try parseMaxAge(maxAgeText)
         InterruptNotice.install { InterruptNotice.runMessage(out: out) }
         let report: RunReport

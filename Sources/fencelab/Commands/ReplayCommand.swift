@@ -22,7 +22,8 @@ enum ReplayCommand: Command {
         OPTIONS:
           --fence LAT,LON   Fence centre in degrees (required), e.g. --fence=52.52,13.405.
           --rule SPEC       hysteresis:ENTER:EXIT:MAXACC (default hysteresis:80:120:30),
-                            threshold:R, conservative:R (optionally +confirmN / +confirmTs).
+                            threshold:R, conservative:R (optionally +confirmN / +confirmTs, and
+                            +kalman / +imm, optionally :Q in m²/s³, to decide on the filter's estimate).
           --max-age S       Fixes older than S seconds relative to `now` are stale (default 30).
           --out DIR         Output folder (default reports/replay).
 
@@ -44,7 +45,7 @@ enum ReplayCommand: Command {
         let log: DeviceLog
         do { log = try DeviceLogImporter.load(path: paths[0]) } catch { throw CLIError.badInput(error.description) }
         let result: DeviceReplayResult
-        do { result = try DeviceReplay.run(log, center: fence, rule: rule, maxAge_s: maxAge) } catch {
+        do { result = try DeviceReplay.run(log, center: fence, rule: rule.rule, input: rule.input, maxAge_s: maxAge) } catch {
             throw CLIError.badInput("replay: \(error)")
         }
         let report = RunReport.deviceOnly(
@@ -72,10 +73,10 @@ func parseFence(_ text: String) throws -> Coordinate {
     }
 }
 
-/// Parses `--rule SPEC` (default seed 000's rule); the error names `--rule`.
-func parseRule(_ text: String?) throws -> RuleSpec {
-    guard let text else { return .default }
-    do { return try RuleSpec.parse(text) } catch { throw CLIError.badInput("--rule: \(error)") }
+/// Parses `--rule SPEC[+INPUT]` (default seed 000's rule on raw fixes); the error names `--rule`.
+func parseRule(_ text: String?) throws -> FenceSetup {
+    guard let text else { return FenceSetup(rule: .default) }
+    do { return try FenceSetup.parse(text) } catch { throw CLIError.badInput("--rule: \(error)") }
 }
 
 /// Parses `--max-age S` (≥ 0, default 30 s).

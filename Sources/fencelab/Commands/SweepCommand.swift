@@ -1,5 +1,6 @@
 import FenceLab
 import Foundation
+import GeoPolicy
 
 /// `fencelab sweep [PATH...] --enter A:B:STEP --exit A:B:STEP ...`
 enum SweepCommand: Command {
@@ -10,7 +11,8 @@ enum SweepCommand: Command {
                               [--confirm LIST] [--rule hysteresis|threshold|conservative]
                               [--replicates N] [--seed N] [--jobs N] [--shard K/N] [--resume]
                               [--force | --max-points N] [--min-recall R] [--max-latency S]
-                              [--weight NAME=W ...] [--match-slack S] [--out DIR] [--progress]
+                              [--weight NAME=W ...] [--match-slack S] [--input LIST] [--kalman-q LIST]
+                              [--out DIR] [--progress]
 
         Evaluates every rule setting of the grid on the scenarios (files or folders; default
         scenarios/); every scenario must state its `place`. Each scenario × replicate drive is
@@ -29,6 +31,12 @@ enum SweepCommand: Command {
           --max-accuracy LIST    Accuracy gates in metres, e.g. 25,30,50 (hysteresis only; default 30).
           --confirm LIST         Consecutive agreeing fixes before a change, e.g. 1,2,3 (default 1).
           --rule KIND            hysteresis (default), threshold or conservative.
+          --input LIST           What the rules decide on, e.g. raw,kalman,imm (default raw): raw fixes, or
+                                 the Kalman (constant velocity) or IMM (stop and go) filter's causal
+                                 estimate with its covariance accuracy. Crossed with every setting.
+          --kalman-q LIST        Process noise q of the filtered inputs in m²/s³, e.g. 0.1,1,3 (default 1;
+                                 each filtered input once per q). sweep.md names per scenario the q with
+                                 the smallest filter RMSE.
           --min-recall R         Constraint: recall >= R in every scenario with true visits (0..1, default 0.95).
           --max-latency S        Constraint: p95 entry latency <= S seconds in every scenario with true
                                  visits, early entries counted as 0 (default 60).
@@ -123,6 +131,17 @@ enum SweepCommand: Command {
         let confirmText = try arguments.option("--confirm")
         let force = arguments.flag("--force")
         let limit = try arguments.intOption("--max-points", in: 1...100_000_000) ?? SweepGrid.defaultLimit
+        var inputs: [FenceInput.Kind] = [.raw]
+        if let text = try arguments.option("--input") {
+            inputs = []
+            for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+                guard let kind = FenceInput.Kind(rawValue: part.trimmingCharacters(in: .whitespaces)) else {
+                    throw CLIError.usage("sweep: --input: expected a comma-separated list of raw, kalman, imm, got '\(text)'")
+                }
+                if !inputs.contains(kind) { inputs.append(kind) }
+            }
+        }
+        let qText = try arguments.option("--kalman-q")
         do throws(SweepGridError) {
             let enter = try SweepRange(parsing: enterText, option: "--enter")
             let exit = try exitText.map { text throws(SweepGridError) in try SweepRange(parsing: text, option: "--exit") }
@@ -137,8 +156,10 @@ enum SweepCommand: Command {
                     confirm.append(Int(v))
                 }
             }
+            let q = try qText.map { text throws(SweepGridError) in try parseSweepList(text, option: "--kalman-q") }
+                ?? [FenceInput.defaultAccelerationDensity_m2ps3]
             return try SweepGrid(kind: kind, enter: enter, exit: kind == .hysteresis ? exit : nil, maxAccuracy: accuracy,
-                                 confirm: confirm, limit: force ? nil : limit)
+                                 confirm: confirm, inputs: inputs, kalmanQ: q, limit: force ? nil : limit)
         } catch {
             switch error {
             case .malformedRange, .malformedList: throw CLIError.usage("sweep: \(error)")
