@@ -226,15 +226,16 @@ import _TestSupport
     }
 
     /// Benchmarks check themselves at set-up (FenceBatch vs the scalar path, KalmanFilter vs
-    /// the C CV kernel and, bit for bit, the fair geo kernel, SeedKalman vs its C transcription,
-    /// the spline vs GSL's cspline, quantiles vs gsl_sort) and say so on stderr when they disagree.
+    /// the C CV kernel and, bit for bit, the fair geo kernel, IMMFilter vs the C IMM kernel,
+    /// SeedKalman vs its C transcription, the spline vs GSL's cspline, quantiles vs gsl_sort)
+    /// and say so on stderr when they disagree.
     @Test func setUpSelfChecksAgree() throws {
         let r = try Self.bench(["--quick", "--samples", "3", "--filter", "hysteresis/batch", "--filter", "kalman/",
                                 "--filter", "gapfill/", "--filter", "stats/", "--format", "json"])
         #expect(r.status == 0, "\(r.stderr)")
         for word in ["disagrees", "differs"] { #expect(!r.stderr.contains(word), "\(r.stderr)") }
         let results = try #require(try Self.json(r.stdout)["results"] as? [[String: Any]])
-        #expect(results.count == 6)
+        #expect(results.count == 7)
     }
 
     @Test func missingBaselineExitsFive() throws {

@@ -5,7 +5,12 @@ import Foundation
 /// Every JSON input goes through the one strict reader (issue 13): the formats FenceLab
 /// writes for itself (sweep records, shard manifests) and the engine protocol are no exception.
 @Suite struct StrictInputsTests {
-    static let record = #"{"item":3,"spurious":1,"missed":0,"flaps":0,"transitions":2,"truthTransitions":1,"latencyMedian_s":1.5,"latencyP95_s":null}"#
+    /// A valid record line with every key `SweepRecord` writes: item 3, latencyMedian_s 1.5, other
+    /// measured values null, other counts 1.
+    static let record: String = "{" + SweepRecord.keys.map { key in
+        let value = key == "item" ? "3" : key == "latencyMedian_s" ? "1.5" : (key.hasSuffix("_s") || key.hasSuffix("_m")) ? "null" : "1"
+        return "\"\(key)\":\(value)"
+    }.joined(separator: ",") + "}"
 
     @Test func sweepRecordsAreReadStrictly() throws {
         let r = try SweepRecord(parsing: Self.record[...], file: "r.jsonl", line: 1)

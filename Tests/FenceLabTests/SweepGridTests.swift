@@ -64,6 +64,28 @@ import FenceLab
         #expect(grid.points == grid.points.sorted())
     }
 
+    /// Inputs cross every rule setting (a filtered input once per q); the raw points keep their
+    /// order in front of the filtered ones of the same setting; q ≤ 0 or non-finite is refused.
+    @Test func inputsAndProcessNoiseCrossEverySetting() throws {
+        let enter = try SweepRange(parsing: "60:80:20", option: "--enter"), exit = SweepRange(values: [120])
+        let raw = try SweepGrid(kind: .hysteresis, enter: enter, exit: exit, maxAccuracy: [30], confirm: [1])
+        let grid = try SweepGrid(kind: .hysteresis, enter: enter, exit: exit, maxAccuracy: [30], confirm: [1],
+                                 inputs: [.raw, .kalman, .imm], kalmanQ: [0.5, 2])
+        // (60,120) and (80,120), each raw + kalman×2 + imm×2; the seeds' 80/120/30 is the raw (80,120).
+        #expect(grid.points.count == 10)
+        #expect(grid.points == grid.points.sorted())
+        #expect(grid.points.filter { $0.input == .raw } == raw.points)
+        let p = try #require(grid.points.first { $0.input == .imm && $0.q_m2s3 == 0.5 && $0.enter_m == 60 })
+        #expect(p.label == "hysteresis 60/120 acc30 confirm1 imm q0.5")
+        #expect(p.setupDescription == "hysteresis:60:120:30+imm:0.5")
+        #expect(grid.points[try #require(grid.referenceIndex)] == .seedReference)
+        for q in [0, -1, Double.nan, .infinity] {
+            #expect(throws: SweepGridError.self) {
+                try SweepGrid(kind: .hysteresis, enter: enter, exit: exit, maxAccuracy: [30], confirm: [1], inputs: [.kalman], kalmanQ: [q])
+            }
+        }
+    }
+
     /// The command line's text form: defaults 30 m and 1 fix, exit ignored outside hysteresis,
     /// whole numbers of fixes only.
     @Test func gridFromText() throws {

@@ -110,9 +110,15 @@ extension ScenarioSpec {
         let n = try q.optionalInt("confirm_n", in: 1...1_000_000)
         let s = try q.optionalDouble("confirm_s")
         if let s { try q.check(s >= 0, "confirm_s", "must be ≥ 0", s) }
+        var input = FenceInput.Kind.raw
+        if q.has("input") {
+            input = FenceInput.Kind(rawValue: try q.choice("input", FenceInput.Kind.allCases.map(\.rawValue))) ?? .raw
+        }
+        let density = try q.optionalDouble("q_m2s3")
+        if let density { try q.check(density > 0, "q_m2s3", "must be > 0", density) }
         try q.finish()
         try r.finish()
-        return FenceSpec(center: center, rule: FenceRuleSpec(kind: kind, confirm_n: n, confirm_s: s))
+        return FenceSpec(center: center, rule: FenceRuleSpec(kind: kind, confirm_n: n, confirm_s: s, input: input, q_m2s3: density))
     }
 
     static let halfCircumference_m = Double.pi * EarthModel.sphereRadius_m

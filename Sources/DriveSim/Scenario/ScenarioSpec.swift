@@ -90,9 +90,20 @@ public struct FenceRuleSpec: Sendable, Hashable {
     public var confirm_n: Int?
     /// Seconds a new state must hold before a change (key `confirm_s`, ≥ 0), if any.
     public var confirm_s: Double?
+    /// What the rule decides on (key `input`: `raw`, the default, `kalman` or `imm`).
+    public var input: FenceInput.Kind
+    /// Process noise q of the filters in m²/s³ (key `q_m2s3`, > 0): the input stage's and the
+    /// Kalman block's; nil for the default (`FenceInput.defaultAccelerationDensity_m2ps3`).
+    public var q_m2s3: Double?
 
-    public init(kind: Kind, confirm_n: Int? = nil, confirm_s: Double? = nil) {
-        self.kind = kind; self.confirm_n = confirm_n; self.confirm_s = confirm_s
+    public init(kind: Kind, confirm_n: Int? = nil, confirm_s: Double? = nil, input: FenceInput.Kind = .raw, q_m2s3: Double? = nil) {
+        self.kind = kind; self.confirm_n = confirm_n; self.confirm_s = confirm_s; self.input = input; self.q_m2s3 = q_m2s3
+    }
+
+    /// The input stage with its q.
+    public var fenceInput: FenceInput {
+        // q was checked > 0 and finite by the decoder; a hand-built spec with a bad q decides on raw fixes.
+        (try? FenceInput(input, accelerationDensity_m2ps3: q_m2s3 ?? FenceInput.defaultAccelerationDensity_m2ps3)) ?? .raw
     }
 
     /// The rules version derived from the parameters: `hysteresis-80-120-acc30`, `threshold-500`,

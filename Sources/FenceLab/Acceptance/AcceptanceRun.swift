@@ -15,6 +15,8 @@ public struct AcceptanceRequest: Sendable {
     public var fences: [Coordinate] = []
     /// Rule for the replays (default seed 000's `hysteresis:80:120:30`).
     public var rule: RuleSpec = .default
+    /// What the replayed rule decides on (`--rule SPEC+kalman`); default the logged fixes.
+    public var input: FenceInput = .raw
     /// Staleness limit of the replays, seconds (≥ 0).
     public var maxAge_s = DeviceReplay.defaultMaxAge_s
 
@@ -74,7 +76,8 @@ public enum AcceptanceRun {
         var replays: [DeviceReplayResult] = []
         for (i, log) in logs.enumerated() {
             let fence = request.fences[request.fences.count == 1 ? 0 : i]
-            do { replays.append(try DeviceReplay.run(log, center: fence, rule: request.rule, maxAge_s: request.maxAge_s)) } catch {
+            do { replays.append(try DeviceReplay.run(log, center: fence, rule: request.rule, input: request.input,
+                                                      maxAge_s: request.maxAge_s)) } catch {
                 throw AcceptanceError.rule("\(log.file): \(error)")
             }
         }

@@ -29,4 +29,10 @@ public enum ArgumentValue {
         guard let text else { return .default }
         do { return try RuleSpec.parse(text) } catch { throw .badValue("--rule: \(error)") }
     }
+
+    /// `--rule SPEC[+INPUT]` (nil: seed 000's rule on raw fixes); the error names `--rule`.
+    public static func fenceSetup(_ text: String?) throws(OptionError) -> FenceSetup {
+        guard let text else { return FenceSetup(rule: .default) }
+        do { return try FenceSetup.parse(text) } catch { throw .badValue("--rule: \(error)") }
+    }
 }

@@ -78,11 +78,12 @@ public struct ErrorSeries: Sendable, Hashable {
     public var filtered_m: [Double]?
     public var smoothed_m: [Double]?
     public var seedBaseline_m: [Double]?
+    public var imm_m: [Double]?
 
     public init(time_s: [Double], raw_m: [Double], filtered_m: [Double]? = nil,
-                smoothed_m: [Double]? = nil, seedBaseline_m: [Double]? = nil) {
+                smoothed_m: [Double]? = nil, seedBaseline_m: [Double]? = nil, imm_m: [Double]? = nil) {
         self.time_s = time_s; self.raw_m = raw_m; self.filtered_m = filtered_m
-        self.smoothed_m = smoothed_m; self.seedBaseline_m = seedBaseline_m
+        self.smoothed_m = smoothed_m; self.seedBaseline_m = seedBaseline_m; self.imm_m = imm_m
     }
 }
 

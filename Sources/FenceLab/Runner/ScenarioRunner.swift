@@ -25,6 +25,8 @@ public struct PreparedScenario: Sendable {
     public var path: String
     public var sha256: String
     public var rule: RuleSpec
+    /// What the rule decides on (`fence.rule.input`, `q_m2s3`).
+    public var input: FenceInput = .raw
     public var rulesVersion: String
     public var bounds: [ExpectationBound]
 }
@@ -51,15 +53,16 @@ public enum ScenarioRunner {
             if let r = request.replicates { spec.replicates = r }
             if let s = request.seed { spec.seed = s }
             let rule = spec.fence.rule.ruleSpec
+            let input = spec.fence.rule.fenceInput
             let version: String
-            do { version = try rule.rulesVersion() } catch {
+            do { version = try FenceSetup(rule: rule, input: input).rulesVersion() } catch {
                 throw RunError.invalidRule(file: item.path, reason: "\(error)")
             }
             guard version == spec.rulesVersion else {
                 throw RunError.rulesVersionMismatch(file: item.path, scenario: spec.rulesVersion, rule: version)
             }
             let bounds = try expectationBounds(of: spec, file: item.path, catalog: catalog)
-            return PreparedScenario(spec: spec, path: item.path, sha256: item.sha256, rule: rule,
+            return PreparedScenario(spec: spec, path: item.path, sha256: item.sha256, rule: rule, input: input,
                                     rulesVersion: version, bounds: bounds)
         }
     }
@@ -68,7 +71,7 @@ public enum ScenarioRunner {
     /// job count (work items are independent, seeded per replicate, and collected in order).
     public static func run(_ scenarios: [PreparedScenario], request: RunRequest) throws -> RunReport {
         let rules = try scenarios.map { p in
-            do { return try RuleUnderTest(spec: p.rule) } catch {
+            do { return try RuleUnderTest(spec: p.rule, input: p.input) } catch {
                 throw RunError.invalidRule(file: p.path, reason: "\(error)")
             }
         }

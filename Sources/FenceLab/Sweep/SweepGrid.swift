@@ -61,8 +61,9 @@ extension SweepGrid {
     /// The grid as the command line gives it: `enter`/`exit` as `A:B:STEP`, `maxAccuracy` and
     /// `confirm` as lists (`25,30,50`; defaults 30 m and 1 fix). `exit` is used for hysteresis only.
     /// Malformed text throws `.malformedRange`/`.malformedList` naming the option (`--enter`, ...).
+    /// `kalmanQ` is a list too (default `FenceInput.defaultAccelerationDensity_m2ps3`).
     public init(parsing kind: SweepRuleKind, enter: String, exit: String?, maxAccuracy: String?, confirm: String?,
-                limit: Int?) throws(SweepGridError) {
+                inputs: [FenceInput.Kind] = [.raw], kalmanQ: String? = nil, limit: Int?) throws(SweepGridError) {
         let enterRange = try SweepRange(parsing: enter, option: "--enter")
         let exitRange = try exit.map { text throws(SweepGridError) in try SweepRange(parsing: text, option: "--exit") }
         let accuracy = try maxAccuracy.map { text throws(SweepGridError) in try parseSweepList(text, option: "--max-accuracy") } ?? [30]
@@ -76,8 +77,10 @@ extension SweepGrid {
                 fixes.append(Int(v))
             }
         }
+        let q = try kalmanQ.map { text throws(SweepGridError) in try parseSweepList(text, option: "--kalman-q") }
+            ?? [FenceInput.defaultAccelerationDensity_m2ps3]
         try self.init(kind: kind, enter: enterRange, exit: kind == .hysteresis ? exitRange : nil, maxAccuracy: accuracy,
-                      confirm: fixes, limit: limit)
+                      confirm: fixes, inputs: inputs, kalmanQ: q, limit: limit)
     }
 }
 
@@ -118,25 +121,41 @@ public struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     public var maxAccuracy_m: Double
     /// Consecutive agreeing fixes required before a change (1 = no confirmation).
     public var confirm_n: Int
+    /// What the rule decides on: raw fixes, or the Kalman or IMM filter's causal estimate.
+    public var input: FenceInput.Kind = .raw
+    /// The filter's process noise q, m²/s³ (`FenceInput.defaultAccelerationDensity_m2ps3` for raw input).
+    public var q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3
 
-    public init(kind: SweepRuleKind, enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirm_n: Int) {
+    public init(kind: SweepRuleKind, enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirm_n: Int,
+                input: FenceInput.Kind = .raw, q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3) {
         self.kind = kind
         self.enter_m = enter_m
         self.exit_m = exit_m
         self.maxAccuracy_m = maxAccuracy_m
         self.confirm_n = confirm_n
+        self.input = input
+        self.q_m2s3 = input == .raw ? FenceInput.defaultAccelerationDensity_m2ps3 : q_m2s3
+    }
+
+    /// The input stage of this point (q validated by the grid).
+    public var fenceInput: FenceInput {
+        (try? FenceInput(input, accelerationDensity_m2ps3: q_m2s3)) ?? .raw
     }
 
     /// Width of the hysteresis band in metres.
     public var band_m: Double { exit_m - enter_m }
 
-    /// A stable label, e.g. `hysteresis 80/120 acc30 confirm1`.
+    /// A stable label, e.g. `hysteresis 80/120 acc30 confirm1`, `… confirm1 kalman q0.5` for a filtered input.
     public var label: String {
+        let stage = input == .raw ? "" : " \(input.rawValue) q\(fmt(q_m2s3))"
         switch kind {
-        case .hysteresis: return "hysteresis \(fmt(enter_m))/\(fmt(exit_m)) acc\(fmt(maxAccuracy_m)) confirm\(confirm_n)"
-        case .threshold, .conservative: return "\(kind.rawValue) \(fmt(enter_m)) confirm\(confirm_n)"
+        case .hysteresis: return "hysteresis \(fmt(enter_m))/\(fmt(exit_m)) acc\(fmt(maxAccuracy_m)) confirm\(confirm_n)" + stage
+        case .threshold, .conservative: return "\(kind.rawValue) \(fmt(enter_m)) confirm\(confirm_n)" + stage
         }
     }
+
+    /// The spec string with the input stage (`hysteresis:80:120:30+confirm2+kalman:0.5`).
+    public var setupDescription: String { FenceSetup(rule: rule, input: fenceInput).description }
 
     /// The engine's rule for this point; confirmation 1 means none (same decisions, plain rules version).
     public var rule: RuleSpec {
@@ -151,10 +170,15 @@ public struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     /// The seeds' setting (seed 000: hysteresis 80/120 m, accuracy gate 30 m, no confirmation).
     public static let seedReference = SweepPoint(kind: .hysteresis, enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirm_n: 1)
 
+    /// Order: radii, gate, confirmation, rule kind, then input (raw, kalman, imm) and q — so a
+    /// grid of raw points keeps its order and ids when filtered inputs are added after it.
     public static func < (a: SweepPoint, b: SweepPoint) -> Bool {
-        (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) != (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n)
-            ? (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) < (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n)
-            : a.kind.rawValue < b.kind.rawValue
+        if (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) != (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n) {
+            return (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) < (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n)
+        }
+        if a.kind != b.kind { return a.kind.rawValue < b.kind.rawValue }
+        let ra = FenceInput.Kind.allCases.firstIndex(of: a.input) ?? 0, rb = FenceInput.Kind.allCases.firstIndex(of: b.input) ?? 0
+        return ra != rb ? ra < rb : a.q_m2s3 < b.q_m2s3
     }
 }
 
@@ -204,19 +228,32 @@ public struct SweepGrid: Sendable, Hashable {
         }
     }
 
+    /// - Parameters:
+    ///   - inputs: the input stages to cross with every rule setting (default raw only).
+    ///   - kalmanQ: process noise values q (m²/s³, finite, > 0) for the filtered inputs (default 1).
     public init(kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double],
-                confirm: [Int], limit: Int? = defaultLimit) throws(SweepGridError) {
+                confirm: [Int], inputs: [FenceInput.Kind] = [.raw], kalmanQ: [Double] = [FenceInput.defaultAccelerationDensity_m2ps3],
+                limit: Int? = defaultLimit) throws(SweepGridError) {
         for v in enter.values where v < 0 { throw .invalidValue(option: "--enter", value: v, reason: "must be ≥ 0 m") }
         for v in exit?.values ?? [] where v < 0 { throw .invalidValue(option: "--exit", value: v, reason: "must be ≥ 0 m") }
         for v in maxAccuracy where !(v > 0 && v.isFinite) {
             throw .invalidValue(option: "--max-accuracy", value: v, reason: "must be finite and > 0 m (a gate of 0 m rejects every fix)")
         }
         for c in confirm where c < 1 { throw .invalidValue(option: "--confirm", value: Double(c), reason: "must be ≥ 1 fix") }
+        for q in kalmanQ where !(q > 0 && q.isFinite) {
+            throw .invalidValue(option: "--kalman-q", value: q, reason: "must be finite and > 0 m²/s³")
+        }
+        guard !inputs.isEmpty else { throw .noValidPoint(reason: "--input names no input") }
         // Counted before anything is enumerated (found by fuzz/targets/cli_options.swift: 11 enter
-        // × 500 000 exit radii took minutes to build and then refuse): the exact number of points
-        // the set below would hold, from the sorted ranges, so the refusal costs O(n log n).
+        // × 500 000 exit radii took minutes to build and then refuse): the number of rule settings
+        // the set below would hold, from the sorted ranges, times the input stages (a filtered
+        // input once per q), so the refusal costs O(n log n).
         let hardLimit = Self.maxPoints
-        let count = Self.pointCount(kind: kind, enter: enter, exit: exit, maxAccuracy: maxAccuracy, confirm: confirm)
+        let settings = Self.pointCount(kind: kind, enter: enter, exit: exit, maxAccuracy: maxAccuracy, confirm: confirm)
+        let distinctInputs = Set(inputs)
+        let stageCount = (distinctInputs.contains(.raw) ? 1 : 0) + distinctInputs.filter { $0 != .raw }.count * Set(kalmanQ).count
+        let (staged, overflow) = settings.multipliedReportingOverflow(by: stageCount)
+        let count = overflow ? .max : staged
         if count > min(limit ?? hardLimit, hardLimit) { throw .tooManyPoints(count: count, limit: min(limit ?? hardLimit, hardLimit)) }
         var set = Set<SweepPoint>()
         switch kind {
@@ -231,6 +268,14 @@ public struct SweepGrid: Sendable, Hashable {
                 set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: e, maxAccuracy_m: .infinity, confirm_n: c))
             } }
         }
+        // Every rule setting on every input stage (a filtered one once per q).
+        let stages: [(FenceInput.Kind, Double)] = inputs.flatMap { kind in
+            kind == .raw ? [(kind, FenceInput.defaultAccelerationDensity_m2ps3)] : kalmanQ.map { (kind, $0) }
+        }
+        set = Set(set.flatMap { p in
+            stages.map { SweepPoint(kind: p.kind, enter_m: p.enter_m, exit_m: p.exit_m, maxAccuracy_m: p.maxAccuracy_m,
+                                    confirm_n: p.confirm_n, input: $0.0, q_m2s3: $0.1) }
+        })
         set.insert(.seedReference)
         if let limit, set.count > limit { throw .tooManyPoints(count: set.count, limit: limit) }
         for p in set {

@@ -58,7 +58,7 @@ public struct SweepScenario: Sendable, Hashable, Codable {
 /// Everything that defines a sweep's results, plus which shard a folder holds (`shard.json`).
 /// Two shards merge only when every field but `shard` is equal.
 public struct SweepManifest: Sendable, Hashable, Codable {
-    public static let currentFormat = "fencelab-sweep-shard/2"
+    public static let currentFormat = "fencelab-sweep-shard/3"
     public var format: String = currentFormat
     public var toolVersion: String
     public var rule: SweepRuleKind
@@ -179,6 +179,13 @@ public struct SweepPlan: Sendable {
 
     /// Grid points P.
     public var pointCount: Int { manifest.points.count }
+
+    /// The distinct filtered inputs of the grid, in point order (each scored once per drive).
+    var filters: [FenceInput] {
+        var seen: [FenceInput] = []
+        for p in manifest.points where p.input != .raw && !seen.contains(p.fenceInput) { seen.append(p.fenceInput) }
+        return seen
+    }
 
     /// The index of work item (scenario s, replicate r, point p).
     public func itemIndex(scenario s: Int, replicate r: Int, point p: Int) -> Int {

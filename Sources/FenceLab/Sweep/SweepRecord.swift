@@ -28,6 +28,10 @@ public struct SweepRecord: Sendable, Hashable {
     public var entryLatencyP95_s: Double?
     public var lateEntryP95_s: Double?
     public var exitLatencyP95_s: Double?
+    /// RMSE in metres of the point's input filter on this drive (every fix the filter accepts,
+    /// against the truth), as `kalman.filtered.rmse_m` / `kalman.imm.rmse_m` of a run with that q;
+    /// nil for raw input.
+    public var filterRMSE_m: Double?
 
     public init(item: Int, spurious: Int, missed: Int, flaps: Int, transitions: Int, truthTransitions: Int,
                 latencyMedian_s: Double?, latencyP95_s: Double?) {
@@ -49,7 +53,7 @@ public struct SweepRecord: Sendable, Hashable {
 
     static let keys = ["item", "spurious", "missed", "flaps", "transitions", "truthTransitions",
                        "latencyMedian_s", "latencyP95_s", "trueVisits", "matchedVisits", "falseVisits", "fragments",
-                       "earlyEntries", "entryLatencyP95_s", "lateEntryP95_s", "exitLatencyP95_s"]
+                       "earlyEntries", "entryLatencyP95_s", "lateEntryP95_s", "exitLatencyP95_s", "filterRMSE_m"]
 
     /// One JSON object on one line (no newline), keys in `keys` order.
     public var jsonLine: String {
@@ -89,6 +93,7 @@ public struct SweepRecord: Sendable, Hashable {
         int(8, trueVisits, &bytes); int(9, matchedVisits, &bytes); int(10, falseVisits, &bytes)
         int(11, fragments, &bytes); int(12, earlyEntries, &bytes)
         double(13, entryLatencyP95_s, &bytes); double(14, lateEntryP95_s, &bytes); double(15, exitLatencyP95_s, &bytes)
+        double(16, filterRMSE_m, &bytes)
         bytes.append(UInt8(ascii: "}"))
     }
 
@@ -105,7 +110,7 @@ public struct SweepRecord: Sendable, Hashable {
         guard members.map(\.key) == Self.keys else { throw bad("expected the keys \(Self.keys.joined(separator: ", "))") }
         var ints: [Int] = [], doubles: [Double?] = []
         for (key, value) in members {
-            if key.hasSuffix("_s") {
+            if key.hasSuffix("_s") || key.hasSuffix("_m") {
                 if case .null = value { doubles.append(nil); continue }
                 guard case let .number(v, _, _) = value, v.isFinite else { throw bad("\(key): not a finite number: \(value.kindDescription)") }
                 doubles.append(v)
@@ -120,6 +125,7 @@ public struct SweepRecord: Sendable, Hashable {
                   truthTransitions: ints[5], latencyMedian_s: doubles[0], latencyP95_s: doubles[1])
         trueVisits = ints[6]; matchedVisits = ints[7]; falseVisits = ints[8]; fragments = ints[9]; earlyEntries = ints[10]
         entryLatencyP95_s = doubles[2]; lateEntryP95_s = doubles[3]; exitLatencyP95_s = doubles[4]
+        filterRMSE_m = doubles[5]
     }
 
     /// Parses JSON Lines text; with `allowTornTail` a last line without its newline (an

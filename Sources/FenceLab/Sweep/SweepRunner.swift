@@ -59,7 +59,7 @@ public enum SweepRunner {
         }) { i in
             let unit = units[i]
             if let stopAfter, finished.withLock({ $0 }) >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
-            let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r)
+            let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r, filters: plan.filters)
             var scratch = SweepScratch()
             let records = try unit.points.map { p in
                 try drive.evaluate(plan.manifest.points[p], item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),

@@ -13,7 +13,10 @@ enum AcceptCommand: Command {
             once for all logs, or repeated once per log in order.
             Negative latitude: write --fence=-16.8,180.
             """),
-        OptionDeclaration("--rule", .text("SPEC"), help: "Rule for the replays (default hysteresis:80:120:30)."),
+        OptionDeclaration("--rule", .text("SPEC"), help: """
+            Rule for the replays (default hysteresis:80:120:30); +kalman or +imm
+            (optionally :Q, m²/s³) decides on the filter's estimate.
+            """),
         OptionDeclaration("--fixtures", .text("DIR"), help: """
             Rules fixtures folder. Default: scenarios/fixtures here, else
             fixtures/ in (or beside) the scenario PATHs, else
@@ -64,7 +67,9 @@ enum AcceptCommand: Command {
             throw CLIError.usage("accept: --fence: give one fence for all logs or one per log; got \(fenceTexts.count) fences for \(request.deviceLogs.count) logs")
         }
         request.fences = try fenceTexts.map { text throws(OptionError) in try ArgumentValue.fence(text) }
-        request.rule = try ArgumentValue.rule(arguments.option("--rule"))
+        let setup = try ArgumentValue.fenceSetup(arguments.option("--rule"))
+        request.rule = setup.rule
+        request.input = setup.input
         request.maxAge_s = request.run.settings.maxFixAge_s
         InterruptNotice.install { InterruptNotice.runMessage(out: out) }
         let report: RunReport

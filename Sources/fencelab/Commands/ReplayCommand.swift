@@ -10,7 +10,8 @@ enum ReplayCommand: Command {
         OptionDeclaration("--fence", .text("LAT,LON"), required: true, help: "Fence centre in degrees, e.g. --fence=52.52,13.405."),
         OptionDeclaration("--rule", .text("SPEC"), help: """
             hysteresis:ENTER:EXIT:MAXACC (default hysteresis:80:120:30),
-            threshold:R, conservative:R (optionally +confirmN / +confirmTs).
+            threshold:R, conservative:R (optionally +confirmN / +confirmTs, and
+            +kalman / +imm, optionally :Q in m²/s³, to decide on the filter's estimate).
             """),
         OptionDeclaration("--max-age", .number("S", .nonNegative), default: OptionDeclaration.defaultText(DeviceReplay.defaultMaxAge_s),
                           help: "Fixes older than S seconds relative to `now` are stale"),
@@ -33,7 +34,7 @@ enum ReplayCommand: Command {
         """
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
-        let rule = try ArgumentValue.rule(arguments.option("--rule"))
+        let rule = try ArgumentValue.fenceSetup(arguments.option("--rule"))
         let maxAge = arguments.number("--max-age")!
         let out = arguments.option("--out")!
         let paths = arguments.positionals
@@ -43,7 +44,7 @@ enum ReplayCommand: Command {
         let log: DeviceLog
         do { log = try DeviceLogImporter.load(path: paths[0]) } catch { throw CLIError.badInput(error.description) }
         let result: DeviceReplayResult
-        do { result = try DeviceReplay.run(log, center: fence, rule: rule, maxAge_s: maxAge) } catch {
+        do { result = try DeviceReplay.run(log, center: fence, rule: rule.rule, input: rule.input, maxAge_s: maxAge) } catch {
             throw CLIError.badInput("replay: \(error)")
         }
         do { try ReportWriter.write(RunReport.replay(result, logPath: paths[0]), to: out) } catch { throw CLIError.badInput("\(error)") }

@@ -1,5 +1,6 @@
 import FenceLab
 import Foundation
+import GeoPolicy
 
 /// `fencelab sweep [PATH...] --enter A:B:STEP --exit A:B:STEP ...`
 enum SweepCommand: Command {
@@ -20,6 +21,16 @@ enum SweepCommand: Command {
         OptionDeclaration("--confirm", .text("LIST"), help: "Consecutive agreeing fixes before a change, e.g. 1,2,3 (default 1)."),
         OptionDeclaration("--rule", .choice(SweepRuleKind.allCases.map(\.rawValue)), default: SweepRuleKind.hysteresis.rawValue,
                           help: "The rule family"),
+        OptionDeclaration("--input", .text("LIST"), help: """
+            What the rules decide on, e.g. raw,kalman,imm (default raw): raw fixes, or
+            the Kalman (constant velocity) or IMM (stop and go) filter's causal
+            estimate with its covariance accuracy. Crossed with every setting.
+            """),
+        OptionDeclaration("--kalman-q", .text("LIST"), help: """
+            Process noise q of the filtered inputs in m²/s³, e.g. 0.1,1,3 (default 1;
+            each filtered input once per q). sweep.md names per scenario the q with
+            the smallest filter RMSE.
+            """),
         OptionDeclaration("--min-recall", .number("R", .within(0...1)), default: OptionDeclaration.defaultText(SweepRequest.defaultMinRecall),
                           help: "Constraint: recall >= R in every scenario with true visits"),
         OptionDeclaration("--max-latency", .number("S", .nonNegative), default: OptionDeclaration.defaultText(SweepRequest.defaultMaxLatency_s),
@@ -116,9 +127,20 @@ enum SweepCommand: Command {
         let confirmText = arguments.option("--confirm")
         let force = arguments.flag("--force")
         let limit = arguments.integer("--max-points")!
+        var inputs: [FenceInput.Kind] = [.raw]
+        if let text = arguments.option("--input") {
+            inputs = []
+            for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+                guard let kind = FenceInput.Kind(rawValue: part.trimmingCharacters(in: .whitespaces)) else {
+                    throw CLIError.usage("sweep: --input: expected a comma-separated list of raw, kalman, imm, got '\(text)'")
+                }
+                if !inputs.contains(kind) { inputs.append(kind) }
+            }
+        }
+        let qText = arguments.option("--kalman-q")
         do throws(SweepGridError) {
             return try SweepGrid(parsing: kind, enter: enterText, exit: exitText, maxAccuracy: accuracyText, confirm: confirmText,
-                                 limit: force ? nil : limit)
+                                 inputs: inputs, kalmanQ: qText, limit: force ? nil : limit)
         } catch {
             switch error {
             case .malformedRange, .malformedList: throw CLIError.usage("sweep: \(error)")
