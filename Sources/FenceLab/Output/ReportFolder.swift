@@ -67,6 +67,14 @@ public enum ReportFolder {
     /// File names must be plain names (no `/`).
     public static func write(files: [(name: String, bytes: [UInt8])], to destination: String,
                              replaceable: Set<String> = replaceableNames) throws(OutputError) {
+        try write(streams: files.map { file in (file.name, { (sink: inout FileSink) in sink.append(bytes: file.bytes) }) },
+                  to: destination, replaceable: replaceable)
+    }
+
+    /// Like `write(files:)`, but each file's text is rendered straight into its file in the
+    /// temporary folder, so a large report is never held whole in memory.
+    public static func write(streams files: [(name: String, render: (inout FileSink) -> Void)], to destination: String,
+                             replaceable: Set<String> = replaceableNames) throws(OutputError) {
         try preflight(destination: destination, replaceable: replaceable)
         let dest = URL(fileURLWithPath: destination).standardizedFileURL
         let parent = dest.deletingLastPathComponent(), base = dest.lastPathComponent
@@ -81,7 +89,7 @@ public enum ReportFolder {
                 guard !file.name.contains("/"), !file.name.isEmpty, file.name != ".", file.name != ".." else {
                     throw OutputError.io(path: file.name, operation: "write", reason: "not a plain file name")
                 }
-                try writeFile(tmp.appendingPathComponent(file.name).path, file.bytes)
+                try writeFile(tmp.appendingPathComponent(file.name).path, file.render)
             }
             try syncDirectory(tmp.path)
             try swapIn(tmp: tmp, dest: dest, old: parent.appendingPathComponent(".\(base).old-\(tag)"))
@@ -124,19 +132,13 @@ public enum ReportFolder {
         }
     }
 
-    private static func writeFile(_ path: String, _ bytes: [UInt8]) throws(OutputError) {
+    private static func writeFile(_ path: String, _ render: (inout FileSink) -> Void) throws(OutputError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard fd >= 0 else { throw .io(path: path, operation: "create", reason: String(cString: strerror(errno))) }
         defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io(path: path, operation: "write", reason: String(cString: strerror(errno)))
-            }
-            offset += n
-        }
+        var sink = FileSink(fd: fd, path: path)
+        render(&sink)
+        try sink.finish()
         guard fsync(fd) == 0 else { throw .io(path: path, operation: "fsync", reason: String(cString: strerror(errno))) }
     }
 

@@ -174,7 +174,7 @@ public enum SweepJob {
             try ReportFolder.write(files: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
         } else {
             let s = try SweepSummary.make(manifest: run.manifest, records: run.records)
-            try ReportFolder.write(files: SweepOutput.render(s), to: out, replaceable: SweepOutput.replaceableNames)
+            try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
             summary = s
         }
         SweepRunner.removePartial(out: out)
@@ -186,7 +186,7 @@ public enum SweepJob {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
         let (manifest, records) = try SweepMerge.load(folders: folders)
         let s = try SweepSummary.make(manifest: manifest, records: records)
-        try ReportFolder.write(files: SweepOutput.render(s), to: out, replaceable: SweepOutput.replaceableNames)
+        try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
         return s
     }
 }
