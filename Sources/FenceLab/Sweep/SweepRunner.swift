@@ -49,12 +49,24 @@ public enum SweepRunner {
         let units = todoUnits
         let remaining = units.reduce(0) { $0 + $1.points.count }
         if !done.isEmpty { request.onResume?(done.count, remaining, path) }
+        let resumed = done.count
         let progress = ProgressReporter(scenarios: plan.scenarios.count, totalWorkItems: plan.ownedCount,
                                         alreadyDone: done.count, force: request.forceProgress)
         let stopAfter = request.stopAfterUnits
         let finished = Locked(0)  // work units done, for the interruption test hook
         let settings = plan.settings
-        let results = try WorkPool.map(count: units.count, jobs: request.jobs, onDone: { i in
+        // Every owned record goes straight to its place in item order (item k of shard K/N is the
+        // (k / N)-th owned one), so the records exist once: no per-unit arrays joined and sorted
+        // afterwards (at 10^5 points x 5 replicates each copy is ~80 MB).
+        let stride = plan.shard.count
+        let unset = SweepRecord(item: -1, spurious: 0, missed: 0, flaps: 0, transitions: 0, truthTransitions: 0,
+                                latencyMedian_s: nil, latencyP95_s: nil)
+        var initial = [SweepRecord](repeating: unset, count: plan.ownedCount)
+        for r in done.values { initial[r.item / stride] = r }
+        done = [:]
+        let slots = Locked(initial)
+        initial = []
+        _ = try WorkPool.map(count: units.count, jobs: request.jobs, onDone: { i in
             progress.advance(by: units[i].points.count, unit: "sweep items (grid point × drive)")
         }) { i in
             let unit = units[i]
@@ -66,18 +78,20 @@ public enum SweepRunner {
                                    settings: settings, scratch: &scratch)
             }
             try appender.append(records)
+            slots.withLock { all in for r in records { all[r.item / stride] = r } }
             finished.withLock { $0 += 1 }
-            return records
         }
         progress.finish()
         appender.close()
-        var all = Array(done.values)
-        for r in results { all += r }
-        all.sort { $0.item < $1.item }
-        guard all.count == plan.ownedCount else {
-            throw SweepError.io(path: path, reason: "internal: \(all.count) records for \(plan.ownedCount) owned items")
+        let all = slots.withLock { all in
+            let taken = all
+            all = []
+            return taken
         }
-        return SweepRun(manifest: plan.manifest, records: all, resumedItems: done.count, evaluatedItems: remaining)
+        if let missing = all.firstIndex(where: { $0.item < 0 }) {
+            throw SweepError.io(path: path, reason: "internal: owned record \(missing) of \(plan.ownedCount) was not evaluated")
+        }
+        return SweepRun(manifest: plan.manifest, records: all, resumedItems: resumed, evaluatedItems: remaining)
     }
 
     /// Removes the resume file once the final output is in place.
@@ -171,7 +185,7 @@ public enum SweepJob {
         let run = try SweepRunner.run(plan, request: request, out: out)
         var summary: SweepSummary?
         if request.shard != nil {
-            try ReportFolder.write(files: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
+            try ReportFolder.write(streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
         } else {
             let s = try SweepSummary.make(manifest: run.manifest, records: run.records)
             try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
