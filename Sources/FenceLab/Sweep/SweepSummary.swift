@@ -85,6 +85,7 @@ public struct SweepSummary: Sendable, Hashable {
         var summaries: [SweepScenarioSummary] = []
         for (s, scenario) in manifest.scenarios.enumerated() {
             var cells: [SweepCell] = []
+            cells.reserveCapacity(points.count)  // grown by doubling it would hold up to twice the cells' memory
             for p in points.indices {
                 let mine = (0..<scenario.replicates).map { i in
                     let item = offsets[s] + i * points.count + p
