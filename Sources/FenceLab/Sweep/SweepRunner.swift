@@ -9,7 +9,8 @@ import Darwin
 /// What a sweep process computed: its records in item order, and how many came from the resume file.
 public struct SweepRun: Sendable {
     public var manifest: SweepManifest
-    /// This process's records (all items of its shard), sorted by item.
+    /// This process's records (all items of its shard), sorted by item. Empty in the outcome of
+    /// an unsharded `SweepJob.sweep`, which drops them once the summary holds their aggregates.
     public var records: [SweepRecord]
     /// Items taken from the resume file instead of recomputed.
     public var resumedItems: Int
@@ -182,12 +183,13 @@ public enum SweepJob {
     public static func sweep(_ request: SweepRequest, out: String) throws -> Outcome {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
         let plan = try SweepPlan.prepare(request)
-        let run = try SweepRunner.run(plan, request: request, out: out)
+        var run = try SweepRunner.run(plan, request: request, out: out)
         var summary: SweepSummary?
         if request.shard != nil {
             try ReportFolder.write(streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
         } else {
-            let s = try SweepSummary.make(manifest: run.manifest, records: run.records)
+            // The records are not needed once aggregated: dropped before the mix and the files.
+            let s = try SweepSummary.make(manifest: run.manifest, consuming: &run.records)
             try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
             summary = s
         }

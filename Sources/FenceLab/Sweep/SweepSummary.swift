@@ -64,6 +64,20 @@ public struct SweepSummary: Sendable, Hashable {
     /// Aggregates `records` (every item of the sweep exactly once, any order).
     /// - Throws: `SweepError.badRecord` for a missing, duplicate or out-of-range item.
     public static func make(manifest: SweepManifest, records: [SweepRecord]) throws -> SweepSummary {
+        let summaries = try scenarioSummaries(manifest: manifest, records: records)
+        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries))
+    }
+
+    /// `make`, emptying `records` as soon as the cells are built, before the mix is scored and the
+    /// files are written (at 10⁵ points × 5 replicates the records are ≈ 80 MB).
+    public static func make(manifest: SweepManifest, consuming records: inout [SweepRecord]) throws -> SweepSummary {
+        let summaries = try scenarioSummaries(manifest: manifest, records: records)
+        records = []
+        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries))
+    }
+
+    /// Each scenario's cells (aggregated over replicates) and flutter frontier.
+    static func scenarioSummaries(manifest: SweepManifest, records: [SweepRecord]) throws -> [SweepScenarioSummary] {
         let source = "records"
         // A run's records come complete and in item order: use them as they are (a second,
         // indexed copy would double the largest allocation of a big sweep).
@@ -96,7 +110,7 @@ public struct SweepSummary: Sendable, Hashable {
             let trade = cells.map { $0.tradeOff(points[$0.point]) }
             summaries.append(SweepScenarioSummary(scenario: scenario, cells: cells, frontier: TradeOff.frontier(trade)))
         }
-        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries))
+        return summaries
     }
 
     static func cell(point: Int, _ records: [SweepRecord], scenario: String, scenarioHours: Double) throws -> SweepCell {
