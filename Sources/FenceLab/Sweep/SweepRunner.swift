@@ -200,8 +200,8 @@ public enum SweepJob {
     /// Checks and merges shard folders into the files of one unsharded run.
     public static func merge(folders: [String], out: String) throws -> SweepSummary {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
-        let (manifest, records) = try SweepMerge.load(folders: folders)
-        let s = try SweepSummary.make(manifest: manifest, records: records)
+        var (manifest, records) = try SweepMerge.load(folders: folders)
+        let s = try SweepSummary.make(manifest: manifest, consuming: &records)
         try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
         return s
     }
