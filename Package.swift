@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "GSLKit", dependencies: ["CGSL"]),
         .target(name: "DriveSim", dependencies: ["GeoPolicy", "GSLKit"]),
         .target(name: "FenceLab", dependencies: ["GeoPolicy", "GSLKit", "DriveSim"]),
-        .executableTarget(name: "fencelab", dependencies: ["FenceLab"]),
+        .executableTarget(name: "fencelab", dependencies: ["FenceLab", "GeoPolicy"]),
 
         // Performance-regression suite and its C reference kernels.
         .target(

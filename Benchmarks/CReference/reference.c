@@ -311,6 +311,109 @@ void fl_ref_kalman_geo_final(const double *t_s, const double *lat_deg, const dou
     kalman_geo_run(t_s, lat_deg, lon_deg, hAcc_m, n, q, speedSigma, reanchor_m, out);
 }
 
+// ---- (b') IMM: near-constant position + constant velocity ----------------------------
+typedef struct { double x[4]; double P[4][4]; } imm_model;
+
+// Moment matching of two Gaussians with weights w0 + w1 = 1: x = w0 x0 + w1 x1,
+// P = w0 P0 + w1 P1 + w0 w1 d d^T with d = x0 - x1.
+static inline void imm_combine(double w0, const imm_model *a, double w1, const imm_model *b, imm_model *out) {
+    double d[4];
+    for (int r = 0; r < 4; r++) { d[r] = a->x[r] - b->x[r]; out->x[r] = w0 * a->x[r] + w1 * b->x[r]; }
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++)
+            out->P[r][c] = w0 * a->P[r][c] + w1 * b->P[r][c] + w0 * w1 * d[r] * d[c];
+}
+
+static inline void imm_predict_cv(imm_model *m, double dt, double q) {
+    m->x[0] += dt * m->x[2];
+    m->x[1] += dt * m->x[3];
+    double FP[4][4];
+    for (int c = 0; c < 4; c++) {
+        FP[0][c] = m->P[0][c] + dt * m->P[2][c];
+        FP[1][c] = m->P[1][c] + dt * m->P[3][c];
+        FP[2][c] = m->P[2][c];
+        FP[3][c] = m->P[3][c];
+    }
+    for (int r = 0; r < 4; r++) {
+        m->P[r][0] = FP[r][0] + dt * FP[r][2];
+        m->P[r][1] = FP[r][1] + dt * FP[r][3];
+        m->P[r][2] = FP[r][2];
+        m->P[r][3] = FP[r][3];
+    }
+    double q11 = q * dt * dt * dt / 3, q12 = q * dt * dt / 2, q22 = q * dt;
+    m->P[0][0] += q11; m->P[1][1] += q11;
+    m->P[0][2] += q12; m->P[2][0] += q12; m->P[1][3] += q12; m->P[3][1] += q12;
+    m->P[2][2] += q22; m->P[3][3] += q22;
+}
+
+static inline void imm_predict_ncp(imm_model *m, double dt, double qp) {
+    m->x[2] = 0; m->x[3] = 0;
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++)
+            if (r >= 2 || c >= 2) m->P[r][c] = 0;
+    m->P[0][0] += qp * dt; m->P[1][1] += qp * dt;
+}
+
+// Update with z; returns nu^T S^-1 nu and writes det S.
+static inline double imm_update(imm_model *m, double z0, double z1, double rv, double *detS) {
+    double s00 = m->P[0][0] + rv, s01 = m->P[0][1], s10 = m->P[1][0], s11 = m->P[1][1] + rv;
+    double det = s00 * s11 - s01 * s10;
+    double i00 = s11 / det, i01 = -s01 / det, i10 = -s10 / det, i11 = s00 / det;
+    double K[4][2];
+    for (int r = 0; r < 4; r++) {
+        K[r][0] = m->P[r][0] * i00 + m->P[r][1] * i10;
+        K[r][1] = m->P[r][0] * i01 + m->P[r][1] * i11;
+    }
+    double y0 = z0 - m->x[0], y1 = z1 - m->x[1];
+    for (int r = 0; r < 4; r++) m->x[r] += K[r][0] * y0 + K[r][1] * y1;
+    double HP[2][4];
+    for (int c = 0; c < 4; c++) { HP[0][c] = m->P[0][c]; HP[1][c] = m->P[1][c]; }
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++)
+            m->P[r][c] -= K[r][0] * HP[0][c] + K[r][1] * HP[1][c];
+    *detS = det;
+    return y0 * (i00 * y0 + i01 * y1) + y1 * (i10 * y0 + i11 * y1);
+}
+
+double fl_ref_imm(const double *t_s, const double *east_m, const double *north_m, const double *hAcc_m,
+                  long n, double q, double qp, double tau0, double tau1, double v0, double *out10) {
+    if (n <= 0) return 0;
+    imm_model m0 = {{east_m[0], north_m[0], 0, 0}, {{0}}}, m1 = m0;
+    double r0 = hAcc_m[0] * hAcc_m[0] * 0.5;
+    m0.P[0][0] = r0; m0.P[1][1] = r0;
+    m1.P[0][0] = r0; m1.P[1][1] = r0; m1.P[2][2] = v0; m1.P[3][3] = v0;
+    double mu0 = tau0 / (tau0 + tau1), mu1 = tau1 / (tau0 + tau1);
+    double a = 1 / tau0, b = 1 / tau1, s = a + b;
+    for (long i = 1; i < n; i++) {
+        double dt = t_s[i] - t_s[i - 1];
+        double leave = (1 - exp(-s * dt)) / s;
+        double p01 = a * leave, p10 = b * leave, p00 = 1 - p01, p11 = 1 - p10;
+        double c0 = p00 * mu0 + p10 * mu1, c1 = p01 * mu0 + p11 * mu1;
+        imm_model into0, into1;
+        imm_combine(p00 * mu0 / c0, &m0, p10 * mu1 / c0, &m1, &into0);
+        imm_combine(p01 * mu0 / c1, &m0, p11 * mu1 / c1, &m1, &into1);
+        imm_predict_ncp(&into0, dt, qp);
+        imm_predict_cv(&into1, dt, q);
+        double rv = hAcc_m[i] * hAcc_m[i] * 0.5, det0, det1;
+        double d0 = imm_update(&into0, east_m[i], north_m[i], rv, &det0);
+        double d1 = imm_update(&into1, east_m[i], north_m[i], rv, &det1);
+        double e = -0.5 * (d1 - d0);
+        if (e > 600) e = 600;
+        if (e < -600) e = -600;
+        double rho = c1 / c0 * sqrt(det0 / det1) * exp(e);
+        mu0 = 1 / (1 + rho);
+        mu1 = 1 - mu0;
+        m0 = into0;
+        m1 = into1;
+    }
+    imm_model out;
+    imm_combine(mu0, &m0, mu1, &m1, &out);
+    double sum = 0, v[10] = {out.x[0], out.x[1], out.x[2], out.x[3],
+                             out.P[0][0], out.P[1][1], out.P[2][2], out.P[3][3], mu0, mu1};
+    for (int k = 0; k < 10; k++) { sum += v[k]; if (out10) out10[k] = v[k]; }
+    return sum;
+}
+
 double fl_ref_seed_kalman(const double *t_s, const double *lat_deg, const double *lon_deg,
                           const double *hAcc_m, long n, double speedVariance) {
     if (n <= 0) return 0;

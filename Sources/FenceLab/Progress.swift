@@ -117,7 +117,8 @@ public final class ProgressReporter: Sendable {
 
     /// "m:ss" below an hour, "h:mm:ss" above; seconds rounded up.
     public static func duration(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded(.up))
+        // Int(exactly:) is nil for NaN, ±∞ and beyond Int: an absurd estimate prints "--:--", never traps.
+        guard let s = Int(exactly: seconds.rounded(.up)), s >= 0 else { return "--:--" }
         let h = s / 3600, m = (s % 3600) / 60, sec = s % 60
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         return h > 0 ? "\(h):\(two(m)):\(two(sec))" : "\(m):\(two(sec))"

@@ -69,6 +69,9 @@ public enum DistributionCDF {
     /// P(K ≤ k) for K ~ Poisson(mean) (`gsl_cdf_poisson_P`).
     public static func poissonP(_ k: Int, mean: Double) -> Double {
         _ = GSLRuntime.handlerOff
-        return gsl_cdf_poisson_P(UInt32(k), mean)
+        // P(K ≤ k) is 0 below 0 and 1 to double precision past UInt32 (no trapping conversion).
+        guard k >= 0 else { return 0 }
+        guard let k32 = UInt32(exactly: k) else { return 1 }
+        return gsl_cdf_poisson_P(k32, mean)
     }
 }

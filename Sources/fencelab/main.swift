@@ -5,5 +5,5 @@ import Glibc
 import Darwin
 #endif
 
-let code = CLI.run(Array(CommandLine.arguments.dropFirst()))
+let code = CLI.flushingStandardOutput(CLI.run(Array(CommandLine.arguments.dropFirst())))
 exit(code.rawValue)

@@ -28,6 +28,32 @@ import _TestSupport
         try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
+    /// `--help` and the parser share one declaration: every option the OPTIONS section lists is
+    /// accepted (with `--list`, which stops before any work) and a misspelling is refused with a suggestion.
+    @Test func helpAndParserAgree() throws {
+        let help = try Self.bench(["--help"]).stdout
+        let section = try #require(help.components(separatedBy: "\nOPTIONS:\n").last?.components(separatedBy: "\n\n").first)
+        let samples = ["SUBSTR": "rng/", "NAME": "x", "T": "10%", "N": "5", "DIR": "/tmp"]
+        var listed: [String] = []
+        for line in section.split(separator: "\n") where line.hasPrefix("  --") {
+            let words = line.split(separator: " ").map(String.init)
+            listed.append(words[0])
+            guard words[0] != "--help" else { continue }
+            var argv = [words[0]]
+            if words.count > 1, words[1].contains("|") || words[1] == words[1].uppercased() {
+                argv.append(words[1].contains("|") ? String(words[1].split(separator: "|").last!) : samples[words[1], default: "x"])
+            }
+            if words[0] == "--threshold" { argv += ["--compare", "x"] }
+            // Accepted: not unknown and given its value (some apply to one --metric only, and say so).
+            let r = try Self.bench(argv + ["--list"])
+            #expect(r.status == 0 || (r.status == 64 && r.stderr.contains("applies to")), "\(argv): \(r.stderr)")
+            #expect(!r.stderr.contains("unknown") && !r.stderr.contains("needs a value"), "\(argv): \(r.stderr)")
+        }
+        #expect(listed.count >= 10, "\(section)")
+        let typo = try Self.bench(["--lsit"])
+        #expect(typo.status == 64 && typo.stderr.contains("did you mean --list?"), "\(typo.stderr)")
+    }
+
     @Test func helpAndUsageErrors() throws {
         let help = try Self.bench(["--help"])
         #expect(help.status == 0)
@@ -200,15 +226,16 @@ import _TestSupport
     }
 
     /// Benchmarks check themselves at set-up (FenceBatch vs the scalar path, KalmanFilter vs
-    /// the C CV kernel and, bit for bit, the fair geo kernel, SeedKalman vs its C transcription,
-    /// the spline vs GSL's cspline, quantiles vs gsl_sort) and say so on stderr when they disagree.
+    /// the C CV kernel and, bit for bit, the fair geo kernel, IMMFilter vs the C IMM kernel,
+    /// SeedKalman vs its C transcription, the spline vs GSL's cspline, quantiles vs gsl_sort)
+    /// and say so on stderr when they disagree.
     @Test func setUpSelfChecksAgree() throws {
         let r = try Self.bench(["--quick", "--samples", "3", "--filter", "hysteresis/batch", "--filter", "kalman/",
                                 "--filter", "gapfill/", "--filter", "stats/", "--format", "json"])
         #expect(r.status == 0, "\(r.stderr)")
         for word in ["disagrees", "differs"] { #expect(!r.stderr.contains(word), "\(r.stderr)") }
         let results = try #require(try Self.json(r.stdout)["results"] as? [[String: Any]])
-        #expect(results.count == 6)
+        #expect(results.count == 7)
     }
 
     @Test func missingBaselineExitsFive() throws {

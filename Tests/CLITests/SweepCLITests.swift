@@ -31,6 +31,10 @@ import _TestSupport
         (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "=2"], 64, "--weight"),
         (["--enter", "60:100:10", "--exit", "110:130:10", "--match-slack", "-1"], 2, "--match-slack"),
         (["scenarios/device-logs", "--enter", "60:100:10", "--exit", "110:130:10"], 2, "no scenario files"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--input", "raw,smoothed"], 64, "--input"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--input", "kalman", "--kalman-q", "0"], 2, "--kalman-q"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--input", "imm", "--kalman-q=-1"], 2, "--kalman-q"),
+        (["--enter", "60:100:10", "--exit", "110:130:10", "--input", "imm", "--kalman-q", "1,x"], 64, "--kalman-q"),
     ] as [([String], Int32, String)])
     func refusedGrids(arguments: [String], status: Int32, mentions: String) throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-refused-\(getpid())").path
@@ -46,10 +50,11 @@ import _TestSupport
         try? FileManager.default.removeItem(at: dir)
         defer { try? FileManager.default.removeItem(at: dir) }
         let common = ["sweep", "scenarios/urban-canyon.json", "--enter", "70:90:10", "--exit", "110:130:10",
-                      "--confirm", "1,2", "--replicates", "2"]
+                      "--confirm", "1,2", "--replicates", "2", "--input", "raw,kalman,imm", "--kalman-q", "0.3,1"]
         let whole = try runFencelab(common + ["--out", dir.appendingPathComponent("whole").path])
         #expect(whole.status == 0, "\(whole.stderr)")
         #expect(whole.stdout.contains("urban-canyon"))
+        #expect(whole.stdout.contains("q with the smallest filter RMSE: kalman q"), "\(whole.stdout)")
         for k in 0..<2 {
             let s = try runFencelab(common + ["--shard", "\(k)/2", "--out", dir.appendingPathComponent("s\(k)").path])
             #expect(s.status == 0, "\(s.stderr)")

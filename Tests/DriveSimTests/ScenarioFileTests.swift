@@ -101,7 +101,21 @@ import _TestSupport
          #""route":{"kind":"waypoints","points":[[0,0],[0,1]],"speed":{"profile":"constant","speed_kmh":0}}"#,
          "scenarios/x.json: route.speed.speed_kmh: must be > 0, got 0"),
         (#""duration_s":60"#, #""duration_s":0.5"#, "scenarios/x.json: sampling.duration_s: must give at least one sample at rate_hz, got 0.5"),
+        (#""maxAccuracy_m":30"#, #""maxAccuracy_m":30,"input":"smoothed""#,
+         #"scenarios/x.json: fence.rule.input: must be one of raw, kalman, imm, got "smoothed""#),
+        (#""maxAccuracy_m":30"#, #""maxAccuracy_m":30,"q_m2s3":0"#, "scenarios/x.json: fence.rule.q_m2s3: must be > 0, got 0"),
+        (#""maxAccuracy_m":30"#, #""maxAccuracy_m":30,"q_m2s3":-1"#, "scenarios/x.json: fence.rule.q_m2s3: must be > 0, got -1"),
+        (#""maxAccuracy_m":30"#, #""maxAccuracy_m":30,"input":2"#, "scenarios/x.json: fence.rule.input: expected a string, got number 2"),
     ]
+
+    @Test func inputStageAndProcessNoiseDecode() throws {
+        let plain = try Self.decode(Self.base)
+        #expect(plain.fence.rule.input == .raw && plain.fence.rule.q_m2s3 == nil && plain.fence.rule.fenceInput == .raw)
+        let text = Self.base.replacingOccurrences(of: #""maxAccuracy_m":30"#, with: #""maxAccuracy_m":30,"input":"imm","q_m2s3":0.25"#)
+        let s = try Self.decode(text)
+        #expect(s.fence.rule.input == .imm && s.fence.rule.q_m2s3 == 0.25)
+        #expect(s.fence.rule.fenceInput == (try FenceInput(.imm, accelerationDensity_m2ps3: 0.25)))
+    }
 
     @Test(arguments: malformed.indices)
     func malformedFileIsRefusedWithItsMessage(_ i: Int) {
@@ -166,5 +180,17 @@ import _TestSupport
         #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        // Incremental hashing in pieces of any size equals the one-shot digest (FIPS 180-4 example above).
+        let message = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8) + Array(repeating: 0x61, count: 1000)
+        for piece in [1, 7, 63, 64, 65, 500] {
+            var hasher = SHA256.Hasher()
+            var i = 0
+            while i < message.count {
+                let end = min(i + piece, message.count)
+                message[i..<end].withUnsafeBufferPointer { hasher.update($0) }
+                i = end
+            }
+            #expect(hasher.finalize() == SHA256.digest(message), "pieces of \(piece) bytes")
+        }
     }
 }

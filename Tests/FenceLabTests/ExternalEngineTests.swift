@@ -57,18 +57,27 @@ import _TestSupport
     }
 
     @Test func hangingEngineIsStoppedAtTheDeadline() {
-        // Deadline 0.2 s + 1 fix × 0.1 s: the test waits 0.3 s for the engine, not the default 5 s grace.
-        let engine = ExternalEngine(command: "exec sleep 60", perFixTimeout_s: 0.1, startupGrace_s: 0.2)
+        // Silent from the start: stopped when the ready line is overdue, grace 0.2 s + 0.1 s.
+        let silent = ExternalEngine(command: "exec sleep 60", perFixTimeout_s: 0.1, startupGrace_s: 0.2)
         let start = Date()
         #expect {
-            _ = try engine.run(fence: Self.fence, fixes: Self.fixes([1]), now_s: [0])
+            _ = try silent.run(fence: Self.fence, fixes: Self.fixes([1]), now_s: [0])
         } throws: { error in
-            guard case let ExternalEngineError.timeout(_, index, _) = error else { return false }
-            return index == 0
+            guard case let ExternalEngineError.readyTimeout(seconds, _) = error else { return false }
+            return abs(seconds - 0.3) < 1e-9
         }
         let elapsed_s = Date().timeIntervalSince(start)
         #expect(elapsed_s >= 0.3 - 0.01, "stopped before its deadline (grace 0.2 s + 0.1 s): \(elapsed_s) s")
         #expect(elapsed_s < 15)
+        // Ready, then silent: stopped 0.1 s after the ready line, naming fix 0.
+        let stalled = ExternalEngine(command: "echo '{\"type\":\"ready\",\"protocol\":1}'; exec sleep 60", perFixTimeout_s: 0.1,
+                                     startupGrace_s: 0.2)
+        #expect {
+            _ = try stalled.run(fence: Self.fence, fixes: Self.fixes([1]), now_s: [0])
+        } throws: { error in
+            guard case let ExternalEngineError.timeout(_, index, _) = error else { return false }
+            return index == 0
+        }
     }
 
     @Test func garbageAndWrongIndexAreNamed() {

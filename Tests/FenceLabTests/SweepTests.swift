@@ -238,15 +238,17 @@ private func mismatch(_ body: () throws -> Any) -> String? {
                                 latencyMedian_s: v, latencyP95_s: v.map { $0 * 7 })
             r.trueVisits = 2; r.matchedVisits = 1; r.falseVisits = 5; r.fragments = 7; r.earlyEntries = 1
             r.entryLatencyP95_s = v.map { -$0 }; r.lateEntryP95_s = v; r.exitLatencyP95_s = v.map { $0 / 3 }
+            r.filterRMSE_m = v.map { abs($0) * 5 }
             let back = try SweepRecord(parsing: Substring(r.jsonLine), file: "t", line: 1)
             #expect(back.jsonLine == r.jsonLine)
+            #expect(back.filterRMSE_m?.bitPattern == r.filterRMSE_m?.bitPattern)
             #expect(back.entryLatencyP95_s?.bitPattern == r.entryLatencyP95_s?.bitPattern && back.fragments == 7 && back.trueVisits == 2)
             #expect(back.latencyMedian_s?.bitPattern == r.latencyMedian_s?.bitPattern && back.item == r.item)
             #expect(back.latencyP95_s?.bitPattern == r.latencyP95_s?.bitPattern)
         }
         #expect(throws: SweepError.self) { try SweepRecord(parsing: "{\"item\":1}", file: "t", line: 3) }
         let grid = try SweepGrid(kind: .threshold, enter: SweepRange(parsing: "0.1:0.7:0.3", option: "--enter"), exit: nil,
-                                 maxAccuracy: [30], confirm: [1, 3])
+                                 maxAccuracy: [30], confirm: [1, 3], inputs: [.raw, .imm], kalmanQ: [0.1 + 0.2])
         let m = SweepManifest(toolVersion: "t", rule: .threshold, points: grid.points,
                               scenarios: [SweepScenario(name: "a", sha256: "00", seed: 3, replicates: 2, generator: "mt19937",
                                                         duration_s: 600, weight: 2.5)],

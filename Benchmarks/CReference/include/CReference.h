@@ -70,6 +70,19 @@ void fl_ref_kalman_geo_final(const double *t_s, const double *lat_deg, const dou
                              const double *hAcc_m, long n, double q_m2s3, double speedSigma_mps,
                              double reanchor_m, double out[18]);
 
+/// Interacting-multiple-model filter (Blom & Bar-Shalom 1988) in the same plane: model 0
+/// near-constant position (position random walk of density qPosition_m2s per axis, velocity
+/// held at 0), model 1 the constant-velocity filter above (q_m2s3); a two-state Markov chain
+/// with mean sojourn times tau0_s, tau1_s and exact transition probabilities over dt; per
+/// measurement: mixing, both model predictions and updates, Gaussian likelihoods of the
+/// innovations, new model probabilities, moment-matched output. The first measurement
+/// initialises both models (CV velocity variance v0_m2s2). Writes the final combined state to
+/// out[0..3], its covariance diagonal to out[4..7] and the model probabilities to out[8..9];
+/// returns a checksum (sum of out[0..9]). out may be NULL.
+double fl_ref_imm(const double *t_s, const double *east_m, const double *north_m, const double *hAcc_m,
+                  long n, double q_m2s3, double qPosition_m2s, double tau0_s, double tau1_s,
+                  double v0_m2s2, double *out10);
+
 /// Seed 004's scalar filter on raw latitude/longitude degrees with one variance
 /// (variance += dt * speedVariance; gain = var / (var + hAcc^2)). Returns lat + lon + var at the end.
 double fl_ref_seed_kalman(const double *t_s, const double *lat_deg, const double *lon_deg,

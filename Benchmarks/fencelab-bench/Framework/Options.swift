@@ -1,3 +1,4 @@
+import FenceLab
 import Foundation
 
 /// Parsed command line of `fencelab-bench`.
@@ -22,6 +23,38 @@ struct Options: Sendable {
     var instructionsChild: String?
     var callgrindDumps: String?
 
+    /// Every option, declared once: parsing, the OPTIONS section of `--help` and suggestions derive from it.
+    static let declarations = [
+        OptionDeclaration("--metric", .choice(Metric.allCases.map(\.rawValue)), default: Metric.time.rawValue,
+                          help: "What to measure: time, or instructions (needs valgrind, Debian package valgrind)"),
+        OptionDeclaration("--quick", .flag, help: "Fewer, shorter samples (the CI smoke pass; same table). Time only."),
+        OptionDeclaration("--filter", .text("SUBSTR"), repetition: .each,
+                          help: "Only benchmarks whose name contains SUBSTR (repeatable: any)."),
+        OptionDeclaration("--format", .choice(OutputFormat.allCases.map(\.rawValue)), default: OutputFormat.text.rawValue,
+                          help: "Output format"),
+        OptionDeclaration("--save-baseline", .text("NAME"), help: """
+            Write Benchmarks/baselines/NAME.json (time) or NAME-instructions.json
+            (machine info included). With --filter and an existing baseline of
+            the same toolchain, the measured rows replace theirs and the others stay.
+            """),
+        OptionDeclaration("--compare", .text("NAME"), help: """
+            Compare with that baseline: time on the ratio to the kernel where there
+            is one (rows with a wide measured spread are tracked-only), else items/s;
+            instructions on instructions per item (lower is better).
+            """),
+        OptionDeclaration("--threshold", .text("T"), requires: "--compare",
+                          help: "Relative change that counts, e.g. 10% (time default) or 2% (instructions default)."),
+        OptionDeclaration("--samples", .integer("N", 1...1000), help: "Timed samples per benchmark (default 201, --quick 51). Time only."),
+        OptionDeclaration("--runs", .integer("N", 1...1000),
+                          help: "Body calls counted per benchmark (default: the benchmark's, 1-3). Instructions only."),
+        OptionDeclaration("--callgrind-out", .text("DIR"), help: "Keep each benchmark's callgrind profile in DIR (for callgrind_annotate)."),
+        OptionDeclaration("--list", .flag, help: "List the benchmarks and exit."),
+        OptionDeclaration("--help", .flag, help: "Show this help (also -h)."),
+        // The process callgrind runs (`--metric instructions` passes them); not for users.
+        OptionDeclaration("--instructions-child", .text("NAME"), hidden: true, help: ""),
+        OptionDeclaration("--callgrind-dumps", .text("BASE"), hidden: true, help: ""),
+    ]
+
     static let usage = """
         USAGE: fencelab-bench [--metric time|instructions] [--filter SUBSTR]... [--format text|markdown|json]
                               [--save-baseline NAME] [--compare NAME [--threshold T]] [--list]
@@ -33,21 +66,7 @@ struct Options: Sendable {
         callgrind, deterministically (the CI gate). Build with -c release for meaningful figures.
 
         OPTIONS:
-          --metric M            time (default) or instructions (needs valgrind: Debian package valgrind).
-          --quick               Fewer, shorter samples (the CI smoke pass; same table). Time only.
-          --filter SUBSTR       Only benchmarks whose name contains SUBSTR (repeatable: any).
-          --format FORMAT       text (default), markdown or json.
-          --save-baseline NAME  Write Benchmarks/baselines/NAME.json (time) or NAME-instructions.json
-                                (machine info included). With --filter and an existing baseline of
-                                the same toolchain, the measured rows replace theirs and the others stay.
-          --compare NAME        Compare with that baseline: time on the ratio to the kernel where there
-                                is one (rows with a wide measured spread are tracked-only), else items/s;
-                                instructions on instructions per item (lower is better).
-          --threshold T         Relative change that counts, e.g. 10% (time default) or 2% (instructions default).
-          --samples N           Timed samples per benchmark (default 201, --quick 51). Time only.
-          --runs N              Body calls counted per benchmark (default: the benchmark's, 1-3). Instructions only.
-          --callgrind-out DIR   Keep each benchmark's callgrind profile in DIR (for callgrind_annotate).
-          --list                List the benchmarks and exit.
+        \(OptionDeclaration.helpSection(declarations))
 
         ENVIRONMENT:
           FENCELAB_BENCH_SLOWDOWN=F    Swift bodies do F times their work, F in 1...1000, e.g. 1.1 or 3
@@ -59,73 +78,31 @@ struct Options: Sendable {
         """
 
     static func parse(_ argv: [String]) throws(BenchError) -> Options {
+        let parsed: ParsedOptions
+        do {
+            parsed = try ParsedOptions(argv.map { $0 == "-h" ? "--help" : $0 }, declarations: declarations, context: "",
+                                       helpHint: "fencelab-bench --help")
+        } catch {
+            throw .usage(error.description)
+        }
+        if let stray = parsed.positionals.first { throw .usage("unknown argument '\(stray)'; see fencelab-bench --help") }
         var o = Options()
-        var i = 0
-        func value(_ name: String) throws(BenchError) -> String {
-            guard i + 1 < argv.count, !argv[i + 1].hasPrefix("--") else { throw .usage("\(name) needs a value") }
-            i += 1
-            return argv[i]
-        }
-        while i < argv.count {
-            var arg = argv[i]
-            var inline: String?
-            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-                inline = String(arg[arg.index(after: eq)...])
-                arg = String(arg[..<eq])
-            }
-            func v(_ name: String) throws(BenchError) -> String {
-                if let inline { return inline }
-                return try value(name)
-            }
-            switch arg {
-            case "--quick": o.quick = true
-            case "--list": o.list = true
-            case "--help", "-h": o.help = true
-            case "--filter": o.filters.append(try v(arg))
-            case "--format":
-                let f = try v(arg)
-                guard let format = OutputFormat(rawValue: f) else {
-                    throw .usage("--format must be text, markdown or json, got '\(f)'")
-                }
-                o.format = format
-            case "--save-baseline":
-                let n = try v(arg)
-                try BaselineStore.validate(name: n)
-                o.saveBaseline = n
-            case "--compare":
-                let n = try v(arg)
-                try BaselineStore.validate(name: n)
-                o.compare = n
-            case "--threshold": o.threshold = try parseThreshold(try v(arg))
-            case "--metric":
-                let m = try v(arg)
-                guard let metric = Metric(rawValue: m) else {
-                    throw .usage("--metric must be time or instructions, got '\(m)'")
-                }
-                o.metric = metric
-            case "--runs":
-                let s = try v(arg)
-                guard let n = Int(s), (1...1000).contains(n) else {
-                    throw .usage("--runs must be an integer in 1...1000, got '\(s)'")
-                }
-                o.runs = n
-            case "--callgrind-out": o.callgrindOut = try v(arg)
-            case "--instructions-child": o.instructionsChild = try v(arg)
-            case "--callgrind-dumps": o.callgrindDumps = try v(arg)
-            case "--samples":
-                let s = try v(arg)
-                guard let n = Int(s), (1...1000).contains(n) else {
-                    throw .usage("--samples must be an integer in 1...1000, got '\(s)'")
-                }
-                o.samples = n
-            default:
-                throw .usage("unknown argument '\(argv[i])'; see fencelab-bench --help")
-            }
-            i += 1
-        }
-        if argv.contains(where: { $0 == "--threshold" || $0.hasPrefix("--threshold=") }), o.compare == nil {
-            throw .usage("--threshold needs --compare NAME")
-        }
+        o.quick = parsed.flag("--quick")
+        o.list = parsed.flag("--list")
+        o.help = parsed.flag("--help")
+        o.filters = parsed.options("--filter")
+        o.format = OutputFormat(rawValue: parsed.option("--format")!)!
+        o.metric = Metric(rawValue: parsed.option("--metric")!)!
+        o.saveBaseline = parsed.option("--save-baseline")
+        o.compare = parsed.option("--compare")
+        try o.saveBaseline.map { name throws(BenchError) in try BaselineStore.validate(name: name) }
+        try o.compare.map { name throws(BenchError) in try BaselineStore.validate(name: name) }
+        o.threshold = try parsed.option("--threshold").map { text throws(BenchError) in try parseThreshold(text) }
+        o.samples = parsed.integer("--samples")
+        o.runs = parsed.integer("--runs")
+        o.callgrindOut = parsed.option("--callgrind-out")
+        o.instructionsChild = parsed.option("--instructions-child")
+        o.callgrindDumps = parsed.option("--callgrind-dumps")
         if o.metric == .instructions {
             if o.quick { throw .usage("--quick applies to --metric time (instruction counts need no repeats)") }
             if o.samples != nil { throw .usage("--samples applies to --metric time; use --runs N with --metric instructions") }

@@ -2,9 +2,17 @@ import Foundation
 import CReference
 import GeoPolicy
 
+/// The filters the benchmarks feed fix by fix.
+protocol BenchedTrackFilter {
+    mutating func update(_ fix: Fix) throws(TrackRejection)
+}
+
+extension KalmanFilter: BenchedTrackFilter {}
+extension IMMFilter: BenchedTrackFilter {}
+
 /// Track engine: `KalmanFilter` update, `SeedKalman`, RTS smoother, natural cubic spline (gap fill).
 enum KalmanBenchmarks {
-    static let all: [Benchmark] = [cvUpdate, cvUpdateFair, seedKalman, rtsSmoother, spline]
+    static let all: [Benchmark] = [cvUpdate, cvUpdateFair, immUpdate, seedKalman, rtsSmoother, spline]
 
     /// The constant-velocity filter with the C kernel's parameters (q, σ = hAcc/√2, velocity σ 10 m/s).
     static func makeFilter() -> KalmanFilter {
@@ -30,13 +38,12 @@ enum KalmanBenchmarks {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)
         for problem in checkAgainstC(w, fixes: fixes) { printError("fencelab-bench: kalman/cv-update: \(problem)") }
-        return updates(fixes)
+        return updates(makeFilter(), fixes) { $0.state.sum() }
     }
 
-    /// The timed body of both `kalman/cv-update` rows: a fresh filter, one `update` per fix.
-    static func updates(_ fixes: [Fix]) -> () -> Double {
-        let prototype = makeFilter()
-        return {
+    /// The timed body shared by the filter benchmarks: a fresh copy of `prototype` takes every fix.
+    static func updates<F: BenchedTrackFilter>(_ prototype: F, _ fixes: [Fix], result: @escaping (F) -> Double) -> () -> Double {
+        {
             var f = prototype
             var rejected = 0
             fixes.withUnsafeBufferPointer { b in
@@ -44,8 +51,31 @@ enum KalmanBenchmarks {
                     do { try f.update(fix) } catch { rejected += 1 }
                 }
             }
-            return f.state.sum() + Double(rejected)
+            return result(f) + Double(rejected)
         }
+    }
+
+    /// Compares a filter's final estimate with a C kernel's (out[0...3] state, out[4...7] covariance
+    /// diagonal, in the kernel's centre plane); returns the disagreements. Positions and speeds,
+    /// and the traces of the position and velocity blocks: the engine reports velocity in the
+    /// east/north frame at the estimate, 61 km east of the centre, rotated by the meridian
+    /// convergence Δλ·sin φ ≈ 0.0125 rad against the kernel's axes, and rotation leaves the traces
+    /// (not single variances of an anisotropic covariance) unchanged.
+    static func disagreements(_ name: String, estimate: KalmanEstimate?, covariance p: Covariance4, kernel c: [Double]) -> [String] {
+        guard let e = estimate else { return ["the filter accepted no fix"] }
+        let offset = Workloads.centerFrame().offset_m(e.position)
+        let position_m = ((offset.x - c[0]) * (offset.x - c[0]) + (offset.y - c[1]) * (offset.y - c[1])).squareRoot()
+        let velocity_mps = abs(e.speed_mps - (c[2] * c[2] + c[3] * c[3]).squareRoot())
+        let variance = max(abs(p.p00 + p.p11 - c[4] - c[5]) / (c[4] + c[5]), abs(p.p22 + p.p33 - c[6] - c[7]) / (c[6] + c[7]))
+        let positionTolerance_m = 1e-2, velocityTolerance_mps = 1e-3, varianceRelativeTolerance = 1e-4
+        var problems: [String] = []
+        if !(position_m <= positionTolerance_m) { problems.append("final position differs from the C kernel by \(position_m) m") }
+        if !(velocity_mps <= velocityTolerance_mps) { problems.append("final speed differs from the C kernel by \(velocity_mps) m/s") }
+        if !(variance <= varianceRelativeTolerance) { problems.append("final variances differ from the C kernel by \(variance) (relative)") }
+        if ProcessInfo.processInfo.environment["FENCELAB_BENCH_VERBOSE"] != nil {
+            printError("\(name) vs C: position \(position_m) m, speed \(velocity_mps) m/s, variances \(variance) relative")
+        }
+        return problems
     }
 
     /// `KalmanFilter.update` against the fair kernel `fl_ref_kalman_geo`, which does the same
@@ -58,7 +88,7 @@ enum KalmanBenchmarks {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)
         for problem in checkAgainstGeoKernel(w, fixes: fixes) { printError("fencelab-bench: kalman/cv-update-geo: \(problem)") }
-        return updates(fixes)
+        return updates(makeFilter(), fixes) { $0.state.sum() }
     }
 
     /// Runs the engine filter and `fl_ref_kalman_geo_final` on the same fixes; returns disagreements.
@@ -100,23 +130,43 @@ enum KalmanBenchmarks {
         for fix in fixes { try? f.update(fix) }
         var c = [Double](repeating: 0, count: 8)
         fl_ref_kalman_cv_final(w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5, &c)
-        guard let e = f.estimate else { return ["the filter accepted no fix"] }
-        let offset = Workloads.centerFrame().offset_m(e.position)
-        let position_m = ((offset.x - c[0]) * (offset.x - c[0]) + (offset.y - c[1]) * (offset.y - c[1])).squareRoot()
-        // Speeds, not components: the engine reports velocity in the east/north frame at the
-        // estimate, 61 km east of the centre, rotated by the meridian convergence
-        // Δλ·sin φ ≈ 0.0125 rad against the kernel's centre-frame axes (0.19 m/s at 15 m/s).
-        let velocity_mps = abs(e.speed_mps - (c[2] * c[2] + c[3] * c[3]).squareRoot())
-        let p = f.covariance
-        let variance = max(abs(p.p00 - c[4]) / c[4], abs(p.p11 - c[5]) / c[5], abs(p.p22 - c[6]) / c[6], abs(p.p33 - c[7]) / c[7])
-        let positionTolerance_m = 1e-2, velocityTolerance_mps = 1e-3, varianceRelativeTolerance = 1e-4
-        var problems: [String] = []
-        if !(position_m <= positionTolerance_m) { problems.append("final position differs from the C kernel by \(position_m) m") }
-        if !(velocity_mps <= velocityTolerance_mps) { problems.append("final speed differs from the C kernel by \(velocity_mps) m/s") }
-        if !(variance <= varianceRelativeTolerance) { problems.append("final variances differ from the C kernel by \(variance) (relative)") }
-        if ProcessInfo.processInfo.environment["FENCELAB_BENCH_VERBOSE"] != nil {
-            printError("kalman/cv-update vs C: position \(position_m) m, speed \(velocity_mps) m/s, variances \(variance) relative")
-        }
+        return disagreements("kalman/cv-update", estimate: f.estimate, covariance: f.covariance, kernel: c)
+    }
+
+    /// The stop-and-go IMM with the C kernel's parameters (CV q, NCP density, sojourn times, velocity σ 10 m/s).
+    static func makeIMM() -> IMMFilter {
+        do {
+            return try IMMFilter(accelerationDensity_m2ps3: 0.5, positionDensity_m2ps: IMMFilter.defaultPositionDensity_m2ps,
+                                 meanSojourn_s: IMMFilter.defaultMeanSojourn_s, convention: .iOSDRMS, initialSpeedSigma_mps: 10)
+        } catch { fatalError("fencelab-bench: IMMFilter: \(error)") }
+    }
+
+    /// `IMMFilter.update` per fix (two models mixed every fix) against `fl_ref_imm`, the same
+    /// algebra in C on plane coordinates; like `kalman/cv-update`, the engine's projection and
+    /// re-anchoring are part of the ratio.
+    static let immUpdate = Benchmark(
+        "kalman/imm-update", group: "kalman", itemsPerRun: ReferenceKernels.updatesPerRun - 1,
+        unit: "update", reference: ReferenceKernels.imm.name, target: "≥ 0.9× C",
+        noise: 0.35
+    ) {
+        let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
+        let fixes = makeFixes(w)
+        for problem in checkIMMAgainstC(w, fixes: fixes) { printError("fencelab-bench: kalman/imm-update: \(problem)") }
+        return updates(makeIMM(), fixes) { $0.probabilities[0] }
+    }
+
+    /// Runs the engine's IMM and `fl_ref_imm` on the same fixes; returns disagreements (tolerances
+    /// as `checkAgainstC`, model probabilities to 1e-6; measured 2e-8 m, 4e-8 m/s, μ 5e-10).
+    static func checkIMMAgainstC(_ w: Workloads.TrackInPlane, fixes: [Fix]) -> [String] {
+        var f = makeIMM()
+        for fix in fixes { try? f.update(fix) }
+        var c = [Double](repeating: 0, count: 10)
+        let tau = IMMFilter.defaultMeanSojourn_s
+        _ = fl_ref_imm(w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5, IMMFilter.defaultPositionDensity_m2ps,
+                       tau[0], tau[1], 100, &c)
+        var problems = disagreements("kalman/imm-update", estimate: f.estimate, covariance: f.covariance, kernel: c)
+        let probability = abs(f.probabilities[0] - c[8])
+        if !(probability <= 1e-6) { problems.append("final model probability differs from the C kernel by \(probability)") }
         return problems
     }
 

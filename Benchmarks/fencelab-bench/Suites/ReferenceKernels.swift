@@ -1,5 +1,6 @@
 import CReference
 import FenceLab
+import GeoPolicy
 
 /// The C reference kernels (Benchmarks/CReference, -O2), registered as benchmarks of
 /// group `reference` so they appear in the table and can be named by `reference:`.
@@ -8,7 +9,7 @@ enum ReferenceKernels {
     static let drawsPerRun = 4096
     static let updatesPerRun = 4096
 
-    static let all: [Benchmark] = [fenceScalar, kalmanCV, kalmanGeo, seedKalman, ziggurat, cspline, sortQuantiles, sweepScan]
+    static let all: [Benchmark] = [fenceScalar, kalmanCV, kalmanGeo, imm, seedKalman, ziggurat, cspline, sortQuantiles, sweepScan]
 
     static let fenceScalar = Benchmark(
         "reference/c-fence-scalar", group: "reference", itemsPerRun: fixesPerRun, unit: "fix",
@@ -60,6 +61,16 @@ enum ReferenceKernels {
     ) {
         let w = Workloads.TrackInPlane(count: updatesPerRun, seed: 9)
         return { fl_ref_kalman_geo(w.time_s, w.latitude, w.longitude, w.accuracy_m, w.count, 0.5, 10, 2_000) }
+    }
+
+    static let imm = Benchmark(
+        "reference/c-imm", group: "reference", itemsPerRun: updatesPerRun - 1, unit: "update",
+        isReference: true
+    ) {
+        let w = Workloads.TrackInPlane(count: updatesPerRun, seed: 9)
+        let tau = IMMFilter.defaultMeanSojourn_s
+        return { fl_ref_imm(w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5, IMMFilter.defaultPositionDensity_m2ps,
+                            tau[0], tau[1], 100, nil) }
     }
 
     static let seedKalman = Benchmark(

@@ -4,11 +4,11 @@
 struct ObjectReader {
     let file: String
     let path: String
-    private var members: [String: JSONValue] = [:]
+    private var members: [String: StrictJSON.Value] = [:]
     private var order: [String] = []
     private var taken: Set<String> = []
 
-    init(_ value: JSONValue, file: String, path: String) throws(ScenarioError) {
+    init(_ value: StrictJSON.Value, file: String, path: String) throws(ScenarioError) {
         self.file = file
         self.path = path
         guard case let .object(list, _) = value else {
@@ -28,38 +28,23 @@ struct ObjectReader {
     var keys: [String] { order }
 
     /// The raw value of an optional key (marked as taken).
-    mutating func optionalValue(_ key: String) -> JSONValue? {
+    mutating func optionalValue(_ key: String) -> StrictJSON.Value? {
         guard let v = members[key] else { return nil }
         taken.insert(key)
         if case .null = v { return nil }
         return v
     }
 
-    mutating func value(_ key: String) throws(ScenarioError) -> JSONValue {
+    mutating func value(_ key: String) throws(ScenarioError) -> StrictJSON.Value {
         guard let v = optionalValue(key) else {
             // A misspelt required key is reported as the unknown key the user typed, not as the one
             // the file lacks: `noise.sigmaa_m: unknown key` says where the typo is.
-            if let typo = order.first(where: { !taken.contains($0) && Self.isNearMiss($0, key) }) {
+            if let typo = order.first(where: { !taken.contains($0) && Spelling.isNearMiss($0, key) }) {
                 throw .misspeltKey(file: file, keyPath: keyPath(typo), expected: key)
             }
             throw .missingKey(file: file, keyPath: keyPath(key))
         }
         return v
-    }
-
-    /// True when `a` and `b` differ by at most two single-character edits (Levenshtein), ignoring case.
-    static func isNearMiss(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.lowercased().utf8), y = Array(b.lowercased().utf8)
-        guard abs(x.count - y.count) <= 2, !x.isEmpty, !y.isEmpty else { return false }
-        var previous = Array(0...y.count), current = [Int](repeating: 0, count: y.count + 1)
-        for i in 1...x.count {
-            current[0] = i
-            for j in 1...y.count {
-                current[j] = Swift.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
-            }
-            swap(&previous, &current)
-        }
-        return previous[y.count] <= 2
     }
 
     /// Refuses any key the decoder did not take.
@@ -71,7 +56,7 @@ struct ObjectReader {
 
     // MARK: typed access
 
-    func number(_ v: JSONValue, at p: String) throws(ScenarioError) -> Double {
+    func number(_ v: StrictJSON.Value, at p: String) throws(ScenarioError) -> Double {
         guard case let .number(x, text, _) = v else {
             throw .wrongType(file: file, keyPath: p, expected: "a number", got: v.kindDescription)
         }
@@ -99,7 +84,7 @@ struct ObjectReader {
         return try integer(v, at: keyPath(key), in: range)
     }
 
-    func integer(_ v: JSONValue, at p: String, in range: ClosedRange<Int>) throws(ScenarioError) -> Int {
+    func integer(_ v: StrictJSON.Value, at p: String, in range: ClosedRange<Int>) throws(ScenarioError) -> Int {
         guard case let .number(x, text, _) = v, x.isFinite, x == x.rounded(), abs(x) <= 9_007_199_254_740_992 else {
             throw .wrongType(file: file, keyPath: p, expected: "an integer", got: v.kindDescription)
         }
@@ -136,7 +121,7 @@ struct ObjectReader {
         return try ObjectReader(v, file: file, path: keyPath(key))
     }
 
-    mutating func array(_ key: String) throws(ScenarioError) -> [JSONValue] {
+    mutating func array(_ key: String) throws(ScenarioError) -> [StrictJSON.Value] {
         let v = try value(key)
         guard case let .array(items, _) = v else {
             throw .wrongType(file: file, keyPath: keyPath(key), expected: "an array", got: v.kindDescription)
@@ -144,7 +129,7 @@ struct ObjectReader {
         return items
     }
 
-    mutating func optionalArray(_ key: String) throws(ScenarioError) -> [JSONValue]? {
+    mutating func optionalArray(_ key: String) throws(ScenarioError) -> [StrictJSON.Value]? {
         guard let v = optionalValue(key) else { return nil }
         guard case let .array(items, _) = v else {
             throw .wrongType(file: file, keyPath: keyPath(key), expected: "an array", got: v.kindDescription)

@@ -6,15 +6,23 @@ extension ScenarioSpec {
     /// - Parameter file: the name used in error messages (the path as the user gave it).
     /// - Throws: `ScenarioError` naming the file, key path and offending value.
     public static func decode(_ bytes: [UInt8], file: String) throws(ScenarioError) -> ScenarioSpec {
-        let root: JSONValue
+        let root: StrictJSON.Value
         do {
-            root = try JSONParser.parse(bytes)
+            root = try StrictJSON.parse(bytes)
         } catch {
-            throw .malformedJSON(file: file, line: error.line, reason: error.reason)
+            if error.kind == .duplicateKey { throw .duplicateKey(file: file, keyPath: error.keyPath) }
+            let place = "column \(error.column)" + (error.keyPath.isEmpty ? "" : ", at \(error.keyPath)")
+            throw .malformedJSON(file: file, line: error.line, reason: "\(error.reason) (\(place))")
         }
         var r = try ObjectReader(root, file: file, path: "")
         let name = try r.string("name")
         if name.isEmpty { throw .invalidValue(file: file, keyPath: "name", requirement: "must not be empty", got: "\"\"") }
+        // Names head tables, plots and file names: bounded, and free of control characters.
+        if name.unicodeScalars.count > ScenarioSpec.maxNameLength || name.unicodeScalars.contains(where: ShownText.isControl) {
+            throw .invalidValue(file: file, keyPath: "name",
+                                requirement: "must be 1 to \(ScenarioSpec.maxNameLength) characters without control characters",
+                                got: "\"\(ShownText.shown(name, limit: 40))\"")
+        }
         let description = try r.string("description")
         let rulesVersion = try r.string("rulesVersion")
         let seed = UInt64(try r.int("seed", in: 0...9_007_199_254_740_992))
@@ -68,7 +76,7 @@ extension ScenarioSpec {
     }
 
     /// `[lat, lon]` → a validated coordinate; errors name the element.
-    static func coordinate(_ v: JSONValue, reader r: ObjectReader, at p: String) throws(ScenarioError) -> Coordinate {
+    static func coordinate(_ v: StrictJSON.Value, reader r: ObjectReader, at p: String) throws(ScenarioError) -> Coordinate {
         guard case let .array(items, _) = v, items.count == 2 else {
             throw .wrongType(file: r.file, keyPath: p, expected: "[latitude, longitude]", got: v.kindDescription)
         }
@@ -102,9 +110,15 @@ extension ScenarioSpec {
         let n = try q.optionalInt("confirm_n", in: 1...1_000_000)
         let s = try q.optionalDouble("confirm_s")
         if let s { try q.check(s >= 0, "confirm_s", "must be ≥ 0", s) }
+        var input = FenceInput.Kind.raw
+        if q.has("input") {
+            input = FenceInput.Kind(rawValue: try q.choice("input", FenceInput.Kind.allCases.map(\.rawValue))) ?? .raw
+        }
+        let density = try q.optionalDouble("q_m2s3")
+        if let density { try q.check(density > 0, "q_m2s3", "must be > 0", density) }
         try q.finish()
         try r.finish()
-        return FenceSpec(center: center, rule: FenceRuleSpec(kind: kind, confirm_n: n, confirm_s: s))
+        return FenceSpec(center: center, rule: FenceRuleSpec(kind: kind, confirm_n: n, confirm_s: s, input: input, q_m2s3: density))
     }
 
     static let halfCircumference_m = Double.pi * EarthModel.sphereRadius_m
@@ -181,10 +195,15 @@ extension ScenarioSpec {
         try r.check(rate <= 1000, "rate_hz", "must be ≤ 1000", rate)
         let duration = try r.positive("duration_s")
         let explicitStart = try r.optionalDouble("start_unix_s")
-        var s = SamplingSpec(rate_hz: rate, duration_s: duration, start_unix_s: explicitStart ?? SamplingSpec.defaultStart_unix_s)
+        let start = explicitStart ?? SamplingSpec.defaultStart_unix_s
+        try r.check(SamplingSpec.startRange_unix_s.contains(start), "start_unix_s", "must be within 0...253402300799 (1970–9999)", start)
+        // Counted in Double: duration_s · rate_hz may exceed Int (1e19 s) and SamplingSpec.sampleCount would trap.
+        let samples = (duration * rate).rounded(.down)
+        try r.check(samples >= 1, "duration_s", "must give at least one sample at rate_hz", duration)
+        try r.check(samples <= Double(SamplingSpec.maxSampleCount), "duration_s", "must give at most 10⁹ samples at rate_hz", duration)
+        try r.check(start + duration <= SamplingSpec.startRange_unix_s.upperBound, "duration_s", "must end before year 10000 after start_unix_s", duration)
+        var s = SamplingSpec(rate_hz: rate, duration_s: duration, start_unix_s: start)
         s.startIsExplicit = explicitStart != nil
-        try r.check(s.sampleCount >= 1, "duration_s", "must give at least one sample at rate_hz", duration)
-        try r.check(s.sampleCount <= 1_000_000_000, "duration_s", "must give at most 10⁹ samples at rate_hz", duration)
         try r.finish()
         return s
     }

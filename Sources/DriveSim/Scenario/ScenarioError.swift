@@ -1,3 +1,4 @@
+import GeoPolicy
 /// Why a scenario file was refused or a scenario could not be generated.
 ///
 /// Every case names the file and, where there is one, the key path (`noise.sigma_m`,
@@ -24,23 +25,26 @@ public enum ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The random generator could not be set up (GSL's reason).
     case generator(scenario: String, reason: String)
 
+    /// One line; every echoed piece (key path, value, reason) at most `ShownText.defaultLimit`
+    /// characters, however large the offending input; control characters escaped everywhere.
     public var description: String {
-        let text: String
+        func c(_ s: String) -> String { ShownText.shown(s) }
+        // Paths as given (bounded by PATH_MAX), control characters escaped.
+        func f(_ s: String) -> String { ShownText.escapingControls(s) }
         switch self {
-        case let .unreadable(file, reason): text = "\(file): cannot read: \(reason)"
-        case let .malformedJSON(file, line, reason): text = "\(file):\(line): not valid JSON: \(reason)"
-        case let .missingKey(file, path): text = "\(file): \(path): missing required key"
-        case let .unknownKey(file, path): text = "\(file): \(path): unknown key"
-        case let .misspeltKey(file, path, expected): text = "\(file): \(path): unknown key (did you mean \(expected)?)"
-        case let .duplicateKey(file, path): text = "\(file): \(path): duplicate key"
+        case let .unreadable(file, reason): return "\(f(file)): cannot read: \(c(reason))"
+        case let .malformedJSON(file, line, reason): return "\(f(file)):\(line): not valid JSON: \(c(reason))"
+        case let .missingKey(file, path): return "\(f(file)): \(c(path)): missing required key"
+        case let .unknownKey(file, path): return "\(f(file)): \(c(path)): unknown key"
+        case let .misspeltKey(file, path, expected): return "\(f(file)): \(c(path)): unknown key (did you mean \(c(expected))?)"
+        case let .duplicateKey(file, path): return "\(f(file)): \(c(path)): duplicate key"
         case let .wrongType(file, path, expected, got):
-            text = "\(file): \(path.isEmpty ? "(top level)" : path): expected \(expected), got \(got)"
-        case let .invalidValue(file, path, requirement, got): text = "\(file): \(path): \(requirement), got \(got)"
+            return "\(f(file)): \(path.isEmpty ? "(top level)" : c(path)): expected \(expected), got \(c(got))"
+        case let .invalidValue(file, path, requirement, got): return "\(f(file)): \(c(path)): \(requirement), got \(c(got))"
         case let .invalidReplicate(scenario, replicate, replicates):
-            text = "\(scenario): replicate must be within 0...\(replicates - 1), got \(replicate)"
-        case let .generator(scenario, reason): text = "\(scenario): random generator: \(reason)"
+            return "\(f(scenario)): replicate must be within 0...\(replicates - 1), got \(replicate)"
+        case let .generator(scenario, reason): return "\(f(scenario)): random generator: \(c(reason))"
         }
-        return String(text.map { $0.isNewline ? " " : $0 })
     }
 }
 

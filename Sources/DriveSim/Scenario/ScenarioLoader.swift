@@ -30,45 +30,75 @@ extension ScenarioSpec {
         try scenarioFiles(paths: paths).map { (p) throws(ScenarioError) in try loadFile(path: p) }
     }
 
-    /// The scenario files `loadAll` would read, in order.
+    /// The scenario files `loadAll` would read, in order. Each real directory is walked once,
+    /// however many symlinks lead to it: a symlink loop neither repeats scenarios nor hangs.
     public static func scenarioFiles(paths: [String]) throws(ScenarioError) -> [String] {
         var out: [String] = []
-        let fm = FileManager.default
+        var visited = Set<DirectoryIdentity>()
         for path in paths {
             var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 throw .unreadable(file: path, reason: "no such file or folder")
             }
             guard isDirectory.boolValue else { out.append(path); continue }
-            out += try jsonFiles(in: path)
+            try jsonFiles(in: path, visited: &visited, into: &out)
         }
         return out
     }
 
-    private static func jsonFiles(in folder: String) throws(ScenarioError) -> [String] {
+    /// A directory as the file system knows it (device, inode), whatever path reached it.
+    private struct DirectoryIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+
+        init?(path: String) {
+            var st = stat()
+            guard stat(path, &st) == 0 else { return nil }
+            device = UInt64(truncatingIfNeeded: st.st_dev)
+            inode = UInt64(truncatingIfNeeded: st.st_ino)
+        }
+    }
+
+    private static func jsonFiles(in folder: String, visited: inout Set<DirectoryIdentity>,
+                                  into out: inout [String]) throws(ScenarioError) {
+        guard let identity = DirectoryIdentity(path: folder) else {
+            throw .unreadable(file: folder, reason: "cannot stat the folder")
+        }
+        guard visited.insert(identity).inserted else { return }
         let fm = FileManager.default
         let entries: [String]
         do { entries = try fm.contentsOfDirectory(atPath: folder) } catch {
             throw .unreadable(file: folder, reason: "\(error.localizedDescription)")
         }
-        var out: [String] = []
         let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
         for name in entries.sorted() where !name.hasPrefix(".") {
             let full = base + "/" + name
             var isDirectory: ObjCBool = false
             _ = fm.fileExists(atPath: full, isDirectory: &isDirectory)
             if isDirectory.boolValue {
-                if !skippedFolders.contains(name) { out += try jsonFiles(in: full) }
+                if !skippedFolders.contains(name) { try jsonFiles(in: full, visited: &visited, into: &out) }
             } else if name.hasSuffix(".json") {
                 out.append(full)
             }
         }
-        return out
     }
 
+    /// Largest scenario file read, in bytes (16 MiB): far above any real scenario (the
+    /// catalog's largest is a few kB), small enough that parsing and errors stay bounded.
+    public static let maxFileSize_bytes = 16 << 20
+
+    /// The file's bytes; refuses files over `maxFileSize_bytes` without reading past the limit.
     static func readBytes(_ path: String) throws(ScenarioError) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .unreadable(file: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied or not a file" : "no such file")
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do { data = try handle.read(upToCount: maxFileSize_bytes + 1) ?? Data() } catch {
+            throw .unreadable(file: path, reason: "not a readable file")
+        }
+        guard data.count <= maxFileSize_bytes else {
+            throw .unreadable(file: path, reason: "larger than the 16 MiB limit for a scenario file")
         }
         return [UInt8](data)
     }

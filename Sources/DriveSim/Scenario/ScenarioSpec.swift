@@ -5,7 +5,9 @@ import GSLKit
 /// how it is sampled, what noise, accuracy and faults the observed fixes get, and which
 /// metric bounds the run must meet. Decoded strictly by `ScenarioSpec.decode(_:file:)`.
 public struct ScenarioSpec: Sendable, Hashable {
-    /// Short identifier used in reports (`edge-loiter-100m`).
+    /// Longest `name` accepted, in Unicode scalars.
+    public static let maxNameLength = 200
+    /// Short identifier used in reports (`edge-loiter-100m`); 1…200 characters, no control characters.
     public var name: String
     /// What the scenario exercises, in a sentence or two.
     public var description: String
@@ -88,9 +90,20 @@ public struct FenceRuleSpec: Sendable, Hashable {
     public var confirm_n: Int?
     /// Seconds a new state must hold before a change (key `confirm_s`, ≥ 0), if any.
     public var confirm_s: Double?
+    /// What the rule decides on (key `input`: `raw`, the default, `kalman` or `imm`).
+    public var input: FenceInput.Kind
+    /// Process noise q of the filters in m²/s³ (key `q_m2s3`, > 0): the input stage's and the
+    /// Kalman block's; nil for the default (`FenceInput.defaultAccelerationDensity_m2ps3`).
+    public var q_m2s3: Double?
 
-    public init(kind: Kind, confirm_n: Int? = nil, confirm_s: Double? = nil) {
-        self.kind = kind; self.confirm_n = confirm_n; self.confirm_s = confirm_s
+    public init(kind: Kind, confirm_n: Int? = nil, confirm_s: Double? = nil, input: FenceInput.Kind = .raw, q_m2s3: Double? = nil) {
+        self.kind = kind; self.confirm_n = confirm_n; self.confirm_s = confirm_s; self.input = input; self.q_m2s3 = q_m2s3
+    }
+
+    /// The input stage with its q.
+    public var fenceInput: FenceInput {
+        // q was checked > 0 and finite by the decoder; a hand-built spec with a bad q decides on raw fixes.
+        (try? FenceInput(input, accelerationDensity_m2ps3: q_m2s3 ?? FenceInput.defaultAccelerationDensity_m2ps3)) ?? .raw
     }
 
     /// The rules version derived from the parameters: `hysteresis-80-120-acc30`, `threshold-500`,
@@ -176,13 +189,17 @@ public struct SamplingSpec: Sendable, Hashable {
     public var startIsExplicit = false
 
     public static let defaultStart_unix_s: Double = 1_767_225_600
+    /// Valid `start_unix_s`: 1970-01-01 to 9999-12-31T23:59:59Z (what ISO-8601 export can write).
+    public static let startRange_unix_s: ClosedRange<Double> = 0...253_402_300_799
+    /// Most samples a scenario may ask for.
+    public static let maxSampleCount = 1_000_000_000
 
     public init(rate_hz: Double, duration_s: Double, start_unix_s: Double = SamplingSpec.defaultStart_unix_s) {
         self.rate_hz = rate_hz; self.duration_s = duration_s; self.start_unix_s = start_unix_s
     }
 
-    /// Number of samples, floor(duration_s · rate_hz).
-    public var sampleCount: Int { Int((duration_s * rate_hz).rounded(.down)) }
+    /// Number of samples, floor(duration_s · rate_hz), at most `maxSampleCount` (the decoder refuses more).
+    public var sampleCount: Int { Int(exactly: min((duration_s * rate_hz).rounded(.down), Double(Self.maxSampleCount))) ?? 0 }
     /// Seconds between samples.
     public var interval_s: Double { 1 / rate_hz }
 }

@@ -15,6 +15,8 @@ public struct AcceptanceRequest: Sendable {
     public var fences: [Coordinate] = []
     /// Rule for the replays (default seed 000's `hysteresis:80:120:30`).
     public var rule: RuleSpec = .default
+    /// What the replayed rule decides on (`--rule SPEC+kalman`); default the logged fixes.
+    public var input: FenceInput = .raw
     /// Staleness limit of the replays, seconds (≥ 0).
     public var maxAge_s = DeviceReplay.defaultMaxAge_s
 
@@ -49,6 +51,14 @@ public enum AcceptanceRun {
     /// Loads every input first (fixtures, device logs, scenarios: bad input fails before any
     /// long work), replays the logs, runs fixtures and scenarios.
     /// - Throws: `AcceptanceError`, `ScenarioError`, `RunError` (all bad input).
+    /// What `fencelab accept` does: preflights `out`, executes and writes the report folder atomically.
+    public static func executeAndWrite(_ request: AcceptanceRequest, out: String) throws -> RunReport {
+        try ReportFolder.preflight(destination: out)
+        let report = try execute(request)
+        try ReportWriter.write(report, to: out)
+        return report
+    }
+
     public static func execute(_ request: AcceptanceRequest) throws -> RunReport {
         if !request.deviceLogs.isEmpty {
             guard !request.fences.isEmpty else { throw AcceptanceError.fenceRequired }
@@ -66,7 +76,8 @@ public enum AcceptanceRun {
         var replays: [DeviceReplayResult] = []
         for (i, log) in logs.enumerated() {
             let fence = request.fences[request.fences.count == 1 ? 0 : i]
-            do { replays.append(try DeviceReplay.run(log, center: fence, rule: request.rule, maxAge_s: request.maxAge_s)) } catch {
+            do { replays.append(try DeviceReplay.run(log, center: fence, rule: request.rule, input: request.input,
+                                                      maxAge_s: request.maxAge_s)) } catch {
                 throw AcceptanceError.rule("\(log.file): \(error)")
             }
         }
@@ -83,9 +94,17 @@ public enum AcceptanceRun {
     }
 
     /// SHA-256 (hex) of a file's bytes; empty when it cannot be read (it was read just before).
+    /// Read in 1 MiB pieces: a 256 MiB device log is hashed without a copy of it in memory.
     public static func fileSHA256(path: String) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else { return "" }
-        return SHA256.hex(Array(data))
+        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+        defer { try? handle.close() }
+        var hasher = SHA256.Hasher()
+        while true {
+            guard let chunk = try? handle.read(upToCount: 1 << 20) else { return "" }
+            if chunk.isEmpty { break }
+            chunk.withUnsafeBytes { hasher.update($0.bindMemory(to: UInt8.self)) }
+        }
+        return SHA256.hex(digest: hasher.finalize())
     }
 
     /// The two status lines `fencelab accept` prints, e.g. `Rules level: passed (N checks)` and

@@ -29,7 +29,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
     case unreadable(reason: String)
     /// The file is larger than the configured limit (checked before reading).
     case fileTooLarge(size_bytes: Int, limit_bytes: Int)
-    /// The extension is not `.csv`, `.gpx` or `.jsonl` and no format was given.
+    /// The extension is not `.csv`, `.gpx`, `.jsonl` or `.nmea` and no `format:` was passed to `load`.
     case unknownFormat(extension: String)
     /// The file has no content at all.
     case emptyFile
@@ -81,7 +81,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
         case let .fileTooLarge(size, limit):
             return "file is \(size) bytes, more than the limit of \(limit) bytes"
         case let .unknownFormat(ext):
-            return "unknown device-log format '\(ext)' (expected .csv, .gpx, .jsonl or .nmea, or name the format)"
+            return "unknown device-log format '\(ext)' (the format is read from the file extension: .csv, .gpx, .jsonl or .nmea)"
         case .emptyFile: return "file is empty"
         case .missingHeader:
             return "missing header: the first line must name the columns (timestamp,latitude,longitude,horizontal_accuracy,...)"

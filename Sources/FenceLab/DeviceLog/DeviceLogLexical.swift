@@ -1,3 +1,4 @@
+import GeoPolicy
 /// Lexical rules shared by the device-log importers: numbers, timestamps, events, lines.
 ///
 /// Hand-written over UTF-8 bytes so that the grammar is exactly the documented one
@@ -6,14 +7,9 @@ enum DeviceLogLexical {
     /// At most this many characters of an offending value are echoed in an error message.
     static let shownValueLimit = 40
 
-    /// An offending value shortened for an error message (one line, bounded length).
+    /// An offending value shortened for an error message (one line, bounded length, controls escaped).
     static func shown(_ value: some StringProtocol) -> String {
-        var out = ""
-        for (i, ch) in value.enumerated() {
-            if i == shownValueLimit { out += "…"; break }
-            out.append(ch.isNewline ? " " : ch)
-        }
-        return out
+        ShownText.shown(value, limit: shownValueLimit)
     }
 
     /// Parses a decimal number or a non-finite marker.

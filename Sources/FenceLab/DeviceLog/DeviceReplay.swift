@@ -108,15 +108,29 @@ public enum DeviceReplay {
     ///   - log: an imported device log (`DeviceLogImporter.load`).
     ///   - center: the fence centre the app monitored.
     ///   - rule: the rule to run (default seed 000's `hysteresis:80:120:30`).
+    ///   - input: what the rule decides on: the logged fixes (`.raw`, default) or a filter's estimates.
     ///   - maxAge_s: staleness limit in seconds, ≥ 0.
     ///   - settings: classifier windows and failing classes.
     /// - Throws: `FenceRuleError` when the rule or `maxAge_s` is invalid.
     public static func run(
-        _ log: DeviceLog, center: Coordinate, rule: RuleSpec = .default, maxAge_s: Double = defaultMaxAge_s,
-        settings: DivergenceSettings = DivergenceSettings()
+        _ log: DeviceLog, center: Coordinate, rule: RuleSpec = .default, input: FenceInput = .raw,
+        maxAge_s: Double = defaultMaxAge_s, settings: DivergenceSettings = DivergenceSettings()
     ) throws(FenceRuleError) -> DeviceReplayResult {
+        let plain = try FenceMonitor(center: center, evaluator: rule.evaluator(), maxAge_s: maxAge_s, logging: .off)
+        if input.kind == .raw {
+            return replay(log, plain, rule: FenceSetup(rule: rule), maxAge_s: maxAge_s, settings: settings)
+        }
+        // `input` is validated (not raw), so the filtered monitor cannot refuse it.
+        guard let filtered = try? FilteredFenceMonitor(monitor: plain, input: input) else {
+            return replay(log, plain, rule: FenceSetup(rule: rule), maxAge_s: maxAge_s, settings: settings)
+        }
+        return replay(log, filtered, rule: FenceSetup(rule: rule, input: input), maxAge_s: maxAge_s, settings: settings)
+    }
+
+    static func replay<Decider: FenceDeciding>(_ log: DeviceLog, _ monitor: Decider, rule: FenceSetup, maxAge_s: Double,
+                                               settings: DivergenceSettings) -> DeviceReplayResult {
         let clock = ContinuousClock(), start = clock.now
-        var monitor = try FenceMonitor(center: center, evaluator: rule.evaluator(), maxAge_s: maxAge_s, logging: .off)
+        var monitor = monitor
         var decisions: [EngineDecision] = []
         decisions.reserveCapacity(log.fixes.count)
         var rejected: [String: Int] = [:]
@@ -132,7 +146,7 @@ public enum DeviceReplay {
                                             rejectionReason: reason, distance_m: d.distance_m, accuracy_m: d.accuracy_m))
         }
         var settings = settings
-        if settings.band_m == nil { settings.band_m = rule.flutterBand }
+        if settings.band_m == nil { settings.band_m = rule.rule.flutterBand }
         let report = DivergenceClassifier.classify(decisions: decisions, events: log.events, settings: settings)
         let times = log.fixes.map(\.fix.timestamp_s) + log.events.map(\.timestamp_s)
         let origin = times.filter(\.isFinite).min() ?? .nan

@@ -68,19 +68,25 @@ struct XMLTokenizer {
         throw truncated(inside)
     }
 
-    /// The next token.
+    /// The next token. Comments and processing instructions are skipped in a loop, never by
+    /// recursion: 30 000 `<!---->` in a row must not grow the stack.
     mutating func next() throws(DeviceLogProblemAtLine) -> Token {
-        tokenLine = line
-        guard i < bytes.count else { return .endOfFile }
-        guard bytes[i] == UInt8(ascii: "<") else { return .text(try text()) }
-        if starts(with: "<?") {
-            try skip(past: "?>", inside: "a processing instruction")
-            return try next()
+        while true {
+            tokenLine = line
+            guard i < bytes.count else { return .endOfFile }
+            guard bytes[i] == UInt8(ascii: "<") else { return .text(try text()) }
+            if starts(with: "<?") {
+                try skip(past: "?>", inside: "a processing instruction")
+            } else if starts(with: "<!--") {
+                try skip(past: "-->", inside: "a comment")
+            } else {
+                return try markup()
+            }
         }
-        if starts(with: "<!--") {
-            try skip(past: "-->", inside: "a comment")
-            return try next()
-        }
+    }
+
+    /// A CDATA section, start tag or end tag at `i` (which holds '<').
+    private mutating func markup() throws(DeviceLogProblemAtLine) -> Token {
         if starts(with: "<![CDATA[") {
             for _ in 0..<9 { advance() }
             let start = i

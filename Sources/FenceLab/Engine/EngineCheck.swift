@@ -34,10 +34,14 @@ public enum EngineCheck {
         let center = try Coordinate(latitude: 0, longitude: 0)
         let fence = try EngineFence(center: center, spec: rule)
 
-        // Protocol: an empty session answers ready and exits cleanly.
+        // Protocol: an empty session answers ready and exits cleanly. An engine that cannot
+        // do that (no ready line, hangs, crashes) fails here, before the sequences: each would
+        // only wait for the same timeout again.
         report.checks += 1
         do { _ = try engine.run(fence: fence, fixes: [], now_s: []) } catch {
-            report.failures.append(EngineCheckFailure(fixture: "protocol", keyPath: "empty session", detail: "\(error)"))
+            report.failures.append(EngineCheckFailure(fixture: "protocol", keyPath: "empty session",
+                                                      detail: "\(error); fixture sequences not run"))
+            return report
         }
         for fixture in suite.fixtures where fixture.kind == .rule {
             for check in fixture.checks {

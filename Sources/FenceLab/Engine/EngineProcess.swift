@@ -26,73 +26,86 @@ final class StderrTail: Sendable {
 
 /// Process plumbing for the engine protocol: spawn, write in the background,
 /// read with a deadline, kill on failure. Never blocks past the deadline.
+///
+/// Every engine is `/bin/sh -c COMMAND` started as the leader of its own process group
+/// (`POSIX_SPAWN_SETPGROUP`), so whatever the shell forks (`sleep 100000; true`) is
+/// killed with it: the group gets SIGKILL on timeout, on error and after the engine
+/// exits, before the leader is reaped (so the group id cannot have been reused).
 enum EngineProcess {
     static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
-    static func exchange(command: String, request: [UInt8], expected: Int,
-                         timeout_s: Double) throws(ExternalEngineError) -> [EngineAnswer] {
-        try exchange(command: command, expected: expected, timeout_s: timeout_s) { fd in writeAll(fd: fd, request) }
+    static func exchange(command: String, request: [UInt8], expected: Int, timeout_s: Double,
+                         readyTimeout_s: Double) throws(ExternalEngineError) -> [EngineAnswer] {
+        try exchange(command: command, expected: expected, timeout_s: timeout_s, readyTimeout_s: readyTimeout_s) { fd in
+            writeAll(fd: fd, request)
+        }
     }
 
     /// Like `exchange(command:request:expected:timeout_s:)`, with the request written by
     /// `writeRequest(fd)` on the writer thread, so a large request can be encoded chunk by
     /// chunk while the engine already answers the first lines.
-    static func exchange(command: String, expected: Int, timeout_s: Double,
+    ///
+    /// - Parameters:
+    ///   - timeout_s: seconds allowed for each answer after the previous one, and for the
+    ///     engine to exit after its last answer.
+    ///   - readyTimeout_s: seconds allowed for the ready line after the start.
+    static func exchange(command: String, expected: Int, timeout_s: Double, readyTimeout_s: Double,
                          writeRequest: @escaping @Sendable (Int32) -> Void) throws(ExternalEngineError) -> [EngineAnswer] {
         _ = ignoreSIGPIPE
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        do { try process.run() } catch {
-            throw .startFailed(command: command, reason: "\(error)")
-        }
-        try? input.fileHandleForReading.close()
-        try? output.fileHandleForWriting.close()
-        try? errors.fileHandleForWriting.close()
-
-        let writeFD = input.fileHandleForWriting.fileDescriptor
+        let child = try EngineChild.spawn(command: command)
+        let writeFD = child.stdinFD
+        let writerDone = DispatchSemaphore(value: 0)
         let writer = Thread {
             writeRequest(writeFD)
-            try? input.fileHandleForWriting.close()
+            close(writeFD)
+            writerDone.signal()
         }
         writer.start()
         let tail = StderrTail()
-        let errFD = errors.fileHandleForReading.fileDescriptor
+        let errFD = child.stderrFD
         let stderrDone = DispatchSemaphore(value: 0)
         let errReader = Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(errFD, $0.baseAddress, 4096) }
+                if n < 0, errno == EINTR { continue }
                 if n <= 0 { break }
                 tail.append(buffer[0..<n])
             }
+            close(errFD)
             stderrDone.signal()
         }
         errReader.start()
 
-        let start = Date()
         var answers: [EngineAnswer] = []
         answers.reserveCapacity(expected)
-        do {
-            try readAnswers(fd: output.fileHandleForReading.fileDescriptor, expected: expected,
-                            deadline: start.addingTimeInterval(timeout_s), timeout_s: timeout_s, into: &answers)
+        let status: Int32
+        do throws(ExternalEngineError) {
+            try readAnswers(fd: child.stdoutFD, expected: expected,
+                            readyTimeout_s: readyTimeout_s, answerTimeout_s: timeout_s, into: &answers)
+            guard child.waitForExit(timeout_s: timeout_s) else {
+                throw ExternalEngineError.timeout(seconds: timeout_s, firstUnanswered: answers.count, stderrTail: "")
+            }
+            status = child.finish()
         } catch {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            // Output closed before `ready`: usually the engine exited; name its status when it did.
+            let exitedEarly = error == .noReady(status: nil, stderrTail: "") && child.waitForExit(timeout_s: min(timeout_s, 1))
+            let status = child.finish()
+            // Bounded: a grandchild that left the group could keep these pipes open for ever.
+            _ = writerDone.wait(timeout: .now() + 1)
             _ = stderrDone.wait(timeout: .now() + 1)
-            if case .timeout(let s, let i, _) = error { throw .timeout(seconds: s, firstUnanswered: i, stderrTail: tail.text) }
-            throw error
+            switch error {
+            case let .timeout(s, i, _): throw .timeout(seconds: s, firstUnanswered: i, stderrTail: tail.text)
+            case .noReady: throw .noReady(status: exitedEarly ? status : nil, stderrTail: tail.text)
+            case let .readyTimeout(s, _): throw .readyTimeout(seconds: s, stderrTail: tail.text)
+            default: throw error
+            }
         }
-        process.waitUntilExit()
-        // The engine's stderr reaches EOF when it exits (unless a child keeps it open): wait briefly
-        // so the message below carries what the engine said.
+        // stderr reaches EOF once the group is gone: wait briefly so the message carries what the engine said.
         _ = stderrDone.wait(timeout: .now() + 1)
-        guard process.terminationStatus == 0, answers.count == expected else {
-            throw .exited(status: process.terminationStatus, answered: answers.count, expected: expected, stderrTail: tail.text)
+        _ = writerDone.wait(timeout: .now() + 1)
+        guard status == 0, answers.count == expected else {
+            throw .exited(status: status, answered: answers.count, expected: expected, stderrTail: tail.text)
         }
         return answers
     }
@@ -132,20 +145,24 @@ enum EngineProcess {
     }
 
     /// Reads `ready` then `expected` answers; stops at EOF (the caller checks the count).
-    static func readAnswers(fd: Int32, expected: Int, deadline: Date, timeout_s: Double,
+    /// The ready line must arrive within `readyTimeout_s` of the start, every answer within
+    /// `answerTimeout_s` of the line before it (monotonic clock: a wall-clock step changes nothing).
+    static func readAnswers(fd: Int32, expected: Int, readyTimeout_s: Double, answerTimeout_s: Double,
                             into answers: inout [EngineAnswer]) throws(ExternalEngineError) {
         var pending: [UInt8] = []
         var fields = FlatJSONFields(keys: ["index", "state", "rejected"])
         var buffer = [UInt8](repeating: 0, count: 65536)
         var line = 0
         var sawReady = false
+        var deadline = ProgressReporter.monotonicSeconds() + readyTimeout_s
         while true {
-            let remaining = deadline.timeIntervalSinceNow
+            let remaining = deadline - ProgressReporter.monotonicSeconds()
             if remaining <= 0 {
-                throw .timeout(seconds: timeout_s, firstUnanswered: answers.count, stderrTail: "")
+                guard sawReady else { throw .readyTimeout(seconds: readyTimeout_s, stderrTail: "") }
+                throw .timeout(seconds: answerTimeout_s, firstUnanswered: answers.count, stderrTail: "")
             }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, Int32(min(remaining, 1) * 1000))
+            let ready = poll(&pfd, 1, Int32((min(remaining, 1) * 1000).rounded(.up)))
             if ready < 0 { if errno == EINTR { continue }; break }
             if ready == 0 { continue }
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 65536) }
@@ -153,6 +170,7 @@ enum EngineProcess {
             if n == 0 { break }
             pending.append(contentsOf: buffer[0..<n])
             var lineStart = 0
+            let answeredBefore = answers.count, readyBefore = sawReady
             while let nl = pending[lineStart...].firstIndex(of: 0x0A) {
                 line += 1
                 // Plain answers take the dictionary-free scanner; anything else the full decoder.
@@ -175,14 +193,148 @@ enum EngineProcess {
                 }
                 answers.append(try EngineRequests.decodeAnswer(text, line: line, expectedIndex: answers.count))
             }
+            if answers.count > answeredBefore || sawReady != readyBefore {
+                deadline = ProgressReporter.monotonicSeconds() + answerTimeout_s
+            }
             if lineStart > 0 { pending.removeFirst(lineStart) }
             if pending.count > 1 << 20 {
                 throw .garbage(line: line + 1, text: "(over 1 MiB without a newline)", reason: "line too long")
             }
         }
-        if !pending.isEmpty {
+        if !pending.isEmpty, sawReady {
             throw .garbage(line: line + 1, text: EngineRequests.shorten(Substring(String(decoding: pending, as: UTF8.self))),
                            reason: "last line has no newline")
         }
+        guard sawReady else {
+            if !pending.isEmpty {
+                throw .garbage(line: 1, text: EngineRequests.shorten(Substring(String(decoding: pending, as: UTF8.self))),
+                               reason: "expected the ready message; the line has no newline")
+            }
+            throw .noReady(status: nil, stderrTail: "")
+        }
+    }
+}
+
+/// One engine process: `/bin/sh -c COMMAND`, leader of its own process group, with pipes
+/// on its stdin, stdout and stderr (close-on-exec on our side, so engines started by other
+/// threads at the same moment never inherit them and hold them open).
+final class EngineChild {
+    let pid: pid_t
+    let stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32
+    private var reaped = false
+    private var status: Int32 = -1
+
+    private init(pid: pid_t, stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32) {
+        self.pid = pid; self.stdinFD = stdinFD; self.stdoutFD = stdoutFD; self.stderrFD = stderrFD
+    }
+
+    deinit {
+        _ = finish()
+        close(stdoutFD)
+    }
+
+    /// Held from pipe creation to spawn, so no concurrently started engine inherits our pipe ends.
+    private static let spawnLock = NSLock()
+
+    static func spawn(command: String) throws(ExternalEngineError) -> EngineChild {
+        spawnLock.lock()
+        defer { spawnLock.unlock() }
+        func failure(_ what: String, _ code: Int32) -> ExternalEngineError {
+            .startFailed(command: command, reason: "\(what): \(String(cString: strerror(code)))")
+        }
+        var fds: [Int32] = []
+        for _ in 0..<3 {
+            var p: [Int32] = [-1, -1]
+            guard makePipe(&p) == 0 else {
+                let e = errno
+                fds.forEach { close($0) }
+                throw failure("pipe", e)
+            }
+            fds += p
+        }
+        // fds: [stdin read, stdin write, stdout read, stdout write, stderr read, stderr write]
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        var attributes: posix_spawnattr_t? = nil
+        #else
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[3], 1)
+        posix_spawn_file_actions_adddup2(&actions, fds[5], 2)
+        // Own process group (pgid = pid); SIGPIPE back to default (we ignore it, and exec keeps SIG_IGN).
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environ)
+        close(fds[0]); close(fds[3]); close(fds[5])
+        guard rc == 0 else {
+            close(fds[1]); close(fds[2]); close(fds[4])
+            throw failure("posix_spawn", rc)
+        }
+        return EngineChild(pid: pid, stdinFD: fds[1], stdoutFD: fds[2], stderrFD: fds[4])
+    }
+
+    /// A pipe whose two ends are close-on-exec. `pipe2` is not visible from Swift's Glibc, so the
+    /// flag is set right after `pipe`; `spawnLock` keeps another engine's spawn out of that gap.
+    private static func makePipe(_ p: inout [Int32]) -> Int32 {
+        guard pipe(&p) == 0 else { return -1 }
+        _ = fcntl(p[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(p[1], F_SETFD, FD_CLOEXEC)
+        return 0
+    }
+
+    /// True once the leader has exited (not reaped: its pid and group id stay reserved),
+    /// false when it is still running after `timeout_s` (monotonic clock).
+    func waitForExit(timeout_s: Double) -> Bool {
+        let deadline = ProgressReporter.monotonicSeconds() + timeout_s
+        var pause_us: UInt32 = 200
+        while true {
+            var info = siginfo_t()
+            let rc = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            if rc == 0, info.si_signo == SIGCHLD { return true }
+            if rc < 0, errno != EINTR { return true }  // nothing to wait for (already reaped)
+            if ProgressReporter.monotonicSeconds() >= deadline { return false }
+            usleep(pause_us)
+            pause_us = min(pause_us * 2, 20_000)
+        }
+    }
+
+    /// Kills the whole process group (the leader and anything it started), reaps the leader
+    /// and returns its exit status (128 + signal when killed). Idempotent; bounded.
+    @discardableResult
+    func finish() -> Int32 {
+        guard !reaped else { return status }
+        kill(-pid, SIGKILL)
+        var raw: Int32 = 0
+        let deadline = ProgressReporter.monotonicSeconds() + 5
+        while true {
+            let rc = waitpid(pid, &raw, WNOHANG)
+            if rc == pid { break }
+            if rc < 0, errno != EINTR { reaped = true; return status }
+            // SIGKILL is not deliverable in uninterruptible sleep: give up after 5 s rather than hang.
+            if ProgressReporter.monotonicSeconds() >= deadline { return status }
+            usleep(1000)
+        }
+        reaped = true
+        let signal = raw & 0x7F
+        status = signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
+        return status
     }
 }

@@ -27,7 +27,10 @@ extension EngineFence {
             return v
         }
         var confirmation: Confirmation?
-        if let n = rule["confirm_n"]?.double { confirmation = .fixes(Int(n)) }
+        if let n = rule["confirm_n"]?.double {
+            guard let fixes = Int(exactly: n), fixes >= 1 else { throw .badFence("rule.confirm_n must be a whole number ≥ 1, got \(n)") }
+            confirmation = .fixes(fixes)
+        }
         if let s = rule["confirm_s"]?.double { confirmation = .seconds(s) }
         switch rule["kind"]?.string {
         case "hysteresis":

@@ -1,3 +1,4 @@
+import DriveSim
 import Foundation
 import GeoPolicy
 
@@ -53,9 +54,12 @@ public enum EngineServer {
                   let lon = numbers.3, let acc = numbers.4, let now = numbers.5 else {
                 throw .badLine(line: lineNumber, reason: "a fix needs index, timestamp, latitude, longitude, horizontal_accuracy, now")
             }
+            guard let fixIndex = Int(exactly: index), fixIndex >= 0 else {
+                throw .badLine(line: lineNumber, reason: "index must be a whole number ≥ 0, got \(index)")
+            }
             let decision = monitor.process(Fix(timestamp_s: t, latitude: lat, longitude: lon, horizontalAccuracy_m: acc), now_s: now)
             out.append("{\"index\":")
-            out.write(String(Int(index)))
+            out.write(String(fixIndex))
             out.append(",\"state\":\"")
             out.write(decision.newState.rawValue)
             if let r = decision.rejection {
@@ -71,24 +75,43 @@ public enum EngineServer {
         if !out.bytes.isEmpty { write(String(decoding: out.bytes, as: UTF8.self)) }
     }
 
+    /// The fence line, read by the one strict reader: `type` "fence", `protocol` exactly the
+    /// integer 1 (not `true`, not `1.7`), `center` two numbers, `rule` an object of scalars,
+    /// optional `rulesVersion` a string; any other key is refused.
     static func parseFence(_ line: String) throws(EngineServerError) -> EngineFence {
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: Data(line.utf8)) } catch {
-            throw .badFence("not JSON")
+        let root: StrictJSON.Value
+        do { root = try StrictJSON.parse(line) } catch { throw .badFence("not valid JSON: \(error)") }
+        guard case let .object(members, _) = root else { throw .badFence("first line must be {\"type\":\"fence\",...}") }
+        let allowed: Set<String> = ["type", "protocol", "center", "rule", "rulesVersion"]
+        if let unknown = members.first(where: { !allowed.contains($0.key) }) {
+            throw .badFence("unknown key '\(ShownText.shown(unknown.key))'")
         }
-        guard let o = object as? [String: Any], o["type"] as? String == "fence" else { throw .badFence("first line must be {\"type\":\"fence\",...}") }
-        guard let p = o["protocol"] as? NSNumber, p.intValue == EngineProtocol.version else {
-            throw .badFence("protocol must be \(EngineProtocol.version)")
+        guard case .string("fence", _)? = root["type"] else { throw .badFence("first line must be {\"type\":\"fence\",...}") }
+        guard case let .number(p, _, _)? = root["protocol"], Int(exactly: p) == EngineProtocol.version else {
+            throw .badFence("protocol must be the number \(EngineProtocol.version)")
         }
-        guard let c = o["center"] as? [NSNumber], c.count == 2,
-              let center = try? Coordinate(latitude: c[0].doubleValue, longitude: c[1].doubleValue) else {
+        guard case let .array(c, _)? = root["center"], c.count == 2,
+              case let .number(lat, _, _) = c[0], case let .number(lon, _, _) = c[1],
+              let center = try? Coordinate(latitude: lat, longitude: lon) else {
             throw .badFence("center must be [latitude, longitude] within range")
         }
-        guard let r = o["rule"] as? [String: Any] else { throw .badFence("rule must be an object") }
+        guard case let .object(r, _)? = root["rule"] else { throw .badFence("rule must be an object") }
         var rule: [String: EngineValue] = [:]
         for (k, v) in r {
-            if let s = v as? String { rule[k] = .string(s) } else if let n = v as? NSNumber { rule[k] = .number(n.doubleValue) }
+            switch v {
+            case let .string(s, _): rule[k] = .string(s)
+            case let .number(n, text, _):
+                guard n.isFinite else { throw .badFence("rule.\(ShownText.shown(k)): number out of range: \(ShownText.shown(text))") }
+                rule[k] = .number(n)
+            default: throw .badFence("rule.\(ShownText.shown(k)) must be a number or a string, got \(v.kindDescription)")
+            }
         }
-        return EngineFence(center: center, rule: rule, rulesVersion: o["rulesVersion"] as? String ?? "")
+        var rulesVersion = ""
+        switch root["rulesVersion"] {
+        case nil: break
+        case let .string(s, _)?: rulesVersion = s
+        case let v?: throw .badFence("rulesVersion must be a string, got \(v.kindDescription)")
+        }
+        return EngineFence(center: center, rule: rule, rulesVersion: rulesVersion)
     }
 }

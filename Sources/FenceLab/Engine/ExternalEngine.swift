@@ -41,6 +41,8 @@ public enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConverti
     case garbage(line: Int, text: String, reason: String)
     case wrongIndex(line: Int, expected: Int, got: Int)
     case protocolMismatch(expected: Int, got: String)
+    case noReady(status: Int32?, stderrTail: String)
+    case readyTimeout(seconds: Double, stderrTail: String)
 
     public var description: String {
         func tail(_ s: String) -> String { s.isEmpty ? "" : "; engine stderr: \(s)" }
@@ -57,6 +59,12 @@ public enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConverti
             return "engine output line \(line) answers fix \(got), expected fix \(expected)"
         case let .protocolMismatch(expected, got):
             return "engine speaks protocol \(got), FenceLab speaks protocol \(expected)"
+        case let .noReady(status?, stderr):
+            return "engine exited with status \(status) without sending the ready line\(tail(stderr))"
+        case let .noReady(nil, stderr):
+            return "engine closed its output without the ready line; it was stopped\(tail(stderr))"
+        case let .readyTimeout(seconds, stderr):
+            return "engine sent no ready line within \(seconds) s; it was stopped\(tail(stderr))"
         }
     }
 }
@@ -68,10 +76,11 @@ public struct ExternalEngine: Sendable {
     public static let defaultStartupGrace_s = 5.0
 
     public var command: String
-    /// Allowed time per fix, in seconds (> 0).
+    /// Seconds allowed for each answer after the line before it, and for the engine to exit
+    /// after its last answer (> 0): the timeout is per answer, whatever the number of fixes.
     public var perFixTimeout_s: Double
-    /// Seconds added once per work item for the engine to start (≥ 0): the whole item gets
-    /// `startupGrace_s + n × perFixTimeout_s` before the engine is killed.
+    /// Extra seconds, once per work item, for the engine to start (≥ 0): the ready line must
+    /// arrive within `startupGrace_s + perFixTimeout_s` of the start.
     public var startupGrace_s: Double
 
     public init(command: String, perFixTimeout_s: Double = 5,
@@ -84,11 +93,11 @@ public struct ExternalEngine: Sendable {
     /// Sends the fence and every fix (with its injected `now`), returns one answer per fix.
     public func run(fence: EngineFence, fixes: [Fix], now_s: [Double]) throws(ExternalEngineError) -> [EngineAnswer] {
         precondition(fixes.count == now_s.count, "one now per fix")
-        let deadline = startupGrace_s + Double(fixes.count) * perFixTimeout_s
         // Encoded in chunks on the writer thread: the engine starts on the first lines while
         // the rest are still being encoded (the two overlap on a multi-core machine).
         let chunk = 4096
-        return try EngineProcess.exchange(command: command, expected: fixes.count, timeout_s: deadline) { fd in
+        return try EngineProcess.exchange(command: command, expected: fixes.count, timeout_s: perFixTimeout_s,
+                                           readyTimeout_s: startupGrace_s + perFixTimeout_s) { fd in
             var start = 0
             repeat {
                 let end = min(start + chunk, fixes.count)
@@ -173,7 +182,8 @@ enum EngineRequests {
         do { object = try FlatJSON.parseObject(text.utf8) } catch {
             throw .garbage(line: line, text: shorten(text), reason: error.description)
         }
-        guard let indexValue = object["index"]?.double, indexValue == indexValue.rounded(), indexValue >= 0 else {
+        // Int(exactly:) refuses NaN, ±∞, fractions and magnitudes beyond Int: no trap on 1e300.
+        guard let indexValue = object["index"]?.double, let index = Int(exactly: indexValue), index >= 0 else {
             throw .garbage(line: line, text: shorten(text), reason: "missing or non-integer \"index\"")
         }
         guard let stateText = object["state"]?.string else {
@@ -182,7 +192,6 @@ enum EngineRequests {
         guard let state = FenceState(rawValue: stateText) else {
             throw .garbage(line: line, text: shorten(text), reason: "unknown state '\(stateText)'")
         }
-        let index = Int(indexValue)
         guard index == expectedIndex else { throw .wrongIndex(line: line, expected: expectedIndex, got: index) }
         var rejected: String? = nil
         if let r = object["rejected"] {

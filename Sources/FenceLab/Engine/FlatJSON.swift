@@ -1,3 +1,5 @@
+import GeoPolicy
+import DriveSim
 /// A scalar value of an engine-protocol line (numbers as doubles; the protocol's string forms of non-finite values are read by `double`).
 public enum EngineValue: Sendable, Hashable {
     case string(String)
@@ -117,8 +119,8 @@ extension FlatJSON {
     }
 }
 
-/// Protocol lines: parsing through the device-log reader's strict RFC 8259 flat-object
-/// parser (`FlatJSONParser`, fuzzed with the importers), plus the encoding helpers.
+/// Protocol lines: parsing through the one strict reader (`StrictJSON`, RFC 8259, duplicate
+/// keys refused), plus the encoding helpers.
 public enum FlatJSON {
     public static func parseObject(_ line: Substring.UTF8View) throws(FlatJSONError) -> [String: EngineValue] {
         try parse(Array(line))
@@ -128,30 +130,28 @@ public enum FlatJSON {
         try parse(Array(line.utf8))
     }
 
+    /// One flat object through the one strict reader (`StrictJSON`): the fast scanner
+    /// (`FlatJSONFields`) is only a front end; whatever it does not take comes here.
     static func parse(_ bytes: [UInt8]) throws(FlatJSONError) -> [String: EngineValue] {
-        let parsed: Result<[(key: String, value: FlatJSONValue)], DeviceLogProblemAtLine> = bytes.withUnsafeBufferPointer { buffer in
-            var parser = FlatJSONParser(bytes: buffer, line: 1)
-            do { return .success(try parser.object()) } catch let error as DeviceLogProblemAtLine {
-                return .failure(error)
-            } catch {
-                return .failure(DeviceLogProblemAtLine(line: 1, problem: .json("\(error)")))
-            }
+        let root: StrictJSON.Value
+        do { root = try StrictJSON.parse(bytes, limits: StrictJSON.Limits(maxBytes: max(bytes.count, 1), maxDepth: 2)) } catch {
+            let reason = error.kind == .duplicateKey ? "duplicate key '\(ShownText.shown(error.keyPath))'"
+                : error.kind == .tooDeep ? "nested value for '\(ShownText.shown(error.keyPath))' (a protocol line is a flat object)"
+                : error.reason
+            throw FlatJSONError(offset: error.column - 1, reason: reason)
         }
-        let members: [(key: String, value: FlatJSONValue)]
-        switch parsed {
-        case let .success(m): members = m
-        case let .failure(e): throw FlatJSONError(offset: 0, reason: "\(e.problem)")
-        }
+        guard case let .object(members, _) = root else { throw FlatJSONError(offset: 0, reason: "expected a JSON object") }
         var result: [String: EngineValue] = [:]
         for (key, value) in members {
-            guard result[key] == nil else { throw FlatJSONError(offset: 0, reason: "duplicate key '\(key)'") }
             switch value {
-            case let .string(s): result[key] = .string(s)
-            case let .bool(b): result[key] = .bool(b)
+            case let .string(s, _): result[key] = .string(s)
+            case let .bool(b, _): result[key] = .bool(b)
             case .null: result[key] = .null
-            case let .number(text):
-                guard let v = Double(text), v.isFinite else { throw FlatJSONError(offset: 0, reason: "number out of range: \(text)") }
+            case let .number(v, text, _):
+                guard v.isFinite else { throw FlatJSONError(offset: 0, reason: "number out of range: \(ShownText.shown(text))") }
                 result[key] = .number(v)
+            case .object, .array:
+                throw FlatJSONError(offset: 0, reason: "nested value for '\(ShownText.shown(key))' (a protocol line is a flat object)")
             }
         }
         return result

@@ -116,11 +116,15 @@ public enum ScenarioExport {
     }
 
     /// Loads `scenarioPath`, renders replicate `replicate` and writes it atomically to `outPath`
-    /// (temporary file + rename), or returns the text when `outPath` is nil.
+    /// (temporary file + rename), or returns the text when `outPath` is nil. A destination that
+    /// is not a regular file (`/dev/full`, a FIFO, a symbolic link) is refused before any work.
     /// - Parameter start_unix_s: t = 0 of the drive; nil: the scenario's `sampling.start_unix_s` when
     ///   the file sets it, else `defaultStart()` (now, rounded down to the minute).
     public static func export(scenarioPath: String, format: String, replicate: Int, outPath: String?,
                               start_unix_s: Double? = nil) throws -> (text: String?, summary: Summary) {
+        if let outPath {
+            do { try FileSystem.checkFileDestination(outPath) } catch { throw ExportError.writeFailed(path: outPath, reason: error.reason) }
+        }
         let spec = try ScenarioSpec.load(path: scenarioPath)
         let start = start_unix_s ?? (spec.sampling.startIsExplicit ? spec.sampling.start_unix_s : defaultStart())
         let (text, summary) = try render(spec: spec, format: format, replicate: replicate, start_unix_s: start)
@@ -129,21 +133,10 @@ public enum ScenarioExport {
         return (nil, summary)
     }
 
-    /// Writes `text` to a temporary file in the target's folder, then renames it over `path`.
+    /// Writes `text` as the regular file `path`, atomically (`FileSystem.atomicWrite`).
     public static func writeAtomically(_ text: String, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let tmp = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)")
-        do {
-            try Data(text.utf8).write(to: tmp)
-        } catch {
-            try? FileManager.default.removeItem(at: tmp)
-            throw ExportError.writeFailed(path: path, reason: error.localizedDescription)
-        }
-        if rename(tmp.path, url.path) != 0 {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: tmp)
-            throw ExportError.writeFailed(path: path, reason: reason)
+        do { try FileSystem.atomicWrite(Array(text.utf8), to: path) } catch {
+            throw ExportError.writeFailed(path: path, reason: error.reason)
         }
     }
 }

@@ -125,8 +125,8 @@ public enum TrackExport {
 
     /// ISO-8601 UTC with milliseconds, `2026-01-01T00:00:00.000Z`, for finite Unix seconds.
     public static func iso8601(_ unix_s: Double) -> String {
-        guard unix_s.isFinite else { return "NaN" }
-        let totalMs = Int64((unix_s * 1000).rounded())
+        // Int64(exactly:) is nil for NaN, ±∞ and |ms| ≥ 2⁶³ (no trap); the decoder keeps times in 1970…9999.
+        guard let totalMs = Int64(exactly: (unix_s * 1000).rounded()) else { return "NaN" }
         let ms = ((totalMs % 1000) + 1000) % 1000
         let c = CivilTime(unix_s: Double((totalMs - ms) / 1000))
         return String(format: "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ",

@@ -1,34 +1,23 @@
+import DriveSim
 import Foundation
 
 /// A parsed JSON value. Numbers stay `Double`; NaN and ±∞ cannot appear in JSON,
 /// so fixtures write them as the strings "NaN", "Infinity", "-Infinity".
-enum ParsedJSON: Decodable, Sendable {
+enum ParsedJSON: Sendable {
     case null, bool(Bool), number(Double), string(String), array([ParsedJSON]), object([String: ParsedJSON])
 
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null; return }
-        if let b = try? c.decode(Bool.self) { self = .bool(b); return }
-        if let n = try? c.decode(Double.self) { self = .number(n); return }
-        if let s = try? c.decode(String.self) { self = .string(s); return }
-        if let a = try? c.decode([ParsedJSON].self) { self = .array(a); return }
-        self = .object(try c.decode([String: ParsedJSON].self))
-    }
-
-    /// The parser's own words for a syntax error (JSONDecoder hides them), with the line when known.
-    static func syntaxError(_ data: Data) -> String {
-        do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-            return "syntax error"
-        } catch {
-            let text = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "syntax error"
-            // "Invalid value around character 17." → add the 1-based line of that offset.
-            if let range = text.range(of: "character "),
-               let offset = Int(text[range.upperBound...].prefix(while: \.isNumber)), offset <= data.count {
-                let line = data.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
-                return text + " (line \(line))"
-            }
-            return text
+    /// The strict reader's value as a fixture value (duplicate keys were refused by the reader).
+    init(_ v: StrictJSON.Value) {
+        switch v {
+        case .null: self = .null
+        case let .bool(b, _): self = .bool(b)
+        case let .number(n, _, _): self = .number(n)
+        case let .string(s, _): self = .string(s)
+        case let .array(items, _): self = .array(items.map(ParsedJSON.init))
+        case let .object(members, _):
+            var o: [String: ParsedJSON] = [:]
+            for (k, value) in members { o[k] = ParsedJSON(value) }
+            self = .object(o)
         }
     }
 
@@ -43,14 +32,11 @@ enum ParsedJSON: Decodable, Sendable {
         }
     }
 
-    /// Parses a whole file; a syntax error becomes `.malformedJSON` naming the file.
+    /// Parses a whole file with the one strict reader (RFC 8259, duplicate keys refused);
+    /// a syntax error becomes `.malformedJSON` naming the file, line:column and key path.
     static func parse(_ data: Data, file: String) throws(FixtureError) -> ParsedJSON {
-        do {
-            return try JSONDecoder().decode(ParsedJSON.self, from: data)
-        } catch DecodingError.dataCorrupted {
-            throw .malformedJSON(file: file, reason: syntaxError(data))
-        } catch {
-            throw .malformedJSON(file: file, reason: "\(error)")
+        do { return ParsedJSON(try StrictJSON.parse([UInt8](data))) } catch {
+            throw .malformedJSON(file: file, reason: error.description)
         }
     }
 }
@@ -118,7 +104,11 @@ struct JSONObject {
 
     static func number(_ v: ParsedJSON, file: String, keyPath: String, special: Bool) throws(FixtureError) -> Double {
         switch v {
-        case let .number(n): return n
+        case let .number(n) where n.isFinite: return n
+        case .number:
+            // 1e999 overflows to ±∞: refused, non-finite values are spelled as strings.
+            throw .wrongType(file: file, keyPath: keyPath, expected: "a finite number (non-finite as \"NaN\"/\"Infinity\")",
+                             found: "a number out of range")
         case let .string(s) where special:
             switch s {
             case "NaN": return .nan

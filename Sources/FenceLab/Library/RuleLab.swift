@@ -95,10 +95,13 @@ public struct RuleLab: Sendable {
     ///   - replicates: overrides the scenario's count, 1…100 000.
     ///   - seed: overrides the scenario's seed, 0…2⁵³ (replicate i derives its own seed).
     ///   - jobs: worker threads, ≥ 1 (default: all cores); results do not depend on it.
+    ///   - input: what the rule decides on: `.raw` fixes (default) or a filter's causal estimate,
+    ///     e.g. `try FenceInput(.kalman)`; part of the rules version (`+kalman-q1`).
     ///   - rulesVersion: `.mustMatch` (default) or `.override(scenarioRecordedFor:)`.
     /// - Throws: `LabError` for a bad argument, an invalid rule, a rules-version mismatch or a
     ///   failed run (naming scenario and replicate).
     public func run<Rule: FenceRule>(scenario: LabScenario, rule: Rule, confirmation: Confirmation? = nil,
+                                     input: FenceInput = .raw,
                                      replicates: Int? = nil, seed: UInt64? = nil, jobs: Int? = nil,
                                      rulesVersion policy: RulesVersionPolicy = .mustMatch) throws(LabError) -> LabResult {
         let request = try makeRequest(replicates: replicates, seed: seed, jobs: jobs)
@@ -106,8 +109,8 @@ public struct RuleLab: Sendable {
         do { evaluator = try FenceEvaluator(rule: rule, confirmation: confirmation) } catch {
             throw .invalidRule(rulesVersion: rule.rulesVersion, reason: error.description)
         }
-        let version = evaluator.rulesVersion
-        guard !version.isEmpty else {
+        let version = evaluator.rulesVersion + input.versionSuffix
+        guard !evaluator.rulesVersion.isEmpty else {
             throw .invalidRule(rulesVersion: "\"\"", reason: "rulesVersion must not be empty")
         }
         var spec = scenario.spec
@@ -130,8 +133,8 @@ public struct RuleLab: Sendable {
             bounds = []
         }
         let prepared = PreparedScenario(spec: spec, path: scenario.path, sha256: scenario.sha256,
-                                        rule: spec.fence.rule.ruleSpec, rulesVersion: version, bounds: bounds)
-        let underTest = RuleUnderTest(evaluator: evaluator, label: version, engineSpec: nil)
+                                        rule: spec.fence.rule.ruleSpec, input: input, rulesVersion: version, bounds: bounds)
+        let underTest = RuleUnderTest(evaluator: evaluator, label: version, engineSpec: nil, input: input)
         do {
             let (report, replicates) = try ScenarioRunner.run([prepared], rules: [underTest], request: request)
             return try LabResult(report: report, replicates: replicates[0], duration_s: spec.sampling.duration_s)

@@ -37,4 +37,6 @@ public struct ErrorSummary: Sendable, Hashable {
 /// The tracks whose errors the harness compares, in report order (key names of docs/metrics.md).
 public enum KalmanTrack: String, Sendable, Hashable, CaseIterable {
     case raw, filtered, smoothed, seedBaseline
+    /// The stop-and-go `IMMFilter` (near-constant position + constant velocity).
+    case imm
 }

@@ -28,6 +28,10 @@ public struct MetricCatalog: Sendable, Hashable {
     static let flutterNames = ["transitions", "truthTransitions", "spurious", "missed", "flaps", "latency_s", "modelDisagreements"]
     static let latencyNames = ["median", "p95"]
     static let errorFields = ["rmse_m", "p50_m", "p95_m", "max_m"]
+    /// `kalman.<track>.{nees,nis}.{mean,outside95}`: the filters that claim a covariance.
+    static let consistencyTracks = [KalmanTrack.filtered, .smoothed, .imm].map(\.rawValue)
+    static let consistencyNames = ["nees", "nis"]
+    static let consistencyFields = ["mean", "outside95"]
     static let gapFields = ["gaps", "rmse_m", "max_m"]
     static let throughputNames = ["engineFixes_per_s", "generatorFixes_per_s"]
     static let faultKinds = ["labelled", "caught"]
@@ -45,6 +49,8 @@ public struct MetricCatalog: Sendable, Hashable {
         case ("faults", 3):
             return Self.faultKinds.contains(p[1]) && (faultLabels?.contains(p[2]) ?? Self.isIdentifier(p[2]))
         case ("kalman", 3): return KalmanTrack(rawValue: p[1]) != nil && Self.errorFields.contains(p[2])
+        case ("kalman", 4):
+            return Self.consistencyTracks.contains(p[1]) && Self.consistencyNames.contains(p[2]) && Self.consistencyFields.contains(p[3])
         case ("gapFill", 4):
             return gapFillMethods.contains(p[1]) && GapBucket(rawValue: p[2]) != nil && Self.gapFields.contains(p[3])
         case ("throughput", 2): return Self.throughputNames.contains(p[1])
@@ -82,7 +88,8 @@ public struct MetricCatalog: Sendable, Hashable {
         case ("visits", 1): list = lists[11]
         case ("visits", 2): list = lists[2]
         case ("kalman", 1): list = lists[7]
-        case ("kalman", 2): list = lists[3]
+        case ("kalman", 2): list = lists[3] + consistencyNames
+        case ("kalman", 3): list = consistencyFields
         case ("gapFill", 1): list = lists[8]
         case ("gapFill", 2): list = lists[9]
         case ("gapFill", 3): list = lists[4]

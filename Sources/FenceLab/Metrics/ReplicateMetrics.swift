@@ -19,6 +19,8 @@ public struct ReplicateMetrics: Sendable, Hashable {
     public var kalman: [KalmanTrack: ErrorSummary]
     public var gapFill: GapFillMetrics?
     public var throughput: Throughput?
+    /// NEES/NIS per filter that claims a covariance (`filtered`, `smoothed`, `imm`).
+    public var consistency: [KalmanTrack: FilterConsistency] = [:]
     /// Visit-level figures against the scenario's place; nil when the scenario states no place.
     public var visits: VisitMetrics?
 
@@ -59,6 +61,13 @@ public struct ReplicateMetrics: Sendable, Hashable {
             out["kalman.\(track.rawValue).p50_m"] = s.p50_m
             out["kalman.\(track.rawValue).p95_m"] = s.p95_m
             out["kalman.\(track.rawValue).max_m"] = s.max_m
+        }
+        for (track, c) in consistency {
+            for (name, summary) in [("nees", c.nees), ("nis", c.nis)] {
+                guard let summary else { continue }
+                out["kalman.\(track.rawValue).\(name).mean"] = summary.mean
+                out["kalman.\(track.rawValue).\(name).outside95"] = summary.fractionOutside95
+            }
         }
         if let g = gapFill {
             for (method, buckets) in g.byMethod {

@@ -15,6 +15,8 @@ public enum OutputError: Error, Sendable, Hashable, CustomStringConvertible {
     case foreignContent(path: String, example: String)
     /// A file operation failed.
     case io(path: String, operation: String, reason: String)
+    /// The destination is a device, FIFO, symbolic link (dangling or not) or other non-regular file.
+    case notARegularFile(path: String, kind: String)
 
     public var description: String {
         switch self {
@@ -23,6 +25,19 @@ public enum OutputError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .foreignContent(path, example):
             return "output folder \(path): refusing to replace it, it holds '\(example)' which is not part of a FenceLab report"
         case let .io(path, operation, reason): return "\(path): \(operation) failed (\(reason))"
+        case let .notARegularFile(path, kind):
+            return "\(path): refusing to replace \(kind) (only a regular file or a FenceLab report folder is replaced)"
+        }
+    }
+
+    /// The reason alone, without the path (for errors that name the path themselves).
+    public var reason: String {
+        switch self {
+        case let .notWritable(_, reason): return reason
+        case .notADirectory: return "exists and is not a directory"
+        case let .foreignContent(_, example): return "holds '\(example)', not part of a FenceLab report"
+        case let .io(_, operation, reason): return "\(operation) failed (\(reason))"
+        case let .notARegularFile(_, kind): return "refusing to replace \(kind) (only a regular file is replaced)"
         }
     }
 }
@@ -56,10 +71,10 @@ public enum ReportFolder {
             throw .notWritable(path: destination, reason: "cannot create \(parent.path): \(reason(of: error))")
         }
         let probe = parent.appendingPathComponent(".\(dest.lastPathComponent).probe-\(getpid())")
-        if mkdir(probe.path, 0o755) != 0 {
-            throw .notWritable(path: destination, reason: "\(parent.path): \(String(cString: strerror(errno)))")
+        do { try FileSystem.makeDirectory(probe.path) } catch {
+            throw .notWritable(path: destination, reason: "\(parent.path): \(error.reason)")
         }
-        rmdir(probe.path)
+        try? FileManager.default.removeItem(at: probe)
         try checkReplaceable(dest, display: destination, replaceable: replaceable)
     }
 
@@ -81,19 +96,17 @@ public enum ReportFolder {
         removeStaleTemporaries(in: parent, base: base)
         let tag = "\(getpid())-\(nextSerial())"
         let tmp = parent.appendingPathComponent(".\(base).tmp-\(tag)")
-        guard mkdir(tmp.path, 0o755) == 0 else {
-            throw .io(path: tmp.path, operation: "mkdir", reason: String(cString: strerror(errno)))
-        }
+        try FileSystem.makeDirectory(tmp.path)
         do throws(OutputError) {
             for file in files {
                 guard !file.name.contains("/"), !file.name.isEmpty, file.name != ".", file.name != ".." else {
                     throw OutputError.io(path: file.name, operation: "write", reason: "not a plain file name")
                 }
-                try writeFile(tmp.appendingPathComponent(file.name).path, file.render)
+                try FileSystem.createFile(tmp.appendingPathComponent(file.name).path, render: file.render)
             }
-            try syncDirectory(tmp.path)
+            FileSystem.syncDirectory(tmp.path)
             try swapIn(tmp: tmp, dest: dest, old: parent.appendingPathComponent(".\(base).old-\(tag)"))
-            try? syncDirectory(parent.path)
+            FileSystem.syncDirectory(parent.path)
         } catch {
             try? FileManager.default.removeItem(at: tmp)
             throw error
@@ -101,28 +114,27 @@ public enum ReportFolder {
     }
 
     private static func swapIn(tmp: URL, dest: URL, old: URL) throws(OutputError) {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dest.path, isDirectory: &isDir) else {
-            guard rename(tmp.path, dest.path) == 0 else {
-                throw .io(path: dest.path, operation: "rename", reason: String(cString: strerror(errno)))
-            }
+        guard FileSystem.kind(of: dest.path) != .missing else {
+            try FileSystem.rename(tmp.path, to: dest.path)
             return
         }
-        guard rename(dest.path, old.path) == 0 else {
-            throw .io(path: dest.path, operation: "rename aside", reason: String(cString: strerror(errno)))
-        }
-        guard rename(tmp.path, dest.path) == 0 else {
-            let why = String(cString: strerror(errno))
-            _ = rename(old.path, dest.path)
-            throw .io(path: dest.path, operation: "rename", reason: why)
+        try FileSystem.rename(dest.path, to: old.path)
+        do { try FileSystem.rename(tmp.path, to: dest.path) } catch {
+            try? FileSystem.rename(old.path, to: dest.path)
+            throw error
         }
         try? FileManager.default.removeItem(at: old)
     }
 
+    /// An existing destination must be a real directory (not a symbolic link to one) holding
+    /// only report files.
     private static func checkReplaceable(_ dest: URL, display: String, replaceable: Set<String>) throws(OutputError) {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dest.path, isDirectory: &isDir) else { return }
-        guard isDir.boolValue else { throw .notADirectory(path: display) }
+        switch FileSystem.kind(of: dest.path) {
+        case .missing: return
+        case .directory: break
+        case .regularFile: throw .notADirectory(path: display)
+        case let other: throw .notARegularFile(path: display, kind: other.name)
+        }
         let entries: [String]
         do { entries = try FileManager.default.contentsOfDirectory(atPath: dest.path) } catch {
             throw .notWritable(path: display, reason: reason(of: error))
@@ -130,23 +142,6 @@ public enum ReportFolder {
         if let foreign = entries.sorted().first(where: { !replaceable.contains($0) }) {
             throw .foreignContent(path: display, example: foreign)
         }
-    }
-
-    private static func writeFile(_ path: String, _ render: (inout FileSink) -> Void) throws(OutputError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-        guard fd >= 0 else { throw .io(path: path, operation: "create", reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var sink = FileSink(fd: fd, path: path)
-        render(&sink)
-        try sink.finish()
-        guard fsync(fd) == 0 else { throw .io(path: path, operation: "fsync", reason: String(cString: strerror(errno))) }
-    }
-
-    private static func syncDirectory(_ path: String) throws(OutputError) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY)
-        guard fd >= 0 else { throw .io(path: path, operation: "open", reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        _ = fsync(fd)
     }
 
     /// Removes `.BASE.tmp-PID-N` / `.BASE.old-PID-N` left by processes that no longer run;
@@ -160,8 +155,8 @@ public enum ReportFolder {
                 guard pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
                 let leftover = parent.appendingPathComponent(name), dest = parent.appendingPathComponent(base)
                 // A run killed between its two renames left the old report aside: put it back.
-                if marker.hasSuffix(".old-"), !FileManager.default.fileExists(atPath: dest.path),
-                   rename(leftover.path, dest.path) == 0 {
+                if marker.hasSuffix(".old-"), FileSystem.kind(of: dest.path) == .missing,
+                   (try? FileSystem.rename(leftover.path, to: dest.path)) != nil {
                     continue
                 }
                 try? FileManager.default.removeItem(at: leftover)
@@ -178,11 +173,3 @@ public enum ReportFolder {
     }
 }
 
-/// `write(2)`, named once per platform.
-func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.write(fd, buffer, count)
-    #else
-    return Darwin.write(fd, buffer, count)
-    #endif
-}

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Where a renderer appends text: a `String` in memory, or a `FileSink` that streams to a file
 /// (large sweep outputs are written without ever holding the whole document).
 public protocol TextSink {
@@ -38,16 +32,8 @@ public struct FileSink: TextSink {
     }
 
     mutating func flush() {
-        var offset = 0
-        while failure == nil, offset < buffer.count {
-            let n = buffer.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + offset, buffer.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                failure = .io(path: path, operation: "write", reason: String(cString: strerror(errno)))
-            } else {
-                offset += n
-            }
-        }
+        guard failure == nil else { return }
+        do throws(OutputError) { try FileSystem.writeAll(fd: fd, buffer, path: path) } catch { failure = error }
         buffer.removeAll(keepingCapacity: true)
     }
 
@@ -61,9 +47,8 @@ public struct FileSink: TextSink {
 extension FileSink {
     /// Appends raw bytes (files rendered in memory before streaming existed).
     mutating func append(bytes: [UInt8]) {
+        flush()
         guard failure == nil else { return }
-        flush()
-        buffer = bytes
-        flush()
+        do throws(OutputError) { try FileSystem.writeAll(fd: fd, bytes, path: path) } catch { failure = error }
     }
 }

@@ -188,7 +188,7 @@ public enum HTMLReport {
                             responsive(SVGPlots.errors(e, width: 800), SVGPlots.errors(e, width: 400)), wide: true)
             }
         }
-        h += "</div>\n" + metricTable(s) + "</section>\n"
+        h += "</div>\n" + kalmanTable(s) + metricTable(s) + "</section>\n"
         return h
     }
 
@@ -199,6 +199,27 @@ public enum HTMLReport {
 
     static func figure(_ caption: String, _ svg: String, wide: Bool) -> String {
         "<figure class=\"\(wide ? "wide" : "")\">\(svg)<figcaption>\(ReportText.xml(caption))</figcaption></figure>\n"
+    }
+
+    /// The Kalman block: error and covariance consistency of every track the scenario measured.
+    static func kalmanTable(_ s: ScenarioReport) -> String {
+        let x = ReportText.xml
+        let tracks = KalmanTrack.allCases.filter { s.metrics.estimate("kalman.\($0.rawValue).rmse_m") != nil }
+        guard !tracks.isEmpty else { return "" }
+        var h = "<h3>Kalman filters</h3><div class=\"scroll\"><table><thead><tr><th>track</th><th>RMSE m</th><th>p95 m</th>"
+        h += "<th>NEES mean (χ²(4): 4)</th><th>NEES outside 95 %</th><th>NIS mean (χ²(2): 2)</th><th>NIS outside 95 %</th></tr></thead><tbody>"
+        for t in tracks {
+            let p = "kalman.\(t.rawValue)."
+            h += "<tr><td>\(t.rawValue)</td>"
+            for f in ["rmse_m", "p95_m", "nees.mean", "nees.outside95", "nis.mean", "nis.outside95"] {
+                h += "<td>\(x(ReportText.estimate(s.metrics.estimate(p + f))))</td>"
+            }
+            h += "</tr>"
+        }
+        h += "</tbody></table></div><p class=\"muted\">Mean over replicates [95 % interval]. NEES: position and velocity error against the truth "
+        h += "normalised by the filter's own covariance; NIS: innovations (smoother: smoothing residuals). An honest covariance gives the "
+        h += "χ² mean and about 5 % outside the 95 % bounds; a larger mean means the filter claims more certainty than it has.</p>\n"
+        return h
     }
 
     /// Every aggregated figure of the scenario, collapsed by default.

@@ -31,7 +31,7 @@ public enum MarkdownReport {
         md += gapFill(report)
         md += rejections(report)
         md += throughput(report)
-        return md.joined(separator: "\n") + "\n"
+        return ReportText.markdownSafe(md.joined(separator: "\n")) + "\n"
     }
 
     static func fixtureFailures(_ report: RunReport) -> [String] {
@@ -119,10 +119,15 @@ public enum MarkdownReport {
             for track in KalmanTrack.allCases {
                 let p = "kalman.\(track.rawValue)."
                 guard s.metrics.estimate(p + "rmse_m") != nil else { continue }
-                rows.append([s.name, track.rawValue] + ["rmse_m", "p50_m", "p95_m", "max_m"].map { ReportText.estimate(s.metrics.estimate(p + $0)) })
+                rows.append([s.name, track.rawValue] + ["rmse_m", "p50_m", "p95_m", "max_m", "nees.mean", "nees.outside95", "nis.mean", "nis.outside95"]
+                    .map { ReportText.estimate(s.metrics.estimate(p + $0)) })
             }
         }
-        return table("Kalman error (m)", "Largest filtered RMSE first.", ["scenario", "track", "rmse m", "p50 m", "p95 m", "max m"], rows)
+        return table("Kalman error (m) and covariance consistency",
+                     "Largest filtered RMSE first. NEES: position and velocity error against the truth normalised by the filter's covariance, "
+                         + "χ²(4) for an honest covariance (mean 4, 5 % outside the 95 % bounds); NIS: innovations, χ²(2) (mean 2); "
+                         + "for the smoother the normalised smoothing residual.",
+                     ["scenario", "track", "rmse m", "p50 m", "p95 m", "max m", "NEES mean", "NEES outside 95 %", "NIS mean", "NIS outside 95 %"], rows)
     }
 
     static func gapFill(_ report: RunReport) -> [String] {

@@ -1,3 +1,5 @@
+import GeoPolicy
+import DriveSim
 import Foundation
 
 /// Human-readable number formatting for report.md, index.html and summaries.
@@ -60,6 +62,23 @@ enum ReportText {
     /// Escapes `|` and line breaks for a Markdown table cell.
     static func cell(_ s: String) -> String {
         s.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+    }
+
+    /// A Markdown document with no raw HTML and no control characters: `&` and `<` become
+    /// entities (names, engine reasons and file paths are data, never markup) and every control
+    /// character but the line breaks is escaped as `\u{1B}`.
+    static func markdownSafe(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case "\n": out.unicodeScalars.append(scalar)
+            default: out += ShownText.escaped(scalar)
+            }
+        }
+        return out
     }
 
     /// Escapes text for XML/HTML content and attribute values.

@@ -78,11 +78,12 @@ public struct ErrorSeries: Sendable, Hashable {
     public var filtered_m: [Double]?
     public var smoothed_m: [Double]?
     public var seedBaseline_m: [Double]?
+    public var imm_m: [Double]?
 
     public init(time_s: [Double], raw_m: [Double], filtered_m: [Double]? = nil,
-                smoothed_m: [Double]? = nil, seedBaseline_m: [Double]? = nil) {
+                smoothed_m: [Double]? = nil, seedBaseline_m: [Double]? = nil, imm_m: [Double]? = nil) {
         self.time_s = time_s; self.raw_m = raw_m; self.filtered_m = filtered_m
-        self.smoothed_m = smoothed_m; self.seedBaseline_m = seedBaseline_m
+        self.smoothed_m = smoothed_m; self.seedBaseline_m = seedBaseline_m; self.imm_m = imm_m
     }
 }
 
@@ -301,6 +302,16 @@ public struct RunReport: Sendable, Hashable {
         var report = RunReport(run: run, scenarios: [], device: device)
         report.acceptance.rules.status = .notVerified
         report.acceptance.rules.note = "Not run: this report replays device logs only (run `fencelab accept` for the rules level)."
+        return report
+    }
+
+    /// The report of `fencelab replay`: one device log replayed (`result`), its file and hash as
+    /// the run's input, the rules level not run.
+    public static func replay(_ result: DeviceReplayResult, logPath: String) -> RunReport {
+        var report = deviceOnly(
+            run: RunEnvironment.collect(generator: "none", seeds: [], rulesVersions: [result.rulesVersion]),
+            device: DeviceAcceptance(replays: [result]))
+        report.run.inputFiles = [InputFile(kind: "device-log", path: logPath, sha256: AcceptanceRun.fileSHA256(path: logPath))]
         return report
     }
 }

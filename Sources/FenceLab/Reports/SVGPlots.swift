@@ -5,7 +5,7 @@ import GeoPolicy
 /// decimates to a bounded number of elements so the page stays small for long runs.
 enum SVGPlots {
     static let insideColour = "#1b9e77", outsideColour = "#d95f02", unknownColour = "#9a9a9a", mixedColour = "#7570b3"
-    static let seriesColours = ["raw": "#8c8c8c", "filtered": "#0072b2", "smoothed": "#009e73", "seedBaseline": "#e69f00"]
+    static let seriesColours = ["raw": "#8c8c8c", "filtered": "#0072b2", "smoothed": "#009e73", "seedBaseline": "#e69f00", "imm": "#d55e00"]
     static let methodColours = ["linear": "#0072b2", "cubicSpline": "#cc79a7", "hermite": "#009e73"]
 
     /// Fixed-point coordinate text, one decimal, locale-free.
@@ -123,10 +123,11 @@ enum SVGPlots {
     static func lane(_ states: [StateSample], t0: Double, t1: Double, columns: Int) -> [(Int, Int, String)] {
         var present = [UInt8](repeating: 0, count: columns) // bit 0 unknown, 1 inside, 2 outside
         guard t1 > t0, !states.isEmpty else { return [] }
-        for (i, s) in states.enumerated() {
+        for (i, s) in states.enumerated() where s.time_s.isFinite {
             let end = i + 1 < states.count ? states[i + 1].time_s : t1
-            let a = Int(((s.time_s - t0) / (t1 - t0) * Double(columns)).rounded(.down))
-            let b = Int(((end - t0) / (t1 - t0) * Double(columns)).rounded(.up))
+            // Clamped to the plot in Double first, so a time outside [t0, t1] cannot trap Int().
+            let a = Int(min(max(((s.time_s - t0) / (t1 - t0) * Double(columns)).rounded(.down), -1), Double(columns)))
+            let b = Int(min(max(((end - t0) / (t1 - t0) * Double(columns)).rounded(.up), -1), Double(columns)))
             let bit: UInt8 = s.state == .unknown ? 1 : (s.state == .inside ? 2 : 4)
             for c in max(0, a)..<min(columns, max(a + 1, b)) { present[c] |= bit }
         }
@@ -188,7 +189,8 @@ enum SVGPlots {
     static func errors(_ e: ErrorSeries, width: Double = 800) -> String {
         let left = 50.0, right = 12.0, top = 12.0, plotH = width < 600 ? 150.0 : 170.0, height = plotH + 58
         let series: [(String, [Double])] = [("raw", e.raw_m), ("seedBaseline", e.seedBaseline_m ?? []),
-                                            ("filtered", e.filtered_m ?? []), ("smoothed", e.smoothed_m ?? [])]
+                                            ("filtered", e.filtered_m ?? []), ("smoothed", e.smoothed_m ?? []),
+                                            ("imm", e.imm_m ?? [])]
             .filter { !$0.1.isEmpty && $0.1.count == e.time_s.count }
         let times = e.time_s.filter(\.isFinite)
         guard let t0 = times.min(), let t1 = times.max(), t1 > t0, !series.isEmpty else {

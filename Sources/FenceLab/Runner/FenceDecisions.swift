@@ -30,6 +30,9 @@ struct FenceDecisions {
             guard let spec = rule.engineSpec else {
                 throw RunError.invalidRule(file: scenario, reason: "\(rule.rulesVersion) is not a built-in rule; the engine protocol describes only hysteresis, threshold and conservative")
             }
+            guard rule.input.kind == .raw else {
+                throw RunError.invalidRule(file: scenario, reason: "input \(rule.input.kind.rawValue): an external engine decides on the fixes it is sent; the input stage is the built-in engine's")
+            }
             let answers: [EngineAnswer]
             let fence = try EngineFence(center: center, spec: spec)
             let clock = ContinuousClock(), start = clock.now
@@ -40,8 +43,26 @@ struct FenceDecisions {
                                   rejections: answers.map(\.rejected), modelDisagreements: nil,
                                   engine: start.duration(to: clock.now))
         }
-        var sphere = try FenceMonitor(center: center, evaluator: rule.evaluator, distanceModel: Haversine(),
+        let sphere = try FenceMonitor(center: center, evaluator: rule.evaluator, distanceModel: Haversine(),
                                       maxAge_s: settings.maxFixAge_s, logging: .off)
+        let ellipsoid = try FenceMonitor(center: center, evaluator: rule.evaluator, distanceModel: WGS84(),
+                                         maxAge_s: settings.maxFixAge_s, logging: .off)
+        guard rule.input.kind != .raw else {
+            return decide(fixes: fixes, now_s: now_s, sphere, compareModels ? ellipsoid : nil)
+        }
+        do {
+            return decide(fixes: fixes, now_s: now_s, try FilteredFenceMonitor(monitor: sphere, input: rule.input),
+                          compareModels ? try FilteredFenceMonitor(monitor: ellipsoid, input: rule.input) : nil)
+        } catch {
+            throw RunError.invalidRule(file: scenario, reason: "\(error)")
+        }
+    }
+
+    /// Runs the fixes through `sphere` (timed: the `throughput.engineFixes_per_s` figure) and, when
+    /// given, through `ellipsoid` to count where the distance model changes a decision.
+    static func decide<Decider: FenceDeciding, Twin: FenceDeciding>(fixes: [Fix], now_s: [Double], _ sphere: Decider,
+                                                                   _ ellipsoid: Twin?) -> FenceDecisions {
+        var sphere = sphere
         var states: [StateSample] = [], rejections: [String?] = []
         states.reserveCapacity(fixes.count)
         rejections.reserveCapacity(fixes.count)
@@ -53,12 +74,10 @@ struct FenceDecisions {
             rejections.append(d.rejection?.rawValue)
         }
         let engine = start.duration(to: clock.now)
-        guard compareModels else {
+        guard var ellipsoid else {
             return FenceDecisions(states: states, rejections: rejections, modelDisagreements: nil, engine: engine)
         }
         // The same fixes on the ellipsoid: how often the distance model changes a decision.
-        var ellipsoid = try FenceMonitor(center: center, evaluator: rule.evaluator, distanceModel: WGS84(),
-                                         maxAge_s: settings.maxFixAge_s, logging: .off)
         var disagreements = 0
         for i in fixes.indices where ellipsoid.process(fixes[i], now_s: now_s[i]).newState != states[i].state {
             disagreements += 1

@@ -50,6 +50,7 @@ enum PlotData {
     static func thin(_ s: ErrorSeries) -> ErrorSeries {
         guard s.time_s.count > maxPoints else { return s }
         return ErrorSeries(time_s: thin(s.time_s), raw_m: thin(s.raw_m), filtered_m: s.filtered_m.map(thin),
-                           smoothed_m: s.smoothed_m.map(thin), seedBaseline_m: s.seedBaseline_m.map(thin))
+                           smoothed_m: s.smoothed_m.map(thin), seedBaseline_m: s.seedBaseline_m.map(thin),
+                           imm_m: s.imm_m.map(thin))
     }
 }

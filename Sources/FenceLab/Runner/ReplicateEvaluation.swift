@@ -39,6 +39,8 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
     case engine(scenario: String, replicate: Int, ExternalEngineError)
     case metrics(scenario: String, MetricsError)
     case track(scenario: String, replicate: Int, String)
+    /// No scenario file under the given paths.
+    case noScenarios(paths: [String])
 
     public var description: String {
         switch self {
@@ -48,6 +50,7 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
         case let .engine(s, r, e): return "scenario \(s), replicate \(r): \(e)"
         case let .metrics(s, e): return "scenario \(s): \(e)"
         case let .track(s, r, e): return "scenario \(s), replicate \(r): \(e)"
+        case let .noScenarios(paths): return "no scenario files found in \(paths.joined(separator: ", "))"
         }
     }
 }
@@ -83,6 +86,14 @@ enum ReplicateEvaluation {
     /// decided by fresh copies of `rule.evaluator` (the scenario's `fence.rule` is not used).
     static func run<Rule: FenceRule>(spec: ScenarioSpec, replicate: Int, rule: RuleUnderTest<Rule>,
                                      settings: EvaluationSettings) throws -> ReplicateResult {
+        var settings = settings
+        // The Kalman block scores the filter the fence decides on: the input stage's q, else the
+        // scenario's `fence.rule.q_m2s3`, else the run's.
+        if rule.input.kind != .raw {
+            settings.accelerationDensity_m2ps3 = rule.input.accelerationDensity_m2ps3
+        } else if let q = spec.fence.rule.q_m2s3 {
+            settings.accelerationDensity_m2ps3 = q
+        }
         let clock = ContinuousClock()
         let t0 = clock.now
         var generator = try ScenarioGenerator(spec: spec, replicate: replicate)
@@ -91,9 +102,12 @@ enum ReplicateEvaluation {
 
         // Delivered fixes in delivery order, with their `now` and truth.
         var fixes: [Fix] = [], now: [Double] = [], fixTruth: [Coordinate] = [], labels: [String] = []
+        var truthVelocity: [SIMD2<Double>?] = []
         for s in samples {
             if let f = s.fix, let truth = s.fixTruth {
                 fixes.append(f); now.append(s.time_s); fixTruth.append(truth); labels.append(s.fault.rawValue)
+                // The true velocity is known at the delivery time only: for fixes measured then.
+                truthVelocity.append(f.timestamp_s == s.time_s ? s.truthHeading * s.truthSpeed_mps : nil)
             }
         }
         let decisions = try FenceDecisions.observe(fixes: fixes, now_s: now, center: spec.fence.center, rule: rule,
@@ -121,15 +135,17 @@ enum ReplicateEvaluation {
             if let reason { rejections.append(Rejection(fixIndex: i, reason: reason)) }
             if labels[i] != "none" { faults.append(LabelledFault(fixIndex: i, label: labels[i])) }
         }
-        let track = try TrackEvaluation.run(fixes: fixes, fixTruth: fixTruth, samples: samples, settings: settings,
+        let track = try TrackEvaluation.run(fixes: fixes, fixTruth: fixTruth, truthVelocity: truthVelocity,
+                                            samples: samples, settings: settings,
                                             scenario: spec.name, replicate: replicate)
 
-        let metrics = ReplicateMetrics(
+        var metrics = ReplicateMetrics(
             flutter: flutter, rejections: RejectionMetrics.measure(rejections: rejections, faults: faults),
             kalman: track.kalman, gapFill: track.gapFill,
             throughput: Throughput(engineFixes_per_s: rate(fixes.count, engine),
                                    generatorFixes_per_s: rate(samples.count, generation)),
             visits: visits)
+        metrics.consistency = track.consistency
         let plots = PlotData.make(spec: spec, samples: samples, fixes: fixes, decisions: decisions,
                                   truthStates: truthStates, track: track, includeCoordinates: settings.includeCoordinates,
                                   ruleLabel: rule.label, ruleRadii_m: rule.plotRadii_m)

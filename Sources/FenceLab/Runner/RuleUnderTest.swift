@@ -50,9 +50,11 @@ struct RuleUnderTest<Rule: FenceRule>: Sendable {
     /// The built-in rule spec, needed to describe the fence to an external engine; nil for a
     /// custom rule (which cannot be sent over the engine protocol).
     var engineSpec: RuleSpec?
+    /// What the rule decides on: raw fixes (default) or a filter's estimates.
+    var input: FenceInput = .raw
 
-    /// The rules version of rule + confirmation.
-    var rulesVersion: String { evaluator.rulesVersion }
+    /// The rules version of rule + confirmation + input stage.
+    var rulesVersion: String { evaluator.rulesVersion + input.versionSuffix }
 
     /// Radii to draw: the rule's own when it is plottable, else nil (the scenario's are used).
     var plotRadii_m: (enter_m: Double, exit_m: Double)? {
@@ -64,5 +66,11 @@ extension RuleUnderTest where Rule == AnyFenceRule {
     /// The built-in rule of a `RuleSpec` (what scenario files and the CLI name).
     init(spec: RuleSpec) throws(FenceRuleError) {
         self.init(evaluator: try spec.evaluator(), label: spec.description, engineSpec: spec)
+    }
+
+    /// The built-in rule of a `RuleSpec` deciding on `input`.
+    init(spec: RuleSpec, input: FenceInput) throws(FenceRuleError) {
+        let setup = FenceSetup(rule: spec, input: input)
+        self.init(evaluator: try spec.evaluator(), label: setup.description, engineSpec: spec, input: input)
     }
 }

@@ -25,12 +25,25 @@ public struct PreparedScenario: Sendable {
     public var path: String
     public var sha256: String
     public var rule: RuleSpec
+    /// What the rule decides on (`fence.rule.input`, `q_m2s3`).
+    public var input: FenceInput = .raw
     public var rulesVersion: String
     public var bounds: [ExpectationBound]
 }
 
 /// Runs scenarios through the engine and aggregates the metrics into a `RunReport`.
 public enum ScenarioRunner {
+    /// What `fencelab run` does: preflights `out`, prepares every scenario (bad input fails before
+    /// any work), runs them and writes the report folder atomically.
+    public static func runAndWrite(_ request: RunRequest, out: String) throws -> RunReport {
+        try ReportFolder.preflight(destination: out)
+        let scenarios = try prepare(request)
+        guard !scenarios.isEmpty else { throw RunError.noScenarios(paths: request.paths) }
+        let report = try run(scenarios, request: request)
+        try ReportWriter.write(report, to: out)
+        return report
+    }
+
     /// Loads and checks every scenario before any work: strict files, rules version, bounds.
     public static func prepare(_ request: RunRequest) throws -> [PreparedScenario] {
         let loaded = try ScenarioSpec.loadAll(paths: request.paths)
@@ -40,15 +53,16 @@ public enum ScenarioRunner {
             if let r = request.replicates { spec.replicates = r }
             if let s = request.seed { spec.seed = s }
             let rule = spec.fence.rule.ruleSpec
+            let input = spec.fence.rule.fenceInput
             let version: String
-            do { version = try rule.rulesVersion() } catch {
+            do { version = try FenceSetup(rule: rule, input: input).rulesVersion() } catch {
                 throw RunError.invalidRule(file: item.path, reason: "\(error)")
             }
             guard version == spec.rulesVersion else {
                 throw RunError.rulesVersionMismatch(file: item.path, scenario: spec.rulesVersion, rule: version)
             }
             let bounds = try expectationBounds(of: spec, file: item.path, catalog: catalog)
-            return PreparedScenario(spec: spec, path: item.path, sha256: item.sha256, rule: rule,
+            return PreparedScenario(spec: spec, path: item.path, sha256: item.sha256, rule: rule, input: input,
                                     rulesVersion: version, bounds: bounds)
         }
     }
@@ -57,7 +71,7 @@ public enum ScenarioRunner {
     /// job count (work items are independent, seeded per replicate, and collected in order).
     public static func run(_ scenarios: [PreparedScenario], request: RunRequest) throws -> RunReport {
         let rules = try scenarios.map { p in
-            do { return try RuleUnderTest(spec: p.rule) } catch {
+            do { return try RuleUnderTest(spec: p.rule, input: p.input) } catch {
                 throw RunError.invalidRule(file: p.path, reason: "\(error)")
             }
         }
@@ -73,6 +87,9 @@ public enum ScenarioRunner {
         let items = scenarios.enumerated().flatMap { s, p in (0..<p.spec.replicates).map { (s, $0) } }
         let progress = ProgressReporter(scenarios: scenarios.count, totalWorkItems: items.count, force: request.forceProgress)
         let settings = request.settings
+        // Plots (~200 kB a replicate) are kept only for each scenario's current worst replicate
+        // as results finish; the rest of a replicate is its few hundred bytes of metrics.
+        let plotKeeper = WorstReplicatePlots(scenarios: scenarios.count, by: "flutter.spurious")
         let results = try WorkPool.map(count: items.count, jobs: request.jobs, onDone: { i in
             let (s, r) = items[i]
             progress.completed(scenario: s + 1, replicate: r + 1, of: scenarios[s].spec.replicates)
@@ -80,19 +97,21 @@ public enum ScenarioRunner {
             let (s, r) = items[i]
             let clock = ContinuousClock(), start = clock.now
             let result = try ReplicateEvaluation.run(spec: scenarios[s].spec, replicate: r, rule: rules[s], settings: settings)
-            return (result, ReplicateEvaluation.seconds(clock.now - start))
+            plotKeeper.offer(scenario: s, replicate: r, metrics: result.metrics, plots: result.plots)
+            return (result.metrics, ReplicateEvaluation.seconds(clock.now - start))
         }
         progress.finish()
         var reports: [ScenarioReport] = []
         var perScenario: [[ReplicateMetrics]] = []
         var offset = 0
-        for p in scenarios {
+        for (s, p) in scenarios.enumerated() {
             let timed = Array(results[offset..<(offset + p.spec.replicates)])
-            let mine = timed.map(\.0)
+            let metrics = timed.map(\.0)
             offset += p.spec.replicates
-            let metrics = mine.map(\.metrics)
             let worst = ScenarioReport.worstReplicate(metrics, by: "flutter.spurious") ?? 0
-            var plots = mine[worst].plots
+            guard var plots = plotKeeper.plots(scenario: s, replicate: worst) else {
+                preconditionFailure("the keeper holds the plots of the worst replicate \(worst)")
+            }
             plots.caption += ", replicate \(worst) of \(p.spec.replicates) (most spurious transitions)"
             var report = try scenarioReport(p, metrics: metrics, plots: plots)
             report.compute_s = timed.reduce(0) { $0 + $1.1 }
@@ -141,4 +160,37 @@ public struct MetricsErrorInFile: Error, Sendable, CustomStringConvertible {
     public var file: String
     public var error: MetricsError
     public var description: String { "\(file): expect: \(error)" }
+}
+
+/// The plots of each scenario's worst replicate by one metric, chosen as replicates finish in
+/// any order, with `ScenarioReport.worstReplicate`'s rule (largest value, lowest index on ties;
+/// replicate 0 when no replicate has the figure). Thread-safe.
+final class WorstReplicatePlots: @unchecked Sendable {
+    private let lock = NSLock()
+    private let path: String
+    /// Per scenario: the candidate (replicate, value, plots) and replicate 0's plots as fallback.
+    private var best: [(replicate: Int, value: Double, plots: ScenarioPlots)?]
+    private var first: [ScenarioPlots?]
+
+    init(scenarios: Int, by path: String) {
+        self.path = path
+        best = Array(repeating: nil, count: scenarios)
+        first = Array(repeating: nil, count: scenarios)
+    }
+
+    func offer(scenario s: Int, replicate r: Int, metrics: ReplicateMetrics, plots: ScenarioPlots) {
+        let value = metrics.flattened()[path]
+        lock.lock(); defer { lock.unlock() }
+        if r == 0 { first[s] = plots }
+        guard let value else { return }
+        if let b = best[s], b.value > value || (b.value == value && b.replicate < r) { return }
+        best[s] = (r, value, plots)
+    }
+
+    /// The plots kept for `replicate` (the worst one, or 0 when none had the figure).
+    func plots(scenario s: Int, replicate r: Int) -> ScenarioPlots? {
+        lock.lock(); defer { lock.unlock() }
+        if let b = best[s], b.replicate == r { return b.plots }
+        return r == 0 ? first[s] : nil
+    }
 }

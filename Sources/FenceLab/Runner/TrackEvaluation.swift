@@ -1,9 +1,11 @@
 import DriveSim
 import GeoPolicy
 
-/// Kalman filter, RTS smoother, seed-004 baseline and gap fill of one replicate, scored against truth.
+/// Kalman filter, RTS smoother, IMM filter, seed-004 baseline and gap fill of one replicate, scored
+/// against truth: errors, and NEES/NIS of every filter that claims a covariance.
 struct TrackEvaluation {
     var kalman: [KalmanTrack: ErrorSummary]
+    var consistency: [KalmanTrack: FilterConsistency]
     var gapFill: GapFillMetrics?
     var series: ErrorSeries?
     /// Smoothed positions (for the track plot).
@@ -13,19 +15,27 @@ struct TrackEvaluation {
     /// fixes (seed 004); linear and Hermite use the RTS-smoothed positions (and velocities).
     static let methods: [GapFillMethod] = [.linear, .cubicSpline, .hermite]
 
-    static func run(fixes: [Fix], fixTruth: [Coordinate], samples: [GeneratedSample], settings: EvaluationSettings,
-                    scenario: String, replicate: Int) throws -> TrackEvaluation {
+    /// - Parameter truthVelocity: per fix, the true (east, north) velocity in m/s when the fix was
+    ///   measured, nil when unknown (a late or stale delivery); NEES skips those fixes.
+    static func run(fixes: [Fix], fixTruth: [Coordinate], truthVelocity: [SIMD2<Double>?], samples: [GeneratedSample],
+                    settings: EvaluationSettings, scenario: String, replicate: Int) throws -> TrackEvaluation {
         let model = Haversine()
-        let filter: KalmanFilter
-        do { filter = try KalmanFilter(accelerationDensity_m2ps3: settings.accelerationDensity_m2ps3) } catch {
+        let filter: KalmanFilter, imm: IMMFilter
+        do {
+            filter = try KalmanFilter(accelerationDensity_m2ps3: settings.accelerationDensity_m2ps3)
+            imm = try IMMFilter(accelerationDensity_m2ps3: settings.accelerationDensity_m2ps3)
+        } catch {
             throw RunError.track(scenario: scenario, replicate: replicate, "\(error)")
         }
         let track = RTSSmoother.run(fixes, filter: filter)
         guard !track.acceptedIndices.isEmpty else {
-            return TrackEvaluation(kalman: [:], gapFill: nil, series: nil, smoothed: [])
+            return TrackEvaluation(kalman: [:], consistency: [:], gapFill: nil, series: nil, smoothed: [])
         }
         var raw: [Double] = [], filtered: [Double] = [], smoothed: [Double] = [], seed: [Double] = [], times: [Double] = []
+        var immErrors: [Double] = []
         var seedFilter = try SeedKalman()
+        var immFilter = imm
+        var cvCheck = ConsistencyRecorder(), smoothCheck = ConsistencyRecorder(), immCheck = ConsistencyRecorder()
         for (k, i) in track.acceptedIndices.enumerated() {
             let truth = fixTruth[i]
             let observed = try fixes[i].coordinate()
@@ -34,12 +44,38 @@ struct TrackEvaluation {
             filtered.append(model.distance_m(track.filtered[k].position, truth))
             smoothed.append(model.distance_m(track.smoothed[k].position, truth))
             if let out = try? seedFilter.process(fixes[i]) { seed.append(model.distance_m(out.position, truth)) } else { seed.append(.nan) }
+            // The IMM refuses exactly the fixes the CV filter refuses (same checks, same order).
+            let nu = try? immFilter.updateReturningInnovation(fixes[i])
+            if let e = immFilter.estimate { immErrors.append(model.distance_m(e.position, truth)) }
+            if let nu { immCheck.innovation(nu) }
+            immCheck.estimate(frame: immFilter.frame, state: immFilter.state, covariance: immFilter.covariance,
+                              truth: truth, truthVelocity: truthVelocity[i])
+            let step = track.steps[k], state = track.smoothedStates[k]
+            cvCheck.estimate(frame: step.frame, state: step.filteredState, covariance: step.filteredCovariance,
+                             truth: truth, truthVelocity: truthVelocity[i])
+            smoothCheck.estimate(frame: state.frame, state: state.state, covariance: state.covariance,
+                                 truth: truth, truthVelocity: truthVelocity[i])
+            if !step.isFirst {
+                let r = measurementVariance(fixes[i], filter.convention)
+                let z = step.frame.offset_m(observed)
+                let x = step.predictedState, p = step.predictedCovariance
+                cvCheck.innovation(Innovation(residual_m: z - SIMD2(x[0], x[1]), s00: p.p00 + r, s01: p.p01, s11: p.p11 + r))
+                // Smoothing residual: covariance R − H Pˢ Hᵀ (Pˢ < R for every fix the smoother used).
+                let xs = state.state, ps = state.covariance, zs = state.frame.offset_m(observed)
+                smoothCheck.innovation(Innovation(residual_m: zs - SIMD2(xs[0], xs[1]), s00: r - ps.p00, s01: -ps.p01, s11: r - ps.p11))
+            }
         }
         var kalman: [KalmanTrack: ErrorSummary] = [:]
         kalman[.raw] = try ErrorSummary.of(raw, key: "kalman.raw")
         kalman[.filtered] = try ErrorSummary.of(filtered, key: "kalman.filtered")
         kalman[.smoothed] = try ErrorSummary.of(smoothed, key: "kalman.smoothed")
         kalman[.seedBaseline] = try ErrorSummary.of(seed.filter(\.isFinite), key: "kalman.seedBaseline")
+        kalman[.imm] = try ErrorSummary.of(immErrors, key: "kalman.imm")
+        let consistency: [KalmanTrack: FilterConsistency] = [
+            .filtered: try cvCheck.summary(key: "kalman.filtered"),
+            .smoothed: try smoothCheck.summary(key: "kalman.smoothed"),
+            .imm: try immCheck.summary(key: "kalman.imm"),
+        ]
 
         let rawSamples = track.acceptedIndices.map { i in
             TrackSample(timestamp_s: fixes[i].timestamp_s, position: try! fixes[i].coordinate())
@@ -47,10 +83,17 @@ struct TrackEvaluation {
         let smoothSamples = track.smoothed.map(TrackSample.init)
         let gaps = try gapFill(raw: rawSamples, smooth: smoothSamples, samples: samples, model: model)
         return TrackEvaluation(
-            kalman: kalman, gapFill: gaps,
+            kalman: kalman, consistency: consistency, gapFill: gaps,
             series: ErrorSeries(time_s: times, raw_m: raw, filtered_m: filtered, smoothed_m: smoothed,
-                                seedBaseline_m: seed.map { $0.isFinite ? $0 : 0 }),
+                                seedBaseline_m: seed.map { $0.isFinite ? $0 : 0 },
+                                imm_m: immErrors.count == times.count ? immErrors : nil),
             smoothed: track.smoothed.map(\.position))
+    }
+
+    /// Per-axis measurement variance (m²) of an accepted fix under `convention`.
+    static func measurementVariance(_ fix: Fix, _ convention: AccuracyConvention) -> Double {
+        let sigma = convention.sigmaPerAxis_m(accuracy_m: fix.horizontalAccuracy_m)
+        return sigma * sigma
     }
 
     /// Fills every gap of the accepted track and scores the filled points against the truth

@@ -9,18 +9,22 @@ public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidValue(option: String, value: Double, reason: String)
     case noValidPoint(reason: String)
     case tooManyPoints(count: Int, limit: Int)
+    case tooManyValues(option: String, text: String, limit: Int)
     case malformedShard(text: String)
 
+    /// One line: option text is echoed at most 80 characters, control characters escaped.
     public var description: String {
+        func c(_ t: String) -> String { ShownText.shown(t) }
         switch self {
-        case let .malformedRange(o, t): return "\(o): expected A:B:STEP (e.g. 60:100:10), got '\(t)'"
+        case let .malformedRange(o, t): return "\(o): expected A:B:STEP (e.g. 60:100:10), got '\(c(t))'"
         case let .nonPositiveStep(o, s): return "\(o): STEP must be > 0, got \(s)"
-        case let .emptyRange(o, t): return "\(o): empty range '\(t)' (A must be ≤ B)"
-        case let .malformedList(o, t): return "\(o): expected a comma-separated list of numbers, got '\(t)'"
+        case let .emptyRange(o, t): return "\(o): empty range '\(c(t))' (A must be ≤ B)"
+        case let .malformedList(o, t): return "\(o): expected a comma-separated list of numbers, got '\(c(t))'"
         case let .invalidValue(o, v, r): return "\(o): \(v) \(r)"
         case let .noValidPoint(r): return "the grid has no valid point: \(r)"
+        case let .tooManyValues(o, t, l): return "\(o): '\(c(t))' has more than \(l) values; use a larger STEP"
         case let .tooManyPoints(c, l): return "the grid has \(c) points, more than the limit \(l); narrow it or pass --force"
-        case let .malformedShard(t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(t)'"
+        case let .malformedShard(t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(c(t))'"
         }
     }
 }
@@ -28,6 +32,8 @@ public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
 /// Inclusive range A…B in steps of STEP, parsed from `A:B:STEP`.
 public struct SweepRange: Sendable, Hashable {
     public var values: [Double]
+    /// Most values one range may hold.
+    public static let maxValues = 1_000_000
 
     /// - Throws: `SweepGridError` naming `option` for malformed text, STEP ≤ 0 or A > B.
     public init(parsing text: String, option: String) throws(SweepGridError) {
@@ -38,13 +44,44 @@ public struct SweepRange: Sendable, Hashable {
         }
         guard step > 0 else { throw .nonPositiveStep(option: option, step: step) }
         guard a <= b else { throw .emptyRange(option: option, text: text) }
-        let count = Int(((b - a) / step + 1e-9).rounded(.down)) + 1
-        guard count <= 1_000_000 else { throw .malformedRange(option: option, text: text) }
+        // Counted in Double first: (B − A) / STEP can exceed Int (STEP 1e-17) and Int() would trap.
+        let steps = ((b - a) / step + 1e-9).rounded(.down)
+        guard steps < Double(Self.maxValues), let stepCount = Int(exactly: steps) else {
+            throw .tooManyValues(option: option, text: text, limit: Self.maxValues)
+        }
+        let count = stepCount + 1
         // a + i·step, not repeated addition: no drift over long ranges.
         values = (0..<count).map { a + Double($0) * step }
     }
 
     public init(values: [Double]) { self.values = values }
+}
+
+extension SweepGrid {
+    /// The grid as the command line gives it: `enter`/`exit` as `A:B:STEP`, `maxAccuracy` and
+    /// `confirm` as lists (`25,30,50`; defaults 30 m and 1 fix). `exit` is used for hysteresis only.
+    /// Malformed text throws `.malformedRange`/`.malformedList` naming the option (`--enter`, ...).
+    /// `kalmanQ` is a list too (default `FenceInput.defaultAccelerationDensity_m2ps3`).
+    public init(parsing kind: SweepRuleKind, enter: String, exit: String?, maxAccuracy: String?, confirm: String?,
+                inputs: [FenceInput.Kind] = [.raw], kalmanQ: String? = nil, limit: Int?) throws(SweepGridError) {
+        let enterRange = try SweepRange(parsing: enter, option: "--enter")
+        let exitRange = try exit.map { text throws(SweepGridError) in try SweepRange(parsing: text, option: "--exit") }
+        let accuracy = try maxAccuracy.map { text throws(SweepGridError) in try parseSweepList(text, option: "--max-accuracy") } ?? [30]
+        var fixes: [Int] = [1]
+        if let confirm {
+            fixes = []
+            for v in try parseSweepList(confirm, option: "--confirm") {
+                guard v == v.rounded(), abs(v) < 1e9 else {
+                    throw .malformedList(option: "--confirm", text: confirm + " (whole numbers of fixes)")
+                }
+                fixes.append(Int(v))
+            }
+        }
+        let q = try kalmanQ.map { text throws(SweepGridError) in try parseSweepList(text, option: "--kalman-q") }
+            ?? [FenceInput.defaultAccelerationDensity_m2ps3]
+        try self.init(kind: kind, enter: enterRange, exit: kind == .hysteresis ? exitRange : nil, maxAccuracy: accuracy,
+                      confirm: fixes, inputs: inputs, kalmanQ: q, limit: limit)
+    }
 }
 
 /// Parses `25,30,50` into numbers; the error names the option.
@@ -84,25 +121,41 @@ public struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     public var maxAccuracy_m: Double
     /// Consecutive agreeing fixes required before a change (1 = no confirmation).
     public var confirm_n: Int
+    /// What the rule decides on: raw fixes, or the Kalman or IMM filter's causal estimate.
+    public var input: FenceInput.Kind = .raw
+    /// The filter's process noise q, m²/s³ (`FenceInput.defaultAccelerationDensity_m2ps3` for raw input).
+    public var q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3
 
-    public init(kind: SweepRuleKind, enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirm_n: Int) {
+    public init(kind: SweepRuleKind, enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirm_n: Int,
+                input: FenceInput.Kind = .raw, q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3) {
         self.kind = kind
         self.enter_m = enter_m
         self.exit_m = exit_m
         self.maxAccuracy_m = maxAccuracy_m
         self.confirm_n = confirm_n
+        self.input = input
+        self.q_m2s3 = input == .raw ? FenceInput.defaultAccelerationDensity_m2ps3 : q_m2s3
+    }
+
+    /// The input stage of this point (q validated by the grid).
+    public var fenceInput: FenceInput {
+        (try? FenceInput(input, accelerationDensity_m2ps3: q_m2s3)) ?? .raw
     }
 
     /// Width of the hysteresis band in metres.
     public var band_m: Double { exit_m - enter_m }
 
-    /// A stable label, e.g. `hysteresis 80/120 acc30 confirm1`.
+    /// A stable label, e.g. `hysteresis 80/120 acc30 confirm1`, `… confirm1 kalman q0.5` for a filtered input.
     public var label: String {
+        let stage = input == .raw ? "" : " \(input.rawValue) q\(fmt(q_m2s3))"
         switch kind {
-        case .hysteresis: return "hysteresis \(fmt(enter_m))/\(fmt(exit_m)) acc\(fmt(maxAccuracy_m)) confirm\(confirm_n)"
-        case .threshold, .conservative: return "\(kind.rawValue) \(fmt(enter_m)) confirm\(confirm_n)"
+        case .hysteresis: return "hysteresis \(fmt(enter_m))/\(fmt(exit_m)) acc\(fmt(maxAccuracy_m)) confirm\(confirm_n)" + stage
+        case .threshold, .conservative: return "\(kind.rawValue) \(fmt(enter_m)) confirm\(confirm_n)" + stage
         }
     }
+
+    /// The spec string with the input stage (`hysteresis:80:120:30+confirm2+kalman:0.5`).
+    public var setupDescription: String { FenceSetup(rule: rule, input: fenceInput).description }
 
     /// The engine's rule for this point; confirmation 1 means none (same decisions, plain rules version).
     public var rule: RuleSpec {
@@ -117,10 +170,15 @@ public struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     /// The seeds' setting (seed 000: hysteresis 80/120 m, accuracy gate 30 m, no confirmation).
     public static let seedReference = SweepPoint(kind: .hysteresis, enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirm_n: 1)
 
+    /// Order: radii, gate, confirmation, rule kind, then input (raw, kalman, imm) and q — so a
+    /// grid of raw points keeps its order and ids when filtered inputs are added after it.
     public static func < (a: SweepPoint, b: SweepPoint) -> Bool {
-        (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) != (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n)
-            ? (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) < (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n)
-            : a.kind.rawValue < b.kind.rawValue
+        if (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) != (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n) {
+            return (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) < (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n)
+        }
+        if a.kind != b.kind { return a.kind.rawValue < b.kind.rawValue }
+        let ra = FenceInput.Kind.allCases.firstIndex(of: a.input) ?? 0, rb = FenceInput.Kind.allCases.firstIndex(of: b.input) ?? 0
+        return ra != rb ? ra < rb : a.q_m2s3 < b.q_m2s3
     }
 }
 
@@ -142,15 +200,61 @@ public struct SweepGrid: Sendable, Hashable {
     public var referenceIndex: Int?
 
     public static let defaultLimit = 2_000
+    /// Most points any grid may have, even with `--force` (bounded time and memory).
+    public static let maxPoints = 10_000_000
 
+    /// The number of distinct points `init` would build (the seeds' reference included), without
+    /// building them: Σ over enter radii of the exit radii above it, × accuracies × confirmations.
+    public static func pointCount(kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double], confirm: [Int]) -> Int {
+        let enters = Set(enter.values), accuracies = Set(maxAccuracy), confirms = Set(confirm)
+        let reference = SweepPoint.seedReference
+        switch kind {
+        case .hysteresis:
+            let exits = Set(exit?.values ?? []).sorted()
+            var pairs = 0
+            for e in enters {
+                // Exit radii strictly above e: binary search in the sorted distinct exits.
+                var lo = 0, hi = exits.count
+                while lo < hi { let mid = (lo + hi) / 2; if exits[mid] > e { hi = mid } else { lo = mid + 1 } }
+                pairs += exits.count - lo
+            }
+            let (n, overflow) = pairs.multipliedReportingOverflow(by: accuracies.count * confirms.count)
+            guard !overflow else { return .max }
+            let hasReference = enters.contains(reference.enter_m) && exits.contains(reference.exit_m)
+                && accuracies.contains(reference.maxAccuracy_m) && confirms.contains(reference.confirm_n)
+            return n + (hasReference ? 0 : 1)
+        case .threshold, .conservative:
+            return enters.count * confirms.count + 1
+        }
+    }
+
+    /// - Parameters:
+    ///   - inputs: the input stages to cross with every rule setting (default raw only).
+    ///   - kalmanQ: process noise values q (m²/s³, finite, > 0) for the filtered inputs (default 1).
     public init(kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double],
-                confirm: [Int], limit: Int? = defaultLimit) throws(SweepGridError) {
+                confirm: [Int], inputs: [FenceInput.Kind] = [.raw], kalmanQ: [Double] = [FenceInput.defaultAccelerationDensity_m2ps3],
+                limit: Int? = defaultLimit) throws(SweepGridError) {
         for v in enter.values where v < 0 { throw .invalidValue(option: "--enter", value: v, reason: "must be ≥ 0 m") }
         for v in exit?.values ?? [] where v < 0 { throw .invalidValue(option: "--exit", value: v, reason: "must be ≥ 0 m") }
         for v in maxAccuracy where !(v > 0 && v.isFinite) {
             throw .invalidValue(option: "--max-accuracy", value: v, reason: "must be finite and > 0 m (a gate of 0 m rejects every fix)")
         }
         for c in confirm where c < 1 { throw .invalidValue(option: "--confirm", value: Double(c), reason: "must be ≥ 1 fix") }
+        for q in kalmanQ where !(q > 0 && q.isFinite) {
+            throw .invalidValue(option: "--kalman-q", value: q, reason: "must be finite and > 0 m²/s³")
+        }
+        guard !inputs.isEmpty else { throw .noValidPoint(reason: "--input names no input") }
+        // Counted before anything is enumerated (found by fuzz/targets/cli_options.swift: 11 enter
+        // × 500 000 exit radii took minutes to build and then refuse): the number of rule settings
+        // the set below would hold, from the sorted ranges, times the input stages (a filtered
+        // input once per q), so the refusal costs O(n log n).
+        let hardLimit = Self.maxPoints
+        let settings = Self.pointCount(kind: kind, enter: enter, exit: exit, maxAccuracy: maxAccuracy, confirm: confirm)
+        let distinctInputs = Set(inputs)
+        let stageCount = (distinctInputs.contains(.raw) ? 1 : 0) + distinctInputs.filter { $0 != .raw }.count * Set(kalmanQ).count
+        let (staged, overflow) = settings.multipliedReportingOverflow(by: stageCount)
+        let count = overflow ? .max : staged
+        if count > min(limit ?? hardLimit, hardLimit) { throw .tooManyPoints(count: count, limit: min(limit ?? hardLimit, hardLimit)) }
         var set = Set<SweepPoint>()
         switch kind {
         case .hysteresis:
@@ -164,6 +268,14 @@ public struct SweepGrid: Sendable, Hashable {
                 set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: e, maxAccuracy_m: .infinity, confirm_n: c))
             } }
         }
+        // Every rule setting on every input stage (a filtered one once per q).
+        let stages: [(FenceInput.Kind, Double)] = inputs.flatMap { kind in
+            kind == .raw ? [(kind, FenceInput.defaultAccelerationDensity_m2ps3)] : kalmanQ.map { (kind, $0) }
+        }
+        set = Set(set.flatMap { p in
+            stages.map { SweepPoint(kind: p.kind, enter_m: p.enter_m, exit_m: p.exit_m, maxAccuracy_m: p.maxAccuracy_m,
+                                    confirm_n: p.confirm_n, input: $0.0, q_m2s3: $0.1) }
+        })
         set.insert(.seedReference)
         if let limit, set.count > limit { throw .tooManyPoints(count: set.count, limit: limit) }
         for p in set {

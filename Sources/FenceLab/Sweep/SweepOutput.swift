@@ -32,10 +32,11 @@ public enum SweepOutput {
         func opt(_ e: Estimate?) -> JSONValue { e.map(JSONReport.estimate) ?? .null }
         func point(_ i: Int) -> JSONValue {
             let p = m.points[i]
-            return .object([("id", .integer(i)), ("label", .string(p.label)), ("rule", .string(p.rule.description)),
+            return .object([("id", .integer(i)), ("label", .string(p.label)), ("rule", .string(p.setupDescription)),
                      ("kind", .string(p.kind.rawValue)), ("enter_m", .number(p.enter_m)), ("exit_m", .number(p.exit_m)),
                      ("band_m", .number(p.band_m)), ("maxAccuracy_m", p.maxAccuracy_m.isFinite ? .number(p.maxAccuracy_m) : .null),
-                     ("confirm_n", .integer(p.confirm_n)), ("reference", .bool(p == .seedReference))])
+                     ("confirm_n", .integer(p.confirm_n)), ("reference", .bool(p == .seedReference)),
+                     ("input", .string(p.input.rawValue)), ("q_m2s3", p.input == .raw ? .null : .number(p.q_m2s3))])
         }
         func result(_ sc: SweepScenarioSummary, _ c: SweepCell) -> JSONValue {
             .object([("point", .integer(c.point)), ("spurious", JSONReport.estimate(c.spurious)),
@@ -43,7 +44,8 @@ public enum SweepOutput {
                          ("transitions", JSONReport.estimate(c.transitions)),
                          ("truthTransitions", JSONReport.estimate(c.truthTransitions)),
                          ("latency_s", .object([("median", opt(c.latencyMedian_s)), ("p95", opt(c.latencyP95_s))])),
-                         ("frontier", .bool(sc.frontier.contains(c.point))), ("visits", visitsJSON(c.visits))])
+                         ("frontier", .bool(sc.frontier.contains(c.point))), ("visits", visitsJSON(c.visits)),
+                         ("filterRMSE_m", opt(c.filterRMSE_m))])
         }
         let head: [(String, JSONValue)] = [
             ("schema", .string(schema)),
@@ -82,6 +84,11 @@ public enum SweepOutput {
                     ("generator", .string(sc.scenario.generator)), ("duration_s", .number(sc.scenario.duration_s)),
                     ("weight", .number(sc.scenario.weight)),
                     ("frontier", .array(sc.frontier.sorted().map { .integer($0) })),
+                    ("filterErrors", .array(sc.filterErrors(points: m.points).map { f in
+                        .object([("input", .string(f.kind.rawValue)),
+                                 ("byQ", .array(f.byQ.map { .object([("q_m2s3", .number($0.q_m2s3)), ("rmse_m", JSONReport.estimate($0.rmse))]) })),
+                                 ("best_q_m2s3", .number(f.best_q_m2s3))])
+                    })),
                 ]
                 for (key, value) in fields {
                     member(key, indent: 3, into: &out)
@@ -199,7 +206,7 @@ public enum SweepOutput {
         "latency_median_s_mean", "latency_median_s_lo", "latency_median_s_hi", "latency_n",
         "latency_p95_s_mean", "trueVisits_mean", "matchedVisits_mean", "recall_mean", "falseVisits_mean", "fragments_mean",
         "falsePerHour_mean", "fragmentsPerHour_mean", "entryLatency_p95_s_mean", "exitLatency_p95_s_mean",
-        "frontier", "mixFrontier", "recommended",
+        "input", "q_m2s3", "filterRMSE_m_mean", "frontier", "mixFrontier", "recommended",
     ]
 
     public static func csv(_ s: SweepSummary) -> String {
@@ -217,7 +224,7 @@ public enum SweepOutput {
         for sc in s.scenarios {
             for c in sc.cells {
                 let p = s.manifest.points[c.point]
-                var row = [q(sc.scenario.name), "\(c.point)", q(p.rule.description), p.kind.rawValue, d(p.enter_m), d(p.exit_m),
+                var row = [q(sc.scenario.name), "\(c.point)", q(p.setupDescription), p.kind.rawValue, d(p.enter_m), d(p.exit_m),
                            d(p.band_m), d(p.maxAccuracy_m), "\(p.confirm_n)", p == .seedReference ? "1" : "0",
                            "\(sc.scenario.replicates)"]
                 row += e(c.spurious) + e(c.missed) + e(c.flaps) + [d(c.transitions.mean), d(c.truthTransitions.mean)]
@@ -226,6 +233,7 @@ public enum SweepOutput {
                 row += [d(v.trueVisits.mean), d(v.matchedVisits.mean), v.recall.map { d($0.mean) } ?? "", d(v.falseVisits.mean),
                         d(v.fragments.mean), d(v.falsePerHour.mean), d(v.fragmentsPerHour.mean),
                         v.entryLatencyP95_s.map { d($0.mean) } ?? "", v.exitLatencyP95_s.map { d($0.mean) } ?? ""]
+                row += [p.input.rawValue, p.input == .raw ? "" : d(p.q_m2s3), c.filterRMSE_m.map { d($0.mean) } ?? ""]
                 row += [sc.frontier.contains(c.point) ? "1" : "0", s.mix.frontier.contains(c.point) ? "1" : "0",
                         s.mix.recommended == c.point ? "1" : "0"]
                 out.append(row.joined(separator: ",") + "\n")
@@ -294,8 +302,29 @@ public enum SweepOutput {
                 lines += ["\(front.count - listedFrontier) more frontier settings (\(front.count) in all) are marked in sweep.csv (`frontier` = 1).", ""]
             }
         }
+        lines += filterLines(s)
         lines += ["Every setting is in sweep.csv and sweep.json; the plots are in index.html.", ""]
         return lines.joined(separator: "\n")
+    }
+
+    /// The filters' RMSE per scenario and q, with the q that minimises it (sweeps with a filtered input).
+    static func filterLines(_ s: SweepSummary) -> [String] {
+        let perScenario = s.scenarios.map { ($0.scenario.name, $0.filterErrors(points: s.manifest.points)) }
+        guard perScenario.contains(where: { !$0.1.isEmpty }) else { return [] }
+        var lines = ["## Filters: RMSE per process noise q", "",
+                     "The input filter's position error against the truth (every fix it accepts; the same for every rule "
+                        + "setting), mean over replicates [95 % interval]; **bold**: the q with the smallest RMSE.", "",
+                     "| scenario | filter | q m²/s³ | RMSE m |", "|---|---|---:|---:|"]
+        for (name, filters) in perScenario {
+            for f in filters {
+                for (q, rmse) in f.byQ {
+                    let text = "\(ReportText.plain(q))"
+                    lines.append("| \(ReportText.cell(name)) | \(f.kind.rawValue) | \(q == f.best_q_m2s3 ? "**\(text)**" : text) | "
+                                 + "\(ReportText.plainEstimate(rmse)) |")
+                }
+            }
+        }
+        return lines + [""]
     }
 
     /// The headline and the reasons, for sweep.md, index.html and the terminal.
@@ -303,7 +332,7 @@ public enum SweepOutput {
         let m = s.manifest, mix = s.mix
         var lines: [String] = []
         if let r = mix.recommended {
-            lines.append("Recommended setting for the mix: \(m.points[r].label) (rule \(m.points[r].rule.description)).")
+            lines.append("Recommended setting for the mix: \(m.points[r].label) (rule \(m.points[r].setupDescription)).")
         } else {
             lines.append("No recommended setting.")
         }
@@ -351,6 +380,14 @@ public enum SweepOutput {
                              + "\(ReportText.plain(v.falsePerHour.mean)) | \(ReportText.plain(v.fragmentsPerHour.mean)) | "
                              + "\(v.lateEntryP95_s.map { ReportText.latency($0.mean) } ?? "–")")
             }
+        }
+        for sc in s.scenarios {
+            let best = sc.filterErrors(points: m.points)
+            guard !best.isEmpty else { continue }
+            lines.append("  \(sc.scenario.name): q with the smallest filter RMSE: "
+                         + best.map { f in
+                             "\(f.kind.rawValue) q \(ReportText.plain(f.best_q_m2s3)) (\(ReportText.plain(f.byQ.first { $0.q_m2s3 == f.best_q_m2s3 }?.rmse.mean ?? .nan)) m)"
+                         }.joined(separator: ", "))
         }
         return lines.joined(separator: "\n")
     }

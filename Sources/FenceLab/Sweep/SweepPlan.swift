@@ -17,9 +17,13 @@ public struct SweepRequest: Sendable {
     /// The rule settings to evaluate.
     public var grid: SweepGrid
     /// Constraint: p95 entry latency bound in seconds, early entries counted as 0 (finite, ≥ 0; default 60).
-    public var maxLatency_s = 60.0
+    public var maxLatency_s = SweepRequest.defaultMaxLatency_s
+    /// The default p95 entry-latency bound, seconds.
+    public static let defaultMaxLatency_s = 60.0
     /// Constraint: recall of true visits in every scenario that has some (0…1; default 0.95).
-    public var minRecall = 0.95
+    public var minRecall = SweepRequest.defaultMinRecall
+    /// The default recall constraint.
+    public static let defaultMinRecall = 0.95
     /// Scenario weights in the mix by scenario name (`--weight NAME=W`), overriding the files' `weight`.
     public var weights: [String: Double] = [:]
     /// Which work items this process runs; nil: all of them, written as final output.
@@ -54,7 +58,7 @@ public struct SweepScenario: Sendable, Hashable, Codable {
 /// Everything that defines a sweep's results, plus which shard a folder holds (`shard.json`).
 /// Two shards merge only when every field but `shard` is equal.
 public struct SweepManifest: Sendable, Hashable, Codable {
-    public static let currentFormat = "fencelab-sweep-shard/2"
+    public static let currentFormat = "fencelab-sweep-shard/3"
     public var format: String = currentFormat
     public var toolVersion: String
     public var rule: SweepRuleKind
@@ -81,15 +85,21 @@ public struct SweepManifest: Sendable, Hashable, Codable {
     public func encoded(pretty: Bool) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        // FenceLab's one spelling of non-finite numbers in JSON (README, "Limits and output safety").
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         // Encoding plain value types cannot fail.
         return String(decoding: try! encoder.encode(self), as: UTF8.self)
     }
 
     /// Reads `shard.json`.
     public static func decode(_ data: Data, file: String) throws(SweepError) -> SweepManifest {
+        // The strict reader first (RFC grammar, duplicate keys, limits; JSONDecoder takes the
+        // last of two equal keys silently), then the decoder maps the checked text.
+        do { _ = try StrictJSON.parse([UInt8](data)) } catch {
+            throw .badManifest(file: file, reason: "not valid JSON: \(error)")
+        }
         let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         let m: SweepManifest
         do { m = try decoder.decode(SweepManifest.self, from: data) } catch {
             throw .badManifest(file: file, reason: "not a sweep shard manifest (\(error))")
@@ -169,6 +179,13 @@ public struct SweepPlan: Sendable {
 
     /// Grid points P.
     public var pointCount: Int { manifest.points.count }
+
+    /// The distinct filtered inputs of the grid, in point order (each scored once per drive).
+    var filters: [FenceInput] {
+        var seen: [FenceInput] = []
+        for p in manifest.points where p.input != .raw && !seen.contains(p.fenceInput) { seen.append(p.fenceInput) }
+        return seen
+    }
 
     /// The index of work item (scenario s, replicate r, point p).
     public func itemIndex(scenario s: Int, replicate r: Int, point p: Int) -> Int {

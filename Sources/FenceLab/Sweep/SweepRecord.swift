@@ -1,3 +1,4 @@
+import DriveSim
 /// What one sweep work item (scenario × replicate × grid point) measured: the flutter counts
 /// and latencies of one rule on one generated drive, and its visits against the place.
 ///
@@ -27,6 +28,10 @@ public struct SweepRecord: Sendable, Hashable {
     public var entryLatencyP95_s: Double?
     public var lateEntryP95_s: Double?
     public var exitLatencyP95_s: Double?
+    /// RMSE in metres of the point's input filter on this drive (every fix the filter accepts,
+    /// against the truth), as `kalman.filtered.rmse_m` / `kalman.imm.rmse_m` of a run with that q;
+    /// nil for raw input.
+    public var filterRMSE_m: Double?
 
     public init(item: Int, spurious: Int, missed: Int, flaps: Int, transitions: Int, truthTransitions: Int,
                 latencyMedian_s: Double?, latencyP95_s: Double?) {
@@ -48,7 +53,7 @@ public struct SweepRecord: Sendable, Hashable {
 
     static let keys = ["item", "spurious", "missed", "flaps", "transitions", "truthTransitions",
                        "latencyMedian_s", "latencyP95_s", "trueVisits", "matchedVisits", "falseVisits", "fragments",
-                       "earlyEntries", "entryLatencyP95_s", "lateEntryP95_s", "exitLatencyP95_s"]
+                       "earlyEntries", "entryLatencyP95_s", "lateEntryP95_s", "exitLatencyP95_s", "filterRMSE_m"]
 
     /// One JSON object on one line (no newline), keys in `keys` order.
     public var jsonLine: String {
@@ -88,27 +93,31 @@ public struct SweepRecord: Sendable, Hashable {
         int(8, trueVisits, &bytes); int(9, matchedVisits, &bytes); int(10, falseVisits, &bytes)
         int(11, fragments, &bytes); int(12, earlyEntries, &bytes)
         double(13, entryLatencyP95_s, &bytes); double(14, lateEntryP95_s, &bytes); double(15, exitLatencyP95_s, &bytes)
+        double(16, filterRMSE_m, &bytes)
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// Parses a line written by `jsonLine` (exactly those keys, in that order).
+    /// Parses a line written by `jsonLine` (exactly those keys, in that order) with the one
+    /// strict reader.
     /// - Throws: `SweepError.badRecord` naming `file`, `line` and what is wrong.
     public init(parsing text: Substring, file: String, line: Int) throws(SweepError) {
         func bad(_ why: String) -> SweepError { .badRecord(file: file, line: line, reason: why) }
-        guard text.first == "{", text.last == "}" else { throw bad("not a JSON object on one line") }
-        let fields = text.dropFirst().dropLast().split(separator: ",", omittingEmptySubsequences: false)
-        guard fields.count == Self.keys.count else { throw bad("expected the keys \(Self.keys.joined(separator: ", "))") }
+        let root: StrictJSON.Value
+        do { root = try StrictJSON.parse(text, limits: StrictJSON.Limits(maxBytes: 4096, maxDepth: 2)) } catch {
+            throw bad("not a JSON object on one line: \(error)")
+        }
+        guard case let .object(members, _) = root else { throw bad("not a JSON object on one line") }
+        guard members.map(\.key) == Self.keys else { throw bad("expected the keys \(Self.keys.joined(separator: ", "))") }
         var ints: [Int] = [], doubles: [Double?] = []
-        for (field, key) in zip(fields, Self.keys) {
-            let quoted = "\"\(key)\":"
-            guard field.hasPrefix(quoted) else { throw bad("expected key \"\(key)\" in '\(field)'") }
-            let value = field.dropFirst(quoted.count)
-            if key.hasSuffix("_s") {
-                if value == "null" { doubles.append(nil); continue }
-                guard let v = Double(value), v.isFinite else { throw bad("\(key): not a finite number: '\(value)'") }
+        for (key, value) in members {
+            if key.hasSuffix("_s") || key.hasSuffix("_m") {
+                if case .null = value { doubles.append(nil); continue }
+                guard case let .number(v, _, _) = value, v.isFinite else { throw bad("\(key): not a finite number: \(value.kindDescription)") }
                 doubles.append(v)
             } else {
-                guard let v = Int(value), v >= 0 else { throw bad("\(key): not a count: '\(value)'") }
+                guard case let .number(x, _, _) = value, let v = Int(exactly: x), v >= 0 else {
+                    throw bad("\(key): not a count: \(value.kindDescription)")
+                }
                 ints.append(v)
             }
         }
@@ -116,6 +125,7 @@ public struct SweepRecord: Sendable, Hashable {
                   truthTransitions: ints[5], latencyMedian_s: doubles[0], latencyP95_s: doubles[1])
         trueVisits = ints[6]; matchedVisits = ints[7]; falseVisits = ints[8]; fragments = ints[9]; earlyEntries = ints[10]
         entryLatencyP95_s = doubles[2]; lateEntryP95_s = doubles[3]; exitLatencyP95_s = doubles[4]
+        filterRMSE_m = doubles[5]
     }
 
     /// Parses JSON Lines text; with `allowTornTail` a last line without its newline (an

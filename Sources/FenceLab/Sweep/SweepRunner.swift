@@ -72,7 +72,7 @@ public enum SweepRunner {
         }) { i in
             let unit = units[i]
             if let stopAfter, finished.withLock({ $0 }) >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
-            let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r)
+            let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r, filters: plan.filters)
             var scratch = SweepScratch()
             let records = try unit.points.map { p in
                 try drive.evaluate(plan.manifest.points[p], item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
@@ -97,7 +97,7 @@ public enum SweepRunner {
 
     /// Removes the resume file once the final output is in place.
     public static func removePartial(out: String) {
-        unlink(partialPath(out: out))
+        FileSystem.removeFile(partialPath(out: out))
     }
 
     /// Finished records of an earlier run of the same sweep and shard (a torn last line is dropped).
@@ -123,16 +123,12 @@ final class RecordAppender: Sendable {
     /// Rewrites `path` as header + `existing` (via a temporary file and rename), then opens it for appending.
     init(path: String, header: String, existing: [SweepRecord]) throws(SweepError) {
         self.path = path
-        let tmp = path + ".tmp-\(getpid())"
         var text = header + "\n"
         for r in existing { text += r.jsonLine + "\n" }
-        guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8)) else {
-            throw .io(path: tmp, reason: "cannot create the resume file")
-        }
-        guard rename(tmp, path) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
-        let descriptor = open(path, O_WRONLY | O_APPEND)
-        guard descriptor >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
-        fd = Locked(descriptor)
+        do {
+            try FileSystem.atomicWrite(Array(text.utf8), to: path)
+            fd = Locked(try FileSystem.openForAppending(path))
+        } catch { throw .io(path: path, reason: error.reason) }
     }
 
     func append(_ records: [SweepRecord]) throws(SweepError) {
@@ -140,33 +136,19 @@ final class RecordAppender: Sendable {
         bytes.reserveCapacity(records.count * 320)
         for r in records { r.appendJSONLine(to: &bytes); bytes.append(UInt8(ascii: "\n")) }
         try fd.withLock { (fd) throws(SweepError) in
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + offset, bytes.count - offset) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw .io(path: path, reason: "append failed: \(String(cString: strerror(errno)))")
-                }
-                offset += n
+            do throws(OutputError) { try FileSystem.writeAll(fd: fd, bytes, path: path) } catch {
+                throw .io(path: path, reason: "append failed: \(error.reason)")
             }
         }
     }
 
     func close() {
         fd.withLock { fd in
-            if fd >= 0 { _ = closeFile(fd); fd = -1 }
+            if fd >= 0 { FileSystem.closeFile(fd); fd = -1 }
         }
     }
 
     deinit { close() }
-}
-
-private func closeFile(_ fd: Int32) -> Int32 {
-    #if canImport(Glibc)
-    return Glibc.close(fd)
-    #else
-    return Darwin.close(fd)
-    #endif
 }
 
 /// A whole `fencelab sweep` / `fencelab merge`, as the CLI calls it.

@@ -1,3 +1,5 @@
+import GeoPolicy
+
 /// One grid point on one scenario, aggregated over replicates (mean and 95 % CI).
 public struct SweepCell: Sendable, Hashable {
     /// Index into the manifest's points.
@@ -12,6 +14,8 @@ public struct SweepCell: Sendable, Hashable {
     public var latencyP95_s: Estimate?
     /// Visits against the place (`visits.*`), mean and 95 % CI over replicates.
     public var visits: SweepVisitCell
+    /// RMSE of the point's input filter over the replicates; nil for raw input.
+    public var filterRMSE_m: Estimate?
 
     /// The cell as a trade-off point (latency NaN when nothing was detected).
     func tradeOff(_ p: SweepPoint) -> TradeOffPoint {
@@ -50,6 +54,32 @@ public struct SweepScenarioSummary: Sendable, Hashable {
     public var cells: [SweepCell]
     /// Points not dominated in (spurious, median latency, missed) of the flutter figures.
     public var frontier: Set<Int>
+
+    /// Per filtered input kind (`kalman`, `imm`): every q of the grid with the filter's mean RMSE
+    /// over the replicates (the same for every rule setting: the filter does not depend on the
+    /// rule), in q order, and the q with the smallest RMSE first on ties to the smaller q.
+    /// `points`: the manifest's.
+    public func filterErrors(points: [SweepPoint]) -> [FilterErrors] {
+        var out: [FilterErrors] = []
+        for kind in FenceInput.Kind.allCases where kind != .raw {
+            var byQ: [Double: Estimate] = [:]
+            for c in cells where points[c.point].input == kind {
+                if byQ[points[c.point].q_m2s3] == nil, let e = c.filterRMSE_m { byQ[points[c.point].q_m2s3] = e }
+            }
+            let sorted = byQ.keys.sorted().map { (q_m2s3: $0, rmse: byQ[$0]!) }
+            guard let best = sorted.min(by: { $0.rmse.mean < $1.rmse.mean }) else { continue }
+            out.append(FilterErrors(kind: kind, byQ: sorted, best_q_m2s3: best.q_m2s3))
+        }
+        return out
+    }
+}
+
+/// One filter's error on one scenario for every q of a sweep, and the q with the smallest RMSE.
+public struct FilterErrors: Sendable {
+    public var kind: FenceInput.Kind
+    /// In q order.
+    public var byQ: [(q_m2s3: Double, rmse: Estimate)]
+    public var best_q_m2s3: Double
 }
 
 /// The result of a sweep: what `sweep.json`, `sweep.csv`, `sweep.md` and `index.html` show.
@@ -141,7 +171,8 @@ public struct SweepSummary: Sendable, Hashable {
             transitions: try est(records.map { Double($0.transitions) }, "flutter.transitions"),
             truthTransitions: try est(records.map { Double($0.truthTransitions) }, "flutter.truthTransitions"),
             latencyMedian_s: medians.isEmpty ? nil : try est(medians, "flutter.latency_s.median"),
-            latencyP95_s: p95.isEmpty ? nil : try est(p95, "flutter.latency_s.p95"), visits: visits)
+            latencyP95_s: p95.isEmpty ? nil : try est(p95, "flutter.latency_s.p95"), visits: visits,
+            filterRMSE_m: try optional(records.compactMap(\.filterRMSE_m), "filterRMSE_m"))
     }
 
     /// The objective in words (for every output).

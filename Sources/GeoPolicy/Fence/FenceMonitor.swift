@@ -20,10 +20,7 @@ public struct FenceMonitor<Rule: FenceRule, Model: DistanceModel>: Sendable {
     @usableFromInline var storedLog = FenceDecisionLog()
     @usableFromInline var sampleCount = 0
     @usableFromInline var lastEventId: UInt64 = 0
-    @usableFromInline var hasAccepted = false
-    @usableFromInline var lastTimestamp_s = 0.0
-    @usableFromInline var lastLatitude = 0.0
-    @usableFromInline var lastLongitude = 0.0
+    @usableFromInline var order = OrderGate()
 
     /// - Parameters:
     ///   - center: fence centre.
@@ -78,10 +75,7 @@ public struct FenceMonitor<Rule: FenceRule, Model: DistanceModel>: Sendable {
         if let reason = rejection(fix, now_s: now_s) {
             return record(index, d, a, old, old, reason, nil, fix)
         }
-        hasAccepted = true
-        lastTimestamp_s = fix.timestamp_s
-        lastLatitude = fix.latitude
-        lastLongitude = fix.longitude
+        order.accept(fix)
         let new = evaluator.update(distance_m: d, accuracy_m: a, timestamp_s: fix.timestamp_s)
         var event: FenceEvent?
         if new != old, let kind = FenceMonitor.eventKind(old, new) {
@@ -109,17 +103,23 @@ public struct FenceMonitor<Rule: FenceRule, Model: DistanceModel>: Sendable {
     /// The reason a fix with a valid coordinate is refused, or nil.
     @inlinable
     func rejection(_ fix: Fix, now_s: Double) -> RejectionReason? {
-        let a = fix.horizontalAccuracy_m
-        guard a.isFinite, a >= 0 else { return .invalidAccuracy }
-        if now_s - fix.timestamp_s > maxAge_s { return .stale }
-        if hasAccepted {
-            if fix.timestamp_s == lastTimestamp_s, fix.latitude == lastLatitude, fix.longitude == lastLongitude {
-                return .duplicate
-            }
-            if fix.timestamp_s <= lastTimestamp_s { return .outOfOrder }
-        }
-        if a > evaluator.rule.maxAccuracy_m { return .inaccurate }
+        if let reason = order.rejection(fix, now_s: now_s, maxAge_s: maxAge_s) { return reason }
+        if fix.horizontalAccuracy_m > evaluator.rule.maxAccuracy_m { return .inaccurate }
         return nil
+    }
+
+    /// Records `fix` as refused for `reason` by a stage in front of the monitor
+    /// (`FilteredFenceMonitor`): nothing changes but the sample count and the log.
+    @usableFromInline
+    mutating func reject(_ fix: Fix, reason: RejectionReason) -> FenceDecision {
+        let index = sampleCount
+        sampleCount &+= 1
+        let old = evaluator.state
+        var d = Double.nan
+        if Coordinate.isValid(latitude: fix.latitude, longitude: fix.longitude) {
+            d = distanceModel.distance_m(center, Coordinate(computedLatitude: fix.latitude, longitude: fix.longitude))
+        }
+        return record(index, d, fix.horizontalAccuracy_m, old, old, reason, nil, fix)
     }
 
     @inlinable
@@ -147,6 +147,41 @@ public struct FenceMonitor<Rule: FenceRule, Model: DistanceModel>: Sendable {
         storedLog.entries.append(FenceLogEntry(decision: decision,
                                                latitude: withCoordinates ? fix.latitude : nil,
                                                longitude: withCoordinates ? fix.longitude : nil))
+    }
+}
+
+/// The checks of a fix that do not depend on its position or the rule: accuracy valid, not stale
+/// against the injected `now`, not a duplicate of or older than the last accepted fix (in this order).
+@usableFromInline
+struct OrderGate: Sendable, Hashable {
+    @usableFromInline var hasAccepted = false
+    @usableFromInline var lastTimestamp_s = 0.0
+    @usableFromInline var lastLatitude = 0.0
+    @usableFromInline var lastLongitude = 0.0
+
+    @inlinable init() {}
+
+    /// The reason `fix` (finite timestamp, valid coordinate) is refused, or nil.
+    @inlinable
+    func rejection(_ fix: Fix, now_s: Double, maxAge_s: Double) -> RejectionReason? {
+        let a = fix.horizontalAccuracy_m
+        guard a.isFinite, a >= 0 else { return .invalidAccuracy }
+        if now_s - fix.timestamp_s > maxAge_s { return .stale }
+        if hasAccepted {
+            if fix.timestamp_s == lastTimestamp_s, fix.latitude == lastLatitude, fix.longitude == lastLongitude {
+                return .duplicate
+            }
+            if fix.timestamp_s <= lastTimestamp_s { return .outOfOrder }
+        }
+        return nil
+    }
+
+    @inlinable
+    mutating func accept(_ fix: Fix) {
+        hasAccepted = true
+        lastTimestamp_s = fix.timestamp_s
+        lastLatitude = fix.latitude
+        lastLongitude = fix.longitude
     }
 }
 

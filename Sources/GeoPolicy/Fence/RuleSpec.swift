@@ -59,6 +59,7 @@ public enum RuleSpec: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: `RuleSpecError` naming the part of `text` that is wrong.
     public static func parse(_ text: String) throws(RuleSpecError) -> RuleSpec {
         let pieces = text.split(separator: "+", omittingEmptySubsequences: false).map(String.init)
+        for part in pieces.dropFirst() where isInputStage(part) { throw .inputNotAccepted(spec: text, part: part) }
         guard pieces.count <= 2 else { throw .extraPart(spec: text, part: pieces[2]) }
         let confirmation: Confirmation? = pieces.count == 2 ? try parseConfirmation(pieces[1], spec: text) : nil
         let parts = pieces[0].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
@@ -102,6 +103,11 @@ public enum RuleSpec: Sendable, Hashable, CustomStringConvertible {
         return out
     }
 
+    /// True for a spec part naming an input stage (`kalman`, `imm:0.5`, `raw`).
+    static func isInputStage(_ part: String) -> Bool {
+        FenceInput.Kind(rawValue: String(part.prefix { $0 != ":" })) != nil
+    }
+
     private static func parseConfirmation(_ part: String, spec: String) throws(RuleSpecError) -> Confirmation {
         guard part.hasPrefix("confirm") else { throw .badConfirmation(spec: spec, part: part) }
         let body = part.dropFirst("confirm".count)
@@ -119,21 +125,45 @@ public enum RuleSpecError: Error, Sendable, Hashable, CustomStringConvertible {
     case badConfirmation(spec: String, part: String)
     case extraPart(spec: String, part: String)
     case invalidRule(spec: String, FenceRuleError)
+    /// An input stage (`+kalman`, `+imm`) where only a rule is accepted (fixtures, engines).
+    case inputNotAccepted(spec: String, part: String)
+    /// A malformed input stage: `kalman:x`, `imm:-1`, `raw:2`.
+    case badInput(spec: String, part: String)
 
+    /// The same error naming `text` as the spec (for a part of a longer spec).
+    func quoting(_ text: String) -> RuleSpecError {
+        switch self {
+        case let .unknownKind(_, k): return .unknownKind(spec: text, kind: k)
+        case let .parameterCount(_, k, e, g): return .parameterCount(spec: text, kind: k, expected: e, got: g)
+        case let .notANumber(_, p, part): return .notANumber(spec: text, parameter: p, part: part)
+        case let .badConfirmation(_, part): return .badConfirmation(spec: text, part: part)
+        case let .extraPart(_, part): return .extraPart(spec: text, part: part)
+        case let .invalidRule(_, e): return .invalidRule(spec: text, e)
+        case let .inputNotAccepted(_, part): return .inputNotAccepted(spec: text, part: part)
+        case let .badInput(_, part): return .badInput(spec: text, part: part)
+        }
+    }
+
+    /// One line: the spec and its parts are echoed at most 80 characters, controls escaped.
     public var description: String {
+        func c(_ t: String) -> String { ShownText.shown(t) }
         switch self {
         case let .unknownKind(s, k):
-            return "rule '\(s)': unknown kind '\(k)'; expected hysteresis, threshold or conservative"
+            return "rule '\(c(s))': unknown kind '\(c(k))'; expected hysteresis, threshold or conservative"
         case let .parameterCount(s, k, e, g):
-            return "rule '\(s)': \(k) takes \(e.count) parameter(s) \(k):\(e.joined(separator: ":")), got \(g)"
+            return "rule '\(c(s))': \(k) takes \(e.count) parameter(s) \(k):\(e.joined(separator: ":")), got \(g)"
         case let .notANumber(s, p, part):
-            return "rule '\(s)': \(p) is not a number: '\(part)'"
+            return "rule '\(c(s))': \(p) is not a number: '\(c(part))'"
         case let .badConfirmation(s, part):
-            return "rule '\(s)': confirmation must be confirmN (fixes) or confirmTs (seconds), got '\(part)'"
+            return "rule '\(c(s))': confirmation must be confirmN (fixes) or confirmTs (seconds), got '\(c(part))'"
         case let .extraPart(s, part):
-            return "rule '\(s)': unexpected part '+\(part)'; at most one confirmation"
+            return "rule '\(c(s))': unexpected part '+\(c(part))'; at most one confirmation and one input stage"
         case let .invalidRule(s, e):
-            return "rule '\(s)': \(e)"
+            return "rule '\(c(s))': \(e)"
+        case let .inputNotAccepted(s, part):
+            return "rule '\(c(s))': the input stage '+\(c(part))' is not accepted here; fixtures and engines decide on the fixes themselves"
+        case let .badInput(s, part):
+            return "rule '\(c(s))': input must be raw, kalman, imm, kalman:Q or imm:Q with Q the process noise in m²/s³ (finite, > 0), got '\(c(part))'"
         }
     }
 }

@@ -30,6 +30,13 @@ struct AnchorProjection: Sendable {
         radius_m = frame.radius_m
     }
 
+    /// The projection anchored at the plane point `p` of this frame, and the Jacobian that carries
+    /// vectors at `p` into the new frame (for velocities and, as diag(J, J), covariances).
+    func reanchored(at p: SIMD2<Double>) -> (AnchorProjection, Matrix2) {
+        let newFrame = LocalFrame(anchor: frame.coordinate(p))
+        return (AnchorProjection(frame: newFrame), frame.jacobian(at: p, into: newFrame))
+    }
+
     @inlinable @inline(__always)
     func offset_m(latitude: Double, longitude: Double) -> SIMD2<Double> {
         let k = AnchorProjection.radiansPerDegree

@@ -58,6 +58,40 @@ public struct Covariance4: Sendable, Hashable {
         return d3 > 0 && d3.isFinite
     }
 
+    /// eᵀ P⁻¹ e by a Cholesky factorisation in scalars (no heap), or nil when P is not positive
+    /// definite. For an estimation error e this is the NEES (χ²(4) for a consistent filter).
+    public func normalizedSquare(_ e: SIMD4<Double>) -> Double? {
+        let d0 = p00
+        guard d0 > 0, d0.isFinite else { return nil }
+        let l00 = d0.squareRoot()
+        let l10 = p01 / l00, l20 = p02 / l00, l30 = p03 / l00
+        let d1 = p11 - l10 * l10
+        guard d1 > 0, d1.isFinite else { return nil }
+        let l11 = d1.squareRoot()
+        let l21 = (p12 - l20 * l10) / l11, l31 = (p13 - l30 * l10) / l11
+        let d2 = p22 - l20 * l20 - l21 * l21
+        guard d2 > 0, d2.isFinite else { return nil }
+        let l22 = d2.squareRoot()
+        let l32 = (p23 - l30 * l20 - l31 * l21) / l22
+        let d3 = p33 - l30 * l30 - l31 * l31 - l32 * l32
+        guard d3 > 0, d3.isFinite else { return nil }
+        let l33 = d3.squareRoot()
+        // Forward substitution L y = e; eᵀ P⁻¹ e = |y|².
+        let y0 = e[0] / l00
+        let y1 = (e[1] - l10 * y0) / l11
+        let y2 = (e[2] - l20 * y0 - l21 * y1) / l22
+        let y3 = (e[3] - l30 * y0 - l31 * y1 - l32 * y2) / l33
+        return y0 * y0 + y1 * y1 + y2 * y2 + y3 * y3
+    }
+
+    /// eᵀ P_pp⁻¹ e over the position block only (χ²(2) for a consistent filter), or nil when the
+    /// block is not positive definite.
+    public func positionNormalizedSquare(_ e: SIMD2<Double>) -> Double? {
+        let det = p00 * p11 - p01 * p01
+        guard p00 > 0, det > 0, det.isFinite else { return nil }
+        return (p11 * e.x * e.x - 2 * p01 * e.x * e.y + p00 * e.y * e.y) / det
+    }
+
     /// T P Tᵀ for T = diag(J, J): carries a (position, velocity) covariance through a linear frame map.
     @inlinable
     func transformed(by j: Matrix2) -> Covariance4 {

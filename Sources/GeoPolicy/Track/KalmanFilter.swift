@@ -18,6 +18,41 @@ public struct KalmanEstimate: Sendable, Hashable {
     }
 }
 
+extension KalmanEstimate {
+    /// The estimate of a plane state x = (east_m, north_m, vEast_mps, vNorth_mps) with covariance
+    /// `p` in `frame`: the position through the frame, the velocity turned into the east/north
+    /// axes at that position, the accuracy from the mean per-axis position variance.
+    init(frame: LocalFrame, state x: SIMD4<Double>, covariance p: Covariance4, timestamp_s: Double,
+         convention: AccuracyConvention) {
+        let offset = SIMD2(x[0], x[1])
+        let position = frame.coordinate(offset)
+        let v = frame.jacobian(at: offset, into: LocalFrame(anchor: position)).apply(SIMD2(x[2], x[3]))
+        self.init(timestamp_s: timestamp_s, position: position, velocityEast_mps: v.x, velocityNorth_mps: v.y,
+                  horizontalAccuracy_m: convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.p00 + p.p11)))
+    }
+}
+
+/// The innovation of a position measurement: ν = z − Hx⁻ and S = HP⁻Hᵀ + R (2×2, symmetric).
+public struct Innovation: Sendable, Hashable {
+    /// ν in metres (east, north) in the filter's frame.
+    public var residual_m: SIMD2<Double>
+    /// S (m²): s00, s01 = s10, s11.
+    public var s00: Double, s01: Double, s11: Double
+
+    @inlinable
+    public init(residual_m: SIMD2<Double>, s00: Double, s01: Double, s11: Double) {
+        self.residual_m = residual_m; self.s00 = s00; self.s01 = s01; self.s11 = s11
+    }
+
+    /// det S in m⁴.
+    @inlinable public var determinant: Double { s00 * s11 - s01 * s01 }
+    /// νᵀ S⁻¹ ν (dimensionless): the normalised innovation squared, χ²(2) for a consistent filter.
+    @inlinable public var normalizedSquare: Double {
+        let e = residual_m.x, n = residual_m.y
+        return (s11 * e * e - 2 * s01 * e * n + s00 * n * n) / determinant
+    }
+}
+
 /// Constant-velocity Kalman filter for GPS fixes in a local east/north plane.
 ///
 /// State x = (east_m, north_m, vEast_mps, vNorth_mps) in a `LocalFrame` (spherical azimuthal
@@ -133,19 +168,14 @@ public struct KalmanFilter: Sendable {
     }
 
     func makeEstimate(state x: SIMD4<Double>, covariance p: Covariance4, timestamp_s: Double) -> KalmanEstimate {
-        let offset = SIMD2(x[0], x[1])
-        let position = frame.coordinate(offset)
-        let j = frame.jacobian(at: offset, into: LocalFrame(anchor: position))
-        let v = j.apply(SIMD2(x[2], x[3]))
-        let acc = convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.p00 + p.p11))
-        return KalmanEstimate(timestamp_s: timestamp_s, position: position,
-                              velocityEast_mps: v.x, velocityNorth_mps: v.y, horizontalAccuracy_m: acc)
+        KalmanEstimate(frame: frame, state: x, covariance: p, timestamp_s: timestamp_s, convention: convention)
     }
 
-    // MARK: - Core
-
+    /// The measurement variance per axis (m²) of a fix the track engine accepts, or the reason it
+    /// refuses it: timestamp not finite, invalid coordinate, accuracy not finite and > 0.
+    /// The order check against the last accepted time is the caller's (`KalmanFilter`, `IMMFilter`).
     @inlinable @inline(__always)
-    mutating func process<R: KalmanStepRecording>(_ fix: Fix, _ recorder: inout R) throws(TrackRejection) {
+    static func measurementVariance(of fix: Fix, convention: AccuracyConvention) throws(TrackRejection) -> Double {
         let t = fix.timestamp_s
         guard t.isFinite else { throw .invalidTimestamp(t) }
         guard Coordinate.isValid(latitude: fix.latitude, longitude: fix.longitude) else {
@@ -155,7 +185,15 @@ public struct KalmanFilter: Sendable {
         let acc = fix.horizontalAccuracy_m
         guard acc.isFinite, acc > 0 else { throw .invalidAccuracy(acc) }
         let sigma = convention.sigmaPerAxis_m(accuracy_m: acc)
-        let r = sigma * sigma
+        return sigma * sigma
+    }
+
+    // MARK: - Core
+
+    @inlinable @inline(__always)
+    mutating func process<R: KalmanStepRecording>(_ fix: Fix, _ recorder: inout R) throws(TrackRejection) {
+        let t = fix.timestamp_s
+        let r = try KalmanFilter.measurementVariance(of: fix, convention: convention)
         guard let last = timestamp_s else {
             projection = AnchorProjection(frame: LocalFrame(anchor: Coordinate(computedLatitude: fix.latitude, longitude: fix.longitude)))
             storedState = .zero
@@ -189,12 +227,11 @@ public struct KalmanFilter: Sendable {
     /// Moves the anchor to the point at `p` (plane offset) and carries state and covariance over.
     @usableFromInline
     mutating func reanchor(at p: SIMD2<Double>) -> Matrix2 {
-        let newFrame = LocalFrame(anchor: frame.coordinate(p))
-        let j = frame.jacobian(at: p, into: newFrame)
+        let (moved, j) = projection.reanchored(at: p)
         let v = j.apply(SIMD2(state[2], state[3]))
         storedState = SIMD4(0, 0, v.x, v.y)
         storedCovariance = covariance.transformed(by: j)
-        projection = AnchorProjection(frame: newFrame)
+        projection = moved
         storedReanchorCount += 1
         return j
     }
@@ -220,8 +257,9 @@ public struct KalmanFilter: Sendable {
     /// Correction with a position measurement `z` (m) of variance `r` (m²) per axis, in the
     /// symmetric form P ← P − (P Hᵀ) S⁻¹ (P Hᵀ)ᵀ evaluated on the upper triangle only, so P
     /// stays exactly symmetric (positive definiteness is checked over 10⁶ updates in the tests).
-    @inlinable @inline(__always)
-    static func correct(_ x: inout SIMD4<Double>, _ p: inout Covariance4, z: SIMD2<Double>, r: Double) {
+    /// Returns the innovation (ν, S) of the measurement against the prior.
+    @inlinable @inline(__always) @discardableResult
+    static func correct(_ x: inout SIMD4<Double>, _ p: inout Covariance4, z: SIMD2<Double>, r: Double) -> Innovation {
         let s00 = p.p00 + r, s01 = p.p01, s11 = p.p11 + r
         let invDet = 1 / (s00 * s11 - s01 * s01)
         let i00 = s11 * invDet, i01 = -s01 * invDet, i11 = s00 * invDet
@@ -245,6 +283,7 @@ public struct KalmanFilter: Sendable {
         p.p22 -= k02 * c2 + k12 * d2
         p.p23 -= k02 * c3 + k12 * d3
         p.p33 -= k03 * c3 + k13 * d3
+        return Innovation(residual_m: SIMD2(nu0, nu1), s00: s00, s01: s01, s11: s11)
     }
 }
 

@@ -4,6 +4,19 @@ public struct RejectedFix: Sendable, Hashable {
     public var reason: TrackRejection
 }
 
+/// A state (east_m, north_m, vEast_mps, vNorth_mps) with its covariance in a local plane, at a time.
+public struct PlaneEstimate: Sendable, Hashable {
+    public var frame: LocalFrame
+    public var state: SIMD4<Double>
+    public var covariance: Covariance4
+    /// Seconds, the fixes' clock.
+    public var timestamp_s: Double
+
+    public init(frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, timestamp_s: Double) {
+        self.frame = frame; self.state = state; self.covariance = covariance; self.timestamp_s = timestamp_s
+    }
+}
+
 /// Filtered and smoothed estimates of a recorded track.
 public struct SmoothedTrack: Sendable, Hashable {
     /// Indices (into the input fixes) of the accepted fixes; `filtered[i]` and `smoothed[i]` belong to `acceptedIndices[i]`.
@@ -14,6 +27,14 @@ public struct SmoothedTrack: Sendable, Hashable {
     public var smoothed: [KalmanEstimate]
     /// Fixes that were rejected, with reasons.
     public var rejected: [RejectedFix]
+    /// The filter's recorded steps (predictions, filtered states and covariances), one per accepted fix.
+    public var steps: [KalmanStep] = []
+    /// The smoothed states with their covariances, each in its step's frame.
+    public var smoothedStates: [PlaneEstimate] = []
+
+    public init(acceptedIndices: [Int], filtered: [KalmanEstimate], smoothed: [KalmanEstimate], rejected: [RejectedFix]) {
+        self.acceptedIndices = acceptedIndices; self.filtered = filtered; self.smoothed = smoothed; self.rejected = rejected
+    }
 }
 
 /// Fixed-interval Rauch–Tung–Striebel smoother for `KalmanFilter` (offline use).
@@ -32,6 +53,23 @@ public enum RTSSmoother {
         guard let last = steps.last else { return [] }
         var out = [KalmanEstimate](repeating: estimate(last, last.filteredState, last.filteredCovariance, convention),
                                    count: steps.count)
+        backward(steps) { k, x, p in out[k] = estimate(steps[k], x, p, convention) }
+        return out
+    }
+
+    /// The smoothed state and covariance of every step, each in its step's `frame` (for
+    /// consistency checks such as NEES, which need the covariance the estimate claims).
+    public static func smoothedStates(_ steps: [KalmanStep]) -> [PlaneEstimate] {
+        var out = steps.map { PlaneEstimate(frame: $0.frame, state: $0.filteredState, covariance: $0.filteredCovariance,
+                                            timestamp_s: $0.timestamp_s) }
+        backward(steps) { k, x, p in out[k].state = x; out[k].covariance = p }
+        return out
+    }
+
+    /// The backward recursion; calls `visit(k, x, P)` for k = n−2 … 0 with step k's smoothed
+    /// state in step k's frame (step n−1 is its filtered state).
+    static func backward(_ steps: [KalmanStep], _ visit: (Int, SIMD4<Double>, Covariance4) -> Void) {
+        guard let last = steps.last else { return }
         var xs = last.filteredState
         var ps = Matrix4(last.filteredCovariance)
         var k = steps.count - 2
@@ -56,10 +94,9 @@ public enum RTSSmoother {
             }
             xs = x
             ps = Matrix4(p)
-            out[k] = estimate(steps[k], x, p, convention)
+            visit(k, x, p)
             k -= 1
         }
-        return out
     }
 
     /// Runs `filter` over `fixes` (recording each step) and smooths the result.
@@ -82,17 +119,18 @@ public enum RTSSmoother {
                 rejected.append(RejectedFix(index: i, reason: error))
             }
         }
-        return SmoothedTrack(acceptedIndices: accepted, filtered: filtered,
-                             smoothed: smooth(steps, convention: filter.convention), rejected: rejected)
+        let states = smoothedStates(steps)
+        var track = SmoothedTrack(acceptedIndices: accepted, filtered: filtered,
+                                  smoothed: states.map { KalmanEstimate(frame: $0.frame, state: $0.state, covariance: $0.covariance,
+                                                                        timestamp_s: $0.timestamp_s, convention: filter.convention) },
+                                  rejected: rejected)
+        track.steps = steps
+        track.smoothedStates = states
+        return track
     }
 
     static func estimate(_ step: KalmanStep, _ x: SIMD4<Double>, _ p: Covariance4,
                          _ convention: AccuracyConvention) -> KalmanEstimate {
-        let offset = SIMD2(x[0], x[1])
-        let position = step.frame.coordinate(offset)
-        let v = step.frame.jacobian(at: offset, into: LocalFrame(anchor: position)).apply(SIMD2(x[2], x[3]))
-        return KalmanEstimate(timestamp_s: step.timestamp_s, position: position,
-                              velocityEast_mps: v.x, velocityNorth_mps: v.y,
-                              horizontalAccuracy_m: convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.p00 + p.p11)))
+        KalmanEstimate(frame: step.frame, state: x, covariance: p, timestamp_s: step.timestamp_s, convention: convention)
     }
 }

@@ -5,10 +5,26 @@ import Foundation
 enum AcceptCommand: Command {
     static let name = "accept"
     static let summary = "Acceptance report: rules level (fixtures + scenario bounds) and device level (device logs), kept apart."
-    static let help = """
-        USAGE: fencelab accept [PATH...] [--device-log FILE... --fence LAT,LON [--rule SPEC] [--max-age S]]
-                               [--fixtures DIR] [--out DIR] [--replicates N] [--seed N] [--jobs N]
-
+    static let arguments = "[PATH...]"
+    static let options = [
+        OptionDeclaration("--device-log", .text("FILE"), repetition: .greedy, help: "Device logs (CSV, GPX, JSON Lines); repeatable."),
+        OptionDeclaration("--fence", .text("LAT,LON"), repetition: .each, help: """
+            Fence centre the app monitored (required with --device-log);
+            once for all logs, or repeated once per log in order.
+            Negative latitude: write --fence=-16.8,180.
+            """),
+        OptionDeclaration("--rule", .text("SPEC"), help: """
+            Rule for the replays (default hysteresis:80:120:30); +kalman or +imm
+            (optionally :Q, m²/s³) decides on the filter's estimate.
+            """),
+        OptionDeclaration("--fixtures", .text("DIR"), help: """
+            Rules fixtures folder. Default: scenarios/fixtures here, else
+            fixtures/ in (or beside) the scenario PATHs, else
+            scenarios/fixtures of the checkout the fencelab binary is in.
+            """),
+        RunCommand.out("reports/acceptance"),
+    ] + RunCommand.common + RunCommand.engine
+    static let discussion = """
         Rules level: every fixture in scenarios/fixtures/ (or --fixtures DIR) and every
         scenario `expect` bound (PATH: scenario files or folders, default scenarios/), each
         failure with its unrounded values and the assertion, and the rules version of every
@@ -18,35 +34,22 @@ enum AcceptCommand: Command {
         (background wake-ups, permission changes) is listed as not covered.
         Writes DIR/report.json, report.md, junit.xml and index.html (default
         reports/acceptance) and prints "Rules level: ..." and "Device level: ...".
-
-        OPTIONS:
-          --device-log FILE...   Device logs (CSV, GPX, JSON Lines); repeatable.
-          --fence LAT,LON        Fence centre the app monitored (required with --device-log);
-                                 once for all logs, or repeated once per log in order.
-                                 Negative latitude: write --fence=-16.8,180.
-          --rule SPEC            Rule for the replays (default hysteresis:80:120:30).
-          --max-age S            Staleness limit of the replays, seconds (default 30).
-          --fixtures DIR         Rules fixtures folder. Default: scenarios/fixtures here, else
-                                 fixtures/ in (or beside) the scenario PATHs, else
-                                 scenarios/fixtures of the checkout the fencelab binary is in.
-          --out DIR              Output folder (default reports/acceptance).
-          --replicates N, --seed N, --jobs N, --engine 'COMMAND', --window S, --match-slack S, --progress
-                                 As for `fencelab run`.
-
+        --max-age is also the staleness limit of the replays.
+        """
+    static let footer = """
         EXIT: 0 the rules level passed and every given device log passed, 1 otherwise,
         2 bad input (scenario, fixture or log file, --fence, output), 64 usage error.
         """
 
-    static func run(_ arguments: inout Arguments) throws -> ExitCode {
+    static func run(_ arguments: Arguments) throws -> ExitCode {
         var request = AcceptanceRequest()
-        try RunCommand.parseCommon(&arguments, into: &request.run)
-        request.deviceLogs = try arguments.options("--device-log", greedy: true)
-        let fenceTexts = try arguments.options("--fence")
-        let ruleText = try arguments.option("--rule")
-        let maxAgeText = try arguments.option("--max-age")
-        let fixtures = try arguments.option("--fixtures")
-        let out = try arguments.option("--out") ?? "reports/acceptance"
-        let paths = try arguments.positionals()
+        RunCommand.parseCommon(arguments, into: &request.run)
+        request.run.settings.engine = RunCommand.parseEngine(arguments)
+        request.deviceLogs = arguments.options("--device-log")
+        let fenceTexts = arguments.options("--fence")
+        let fixtures = arguments.option("--fixtures")
+        let out = arguments.option("--out")!
+        let paths = arguments.positionals
         if !paths.isEmpty { request.run.paths = paths }
         if let fixtures {
             request.fixturesDirectory = fixtures
@@ -63,20 +66,14 @@ enum AcceptCommand: Command {
         guard fenceTexts.count <= 1 || fenceTexts.count == request.deviceLogs.count else {
             throw CLIError.usage("accept: --fence: give one fence for all logs or one per log; got \(fenceTexts.count) fences for \(request.deviceLogs.count) logs")
         }
-        request.fences = try fenceTexts.map(parseFence)
-        request.rule = try parseRule(ruleText)
-        request.maxAge_s = try parseMaxAge(maxAgeText)
+        request.fences = try fenceTexts.map { text throws(OptionError) in try ArgumentValue.fence(text) }
+        let setup = try ArgumentValue.fenceSetup(arguments.option("--rule"))
+        request.rule = setup.rule
+        request.input = setup.input
+        request.maxAge_s = request.run.settings.maxFixAge_s
         InterruptNotice.install { InterruptNotice.runMessage(out: out) }
         let report: RunReport
-        do {
-            try ReportFolder.preflight(destination: out)
-            report = try AcceptanceRun.execute(request)
-            try ReportWriter.write(report, to: out)
-        } catch let error as CLIError {
-            throw error
-        } catch {
-            throw CLIError.badInput("\(error)")
-        }
+        do { report = try AcceptanceRun.executeAndWrite(request, out: out) } catch { throw CLIError.badInput("\(error)") }
         AcceptanceRun.failureLines(report).forEach { print($0) }
         for r in report.acceptance.device.replays { r.summaryLines.forEach { print($0) } }
         AcceptanceRun.statusLines(report).forEach { print($0) }

@@ -1,14 +1,26 @@
 import FenceLab
 import Foundation
 
-/// `fencelab calibrate DEVICE_LOG [--stationary | --track] [--out DIR]`
+/// `fencelab calibrate DEVICE_LOG [--stationary | --track] [--out DIR] [--seed N] [--replicates N] [--drives N]`
 enum CalibrateCommand: Command {
     static let name = "calibrate"
     static let summary = "Fit a scenario noise + accuracy block to a device recording (stationary or moving)."
-    static let help = """
-        USAGE: fencelab calibrate DEVICE_LOG [--stationary | --track] [--out DIR]
-                                 [--seed N] [--replicates N] [--drives N]
-
+    static let arguments = "DEVICE_LOG"
+    static let options = [
+        OptionDeclaration("--stationary", .flag, help: "The device did not move (default)."),
+        OptionDeclaration("--track", .flag, help: """
+            The device moved; residuals against the smoothed path (the
+            smoother absorbs part of a slow bias: τ is then a lower bound).
+            """),
+        RunCommand.out("reports/calibration"),
+        OptionDeclaration("--seed", .integer("N", 1...Int(UInt32.max)), default: "\(CalibrationOptions().seed)",
+                          help: "Seed of the bootstrap and the synthetic drives"),
+        OptionDeclaration("--replicates", .integer("N", CalibrationOptions.replicateRange), default: "\(CalibrationOptions().replicates)",
+                          help: "Block-bootstrap replicates"),
+        OptionDeclaration("--drives", .integer("N", CalibrationOptions.nullDriveRange), default: "\(CalibrationOptions().nullDrives)",
+                          help: "Synthetic drives for the goodness-of-fit null"),
+    ]
+    static let discussion = """
         Imports DEVICE_LOG (CSV, GPX, JSON Lines), computes residuals of its valid fixes
         against the mean position (--stationary, default) or the RTS-smoothed path (--track),
         and fits white and white + Gauss–Markov noise (σ_w, σ_b, τ) by maximum likelihood
@@ -25,28 +37,18 @@ enum CalibrateCommand: Command {
         Writes DIR/calibration.html (residual ACF of the recording and of a synthetic drive
         with bands, QQ plot, reported accuracy, coverage) and DIR/calibration.json (every
         figure; schema in docs/calibration.md). No coordinates are written.
-
-        OPTIONS:
-          --stationary     The device did not move (default).
-          --track          The device moved; residuals against the smoothed path (the
-                           smoother absorbs part of a slow bias: τ is then a lower bound).
-          --out DIR        Output folder (default reports/calibration).
-          --seed N         Seed of the bootstrap and the synthetic drives, 1...4294967295 (default 1).
-          --replicates N   Block-bootstrap replicates, 20...100000 (default 200).
-          --drives N       Synthetic drives for the goodness-of-fit null, 99...9999 (default 199).
-
-        EXIT: 0 written, 2 bad log (file:line) or too few valid fixes, 64 usage error.
         """
+    static let footer = "EXIT: 0 written, 2 bad log (file:line) or too few valid fixes, 64 usage error."
 
-    static func run(_ arguments: inout Arguments) throws -> ExitCode {
+    static func run(_ arguments: Arguments) throws -> ExitCode {
         let stationary = arguments.flag("--stationary"), track = arguments.flag("--track")
         guard !(stationary && track) else { throw CLIError.usage("calibrate: --stationary and --track exclude each other") }
-        let out = try arguments.option("--out") ?? "reports/calibration"
+        let out = arguments.option("--out")!
         var options = CalibrationOptions()
-        if let seed = try arguments.intOption("--seed", in: 1...Int(UInt32.max)) { options.seed = UInt64(seed) }
-        if let n = try arguments.intOption("--replicates", in: CalibrationOptions.replicateRange) { options.replicates = n }
-        if let n = try arguments.intOption("--drives", in: CalibrationOptions.nullDriveRange) { options.nullDrives = n }
-        let paths = try arguments.positionals()
+        options.seed = UInt64(arguments.integer("--seed")!)
+        options.replicates = arguments.integer("--replicates")!
+        options.nullDrives = arguments.integer("--drives")!
+        let paths = arguments.positionals
         guard paths.count == 1 else { throw CLIError.usage("calibrate: expected one DEVICE_LOG, got \(paths.count)") }
         do { try CalibrationReport.preflight(out) } catch { throw CLIError.badInput(error.description) }
         let log: DeviceLog

@@ -5,33 +5,29 @@ import GeoPolicy
 enum DistanceCommand: Command {
     static let name = "distance"
     static let summary = "Distance in metres between two coordinates (sphere or WGS84)."
-    static let help = """
-        USAGE: fencelab distance LAT1 LON1 LAT2 LON2 [--model sphere|wgs84]
-
+    static let arguments = "LAT1 LON1 LAT2 LON2"
+    static let options = [
+        OptionDeclaration("--model", .choice(DistanceModels.names), default: "sphere", help: """
+            sphere: haversine on a sphere of R = 6 371 000 m (as the seeds);
+            wgs84: ellipsoidal geodesic on WGS84 (Karney 2013)
+            """),
+    ]
+    static let discussion = """
         Prints the distance in metres, unrounded (17 significant digits), between two
         points given in decimal degrees, latitude first. Coordinates are validated,
         never clamped: latitude -90...90, longitude -180...180, finite.
-
-        OPTIONS:
-          --model sphere   Haversine on a sphere of R = 6 371 000 m (default, as the seeds).
-          --model wgs84    Ellipsoidal geodesic on WGS84 (Karney 2013).
-
-        EXIT: 0 printed, 2 invalid coordinate, 64 usage error.
         """
+    static let footer = "EXIT: 0 printed, 2 invalid coordinate, 64 usage error."
 
-    static func run(_ arguments: inout Arguments) throws -> ExitCode {
-        let modelName = try arguments.option("--model") ?? "sphere"
-        // A usage error (unknown model) is reported before any value is parsed.
-        let model: any DistanceModel
-        do { model = try distanceModel(named: modelName) } catch {
-            throw CLIError.usage("distance: --model: \(error)")
-        }
-        let values = try arguments.positionals()
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        // An unknown model is a usage error, refused by the parser before any value is read.
+        let model = try distanceModel(named: arguments.option("--model")!)
+        let values = arguments.positionals
         guard values.count == 4 else {
             throw CLIError.usage("distance: expected LAT1 LON1 LAT2 LON2, got \(values.count) value(s)")
         }
         let names = ["LAT1", "LON1", "LAT2", "LON2"]
-        let v = try zip(values, names).map { try parseDouble($0, name: $1) }
+        let v = try zip(values, names).map { v, n throws(OptionError) in try ArgumentValue.double(v, name: n) }
         let a: Coordinate, b: Coordinate
         do {
             a = try Coordinate(latitude: v[0], longitude: v[1])

@@ -5,10 +5,18 @@ import Foundation
 enum ExportCommand: Command {
     static let name = "export"
     static let summary = "Write one replicate of a scenario for playback: GPX waypoints or track, CSV, JSON Lines, NMEA, KML."
-    static let help = """
-        USAGE: fencelab export SCENARIO --format gpx|gpx-track|csv|jsonl|nmea|kml [--replicate N]
-                               [--start ISO8601] [--out FILE]
-
+    static let arguments = "SCENARIO"
+    static let options = [
+        OptionDeclaration("--format", .choice(ScenarioExport.formats), required: true, help: "The file format (see above)."),
+        OptionDeclaration("--start", .text("ISO8601"), help: """
+            Time of t = 0, e.g. 2026-03-01T12:00:00Z (zone required). Default:
+            the scenario's sampling.start_unix_s when set, else now rounded
+            down to the minute.
+            """),
+        OptionDeclaration("--replicate", .integer("N", 0...1_000_000), default: "0", help: "Replicate to export"),
+        OptionDeclaration("--out", .text("FILE"), help: "Write FILE atomically and print a summary on stderr (default: stdout)."),
+    ]
+    static let discussion = """
         Generates replicate N (default 0) of the scenario file and writes the delivered
         fixes, in delivery order, with the scenario's faults (gaps leave no row).
           gpx        GPX 1.1 <wpt> points: what Xcode's location simulation plays.
@@ -26,30 +34,19 @@ enum ExportCommand: Command {
         and counted. Speed (m/s) and course (degrees, -1 when still) are the simulated truth.
         Non-increasing timestamps (injected duplicate, late or stale deliveries) are written
         as delivered, and the summary counts them.
-
-        OPTIONS:
-          --start ISO8601   Time of t = 0, e.g. 2026-03-01T12:00:00Z (zone required). Default:
-                            the scenario's sampling.start_unix_s when set, else now rounded
-                            down to the minute.
-          --replicate N     Replicate to export (default 0).
-          --out FILE        Write FILE atomically and print a summary on stderr (default: stdout).
+        """
+    static let footer = """
         The output contains coordinates: that is what an export is for.
 
         EXIT: 0 written, 2 bad scenario file, bad --start or unwritable output, 64 usage error.
         """
 
-    static func run(_ arguments: inout Arguments) throws -> ExitCode {
-        let formats = ScenarioExport.formats.joined(separator: "|")
-        guard let format = try arguments.option("--format") else {
-            throw CLIError.usage("export: --format \(formats) is required")
-        }
-        guard ScenarioExport.formats.contains(format) else {
-            throw CLIError.usage("export: --format must be \(ScenarioExport.formats.joined(separator: ", ")), got '\(format)'")
-        }
-        let replicate = try arguments.intOption("--replicate", in: 0...1_000_000) ?? 0
-        let startText = try arguments.option("--start")
-        let out = try arguments.option("--out")
-        let paths = try arguments.positionals()
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        let format = arguments.option("--format")!
+        let replicate = arguments.integer("--replicate")!
+        let startText = arguments.option("--start")
+        let out = arguments.option("--out")
+        let paths = arguments.positionals
         guard paths.count == 1 else {
             throw CLIError.usage("export: expected one SCENARIO file, got \(paths.count)")
         }
@@ -58,7 +55,7 @@ enum ExportCommand: Command {
         let result = try ScenarioExport.export(scenarioPath: paths[0], format: format, replicate: replicate, outPath: out,
                                                start_unix_s: start)
         if let text = result.text {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            do { try StandardOutput.write(text) } catch { throw CLIError.badInput("cannot write to standard output: \(error.reason)") }
         } else {
             printError(result.summary.line(destination: out ?? ""))
         }

@@ -5,13 +5,17 @@ import GeoPolicy
 enum GeohashCommand: Command {
     static let name = "geohash"
     static let summary = "Geohash encode, decode (with error bounds) and neighbours."
-    static let help = """
+    static let arguments = "encode LAT LON | decode HASH | neighbors HASH"
+    static let options = [
+        OptionDeclaration("--precision", .text("N"), default: "12", help: "encode only: characters, 1...12"),
+    ]
+    static let synopsis = """
         USAGE: fencelab geohash encode LAT LON [--precision N]
                fencelab geohash decode HASH
                fencelab geohash neighbors HASH
-
+        """
+    static let discussion = """
         encode     Prints the geohash of a coordinate (decimal degrees, latitude first).
-                   --precision N: characters, 1...12 (default 12).
         decode     Prints centre latitude, centre longitude, and the half-height and half-width
                    of the cell in degrees (the error bounds of the centre), one per line as key=value.
         neighbors  Prints the 8 neighbours as direction=hash (n ne e se s sw w nw). Columns wrap
@@ -19,18 +23,16 @@ enum GeohashCommand: Command {
                    opposite meridian (over the pole).
 
         Hashes use the alphabet 0-9 b-z without a i l o (case-insensitive), 1...12 characters.
-
-        EXIT: 0 printed, 2 invalid coordinate, hash character or precision, 64 usage error.
         """
+    static let footer = "EXIT: 0 printed, 2 invalid coordinate, hash character or precision, 64 usage error."
 
-    static func run(_ arguments: inout Arguments) throws -> ExitCode {
-        let precisionText = try arguments.option("--precision")
-        var values = try arguments.positionals()
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        var values = arguments.positionals
         guard !values.isEmpty else {
             throw CLIError.usage("geohash: expected encode, decode or neighbors; see `fencelab geohash --help`")
         }
         let action = values.removeFirst()
-        if action != "encode", precisionText != nil {
+        if action != "encode", arguments.isGiven("--precision") {
             throw CLIError.usage("geohash \(action): --precision applies to encode only")
         }
         switch action {
@@ -38,12 +40,9 @@ enum GeohashCommand: Command {
             guard values.count == 2 else {
                 throw CLIError.usage("geohash encode: expected LAT LON, got \(values.count) value(s)")
             }
-            var precision = 12
-            if let text = precisionText {
-                guard let p = Int(text) else { throw CLIError.badInput("--precision: not an integer: '\(text)'") }
-                precision = p
-            }
-            let lat = try parseDouble(values[0], name: "LAT"), lon = try parseDouble(values[1], name: "LON")
+            let text = arguments.option("--precision")!
+            guard let precision = Int(text) else { throw CLIError.badInput("--precision: not an integer: '\(text)'") }
+            let lat = try ArgumentValue.double(values[0], name: "LAT"), lon = try ArgumentValue.double(values[1], name: "LON")
             let c: Coordinate
             do { c = try Coordinate(latitude: lat, longitude: lon) } catch { throw CLIError.badInput("LAT LON: \(error)") }
             do { print(try Geohash.encode(c, precision: precision)) } catch { throw CLIError.badInput("--precision: \(error)") }

@@ -5,9 +5,12 @@ import Foundation
 enum MergeCommand: Command {
     static let name = "merge"
     static let summary = "Combine sweep shard folders into the output of one unsharded sweep."
-    static let help = """
-        USAGE: fencelab merge SHARD_DIR|PARENT... [--out DIR]
-
+    static let arguments = "SHARD_DIR|PARENT..."
+    static let options = [
+        OptionDeclaration("--out", .text("DIR"), default: "reports/sweep",
+                          help: "Output folder; must not be an input or inside one"),
+    ]
+    static let discussion = """
         Reads the folders written by `fencelab sweep --shard K/N --out SHARD_DIR` (shard.json +
         items.jsonl), checks that they come from one sweep (same tool version, grid, scenario
         file hashes, seeds, replicates, settings and N) and that every shard 0..N-1 is there
@@ -17,17 +20,15 @@ enum MergeCommand: Command {
         Only folders holding shard.json are taken: give the shard folders or their parent
         (`fencelab merge shards --out reports/sweep` takes shards/*/shard.json); other folders
         and files there (logs, lost+found, an earlier output) are ignored and named on stderr.
-
-        OPTIONS:
-          --out DIR    Output folder (default reports/sweep); must not be an input or inside one.
-
+        """
+    static let footer = """
         EXIT: 0 merged, 2 mixed, missing, duplicate or incomplete shards (named), no shard folder,
         --out inside an input, 64 usage error.
         """
 
-    static func run(_ arguments: inout Arguments) throws -> ExitCode {
-        let out = try arguments.option("--out") ?? "reports/sweep"
-        let inputs = try arguments.positionals()
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        let out = arguments.option("--out")!
+        let inputs = arguments.positionals
         guard !inputs.isEmpty else { throw CLIError.usage("merge: give the shard folders or their parent, e.g. `fencelab merge shards --out reports/sweep`") }
         let summary: SweepSummary
         do {

@@ -5,10 +5,9 @@ import Foundation
 enum RunCommand: Command {
     static let name = "run"
     static let summary = "Run scenarios through the engine, measure, write reports (default command)."
-    static let help = """
-        USAGE: fencelab run [PATH...] [--out DIR] [--replicates N] [--seed N] [--jobs N]
-                            [--engine 'COMMAND'] [--progress] [--include-coordinates]
-
+    static let arguments = "[PATH...]"
+    static let options = [out("reports/latest")] + common + engine
+    static let discussion = """
         For every scenario (files or folders; default scenarios/) and replicate: generates
         the noisy drive with GSL, runs the fixes through FenceMonitor (or an external engine),
         the Kalman filter, the RTS smoother, the seed-004 baseline and every gap-fill method,
@@ -16,82 +15,74 @@ enum RunCommand: Command {
         Writes DIR/report.json, report.md, junit.xml and index.html atomically and prints a
         summary table. Same inputs and seed give the same report for any --jobs (only
         run.time and throughput figures differ).
-
-        OPTIONS:
-          --out DIR              Output folder (default reports/latest).
-          --replicates N         Override every scenario's replicate count (N >= 1).
-          --seed N               Override every scenario's seed (N >= 1).
-          --jobs N               Worker threads (default: all cores).
-          --engine 'COMMAND'     Decide fences with an external engine (docs/engine-protocol.md).
-          --engine-timeout S     Seconds allowed per fix for the external engine (default 5).
-          --engine-startup S     Seconds added once per work item for the engine to start
-                                 (default 5): the item's deadline is S + fixes × timeout.
-          --window S             Flutter matching window in seconds (default 60).
-          --match-slack S        Visits: widen each true visit by S seconds when matching (default 60).
-          --max-age S            Fixes older than S seconds relative to `now` are stale (default 30).
-          --include-coordinates  Put raw coordinates in the reports (off: metres from the fence).
-          --progress             Progress on stderr even when it is not a terminal.
-
+        """
+    static let footer = """
         EXIT: 0 every expectation met, 1 an expectation failed, 2 bad input (scenario file,
         rules version, unwritable output, failing engine), 64 usage error.
         """
 
-    static func run(_ arguments: inout Arguments) throws -> ExitCode {
+    /// `--out DIR` with the command's default folder.
+    static func out(_ folder: String) -> OptionDeclaration {
+        OptionDeclaration("--out", .text("DIR"), default: folder, help: "Output folder")
+    }
+
+    /// The options `run`, `accept` and `sweep` share.
+    static let common: [OptionDeclaration] = [
+        OptionDeclaration("--replicates", .integer("N", 1...1_000_000), help: "Override every scenario's replicate count (N >= 1)."),
+        OptionDeclaration("--seed", .integer("N", 1...Int(UInt32.max)), help: "Override every scenario's seed (N >= 1)."),
+        OptionDeclaration("--jobs", .integer("N", 1...4096),
+                          help: "Worker threads (default: all cores); results identical for any N."),
+        OptionDeclaration("--window", .number("S", .positive), default: OptionDeclaration.defaultText(Flutter.defaultWindow_s), help: "Flutter matching window in seconds"),
+        OptionDeclaration("--match-slack", .number("S", .nonNegative), default: OptionDeclaration.defaultText(Visits.defaultMatchSlack_s),
+                          help: "Visits: widen each true visit by S seconds on both sides when matching"),
+        OptionDeclaration("--max-age", .number("S", .nonNegative), default: OptionDeclaration.defaultText(DeviceReplay.defaultMaxAge_s),
+                          help: "Fixes older than S seconds relative to `now` are stale"),
+        OptionDeclaration("--include-coordinates", .flag, help: "Put raw coordinates in the reports (off: metres from the fence)."),
+        OptionDeclaration("--progress", .flag, help: "Progress on stderr even when it is not a terminal."),
+    ]
+
+    /// The external-engine options of `run` and `accept`.
+    static let engine: [OptionDeclaration] = [
+        OptionDeclaration("--engine", .text("'COMMAND'"), help: "Decide fences with an external engine (docs/engine-protocol.md)."),
+        OptionDeclaration("--engine-timeout", .number("S", .positive), default: "5", requires: "--engine",
+                          help: "Seconds allowed per engine answer, after the one before"),
+        OptionDeclaration("--engine-startup", .number("S", .nonNegative), default: OptionDeclaration.defaultText(ExternalEngine.defaultStartupGrace_s),
+                          requires: "--engine",
+                          help: "Extra seconds, once per work item, for the engine to start: the\nready line must arrive within S + the timeout"),
+    ]
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
         var request = RunRequest()
-        try parseCommon(&arguments, into: &request)
-        let out = try arguments.option("--out") ?? "reports/latest"
-        let paths = try arguments.positionals()
+        parseCommon(arguments, into: &request)
+        request.settings.engine = parseEngine(arguments)
+        let out = arguments.option("--out")!
+        let paths = arguments.positionals
         if !paths.isEmpty { request.paths = paths }
         InterruptNotice.install { InterruptNotice.runMessage(out: out) }
-        let report = try execute(request, out: out)
+        let report: RunReport
+        do { report = try ScenarioRunner.runAndWrite(request, out: out) } catch { throw CLIError.badInput("\(error)") }
         for s in report.scenarios { s.warnings.forEach { printError("fencelab: warning: \(s.name): \($0)") } }
         print(SummaryTable.render(report))
         print("Report: \(out)/index.html")
         return report.passed ? .success : .checkFailed
     }
 
-    /// Options shared by `run` and `accept`.
-    static func parseCommon(_ arguments: inout Arguments, into request: inout RunRequest) throws {
-        request.replicates = try arguments.intOption("--replicates", in: 1...1_000_000)
-        if let seed = try arguments.intOption("--seed", in: 1...Int(UInt32.max)) { request.seed = UInt64(seed) }
-        request.jobs = try arguments.intOption("--jobs", in: 1...4096) ?? request.jobs
-        if let command = try arguments.option("--engine") {
-            let timeout = try arguments.option("--engine-timeout").map { try parseDouble($0, name: "--engine-timeout") } ?? 5
-            guard timeout > 0 else { throw CLIError.badInput("--engine-timeout: must be > 0, got \(timeout)") }
-            let grace = try arguments.option("--engine-startup").map { try parseDouble($0, name: "--engine-startup") }
-                ?? ExternalEngine.defaultStartupGrace_s
-            guard grace >= 0 else { throw CLIError.badInput("--engine-startup: must be >= 0, got \(grace)") }
-            request.settings.engine = ExternalEngine(command: command, perFixTimeout_s: timeout, startupGrace_s: grace)
-        }
-        if let w = try arguments.option("--window") {
-            request.settings.window_s = try parseDouble(w, name: "--window")
-            guard request.settings.window_s > 0 else { throw CLIError.badInput("--window: must be > 0, got \(w)") }
-        }
-        if let a = try arguments.option("--max-age") {
-            request.settings.maxFixAge_s = try parseDouble(a, name: "--max-age")
-            guard request.settings.maxFixAge_s >= 0 else { throw CLIError.badInput("--max-age: must be >= 0, got \(a)") }
-        }
-        if let m = try arguments.option("--match-slack") {
-            request.settings.matchSlack_s = try parseDouble(m, name: "--match-slack")
-            guard request.settings.matchSlack_s >= 0 else { throw CLIError.badInput("--match-slack: must be >= 0, got \(m)") }
-        }
+    /// The `common` options (validated by the parser) into a request.
+    static func parseCommon(_ arguments: Arguments, into request: inout RunRequest) {
+        request.replicates = arguments.integer("--replicates")
+        if let seed = arguments.integer("--seed") { request.seed = UInt64(seed) }
+        request.jobs = arguments.integer("--jobs") ?? request.jobs
+        request.settings.window_s = arguments.number("--window")!
+        request.settings.maxFixAge_s = arguments.number("--max-age")!
+        request.settings.matchSlack_s = arguments.number("--match-slack")!
         request.settings.includeCoordinates = arguments.flag("--include-coordinates")
         request.forceProgress = arguments.flag("--progress")
     }
 
-    /// Preflight the output, prepare every scenario, run, write. Bad input → exit 2 before any work.
-    static func execute(_ request: RunRequest, out: String) throws -> RunReport {
-        do {
-            try ReportFolder.preflight(destination: out)
-            let scenarios = try ScenarioRunner.prepare(request)
-            guard !scenarios.isEmpty else { throw CLIError.badInput("no scenario files found in \(request.paths.joined(separator: ", "))") }
-            let report = try ScenarioRunner.run(scenarios, request: request)
-            try ReportWriter.write(report, to: out)
-            return report
-        } catch let error as CLIError {
-            throw error
-        } catch {
-            throw CLIError.badInput("\(error)")
-        }
+    /// The `engine` options: nil without `--engine` (the parser refuses its companions alone).
+    static func parseEngine(_ arguments: Arguments) -> ExternalEngine? {
+        guard let command = arguments.option("--engine") else { return nil }
+        return ExternalEngine(command: command, perFixTimeout_s: arguments.number("--engine-timeout")!,
+                              startupGrace_s: arguments.number("--engine-startup")!)
     }
 }

@@ -1,0 +1,86 @@
+import GeoPolicy
+import GSLKit
+
+/// One consistency statistic of a filter over one replicate: the per-fix values of a normalised
+/// squared error that is χ²(dof) for a filter whose covariance is honest.
+public struct ConsistencySummary: Sendable, Hashable {
+    /// Number of values, ≥ 1.
+    public var count: Int
+    /// Degrees of freedom of the χ² the values follow for a consistent filter.
+    public var degreesOfFreedom: Int
+    /// Mean value (a consistent filter: ≈ dof).
+    public var mean: Double
+    /// Fraction of values outside the two-sided χ²(dof) 95 % bounds (a consistent filter: ≈ 0.05).
+    public var fractionOutside95: Double
+
+    /// Summarises `values` (finite, ≥ 0); nil for none.
+    /// - Throws: `MetricsError.invalidValue` naming `key` and the index of a bad value; GSL errors.
+    public static func of(_ values: [Double], degreesOfFreedom: Int, key: String) throws(MetricsError) -> ConsistencySummary? {
+        guard !values.isEmpty else { return nil }
+        let (lower, upper) = try chiSquareBounds95(degreesOfFreedom: degreesOfFreedom)
+        var sum = 0.0, outside = 0
+        for (i, v) in values.enumerated() {
+            guard v.isFinite, v >= 0 else {
+                throw .invalidValue(key: "\(key)[\(i)]", value: "\(v)", reason: "a normalised squared error must be finite and ≥ 0")
+            }
+            sum += v
+            if v < lower || v > upper { outside += 1 }
+        }
+        return ConsistencySummary(count: values.count, degreesOfFreedom: degreesOfFreedom, mean: sum / Double(values.count),
+                                  fractionOutside95: Double(outside) / Double(values.count))
+    }
+
+    /// The 2.5 % and 97.5 % quantiles of χ²(dof) (GSL `gsl_cdf_chisq_Pinv`).
+    public static func chiSquareBounds95(degreesOfFreedom: Int) throws(MetricsError) -> (lower: Double, upper: Double) {
+        let nu = Double(degreesOfFreedom)
+        return try gsl { () throws(GSLError) in
+            (try Statistics.chiSquareQuantile(probability: 0.025, degreesOfFreedom: nu),
+             try Statistics.chiSquareQuantile(probability: 0.975, degreesOfFreedom: nu))
+        }
+    }
+}
+
+/// NEES and NIS of one filter over one replicate (`kalman.<track>.nees` / `.nis`).
+public struct FilterConsistency: Sendable, Hashable {
+    /// Normalised estimation error squared of position and velocity against the truth, χ²(4).
+    public var nees: ConsistencySummary?
+    /// Normalised innovation squared of each fix against the prediction, χ²(2); for the smoother the
+    /// normalised smoothing residual (z − Hx̂ˢ)ᵀ(R − HPˢHᵀ)⁻¹(z − Hx̂ˢ), also χ²(2) under the model.
+    public var nis: ConsistencySummary?
+
+    public init(nees: ConsistencySummary?, nis: ConsistencySummary?) { self.nees = nees; self.nis = nis }
+
+    /// Degrees of freedom: NEES over (east, north, vEast, vNorth), NIS over (east, north).
+    public static let neesDegreesOfFreedom = 4
+    public static let nisDegreesOfFreedom = 2
+}
+
+/// Collects the per-fix NEES and NIS values of one filter.
+struct ConsistencyRecorder {
+    var nees: [Double] = []
+    var nis: [Double] = []
+
+    /// Records eᵀP⁻¹e for the estimate (x, P) in `frame` against the truth position and velocity
+    /// (east/north m/s at the truth); skipped when the truth velocity is unknown or P is singular.
+    mutating func estimate(frame: LocalFrame, state x: SIMD4<Double>, covariance p: Covariance4,
+                           truth: Coordinate, truthVelocity: SIMD2<Double>?) {
+        guard let v = truthVelocity else { return }
+        let position = frame.offset_m(truth)
+        let velocity = LocalFrame(anchor: truth).jacobian(at: .zero, into: frame).apply(v)
+        let e = SIMD4(x[0] - position.x, x[1] - position.y, x[2] - velocity.x, x[3] - velocity.y)
+        if let value = p.normalizedSquare(e) { nees.append(value) }
+    }
+
+    /// Records νᵀS⁻¹ν when S is positive definite.
+    mutating func innovation(_ nu: Innovation) {
+        guard nu.s00 > 0, nu.determinant > 0 else { return }
+        let value = nu.normalizedSquare
+        if value.isFinite { nis.append(value) }
+    }
+
+    func summary(key: String) throws(MetricsError) -> FilterConsistency {
+        FilterConsistency(
+            nees: try ConsistencySummary.of(nees, degreesOfFreedom: FilterConsistency.neesDegreesOfFreedom, key: key + ".nees"),
+            nis: try ConsistencySummary.of(nis, degreesOfFreedom: FilterConsistency.nisDegreesOfFreedom, key: key + ".nis"))
+    }
+}

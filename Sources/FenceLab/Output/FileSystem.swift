@@ -1,0 +1,180 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one seam between FenceLab's outputs and the POSIX file calls (`open`, `write`,
+/// `fsync`, `rename`, `lstat`, `strerror`): every report folder, sweep file and export
+/// goes through `writeAll` and `atomicWrite` here, so the rules live in one place —
+/// write everything or fail with the system's reason, fsync before rename, and never
+/// replace what is not ours (a device such as `/dev/full`, a FIFO, a symbolic link).
+enum FileSystem {
+    /// What is at a path, without following a final symbolic link (`lstat`).
+    enum Kind: Equatable {
+        case missing, regularFile, directory, symbolicLink, other(String)
+
+        /// How an error message names a kind the caller will not replace.
+        var name: String {
+            switch self {
+            case .missing: return "missing"
+            case .regularFile: return "a regular file"
+            case .directory: return "a directory"
+            case .symbolicLink: return "a symbolic link"
+            case let .other(kind): return kind
+            }
+        }
+    }
+
+    static func kind(of path: String) -> Kind {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return .missing }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return .regularFile
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symbolicLink
+        case S_IFIFO: return .other("a FIFO")
+        case S_IFCHR: return .other("a character device")
+        case S_IFBLK: return .other("a block device")
+        case S_IFSOCK: return .other("a socket")
+        default: return .other("not a regular file")
+        }
+    }
+
+    /// The system's text for the current `errno`.
+    static func lastError() -> String { String(cString: strerror(errno)) }
+
+    /// Writes all of `bytes` to `fd`, retrying short writes and EINTR.
+    static func writeAll(fd: Int32, _ bytes: [UInt8], path: String) throws(OutputError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in
+                #if canImport(Glibc)
+                Glibc.write(fd, raw.baseAddress! + offset, bytes.count - offset)
+                #else
+                Darwin.write(fd, raw.baseAddress! + offset, bytes.count - offset)
+                #endif
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io(path: path, operation: "write", reason: lastError())
+            }
+            offset += n
+        }
+    }
+
+    /// Creates `path` (which must not exist), writes `bytes`, fsyncs and closes it.
+    static func createFile(_ path: String, _ bytes: [UInt8]) throws(OutputError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io(path: path, operation: "create", reason: lastError()) }
+        do throws(OutputError) {
+            try writeAll(fd: fd, bytes, path: path)
+            guard fsync(fd) == 0 else { throw .io(path: path, operation: "fsync", reason: lastError()) }
+        } catch {
+            close(fd)
+            throw error
+        }
+        guard close(fd) == 0 else { throw .io(path: path, operation: "close", reason: lastError()) }
+    }
+
+    /// Creates `path` (it must not exist), lets `render` stream the text into it, fsyncs and
+    /// closes it: a large file is written without being held whole in memory.
+    static func createFile(_ path: String, render: (inout FileSink) -> Void) throws(OutputError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io(path: path, operation: "create", reason: lastError()) }
+        do throws(OutputError) {
+            var sink = FileSink(fd: fd, path: path)
+            render(&sink)
+            try sink.finish()
+            guard fsync(fd) == 0 else { throw .io(path: path, operation: "fsync", reason: lastError()) }
+        } catch {
+            close(fd)
+            throw error
+        }
+        guard close(fd) == 0 else { throw .io(path: path, operation: "close", reason: lastError()) }
+    }
+
+    /// Refuses, before any work, an output file path that holds something other than a
+    /// regular file (device, FIFO, directory, symbolic link — dangling or not) or whose
+    /// folder is missing.
+    static func checkFileDestination(_ path: String) throws(OutputError) {
+        let k = kind(of: path)
+        guard k == .missing || k == .regularFile else { throw .notARegularFile(path: path, kind: k.name) }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard kind(of: folder) == .directory || (kind(of: folder) == .symbolicLink && isDirectory(folder)) else {
+            throw .notWritable(path: path, reason: "\(folder) is not a folder")
+        }
+    }
+
+    /// Writes `bytes` as the regular file `path`: a temporary sibling is written and fsynced,
+    /// then renamed over `path`, so readers see the old file or the new one, never a part.
+    static func atomicWrite(_ bytes: [UInt8], to path: String) throws(OutputError) {
+        try checkFileDestination(path)
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let tmp = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(serial.withLock { $0 += 1; return $0 })").path
+        do throws(OutputError) {
+            try createFile(tmp, bytes)
+            try rename(tmp, to: path)
+        } catch {
+            unlink(tmp)
+            throw error
+        }
+        syncDirectory(folder)
+    }
+
+    static func rename(_ from: String, to: String) throws(OutputError) {
+        #if canImport(Glibc)
+        let rc = Glibc.rename(from, to)
+        #else
+        let rc = Darwin.rename(from, to)
+        #endif
+        guard rc == 0 else { throw .io(path: to, operation: "rename", reason: lastError()) }
+    }
+
+    static func makeDirectory(_ path: String) throws(OutputError) {
+        guard mkdir(path, 0o755) == 0 else { throw .io(path: path, operation: "mkdir", reason: lastError()) }
+    }
+
+    /// fsync of a folder, so a rename inside it survives a crash; best effort.
+    static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+
+    /// Opens an existing regular file for appending.
+    static func openForAppending(_ path: String) throws(OutputError) -> Int32 {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw .io(path: path, operation: "open", reason: lastError()) }
+        return fd
+    }
+
+    static func closeFile(_ fd: Int32) {
+        close(fd)
+    }
+
+    static func removeFile(_ path: String) {
+        unlink(path)
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// A process-wide counter for unique temporary names.
+    private static let serial = Locked(0)
+}
+
+/// Standard output for data a command prints in bulk (an export without `--out`, the
+/// engine protocol's answers): every byte written or a typed error, never a trap
+/// (`FileHandle.write` traps on ENOSPC, e.g. `> /dev/full`).
+public enum StandardOutput {
+    public static func write(_ text: String) throws(OutputError) {
+        try FileSystem.writeAll(fd: 1, Array(text.utf8), path: "standard output")
+    }
+}
