@@ -54,12 +54,38 @@ private func mismatch(_ body: () throws -> Any) -> String? {
 }
 
 @Suite(.serialized) struct SweepTests {
+    /// The files stream into the output folder through `FileSink` (64 KiB writes); they must be
+    /// the bytes the same renderers give in memory, and sweep.json must be complete JSON with one
+    /// point and one result per grid point and scenario.
+    @Test func streamedFilesEqualInMemoryRendering() throws {
+        let fx = try SweepFixture("stream", replicates: 2)
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        // 9 × 9 × 2 × 2 = 324 settings: index.html and sweep.json outgrow one buffer.
+        var request = SweepRequest(grid: try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "60:100:5", option: "--enter"),
+                                                       exit: SweepRange(parsing: "110:150:5", option: "--exit"),
+                                                       maxAccuracy: [20, 30], confirm: [1, 2]))
+        request.paths = [fx.scenarios]
+        let s = try #require(try SweepJob.sweep(request, out: fx.path("out")).summary)
+        let written = try fx.files(fx.path("out"))
+        #expect(written["sweep.json"] == Data(SweepOutput.json(s).utf8))
+        #expect(written["sweep.csv"] == Data(SweepOutput.csv(s).utf8))
+        #expect(written["index.html"] == Data(SweepHTML.render(s).utf8))
+        #expect((written["index.html"]?.count ?? 0) > FileSink.flushBytes, "the page spans several buffered writes")
+        let jsonData = try #require(written["sweep.json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: jsonData) as? [String: Any])
+        #expect((json["points"] as? [Any])?.count == s.manifest.points.count)
+        let scenarios = try #require(json["scenarios"] as? [[String: Any]])
+        #expect(scenarios.count == s.scenarios.count)
+        for sc in scenarios { #expect((sc["results"] as? [Any])?.count == s.manifest.points.count) }
+    }
+
     @Test func shardsMergeByteIdenticalToOneRun() throws {
         let fx = try SweepFixture("shards")
         defer { try? FileManager.default.removeItem(at: fx.root) }
         let whole = try SweepJob.sweep(try fx.request(), out: fx.path("whole"))
         let expected = try fx.files(fx.path("whole"))
-        #expect(whole.run.records.count == whole.run.manifest.items)
+        #expect(whole.run.evaluatedItems + whole.run.resumedItems == whole.run.manifest.items)
+        #expect(whole.run.records.isEmpty, "an unsharded sweep drops its records once aggregated")
         #expect(expected["sweep.csv"].map { $0.count > 100 } == true)
         for n in [1, 2, 3, 7] {
             var folders: [String] = []

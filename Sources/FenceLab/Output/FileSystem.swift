@@ -78,6 +78,23 @@ enum FileSystem {
         guard close(fd) == 0 else { throw .io(path: path, operation: "close", reason: lastError()) }
     }
 
+    /// Creates `path` (it must not exist), lets `render` stream the text into it, fsyncs and
+    /// closes it: a large file is written without being held whole in memory.
+    static func createFile(_ path: String, render: (inout FileSink) -> Void) throws(OutputError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io(path: path, operation: "create", reason: lastError()) }
+        do throws(OutputError) {
+            var sink = FileSink(fd: fd, path: path)
+            render(&sink)
+            try sink.finish()
+            guard fsync(fd) == 0 else { throw .io(path: path, operation: "fsync", reason: lastError()) }
+        } catch {
+            close(fd)
+            throw error
+        }
+        guard close(fd) == 0 else { throw .io(path: path, operation: "close", reason: lastError()) }
+    }
+
     /// Refuses, before any work, an output file path that holds something other than a
     /// regular file (device, FIFO, directory, symbolic link — dangling or not) or whose
     /// folder is missing.

@@ -82,6 +82,14 @@ public enum ReportFolder {
     /// File names must be plain names (no `/`).
     public static func write(files: [(name: String, bytes: [UInt8])], to destination: String,
                              replaceable: Set<String> = replaceableNames) throws(OutputError) {
+        try write(streams: files.map { file in (file.name, { (sink: inout FileSink) in sink.append(bytes: file.bytes) }) },
+                  to: destination, replaceable: replaceable)
+    }
+
+    /// Like `write(files:)`, but each file's text is rendered straight into its file in the
+    /// temporary folder, so a large report is never held whole in memory.
+    public static func write(streams files: [(name: String, render: (inout FileSink) -> Void)], to destination: String,
+                             replaceable: Set<String> = replaceableNames) throws(OutputError) {
         try preflight(destination: destination, replaceable: replaceable)
         let dest = URL(fileURLWithPath: destination).standardizedFileURL
         let parent = dest.deletingLastPathComponent(), base = dest.lastPathComponent
@@ -94,7 +102,7 @@ public enum ReportFolder {
                 guard !file.name.contains("/"), !file.name.isEmpty, file.name != ".", file.name != ".." else {
                     throw OutputError.io(path: file.name, operation: "write", reason: "not a plain file name")
                 }
-                try FileSystem.createFile(tmp.appendingPathComponent(file.name).path, file.bytes)
+                try FileSystem.createFile(tmp.appendingPathComponent(file.name).path, render: file.render)
             }
             FileSystem.syncDirectory(tmp.path)
             try swapIn(tmp: tmp, dest: dest, old: parent.appendingPathComponent(".\(base).old-\(tag)"))

@@ -20,74 +20,74 @@ public indirect enum JSONValue: Sendable, Hashable {
         return out
     }
 
-    private func write(into out: inout String, indent: Int) {
+    func write(into out: inout some TextSink, indent: Int) {
         // Appends in place (no per-node padding strings, parts arrays or joins): sweep.json has
         // tens of thousands of estimates, each a small one-line object.
         switch self {
         case let .object(pairs):
-            if pairs.isEmpty { out += "{}"; return }
+            if pairs.isEmpty { out.append("{}"); return }
             if pairs.count <= 4, pairs.allSatisfy({ $0.1.isFlat }) {
                 // Small leaf objects such as estimates stay on one line.
-                out += "{"
+                out.append("{")
                 for (i, (key, value)) in pairs.enumerated() {
-                    if i > 0 { out += ", " }
+                    if i > 0 { out.append(", ") }
                     Self.appendQuoted(key, to: &out)
-                    out += ": "
+                    out.append(": ")
                     value.write(into: &out, indent: 0)
                 }
-                out += "}"
+                out.append("}")
                 return
             }
-            out += "{\n"
+            out.append("{\n")
             for (i, (key, value)) in pairs.enumerated() {
                 Self.pad(&out, indent + 1)
                 Self.appendQuoted(key, to: &out)
-                out += ": "
+                out.append(": ")
                 value.write(into: &out, indent: indent + 1)
-                out += i + 1 < pairs.count ? ",\n" : "\n"
+                out.append(i + 1 < pairs.count ? ",\n" : "\n")
             }
             Self.pad(&out, indent)
-            out += "}"
+            out.append("}")
         case let .array(items):
-            if items.isEmpty { out += "[]"; return }
+            if items.isEmpty { out.append("[]"); return }
             if items.allSatisfy(\.isScalar) {
-                out += "["
+                out.append("[")
                 for (i, item) in items.enumerated() {
-                    if i > 0 { out += ", " }
+                    if i > 0 { out.append(", ") }
                     item.write(into: &out, indent: 0)
                 }
-                out += "]"
+                out.append("]")
                 return
             }
-            out += "[\n"
+            out.append("[\n")
             for (i, item) in items.enumerated() {
                 Self.pad(&out, indent + 1)
                 item.write(into: &out, indent: indent + 1)
-                out += i + 1 < items.count ? ",\n" : "\n"
+                out.append(i + 1 < items.count ? ",\n" : "\n")
             }
             Self.pad(&out, indent)
-            out += "]"
-        case let .number(x): out += x.isFinite ? x.description : "null"
-        case let .integer(i): out += String(i)
+            out.append("]")
+        case let .number(x): out.append(x.isFinite ? x.description : "null")
+        case let .integer(i): out.append(String(i))
         case let .string(s): Self.appendQuoted(s, to: &out)
-        case let .bool(b): out += b ? "true" : "false"
-        case .null: out += "null"
+        case let .bool(b): out.append(b ? "true" : "false")
+        case .null: out.append("null")
         }
     }
 
     /// Two spaces per level.
-    private static func pad(_ out: inout String, _ levels: Int) {
-        for _ in 0..<levels { out += "  " }
+    static func pad(_ out: inout some TextSink, _ levels: Int) {
+        for _ in 0..<levels { out.append("  ") }
     }
 
     /// Appends `quoted(s)`; a string with nothing to escape is appended as it is.
-    private static func appendQuoted(_ s: String, to out: inout String) {
+    static func appendQuoted(_ s: String, to out: inout some TextSink) {
         if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            out += "\""
-            out += s
-            out += "\""
+            out.append("\"")
+            out.append(s)
+            out.append("\"")
         } else {
-            out += quoted(s)
+            out.append(quoted(s))
         }
     }
 

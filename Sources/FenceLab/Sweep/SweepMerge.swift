@@ -11,11 +11,10 @@ public enum SweepMerge {
     public static let manifestName = "shard.json", itemsName = "items.jsonl"
     public static var shardFileNames: [String] { [manifestName, itemsName] }
 
-    /// The files of a shard folder.
-    public static func shardFiles(_ run: SweepRun) -> [(name: String, bytes: [UInt8])] {
-        var items = ""
-        for r in run.records { items += r.jsonLine + "\n" }
-        return [(manifestName, Array((run.manifest.encoded(pretty: true) + "\n").utf8)), (itemsName, Array(items.utf8))]
+    /// The files of a shard folder, streamed: `items.jsonl` is written a record at a time.
+    public static func shardFiles(_ run: SweepRun) -> [(name: String, render: (inout FileSink) -> Void)] {
+        [(manifestName, { $0.append(run.manifest.encoded(pretty: true) + "\n") }),
+         (itemsName, { sink in for r in run.records { sink.append(r.jsonLine + "\n") } })]
     }
 
     /// The shard folders among `inputs`, as `fencelab merge` takes them: an input holding

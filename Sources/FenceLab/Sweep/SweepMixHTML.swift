@@ -4,6 +4,13 @@ import Foundation
 /// beside it, per-scenario visit figures and the mix frontier plot.
 enum SweepMixHTML {
     static func section(_ s: SweepSummary) -> String {
+        var out = ""
+        section(s, into: &out)
+        return out
+    }
+
+    /// The section, streamed: the plots draw every setting, so they go straight to `out`.
+    static func section(_ s: SweepSummary, into out: inout some TextSink) {
         let x = ReportText.xml, mix = s.mix
         let lines = SweepOutput.recommendationLines(s)
         var h = "<section class=\"scenario\" id=\"recommendation\">\n<h2>\(x(lines[0]))</h2>\n<ul>"
@@ -11,17 +18,24 @@ enum SweepMixHTML {
         h += "</ul>\n"
         h += mixTable(s)
         h += "<div class=\"plots\">"
-        h += HTMLReport.figure("Mix frontier: unwanted (false + fragment) visits per hour vs worst-scenario p95 entry latency",
-                               HTMLReport.responsive(plot(s, width: 800), plot(s, width: 420)), wide: true)
-        h += "</div>\n"
+        // HTMLReport.figure(caption, HTMLReport.responsive(wide plot, narrow plot), wide: true), streamed.
+        h += "<figure class=\"wide\"><div class=\"v-wide\">"
+        out.append(h)
+        plot(s, width: 800, into: &out)
+        out.append("</div><div class=\"v-narrow\">")
+        plot(s, width: 420, into: &out)
+        out.append("</div><figcaption>\(x(mixCaption))</figcaption></figure>\n")
+        h = "</div>\n"
         h += scenarioTable(s)
         let front = SweepOutput.mixFrontierOrder(mix)
         h += "<details><summary>Mix frontier (\(front.count) settings)</summary><div class=\"scroll\"><table><thead><tr><th>setting</th>"
             + "<th>unwanted visits per hour</th><th>worst p95 entry latency s</th><th>worst recall</th><th>constraints</th></tr></thead><tbody>"
-        for id in front { h += mixRow("", id, s) }
-        h += "</tbody></table></div></details>\n"
-        return h + "</section>\n"
+        out.append(h)
+        for id in front { out.append(mixRow("", id, s)) }
+        out.append("</tbody></table></div></details>\n</section>\n")
     }
+
+    static let mixCaption = "Mix frontier: unwanted (false + fragment) visits per hour vs worst-scenario p95 entry latency"
 
     static func mixRow(_ tag: String, _ id: Int, _ s: SweepSummary) -> String {
         let x = ReportText.xml, p = s.mix.points[id]
@@ -105,7 +119,7 @@ enum SweepMixHTML {
 
     /// Scatter of every setting: x worst-scenario p95 entry latency (early as 0), y unwanted visits
     /// per hour; settings that match no visit in some scenario sit in a strip on the right.
-    static func plot(_ s: SweepSummary, width: Double) -> String {
+    static func plot(_ s: SweepSummary, width: Double, into out: inout some TextSink) {
         let n = SVGPlots.n, mix = s.mix
         let left = 52.0, right = 14.0, top = 12.0, plotH = width < 600 ? 200.0 : 280.0
         let legendH = width < 600 ? 64.0 : 40.0, height = top + plotH + 34 + legendH
@@ -127,62 +141,62 @@ enum SweepMixHTML {
             p.worstEntryP95_s <= xMax ? left + p.worstEntryP95_s / xMax * plotW : left + plotW + stripW / 2
         }
         func py(_ v: Double) -> Double { top + plotH - min(v, yMax) / yMax * plotH }
-        var out = SVGPlots.svgOpen(width: width, height: height, label: "Mix frontier: unwanted visits per hour versus worst p95 entry latency")
+        out.append(SVGPlots.svgOpen(width: width, height: height, label: "Mix frontier: unwanted visits per hour versus worst p95 entry latency"))
         for v in yTicks {
-            out += "<line x1=\"\(n(left))\" x2=\"\(n(left + plotW))\" y1=\"\(n(py(v)))\" y2=\"\(n(py(v)))\" stroke=\"#e3e3e3\"/>"
-            out += "<text x=\"\(n(left - 4))\" y=\"\(n(py(v) + 4))\" text-anchor=\"end\">\(ReportText.plain(v))</text>"
+            out.append("<line x1=\"\(n(left))\" x2=\"\(n(left + plotW))\" y1=\"\(n(py(v)))\" y2=\"\(n(py(v)))\" stroke=\"#e3e3e3\"/>")
+            out.append("<text x=\"\(n(left - 4))\" y=\"\(n(py(v) + 4))\" text-anchor=\"end\">\(ReportText.plain(v))</text>")
         }
         for (k, v) in xTicks.enumerated() {
             let xx = left + v / xMax * plotW
-            out += "<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"#f0f0f0\"/>"
+            out.append("<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"#f0f0f0\"/>")
             let anchor = k == 0 ? "start" : k == xTicks.count - 1 ? "end" : "middle"
-            out += "<text x=\"\(n(xx))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"\(anchor)\">\(ReportText.latency(v))\(k == xTicks.count - 1 ? " s" : "")</text>"
+            out.append("<text x=\"\(n(xx))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"\(anchor)\">\(ReportText.latency(v))\(k == xTicks.count - 1 ? " s" : "")</text>")
         }
         if s.manifest.maxLatency_s <= xMax {
             let xx = left + s.manifest.maxLatency_s / xMax * plotW
-            out += "<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"\(SweepHTML.missedColour)\" stroke-dasharray=\"4 3\"/>"
+            out.append("<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"\(SweepHTML.missedColour)\" stroke-dasharray=\"4 3\"/>")
         }
         if hasStrip {
             let cx = left + plotW + stripW / 2
-            out += "<rect x=\"\(n(left + plotW + 2))\" y=\"\(n(top))\" width=\"\(n(stripW - 2))\" height=\"\(n(plotH))\" fill=\"#f4f4f4\"/>"
-            out += "<text x=\"\(n(cx))\" y=\"\(n(top + 14))\" text-anchor=\"middle\" font-size=\"10\">&gt; \(ReportText.latency(xMax)) s</text>"
-            out += "<text x=\"\(n(cx))\" y=\"\(n(top + 26))\" text-anchor=\"middle\" font-size=\"10\">or none</text>"
-            out += "<text x=\"\(n(cx))\" y=\"\(n(top + 38))\" text-anchor=\"middle\" font-size=\"10\">matched</text>"
+            out.append("<rect x=\"\(n(left + plotW + 2))\" y=\"\(n(top))\" width=\"\(n(stripW - 2))\" height=\"\(n(plotH))\" fill=\"#f4f4f4\"/>")
+            out.append("<text x=\"\(n(cx))\" y=\"\(n(top + 14))\" text-anchor=\"middle\" font-size=\"10\">&gt; \(ReportText.latency(xMax)) s</text>")
+            out.append("<text x=\"\(n(cx))\" y=\"\(n(top + 26))\" text-anchor=\"middle\" font-size=\"10\">or none</text>")
+            out.append("<text x=\"\(n(cx))\" y=\"\(n(top + 38))\" text-anchor=\"middle\" font-size=\"10\">matched</text>")
         }
-        out += "<text x=\"\(n(left))\" y=\"\(n(top + plotH + 32))\" class=\"muted\">x: worst p95 entry latency s (dashed: bound) · y: unwanted visits per hour (▲ off scale)</text>"
+        out.append("<text x=\"\(n(left))\" y=\"\(n(top + plotH + 32))\" class=\"muted\">x: worst p95 entry latency s (dashed: bound) · y: unwanted visits per hour (▲ off scale)</text>")
         let front = SweepOutput.mixFrontierOrder(mix).filter { mix.points[$0].worstEntryP95_s.isFinite }
         if front.count > 1 {
             let pts = front.map { "\(n(px(mix.points[$0]))),\(n(py(mix.points[$0].unwantedPerHour)))" }.joined(separator: " ")
-            out += "<polyline fill=\"none\" stroke=\"\(SweepHTML.frontierColour)\" stroke-width=\"1.5\" stroke-opacity=\"0.6\" points=\"\(pts)\"/>"
+            out.append("<polyline fill=\"none\" stroke=\"\(SweepHTML.frontierColour)\" stroke-width=\"1.5\" stroke-opacity=\"0.6\" points=\"\(pts)\"/>")
         }
         for p in mix.points {
             let cx = px(p), cy = py(p.unwantedPerHour)
             let tip = "<title>\(ReportText.xml("\(s.manifest.points[p.point].label): \(ReportText.plain(p.unwantedPerHour)) per hour, p95 entry \(ReportText.latency(p.worstEntryP95_s)) s, worst recall \(p.worstRecall.map(ReportText.plain) ?? "–")"))</title>"
             if p.unwantedPerHour > yMax {
-                out += "<path d=\"M\(n(cx - 4)) \(n(cy + 4))l4 -7l4 7z\" fill=\"\(p.feasible ? SweepHTML.pointColour : SweepHTML.missedColour)\" fill-opacity=\"0.6\">\(tip)</path>"
+                out.append("<path d=\"M\(n(cx - 4)) \(n(cy + 4))l4 -7l4 7z\" fill=\"\(p.feasible ? SweepHTML.pointColour : SweepHTML.missedColour)\" fill-opacity=\"0.6\">\(tip)</path>")
             } else if !p.feasible {
-                out += "<path d=\"M\(n(cx - 3.5)) \(n(cy - 3.5))l7 7M\(n(cx - 3.5)) \(n(cy + 3.5))l7 -7\" stroke=\"\(SweepHTML.missedColour)\" stroke-width=\"1.3\" stroke-opacity=\"0.7\">\(tip)</path>"
+                out.append("<path d=\"M\(n(cx - 3.5)) \(n(cy - 3.5))l7 7M\(n(cx - 3.5)) \(n(cy + 3.5))l7 -7\" stroke=\"\(SweepHTML.missedColour)\" stroke-width=\"1.3\" stroke-opacity=\"0.7\">\(tip)</path>")
             } else if mix.frontier.contains(p.point) {
-                out += "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"4.5\" fill=\"\(SweepHTML.frontierColour)\">\(tip)</circle>"
+                out.append("<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"4.5\" fill=\"\(SweepHTML.frontierColour)\">\(tip)</circle>")
             } else {
-                out += "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"2.8\" fill=\"\(SweepHTML.pointColour)\" fill-opacity=\"0.8\">\(tip)</circle>"
+                out.append("<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"2.8\" fill=\"\(SweepHTML.pointColour)\" fill-opacity=\"0.8\">\(tip)</circle>")
             }
         }
         var labels: [(text: String, x: Double, y: Double)] = []
         if let r = mix.recommended {
             let p = mix.points[r], cx = px(p), cy = py(p.unwantedPerHour)
-            out += "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"9\" fill=\"none\" stroke=\"\(SweepHTML.recommendedColour)\" stroke-width=\"2.5\"/>"
+            out.append("<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"9\" fill=\"none\" stroke=\"\(SweepHTML.recommendedColour)\" stroke-width=\"2.5\"/>")
             labels.append(("recommended " + s.manifest.points[r].label, cx, cy))
         }
         if let ref = s.manifest.points.firstIndex(of: .seedReference) {
             let p = mix.points[ref], cx = px(p), cy = py(p.unwantedPerHour)
-            out += "<rect x=\"\(n(cx - 6))\" y=\"\(n(cy - 6))\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"\(SweepHTML.referenceColour)\" stroke-width=\"1.8\"/>"
+            out.append("<rect x=\"\(n(cx - 6))\" y=\"\(n(cy - 6))\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"\(SweepHTML.referenceColour)\" stroke-width=\"1.8\"/>")
             labels.append(("80/120/30", cx, cy))
         }
-        out += placeLabels(labels, bounds: (0, 0, width, top + plotH)).joined()
+        out.append(placeLabels(labels, bounds: (0, 0, width, top + plotH)).joined())
         let items: [(String, String, String)] = [("dot", SweepHTML.pointColour, "meets constraints"), ("dot", SweepHTML.frontierColour, "mix frontier"),
                                                  ("dot", SweepHTML.missedColour, "× misses a constraint"), ("line", SweepHTML.referenceColour, "□ 80/120/30"),
                                                  ("line", SweepHTML.recommendedColour, "○ recommended")]
-        return out + SweepHTML.legend(items, width: width, left: left, y: top + plotH + 34 + 20) + "</svg>"
+        out.append(SweepHTML.legend(items, width: width, left: left, y: top + plotH + 34 + 20) + "</svg>")
     }
 }

@@ -10,49 +10,44 @@ public enum SweepOutput {
     /// Names an existing sweep or shard folder may hold and still be replaced.
     public static var replaceableNames: Set<String> { Set(fileNames + SweepMerge.shardFileNames) }
 
-    public static func render(_ s: SweepSummary) -> [(name: String, bytes: [UInt8])] {
-        [("sweep.json", Array(json(s).utf8)), ("sweep.csv", Array(csv(s).utf8)),
-         ("sweep.md", Array(markdown(s).utf8)), ("index.html", Array(SweepHTML.render(s).utf8))]
+    /// The four files as renderers that stream into their file (`ReportFolder.write(streams:)`):
+    /// sweep.json, sweep.csv and index.html grow with the grid, so none is held whole in memory.
+    public static func streams(_ s: SweepSummary) -> [(name: String, render: (inout FileSink) -> Void)] {
+        [("sweep.json", { json(s, into: &$0) }), ("sweep.csv", { csv(s, into: &$0) }),
+         ("sweep.md", { $0.append(markdown(s)) }), ("index.html", { SweepHTML.render(s, into: &$0) })]
     }
 
     // MARK: JSON
 
     public static func json(_ s: SweepSummary) -> String {
+        var out = ""
+        json(s, into: &out)
+        return out
+    }
+
+    /// sweep.json written piece by piece: the same bytes as serializing the whole `JSONValue`
+    /// document, but only one point's or one cell's subtree exists at a time.
+    public static func json(_ s: SweepSummary, into out: inout some TextSink) {
         let m = s.manifest
         func opt(_ e: Estimate?) -> JSONValue { e.map(JSONReport.estimate) ?? .null }
-        let points: [JSONValue] = m.points.enumerated().map { i, p in
-            .object([("id", .integer(i)), ("label", .string(p.label)), ("rule", .string(p.setupDescription)),
+        func point(_ i: Int) -> JSONValue {
+            let p = m.points[i]
+            return .object([("id", .integer(i)), ("label", .string(p.label)), ("rule", .string(p.setupDescription)),
                      ("kind", .string(p.kind.rawValue)), ("enter_m", .number(p.enter_m)), ("exit_m", .number(p.exit_m)),
                      ("band_m", .number(p.band_m)), ("maxAccuracy_m", p.maxAccuracy_m.isFinite ? .number(p.maxAccuracy_m) : .null),
                      ("confirm_n", .integer(p.confirm_n)), ("reference", .bool(p == .seedReference)),
                      ("input", .string(p.input.rawValue)), ("q_m2s3", p.input == .raw ? .null : .number(p.q_m2s3))])
         }
-        let scenarios: [JSONValue] = s.scenarios.map { sc in
-            let results: [JSONValue] = sc.cells.map { c in
-                .object([("point", .integer(c.point)), ("spurious", JSONReport.estimate(c.spurious)),
+        func result(_ sc: SweepScenarioSummary, _ c: SweepCell) -> JSONValue {
+            .object([("point", .integer(c.point)), ("spurious", JSONReport.estimate(c.spurious)),
                          ("missed", JSONReport.estimate(c.missed)), ("flaps", JSONReport.estimate(c.flaps)),
                          ("transitions", JSONReport.estimate(c.transitions)),
                          ("truthTransitions", JSONReport.estimate(c.truthTransitions)),
                          ("latency_s", .object([("median", opt(c.latencyMedian_s)), ("p95", opt(c.latencyP95_s))])),
                          ("frontier", .bool(sc.frontier.contains(c.point))), ("visits", visitsJSON(c.visits)),
                          ("filterRMSE_m", opt(c.filterRMSE_m))])
-            }
-            let filters: [JSONValue] = sc.filterErrors(points: m.points).map { f in
-                .object([("input", .string(f.kind.rawValue)),
-                         ("byQ", .array(f.byQ.map { .object([("q_m2s3", .number($0.q_m2s3)), ("rmse_m", JSONReport.estimate($0.rmse))]) })),
-                         ("best_q_m2s3", .number(f.best_q_m2s3))])
-            }
-            return .object([
-                ("name", .string(sc.scenario.name)), ("sha256", .string(sc.scenario.sha256)),
-                ("seed", .integer(Int(sc.scenario.seed))), ("replicates", .integer(sc.scenario.replicates)),
-                ("generator", .string(sc.scenario.generator)), ("duration_s", .number(sc.scenario.duration_s)),
-                ("weight", .number(sc.scenario.weight)),
-                ("frontier", .array(sc.frontier.sorted().map { .integer($0) })),
-                ("filterErrors", .array(filters)),
-                ("results", .array(results)),
-            ])
         }
-        let doc = JSONValue.object([
+        let head: [(String, JSONValue)] = [
             ("schema", .string(schema)),
             ("sweep", .object([
                 ("toolVersion", .string(m.toolVersion)), ("rule", .string(m.rule.rawValue)),
@@ -65,10 +60,71 @@ public enum SweepOutput {
             ])),
             ("recommendation", recommendationJSON(s)),
             ("frontier", .array(mixFrontierOrder(s.mix).map { mixPointJSON(s.mix.points[$0], s) })),
-            ("points", .array(points)),
-            ("scenarios", .array(scenarios)),
-        ])
-        return doc.serialized() + "\n"
+        ]
+        // The document and each scenario have more than four members, so `JSONValue` writes them
+        // one member per line; the streamed arrays below follow the same layout.
+        out.append("{\n")
+        for (key, value) in head {
+            member(key, indent: 1, into: &out)
+            value.write(into: &out, indent: 1)
+            out.append(",\n")
+        }
+        member("points", indent: 1, into: &out)
+        array(count: m.points.count, indent: 1, into: &out, element: point)
+        out.append(",\n")
+        member("scenarios", indent: 1, into: &out)
+        if s.scenarios.isEmpty { out.append("[]") } else {
+            out.append("[\n")
+            for (k, sc) in s.scenarios.enumerated() {
+                JSONValue.pad(&out, 2)
+                out.append("{\n")
+                let fields: [(String, JSONValue)] = [
+                    ("name", .string(sc.scenario.name)), ("sha256", .string(sc.scenario.sha256)),
+                    ("seed", .integer(Int(sc.scenario.seed))), ("replicates", .integer(sc.scenario.replicates)),
+                    ("generator", .string(sc.scenario.generator)), ("duration_s", .number(sc.scenario.duration_s)),
+                    ("weight", .number(sc.scenario.weight)),
+                    ("frontier", .array(sc.frontier.sorted().map { .integer($0) })),
+                    ("filterErrors", .array(sc.filterErrors(points: m.points).map { f in
+                        .object([("input", .string(f.kind.rawValue)),
+                                 ("byQ", .array(f.byQ.map { .object([("q_m2s3", .number($0.q_m2s3)), ("rmse_m", JSONReport.estimate($0.rmse))]) })),
+                                 ("best_q_m2s3", .number(f.best_q_m2s3))])
+                    })),
+                ]
+                for (key, value) in fields {
+                    member(key, indent: 3, into: &out)
+                    value.write(into: &out, indent: 3)
+                    out.append(",\n")
+                }
+                member("results", indent: 3, into: &out)
+                array(count: sc.cells.count, indent: 3, into: &out) { result(sc, sc.cells[$0]) }
+                out.append("\n")
+                JSONValue.pad(&out, 2)
+                out.append(k + 1 < s.scenarios.count ? "},\n" : "}\n")
+            }
+            JSONValue.pad(&out, 1)
+            out.append("]")
+        }
+        out.append("\n}\n")
+    }
+
+    /// `"key": ` at `indent` levels.
+    private static func member<S: TextSink>(_ key: String, indent: Int, into out: inout S) {
+        JSONValue.pad(&out, indent)
+        JSONValue.appendQuoted(key, to: &out)
+        out.append(": ")
+    }
+
+    /// An array of objects, one per line, as `JSONValue` lays it out, built one element at a time.
+    private static func array<S: TextSink>(count: Int, indent: Int, into out: inout S, element: (Int) -> JSONValue) {
+        if count == 0 { out.append("[]"); return }
+        out.append("[\n")
+        for i in 0..<count {
+            JSONValue.pad(&out, indent + 1)
+            element(i).write(into: &out, indent: indent + 1)
+            out.append(i + 1 < count ? ",\n" : "\n")
+        }
+        JSONValue.pad(&out, indent)
+        out.append("]")
     }
 
     static func visitsJSON(_ v: SweepVisitCell) -> JSONValue {
@@ -154,10 +210,17 @@ public enum SweepOutput {
     ]
 
     public static func csv(_ s: SweepSummary) -> String {
+        var out = ""
+        csv(s, into: &out)
+        return out
+    }
+
+    /// sweep.csv, one row at a time.
+    public static func csv(_ s: SweepSummary, into out: inout some TextSink) {
         func d(_ v: Double) -> String { v.isFinite ? v.description : "" }
         func e(_ x: Estimate?) -> [String] { x.map { [d($0.mean), d($0.lower), d($0.upper)] } ?? ["", "", ""] }
         func q(_ t: String) -> String { t.contains(",") || t.contains("\"") ? "\"" + t.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : t }
-        var out = csvColumns.joined(separator: ",") + "\n"
+        out.append(csvColumns.joined(separator: ",") + "\n")
         for sc in s.scenarios {
             for c in sc.cells {
                 let p = s.manifest.points[c.point]
@@ -173,10 +236,9 @@ public enum SweepOutput {
                 row += [p.input.rawValue, p.input == .raw ? "" : d(p.q_m2s3), c.filterRMSE_m.map { d($0.mean) } ?? ""]
                 row += [sc.frontier.contains(c.point) ? "1" : "0", s.mix.frontier.contains(c.point) ? "1" : "0",
                         s.mix.recommended == c.point ? "1" : "0"]
-                out += row.joined(separator: ",") + "\n"
+                out.append(row.joined(separator: ",") + "\n")
             }
         }
-        return out
     }
 
     // MARK: Markdown

@@ -9,7 +9,8 @@ import Darwin
 /// What a sweep process computed: its records in item order, and how many came from the resume file.
 public struct SweepRun: Sendable {
     public var manifest: SweepManifest
-    /// This process's records (all items of its shard), sorted by item.
+    /// This process's records (all items of its shard), sorted by item. Empty in the outcome of
+    /// an unsharded `SweepJob.sweep`, which drops them once the summary holds their aggregates.
     public var records: [SweepRecord]
     /// Items taken from the resume file instead of recomputed.
     public var resumedItems: Int
@@ -49,12 +50,24 @@ public enum SweepRunner {
         let units = todoUnits
         let remaining = units.reduce(0) { $0 + $1.points.count }
         if !done.isEmpty { request.onResume?(done.count, remaining, path) }
+        let resumed = done.count
         let progress = ProgressReporter(scenarios: plan.scenarios.count, totalWorkItems: plan.ownedCount,
                                         alreadyDone: done.count, force: request.forceProgress)
         let stopAfter = request.stopAfterUnits
         let finished = Locked(0)  // work units done, for the interruption test hook
         let settings = plan.settings
-        let results = try WorkPool.map(count: units.count, jobs: request.jobs, onDone: { i in
+        // Every owned record goes straight to its place in item order (item k of shard K/N is the
+        // (k / N)-th owned one), so the records exist once: no per-unit arrays joined and sorted
+        // afterwards (at 10^5 points x 5 replicates each copy is ~80 MB).
+        let stride = plan.shard.count
+        let unset = SweepRecord(item: -1, spurious: 0, missed: 0, flaps: 0, transitions: 0, truthTransitions: 0,
+                                latencyMedian_s: nil, latencyP95_s: nil)
+        var initial = [SweepRecord](repeating: unset, count: plan.ownedCount)
+        for r in done.values { initial[r.item / stride] = r }
+        done = [:]
+        let slots = Locked(initial)
+        initial = []
+        _ = try WorkPool.map(count: units.count, jobs: request.jobs, onDone: { i in
             progress.advance(by: units[i].points.count, unit: "sweep items (grid point × drive)")
         }) { i in
             let unit = units[i]
@@ -66,18 +79,20 @@ public enum SweepRunner {
                                    settings: settings, scratch: &scratch)
             }
             try appender.append(records)
+            slots.withLock { all in for r in records { all[r.item / stride] = r } }
             finished.withLock { $0 += 1 }
-            return records
         }
         progress.finish()
         appender.close()
-        var all = Array(done.values)
-        for r in results { all += r }
-        all.sort { $0.item < $1.item }
-        guard all.count == plan.ownedCount else {
-            throw SweepError.io(path: path, reason: "internal: \(all.count) records for \(plan.ownedCount) owned items")
+        let all = slots.withLock { all in
+            let taken = all
+            all = []
+            return taken
         }
-        return SweepRun(manifest: plan.manifest, records: all, resumedItems: done.count, evaluatedItems: remaining)
+        if let missing = all.firstIndex(where: { $0.item < 0 }) {
+            throw SweepError.io(path: path, reason: "internal: owned record \(missing) of \(plan.ownedCount) was not evaluated")
+        }
+        return SweepRun(manifest: plan.manifest, records: all, resumedItems: resumed, evaluatedItems: remaining)
     }
 
     /// Removes the resume file once the final output is in place.
@@ -150,13 +165,14 @@ public enum SweepJob {
     public static func sweep(_ request: SweepRequest, out: String) throws -> Outcome {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
         let plan = try SweepPlan.prepare(request)
-        let run = try SweepRunner.run(plan, request: request, out: out)
+        var run = try SweepRunner.run(plan, request: request, out: out)
         var summary: SweepSummary?
         if request.shard != nil {
-            try ReportFolder.write(files: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
+            try ReportFolder.write(streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
         } else {
-            let s = try SweepSummary.make(manifest: run.manifest, records: run.records)
-            try ReportFolder.write(files: SweepOutput.render(s), to: out, replaceable: SweepOutput.replaceableNames)
+            // The records are not needed once aggregated: dropped before the mix and the files.
+            let s = try SweepSummary.make(manifest: run.manifest, consuming: &run.records)
+            try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
             summary = s
         }
         SweepRunner.removePartial(out: out)
@@ -166,9 +182,9 @@ public enum SweepJob {
     /// Checks and merges shard folders into the files of one unsharded run.
     public static func merge(folders: [String], out: String) throws -> SweepSummary {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
-        let (manifest, records) = try SweepMerge.load(folders: folders)
-        let s = try SweepSummary.make(manifest: manifest, records: records)
-        try ReportFolder.write(files: SweepOutput.render(s), to: out, replaceable: SweepOutput.replaceableNames)
+        var (manifest, records) = try SweepMerge.load(folders: folders)
+        let s = try SweepSummary.make(manifest: manifest, consuming: &records)
+        try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
         return s
     }
 }

@@ -94,9 +94,26 @@ public struct SweepSummary: Sendable, Hashable {
     /// Aggregates `records` (every item of the sweep exactly once, any order).
     /// - Throws: `SweepError.badRecord` for a missing, duplicate or out-of-range item.
     public static func make(manifest: SweepManifest, records: [SweepRecord]) throws -> SweepSummary {
+        let summaries = try scenarioSummaries(manifest: manifest, records: records)
+        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries))
+    }
+
+    /// `make`, emptying `records` as soon as the cells are built, before the mix is scored and the
+    /// files are written (at 10⁵ points × 5 replicates the records are ≈ 80 MB).
+    public static func make(manifest: SweepManifest, consuming records: inout [SweepRecord]) throws -> SweepSummary {
+        let summaries = try scenarioSummaries(manifest: manifest, records: records)
+        records = []
+        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries))
+    }
+
+    /// Each scenario's cells (aggregated over replicates) and flutter frontier.
+    static func scenarioSummaries(manifest: SweepManifest, records: [SweepRecord]) throws -> [SweepScenarioSummary] {
         let source = "records"
-        var byItem = [SweepRecord?](repeating: nil, count: manifest.items)
-        for r in records {
+        // A run's records come complete and in item order: use them as they are (a second,
+        // indexed copy would double the largest allocation of a big sweep).
+        let inOrder = records.count == manifest.items && records.indices.allSatisfy { records[$0].item == $0 }
+        var byItem = [SweepRecord?](repeating: nil, count: inOrder ? 0 : manifest.items)
+        for r in records where !inOrder {
             guard r.item >= 0, r.item < manifest.items else {
                 throw SweepError.badRecord(file: source, line: 0, reason: "item \(r.item) is outside 0..<\(manifest.items)")
             }
@@ -105,21 +122,25 @@ public struct SweepSummary: Sendable, Hashable {
             }
             byItem[r.item] = r
         }
-        if let missing = byItem.firstIndex(where: { $0 == nil }) {
+        if !inOrder, let missing = byItem.firstIndex(where: { $0 == nil }) {
             throw SweepError.badRecord(file: source, line: 0, reason: "item \(missing) is missing")
         }
         let offsets = manifest.offsets, points = manifest.points
         var summaries: [SweepScenarioSummary] = []
         for (s, scenario) in manifest.scenarios.enumerated() {
             var cells: [SweepCell] = []
+            cells.reserveCapacity(points.count)  // grown by doubling it would hold up to twice the cells' memory
             for p in points.indices {
-                let mine = (0..<scenario.replicates).map { byItem[offsets[s] + $0 * points.count + p]! }
+                let mine = (0..<scenario.replicates).map { i in
+                    let item = offsets[s] + i * points.count + p
+                    return inOrder ? records[item] : byItem[item]!
+                }
                 cells.append(try cell(point: p, mine, scenario: scenario.name, scenarioHours: scenario.duration_s / 3600))
             }
             let trade = cells.map { $0.tradeOff(points[$0.point]) }
             summaries.append(SweepScenarioSummary(scenario: scenario, cells: cells, frontier: TradeOff.frontier(trade)))
         }
-        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries))
+        return summaries
     }
 
     static func cell(point: Int, _ records: [SweepRecord], scenario: String, scenarioHours: Double) throws -> SweepCell {
