@@ -98,6 +98,16 @@ import FenceLab
         #expect(throws: SweepGridError.malformedList(option: "--confirm", text: "1.5 (whole numbers of fixes)")) {
             try SweepGrid(parsing: .hysteresis, enter: "80:80:10", exit: "120:120:1", maxAccuracy: nil, confirm: "1.5", limit: nil)
         }
+        // NaN and ±∞ parse as numbers: refused as bad values (exit 2), not as malformed text (64).
+        #expect(throws: SweepGridError.nonFinite(option: "--enter", text: "50:120:nan")) {
+            try SweepGrid(parsing: .hysteresis, enter: "50:120:nan", exit: "120:140:20", maxAccuracy: nil, confirm: nil, limit: nil)
+        }
+        #expect(throws: SweepGridError.nonFinite(option: "--max-accuracy", text: "30,inf")) {
+            try SweepGrid(parsing: .hysteresis, enter: "80:80:10", exit: "120:140:20", maxAccuracy: "30,inf", confirm: nil, limit: nil)
+        }
+        #expect(throws: SweepGridError.malformedList(option: "--max-accuracy", text: "30,x")) {
+            try SweepGrid(parsing: .hysteresis, enter: "80:80:10", exit: "120:140:20", maxAccuracy: "30,x", confirm: nil, limit: nil)
+        }
     }
 
     @Test func gridThatIsAllInvalidOrTooLargeIsRefused() {

@@ -6,6 +6,8 @@ public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
     case nonPositiveStep(option: String, step: Double)
     case emptyRange(option: String, text: String)
     case malformedList(option: String, text: String)
+    /// A number that parses but is NaN or ±∞: a bad value (exit 2), not a usage error.
+    case nonFinite(option: String, text: String)
     case invalidValue(option: String, value: Double, reason: String)
     case noValidPoint(reason: String)
     case tooManyPoints(count: Int, limit: Int)
@@ -20,6 +22,7 @@ public enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .nonPositiveStep(o, s): return "\(o): STEP must be > 0, got \(s)"
         case let .emptyRange(o, t): return "\(o): empty range '\(c(t))' (A must be ≤ B)"
         case let .malformedList(o, t): return "\(o): expected a comma-separated list of numbers, got '\(c(t))'"
+        case let .nonFinite(o, t): return "\(o): every number must be finite, got '\(c(t))'"
         case let .invalidValue(o, v, r): return "\(o): \(v) \(r)"
         case let .noValidPoint(r): return "the grid has no valid point: \(r)"
         case let .tooManyValues(o, t, l): return "\(o): '\(c(t))' has more than \(l) values; use a larger STEP"
@@ -38,10 +41,10 @@ public struct SweepRange: Sendable, Hashable {
     /// - Throws: `SweepGridError` naming `option` for malformed text, STEP ≤ 0 or A > B.
     public init(parsing text: String, option: String) throws(SweepGridError) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, let a = Double(parts[0]), let b = Double(parts[1]), let step = Double(parts[2]),
-              a.isFinite, b.isFinite, step.isFinite else {
+        guard parts.count == 3, let a = Double(parts[0]), let b = Double(parts[1]), let step = Double(parts[2]) else {
             throw .malformedRange(option: option, text: text)
         }
+        guard a.isFinite, b.isFinite, step.isFinite else { throw .nonFinite(option: option, text: text) }
         guard step > 0 else { throw .nonPositiveStep(option: option, step: step) }
         guard a <= b else { throw .emptyRange(option: option, text: text) }
         // Counted in Double first: (B − A) / STEP can exceed Int (STEP 1e-17) and Int() would trap.
@@ -89,7 +92,8 @@ public func parseSweepList(_ text: String, option: String) throws(SweepGridError
     let parts = text.split(separator: ",", omittingEmptySubsequences: false)
     var values: [Double] = []
     for p in parts {
-        guard let v = Double(p.trimmingCharacters(in: " ")), v.isFinite else { throw .malformedList(option: option, text: text) }
+        guard let v = Double(p.trimmingCharacters(in: " ")) else { throw .malformedList(option: option, text: text) }
+        guard v.isFinite else { throw .nonFinite(option: option, text: text) }
         values.append(v)
     }
     guard !values.isEmpty else { throw .malformedList(option: option, text: text) }
