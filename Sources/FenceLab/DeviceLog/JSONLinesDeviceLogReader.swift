@@ -20,7 +20,7 @@ enum JSONLinesDeviceLogReader {
             let slice = UnsafeBufferPointer(rebasing: buffer[range])
             if slice.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             sawContent = true
-            var parser = FlatJSONParser(bytes: slice, line: line)
+            let parser = FlatJSONParser(bytes: slice, line: line)
             let object = try parser.object()
             try readObject(object, line: line, into: &builder)
         }
