@@ -85,7 +85,9 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         let whole = try SweepJob.sweep(try fx.request(), out: fx.path("whole"))
         let expected = try fx.files(fx.path("whole"))
         #expect(whole.run.evaluatedItems + whole.run.resumedItems == whole.run.manifest.items)
-        #expect(whole.run.records.isEmpty, "an unsharded sweep drops its records once aggregated")
+        #expect(whole.run.records.count == whole.run.manifest.items && whole.run.records.storedCount == whole.run.manifest.items)
+        let left = try FileManager.default.contentsOfDirectory(atPath: fx.root.path).filter { $0.contains("sweep-records") }
+        #expect(left.isEmpty, "the records' scratch file is unlinked at once: \(left)")
         #expect(expected["sweep.csv"].map { $0.count > 100 } == true)
         for n in [1, 2, 3, 7] {
             var folders: [String] = []

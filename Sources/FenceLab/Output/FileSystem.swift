@@ -153,6 +153,43 @@ enum FileSystem {
         return fd
     }
 
+    /// Creates a private scratch file in `directory` and unlinks it at once: it lives only as the
+    /// returned descriptor (read and write), so nothing is left behind, even after a crash.
+    static func openScratch(directory: String, prefix: String) throws(OutputError) -> Int32 {
+        var template = Array(((directory as NSString).appendingPathComponent(".\(prefix)-XXXXXX")).utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw .io(path: directory, operation: "create a scratch file in", reason: lastError()) }
+        unlink(template)
+        return fd
+    }
+
+    /// Writes all of `bytes` at `offset` of `fd` (`pwrite`), retrying short writes and EINTR.
+    static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, offset: Int, path: String) throws(OutputError) {
+        var done = 0
+        while done < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io(path: path, operation: "write", reason: lastError())
+            }
+            done += n
+        }
+    }
+
+    /// Reads exactly `bytes.count` bytes at `offset` of `fd` (`pread`), retrying short reads and EINTR.
+    static func readAll(fd: Int32, into bytes: UnsafeMutableRawBufferPointer, offset: Int, path: String) throws(OutputError) {
+        var done = 0
+        while done < bytes.count {
+            let n = pread(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io(path: path, operation: "read", reason: lastError())
+            }
+            if n == 0 { throw .io(path: path, operation: "read", reason: "unexpected end of file") }
+            done += n
+        }
+    }
+
     static func closeFile(_ fd: Int32) {
         close(fd)
     }

@@ -6,12 +6,11 @@ import Glibc
 import Darwin
 #endif
 
-/// What a sweep process computed: its records in item order, and how many came from the resume file.
+/// What a sweep process computed: its records, and how many came from the resume file.
 public struct SweepRun: Sendable {
     public var manifest: SweepManifest
-    /// This process's records (all items of its shard), sorted by item. Empty in the outcome of
-    /// an unsharded `SweepJob.sweep`, which drops them once the summary holds their aggregates.
-    public var records: [SweepRecord]
+    /// This process's records (all items of its shard), in item order.
+    public var records: SweepRecordStore
     /// Items taken from the resume file instead of recomputed.
     public var resumedItems: Int
     /// Items evaluated by this process.
@@ -56,17 +55,13 @@ public enum SweepRunner {
         let stopAfter = request.stopAfterUnits
         let finished = Locked(0)  // work units done, for the interruption test hook
         let settings = plan.settings
-        // Every owned record goes straight to its place in item order (item k of shard K/N is the
-        // (k / N)-th owned one), so the records exist once: no per-unit arrays joined and sorted
-        // afterwards (at 10^5 points x 5 replicates each copy is ~80 MB).
-        let stride = plan.shard.count
-        let unset = SweepRecord(item: -1, spurious: 0, missed: 0, flaps: 0, transitions: 0, truthTransitions: 0,
-                                latencyMedian_s: nil, latencyP95_s: nil)
-        var initial = [SweepRecord](repeating: unset, count: plan.ownedCount)
-        for r in done.values { initial[r.item / stride] = r }
+        // Every owned record goes to its slot of the store (item k of shard K/N is the (k / N)-th
+        // owned one), out of memory: the records never exist all at once in the process.
+        let store = try SweepRecordStore(count: plan.ownedCount, stride: plan.shard.count, first: plan.shard.index,
+                                         directory: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+                                         streams: plan.scenarios.reduce(0) { $0 + $1.spec.replicates })
+        try store.store(done.values.sorted { $0.item < $1.item })
         done = [:]
-        let slots = Locked(initial)
-        initial = []
         _ = try WorkPool.map(count: units.count, jobs: request.jobs, onDone: { i in
             progress.advance(by: units[i].points.count, unit: "sweep items (grid point × drive)")
         }) { i in
@@ -79,20 +74,15 @@ public enum SweepRunner {
                                    settings: settings, scratch: &scratch)
             }
             try appender.append(records)
-            slots.withLock { all in for r in records { all[r.item / stride] = r } }
+            try store.store(records)
             finished.withLock { $0 += 1 }
         }
         progress.finish()
         appender.close()
-        let all = slots.withLock { all in
-            let taken = all
-            all = []
-            return taken
+        guard store.storedCount == plan.ownedCount else {
+            throw SweepError.io(path: path, reason: "internal: \(store.storedCount) of \(plan.ownedCount) owned records were evaluated")
         }
-        if let missing = all.firstIndex(where: { $0.item < 0 }) {
-            throw SweepError.io(path: path, reason: "internal: owned record \(missing) of \(plan.ownedCount) was not evaluated")
-        }
-        return SweepRun(manifest: plan.manifest, records: all, resumedItems: resumed, evaluatedItems: remaining)
+        return SweepRun(manifest: plan.manifest, records: store, resumedItems: resumed, evaluatedItems: remaining)
     }
 
     /// Removes the resume file once the final output is in place.
@@ -165,13 +155,12 @@ public enum SweepJob {
     public static func sweep(_ request: SweepRequest, out: String) throws -> Outcome {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
         let plan = try SweepPlan.prepare(request)
-        var run = try SweepRunner.run(plan, request: request, out: out)
+        let run = try SweepRunner.run(plan, request: request, out: out)
         var summary: SweepSummary?
         if request.shard != nil {
             try ReportFolder.write(streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
         } else {
-            // The records are not needed once aggregated: dropped before the mix and the files.
-            let s = try SweepSummary.make(manifest: run.manifest, consuming: &run.records)
+            let s = try SweepSummary.make(manifest: run.manifest, store: run.records)
             try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
             summary = s
         }
@@ -182,8 +171,8 @@ public enum SweepJob {
     /// Checks and merges shard folders into the files of one unsharded run.
     public static func merge(folders: [String], out: String) throws -> SweepSummary {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
-        var (manifest, records) = try SweepMerge.load(folders: folders)
-        let s = try SweepSummary.make(manifest: manifest, consuming: &records)
+        let (manifest, records) = try SweepMerge.load(folders: folders, scratchDirectory: URL(fileURLWithPath: out).standardizedFileURL.deletingLastPathComponent().path)
+        let s = try SweepSummary.make(manifest: manifest, store: records)
         try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
         return s
     }

@@ -1,3 +1,4 @@
+import Foundation
 import GeoPolicy
 
 /// One grid point on one scenario, aggregated over replicates (mean and 95 % CI).
@@ -47,11 +48,44 @@ public struct SweepVisitCell: Sendable, Hashable {
     public var hasVisits: Bool { trueVisits.mean > 0 }
 }
 
+/// A scenario's cells, one per grid point in point order, computed from the records each time one
+/// is asked for: stored, they were ≈ 630 bytes per point and scenario (16 `Estimate`s), more than
+/// the records they come from. `SweepSummary.make` computes every cell once (and refuses what
+/// cannot be aggregated), so reading one here cannot fail on its values.
+public struct SweepCells: RandomAccessCollection, Sendable, Hashable {
+    let store: SweepRecordStore
+    /// The scenario's first item, the grid's point count, the scenario's replicates.
+    let offset: Int, points: Int, replicates: Int
+    let scenario: String
+    let scenarioHours: Double
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { points }
+
+    public subscript(point: Int) -> SweepCell {
+        do { return try cell(point, records: (0..<replicates).map { store.recordReadBack(offset + $0 * points + point) }) } catch {
+            fatalError("fencelab: \(error) (aggregated without error before)")
+        }
+    }
+
+    /// The records of `point`, one per replicate.
+    func records(_ point: Int) throws(SweepError) -> [SweepRecord] {
+        var out: [SweepRecord] = []
+        out.reserveCapacity(replicates)
+        for i in 0..<replicates { out.append(try store.record(offset + i * points + point)) }
+        return out
+    }
+
+    func cell(_ point: Int, records: [SweepRecord]) throws -> SweepCell {
+        try SweepSummary.cell(point: point, records, scenario: scenario, scenarioHours: scenarioHours)
+    }
+}
+
 /// A scenario's cells and its flutter Pareto frontier.
 public struct SweepScenarioSummary: Sendable, Hashable {
     public var scenario: SweepScenario
     /// One per grid point, in point order.
-    public var cells: [SweepCell]
+    public var cells: SweepCells
     /// Points not dominated in (spurious, median latency, missed) of the flutter figures.
     public var frontier: Set<Int>
 
@@ -91,56 +125,64 @@ public struct SweepSummary: Sendable, Hashable {
     /// Every point on the weighted mix, the mix frontier and the one recommendation.
     public var mix: SweepMix
 
-    /// Aggregates `records` (every item of the sweep exactly once, any order).
+    /// Aggregates `records` (every item of the sweep exactly once, any order); the records are
+    /// copied into a `SweepRecordStore` in the temporary folder.
     /// - Throws: `SweepError.badRecord` for a missing, duplicate or out-of-range item.
     public static func make(manifest: SweepManifest, records: [SweepRecord]) throws -> SweepSummary {
-        let summaries = try scenarioSummaries(manifest: manifest, records: records)
-        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries))
-    }
-
-    /// `make`, emptying `records` as soon as the cells are built, before the mix is scored and the
-    /// files are written (at 10⁵ points × 5 replicates the records are ≈ 80 MB).
-    public static func make(manifest: SweepManifest, consuming records: inout [SweepRecord]) throws -> SweepSummary {
-        let summaries = try scenarioSummaries(manifest: manifest, records: records)
-        records = []
-        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries))
-    }
-
-    /// Each scenario's cells (aggregated over replicates) and flutter frontier.
-    static func scenarioSummaries(manifest: SweepManifest, records: [SweepRecord]) throws -> [SweepScenarioSummary] {
         let source = "records"
-        // A run's records come complete and in item order: use them as they are (a second,
-        // indexed copy would double the largest allocation of a big sweep).
-        let inOrder = records.count == manifest.items && records.indices.allSatisfy { records[$0].item == $0 }
-        var byItem = [SweepRecord?](repeating: nil, count: inOrder ? 0 : manifest.items)
-        for r in records where !inOrder {
+        var seen = [Bool](repeating: false, count: manifest.items)
+        for r in records {
             guard r.item >= 0, r.item < manifest.items else {
                 throw SweepError.badRecord(file: source, line: 0, reason: "item \(r.item) is outside 0..<\(manifest.items)")
             }
-            guard byItem[r.item] == nil else {
-                throw SweepError.badRecord(file: source, line: 0, reason: "item \(r.item) appears twice")
-            }
-            byItem[r.item] = r
+            guard !seen[r.item] else { throw SweepError.badRecord(file: source, line: 0, reason: "item \(r.item) appears twice") }
+            seen[r.item] = true
         }
-        if !inOrder, let missing = byItem.firstIndex(where: { $0 == nil }) {
+        if let missing = seen.firstIndex(of: false) {
             throw SweepError.badRecord(file: source, line: 0, reason: "item \(missing) is missing")
         }
+        let store = try SweepRecordStore(count: manifest.items, directory: NSTemporaryDirectory(),
+                                         streams: manifest.scenarios.reduce(0) { $0 + $1.replicates })
+        try store.store(records)
+        return try make(manifest: manifest, store: store)
+    }
+
+    /// Aggregates the records of `store`, which holds every item of the sweep (stride 1).
+    ///
+    /// One pass computes every cell once, point by point: the per-scenario trade-off figures (for
+    /// the flutter frontiers) and the point's mix figures; nothing else per cell is kept. The
+    /// outputs compute the cells again from the records when they write them (`SweepCells`).
+    public static func make(manifest: SweepManifest, store: SweepRecordStore) throws -> SweepSummary {
+        guard store.count == manifest.items, store.stride == 1, store.storedCount == manifest.items else {
+            throw SweepError.badRecord(file: "records", line: 0,
+                                       reason: "\(store.storedCount) of \(manifest.items) work items stored")
+        }
         let offsets = manifest.offsets, points = manifest.points
+        let cells = manifest.scenarios.enumerated().map { s, scenario in
+            SweepCells(store: store, offset: offsets[s], points: points.count, replicates: scenario.replicates,
+                       scenario: scenario.name, scenarioHours: scenario.duration_s / 3600)
+        }
+        var trade = [[TradeOffPoint]](repeating: [], count: cells.count)
+        for s in trade.indices { trade[s].reserveCapacity(points.count) }
+        var mix = MixPoints()
+        mix.reserveCapacity(points.count)
+        let totalWeight = manifest.scenarios.reduce(0) { $0 + $1.weight }
+        var visits: [SweepVisitCell] = []
+        for p in points.indices {
+            visits.removeAll(keepingCapacity: true)
+            for (s, scenarioCells) in cells.enumerated() {
+                let c = try scenarioCells.cell(p, records: scenarioCells.records(p))
+                trade[s].append(c.tradeOff(points[p]))
+                visits.append(c.visits)
+            }
+            mix.append(SweepMix.score(point: p, visits: visits, manifest: manifest, totalWeight: totalWeight))
+        }
         var summaries: [SweepScenarioSummary] = []
         for (s, scenario) in manifest.scenarios.enumerated() {
-            var cells: [SweepCell] = []
-            cells.reserveCapacity(points.count)  // grown by doubling it would hold up to twice the cells' memory
-            for p in points.indices {
-                let mine = (0..<scenario.replicates).map { i in
-                    let item = offsets[s] + i * points.count + p
-                    return inOrder ? records[item] : byItem[item]!
-                }
-                cells.append(try cell(point: p, mine, scenario: scenario.name, scenarioHours: scenario.duration_s / 3600))
-            }
-            let trade = cells.map { $0.tradeOff(points[$0.point]) }
-            summaries.append(SweepScenarioSummary(scenario: scenario, cells: cells, frontier: TradeOff.frontier(trade)))
+            summaries.append(SweepScenarioSummary(scenario: scenario, cells: cells[s], frontier: TradeOff.frontier(trade[s])))
+            trade[s] = []
         }
-        return summaries
+        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries, points: mix))
     }
 
     static func cell(point: Int, _ records: [SweepRecord], scenario: String, scenarioHours: Double) throws -> SweepCell {
