@@ -126,10 +126,20 @@ public enum Statistics {
         let m = try mean(values)
         if values.count == 1 { return ConfidenceInterval(mean: m, lower: m, upper: m, n: 1, level: level) }
         let s = try standardDeviation(values)
-        let t = try studentTQuantile(probability: (1 + level) / 2, degreesOfFreedom: Double(values.count - 1))
+        let dof = values.count - 1
+        let t = level == 0.95 && dof < t975.count ? t975[dof]
+            : try studentTQuantile(probability: (1 + level) / 2, degreesOfFreedom: Double(dof))
         let half = t * s / Double(values.count).squareRoot()
         return ConfidenceInterval(mean: m, lower: m - half, upper: m + half, n: values.count, level: level)
     }
+
+    /// `studentTQuantile(probability: (1 + 0.95) / 2, degreesOfFreedom: k)` for k = 1…64 (index k;
+    /// 0 unused), computed once: the same values, without `gsl_cdf_tdist_Pinv`'s iterations on every
+    /// 95 % interval (a sweep asks for one per figure, grid point and scenario, several times).
+    static let t975: [Double] = {
+        _ = GSLRuntime.handlerOff
+        return [Double.nan] + (1...64).map { gsl_cdf_tdist_Pinv((1 + 0.95) / 2, Double($0)) }
+    }()
 
     private static func check(_ values: [Double], minimumCount: Int, routine: String) throws(GSLError) {
         guard values.count >= minimumCount else {

@@ -396,12 +396,16 @@ public enum SweepOutput {
     static let listedFrontier = 12
 
     /// Frontier points by median latency (nothing detected last), then spurious.
+    /// (The cells are computed once each here, not once per comparison: `SweepCells`.)
     static func frontierOrder(_ sc: SweepScenarioSummary) -> [Int] {
-        sc.frontier.sorted { a, b in
-            let la = sc.cells[a].latencyMedian_s?.mean ?? .infinity, lb = sc.cells[b].latencyMedian_s?.mean ?? .infinity
-            if la != lb { return la < lb }
-            if sc.cells[a].spurious.mean != sc.cells[b].spurious.mean { return sc.cells[a].spurious.mean < sc.cells[b].spurious.mean }
-            return a < b
+        let keyed = sc.frontier.map { id in
+            let c = sc.cells[id]
+            return (id: id, latency: c.latencyMedian_s?.mean ?? .infinity, spurious: c.spurious.mean)
         }
+        return keyed.sorted { a, b in
+            if a.latency != b.latency { return a.latency < b.latency }
+            if a.spurious != b.spurious { return a.spurious < b.spurious }
+            return a.id < b.id
+        }.map(\.id)
     }
 }

@@ -97,8 +97,8 @@ public struct SweepScenarioSummary: Sendable, Hashable {
         var out: [FilterErrors] = []
         for kind in FenceInput.Kind.allCases where kind != .raw {
             var byQ: [Double: Estimate] = [:]
-            for c in cells where points[c.point].input == kind {
-                if byQ[points[c.point].q_m2s3] == nil, let e = c.filterRMSE_m { byQ[points[c.point].q_m2s3] = e }
+            for p in points.indices where points[p].input == kind && byQ[points[p].q_m2s3] == nil {
+                if let e = cells[p].filterRMSE_m { byQ[points[p].q_m2s3] = e }
             }
             let sorted = byQ.keys.sorted().map { (q_m2s3: $0, rmse: byQ[$0]!) }
             guard let best = sorted.min(by: { $0.rmse.mean < $1.rmse.mean }) else { continue }
