@@ -1,5 +1,6 @@
 import Foundation
 import GSLKit
+import GeoPolicy
 import Testing
 import _TestSupport
 @testable import FenceLab
@@ -77,6 +78,28 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         let scenarios = try #require(json["scenarios"] as? [[String: Any]])
         #expect(scenarios.count == s.scenarios.count)
         for sc in scenarios { #expect((sc["results"] as? [Any])?.count == s.manifest.points.count) }
+    }
+
+    /// The manifest (resume-file header, shard.json) is encoded 1024 points at a time and spliced;
+    /// the bytes must be those of one `JSONEncoder` run over the whole manifest, compact and pretty,
+    /// for grids just above and far above one piece, with filtered inputs (q present) among them.
+    @Test func manifestInPiecesEqualsOneEncoderRun() throws {
+        let fx = try SweepFixture("manifest", duration_s: 60, replicates: 1)
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        for (exit, inputs) in [("101:1125:1", [FenceInput.Kind.raw]), ("101:300:1", [.raw, .kalman])] {
+            var request = try fx.request()
+            request.grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "60:100:20", option: "--enter"),
+                                         exit: SweepRange(parsing: exit, option: "--exit"), maxAccuracy: [20, 30], confirm: [1, 3],
+                                         inputs: inputs, kalmanQ: [0.5], limit: nil)
+            let m = try SweepPlan.prepare(request).manifest
+            #expect(m.points.count > SweepManifest.pointsPerPiece)
+            for pretty in [false, true] {
+                var pieces = 0
+                m.encode(pretty: pretty) { _ in pieces += 1 }
+                #expect(pieces > 3, "spliced, not encoded whole")
+                #expect(m.encoded(pretty: pretty) == SweepManifest.encodeWhole(m, pretty: pretty))
+            }
+        }
     }
 
     @Test func shardsMergeByteIdenticalToOneRun() throws {

@@ -110,13 +110,18 @@ enum FileSystem {
     /// Writes `bytes` as the regular file `path`: a temporary sibling is written and fsynced,
     /// then renamed over `path`, so readers see the old file or the new one, never a part.
     static func atomicWrite(_ bytes: [UInt8], to path: String) throws(OutputError) {
+        try atomicWrite(to: path) { $0.append(bytes: bytes) }
+    }
+
+    /// `atomicWrite` of the text `render` streams (never held whole in memory).
+    static func atomicWrite(to path: String, render: (inout FileSink) -> Void) throws(OutputError) {
         try checkFileDestination(path)
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         let tmp = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(serial.withLock { $0 += 1; return $0 })").path
         do throws(OutputError) {
-            try createFile(tmp, bytes)
+            try createFile(tmp, render: render)
             try rename(tmp, to: path)
         } catch {
             unlink(tmp)

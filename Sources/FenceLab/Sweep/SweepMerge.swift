@@ -13,7 +13,10 @@ public enum SweepMerge {
 
     /// The files of a shard folder, streamed: `items.jsonl` is written a record at a time.
     public static func shardFiles(_ run: SweepRun) -> [(name: String, render: (inout FileSink) -> Void)] {
-        [(manifestName, { $0.append(run.manifest.encoded(pretty: true) + "\n") }),
+        [(manifestName, { sink in
+             run.manifest.encode(pretty: true) { sink.append($0) }
+             sink.append("\n")
+         }),
          (itemsName, { sink in
              for k in 0..<run.records.count {
                  do throws(SweepError) { sink.append(try run.records.record(k).jsonLine + "\n") } catch {

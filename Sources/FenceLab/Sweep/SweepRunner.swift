@@ -31,10 +31,9 @@ public enum SweepRunner {
 
     public static func run(_ plan: SweepPlan, request: SweepRequest, out: String) throws -> SweepRun {
         let path = partialPath(out: out)
-        let header = plan.manifest.encoded(pretty: false)
         var done: [Int: SweepRecord] = [:]
-        if request.resume { done = try loadPartial(path: path, header: header, plan: plan) }
-        let appender = try RecordAppender(path: path, header: header, existing: done.values.sorted { $0.item < $1.item })
+        if request.resume { done = try loadPartial(path: path, header: plan.manifest.encoded(pretty: false), plan: plan) }
+        let appender = try RecordAppender(path: path, manifest: plan.manifest, existing: done.values.sorted { $0.item < $1.item })
 
         // Work units: (scenario, replicate) pairs with owned points not yet done.
         var todoUnits: [(s: Int, r: Int, points: [Int])] = []
@@ -69,12 +68,20 @@ public enum SweepRunner {
             if let stopAfter, finished.withLock({ $0 }) >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
             let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r, filters: plan.filters)
             var scratch = SweepScratch()
-            let records = try unit.points.map { p in
-                try drive.evaluate(plan.manifest.points[p], item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
-                                   settings: settings, scratch: &scratch)
+            // A drive's points in pieces, so that its records and their lines (≈ 500 bytes per
+            // point) are not all in memory at once on a large grid.
+            var records: [SweepRecord] = []
+            records.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))
+            for start in Swift.stride(from: 0, to: unit.points.count, by: Self.recordsPerPiece) {
+                records.removeAll(keepingCapacity: true)
+                for p in unit.points[start..<min(unit.points.count, start + Self.recordsPerPiece)] {
+                    records.append(try drive.evaluate(plan.manifest.points[p],
+                                                      item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
+                                                      settings: settings, scratch: &scratch))
+                }
+                try appender.append(records)
+                try store.store(records)
             }
-            try appender.append(records)
-            try store.store(records)
             finished.withLock { $0 += 1 }
         }
         progress.finish()
@@ -84,6 +91,9 @@ public enum SweepRunner {
         }
         return SweepRun(manifest: plan.manifest, records: store, resumedItems: resumed, evaluatedItems: remaining)
     }
+
+    /// Records evaluated, appended to the resume file (one `write(2)`) and stored at a time.
+    static let recordsPerPiece = 4096
 
     /// Removes the resume file once the final output is in place.
     public static func removePartial(out: String) {
@@ -110,13 +120,16 @@ final class RecordAppender: Sendable {
     private let fd: Locked<Int32>
     private let path: String
 
-    /// Rewrites `path` as header + `existing` (via a temporary file and rename), then opens it for appending.
-    init(path: String, header: String, existing: [SweepRecord]) throws(SweepError) {
+    /// Rewrites `path` as the manifest's line + `existing` (streamed to a temporary file, then
+    /// renamed), then opens it for appending.
+    init(path: String, manifest: SweepManifest, existing: [SweepRecord]) throws(SweepError) {
         self.path = path
-        var text = header + "\n"
-        for r in existing { text += r.jsonLine + "\n" }
         do {
-            try FileSystem.atomicWrite(Array(text.utf8), to: path)
+            try FileSystem.atomicWrite(to: path) { sink in
+                manifest.encode(pretty: false) { sink.append($0) }
+                sink.append("\n")
+                for r in existing { sink.append(r.jsonLine + "\n") }
+            }
             fd = Locked(try FileSystem.openForAppending(path))
         } catch { throw .io(path: path, reason: error.reason) }
     }
