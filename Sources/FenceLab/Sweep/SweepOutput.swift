@@ -396,9 +396,10 @@ public enum SweepOutput {
     static let listedFrontier = 12
 
     /// Frontier points by median latency (nothing detected last), then spurious.
-    /// (The cells are computed once each here, not once per comparison: `SweepCells`.)
+    /// (The cells are computed once each here, not once per comparison, and in point order, which
+    /// reads the records' store front to back: `SweepCells`.)
     static func frontierOrder(_ sc: SweepScenarioSummary) -> [Int] {
-        let keyed = sc.frontier.map { id in
+        let keyed = sc.frontier.sorted().map { id in
             let c = sc.cells[id]
             return (id: id, latency: c.latencyMedian_s?.mean ?? .infinity, spurious: c.spurious.mean)
         }

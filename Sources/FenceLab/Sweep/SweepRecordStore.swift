@@ -29,8 +29,12 @@ public final class SweepRecordStore: Sendable {
     /// 64-bit words per record: item, ten counts, presence of the six optional figures, six figures.
     static let words = 18
     static let bytesPerRecord = words * 8
-    /// Records per cached block (9 KiB read at a time).
-    static let blockRecords = 64
+    /// Records per cached block: up to 64 (9 KiB read at a time), fewer when many streams would
+    /// make the cache larger than `cacheBudgetBytes` (at least 4).
+    let blockRecords: Int
+    /// What the decoded blocks may take at most (SweepRecord is 168 bytes), unless 4 records per
+    /// block and two blocks per stream need more.
+    static let cacheBudgetBytes = 8 << 20
     /// Marks a written slot (a hole of the file reads as zeros).
     static let writtenFlag: UInt64 = 1 << 63
 
@@ -58,7 +62,9 @@ public final class SweepRecordStore: Sendable {
             FileSystem.closeFile(fd)
             throw .io(path: directory, reason: "cannot hold the sweep's records: \(reason)")
         }
-        cache = Locked(BlockCache(ring: [Int](repeating: -1, count: 2 * max(1, streams) + 8)))
+        let slots = 2 * max(1, streams) + 8
+        blockRecords = max(4, min(64, Self.cacheBudgetBytes / (MemoryLayout<SweepRecord>.stride * slots)))
+        cache = Locked(BlockCache(ring: [Int](repeating: -1, count: slots)))
     }
 
     deinit { FileSystem.closeFile(fd) }
@@ -108,15 +114,15 @@ public final class SweepRecordStore: Sendable {
     /// Owned record `k` (0 ≤ k < count).
     /// - Throws: `SweepError.io` for a failed read or a record that was never stored.
     public func record(_ k: Int) throws(SweepError) -> SweepRecord {
-        let block = k / Self.blockRecords
+        let block = k / blockRecords
         return try cache.withLock { (c) throws(SweepError) -> SweepRecord in
-            if let records = c.blocks[block] { return records[k - block * Self.blockRecords] }
+            if let records = c.blocks[block] { return records[k - block * blockRecords] }
             let records = try read(block: block)
             if c.ring[c.next] >= 0 { c.blocks[c.ring[c.next]] = nil }
             c.ring[c.next] = block
             c.next = (c.next + 1) % c.ring.count
             c.blocks[block] = records
-            return records[k - block * Self.blockRecords]
+            return records[k - block * blockRecords]
         }
     }
 
@@ -128,7 +134,7 @@ public final class SweepRecordStore: Sendable {
     }
 
     private func read(block: Int) throws(SweepError) -> [SweepRecord] {
-        let start = block * Self.blockRecords, n = min(Self.blockRecords, count - start)
+        let start = block * blockRecords, n = min(blockRecords, count - start)
         var words = [UInt64](repeating: 0, count: n * Self.words)
         let failure = words.withUnsafeMutableBytes { raw -> OutputError? in
             do throws(OutputError) {

@@ -18,9 +18,11 @@ public struct SweepRun: Sendable {
 }
 
 /// Runs the work items a process owns: each (scenario, replicate) drive is generated once and
-/// every owned grid point is evaluated on it. Records are appended (one `write(2)` per drive)
-/// to a resume file next to the output folder as they finish, so `--resume` skips them after an
-/// interruption; the final files are written separately and atomically (`ReportFolder`).
+/// every owned grid point is evaluated on it. Records are appended (one `write(2)` per piece of
+/// up to `recordsPerPiece` records of a drive) to a resume file next to the output folder as they
+/// finish, so `--resume` skips them after an interruption, and stored in a `SweepRecordStore`
+/// (a scratch file) for the summary; the final files are written separately and atomically
+/// (`ReportFolder`).
 public enum SweepRunner {
     /// The resume file of output folder `out`: `PARENT/.NAME.sweep-partial.jsonl`. Its first line
     /// is the manifest (one line); then one `SweepRecord` per line.
