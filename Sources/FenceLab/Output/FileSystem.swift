@@ -170,27 +170,28 @@ enum FileSystem {
 
     /// Writes all of `bytes` at `offset` of `fd` (`pwrite`), retrying short writes and EINTR.
     static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, offset: Int, path: String) throws(OutputError) {
-        var done = 0
-        while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io(path: path, operation: "write", reason: lastError())
-            }
-            done += n
+        try repeatTransfer(count: bytes.count, operation: "write", path: path) { done in
+            pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
         }
     }
 
     /// Reads exactly `bytes.count` bytes at `offset` of `fd` (`pread`), retrying short reads and EINTR.
     static func readAll(fd: Int32, into bytes: UnsafeMutableRawBufferPointer, offset: Int, path: String) throws(OutputError) {
+        try repeatTransfer(count: bytes.count, operation: "read", path: path) { done in
+            pread(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+        }
+    }
+
+    /// Calls `step(bytesDone)` (one `pread`/`pwrite` of the rest) until `count` bytes have moved.
+    private static func repeatTransfer(count: Int, operation: String, path: String, _ step: (Int) -> Int) throws(OutputError) {
         var done = 0
-        while done < bytes.count {
-            let n = pread(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+        while done < count {
+            let n = step(done)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .io(path: path, operation: "read", reason: lastError())
+                throw .io(path: path, operation: operation, reason: lastError())
             }
-            if n == 0 { throw .io(path: path, operation: "read", reason: "unexpected end of file") }
+            if n == 0 { throw .io(path: path, operation: operation, reason: "unexpected end of file") }
             done += n
         }
     }
