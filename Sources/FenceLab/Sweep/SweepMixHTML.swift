@@ -18,7 +18,7 @@ enum SweepMixHTML {
         h += "</ul>\n"
         h += mixTable(s)
         h += "<div class=\"plots\">"
-        // HTMLReport.figure(caption, HTMLReport.responsive(wide plot, narrow plot), wide: true), streamed.
+        // HTMLPage.figure(caption, HTMLPage.responsive(wide plot, narrow plot), wide: true), streamed.
         h += "<figure class=\"wide\"><div class=\"v-wide\">"
         out.append(h)
         plot(s, width: 800, into: &out)
