@@ -48,24 +48,25 @@ public enum CalibrationHTML {
         return rows
     }
 
-    /// A plot frame: axes from (x0, y0) to (x1, y1), px/py map data to pixels.
+    /// A calibration plot: margins of 46, 26, 10 and 44 px (left, right, top, bottom) around the data
+    /// area; x maps `x`, y maps `y` (data are held to its range, see `px`/`py`).
     struct Frame {
-        let width: Double, height: Double, x0: Double, x1: Double, y0: Double, y1: Double
-        let left = 46.0, right = 26.0, top = 10.0, bottom = 44.0
-        func px(_ v: Double) -> Double { left + (v - x0) / (x1 - x0) * (width - left - right) }
-        func py(_ v: Double) -> Double { top + (height - top - bottom) * (1 - (max(y0, min(y1, v)) - y0) / (y1 - y0)) }
+        let frame: PlotFrame
+
+        init(width: Double, height: Double, x: (Double, Double), y: (Double, Double)) {
+            let left = 46.0, right = 26.0, top = 10.0, bottom = 44.0
+            frame = PlotFrame(width: width, height: height, left: left, top: top, plotWidth: width - left - right,
+                              plotHeight: height - top - bottom, x: x, y: y)
+        }
+
+        var top: Double { frame.top }
+        func px(_ v: Double) -> Double { frame.x(v) }
+        func py(_ v: Double) -> Double { frame.y.clamped(v) }
 
         func axes(xTicks: [Double], yTicks: [Double], xUnit: String, yUnit: String, label: String) -> String {
-            let n = SVGPlots.n
-            var out = SVGPlots.svgOpen(width: width, height: height, label: label)
-            for v in yTicks {
-                out += "<line x1=\"\(n(left))\" x2=\"\(n(width - right))\" y1=\"\(n(py(v)))\" y2=\"\(n(py(v)))\" stroke=\"#e3e3e3\"/>"
-                out += "<text x=\"\(n(left - 4))\" y=\"\(n(py(v) + 4))\" text-anchor=\"end\">\(ReportText.short(v))\(v == yTicks.last ? yUnit : "")</text>"
-            }
-            for v in xTicks {
-                out += "<text x=\"\(n(px(v)))\" y=\"\(n(height - bottom + 16))\" text-anchor=\"middle\">\(ReportText.short(v))\(v == xTicks.last ? xUnit : "")</text>"
-            }
-            return out
+            let xLabels = xTicks.map { v in (px(v), "\(ReportText.short(v))\(v == xTicks.last ? xUnit : "")") }
+            return frame.svgOpen(label: label) + frame.yGrid(yTicks, unit: yUnit)
+                + frame.xLabels(xLabels, anchorEnds: false, gridLines: false)
         }
 
         func line(_ points: [(Double, Double)], colour: String, dashed: Bool = false) -> String {
@@ -83,7 +84,7 @@ public enum CalibrationHTML {
         }
 
         func legend(_ items: [(String, String, String)]) -> String {
-            "<g class=\"legend\">" + SVGPlots.legend(items, x: left, y: height - 6) + "</g></svg>"
+            "<g class=\"legend\">" + SVGPlots.legend(items, x: frame.left, y: frame.height - 6) + "</g></svg>"
         }
     }
 
@@ -95,7 +96,7 @@ public enum CalibrationHTML {
         let lagMax = a.lags_s.last ?? 1
         let values = (a.rho + g.syntheticACF.rho).filter(\.isFinite)
         let yLow = min(-0.2, ((values.min() ?? 0) * 10).rounded(.down) / 10)
-        let f = Frame(width: width, height: 250, x0: 0, x1: lagMax, y0: yLow, y1: 1)
+        let f = Frame(width: width, height: 250, x: (0, lagMax), y: (yLow, 1))
         var out = f.axes(xTicks: ticks(lagMax, count: 6), yTicks: [yLow, 0, 0.5, 1], xUnit: " s", yUnit: "", label: "Residual autocorrelation, recording and synthetic")
         out += "<line x1=\"\(SVGPlots.n(f.px(0)))\" x2=\"\(SVGPlots.n(f.px(lagMax)))\" y1=\"\(SVGPlots.n(f.py(0)))\" y2=\"\(SVGPlots.n(f.py(0)))\" stroke=\"#999\"/>"
         let tested = min(GoodnessOfFit.acfTestLags_s.upperBound, lagMax)
@@ -113,7 +114,7 @@ public enum CalibrationHTML {
         let qq = r.goodness.qq
         let extent = max(1e-9, qq.map { max(abs($0.x), abs($0.y)) }.max() ?? 1)
         let top = SVGPlots.niceCeiling(extent)
-        let f = Frame(width: width, height: 280, x0: -top, x1: top, y0: -top, y1: top)
+        let f = Frame(width: width, height: 280, x: (-top, top), y: (-top, top))
         var out = f.axes(xTicks: [-top, -top / 2, 0, top / 2, top], yTicks: [-top, -top / 2, 0, top / 2, top], xUnit: " m", yUnit: " m",
                          label: "QQ plot of residuals against the fitted distribution")
         out += f.line([(-top, -top), (top, top)], colour: referenceColour, dashed: true)
@@ -123,7 +124,7 @@ public enum CalibrationHTML {
 
     /// Fraction of fixes with |r| ≤ c × reported accuracy, c from 0 to 2.5.
     static func coverage(_ r: CalibrationResult, width: Double = 420) -> String {
-        let f = Frame(width: width, height: 280, x0: 0, x1: 2.5, y0: 0, y1: 1)
+        let f = Frame(width: width, height: 280, x: (0, 2.5), y: (0, 1))
         var out = f.axes(xTicks: [0, 0.5, 1, 1.5, 2, 2.5], yTicks: [0, 0.25, 0.5, 0.75, 1], xUnit: " ×", yUnit: "",
                          label: "Coverage of the reported accuracy")
         let cs = (0...50).map { 2.5 * Double($0) / 50 }
@@ -157,7 +158,7 @@ public enum CalibrationHTML {
         }
         let dr = density(rec), ds = density(syn)
         let yTop = SVGPlots.niceCeiling(max(1e-12, (dr + ds).max() ?? 1) * 1.05)
-        let f = Frame(width: width, height: 280, x0: 0, x1: upper, y0: 0, y1: yTop)
+        let f = Frame(width: width, height: 280, x: (0, upper), y: (0, yTop))
         var out = f.axes(xTicks: ticks(upper), yTicks: [0, yTop / 2, yTop], xUnit: " m", yUnit: "/m", label: "Reported accuracy distribution")
         func steps(_ d: [Double]) -> [(Double, Double)] {
             d.enumerated().flatMap { [(Double($0.offset) * bw, $0.element), (Double($0.offset + 1) * bw, $0.element)] }

@@ -120,24 +120,17 @@ enum SweepHTML {
         let xMax = hi > 0 ? max(SVGPlots.niceCeiling(hi), xMin + 1) : (xMin < 0 ? 0 : 1)
         let yMax = SVGPlots.niceCeiling(max(1, cells.map(\.spurious.mean).max() ?? 1))  // counts: at least 0…1
         let plotW = width - left - right - stripW
-        func px(_ c: SweepCell) -> Double {
-            guard let l = c.latencyMedian_s?.mean else { return left + plotW + stripW / 2 }
-            return left + (l - xMin) / (xMax - xMin) * plotW
-        }
-        func py(_ v: Double) -> Double { top + plotH - v / yMax * plotH }
-        out.append(SVGPlots.svgOpen(width: width, height: height, label: "Spurious transitions versus median latency, \(sc.scenario.name)"))
-        for k in 0...4 {
-            let v = yMax * Double(k) / 4
-            out.append("<line x1=\"\(n(left))\" x2=\"\(n(left + plotW))\" y1=\"\(n(py(v)))\" y2=\"\(n(py(v)))\" stroke=\"#e3e3e3\"/>")
-            out.append("<text x=\"\(n(left - 4))\" y=\"\(n(py(v) + 4))\" text-anchor=\"end\">\(ReportText.short(v))</text>")
-        }
+        let f = PlotFrame(width: width, height: height, left: left, top: top, plotWidth: plotW, plotHeight: plotH,
+                          x: (xMin, xMax), y: (0, yMax))
+        func px(_ c: SweepCell) -> Double { c.latencyMedian_s.map { f.x($0.mean) } ?? left + plotW + stripW / 2 }
+        let py = f.y
+        out.append(f.svgOpen(label: "Spurious transitions versus median latency, \(sc.scenario.name)"))
+        out.append(f.yGrid((0...4).map { yMax * Double($0) / 4 }))
         let ticks = width < 600 ? 2 : 4
-        for k in 0...ticks {
+        out.append(f.xLabels((0...ticks).map { k in
             let v = xMin + (xMax - xMin) * Double(k) / Double(ticks)
-            let xx = left + Double(k) / Double(ticks) * plotW
-            out.append("<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"#f0f0f0\"/>")
-            out.append("<text x=\"\(n(xx))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"\(k == 0 ? "start" : k == ticks ? "end" : "middle")\">\(ReportText.short(abs(v) < 1e-9 * (xMax - xMin) ? 0 : v))\(k == ticks ? " s" : "")</text>")
-        }
+            return (f.x.atFraction(Double(k) / Double(ticks)), "\(ReportText.short(abs(v) < 1e-9 * (xMax - xMin) ? 0 : v))\(k == ticks ? " s" : "")")
+        }, anchorEnds: true, gridLines: true))
         if hasUndetected {
             out.append("<rect x=\"\(n(left + plotW + 2))\" y=\"\(n(top))\" width=\"\(n(stripW - 2))\" height=\"\(n(plotH))\" fill=\"#f4f4f4\"/>")
             out.append("<text x=\"\(n(left + plotW + stripW / 2))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"middle\">none</text>")
