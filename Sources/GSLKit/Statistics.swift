@@ -113,7 +113,9 @@ public enum Statistics {
         if values.isEmpty { return nil }
         let m = try mean(values)
         if values.count == 1 { return ConfidenceInterval(mean: m, lower: m, upper: m, n: 1, level: level) }
-        let s = try standardDeviation(values)
+        // gsl_stats_sd is gsl_stats_sd_m with gsl_stats_mean of the same data: the same bits,
+        // without a second mean pass and a second check.
+        let s = values.withUnsafeBufferPointer { gsl_stats_sd_m($0.baseAddress, 1, $0.count, m) }
         let dof = values.count - 1
         let t = level == 0.95 && dof < t975.count ? t975[dof]
             : try studentTQuantile(probability: (1 + level) / 2, degreesOfFreedom: Double(dof))

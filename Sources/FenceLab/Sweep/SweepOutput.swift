@@ -395,18 +395,7 @@ public enum SweepOutput {
     /// Frontier rows listed in sweep.md and index.html (the rest: sweep.csv, sweep.json, the full table).
     static let listedFrontier = 12
 
-    /// Frontier points by median latency (nothing detected last), then spurious.
-    /// (The cells are computed once each here, not once per comparison, and in point order, which
-    /// reads the records' store front to back: `SweepCells`.)
-    static func frontierOrder(_ sc: SweepScenarioSummary) -> [Int] {
-        let keyed = sc.frontier.sorted().map { id in
-            let c = sc.cells[id]
-            return (id: id, latency: c.latencyMedian_s?.mean ?? .infinity, spurious: c.spurious.mean)
-        }
-        return keyed.sorted { a, b in
-            if a.latency != b.latency { return a.latency < b.latency }
-            if a.spurious != b.spurious { return a.spurious < b.spurious }
-            return a.id < b.id
-        }.map(\.id)
-    }
+    /// Frontier points by median latency (nothing detected last), then spurious, then id
+    /// (found with the frontier: `SweepScenarioSummary.frontierByLatency`).
+    static func frontierOrder(_ sc: SweepScenarioSummary) -> [Int] { sc.frontierByLatency }
 }

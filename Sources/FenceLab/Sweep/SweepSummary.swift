@@ -88,6 +88,10 @@ public struct SweepScenarioSummary: Sendable, Hashable {
     public var cells: SweepCells
     /// Points not dominated in (spurious, median latency, missed) of the flutter figures.
     public var frontier: Set<Int>
+    /// `frontier` by mean median latency (nothing detected last), then mean spurious, then id:
+    /// the order sweep.md and index.html list it in (`SweepOutput.frontierOrder`), found with the
+    /// frontier so the outputs need not compute those cells again.
+    var frontierByLatency: [Int]
 
     /// Per filtered input kind (`kalman`, `imm`): every q of the grid with the filter's mean RMSE
     /// over the replicates (the same for every rule setting: the filter does not depend on the
@@ -179,7 +183,18 @@ public struct SweepSummary: Sendable, Hashable {
         }
         var summaries: [SweepScenarioSummary] = []
         for (s, scenario) in manifest.scenarios.enumerated() {
-            summaries.append(SweepScenarioSummary(scenario: scenario, cells: cells[s], frontier: TradeOff.frontier(trade[s])))
+            let frontier = TradeOff.frontier(trade[s])
+            // TradeOffPoint.latency_s is NaN exactly when the cell has no median latency (a mean of
+            // finite values is never NaN): the outputs' "nothing detected last", +∞.
+            let byLatency = frontier.map { id in
+                let t = trade[s][id]
+                return (id: id, latency: t.latency_s.isNaN ? Double.infinity : t.latency_s, spurious: t.spurious)
+            }.sorted { a, b in
+                if a.latency != b.latency { return a.latency < b.latency }
+                if a.spurious != b.spurious { return a.spurious < b.spurious }
+                return a.id < b.id
+            }.map(\.id)
+            summaries.append(SweepScenarioSummary(scenario: scenario, cells: cells[s], frontier: frontier, frontierByLatency: byLatency))
             trade[s] = []
         }
         return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries, points: mix))
