@@ -40,7 +40,7 @@ public final class SweepRecordStore: Sendable {
 
     /// Decoded blocks, replaced first in, first out.
     struct BlockCache {
-        var blocks: [Int: [SweepRecord]] = [:]
+        var blocks: [Int: [SweepRecord?]] = [:]
         var ring: [Int]
         var next = 0
     }
@@ -115,7 +115,7 @@ public final class SweepRecordStore: Sendable {
     /// - Throws: `SweepError.io` for a failed read or a record that was never stored.
     public func record(_ k: Int) throws(SweepError) -> SweepRecord {
         let block = k / blockRecords
-        return try cache.withLock { (c) throws(SweepError) -> SweepRecord in
+        let found = try cache.withLock { (c) throws(SweepError) -> SweepRecord? in
             if let records = c.blocks[block] { return records[k - block * blockRecords] }
             let records = try read(block: block)
             if c.ring[c.next] >= 0 { c.blocks[c.ring[c.next]] = nil }
@@ -124,6 +124,8 @@ public final class SweepRecordStore: Sendable {
             c.blocks[block] = records
             return records[k - block * blockRecords]
         }
+        guard let found else { throw .io(path: directory, reason: "internal: sweep record \(k) of \(count) was never stored") }
+        return found
     }
 
     /// Owned record `k` for callers that cannot throw (outputs rendered after `SweepSummary.make`
@@ -133,7 +135,8 @@ public final class SweepRecordStore: Sendable {
         do { return try record(k) } catch { fatalError("fencelab: \(error)") }
     }
 
-    private func read(block: Int) throws(SweepError) -> [SweepRecord] {
+    /// The records of `block`, nil where a slot was never written.
+    private func read(block: Int) throws(SweepError) -> [SweepRecord?] {
         let start = block * blockRecords, n = min(blockRecords, count - start)
         var words = [UInt64](repeating: 0, count: n * Self.words)
         let failure = words.withUnsafeMutableBytes { raw -> OutputError? in
@@ -143,15 +146,7 @@ public final class SweepRecordStore: Sendable {
             } catch { return error }
         }
         if let failure { throw .io(path: directory, reason: "reading back the sweep's records failed: \(failure.reason)") }
-        var out: [SweepRecord] = []
-        out.reserveCapacity(n)
-        for i in 0..<n {
-            guard let r = Self.decode(words, at: i * Self.words) else {
-                throw .io(path: directory, reason: "internal: sweep record \(start + i) of \(count) was never stored")
-            }
-            out.append(r)
-        }
-        return out
+        return (0..<n).map { Self.decode(words, at: $0 * Self.words) }
     }
 
     /// Appends the record's words (no allocation beyond `words`' growth: this is on the per-item path).

@@ -33,36 +33,44 @@ public enum SweepRunner {
 
     public static func run(_ plan: SweepPlan, request: SweepRequest, out: String) throws -> SweepRun {
         let path = partialPath(out: out)
-        var done: [Int: SweepRecord] = [:]
-        if request.resume { done = try loadPartial(path: path, header: plan.manifest.encoded(pretty: false), plan: plan) }
-        let appender = try RecordAppender(path: path, manifest: plan.manifest, existing: done.values.sorted { $0.item < $1.item })
+        // Every owned record goes to its slot of the store (item k of shard K/N is the (k / N)-th
+        // owned one), out of memory: the records never exist all at once in the process.
+        let store = try SweepRecordStore(count: plan.ownedCount, stride: plan.shard.count, first: plan.shard.index,
+                                         directory: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+                                         streams: plan.scenarios.reduce(0) { $0 + $1.spec.replicates })
+        // Which owned records the resume file gave (by position in the store).
+        var done = [Bool](repeating: false, count: plan.ownedCount)
+        if request.resume { done = try loadPartial(path: path, plan: plan, into: store) }
+        let resumed = done.count(where: { $0 })
+        let kept = done
+        let appender = try RecordAppender(path: path, manifest: plan.manifest) { sink in
+            for k in kept.indices where kept[k] {
+                do throws(SweepError) { sink.append(try store.record(k).jsonLine + "\n") } catch {
+                    sink.fail(.io(path: path, operation: "rewrite", reason: error.description))
+                    return
+                }
+            }
+        }
 
         // Work units: (scenario, replicate) pairs with owned points not yet done.
         var todoUnits: [(s: Int, r: Int, points: [Int])] = []
         for (s, p) in plan.scenarios.enumerated() {
             for r in 0..<p.spec.replicates {
                 let todo = plan.ownedPoints(scenario: s, replicate: r).filter {
-                    done[plan.itemIndex(scenario: s, replicate: r, point: $0)] == nil
+                    store.ordinal(ofItem: plan.itemIndex(scenario: s, replicate: r, point: $0)).map { !kept[$0] } ?? true
                 }
                 if !todo.isEmpty { todoUnits.append((s, r, todo)) }
             }
         }
+        done = []
         let units = todoUnits
         let remaining = units.reduce(0) { $0 + $1.points.count }
-        if !done.isEmpty { request.onResume?(done.count, remaining, path) }
-        let resumed = done.count
+        if resumed > 0 { request.onResume?(resumed, remaining, path) }
         let progress = ProgressReporter(scenarios: plan.scenarios.count, totalWorkItems: plan.ownedCount,
-                                        alreadyDone: done.count, force: request.forceProgress)
+                                        alreadyDone: resumed, force: request.forceProgress)
         let stopAfter = request.stopAfterUnits
         let finished = Locked(0)  // work units done, for the interruption test hook
         let settings = plan.settings
-        // Every owned record goes to its slot of the store (item k of shard K/N is the (k / N)-th
-        // owned one), out of memory: the records never exist all at once in the process.
-        let store = try SweepRecordStore(count: plan.ownedCount, stride: plan.shard.count, first: plan.shard.index,
-                                         directory: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-                                         streams: plan.scenarios.reduce(0) { $0 + $1.spec.replicates })
-        try store.store(done.values.sorted { $0.item < $1.item })
-        done = [:]
         _ = try WorkPool.map(count: units.count, jobs: request.jobs, onDone: { i in
             progress.advance(by: units[i].points.count, unit: "sweep items (grid point × drive)")
         }) { i in
@@ -102,16 +110,75 @@ public enum SweepRunner {
         FileSystem.removeFile(partialPath(out: out))
     }
 
-    /// Finished records of an earlier run of the same sweep and shard (a torn last line is dropped).
-    static func loadPartial(path: String, header: String, plan: SweepPlan) throws(SweepError) -> [Int: SweepRecord] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
-        let text = String(decoding: data, as: UTF8.self)
-        guard let newline = text.firstIndex(of: "\n") else { return [:] }  // only a torn header
-        guard text[..<newline] == header else { throw .partialMismatch(file: path) }
-        let records = try SweepRecord.parseLines(String(text[text.index(after: newline)...]), file: path, firstLine: 2,
-                                                 allowTornTail: true)
-        var done: [Int: SweepRecord] = [:]
-        for r in records where r.item < plan.manifest.items && plan.shard.owns(r.item) { done[r.item] = done[r.item] ?? r }
+    /// Finished records of an earlier run of the same sweep and shard (a torn last line is dropped;
+    /// of an item given twice, the first), read 1 MiB at a time straight into `store`: the file
+    /// (≈ 320 bytes per item) and its first line, the manifest (≈ 110 bytes per grid point), are
+    /// never in memory whole; the manifest is compared piece by piece as it is encoded. Returns
+    /// which owned records (by position in `store`) it held.
+    static func loadPartial(path: String, plan: SweepPlan, into store: SweepRecordStore) throws(SweepError) -> [Bool] {
+        var done = [Bool](repeating: false, count: plan.ownedCount)
+        guard let handle = FileHandle(forReadingAtPath: path) else { return done }
+        defer { try? handle.close() }
+        var buffer: [UInt8] = [], at = 0
+        /// Appends the next MiB of the file to `buffer` (dropping what was consumed); false at the end.
+        func more() throws(SweepError) -> Bool {
+            let chunk: Data
+            do { chunk = try handle.read(upToCount: 1 << 20) ?? Data() } catch {
+                throw .io(path: path, reason: "cannot read the resume file: \(error.localizedDescription)")
+            }
+            if chunk.isEmpty { return false }
+            buffer.removeFirst(at)
+            at = 0
+            buffer.append(contentsOf: chunk)
+            return true
+        }
+        // The first line must be this sweep's manifest; a file without a whole first line (a torn
+        // header) holds nothing.
+        var header: (matches: Bool, failure: SweepError?) = (true, nil)
+        plan.manifest.encode(pretty: false) { piece in
+            guard header.matches, header.failure == nil else { return }
+            for byte in piece.utf8 {
+                do throws(SweepError) {
+                    if at == buffer.count, try !more() { header.matches = false; return }
+                } catch { header.failure = error; return }
+                guard buffer[at] == byte else { header.matches = false; return }
+                at += 1
+            }
+        }
+        if let failure = header.failure { throw failure }
+        if header.matches {
+            if at == buffer.count, try !more() { return done }
+            header.matches = buffer[at] == UInt8(ascii: "\n")
+        }
+        guard header.matches else {
+            repeat { if buffer[at...].contains(UInt8(ascii: "\n")) { throw .partialMismatch(file: path) }; at = buffer.count } while try more()
+            return done
+        }
+        at += 1
+        var lineNumber = 2
+        var batch: [SweepRecord] = []
+        func take(_ line: ArraySlice<UInt8>) throws(SweepError) {
+            defer { lineNumber += 1 }
+            let r = try SweepRecord(parsing: String(decoding: line, as: UTF8.self)[...], file: path, line: lineNumber)
+            guard r.item < plan.manifest.items, plan.shard.owns(r.item), let k = store.ordinal(ofItem: r.item), !done[k] else { return }
+            done[k] = true
+            batch.append(r)
+            if batch.count >= recordsPerPiece {
+                try store.store(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        repeat {
+            var i = at
+            while i < buffer.count {
+                if buffer[i] == UInt8(ascii: "\n") {
+                    try take(buffer[at..<i])
+                    at = i + 1
+                }
+                i += 1
+            }
+        } while try more()
+        try store.store(batch)  // what is left in `buffer` is a torn last line: dropped
         return done
     }
 }
@@ -122,15 +189,15 @@ final class RecordAppender: Sendable {
     private let fd: Locked<Int32>
     private let path: String
 
-    /// Rewrites `path` as the manifest's line + `existing` (streamed to a temporary file, then
-    /// renamed), then opens it for appending.
-    init(path: String, manifest: SweepManifest, existing: [SweepRecord]) throws(SweepError) {
+    /// Rewrites `path` as the manifest's line + the record lines `existing` writes (streamed to a
+    /// temporary file, then renamed), then opens it for appending.
+    init(path: String, manifest: SweepManifest, existing: (inout FileSink) -> Void) throws(SweepError) {
         self.path = path
         do {
             try FileSystem.atomicWrite(to: path) { sink in
                 manifest.encode(pretty: false) { sink.append($0) }
                 sink.append("\n")
-                for r in existing { sink.append(r.jsonLine + "\n") }
+                existing(&sink)
             }
             fd = Locked(try FileSystem.openForAppending(path))
         } catch { throw .io(path: path, reason: error.reason) }
