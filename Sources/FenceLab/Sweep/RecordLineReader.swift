@@ -10,31 +10,39 @@ final class RecordLineReader {
     let path: String
     /// What the file is, for the read error ("the resume file").
     private let what: String
-    private let handle: FileHandle
-    /// The unconsumed bytes are `buffer[at...]`.
+    private let fd: Int32
+    /// The unconsumed bytes are `buffer[at...]`; its capacity settles at about two pieces, so
+    /// reading allocates nothing per piece.
     private var buffer: [UInt8] = [], at = 0
 
     /// nil when `path` cannot be opened for reading.
     init?(path: String, what: String) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
         self.path = path
         self.what = what
-        self.handle = handle
+        self.fd = fd
     }
 
-    deinit { try? handle.close() }
+    deinit { FileSystem.closeFile(fd) }
 
     /// Appends the next piece of the file (dropping what was consumed); false at the end.
     private func more() throws(SweepError) -> Bool {
-        let chunk: Data
-        do { chunk = try handle.read(upToCount: Self.pieceBytes) ?? Data() } catch {
-            throw .io(path: path, reason: "cannot read \(what): \(error.localizedDescription)")
-        }
-        if chunk.isEmpty { return false }
         buffer.removeFirst(at)
         at = 0
-        buffer.append(contentsOf: chunk)
-        return true
+        let kept = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: Self.pieceBytes))
+        var got: Int
+        repeat {
+            got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + kept, Self.pieceBytes) }
+        } while got < 0 && errno == EINTR
+        guard got >= 0 else {
+            let reason = FileSystem.lastError()
+            buffer.removeLast(Self.pieceBytes)
+            throw .io(path: path, reason: "cannot read \(what): \(reason)")
+        }
+        buffer.removeLast(Self.pieceBytes - got)
+        return got > 0
     }
 
     /// The next byte without consuming it; nil at the end of the file.
