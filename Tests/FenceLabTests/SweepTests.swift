@@ -47,6 +47,14 @@ private struct SweepFixture {
 }
 
 /// The `what` of the `SweepError.mismatch` that `body` throws, or nil.
+/// Sweeps every shard K/`count` of the fixture's request into `fx.path("sK")`.
+private func shardFolders(_ fx: SweepFixture, count: Int) throws -> [String] {
+    try (0..<count).map { k in
+        _ = try SweepJob.sweep(try fx.request(shard: Shard(index: k, count: count), jobs: 1), out: fx.path("s\(k)"))
+        return fx.path("s\(k)")
+    }
+}
+
 private func mismatch(_ body: () throws -> Any) -> String? {
     do { _ = try body() } catch let error as SweepError {
         if case let .mismatch(what, _, _, _) = error { return what }
@@ -128,11 +136,7 @@ private func mismatch(_ body: () throws -> Any) -> String? {
     @Test func mergeRefusesMixedIncompleteAndDuplicateShards() throws {
         let fx = try SweepFixture("refuse", duration_s: 120, replicates: 2)
         defer { try? FileManager.default.removeItem(at: fx.root) }
-        var folders: [String] = []
-        for k in 0..<3 {
-            folders.append(fx.path("s\(k)"))
-            _ = try SweepJob.sweep(try fx.request(shard: Shard(index: k, count: 3), jobs: 1), out: folders[k])
-        }
+        let folders = try shardFolders(fx, count: 3)
         #expect(throws: SweepError.missingShards(count: 3, missing: [1])) {
             try SweepMerge.load(folders: [folders[0], folders[2]])
         }
@@ -165,11 +169,7 @@ private func mismatch(_ body: () throws -> Any) -> String? {
     @Test func mergeChecksEveryItemLineInOrder() throws {
         let fx = try SweepFixture("items", duration_s: 120, replicates: 2)
         defer { try? FileManager.default.removeItem(at: fx.root) }
-        var folders: [String] = []
-        for k in 0..<2 {
-            folders.append(fx.path("s\(k)"))
-            _ = try SweepJob.sweep(try fx.request(shard: Shard(index: k, count: 2), jobs: 1), out: folders[k])
-        }
+        let folders = try shardFolders(fx, count: 2)
         let items = URL(fileURLWithPath: folders[1] + "/items.jsonl")
         let original = try String(contentsOf: items, encoding: .utf8)
         let lines = original.split(separator: "\n").map(String.init)
