@@ -210,13 +210,17 @@ public struct KalmanFilter: Sendable {
             jacobian = reanchor(at: p)
         }
         recorder.prior(frame: frame, state: state, covariance: covariance, jacobian: jacobian)
+        // The measurement in this (possibly new) frame first: the projection's dependency chain
+        // (1/z, r², the atan(r)/r series) then overlaps the prediction's arithmetic, and nothing
+        // of the state is live across the rare out-of-line exact projection (a call that
+        // clobbers every vector register). Independent of the prediction, so the same values.
+        let z = projection.offset_m(latitude: fix.latitude, longitude: fix.longitude)
         let dt = t - last
         // Predict and correct in locals, stored once: through `self` the predicted state and
         // covariance went to memory and back between the two steps.
         var x = state, cov = covariance
         KalmanFilter.predict(&x, &cov, dt: dt, q: accelerationDensity_m2ps3)
         recorder.predicted(state: x, covariance: cov, dt: dt, timestamp_s: t)
-        let z = projection.offset_m(latitude: fix.latitude, longitude: fix.longitude)
         KalmanFilter.correct(&x, &cov, z: z, r: r)
         storedState = x
         storedCovariance = cov
