@@ -205,9 +205,9 @@ public struct KalmanFilter: Sendable {
         }
         guard t > last else { throw .nonIncreasingTimestamp(previous_s: last, timestamp_s: t) }
         var jacobian = Matrix2.identity
-        let p = SIMD2(state[0], state[1])
-        if (p * p).sum() > reanchorDistance_m * reanchorDistance_m {
-            jacobian = reanchor(at: p)
+        let e = state[0], n = state[1]
+        if e * e + n * n > reanchorDistance_m * reanchorDistance_m {
+            jacobian = reanchor(at: SIMD2(e, n))
         }
         recorder.prior(frame: frame, state: state, covariance: covariance, jacobian: jacobian)
         // The measurement in this (possibly new) frame first: the projection's dependency chain
@@ -273,10 +273,7 @@ public struct KalmanFilter: Sendable {
         let d0 = p.p01, d1 = p.p11, d2 = p.p12, d3 = p.p13
         let k00 = c0 * i00 + d0 * i01, k01 = c1 * i00 + d1 * i01, k02 = c2 * i00 + d2 * i01, k03 = c3 * i00 + d3 * i01
         let k10 = c0 * i01 + d0 * i11, k11 = c1 * i01 + d1 * i11, k12 = c2 * i01 + d2 * i11, k13 = c3 * i01 + d3 * i11
-        let nu0 = z.x - x[0], nu1 = z.y - x[1]
-        x = SIMD4(x[0] + k00 * nu0 + k10 * nu1, x[1] + k01 * nu0 + k11 * nu1,
-                  x[2] + k02 * nu0 + k12 * nu1, x[3] + k03 * nu0 + k13 * nu1)
-        // P_ij −= k0_i c_j + k1_i d_j  (i ≤ j).
+        // P_ij −= k0_i c_j + k1_i d_j  (i ≤ j); before the state, which waits for the measurement.
         p.p00 -= k00 * c0 + k10 * d0
         p.p01 -= k00 * c1 + k10 * d1
         p.p02 -= k00 * c2 + k10 * d2
@@ -287,6 +284,9 @@ public struct KalmanFilter: Sendable {
         p.p22 -= k02 * c2 + k12 * d2
         p.p23 -= k02 * c3 + k12 * d3
         p.p33 -= k03 * c3 + k13 * d3
+        let nu0 = z.x - x[0], nu1 = z.y - x[1]
+        x = SIMD4(x[0] + k00 * nu0 + k10 * nu1, x[1] + k01 * nu0 + k11 * nu1,
+                  x[2] + k02 * nu0 + k12 * nu1, x[3] + k03 * nu0 + k13 * nu1)
         return Innovation(residual_m: SIMD2(nu0, nu1), s00: s00, s01: s01, s11: s11)
     }
 }
