@@ -243,7 +243,6 @@ public struct KalmanFilter: Sendable {
     /// x ← F x, P ← F P Fᵀ + Q for the constant-velocity model over `dt` seconds (upper triangle).
     @inlinable @inline(__always)
     static func predict(_ x: inout SIMD4<Double>, _ p: inout Covariance4, dt: Double, q: Double) {
-        x = SIMD4(x[0] + dt * x[2], x[1] + dt * x[3], x[2], x[3])
         let dt2 = dt * dt
         let qpp = q * dt2 * dt / 3, qpv = q * dt2 / 2, qvv = q * dt
         let o = p
@@ -256,6 +255,8 @@ public struct KalmanFilter: Sendable {
         p.p13 = o.p13 + dt * o.p33 + qpv
         p.p22 = o.p22 + qvv
         p.p33 = o.p33 + qvv
+        // The state last: the correction needs it only at the end, after the measurement.
+        x = SIMD4(x[0] + dt * x[2], x[1] + dt * x[3], x[2], x[3])
     }
 
     /// Correction with a position measurement `z` (m) of variance `r` (m²) per axis, in the
