@@ -113,11 +113,23 @@ public enum Statistics {
         if values.isEmpty { return nil }
         let m = try mean(values)
         if values.count == 1 { return ConfidenceInterval(mean: m, lower: m, upper: m, n: 1, level: level) }
-        let s = try standardDeviation(values)
-        let t = try studentTQuantile(probability: (1 + level) / 2, degreesOfFreedom: Double(values.count - 1))
+        // gsl_stats_sd is gsl_stats_sd_m with gsl_stats_mean of the same data: the same bits,
+        // without a second mean pass and a second check.
+        let s = values.withUnsafeBufferPointer { gsl_stats_sd_m($0.baseAddress, 1, $0.count, m) }
+        let dof = values.count - 1
+        let t = level == 0.95 && dof < t975.count ? t975[dof]
+            : try studentTQuantile(probability: (1 + level) / 2, degreesOfFreedom: Double(dof))
         let half = t * s / Double(values.count).squareRoot()
         return ConfidenceInterval(mean: m, lower: m - half, upper: m + half, n: values.count, level: level)
     }
+
+    /// `studentTQuantile(probability: (1 + 0.95) / 2, degreesOfFreedom: k)` for k = 1…64 (index k;
+    /// 0 unused), computed once: the same values, without `gsl_cdf_tdist_Pinv`'s iterations on every
+    /// 95 % interval (a sweep asks for one per figure, grid point and scenario, several times).
+    static let t975: [Double] = {
+        _ = GSLRuntime.handlerOff
+        return [Double.nan] + (1...64).map { gsl_cdf_tdist_Pinv((1 + 0.95) / 2, Double($0)) }
+    }()
 
     /// Checks `values`, then applies a `gsl_stats_*` reduction to them (data, stride 1, count).
     private static func reduce(_ values: [Double], minimumCount: Int, routine: String,

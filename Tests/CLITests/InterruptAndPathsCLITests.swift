@@ -40,7 +40,7 @@ import _TestSupport
         }
         #expect(status == 130, "\(stderr)")
         let line = try #require(stderr.split(separator: "\n").last { $0.hasPrefix("fencelab: interrupted") })
-        let kept = try #require(line.firstMatch(of: /interrupted; ([0-9]+) finished work items kept in (.+); run the same command with --resume/))
+        let kept = try #require(line.firstMatch(of: /interrupted; at least ([0-9]+) finished work items kept in (.+); run the same command with --resume/))
         #expect(Int(kept.1)! >= 2 && kept.2 == partial, "\(line)")
         let resumed = try runFencelab(args + ["--resume"])
         #expect(resumed.status == 0)
