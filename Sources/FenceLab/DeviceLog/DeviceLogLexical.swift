@@ -193,50 +193,6 @@ enum DeviceLogLexical {
     }
 }
 
-/// Splits a byte buffer into physical lines without copying, enforcing a maximum line length.
-///
-/// Lines end at LF; a CR before the LF is dropped (CRLF files). A UTF-8 byte-order mark at the
-/// start of the buffer is skipped. The length check runs on the byte range before any decoding,
-/// so a huge line costs no allocation.
-struct DeviceLogLines {
-    let bytes: UnsafeBufferPointer<UInt8>
-    let maxLineLength_bytes: Int
-    private(set) var position: Int
-    private(set) var lineNumber = 0
-
-    init(_ bytes: UnsafeBufferPointer<UInt8>, maxLineLength_bytes: Int) {
-        self.bytes = bytes
-        self.maxLineLength_bytes = maxLineLength_bytes
-        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        position = bytes.count >= 3 && Array(bytes[0..<3]) == bom ? 3 : 0
-    }
-
-    /// The next line's byte range and 1-based number; `nil` at the end.
-    /// - Throws: `.lineTooLong` with the line number when the line exceeds the limit.
-    mutating func next() -> Result<(range: Range<Int>, line: Int), DeviceLogProblemAtLine>? {
-        guard position < bytes.count else { return nil }
-        lineNumber += 1
-        let start = position
-        var end = start
-        while end < bytes.count, bytes[end] != 0x0A {
-            end += 1
-            if end - start > maxLineLength_bytes + 1 { break }  // + 1: room for a CR
-        }
-        var contentEnd = end
-        if contentEnd > start, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-        if contentEnd - start > maxLineLength_bytes {
-            return .failure(DeviceLogProblemAtLine(line: lineNumber, problem: .lineTooLong(limit_bytes: maxLineLength_bytes)))
-        }
-        position = end < bytes.count ? end + 1 : end
-        return .success((start..<contentEnd, lineNumber))
-    }
-
-    /// The text of a range, or `.invalidUTF8`.
-    func text(_ range: Range<Int>) -> String? {
-        String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-    }
-}
-
 /// A problem together with the line it was found on (internal plumbing before the file name is known).
 struct DeviceLogProblemAtLine: Error {
     var line: Int?
