@@ -1,3 +1,4 @@
+import DeviceLogKit
 import Testing
 import GeoPolicy
 @testable import FenceLab

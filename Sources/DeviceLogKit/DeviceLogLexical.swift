@@ -2,13 +2,14 @@ import GeoPolicy
 /// Lexical rules shared by the device-log importers: numbers, timestamps, events, lines.
 ///
 /// Hand-written over UTF-8 bytes so that the grammar is exactly the documented one
-/// (docs/device-logs.md) and no platform parser widens it.
-enum DeviceLogLexical {
+/// (docs/device-logs.md) and no platform parser widens it. Public: the timestamp grammar
+/// (`export --start`) and the shortened echo of a value.
+public enum DeviceLogLexical {
     /// At most this many characters of an offending value are echoed in an error message.
     static let shownValueLimit = 40
 
     /// An offending value shortened for an error message (one line, bounded length, controls escaped).
-    static func shown(_ value: some StringProtocol) -> String {
+    public static func shown(_ value: some StringProtocol) -> String {
         ShownText.shown(value, limit: shownValueLimit)
     }
 
@@ -74,7 +75,7 @@ enum DeviceLogLexical {
     /// ISO form: `YYYY-MM-DDThh:mm:ss[.fraction](Z|±hh:mm|±hhmm|±hh)`; `T`/`t` or one space between
     /// date and time. A missing zone is refused (local time is ambiguous). Leap second 60 is refused.
     /// - Returns: seconds since 1970-01-01T00:00:00Z, or the reason the text is not a timestamp.
-    static func timestamp(_ text: Substring) -> Result<Double, TimestampProblem> {
+    public static func timestamp(_ text: Substring) -> Result<Double, TimestampProblem> {
         var copy = String(text)
         return copy.withUTF8 { timestamp($0) }
     }
@@ -93,8 +94,8 @@ enum DeviceLogLexical {
     }
 
     /// Why a timestamp text was refused.
-    struct TimestampProblem: Error {
-        var reason: String
+    public struct TimestampProblem: Error {
+        public var reason: String
         init(_ reason: String) { self.reason = reason }
     }
 

@@ -1,3 +1,4 @@
+import DeviceLogKit
 import GeoPolicy
 
 /// How many fixes the engine rejected for one reason.

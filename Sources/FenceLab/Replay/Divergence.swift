@@ -1,3 +1,4 @@
+import DeviceLogKit
 import GeoPolicy
 
 /// One decision of the engine for one logged fix, as the divergence classifier needs it.

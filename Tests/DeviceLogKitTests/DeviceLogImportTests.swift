@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import DriveSim
 import GeoPolicy
 import _TestSupport
-@testable import FenceLab
+@testable import DeviceLogKit
 
 /// Parses text as a device log named `file`.
 private func parse(_ text: String, _ format: DeviceLogFormat, file: String? = nil,
