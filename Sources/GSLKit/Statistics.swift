@@ -24,30 +24,22 @@ public struct ConfidenceInterval: Sendable, Hashable {
 public enum Statistics {
     /// Arithmetic mean (`gsl_stats_mean`). `values` non-empty, all finite.
     public static func mean(_ values: [Double]) throws(GSLError) -> Double {
-        try check(values, minimumCount: 1, routine: "mean")
-        _ = GSLRuntime.handlerOff
-        return values.withUnsafeBufferPointer { gsl_stats_mean($0.baseAddress, 1, $0.count) }
+        try reduce(values, minimumCount: 1, routine: "mean", gsl_stats_mean)
     }
 
     /// Unbiased sample variance, divisor n − 1 (`gsl_stats_variance`). At least 2 finite values.
     public static func variance(_ values: [Double]) throws(GSLError) -> Double {
-        try check(values, minimumCount: 2, routine: "variance")
-        _ = GSLRuntime.handlerOff
-        return values.withUnsafeBufferPointer { gsl_stats_variance($0.baseAddress, 1, $0.count) }
+        try reduce(values, minimumCount: 2, routine: "variance", gsl_stats_variance)
     }
 
     /// Sample standard deviation, divisor n − 1 (`gsl_stats_sd`). At least 2 finite values.
     public static func standardDeviation(_ values: [Double]) throws(GSLError) -> Double {
-        try check(values, minimumCount: 2, routine: "standardDeviation")
-        _ = GSLRuntime.handlerOff
-        return values.withUnsafeBufferPointer { gsl_stats_sd($0.baseAddress, 1, $0.count) }
+        try reduce(values, minimumCount: 2, routine: "standardDeviation", gsl_stats_sd)
     }
 
     /// Largest value (`gsl_stats_max`). `values` non-empty, all finite.
     public static func maximum(_ values: [Double]) throws(GSLError) -> Double {
-        try check(values, minimumCount: 1, routine: "maximum")
-        _ = GSLRuntime.handlerOff
-        return values.withUnsafeBufferPointer { gsl_stats_max($0.baseAddress, 1, $0.count) }
+        try reduce(values, minimumCount: 1, routine: "maximum", gsl_stats_max)
     }
 
     /// Quantile of unsorted data: linear interpolation between order statistics, Hyndman–Fan
@@ -84,9 +76,7 @@ public enum Statistics {
     /// `probability` in (0, 1).
     public static func studentTQuantile(probability: Double, degreesOfFreedom: Double) throws(GSLError) -> Double {
         try checkOpenProbability(probability, routine: "studentTQuantile")
-        guard degreesOfFreedom > 0, degreesOfFreedom.isFinite else {
-            throw .invalidArgument("studentTQuantile degrees of freedom must be finite and > 0, got \(degreesOfFreedom)")
-        }
+        try checkDegreesOfFreedom(degreesOfFreedom, routine: "studentTQuantile")
         _ = GSLRuntime.handlerOff
         return gsl_cdf_tdist_Pinv(probability, degreesOfFreedom)
     }
@@ -103,9 +93,7 @@ public enum Statistics {
     /// `probability` in (0, 1).
     public static func chiSquareQuantile(probability: Double, degreesOfFreedom: Double) throws(GSLError) -> Double {
         try checkOpenProbability(probability, routine: "chiSquareQuantile")
-        guard degreesOfFreedom > 0, degreesOfFreedom.isFinite else {
-            throw .invalidArgument("chiSquareQuantile degrees of freedom must be finite and > 0, got \(degreesOfFreedom)")
-        }
+        try checkDegreesOfFreedom(degreesOfFreedom, routine: "chiSquareQuantile")
         _ = GSLRuntime.handlerOff
         return gsl_cdf_chisq_Pinv(probability, degreesOfFreedom)
     }
@@ -125,10 +113,30 @@ public enum Statistics {
         if values.isEmpty { return nil }
         let m = try mean(values)
         if values.count == 1 { return ConfidenceInterval(mean: m, lower: m, upper: m, n: 1, level: level) }
-        let s = try standardDeviation(values)
-        let t = try studentTQuantile(probability: (1 + level) / 2, degreesOfFreedom: Double(values.count - 1))
+        // gsl_stats_sd is gsl_stats_sd_m with gsl_stats_mean of the same data: the same bits,
+        // without a second mean pass and a second check.
+        let s = values.withUnsafeBufferPointer { gsl_stats_sd_m($0.baseAddress, 1, $0.count, m) }
+        let dof = values.count - 1
+        let t = level == 0.95 && dof < t975.count ? t975[dof]
+            : try studentTQuantile(probability: (1 + level) / 2, degreesOfFreedom: Double(dof))
         let half = t * s / Double(values.count).squareRoot()
         return ConfidenceInterval(mean: m, lower: m - half, upper: m + half, n: values.count, level: level)
+    }
+
+    /// `studentTQuantile(probability: (1 + 0.95) / 2, degreesOfFreedom: k)` for k = 1…64 (index k;
+    /// 0 unused), computed once: the same values, without `gsl_cdf_tdist_Pinv`'s iterations on every
+    /// 95 % interval (a sweep asks for one per figure, grid point and scenario, several times).
+    static let t975: [Double] = {
+        _ = GSLRuntime.handlerOff
+        return [Double.nan] + (1...64).map { gsl_cdf_tdist_Pinv((1 + 0.95) / 2, Double($0)) }
+    }()
+
+    /// Checks `values`, then applies a `gsl_stats_*` reduction to them (data, stride 1, count).
+    private static func reduce(_ values: [Double], minimumCount: Int, routine: String,
+                               _ gslReduction: (UnsafePointer<Double>?, Int, Int) -> Double) throws(GSLError) -> Double {
+        try check(values, minimumCount: minimumCount, routine: routine)
+        _ = GSLRuntime.handlerOff
+        return values.withUnsafeBufferPointer { gslReduction($0.baseAddress, 1, $0.count) }
     }
 
     private static func check(_ values: [Double], minimumCount: Int, routine: String) throws(GSLError) {
@@ -137,6 +145,12 @@ public enum Statistics {
         }
         if let i = values.firstIndex(where: { !$0.isFinite }) {
             throw .invalidArgument("\(routine): value at index \(i) is not finite (\(values[i]))")
+        }
+    }
+
+    private static func checkDegreesOfFreedom(_ nu: Double, routine: String) throws(GSLError) {
+        guard nu > 0, nu.isFinite else {
+            throw .invalidArgument("\(routine) degrees of freedom must be finite and > 0, got \(nu)")
         }
     }
 

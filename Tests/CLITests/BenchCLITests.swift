@@ -28,8 +28,9 @@ import _TestSupport
         try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    /// `--help` and the parser share one declaration: every option the OPTIONS section lists is
-    /// accepted (with `--list`, which stops before any work) and a misspelling is refused with a suggestion.
+    /// `--help` and the parser share one declaration: the synopsis and the OPTIONS section name the
+    /// same options, every option listed is accepted (with `--list`, which stops before any work)
+    /// and a misspelling is refused with a suggestion.
     @Test func helpAndParserAgree() throws {
         let help = try Self.bench(["--help"]).stdout
         let section = try #require(help.components(separatedBy: "\nOPTIONS:\n").last?.components(separatedBy: "\n\n").first)
@@ -50,6 +51,11 @@ import _TestSupport
             #expect(!r.stderr.contains("unknown") && !r.stderr.contains("needs a value"), "\(argv): \(r.stderr)")
         }
         #expect(listed.count >= 10, "\(section)")
+        // The synopsis comes from the same declarations: it names exactly the options OPTIONS lists, in order.
+        let synopsis = try #require(help.components(separatedBy: "\n\n").first)
+        #expect(synopsis.hasPrefix("USAGE: fencelab-bench ["), "\(synopsis)")
+        let named = synopsis.split { !($0.isLetter || $0 == "-") }.filter { $0.hasPrefix("--") }.map(String.init)
+        #expect(named == listed, "\(synopsis)")
         let typo = try Self.bench(["--lsit"])
         #expect(typo.status == 64 && typo.stderr.contains("did you mean --list?"), "\(typo.stderr)")
     }

@@ -169,6 +169,25 @@ private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transit
         #expect(a.estimate("flutter.latency_s.median") == nil)
     }
 
+    @Test func aggregateTakesEachPathsValuesInReplicateOrderAndRefusesNonFinite() throws {
+        // A latency reported by some replicates only: the estimate is exactly that of the
+        // reported values in replicate order (the column walk skips the gaps, nothing else).
+        var reps = (0..<7).map { replicate(spurious: $0, rmse: 1.5 + 0.37 * Double($0 * $0 % 5), stale: $0 % 3 == 0 ? nil : $0) }
+        let latencies: [Double?] = [12.5, nil, 3.25, nil, nil, 40.0, 7.75]
+        for (i, l) in latencies.enumerated() { reps[i].flutter?.latencyMedian_s = l }
+        let a = try MetricAggregate.aggregate(reps)
+        #expect(a.estimate("flutter.latency_s.median") == (try Estimate.of([12.5, 3.25, 40.0, 7.75], key: "x")))
+        #expect(a.estimate("rejections.stale") == (try Estimate.of([0, 1, 2, 0, 4, 5, 0], key: "x")))
+        #expect(a.estimate("kalman.raw.rmse_m") == (try Estimate.of(reps.map { $0.kalman[.raw]!.rmse_m }, key: "x")))
+        reps[4].kalman[.raw]?.rmse_m = .infinity
+        do {
+            _ = try MetricAggregate.aggregate(reps)
+            Issue.record("an infinite RMSE was aggregated")
+        } catch {
+            #expect(error.description.contains("replicate[4].kalman.raw.rmse_m"))
+        }
+    }
+
     @Test func expectationsUseTheMeanAndReportViolations() throws {
         let a = try MetricAggregate.aggregate([replicate(spurious: 1, rmse: 2, stale: 0), replicate(spurious: 2, rmse: 4, stale: 0)])
         let results = try Expectations.check([

@@ -1,5 +1,6 @@
 import Foundation
 import GSLKit
+import GeoPolicy
 import Testing
 import _TestSupport
 @testable import FenceLab
@@ -79,13 +80,37 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         for sc in scenarios { #expect((sc["results"] as? [Any])?.count == s.manifest.points.count) }
     }
 
+    /// The manifest (resume-file header, shard.json) is encoded 1024 points at a time and spliced;
+    /// the bytes must be those of one `JSONEncoder` run over the whole manifest, compact and pretty,
+    /// for grids just above and far above one piece, with filtered inputs (q present) among them.
+    @Test func manifestInPiecesEqualsOneEncoderRun() throws {
+        let fx = try SweepFixture("manifest", duration_s: 60, replicates: 1)
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        for (exit, inputs) in [("101:1125:1", [FenceInput.Kind.raw]), ("101:300:1", [.raw, .kalman])] {
+            var request = try fx.request()
+            request.grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "60:100:20", option: "--enter"),
+                                         exit: SweepRange(parsing: exit, option: "--exit"), maxAccuracy: [20, 30], confirm: [1, 3],
+                                         inputs: inputs, kalmanQ: [0.5], limit: nil)
+            let m = try SweepPlan.prepare(request).manifest
+            #expect(m.points.count > SweepManifest.pointsPerPiece)
+            for pretty in [false, true] {
+                var pieces = 0
+                m.encode(pretty: pretty) { _ in pieces += 1 }
+                #expect(pieces > 3, "spliced, not encoded whole")
+                #expect(m.encoded(pretty: pretty) == SweepManifest.encodeWhole(m, pretty: pretty))
+            }
+        }
+    }
+
     @Test func shardsMergeByteIdenticalToOneRun() throws {
         let fx = try SweepFixture("shards")
         defer { try? FileManager.default.removeItem(at: fx.root) }
         let whole = try SweepJob.sweep(try fx.request(), out: fx.path("whole"))
         let expected = try fx.files(fx.path("whole"))
         #expect(whole.run.evaluatedItems + whole.run.resumedItems == whole.run.manifest.items)
-        #expect(whole.run.records.isEmpty, "an unsharded sweep drops its records once aggregated")
+        #expect(whole.run.records.count == whole.run.manifest.items && whole.run.records.storedCount == whole.run.manifest.items)
+        let left = try FileManager.default.contentsOfDirectory(atPath: fx.root.path).filter { $0.contains("sweep-records") }
+        #expect(left.isEmpty, "the records' scratch file is unlinked at once: \(left)")
         #expect(expected["sweep.csv"].map { $0.count > 100 } == true)
         for n in [1, 2, 3, 7] {
             var folders: [String] = []

@@ -50,6 +50,25 @@ import Foundation
         #expect(isClose(ci.upper, 2.5754791384926654, absoluteTolerance: tolerance))
     }
 
+    /// The interval uses a table of 95 % t quantiles and gsl_stats_sd_m with the mean it computed
+    /// (a sweep asks for millions of intervals); the bits must be those of the unshortened formula
+    /// mean ± studentTQuantile((1 + 0.95) / 2, n − 1) · standardDeviation / √n, for every tabulated
+    /// n and one beyond the table, and at another level.
+    @Test func meanWithConfidenceShortcutsGiveTheSameBits() throws {
+        let rng = try RandomSource(seed: 95)
+        for n in Array(2...66) + [200] {
+            let values = (0..<n).map { _ in rng.uniform() * 1000 - 100 }
+            for level in [0.95, 0.9] {
+                let ci = try #require(try Statistics.meanWithConfidence(values, level: level))
+                let m = try Statistics.mean(values)
+                let t = try Statistics.studentTQuantile(probability: (1 + level) / 2, degreesOfFreedom: Double(n - 1))
+                let half = t * (try Statistics.standardDeviation(values)) / Double(n).squareRoot()
+                #expect(ci.mean.bitPattern == m.bitPattern && ci.lower.bitPattern == (m - half).bitPattern
+                        && ci.upper.bitPattern == (m + half).bitPattern, "n \(n), level \(level)")
+            }
+        }
+    }
+
     @Test func meanWithConfidenceEdgeCounts() throws {
         #expect(try Statistics.meanWithConfidence([]) == nil)
         let one = try #require(try Statistics.meanWithConfidence([7.5]))

@@ -43,7 +43,7 @@ struct Options: Sendable {
             instructions on instructions per item (lower is better).
             """),
         OptionDeclaration("--threshold", .text("T"), requires: "--compare",
-                          help: "Relative change that counts, e.g. 10% (time default) or 2% (instructions default)."),
+                          help: "With --compare: the relative change that counts, e.g. 10% (time default)\nor 2% (instructions default)."),
         OptionDeclaration("--samples", .integer("N", 1...1000), help: "Timed samples per benchmark (default 201, --quick 51). Time only."),
         OptionDeclaration("--runs", .integer("N", 1...1000),
                           help: "Body calls counted per benchmark (default: the benchmark's, 1-3). Instructions only."),
@@ -55,10 +55,9 @@ struct Options: Sendable {
         OptionDeclaration("--callgrind-dumps", .text("BASE"), hidden: true, help: ""),
     ]
 
+    /// The whole `--help` text: synopsis and OPTIONS derived from `declarations`, like `fencelab`'s commands.
     static let usage = """
-        USAGE: fencelab-bench [--metric time|instructions] [--filter SUBSTR]... [--format text|markdown|json]
-                              [--save-baseline NAME] [--compare NAME [--threshold T]] [--list]
-                              time: [--quick] [--samples N]   instructions: [--runs N] [--callgrind-out DIR]
+        \(OptionDeclaration.synopsis(tool: "fencelab-bench", arguments: "", options: declarations))
 
         --metric time (default) times the FenceLab engine against C reference kernels measured in
         the same run and prints items/s, median and p90 time per call, the ratio to the kernel and

@@ -110,13 +110,18 @@ enum FileSystem {
     /// Writes `bytes` as the regular file `path`: a temporary sibling is written and fsynced,
     /// then renamed over `path`, so readers see the old file or the new one, never a part.
     static func atomicWrite(_ bytes: [UInt8], to path: String) throws(OutputError) {
+        try atomicWrite(to: path) { $0.append(bytes: bytes) }
+    }
+
+    /// `atomicWrite` of the text `render` streams (never held whole in memory).
+    static func atomicWrite(to path: String, render: (inout FileSink) -> Void) throws(OutputError) {
         try checkFileDestination(path)
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         let tmp = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(serial.withLock { $0 += 1; return $0 })").path
         do throws(OutputError) {
-            try createFile(tmp, bytes)
+            try createFile(tmp, render: render)
             try rename(tmp, to: path)
         } catch {
             unlink(tmp)
@@ -151,6 +156,44 @@ enum FileSystem {
         let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { throw .io(path: path, operation: "open", reason: lastError()) }
         return fd
+    }
+
+    /// Creates a private scratch file in `directory` and unlinks it at once: it lives only as the
+    /// returned descriptor (read and write), so nothing is left behind, even after a crash.
+    static func openScratch(directory: String, prefix: String) throws(OutputError) -> Int32 {
+        var template = Array(((directory as NSString).appendingPathComponent(".\(prefix)-XXXXXX")).utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw .io(path: directory, operation: "create a scratch file in", reason: lastError()) }
+        unlink(template)
+        return fd
+    }
+
+    /// Writes all of `bytes` at `offset` of `fd` (`pwrite`), retrying short writes and EINTR.
+    static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, offset: Int, path: String) throws(OutputError) {
+        try repeatTransfer(count: bytes.count, operation: "write", path: path) { done in
+            pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+        }
+    }
+
+    /// Reads exactly `bytes.count` bytes at `offset` of `fd` (`pread`), retrying short reads and EINTR.
+    static func readAll(fd: Int32, into bytes: UnsafeMutableRawBufferPointer, offset: Int, path: String) throws(OutputError) {
+        try repeatTransfer(count: bytes.count, operation: "read", path: path) { done in
+            pread(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+        }
+    }
+
+    /// Calls `step(bytesDone)` (one `pread`/`pwrite` of the rest) until `count` bytes have moved.
+    private static func repeatTransfer(count: Int, operation: String, path: String, _ step: (Int) -> Int) throws(OutputError) {
+        var done = 0
+        while done < count {
+            let n = step(done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io(path: path, operation: operation, reason: lastError())
+            }
+            if n == 0 { throw .io(path: path, operation: operation, reason: "unexpected end of file") }
+            done += n
+        }
     }
 
     static func closeFile(_ fd: Int32) {

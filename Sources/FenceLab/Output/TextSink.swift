@@ -37,6 +37,12 @@ public struct FileSink: TextSink {
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// Records a failure of what is being written (e.g. its data could not be read): nothing more
+    /// is written and `finish` throws it, so the folder is not put in place.
+    mutating func fail(_ error: OutputError) {
+        if failure == nil { failure = error }
+    }
+
     /// Writes what is buffered and reports the first failure.
     mutating func finish() throws(OutputError) {
         flush()

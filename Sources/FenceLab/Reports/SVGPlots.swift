@@ -78,10 +78,12 @@ enum SVGPlots {
         let scaleY = min(scale, plotHeight / (maxN - minN))
         let s = min(scale, scaleY)
         let offX = (width - (maxE - minE) * s) / 2, offY = plotTop + (plotHeight - (maxN - minN) * s) / 2
-        func x(_ e: Double) -> Double { offX + (e - minE) * s }
-        func y(_ nn: Double) -> Double { offY + (maxN - nn) * s }
-        let height = plotTop + plotHeight + legendSpace
-        var out = svgOpen(width: width, height: height, label: "Track in fence-relative metres")
+        // Equal metres per pixel on both axes, north up, centred in the plot area.
+        let f = PlotFrame(width: width, height: plotTop + plotHeight + legendSpace, left: 0, top: plotTop, plotWidth: width, plotHeight: plotHeight,
+                          x: LinearScale(domain: (minE, maxE), start: offX, length: (maxE - minE) * s),
+                          y: LinearScale(domain: (maxN, minN), start: offY, length: (maxN - minN) * s))
+        let x = f.x, y = f.y
+        var out = f.svgOpen(label: "Track in fence-relative metres")
         let clipID = "clip-\(id)"
         out += "<defs><clipPath id=\"\(clipID)\"><rect x=\"0\" y=\"0\" width=\"\(n(width))\" height=\"\(n(plotTop + plotHeight))\"/></clipPath></defs>"
         out += "<rect x=\"0\" y=\"0\" width=\"\(n(width))\" height=\"\(n(plotTop + plotHeight))\" fill=\"#fbfbfb\"/>"
@@ -123,11 +125,12 @@ enum SVGPlots {
     static func lane(_ states: [StateSample], t0: Double, t1: Double, columns: Int) -> [(Int, Int, String)] {
         var present = [UInt8](repeating: 0, count: columns) // bit 0 unknown, 1 inside, 2 outside
         guard t1 > t0, !states.isEmpty else { return [] }
+        let column = LinearScale(domain: (t0, t1), start: 0, length: Double(columns))
         for (i, s) in states.enumerated() where s.time_s.isFinite {
             let end = i + 1 < states.count ? states[i + 1].time_s : t1
             // Clamped to the plot in Double first, so a time outside [t0, t1] cannot trap Int().
-            let a = Int(min(max(((s.time_s - t0) / (t1 - t0) * Double(columns)).rounded(.down), -1), Double(columns)))
-            let b = Int(min(max(((end - t0) / (t1 - t0) * Double(columns)).rounded(.up), -1), Double(columns)))
+            let a = Int(min(max(column(s.time_s).rounded(.down), -1), Double(columns)))
+            let b = Int(min(max(column(end).rounded(.up), -1), Double(columns)))
             let bit: UInt8 = s.state == .unknown ? 1 : (s.state == .inside ? 2 : 4)
             for c in max(0, a)..<min(columns, max(a + 1, b)) { present[c] |= bit }
         }
@@ -146,8 +149,7 @@ enum SVGPlots {
         let ticks = width < 600 ? 3 : 6
         let times = (p.truthStates + p.observedStates).map(\.time_s).filter(\.isFinite)
         guard let t0 = times.min(), let t1 = times.max(), t1 > t0 else { return "<p class=\"muted\">No state samples.</p>" }
-        let pw = Double(columns)
-        func x(_ t: Double) -> Double { left + (t - t0) / (t1 - t0) * pw }
+        let x = LinearScale(domain: (t0, t1), start: left, length: Double(columns))
         let laneTruth = 14.0, laneObs = 58.0, laneH = 30.0, height = width < 600 ? 160.0 : 138.0
         var out = svgOpen(width: width, height: height, label: "State timeline, truth versus observed")
         out += "<text x=\"4\" y=\"\(n(laneTruth + 20))\">truth</text><text x=\"4\" y=\"\(n(laneObs + 20))\">observed</text>"
@@ -171,7 +173,7 @@ enum SVGPlots {
             }
         }
         let axisY = laneObs + laneH + 24
-        out += timeAxis(t0: t0, t1: t1, ticks: ticks, y: axisY, x: x)
+        out += timeAxis(x, ticks: ticks, y: axisY)
         let items: [(String, String, String)] = [("dot", insideColour, "inside"), ("dot", outsideColour, "outside"),
                                                  ("dot", unknownColour, "unknown"), ("dot", mixedColour, "mixed in 1 px"),
                                                  ("dot", "#c00", "spurious ▲")]
@@ -205,34 +207,33 @@ enum SVGPlots {
         let yMax = max(1e-9, offScale ? othersMax : max(othersMax, baselineMax))
         let yTop = niceCeiling(yMax)
         let columns = Int(width - left - right)
-        func x(_ t: Double) -> Double { left + (t - t0) / (t1 - t0) * Double(columns) }
-        func y(_ v: Double) -> Double { top + plotH - min(v, yTop) / yTop * plotH }
-        var out = svgOpen(width: width, height: height, label: "Horizontal error over time")
-        for k in 0...4 {
-            let v = yTop * Double(k) / 4
-            out += "<line x1=\"\(n(left))\" x2=\"\(n(width - right))\" y1=\"\(n(y(v)))\" y2=\"\(n(y(v)))\" stroke=\"#e3e3e3\"/>"
-            out += "<text x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(ReportText.short(v))\(k == 4 ? " m" : "")</text>"
-        }
+        let f = PlotFrame(width: width, height: height, left: left, top: top, plotWidth: Double(columns), plotHeight: plotH,
+                          x: (t0, t1), y: (0, yTop))
+        let column = LinearScale(domain: (t0, t1), start: 0, length: Double(columns))
+        var out = f.svgOpen(label: "Horizontal error over time")
+        out += f.yGrid((0...4).map { yTop * Double($0) / 4 }, unit: " m")
         if offScale {
             out += "<text x=\"\(n(width - right - 4))\" y=\"\(n(top + 12))\" text-anchor=\"end\" fill=\"\(seriesColours["seedBaseline"] ?? "#000")\">seedBaseline off scale (max \(ReportText.short(baselineMax)) m)</text>"
         }
         for (name, values) in series {
             var colMax = [Double](repeating: -1, count: columns + 1), colT = [Double](repeating: 0, count: columns + 1)
             for (t, v) in zip(e.time_s, values) where t.isFinite && v.isFinite {
-                let c = Int(((t - t0) / (t1 - t0) * Double(columns)).rounded())
+                let c = Int(column(t).rounded())
                 if v > colMax[c] { colMax[c] = v; colT[c] = t }
             }
-            let pts = (0...columns).filter { colMax[$0] >= 0 }.map { "\(n(x(colT[$0]))),\(n(y(colMax[$0])))" }
+            let pts = (0...columns).filter { colMax[$0] >= 0 }.map { "\(n(f.x(colT[$0]))),\(n(f.y.capped(colMax[$0])))" }
             let w = name == "raw" ? "1" : "1.6"
             out += "<polyline fill=\"none\" stroke=\"\(seriesColours[name] ?? "#000")\" stroke-width=\"\(w)\" stroke-linejoin=\"round\" points=\"\(pts.joined(separator: " "))\"/>"
         }
-        out += timeAxis(t0: t0, t1: t1, ticks: width < 600 ? 3 : 6, y: top + plotH + 16, x: x)
+        out += timeAxis(f.x, ticks: width < 600 ? 3 : 6, y: top + plotH + 16)
         out += "<g class=\"legend\">" + legend(series.map { ("line", seriesColours[$0.0] ?? "#000", $0.0) }, x: width < 600 ? 4 : left, y: height - 6) + "</g>"
         return out + "</svg>"
     }
 
-    /// Time labels on round values: multiples of `niceTimeStep` inside [t0, t1], about `ticks` intervals.
-    static func timeAxis(t0: Double, t1: Double, ticks: Int, y: Double, x: (Double) -> Double) -> String {
+    /// Time labels on round values: multiples of `niceTimeStep` inside the domain of `x` (seconds,
+    /// earliest first), about `ticks` intervals, at pixel height `y`.
+    static func timeAxis(_ x: LinearScale, ticks: Int, y: Double) -> String {
+        let t0 = x.lower, t1 = x.upper
         var out = ""
         for t in niceTimes(t0: t0, t1: t1, intervals: ticks) {
             let px = x(t), span = x(t1) - x(t0)
@@ -285,15 +286,14 @@ enum SVGPlots {
         guard maxV > 0 else { return "<p class=\"muted\">No filled gaps.</p>" }
         let left = 50.0, top = 12.0, plotH = 200.0, height = 262.0
         let yTop = niceCeiling(maxV)
-        let groupW = (width - left - 12) / Double(buckets.count)
+        // x: one group of bars per bucket, positioned by groupW (the x scale is not used).
+        let f = PlotFrame(width: width, height: height, left: left, top: top, plotWidth: width - left - 12, plotHeight: plotH,
+                          x: (0, Double(buckets.count)), y: (0, yTop))
+        let groupW = f.plotWidth / Double(buckets.count)
         let barW = min(40, (groupW - 20) / Double(max(1, methods.count)))
-        func y(_ v: Double) -> Double { top + plotH - min(v, yTop) / yTop * plotH }
-        var out = svgOpen(width: width, height: height, label: "Gap-fill RMSE per gap length")
-        for k in 0...4 {
-            let v = yTop * Double(k) / 4
-            out += "<line x1=\"\(n(left))\" x2=\"\(n(width - 12))\" y1=\"\(n(y(v)))\" y2=\"\(n(y(v)))\" stroke=\"#e3e3e3\"/>"
-            out += "<text x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(ReportText.short(v))\(k == 4 ? " m" : "")</text>"
-        }
+        let y = f.y.capped
+        var out = f.svgOpen(label: "Gap-fill RMSE per gap length")
+        out += f.yGrid((0...4).map { yTop * Double($0) / 4 }, unit: " m")
         for (bi, b) in buckets.enumerated() {
             let gx = left + Double(bi) * groupW
             let start = gx + (groupW - barW * Double(methods.count)) / 2

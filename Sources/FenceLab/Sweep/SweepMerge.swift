@@ -13,8 +13,18 @@ public enum SweepMerge {
 
     /// The files of a shard folder, streamed: `items.jsonl` is written a record at a time.
     public static func shardFiles(_ run: SweepRun) -> [(name: String, render: (inout FileSink) -> Void)] {
-        [(manifestName, { $0.append(run.manifest.encoded(pretty: true) + "\n") }),
-         (itemsName, { sink in for r in run.records { sink.append(r.jsonLine + "\n") } })]
+        [(manifestName, { sink in
+             run.manifest.encode(pretty: true) { sink.append($0) }
+             sink.append("\n")
+         }),
+         (itemsName, { sink in
+             for k in 0..<run.records.count {
+                 do throws(SweepError) { sink.append(try run.records.record(k).jsonLine + "\n") } catch {
+                     sink.fail(OutputError.io(path: itemsName, operation: "write", reason: error.description))
+                     return
+                 }
+             }
+         })]
     }
 
     /// The shard folders among `inputs`, as `fencelab merge` takes them: an input holding
@@ -60,10 +70,11 @@ public enum SweepMerge {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
-    /// Reads and checks shard folders; returns the common manifest (as shard 0/1) and all records.
-    public static func load(folders: [String]) throws(SweepError) -> (SweepManifest, [SweepRecord]) {
+    /// Reads and checks shard folders; returns the common manifest (as shard 0/1) and all records,
+    /// in a `SweepRecordStore` whose scratch file is made in `scratchDirectory`.
+    public static func load(folders: [String], scratchDirectory: String = NSTemporaryDirectory()) throws(SweepError) -> (SweepManifest, SweepRecordStore) {
         var shards: [(folder: String, manifest: SweepManifest)] = []
-        var records: [SweepRecord] = []
+        var records: SweepRecordStore?
         for folder in folders {
             let mpath = (folder as NSString).appendingPathComponent(manifestName)
             guard let data = FileManager.default.contents(atPath: mpath) else {
@@ -89,9 +100,13 @@ public enum SweepMerge {
             }
             guard mine.count == expected else { throw .incompleteShard(folder: folder, expected: expected, found: mine.count) }
             shards.append((folder, m))
-            records += mine
+            if records == nil {
+                records = try SweepRecordStore(count: m.items, directory: scratchDirectory,
+                                               streams: m.scenarios.reduce(0) { $0 + $1.replicates })
+            }
+            try records?.store(mine)
         }
-        guard let first = shards.first else { throw .missingShards(count: 0, missing: []) }
+        guard let first = shards.first, let records else { throw .missingShards(count: 0, missing: []) }
         let n = first.manifest.shards
         let present = Set(shards.map(\.manifest.shard))
         let missing = (0..<n).filter { !present.contains($0) }

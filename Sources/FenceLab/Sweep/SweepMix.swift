@@ -32,10 +32,48 @@ public struct MixPoint: Sendable, Hashable {
     public var feasible: Bool { violations.isEmpty && matchedVisits > 0 }
 }
 
+/// Every grid point's mix figures, in point order, held as columns (≈ 50 bytes per point plus
+/// 24 per violation, where `[MixPoint]` with an array per point took ≈ 240); `MixPoint`s are
+/// made when asked for.
+public struct MixPoints: RandomAccessCollection, Sendable, Hashable {
+    var unwantedPerHour: [Double] = [], worstEntryP95_s: [Double] = [], worstRecall: [Double?] = [], matchedVisits: [Double] = []
+    /// Point i's violations are `violations[violationStart[i]..<violationStart[i + 1]]`.
+    var violationStart: [Int32] = [0]
+    var violations: [MixViolation] = []
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { unwantedPerHour.count }
+
+    public subscript(i: Int) -> MixPoint {
+        MixPoint(point: i, unwantedPerHour: unwantedPerHour[i], worstEntryP95_s: worstEntryP95_s[i], worstRecall: worstRecall[i],
+                 matchedVisits: matchedVisits[i], violations: Array(violations[Int(violationStart[i])..<Int(violationStart[i + 1])]))
+    }
+
+    /// The number of constraints point i misses.
+    func violationCount(_ i: Int) -> Int { Int(violationStart[i + 1] - violationStart[i]) }
+
+    /// `MixPoint.feasible` of point i without making the point.
+    func feasible(_ i: Int) -> Bool { violationStart[i + 1] == violationStart[i] && matchedVisits[i] > 0 }
+
+    mutating func reserveCapacity(_ n: Int) {
+        unwantedPerHour.reserveCapacity(n); worstEntryP95_s.reserveCapacity(n); worstRecall.reserveCapacity(n)
+        matchedVisits.reserveCapacity(n); violationStart.reserveCapacity(n + 1)
+    }
+
+    /// Appends the next point (its `point` must be `count`).
+    mutating func append(_ p: MixPoint) {
+        precondition(p.point == count, "mix points are appended in point order")
+        unwantedPerHour.append(p.unwantedPerHour); worstEntryP95_s.append(p.worstEntryP95_s); worstRecall.append(p.worstRecall)
+        matchedVisits.append(p.matchedVisits)
+        violations += p.violations
+        violationStart.append(Int32(violations.count))
+    }
+}
+
 /// The recommendation over the mix and the mix frontier (docs/sweeps.md "Objective").
 public struct SweepMix: Sendable, Hashable {
     /// One per grid point, in point order.
-    public var points: [MixPoint]
+    public var points: MixPoints
     /// Points no other point beats or equals in all of (unwanted per hour ↓, worst p95 entry latency ↓,
     /// worst recall ↑) while beating it in one.
     public var frontier: Set<Int>
@@ -51,7 +89,15 @@ public struct SweepMix: Sendable, Hashable {
     /// Scores every point on the mix and picks the one recommendation.
     static func make(manifest m: SweepManifest, scenarios: [SweepScenarioSummary]) -> SweepMix {
         let totalWeight = m.scenarios.reduce(0) { $0 + $1.weight }
-        let points = m.points.indices.map { p in score(point: p, manifest: m, scenarios: scenarios, totalWeight: totalWeight) }
+        var points = MixPoints()
+        for p in m.points.indices {
+            points.append(score(point: p, visits: scenarios.map { $0.cells[p].visits }, manifest: m, totalWeight: totalWeight))
+        }
+        return make(manifest: m, scenarios: scenarios, points: points)
+    }
+
+    /// Picks the one recommendation from every point's mix figures (`score`, in point order).
+    static func make(manifest m: SweepManifest, scenarios: [SweepScenarioSummary], points: MixPoints) -> SweepMix {
         let frontier = mixFrontier(points)
         let names = m.scenarios.map(\.name)
         guard scenarios.contains(where: { $0.cells.first?.visits.hasVisits ?? false }) else {
@@ -60,25 +106,36 @@ public struct SweepMix: Sendable, Hashable {
                     + "Add scenarios in which the user really visits the place.",
             ], closest: [])
         }
-        let feasible = points.filter(\.feasible)
-        guard let best = feasible.min(by: better) else {
-            let closest = points.filter { $0.matchedVisits > 0 }.sorted(by: closer).prefix(listedClosest).map(\.point)
+        // The minimum of `better` over the feasible points, and the `listedClosest` smallest by
+        // `closer` of those matching a visit (both strict total orders: the same as sorting all).
+        var best: MixPoint?
+        for i in points.indices where points.feasible(i) {
+            let p = points[i]
+            if best.map({ better(p, $0) }) ?? true { best = p }
+        }
+        guard let best else {
+            var closest: [MixPoint] = []
+            for i in points.indices where points.matchedVisits[i] > 0 {
+                let p = points[i]
+                guard closest.count < listedClosest || closer(p, closest[closest.count - 1]) else { continue }
+                closest.insert(p, at: closest.firstIndex { closer(p, $0) } ?? closest.count)
+                if closest.count > listedClosest { closest.removeLast() }
+            }
             return SweepMix(points: points, frontier: frontier, recommended: nil, reasons: [
                 "No setting meets recall ≥ \(fmt(m.minRecall)) and p95 entry latency ≤ \(fmt(m.maxLatency_s)) s in every "
                     + "scenario with true visits; the closest settings are listed with what they miss. Widen the grid "
                     + "or relax --min-recall / --max-latency.",
-            ], closest: Array(closest))
+            ], closest: closest.map(\.point))
         }
         return SweepMix(points: points, frontier: frontier, recommended: best.point,
                         reasons: reasons(best, points: points, manifest: m, scenarios: scenarios, names: names), closest: [])
     }
 
-    static func score(point p: Int, manifest m: SweepManifest, scenarios: [SweepScenarioSummary],
-                      totalWeight: Double) -> MixPoint {
+    /// Point `p` on the mix, from its visit cells in every scenario (scenario order).
+    static func score(point p: Int, visits: [SweepVisitCell], manifest m: SweepManifest, totalWeight: Double) -> MixPoint {
         var unwanted = 0.0, worstLatency = 0.0, worstRecall: Double?, matched = 0.0
         var violations: [MixViolation] = []
-        for (s, sc) in scenarios.enumerated() {
-            let v = sc.cells[p].visits
+        for (s, v) in visits.enumerated() {
             unwanted += m.scenarios[s].weight * v.unwantedPerHour
             matched += v.matchedVisits.mean
             guard v.hasVisits else { continue }
@@ -121,7 +178,25 @@ public struct SweepMix: Sendable, Hashable {
         }
     }
 
+    /// Ids of the points not dominated in (unwanted ↓, worst latency ↓, worst recall ↑, nil as 1);
+    /// O(n log n) (`Pareto.nonDominated`, recall negated: exact).
     static func mixFrontier(_ points: [MixPoint]) -> Set<Int> {
+        frontier(ids: points.map(\.point), keys: points.map { SIMD3($0.unwantedPerHour, $0.worstEntryP95_s, -($0.worstRecall ?? 1)) })
+    }
+
+    static func mixFrontier(_ points: MixPoints) -> Set<Int> {
+        frontier(ids: Array(points.indices),
+                 keys: points.indices.map { SIMD3(points.unwantedPerHour[$0], points.worstEntryP95_s[$0], -(points.worstRecall[$0] ?? 1)) })
+    }
+
+    private static func frontier(ids: [Int], keys: [SIMD3<Double>]) -> Set<Int> {
+        var out = Set<Int>()
+        for (id, kept) in zip(ids, Pareto.nonDominated(keys)) where kept { out.insert(id) }
+        return out
+    }
+
+    /// The definition, point against point (O(n²)): the reference `mixFrontier` is tested against.
+    static func mixFrontierByDefinition(_ points: [MixPoint]) -> Set<Int> {
         var out = Set<Int>()
         for p in points {
             let rp = p.worstRecall ?? 1
@@ -137,7 +212,7 @@ public struct SweepMix: Sendable, Hashable {
 
     /// The reasons shown with a recommendation: what it costs and where, which constraint stopped
     /// the settings with fewer unwanted visits, and its tightest margin.
-    static func reasons(_ best: MixPoint, points: [MixPoint], manifest m: SweepManifest,
+    static func reasons(_ best: MixPoint, points: MixPoints, manifest m: SweepManifest,
                         scenarios: [SweepScenarioSummary], names: [String]) -> [String] {
         var lines: [String] = []
         let contributions = scenarios.indices.map { s in m.scenarios[s].weight * scenarios[s].cells[best.point].visits.unwantedPerHour }
@@ -148,23 +223,24 @@ public struct SweepMix: Sendable, Hashable {
         } else {
             lines.append("It produced no false or fragment visit in any replicate of any scenario.")
         }
-        let cheaper = points.filter { $0.unwantedPerHour < best.unwantedPerHour }
-        let tied = points.filter { $0.feasible && $0.unwantedPerHour == best.unwantedPerHour && $0.point != best.point }
-        if !tied.isEmpty {
+        let cheaper = points.indices.filter { points.unwantedPerHour[$0] < best.unwantedPerHour }
+        let tied = points.indices.count(where: { points.feasible($0) && points.unwantedPerHour[$0] == best.unwantedPerHour && $0 != best.point })
+        if tied > 0 {
             var worst = ""
             for (s, sc) in scenarios.enumerated() where sc.cells[best.point].visits.hasVisits
                 && (sc.cells[best.point].visits.lateEntryP95_s?.mean ?? .infinity) == best.worstEntryP95_s {
                 worst = " in \(names[s])"
                 break
             }
-            lines.append("\(tied.count) other setting\(tied.count == 1 ? "" : "s") meet every constraint with as few unwanted visits; "
+            lines.append("\(tied) other setting\(tied == 1 ? "" : "s") meet every constraint with as few unwanted visits; "
                          + "this one has the lowest worst-scenario p95 entry latency (\(ReportText.latency(best.worstEntryP95_s)) s\(worst)).")
         }
         if cheaper.isEmpty {
             lines.append("No setting has fewer unwanted visits per hour, so no constraint had to give way.")
         } else {
             var tally: [String: Int] = [:]
-            for p in cheaper {
+            for i in cheaper {
+                let p = points[i]
                 for v in p.violations {
                     let key = v.constraint == .recall ? "recall < \(fmt(m.minRecall)) in \(names[v.scenario])"
                         : "p95 entry latency > \(fmt(m.maxLatency_s)) s in \(names[v.scenario])"

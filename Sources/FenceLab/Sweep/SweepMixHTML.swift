@@ -18,7 +18,7 @@ enum SweepMixHTML {
         h += "</ul>\n"
         h += mixTable(s)
         h += "<div class=\"plots\">"
-        // HTMLReport.figure(caption, HTMLReport.responsive(wide plot, narrow plot), wide: true), streamed.
+        // HTMLPage.figure(caption, HTMLPage.responsive(wide plot, narrow plot), wide: true), streamed.
         h += "<figure class=\"wide\"><div class=\"v-wide\">"
         out.append(h)
         plot(s, width: 800, into: &out)
@@ -137,23 +137,17 @@ enum SweepMixHTML {
         let plotW = width - left - right - stripW
         let yTicks = niceTicks(maxValue: focusPoints.map(\.unwantedPerHour).max() ?? 1, count: 4)
         let yMax = yTicks.last!
-        func px(_ p: MixPoint) -> Double {
-            p.worstEntryP95_s <= xMax ? left + p.worstEntryP95_s / xMax * plotW : left + plotW + stripW / 2
-        }
-        func py(_ v: Double) -> Double { top + plotH - min(v, yMax) / yMax * plotH }
-        out.append(SVGPlots.svgOpen(width: width, height: height, label: "Mix frontier: unwanted visits per hour versus worst p95 entry latency"))
-        for v in yTicks {
-            out.append("<line x1=\"\(n(left))\" x2=\"\(n(left + plotW))\" y1=\"\(n(py(v)))\" y2=\"\(n(py(v)))\" stroke=\"#e3e3e3\"/>")
-            out.append("<text x=\"\(n(left - 4))\" y=\"\(n(py(v) + 4))\" text-anchor=\"end\">\(ReportText.plain(v))</text>")
-        }
-        for (k, v) in xTicks.enumerated() {
-            let xx = left + v / xMax * plotW
-            out.append("<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"#f0f0f0\"/>")
-            let anchor = k == 0 ? "start" : k == xTicks.count - 1 ? "end" : "middle"
-            out.append("<text x=\"\(n(xx))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"\(anchor)\">\(ReportText.latency(v))\(k == xTicks.count - 1 ? " s" : "")</text>")
-        }
+        let f = PlotFrame(width: width, height: height, left: left, top: top, plotWidth: plotW, plotHeight: plotH,
+                          x: (0, xMax), y: (0, yMax))
+        func px(_ p: MixPoint) -> Double { p.worstEntryP95_s <= xMax ? f.x(p.worstEntryP95_s) : left + plotW + stripW / 2 }
+        let py = f.y.capped
+        out.append(f.svgOpen(label: "Mix frontier: unwanted visits per hour versus worst p95 entry latency"))
+        out.append(f.yGrid(yTicks, label: ReportText.plain))
+        out.append(f.xLabels(xTicks.enumerated().map { k, v in
+            (f.x(v), "\(ReportText.latency(v))\(k == xTicks.count - 1 ? " s" : "")")
+        }, anchorEnds: true, gridLines: true))
         if s.manifest.maxLatency_s <= xMax {
-            let xx = left + s.manifest.maxLatency_s / xMax * plotW
+            let xx = f.x(s.manifest.maxLatency_s)
             out.append("<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"\(SweepHTML.missedColour)\" stroke-dasharray=\"4 3\"/>")
         }
         if hasStrip {

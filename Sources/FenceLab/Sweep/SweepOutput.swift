@@ -395,13 +395,7 @@ public enum SweepOutput {
     /// Frontier rows listed in sweep.md and index.html (the rest: sweep.csv, sweep.json, the full table).
     static let listedFrontier = 12
 
-    /// Frontier points by median latency (nothing detected last), then spurious.
-    static func frontierOrder(_ sc: SweepScenarioSummary) -> [Int] {
-        sc.frontier.sorted { a, b in
-            let la = sc.cells[a].latencyMedian_s?.mean ?? .infinity, lb = sc.cells[b].latencyMedian_s?.mean ?? .infinity
-            if la != lb { return la < lb }
-            if sc.cells[a].spurious.mean != sc.cells[b].spurious.mean { return sc.cells[a].spurious.mean < sc.cells[b].spurious.mean }
-            return a < b
-        }
-    }
+    /// Frontier points by median latency (nothing detected last), then spurious, then id
+    /// (found with the frontier: `SweepScenarioSummary.frontierByLatency`).
+    static func frontierOrder(_ sc: SweepScenarioSummary) -> [Int] { sc.frontierByLatency }
 }

@@ -83,12 +83,60 @@ public struct SweepManifest: Sendable, Hashable, Codable {
 
     /// Compact one-line JSON, keys sorted: the resume file's header and `shard.json`'s body.
     public func encoded(pretty: Bool) -> String {
+        var out = ""
+        encode(pretty: pretty) { out += $0 }
+        return out
+    }
+
+    /// Points encoded per piece by `encode(pretty:into:)`.
+    static let pointsPerPiece = 1024
+
+    /// The text of `encoded(pretty:)`, handed to `emit` in pieces: `JSONEncoder` builds a
+    /// dictionary per encoded object, ≈ 1 KB per grid point while it runs (≈ 100 MB at 10⁵
+    /// points), so the points are encoded 1024 at a time and spliced into the encoding of the
+    /// manifest with its first point only, at that point's place, re-indented by one level when
+    /// pretty. `SweepPlanTests` checks the bytes against one whole `JSONEncoder` run.
+    public func encode(pretty: Bool, into emit: (String) -> Void) {
+        guard points.count > Self.pointsPerPiece else { emit(Self.encodeWhole(self, pretty: pretty)); return }
+        var head = self
+        head.points = [points[0]]
+        let whole = Self.encodeWhole(head, pretty: pretty)
+        let first = Self.elements(Array(points[0..<1]), pretty: pretty)
+        guard let at = whole.range(of: first), whole.range(of: first, range: at.upperBound..<whole.endIndex) == nil else {
+            emit(Self.encodeWhole(self, pretty: pretty))  // cannot happen with today's keys; correct either way
+            return
+        }
+        emit(String(whole[..<at.lowerBound]))
+        var start = 0
+        while start < points.count {
+            let end = min(points.count, start + Self.pointsPerPiece)
+            if start > 0 { emit(pretty ? ",\n" : ",") }
+            emit(Self.elements(Array(points[start..<end]), pretty: pretty))
+            start = end
+        }
+        emit(String(whole[at.upperBound...]))
+    }
+
+    static func encoder(pretty: Bool) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         // FenceLab's one spelling of non-finite numbers in JSON (README, "Limits and output safety").
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return encoder
+    }
+
+    static func encodeWhole<T: Encodable>(_ value: T, pretty: Bool) -> String {
         // Encoding plain value types cannot fail.
-        return String(decoding: try! encoder.encode(self), as: UTF8.self)
+        String(decoding: try! encoder(pretty: pretty).encode(value), as: UTF8.self)
+    }
+
+    /// The elements of `points` as they appear inside the manifest's `points` array: without the
+    /// brackets of a top-level array and, when pretty, indented one level deeper.
+    static func elements(_ points: [SweepPoint], pretty: Bool) -> String {
+        let text = encodeWhole(points, pretty: pretty)
+        guard pretty else { return String(text.dropFirst().dropLast()) }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.dropFirst().dropLast().map { "  " + $0 }.joined(separator: "\n")
     }
 
     /// Reads `shard.json`.

@@ -6,12 +6,11 @@ import Glibc
 import Darwin
 #endif
 
-/// What a sweep process computed: its records in item order, and how many came from the resume file.
+/// What a sweep process computed: its records, and how many came from the resume file.
 public struct SweepRun: Sendable {
     public var manifest: SweepManifest
-    /// This process's records (all items of its shard), sorted by item. Empty in the outcome of
-    /// an unsharded `SweepJob.sweep`, which drops them once the summary holds their aggregates.
-    public var records: [SweepRecord]
+    /// This process's records (all items of its shard), in item order.
+    public var records: SweepRecordStore
     /// Items taken from the resume file instead of recomputed.
     public var resumedItems: Int
     /// Items evaluated by this process.
@@ -19,9 +18,11 @@ public struct SweepRun: Sendable {
 }
 
 /// Runs the work items a process owns: each (scenario, replicate) drive is generated once and
-/// every owned grid point is evaluated on it. Records are appended (one `write(2)` per drive)
-/// to a resume file next to the output folder as they finish, so `--resume` skips them after an
-/// interruption; the final files are written separately and atomically (`ReportFolder`).
+/// every owned grid point is evaluated on it. Records are appended (one `write(2)` per piece of
+/// up to `recordsPerPiece` records of a drive) to a resume file next to the output folder as they
+/// finish, so `--resume` skips them after an interruption, and stored in a `SweepRecordStore`
+/// (a scratch file) for the summary; the final files are written separately and atomically
+/// (`ReportFolder`).
 public enum SweepRunner {
     /// The resume file of output folder `out`: `PARENT/.NAME.sweep-partial.jsonl`. Its first line
     /// is the manifest (one line); then one `SweepRecord` per line.
@@ -32,41 +33,44 @@ public enum SweepRunner {
 
     public static func run(_ plan: SweepPlan, request: SweepRequest, out: String) throws -> SweepRun {
         let path = partialPath(out: out)
-        let header = plan.manifest.encoded(pretty: false)
-        var done: [Int: SweepRecord] = [:]
-        if request.resume { done = try loadPartial(path: path, header: header, plan: plan) }
-        let appender = try RecordAppender(path: path, header: header, existing: done.values.sorted { $0.item < $1.item })
+        // Every owned record goes to its slot of the store (item k of shard K/N is the (k / N)-th
+        // owned one), out of memory: the records never exist all at once in the process.
+        let store = try SweepRecordStore(count: plan.ownedCount, stride: plan.shard.count, first: plan.shard.index,
+                                         directory: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+                                         streams: plan.scenarios.reduce(0) { $0 + $1.spec.replicates })
+        // Which owned records the resume file gave (by position in the store).
+        var done = [Bool](repeating: false, count: plan.ownedCount)
+        if request.resume { done = try loadPartial(path: path, plan: plan, into: store) }
+        let resumed = done.count(where: { $0 })
+        let kept = done
+        let appender = try RecordAppender(path: path, manifest: plan.manifest) { sink in
+            for k in kept.indices where kept[k] {
+                do throws(SweepError) { sink.append(try store.record(k).jsonLine + "\n") } catch {
+                    sink.fail(.io(path: path, operation: "rewrite", reason: error.description))
+                    return
+                }
+            }
+        }
 
         // Work units: (scenario, replicate) pairs with owned points not yet done.
         var todoUnits: [(s: Int, r: Int, points: [Int])] = []
         for (s, p) in plan.scenarios.enumerated() {
             for r in 0..<p.spec.replicates {
                 let todo = plan.ownedPoints(scenario: s, replicate: r).filter {
-                    done[plan.itemIndex(scenario: s, replicate: r, point: $0)] == nil
+                    store.ordinal(ofItem: plan.itemIndex(scenario: s, replicate: r, point: $0)).map { !kept[$0] } ?? true
                 }
                 if !todo.isEmpty { todoUnits.append((s, r, todo)) }
             }
         }
+        done = []
         let units = todoUnits
         let remaining = units.reduce(0) { $0 + $1.points.count }
-        if !done.isEmpty { request.onResume?(done.count, remaining, path) }
-        let resumed = done.count
+        if resumed > 0 { request.onResume?(resumed, remaining, path) }
         let progress = ProgressReporter(scenarios: plan.scenarios.count, totalWorkItems: plan.ownedCount,
-                                        alreadyDone: done.count, force: request.forceProgress)
+                                        alreadyDone: resumed, force: request.forceProgress)
         let stopAfter = request.stopAfterUnits
         let finished = Locked(0)  // work units done, for the interruption test hook
         let settings = plan.settings
-        // Every owned record goes straight to its place in item order (item k of shard K/N is the
-        // (k / N)-th owned one), so the records exist once: no per-unit arrays joined and sorted
-        // afterwards (at 10^5 points x 5 replicates each copy is ~80 MB).
-        let stride = plan.shard.count
-        let unset = SweepRecord(item: -1, spurious: 0, missed: 0, flaps: 0, transitions: 0, truthTransitions: 0,
-                                latencyMedian_s: nil, latencyP95_s: nil)
-        var initial = [SweepRecord](repeating: unset, count: plan.ownedCount)
-        for r in done.values { initial[r.item / stride] = r }
-        done = [:]
-        let slots = Locked(initial)
-        initial = []
         _ = try WorkPool.map(count: units.count, jobs: request.jobs, onDone: { i in
             progress.advance(by: units[i].points.count, unit: "sweep items (grid point × drive)")
         }) { i in
@@ -74,42 +78,107 @@ public enum SweepRunner {
             if let stopAfter, finished.withLock({ $0 }) >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
             let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r, filters: plan.filters)
             var scratch = SweepScratch()
-            let records = try unit.points.map { p in
-                try drive.evaluate(plan.manifest.points[p], item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
-                                   settings: settings, scratch: &scratch)
+            // A drive's points in pieces, so that its records and their lines (≈ 500 bytes per
+            // point) are not all in memory at once on a large grid.
+            var records: [SweepRecord] = []
+            records.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))
+            for start in Swift.stride(from: 0, to: unit.points.count, by: Self.recordsPerPiece) {
+                records.removeAll(keepingCapacity: true)
+                for p in unit.points[start..<min(unit.points.count, start + Self.recordsPerPiece)] {
+                    records.append(try drive.evaluate(plan.manifest.points[p],
+                                                      item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
+                                                      settings: settings, scratch: &scratch))
+                }
+                try appender.append(records)
+                try store.store(records)
             }
-            try appender.append(records)
-            slots.withLock { all in for r in records { all[r.item / stride] = r } }
             finished.withLock { $0 += 1 }
         }
         progress.finish()
         appender.close()
-        let all = slots.withLock { all in
-            let taken = all
-            all = []
-            return taken
+        guard store.storedCount == plan.ownedCount else {
+            throw SweepError.io(path: path, reason: "internal: \(store.storedCount) of \(plan.ownedCount) owned records were evaluated")
         }
-        if let missing = all.firstIndex(where: { $0.item < 0 }) {
-            throw SweepError.io(path: path, reason: "internal: owned record \(missing) of \(plan.ownedCount) was not evaluated")
-        }
-        return SweepRun(manifest: plan.manifest, records: all, resumedItems: resumed, evaluatedItems: remaining)
+        return SweepRun(manifest: plan.manifest, records: store, resumedItems: resumed, evaluatedItems: remaining)
     }
+
+    /// Records evaluated, appended to the resume file (one `write(2)`) and stored at a time.
+    static let recordsPerPiece = 4096
 
     /// Removes the resume file once the final output is in place.
     public static func removePartial(out: String) {
         FileSystem.removeFile(partialPath(out: out))
     }
 
-    /// Finished records of an earlier run of the same sweep and shard (a torn last line is dropped).
-    static func loadPartial(path: String, header: String, plan: SweepPlan) throws(SweepError) -> [Int: SweepRecord] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
-        let text = String(decoding: data, as: UTF8.self)
-        guard let newline = text.firstIndex(of: "\n") else { return [:] }  // only a torn header
-        guard text[..<newline] == header else { throw .partialMismatch(file: path) }
-        let records = try SweepRecord.parseLines(String(text[text.index(after: newline)...]), file: path, firstLine: 2,
-                                                 allowTornTail: true)
-        var done: [Int: SweepRecord] = [:]
-        for r in records where r.item < plan.manifest.items && plan.shard.owns(r.item) { done[r.item] = done[r.item] ?? r }
+    /// Finished records of an earlier run of the same sweep and shard (a torn last line is dropped;
+    /// of an item given twice, the first), read 1 MiB at a time straight into `store`: the file
+    /// (≈ 320 bytes per item) and its first line, the manifest (≈ 110 bytes per grid point), are
+    /// never in memory whole; the manifest is compared piece by piece as it is encoded. Returns
+    /// which owned records (by position in `store`) it held.
+    static func loadPartial(path: String, plan: SweepPlan, into store: SweepRecordStore) throws(SweepError) -> [Bool] {
+        var done = [Bool](repeating: false, count: plan.ownedCount)
+        guard let handle = FileHandle(forReadingAtPath: path) else { return done }
+        defer { try? handle.close() }
+        var buffer: [UInt8] = [], at = 0
+        /// Appends the next MiB of the file to `buffer` (dropping what was consumed); false at the end.
+        func more() throws(SweepError) -> Bool {
+            let chunk: Data
+            do { chunk = try handle.read(upToCount: 1 << 20) ?? Data() } catch {
+                throw .io(path: path, reason: "cannot read the resume file: \(error.localizedDescription)")
+            }
+            if chunk.isEmpty { return false }
+            buffer.removeFirst(at)
+            at = 0
+            buffer.append(contentsOf: chunk)
+            return true
+        }
+        // The first line must be this sweep's manifest; a file without a whole first line (a torn
+        // header) holds nothing.
+        var header: (matches: Bool, failure: SweepError?) = (true, nil)
+        plan.manifest.encode(pretty: false) { piece in
+            guard header.matches, header.failure == nil else { return }
+            for byte in piece.utf8 {
+                do throws(SweepError) {
+                    if at == buffer.count, try !more() { header.matches = false; return }
+                } catch { header.failure = error; return }
+                guard buffer[at] == byte else { header.matches = false; return }
+                at += 1
+            }
+        }
+        if let failure = header.failure { throw failure }
+        if header.matches {
+            if at == buffer.count, try !more() { return done }
+            header.matches = buffer[at] == UInt8(ascii: "\n")
+        }
+        guard header.matches else {
+            repeat { if buffer[at...].contains(UInt8(ascii: "\n")) { throw .partialMismatch(file: path) }; at = buffer.count } while try more()
+            return done
+        }
+        at += 1
+        var lineNumber = 2
+        var batch: [SweepRecord] = []
+        func take(_ line: ArraySlice<UInt8>) throws(SweepError) {
+            defer { lineNumber += 1 }
+            let r = try SweepRecord(parsing: String(decoding: line, as: UTF8.self)[...], file: path, line: lineNumber)
+            guard r.item < plan.manifest.items, plan.shard.owns(r.item), let k = store.ordinal(ofItem: r.item), !done[k] else { return }
+            done[k] = true
+            batch.append(r)
+            if batch.count >= recordsPerPiece {
+                try store.store(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        repeat {
+            var i = at
+            while i < buffer.count {
+                if buffer[i] == UInt8(ascii: "\n") {
+                    try take(buffer[at..<i])
+                    at = i + 1
+                }
+                i += 1
+            }
+        } while try more()
+        try store.store(batch)  // what is left in `buffer` is a torn last line: dropped
         return done
     }
 }
@@ -120,13 +189,16 @@ final class RecordAppender: Sendable {
     private let fd: Locked<Int32>
     private let path: String
 
-    /// Rewrites `path` as header + `existing` (via a temporary file and rename), then opens it for appending.
-    init(path: String, header: String, existing: [SweepRecord]) throws(SweepError) {
+    /// Rewrites `path` as the manifest's line + the record lines `existing` writes (streamed to a
+    /// temporary file, then renamed), then opens it for appending.
+    init(path: String, manifest: SweepManifest, existing: (inout FileSink) -> Void) throws(SweepError) {
         self.path = path
-        var text = header + "\n"
-        for r in existing { text += r.jsonLine + "\n" }
         do {
-            try FileSystem.atomicWrite(Array(text.utf8), to: path)
+            try FileSystem.atomicWrite(to: path) { sink in
+                manifest.encode(pretty: false) { sink.append($0) }
+                sink.append("\n")
+                existing(&sink)
+            }
             fd = Locked(try FileSystem.openForAppending(path))
         } catch { throw .io(path: path, reason: error.reason) }
     }
@@ -165,13 +237,12 @@ public enum SweepJob {
     public static func sweep(_ request: SweepRequest, out: String) throws -> Outcome {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
         let plan = try SweepPlan.prepare(request)
-        var run = try SweepRunner.run(plan, request: request, out: out)
+        let run = try SweepRunner.run(plan, request: request, out: out)
         var summary: SweepSummary?
         if request.shard != nil {
             try ReportFolder.write(streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
         } else {
-            // The records are not needed once aggregated: dropped before the mix and the files.
-            let s = try SweepSummary.make(manifest: run.manifest, consuming: &run.records)
+            let s = try SweepSummary.make(manifest: run.manifest, store: run.records)
             try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
             summary = s
         }
@@ -182,8 +253,8 @@ public enum SweepJob {
     /// Checks and merges shard folders into the files of one unsharded run.
     public static func merge(folders: [String], out: String) throws -> SweepSummary {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
-        var (manifest, records) = try SweepMerge.load(folders: folders)
-        let s = try SweepSummary.make(manifest: manifest, consuming: &records)
+        let (manifest, records) = try SweepMerge.load(folders: folders, scratchDirectory: URL(fileURLWithPath: out).standardizedFileURL.deletingLastPathComponent().path)
+        let s = try SweepSummary.make(manifest: manifest, store: records)
         try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
         return s
     }

@@ -1,3 +1,4 @@
+import Foundation
 import GeoPolicy
 
 /// One grid point on one scenario, aggregated over replicates (mean and 95 % CI).
@@ -47,13 +48,50 @@ public struct SweepVisitCell: Sendable, Hashable {
     public var hasVisits: Bool { trueVisits.mean > 0 }
 }
 
+/// A scenario's cells, one per grid point in point order, computed from the records each time one
+/// is asked for: stored, they were ≈ 630 bytes per point and scenario (16 `Estimate`s), more than
+/// the records they come from. `SweepSummary.make` computes every cell once (and refuses what
+/// cannot be aggregated), so reading one here cannot fail on its values.
+public struct SweepCells: RandomAccessCollection, Sendable, Hashable {
+    let store: SweepRecordStore
+    /// The scenario's first item, the grid's point count, the scenario's replicates.
+    let offset: Int, points: Int, replicates: Int
+    let scenario: String
+    let scenarioHours: Double
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { points }
+
+    public subscript(point: Int) -> SweepCell {
+        do { return try cell(point, records: (0..<replicates).map { store.recordReadBack(offset + $0 * points + point) }) } catch {
+            fatalError("fencelab: \(error) (aggregated without error before)")
+        }
+    }
+
+    /// The records of `point`, one per replicate.
+    func records(_ point: Int) throws(SweepError) -> [SweepRecord] {
+        var out: [SweepRecord] = []
+        out.reserveCapacity(replicates)
+        for i in 0..<replicates { out.append(try store.record(offset + i * points + point)) }
+        return out
+    }
+
+    func cell(_ point: Int, records: [SweepRecord]) throws -> SweepCell {
+        try SweepSummary.cell(point: point, records, scenario: scenario, scenarioHours: scenarioHours)
+    }
+}
+
 /// A scenario's cells and its flutter Pareto frontier.
 public struct SweepScenarioSummary: Sendable, Hashable {
     public var scenario: SweepScenario
     /// One per grid point, in point order.
-    public var cells: [SweepCell]
+    public var cells: SweepCells
     /// Points not dominated in (spurious, median latency, missed) of the flutter figures.
     public var frontier: Set<Int>
+    /// `frontier` by mean median latency (nothing detected last), then mean spurious, then id:
+    /// the order sweep.md and index.html list it in (`SweepOutput.frontierOrder`), found with the
+    /// frontier so the outputs need not compute those cells again.
+    var frontierByLatency: [Int]
 
     /// Per filtered input kind (`kalman`, `imm`): every q of the grid with the filter's mean RMSE
     /// over the replicates (the same for every rule setting: the filter does not depend on the
@@ -63,8 +101,8 @@ public struct SweepScenarioSummary: Sendable, Hashable {
         var out: [FilterErrors] = []
         for kind in FenceInput.Kind.allCases where kind != .raw {
             var byQ: [Double: Estimate] = [:]
-            for c in cells where points[c.point].input == kind {
-                if byQ[points[c.point].q_m2s3] == nil, let e = c.filterRMSE_m { byQ[points[c.point].q_m2s3] = e }
+            for p in points.indices where points[p].input == kind && byQ[points[p].q_m2s3] == nil {
+                if let e = cells[p].filterRMSE_m { byQ[points[p].q_m2s3] = e }
             }
             let sorted = byQ.keys.sorted().map { (q_m2s3: $0, rmse: byQ[$0]!) }
             guard let best = sorted.min(by: { $0.rmse.mean < $1.rmse.mean }) else { continue }
@@ -91,56 +129,75 @@ public struct SweepSummary: Sendable, Hashable {
     /// Every point on the weighted mix, the mix frontier and the one recommendation.
     public var mix: SweepMix
 
-    /// Aggregates `records` (every item of the sweep exactly once, any order).
+    /// Aggregates `records` (every item of the sweep exactly once, any order); the records are
+    /// copied into a `SweepRecordStore` in the temporary folder.
     /// - Throws: `SweepError.badRecord` for a missing, duplicate or out-of-range item.
     public static func make(manifest: SweepManifest, records: [SweepRecord]) throws -> SweepSummary {
-        let summaries = try scenarioSummaries(manifest: manifest, records: records)
-        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries))
-    }
-
-    /// `make`, emptying `records` as soon as the cells are built, before the mix is scored and the
-    /// files are written (at 10⁵ points × 5 replicates the records are ≈ 80 MB).
-    public static func make(manifest: SweepManifest, consuming records: inout [SweepRecord]) throws -> SweepSummary {
-        let summaries = try scenarioSummaries(manifest: manifest, records: records)
-        records = []
-        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries))
-    }
-
-    /// Each scenario's cells (aggregated over replicates) and flutter frontier.
-    static func scenarioSummaries(manifest: SweepManifest, records: [SweepRecord]) throws -> [SweepScenarioSummary] {
         let source = "records"
-        // A run's records come complete and in item order: use them as they are (a second,
-        // indexed copy would double the largest allocation of a big sweep).
-        let inOrder = records.count == manifest.items && records.indices.allSatisfy { records[$0].item == $0 }
-        var byItem = [SweepRecord?](repeating: nil, count: inOrder ? 0 : manifest.items)
-        for r in records where !inOrder {
+        var seen = [Bool](repeating: false, count: manifest.items)
+        for r in records {
             guard r.item >= 0, r.item < manifest.items else {
                 throw SweepError.badRecord(file: source, line: 0, reason: "item \(r.item) is outside 0..<\(manifest.items)")
             }
-            guard byItem[r.item] == nil else {
-                throw SweepError.badRecord(file: source, line: 0, reason: "item \(r.item) appears twice")
-            }
-            byItem[r.item] = r
+            guard !seen[r.item] else { throw SweepError.badRecord(file: source, line: 0, reason: "item \(r.item) appears twice") }
+            seen[r.item] = true
         }
-        if !inOrder, let missing = byItem.firstIndex(where: { $0 == nil }) {
+        if let missing = seen.firstIndex(of: false) {
             throw SweepError.badRecord(file: source, line: 0, reason: "item \(missing) is missing")
         }
+        let store = try SweepRecordStore(count: manifest.items, directory: NSTemporaryDirectory(),
+                                         streams: manifest.scenarios.reduce(0) { $0 + $1.replicates })
+        try store.store(records)
+        return try make(manifest: manifest, store: store)
+    }
+
+    /// Aggregates the records of `store`, which holds every item of the sweep (stride 1).
+    ///
+    /// One pass computes every cell once, point by point: the per-scenario trade-off figures (for
+    /// the flutter frontiers) and the point's mix figures; nothing else per cell is kept. The
+    /// outputs compute the cells again from the records when they write them (`SweepCells`).
+    public static func make(manifest: SweepManifest, store: SweepRecordStore) throws -> SweepSummary {
+        guard store.count == manifest.items, store.stride == 1, store.storedCount == manifest.items else {
+            throw SweepError.badRecord(file: "records", line: 0,
+                                       reason: "\(store.storedCount) of \(manifest.items) work items stored")
+        }
         let offsets = manifest.offsets, points = manifest.points
+        let cells = manifest.scenarios.enumerated().map { s, scenario in
+            SweepCells(store: store, offset: offsets[s], points: points.count, replicates: scenario.replicates,
+                       scenario: scenario.name, scenarioHours: scenario.duration_s / 3600)
+        }
+        var trade = [[TradeOffPoint]](repeating: [], count: cells.count)
+        for s in trade.indices { trade[s].reserveCapacity(points.count) }
+        var mix = MixPoints()
+        mix.reserveCapacity(points.count)
+        let totalWeight = manifest.scenarios.reduce(0) { $0 + $1.weight }
+        var visits: [SweepVisitCell] = []
+        for p in points.indices {
+            visits.removeAll(keepingCapacity: true)
+            for (s, scenarioCells) in cells.enumerated() {
+                let c = try scenarioCells.cell(p, records: scenarioCells.records(p))
+                trade[s].append(c.tradeOff(points[p]))
+                visits.append(c.visits)
+            }
+            mix.append(SweepMix.score(point: p, visits: visits, manifest: manifest, totalWeight: totalWeight))
+        }
         var summaries: [SweepScenarioSummary] = []
         for (s, scenario) in manifest.scenarios.enumerated() {
-            var cells: [SweepCell] = []
-            cells.reserveCapacity(points.count)  // grown by doubling it would hold up to twice the cells' memory
-            for p in points.indices {
-                let mine = (0..<scenario.replicates).map { i in
-                    let item = offsets[s] + i * points.count + p
-                    return inOrder ? records[item] : byItem[item]!
-                }
-                cells.append(try cell(point: p, mine, scenario: scenario.name, scenarioHours: scenario.duration_s / 3600))
-            }
-            let trade = cells.map { $0.tradeOff(points[$0.point]) }
-            summaries.append(SweepScenarioSummary(scenario: scenario, cells: cells, frontier: TradeOff.frontier(trade)))
+            let frontier = TradeOff.frontier(trade[s])
+            // TradeOffPoint.latency_s is NaN exactly when the cell has no median latency (a mean of
+            // finite values is never NaN): the outputs' "nothing detected last", +∞.
+            let byLatency = frontier.map { id in
+                let t = trade[s][id]
+                return (id: id, latency: t.latency_s.isNaN ? Double.infinity : t.latency_s, spurious: t.spurious)
+            }.sorted { a, b in
+                if a.latency != b.latency { return a.latency < b.latency }
+                if a.spurious != b.spurious { return a.spurious < b.spurious }
+                return a.id < b.id
+            }.map(\.id)
+            summaries.append(SweepScenarioSummary(scenario: scenario, cells: cells[s], frontier: frontier, frontierByLatency: byLatency))
+            trade[s] = []
         }
-        return summaries
+        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries, points: mix))
     }
 
     static func cell(point: Int, _ records: [SweepRecord], scenario: String, scenarioHours: Double) throws -> SweepCell {
