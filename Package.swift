@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "GeoPolicy", targets: ["GeoPolicy"]),
+        .library(name: "DeviceLogKit", targets: ["DeviceLogKit"]),
         .library(name: "FenceLab", targets: ["FenceLab"]),
         .executable(name: "fencelab", targets: ["fencelab"]),
         .executable(name: "fencelab-bench", targets: ["fencelab-bench"]),
@@ -27,8 +28,10 @@ let package = Package(
         ),
         .target(name: "GSLKit", dependencies: ["CGSL"]),
         .target(name: "DriveSim", dependencies: ["GeoPolicy", "GSLKit"]),
-        .target(name: "FenceLab", dependencies: ["GeoPolicy", "GSLKit", "DriveSim"]),
-        .executableTarget(name: "fencelab", dependencies: ["FenceLab", "GeoPolicy"]),
+        // Strict device-log readers (CSV, GPX, JSON Lines, NMEA): no harness, no GSL calls.
+        .target(name: "DeviceLogKit", dependencies: ["GeoPolicy", "DriveSim"]),
+        .target(name: "FenceLab", dependencies: ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit"]),
+        .executableTarget(name: "fencelab", dependencies: ["FenceLab", "GeoPolicy", "DeviceLogKit"]),
 
         // Performance-regression suite and its C reference kernels.
         .target(
@@ -48,7 +51,8 @@ let package = Package(
         .testTarget(name: "GeoPolicyTests", dependencies: ["GeoPolicy", "GSLKit", "_TestSupport"]),
         .testTarget(name: "GSLKitTests", dependencies: ["GSLKit", "_TestSupport"]),
         .testTarget(name: "DriveSimTests", dependencies: ["DriveSim", "GeoPolicy", "GSLKit", "_TestSupport"]),
-        .testTarget(name: "FenceLabTests", dependencies: ["FenceLab", "DriveSim", "GeoPolicy", "GSLKit", "_TestSupport"]),
+        .testTarget(name: "DeviceLogKitTests", dependencies: ["DeviceLogKit", "GeoPolicy", "_TestSupport"]),
+        .testTarget(name: "FenceLabTests", dependencies: ["FenceLab", "DeviceLogKit", "DriveSim", "GeoPolicy", "GSLKit", "_TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["fencelab", "_TestSupport"]),
     ]
 )

@@ -5,8 +5,8 @@
 #
 # A target is fuzz/targets/<name>.swift defining @_cdecl("LLVMFuzzerTestOneInput"). Its
 # "// fuzz-sources:" comment lists the package sources (globs relative to the package root)
-# compiled into it; GeoPolicy, GSLKit (linked against the system GSL) and DriveSim are always
-# available as modules, FenceLab when the target has a "// fuzz-links: FenceLab" line. Seed corpus: fuzz/corpus/<name>/
+# compiled into it; GeoPolicy, GSLKit (linked against the system GSL), DriveSim and DeviceLogKit
+# (testable) are always available as modules, FenceLab when the target has a "// fuzz-links: FenceLab" line. Seed corpus: fuzz/corpus/<name>/
 # (committed, never written); optional dictionary: fuzz/dict/<name>.dict. Work files, new
 # corpus entries, crash artifacts and logs go to fuzz/.build/ (git-ignored).
 # Prints per target: executions, crashes (artifact files) and the libFuzzer exit status.
@@ -48,6 +48,15 @@ swiftc "${flags[@]}" -module-name DriveSim -I "$build" -I Sources/CGSL -emit-mod
     >"$build/DriveSim.build.log" 2>&1 || { cat "$build/DriveSim.build.log" >&2; exit 2; }
 fi
 
+# Testable: the device-log targets also read through the internal chunked source.
+if up_to_date DeviceLogKit; then echo "DeviceLogKit: up to date" >&2; else
+echo "building DeviceLogKit (instrumented, testable)..." >&2
+swiftc "${flags[@]}" -enable-testing -module-name DeviceLogKit -I "$build" -I Sources/CGSL -emit-module \
+    -emit-module-path "$build/DeviceLogKit.swiftmodule" -emit-library -static -o "$build/libDeviceLogKit.a" \
+    $(find Sources/DeviceLogKit -name '*.swift' | sort) \
+    >"$build/DeviceLogKit.build.log" 2>&1 || { cat "$build/DeviceLogKit.build.log" >&2; exit 2; }
+fi
+
 if [ "$#" -gt 0 ]; then targets=("$@"); else
     targets=(); for f in fuzz/targets/*.swift; do targets+=("$(basename "$f" .swift)"); done
 fi
@@ -80,7 +89,7 @@ for name in "${targets[@]}"; do
     done
     echo "building $name..." >&2
     fencelab_lib=(); grep -q '^// fuzz-links: FenceLab' "$src" && fencelab_lib=(-lFenceLab)
-    if ! swiftc "${flags[@]}" -I "$build" -I Sources/CGSL -L "$build" "${fencelab_lib[@]}" -lDriveSim -lGeoPolicy -lGSLKit -lgsl -lgslcblas -module-name "Fuzz_$name" \
+    if ! swiftc "${flags[@]}" -I "$build" -I Sources/CGSL -L "$build" "${fencelab_lib[@]}" -lDeviceLogKit -lDriveSim -lGeoPolicy -lGSLKit -lgsl -lgslcblas -module-name "Fuzz_$name" \
         "$src" $sources -o "$build/$name" >"$build/$name.build.log" 2>&1; then
         grep -E "error" "$build/$name.build.log" >&2 || cat "$build/$name.build.log" >&2
         exit 2

@@ -1,3 +1,4 @@
+import DeviceLogKit
 import Testing
 import GeoPolicy
 @testable import FenceLab
@@ -156,14 +157,14 @@ import GeoPolicy
     @Test func staleFixNearAnEventIsReportedAndTolerated() {
         var decisions = Self.engine(Self.steady(.outside, from: 0, to: 90) + Self.steady(.inside, from: 100, to: 110))
         // Delivered after the fix at 110 s with a 40 s old timestamp; rejected as stale.
-        decisions.append(EngineDecision(index: 12, timestamp_s: 40, oldState: .inside, newState: .inside, rejectionReason: "stale"))
+        decisions.append(EngineDecision(index: 12, timestamp_s: 40, oldState: .inside, newState: .inside, rejection: .stale))
         decisions += Self.engine(Self.steady(.inside, from: 120, to: 200), startIndex: 13).map {
             var d = $0; d.oldState = .inside; return d
         }
         // Another stale fix far from any event: not reported.
-        decisions.append(EngineDecision(index: 22, timestamp_s: 150, oldState: .inside, newState: .inside, rejectionReason: "stale"))
+        decisions.append(EngineDecision(index: 22, timestamp_s: 150, oldState: .inside, newState: .inside, rejection: .stale))
         // An inaccurate fix near the event: not a stale fix.
-        decisions.append(EngineDecision(index: 23, timestamp_s: 111, oldState: .inside, newState: .inside, rejectionReason: "inaccurate"))
+        decisions.append(EngineDecision(index: 23, timestamp_s: 111, oldState: .inside, newState: .inside, rejection: .inaccurate))
         let report = DivergenceClassifier.classify(decisions: decisions, events: [Self.enter(105), Self.exit(400)])
         let stale = report.divergences.filter { $0.kind == .staleFix }
         #expect(stale.map(\.decisionIndex) == [12])
@@ -201,7 +202,7 @@ import GeoPolicy
 
     @Test func rejectedFixesNeverMakeTransitions() {
         var decisions = Self.engine(Self.steady(.outside, from: 0, to: 100))
-        decisions.append(EngineDecision(index: 11, timestamp_s: 105, oldState: .outside, newState: .outside, rejectionReason: "inaccurate"))
+        decisions.append(EngineDecision(index: 11, timestamp_s: 105, oldState: .outside, newState: .outside, rejection: .inaccurate))
         let report = DivergenceClassifier.classify(decisions: decisions, events: [Self.enter(105)])
         #expect(report.divergences.map(\.kind) == [.unsupportedSystemEvent])
     }

@@ -1,3 +1,4 @@
+import DeviceLogKit
 import Testing
 import Foundation
 @testable import FenceLab

@@ -1,3 +1,4 @@
+import DeviceLogKit
 import Foundation
 import Testing
 import DriveSim

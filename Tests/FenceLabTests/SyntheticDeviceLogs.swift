@@ -1,3 +1,4 @@
+import DeviceLogKit
 import DriveSim
 import FenceLab
 import Foundation

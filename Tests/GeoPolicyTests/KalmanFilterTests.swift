@@ -146,6 +146,25 @@ import _TestSupport
         #expect(fastPathHits > 100)
     }
 
+    @Test func laneSeriesEqualTheScalarSeriesBitForBit() {
+        // `offset_m` evaluates the Δφ/Δλ series as the two lanes of one SIMD2; each lane must be
+        // the scalar series exactly (same operations in the same order), or the filter's results
+        // would change. Every magnitude of the fast path, both signs, and the ends of its range.
+        var xs: [Double] = [0, -0.0, 1e-300, 1e-12, 0.01.nextDown, -0.01.nextDown, 0.005]
+        for k in 0..<20_000 {  // 0.01 down to 1e-10 in log steps, alternating signs, irregular mantissas
+            let x = 0.01 * pow(10, -8 * Double(k) / 20_000) * (1 - 0.3 * abs(sin(Double(k) * 1.618)))
+            xs.append(k % 2 == 0 ? x : -x)
+        }
+        for (i, a) in xs.enumerated() {
+            let b = xs[(i * 7 + 3) % xs.count]
+            let s = AnchorProjection.sinSmall(SIMD2(a, b)), v = AnchorProjection.versSmall(SIMD2(a, b))
+            #expect(s.x.bitPattern == AnchorProjection.sinSmall(a).bitPattern && s.y.bitPattern == AnchorProjection.sinSmall(b).bitPattern,
+                    "sinSmall lanes (\(a), \(b))")
+            #expect(v.x.bitPattern == AnchorProjection.versSmall(a).bitPattern && v.y.bitPattern == AnchorProjection.versSmall(b).bitPattern,
+                    "versSmall lanes (\(a), \(b))")
+        }
+    }
+
     @Test func foldedConstantsEqualTheirSources() {
         // The hot path's computed constants (no lazy globals) are the values they replace.
         #expect(AnchorProjection.radiansPerDegree == EarthModel.radiansPerDegree)

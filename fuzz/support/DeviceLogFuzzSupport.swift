@@ -1,4 +1,5 @@
 // Shared checks for the device-log fuzz targets (compiled into each target by fuzz/run.sh).
+@testable import DeviceLogKit
 
 /// The outcome of one import, comparable bit for bit (NaN == NaN here).
 enum ImportOutcome: Equatable {
@@ -6,10 +7,15 @@ enum ImportOutcome: Equatable {
     case error(line: Int?, problem: DeviceLogProblem)
 }
 
-func importOutcome(_ bytes: [UInt8], _ format: DeviceLogFormat) -> ImportOutcome {
+/// - Parameter chunk_bytes: read the bytes in pieces of this size (line formats; the file reader
+///   uses 1 MiB), or `nil` for the whole buffer.
+func importOutcome(_ bytes: [UInt8], _ format: DeviceLogFormat, chunk_bytes: Int? = nil) -> ImportOutcome {
     let limits = DeviceLogLimits(maxFileSize_bytes: 1 << 20, maxLineLength_bytes: 4096)
     do {
-        let log = try DeviceLogImporter.parse(bytes: bytes, file: "fuzz.\(format)", format: format, limits: limits)
+        let log = try bytes.withUnsafeBufferPointer { (buffer) throws(DeviceLogError) -> DeviceLog in
+            try DeviceLogImporter.parse(buffer: buffer, file: "fuzz.\(format)", format: format, limits: limits,
+                                        chunk_bytes: chunk_bytes ?? max(1, buffer.count))
+        }
         let lineCount = bytes.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
         precondition(!log.fixes.isEmpty || !log.events.isEmpty, "empty log accepted")
         for fix in log.fixes { precondition(fix.line >= 1 && fix.line <= lineCount, "fix line out of range") }
@@ -34,10 +40,14 @@ func importOutcome(_ bytes: [UInt8], _ format: DeviceLogFormat) -> ImportOutcome
 }
 
 /// Properties: no crash; a leading BOM changes nothing; for line formats without CR,
-/// CRLF line ends change nothing.
+/// CRLF line ends change nothing; reading in pieces of 1–64 bytes (chosen by the first byte)
+/// changes nothing.
 func checkImporter(_ data: UnsafePointer<UInt8>, _ size: Int, _ format: DeviceLogFormat, crlfInvariant: Bool) {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let plain = importOutcome(bytes, format)
+    if format != .gpx, let first = bytes.first {
+        precondition(importOutcome(bytes, format, chunk_bytes: 1 + Int(first % 64)) == plain, "reading in pieces changed the outcome")
+    }
     if bytes.count < 3 || bytes[0] != 0xEF {
         precondition(importOutcome([0xEF, 0xBB, 0xBF] + bytes, format) == plain, "BOM changed the outcome")
     }

@@ -1,7 +1,9 @@
 // libFuzzer entry for the csv device-log importer (built by fuzz/run.sh).
-// fuzz-sources: Sources/FenceLab/DeviceLog/*.swift fuzz/support/DeviceLogFuzzSupport.swift
+// fuzz-sources: fuzz/support/DeviceLogFuzzSupport.swift
 // Any DeviceLogError is a correct outcome; a crash, a hang, a sanitizer report or a failed
 // property in DeviceLogFuzzSupport.swift (BOM and CRLF invariance, line numbers in range) is a bug.
+import DeviceLogKit
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     checkImporter(data, size, .csv, crlfInvariant: true)

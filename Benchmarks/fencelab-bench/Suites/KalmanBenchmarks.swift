@@ -41,6 +41,23 @@ enum KalmanBenchmarks {
         return updates(makeFilter(), fixes) { $0.state.sum() }
     }
 
+    /// `updates` for the CV filter as a concrete loop, as the engine's callers (`FenceInput`,
+    /// `SweepDrive`) and the C kernels have: in the generic one the specialised loop calls the
+    /// protocol witness, which the inliner leaves out of line (a call per update, the state
+    /// through memory), so `KalmanFilter.update`, `@inlinable` for exactly this, was not inlined.
+    static func updates(_ prototype: KalmanFilter, _ fixes: [Fix], result: @escaping (KalmanFilter) -> Double) -> () -> Double {
+        {
+            var f = prototype
+            var rejected = 0
+            fixes.withUnsafeBufferPointer { b in
+                for fix in b {
+                    do { try f.update(fix) } catch { rejected += 1 }
+                }
+            }
+            return result(f) + Double(rejected)
+        }
+    }
+
     /// The timed body shared by the filter benchmarks: a fresh copy of `prototype` takes every fix.
     static func updates<F: BenchedTrackFilter>(_ prototype: F, _ fixes: [Fix], result: @escaping (F) -> Double) -> () -> Double {
         {

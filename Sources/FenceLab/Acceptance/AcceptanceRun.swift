@@ -1,3 +1,4 @@
+import DeviceLogKit
 import DriveSim
 import Foundation
 import GeoPolicy

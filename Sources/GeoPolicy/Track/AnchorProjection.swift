@@ -48,8 +48,12 @@ struct AnchorProjection: Sendable {
             return AnchorProjection.exactOffset_m(latitude: latitude, longitude: longitude, up: frame.up,
                                                   east: frame.east, north: frame.north, radius_m: radius_m)
         }
-        let sdp = AnchorProjection.sinSmall(dphi), vdp = AnchorProjection.versSmall(dphi)
-        let sdl = AnchorProjection.sinSmall(dlam), vdl = AnchorProjection.versSmall(dlam)
+        // The two series for Δφ and Δλ side by side in the lanes of one vector: lane by lane the
+        // same operations as `sinSmall`/`versSmall` (so the same values), without the shuffles
+        // LLVM otherwise inserts to pair pieces of the scalar forms.
+        let d = SIMD2(dphi, dlam)
+        let sv = AnchorProjection.sinSmall(d), vv = AnchorProjection.versSmall(d)
+        let sdp = sv.x, vdp = vv.x, sdl = sv.y, vdl = vv.y
         // cos φ = cos(φ0 + Δφ) = cos φ0 (1 − vers Δφ) − sin φ0 sin Δφ.
         let cphi = cosLat0 * (1 - vdp) - sinLat0 * sdp
         let x = cphi * sdl
@@ -91,6 +95,18 @@ struct AnchorProjection: Sendable {
     @inlinable @inline(__always) static func sinSmall(_ x: Double) -> Double {
         let x2 = x * x
         return x * (1 - x2 * c6 * (1 - x2 * c20 * (1 - x2 * c42)))
+    }
+
+    /// `sinSmall` lane by lane (the same operations in the same order).
+    @inlinable @inline(__always) static func sinSmall(_ x: SIMD2<Double>) -> SIMD2<Double> {
+        let x2 = x * x
+        return x * (1 - x2 * c6 * (1 - x2 * c20 * (1 - x2 * c42)))
+    }
+
+    /// `versSmall` lane by lane (the same operations in the same order).
+    @inlinable @inline(__always) static func versSmall(_ x: SIMD2<Double>) -> SIMD2<Double> {
+        let x2 = x * x
+        return x2 * 0.5 * (1 - x2 * c12 * (1 - x2 * c30 * (1 - x2 * c56)))
     }
 
     /// 1 − cos x for |x| ≤ 0.01: terms to x⁸, the first omitted term is < 10⁻²² relative.

@@ -196,11 +196,13 @@ public struct IMMFilter: Sendable {
         if (combined * combined).sum() > reanchorDistance_m * reanchorDistance_m {
             reanchor(at: combined)
         }
+        // The measurement first, as in `KalmanFilter`: its projection chain overlaps the mixing and
+        // the predictions (independent of them, so the same values).
+        let z = projection.offset_m(latitude: fix.latitude, longitude: fix.longitude)
         let dt = t - last
         var m = mixed(dt: dt)
         model0.predict(&m.x0, &m.p0, dt: dt)
         model1.predict(&m.x1, &m.p1, dt: dt)
-        let z = projection.offset_m(latitude: fix.latitude, longitude: fix.longitude)
         var out: Innovation?
         if wanted {
             let prior = IMMFilter.combine(m.predicted, m.x0, m.p0, m.x1, m.p1)

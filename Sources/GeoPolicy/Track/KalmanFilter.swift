@@ -205,18 +205,22 @@ public struct KalmanFilter: Sendable {
         }
         guard t > last else { throw .nonIncreasingTimestamp(previous_s: last, timestamp_s: t) }
         var jacobian = Matrix2.identity
-        let p = SIMD2(state[0], state[1])
-        if (p * p).sum() > reanchorDistance_m * reanchorDistance_m {
-            jacobian = reanchor(at: p)
+        let e = state[0], n = state[1]
+        if e * e + n * n > reanchorDistance_m * reanchorDistance_m {
+            jacobian = reanchor(at: SIMD2(e, n))
         }
         recorder.prior(frame: frame, state: state, covariance: covariance, jacobian: jacobian)
+        // The measurement in this (possibly new) frame first: the projection's dependency chain
+        // (1/z, r², the atan(r)/r series) then overlaps the prediction's arithmetic, and nothing
+        // of the state is live across the rare out-of-line exact projection (a call that
+        // clobbers every vector register). Independent of the prediction, so the same values.
+        let z = projection.offset_m(latitude: fix.latitude, longitude: fix.longitude)
         let dt = t - last
         // Predict and correct in locals, stored once: through `self` the predicted state and
         // covariance went to memory and back between the two steps.
         var x = state, cov = covariance
         KalmanFilter.predict(&x, &cov, dt: dt, q: accelerationDensity_m2ps3)
         recorder.predicted(state: x, covariance: cov, dt: dt, timestamp_s: t)
-        let z = projection.offset_m(latitude: fix.latitude, longitude: fix.longitude)
         KalmanFilter.correct(&x, &cov, z: z, r: r)
         storedState = x
         storedCovariance = cov
@@ -239,7 +243,6 @@ public struct KalmanFilter: Sendable {
     /// x ← F x, P ← F P Fᵀ + Q for the constant-velocity model over `dt` seconds (upper triangle).
     @inlinable @inline(__always)
     static func predict(_ x: inout SIMD4<Double>, _ p: inout Covariance4, dt: Double, q: Double) {
-        x = SIMD4(x[0] + dt * x[2], x[1] + dt * x[3], x[2], x[3])
         let dt2 = dt * dt
         let qpp = q * dt2 * dt / 3, qpv = q * dt2 / 2, qvv = q * dt
         let o = p
@@ -252,6 +255,8 @@ public struct KalmanFilter: Sendable {
         p.p13 = o.p13 + dt * o.p33 + qpv
         p.p22 = o.p22 + qvv
         p.p33 = o.p33 + qvv
+        // The state last: the correction needs it only at the end, after the measurement.
+        x = SIMD4(x[0] + dt * x[2], x[1] + dt * x[3], x[2], x[3])
     }
 
     /// Correction with a position measurement `z` (m) of variance `r` (m²) per axis, in the
@@ -269,10 +274,7 @@ public struct KalmanFilter: Sendable {
         let d0 = p.p01, d1 = p.p11, d2 = p.p12, d3 = p.p13
         let k00 = c0 * i00 + d0 * i01, k01 = c1 * i00 + d1 * i01, k02 = c2 * i00 + d2 * i01, k03 = c3 * i00 + d3 * i01
         let k10 = c0 * i01 + d0 * i11, k11 = c1 * i01 + d1 * i11, k12 = c2 * i01 + d2 * i11, k13 = c3 * i01 + d3 * i11
-        let nu0 = z.x - x[0], nu1 = z.y - x[1]
-        x = SIMD4(x[0] + k00 * nu0 + k10 * nu1, x[1] + k01 * nu0 + k11 * nu1,
-                  x[2] + k02 * nu0 + k12 * nu1, x[3] + k03 * nu0 + k13 * nu1)
-        // P_ij −= k0_i c_j + k1_i d_j  (i ≤ j).
+        // P_ij −= k0_i c_j + k1_i d_j  (i ≤ j); before the state, which waits for the measurement.
         p.p00 -= k00 * c0 + k10 * d0
         p.p01 -= k00 * c1 + k10 * d1
         p.p02 -= k00 * c2 + k10 * d2
@@ -283,6 +285,9 @@ public struct KalmanFilter: Sendable {
         p.p22 -= k02 * c2 + k12 * d2
         p.p23 -= k02 * c3 + k12 * d3
         p.p33 -= k03 * c3 + k13 * d3
+        let nu0 = z.x - x[0], nu1 = z.y - x[1]
+        x = SIMD4(x[0] + k00 * nu0 + k10 * nu1, x[1] + k01 * nu0 + k11 * nu1,
+                  x[2] + k02 * nu0 + k12 * nu1, x[3] + k03 * nu0 + k13 * nu1)
         return Innovation(residual_m: SIMD2(nu0, nu1), s00: s00, s01: s01, s11: s11)
     }
 }

@@ -1,3 +1,4 @@
+import DeviceLogKit
 import FenceLab
 import Foundation
 

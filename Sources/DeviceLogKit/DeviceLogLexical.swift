@@ -2,13 +2,14 @@ import GeoPolicy
 /// Lexical rules shared by the device-log importers: numbers, timestamps, events, lines.
 ///
 /// Hand-written over UTF-8 bytes so that the grammar is exactly the documented one
-/// (docs/device-logs.md) and no platform parser widens it.
-enum DeviceLogLexical {
+/// (docs/device-logs.md) and no platform parser widens it. Public: the timestamp grammar
+/// (`export --start`) and the shortened echo of a value.
+public enum DeviceLogLexical {
     /// At most this many characters of an offending value are echoed in an error message.
     static let shownValueLimit = 40
 
     /// An offending value shortened for an error message (one line, bounded length, controls escaped).
-    static func shown(_ value: some StringProtocol) -> String {
+    public static func shown(_ value: some StringProtocol) -> String {
         ShownText.shown(value, limit: shownValueLimit)
     }
 
@@ -74,7 +75,7 @@ enum DeviceLogLexical {
     /// ISO form: `YYYY-MM-DDThh:mm:ss[.fraction](Z|±hh:mm|±hhmm|±hh)`; `T`/`t` or one space between
     /// date and time. A missing zone is refused (local time is ambiguous). Leap second 60 is refused.
     /// - Returns: seconds since 1970-01-01T00:00:00Z, or the reason the text is not a timestamp.
-    static func timestamp(_ text: Substring) -> Result<Double, TimestampProblem> {
+    public static func timestamp(_ text: Substring) -> Result<Double, TimestampProblem> {
         var copy = String(text)
         return copy.withUTF8 { timestamp($0) }
     }
@@ -93,8 +94,8 @@ enum DeviceLogLexical {
     }
 
     /// Why a timestamp text was refused.
-    struct TimestampProblem: Error {
-        var reason: String
+    public struct TimestampProblem: Error {
+        public var reason: String
         init(_ reason: String) { self.reason = reason }
     }
 
@@ -190,50 +191,6 @@ enum DeviceLogLexical {
             throw DeviceLogProblemAtLine(line: line, problem: .badEvent(shown(text)))
         }
         return kind
-    }
-}
-
-/// Splits a byte buffer into physical lines without copying, enforcing a maximum line length.
-///
-/// Lines end at LF; a CR before the LF is dropped (CRLF files). A UTF-8 byte-order mark at the
-/// start of the buffer is skipped. The length check runs on the byte range before any decoding,
-/// so a huge line costs no allocation.
-struct DeviceLogLines {
-    let bytes: UnsafeBufferPointer<UInt8>
-    let maxLineLength_bytes: Int
-    private(set) var position: Int
-    private(set) var lineNumber = 0
-
-    init(_ bytes: UnsafeBufferPointer<UInt8>, maxLineLength_bytes: Int) {
-        self.bytes = bytes
-        self.maxLineLength_bytes = maxLineLength_bytes
-        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        position = bytes.count >= 3 && Array(bytes[0..<3]) == bom ? 3 : 0
-    }
-
-    /// The next line's byte range and 1-based number; `nil` at the end.
-    /// - Throws: `.lineTooLong` with the line number when the line exceeds the limit.
-    mutating func next() -> Result<(range: Range<Int>, line: Int), DeviceLogProblemAtLine>? {
-        guard position < bytes.count else { return nil }
-        lineNumber += 1
-        let start = position
-        var end = start
-        while end < bytes.count, bytes[end] != 0x0A {
-            end += 1
-            if end - start > maxLineLength_bytes + 1 { break }  // + 1: room for a CR
-        }
-        var contentEnd = end
-        if contentEnd > start, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-        if contentEnd - start > maxLineLength_bytes {
-            return .failure(DeviceLogProblemAtLine(line: lineNumber, problem: .lineTooLong(limit_bytes: maxLineLength_bytes)))
-        }
-        position = end < bytes.count ? end + 1 : end
-        return .success((start..<contentEnd, lineNumber))
-    }
-
-    /// The text of a range, or `.invalidUTF8`.
-    func text(_ range: Range<Int>) -> String? {
-        String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 }
 

@@ -53,26 +53,25 @@ public enum DeviceLogImporter {
         guard size <= limits.maxFileSize_bytes else {
             throw fail(.fileTooLarge(size_bytes: size, limit_bytes: limits.maxFileSize_bytes))
         }
-        let data: Data
-        do {
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            data = try handle.read(upToCount: max(0, limits.maxFileSize_bytes) + 1) ?? Data()
-        } catch {
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)) } catch {
             throw fail(.unreadable(reason: "read failed"))
         }
-        guard data.count <= limits.maxFileSize_bytes else {
-            throw fail(.fileTooLarge(size_bytes: data.count, limit_bytes: limits.maxFileSize_bytes))
-        }
-        do {
-            return try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws(DeviceLogError) -> DeviceLog in
-                try parse(buffer: raw.bindMemory(to: UInt8.self), file: path, format: chosen, limits: limits)
+        defer { try? handle.close() }
+        let source = DeviceLogByteSource.file(handle, limit_bytes: limits.maxFileSize_bytes)
+        if chosen == .gpx {
+            // The XML tokenizer works on the whole document; a GPX point takes several lines,
+            // so its fixes are a small fraction of the file (docs/device-logs.md, Memory).
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(size)
+            do { while try source.read(appendingTo: &bytes) > 0 {} } catch {
+                throw DeviceLogError(file: path, line: error.line, problem: error.problem)
             }
-        } catch let error as DeviceLogError {
-            throw error
-        } catch {
-            throw fail(.unreadable(reason: "\(error)"))
+            return try parse(bytes: bytes, file: path, format: chosen, limits: limits)
         }
+        let isRegular = (attributes[.type] as? FileAttributeType) == .typeRegular
+        let reserve = isRegular ? lineCount(path: path, limit_bytes: limits.maxFileSize_bytes) : 0
+        return try parse(source, file: path, format: chosen, limits: limits, reservingFixes: reserve)
     }
 
     /// Parses the bytes of a device log already in memory.
@@ -91,31 +90,66 @@ public enum DeviceLogImporter {
     }
 
     static func parse(
-        buffer: UnsafeBufferPointer<UInt8>, file: String, format: DeviceLogFormat, limits: DeviceLogLimits
+        buffer: UnsafeBufferPointer<UInt8>, file: String, format: DeviceLogFormat, limits: DeviceLogLimits,
+        chunk_bytes: Int = 1 << 20
     ) throws(DeviceLogError) -> DeviceLog {
         guard buffer.count <= limits.maxFileSize_bytes else {
             throw DeviceLogError(file: file, line: nil,
                                  problem: .fileTooLarge(size_bytes: buffer.count, limit_bytes: limits.maxFileSize_bytes))
         }
-        var builder = DeviceLogBuilder()
-        if format != .gpx {
-            // One fix per line at most: reserving that exactly avoids the array's doubling copies
-            // (a 900 000-row log would otherwise hold 1.5 copies of its fixes while growing).
-            var newlines = 1
-            for b in buffer where b == 0x0A { newlines += 1 }
-            builder.fixes.reserveCapacity(newlines)
+        do {
+            if format == .gpx {
+                var builder = DeviceLogBuilder()
+                try GPXDeviceLogReader.read(buffer, limits: limits, into: &builder)
+                return DeviceLog(file: file, format: format, fixes: builder.fixes, events: builder.events)
+            }
+        } catch {
+            throw DeviceLogError(file: file, line: error.line, problem: error.problem)
         }
+        return try parse(.memory(buffer, chunk_bytes: chunk_bytes), file: file, format: format, limits: limits,
+                         reservingFixes: newlineCount(buffer) + 1)
+    }
+
+    /// Parses a line format (CSV, JSON Lines, NMEA) as its source delivers it, piece by piece.
+    /// - Parameter reservingFixes: fixes to allocate room for up front (the line count: one fix per
+    ///   line at most), so the array is allocated once instead of growing by copies (a 900 000-row
+    ///   log would otherwise hold 1.5 copies of its fixes while growing).
+    static func parse(
+        _ source: DeviceLogByteSource, file: String, format: DeviceLogFormat, limits: DeviceLogLimits, reservingFixes: Int
+    ) throws(DeviceLogError) -> DeviceLog {
+        precondition(format != .gpx, "GPX is read from a whole buffer")
+        var lines = DeviceLogLines(source, maxLineLength_bytes: limits.maxLineLength_bytes)
+        var builder = DeviceLogBuilder()
+        builder.fixes.reserveCapacity(reservingFixes)
         do {
             switch format {
-            case .csv: try CSVDeviceLogReader.read(buffer, limits: limits, into: &builder)
-            case .jsonl: try JSONLinesDeviceLogReader.read(buffer, limits: limits, into: &builder)
-            case .gpx: try GPXDeviceLogReader.read(buffer, limits: limits, into: &builder)
-            case .nmea: try NMEADeviceLogReader.read(buffer, limits: limits, into: &builder)
+            case .csv: try CSVDeviceLogReader.read(&lines, into: &builder)
+            case .jsonl: try JSONLinesDeviceLogReader.read(&lines, into: &builder)
+            case .nmea, .gpx: try NMEADeviceLogReader.read(&lines, into: &builder)
             }
         } catch {
             throw DeviceLogError(file: file, line: error.line, problem: error.problem)
         }
         return DeviceLog(file: file, format: format, fixes: builder.fixes, events: builder.events)
+    }
+
+    private static func newlineCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var count = 0
+        for b in bytes where b == 0x0A { count += 1 }
+        return count
+    }
+
+    /// Lines in the file (LF count + 1) by a first pass in 1 MiB pieces, stopping past
+    /// `limit_bytes`; 0 when it cannot be read (the parse then reports why).
+    private static func lineCount(path: String, limit_bytes: Int) -> Int {
+        guard let handle = try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)) else { return 0 }
+        defer { try? handle.close() }
+        var count = 1, total = 0
+        while total <= limit_bytes, let data = try? handle.read(upToCount: 1 << 20), !data.isEmpty {
+            total += data.count
+            count += data.withUnsafeBytes { newlineCount($0.bindMemory(to: UInt8.self)) }
+        }
+        return count
     }
 }
 

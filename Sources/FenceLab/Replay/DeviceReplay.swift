@@ -1,3 +1,4 @@
+import DeviceLogKit
 import GeoPolicy
 
 /// How many fixes the engine rejected for one reason.
@@ -140,16 +141,18 @@ public enum DeviceReplay {
             if t.isFinite { frontier_s = Swift.max(frontier_s, t) }
             let now = frontier_s.isFinite ? frontier_s : t
             let d = monitor.process(logged.fix, now_s: now)
-            let reason = d.rejection?.rawValue
-            if let reason { rejected[reason, default: 0] += 1 }
+            if let reason = d.rejection?.rawValue { rejected[reason, default: 0] += 1 }
             decisions.append(EngineDecision(index: i, timestamp_s: t, oldState: d.oldState, newState: d.newState,
-                                            rejectionReason: reason, distance_m: d.distance_m, accuracy_m: d.accuracy_m))
+                                            rejection: d.rejection, distance_m: d.distance_m, accuracy_m: d.accuracy_m))
         }
         var settings = settings
         if settings.band_m == nil { settings.band_m = rule.rule.flutterBand }
         let report = DivergenceClassifier.classify(decisions: decisions, events: log.events, settings: settings)
-        let times = log.fixes.map(\.fix.timestamp_s) + log.events.map(\.timestamp_s)
-        let origin = times.filter(\.isFinite).min() ?? .nan
+        // Without copying the times: a long log keeps only the fixes and one decision per fix.
+        var origin = Double.nan
+        func include(_ t: Double) { if t.isFinite { origin = origin.isNaN ? t : Swift.min(origin, t) } }
+        for logged in log.fixes { include(logged.fix.timestamp_s) }
+        for event in log.events { include(event.timestamp_s) }
         var result = DeviceReplayResult(
             file: log.file, rule: rule.description, rulesVersion: monitor.rulesVersion, maxAge_s: maxAge_s,
             fixCount: log.fixes.count, eventCount: log.events.count,

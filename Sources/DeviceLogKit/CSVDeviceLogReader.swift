@@ -7,33 +7,38 @@
 /// `""` is not unescaped); spaces and tabs around a field are ignored; blank lines are
 /// skipped. Works on the bytes of each line: no per-field allocation.
 enum CSVDeviceLogReader {
-    static func read(
-        _ buffer: UnsafeBufferPointer<UInt8>, limits: DeviceLogLimits, into builder: inout DeviceLogBuilder
-    ) throws(DeviceLogProblemAtLine) {
-        var lines = DeviceLogLines(buffer, maxLineLength_bytes: limits.maxLineLength_bytes)
-        guard let first = lines.next() else {
+    static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine) {
+        var ranges: [Range<Int>] = []
+        let first = try lines.next { (bytes, line) throws(DeviceLogProblemAtLine) -> (columns: [DeviceLogField]?, line: Int) in
+            let row = try validated(bytes, line)
+            if row.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return (nil, line) }
+            return (try header(row, line: line, ranges: &ranges), line)
+        }
+        guard let (headerColumns, headerLine) = first else {
             throw DeviceLogProblemAtLine(line: 1, problem: .emptyFile)
         }
-        let (headerRange, headerLine) = try first.get()
-        let isBlank = buffer.allSatisfy { [0x20, 0x09, 0x0D, 0x0A, 0xEF, 0xBB, 0xBF].contains($0) }
-        var ranges: [Range<Int>] = []
-        let columns = try header(try validated(buffer, headerRange, headerLine), line: headerLine, isBlank: isBlank, ranges: &ranges)
+        guard let columns = headerColumns else {
+            // A blank first line: an empty file when nothing but blanks follows, else no header.
+            let isBlank = try lines.restSatisfies { [0x20, 0x09, 0x0D, 0x0A, 0xEF, 0xBB, 0xBF].contains($0) }
+            throw DeviceLogProblemAtLine(line: headerLine, problem: isBlank ? .emptyFile : .missingHeader)
+        }
         var lastLine = headerLine
-        while let next = lines.next() {
-            let (range, line) = try next.get()
+        while let line = try lines.next({ (bytes, line) throws(DeviceLogProblemAtLine) -> Int in
+            let row = try validated(bytes, line)
+            if !row.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+                try readRow(row, columns: columns, line: line, ranges: &ranges, into: &builder)
+            }
+            return line
+        }) {
             lastLine = line
-            let row = try validated(buffer, range, line)
-            if row.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            try readRow(row, columns: columns, line: line, ranges: &ranges, into: &builder)
         }
         if builder.isEmpty { throw DeviceLogProblemAtLine(line: lastLine, problem: .noData) }
     }
 
     /// The bytes of a line, checked to be UTF-8 (fast path for ASCII).
     private static func validated(
-        _ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ line: Int
+        _ bytes: UnsafeBufferPointer<UInt8>, _ line: Int
     ) throws(DeviceLogProblemAtLine) -> UnsafeBufferPointer<UInt8> {
-        let bytes = UnsafeBufferPointer(rebasing: buffer[range])
         if bytes.contains(where: { $0 >= 0x80 }), String(validating: bytes, as: UTF8.self) == nil {
             throw DeviceLogProblemAtLine(line: line, problem: .invalidUTF8)
         }
@@ -44,11 +49,8 @@ enum CSVDeviceLogReader {
 
     /// Maps each header position to its field.
     private static func header(
-        _ bytes: UnsafeBufferPointer<UInt8>, line: Int, isBlank: Bool, ranges: inout [Range<Int>]
+        _ bytes: UnsafeBufferPointer<UInt8>, line: Int, ranges: inout [Range<Int>]
     ) throws(DeviceLogProblemAtLine) -> [DeviceLogField] {
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
-            throw DeviceLogProblemAtLine(line: line, problem: isBlank ? .emptyFile : .missingHeader)
-        }
         try fields(bytes, line: line, into: &ranges)
         var columns: [DeviceLogField] = []
         for range in ranges {

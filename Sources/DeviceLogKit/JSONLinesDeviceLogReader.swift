@@ -8,21 +8,18 @@ import DriveSim
 /// NaN and ±Infinity are written (JSON has no literal for them). `null` means absent.
 /// Unknown, duplicate or nested keys are errors; blank lines are skipped.
 enum JSONLinesDeviceLogReader {
-    static func read(
-        _ buffer: UnsafeBufferPointer<UInt8>, limits: DeviceLogLimits, into builder: inout DeviceLogBuilder
-    ) throws(DeviceLogProblemAtLine) {
-        var lines = DeviceLogLines(buffer, maxLineLength_bytes: limits.maxLineLength_bytes)
+    static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine) {
         var lastLine = 1
         var sawContent = false
-        while let next = lines.next() {
-            let (range, line) = try next.get()
-            lastLine = line
-            let slice = UnsafeBufferPointer(rebasing: buffer[range])
-            if slice.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+        while let line = try lines.next({ (slice, line) throws(DeviceLogProblemAtLine) -> Int in
+            if slice.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return line }
             sawContent = true
             let parser = FlatJSONParser(bytes: slice, line: line)
             let object = try parser.object()
             try readObject(object, line: line, into: &builder)
+            return line
+        }) {
+            lastLine = line
         }
         if !sawContent { throw DeviceLogProblemAtLine(line: lastLine, problem: .emptyFile) }
         if builder.isEmpty { throw DeviceLogProblemAtLine(line: lastLine, problem: .noData) }

@@ -28,25 +28,22 @@ enum NMEADeviceLogReader {
         var speed_mps: Double?, course_deg: Double?
     }
 
-    static func read(
-        _ buffer: UnsafeBufferPointer<UInt8>, limits: DeviceLogLimits, into builder: inout DeviceLogBuilder
-    ) throws(DeviceLogProblemAtLine) {
-        var lines = DeviceLogLines(buffer, maxLineLength_bytes: limits.maxLineLength_bytes)
+    static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine) {
         var epoch: Epoch?
         var day: Int?, lastSecondOfDay: Double?
         var lastLine = 0, sawSentence = false
-        while let next = lines.next() {
-            let (range, line) = try next.get()
-            lastLine = line
-            guard let text = lines.text(range) else { throw DeviceLogProblemAtLine(line: line, problem: .invalidUTF8) }
+        while let line = try lines.next({ (bytes, line) throws(DeviceLogProblemAtLine) -> Int in
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw DeviceLogProblemAtLine(line: line, problem: .invalidUTF8)
+            }
             let trimmed = text.trimmingASCIISpaces
-            if trimmed.isEmpty { continue }
+            if trimmed.isEmpty { return line }
             sawSentence = true
             let fields = try sentenceFields(String(trimmed), line: line)
             let address = fields[0]
-            guard address.count == 5, !address.hasPrefix("P") else { continue } // proprietary or unknown shape
+            guard address.count == 5, !address.hasPrefix("P") else { return line } // proprietary or unknown shape
             let type = address.suffix(3)
-            guard type == "GGA" || type == "RMC" || type == "GST" else { continue }
+            guard type == "GGA" || type == "RMC" || type == "GST" else { return line }
             let time = try timeOfDay(fields.count > 1 ? fields[1] : "", line: line)
             if let e = epoch, e.timeText != fields[1] {
                 try flush(e, day: &day, lastSecondOfDay: &lastSecondOfDay, into: &builder)
@@ -59,6 +56,9 @@ enum NMEADeviceLogReader {
             default: try gst(fields, line: line, into: &e)
             }
             epoch = e
+            return line
+        }) {
+            lastLine = line
         }
         if let e = epoch { try flush(e, day: &day, lastSecondOfDay: &lastSecondOfDay, into: &builder) }
         guard sawSentence else { throw DeviceLogProblemAtLine(line: max(1, lastLine), problem: .emptyFile) }

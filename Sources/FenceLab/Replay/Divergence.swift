@@ -1,35 +1,66 @@
+import DeviceLogKit
 import GeoPolicy
 
 /// One decision of the engine for one logged fix, as the divergence classifier needs it.
 public struct EngineDecision: Sendable, Hashable {
-    /// Index of the fix in the device log (`DeviceLog.fixes[index]`).
-    public var index: Int
+    // Stored compactly (32 bytes instead of 72 with a `String?` and two `Double?`): a replay keeps
+    // one per fix of the log. Absent distance/accuracy are flagged, the reason is a small code.
     /// Time of the fix in seconds (same clock as the system events).
     public var timestamp_s: Double
+    private var distanceValue: Double
+    private var accuracyValue: Double
+    private var indexValue: Int32
     /// Fence state before the fix.
     public var oldState: FenceState
     /// Fence state after the fix (equal to `oldState` when rejected).
     public var newState: FenceState
-    /// Why the engine rejected the fix (`"stale"`, `"inaccurate"`, …), `nil` when accepted.
-    public var rejectionReason: String?
+    /// 0 when accepted, else 1 + the reason's position in `RejectionReason.allCases`.
+    private var rejectionCode: UInt8
+    private var present: UInt8
+
+    private static let reasons = RejectionReason.allCases
+
+    /// Index of the fix in the device log (`DeviceLog.fixes[index]`); at most `Int32.max`
+    /// (logs are limited to 256 MiB, far fewer fixes).
+    public var index: Int {
+        get { Int(indexValue) }
+        set { indexValue = Int32(clamping: newValue) }
+    }
+    /// Why the engine rejected the fix, `nil` when accepted.
+    public var rejection: RejectionReason? {
+        get { rejectionCode == 0 ? nil : Self.reasons[Int(rejectionCode) - 1] }
+        set { rejectionCode = newValue.flatMap { r in Self.reasons.firstIndex(of: r).map { UInt8($0 + 1) } } ?? 0 }
+    }
+    /// `rejection` as text (`"stale"`, `"inaccurate"`, …), `nil` when accepted.
+    public var rejectionReason: String? { rejection?.rawValue }
     /// Distance of the fix from the fence centre and its reported accuracy, metres; nil when not
     /// known (then a quick reversal is judged by timing alone).
-    public var distance_m: Double?
-    public var accuracy_m: Double?
+    public var distance_m: Double? {
+        get { present & 1 != 0 ? distanceValue : nil }
+        set { distanceValue = newValue ?? 0; present = newValue == nil ? present & ~1 : present | 1 }
+    }
+    public var accuracy_m: Double? {
+        get { present & 2 != 0 ? accuracyValue : nil }
+        set { accuracyValue = newValue ?? 0; present = newValue == nil ? present & ~2 : present | 2 }
+    }
 
-    public init(index: Int, timestamp_s: Double, oldState: FenceState, newState: FenceState, rejectionReason: String? = nil,
+    public init(index: Int, timestamp_s: Double, oldState: FenceState, newState: FenceState, rejection: RejectionReason? = nil,
                 distance_m: Double? = nil, accuracy_m: Double? = nil) {
-        self.index = index
         self.timestamp_s = timestamp_s
+        distanceValue = 0
+        accuracyValue = 0
+        indexValue = Int32(clamping: index)
         self.oldState = oldState
         self.newState = newState
-        self.rejectionReason = rejectionReason
+        rejectionCode = 0
+        present = 0
+        self.rejection = rejection
         self.distance_m = distance_m
         self.accuracy_m = accuracy_m
     }
 
     /// True when the engine accepted the fix.
-    public var isAccepted: Bool { rejectionReason == nil }
+    public var isAccepted: Bool { rejectionCode == 0 }
 }
 
 /// The kinds of disagreement between the engine's decisions and the system's events.
@@ -221,6 +252,15 @@ public struct DivergenceReport: Sendable, Hashable {
 ///    time is estimated as the newest timestamp among the decisions up to it (in the given order,
 ///    which is the order the log delivered the fixes).
 public enum DivergenceClassifier {
+    /// The accepted decisions with finite times, in time order, as a view of the decisions.
+    private struct AcceptedDecisions: RandomAccessCollection {
+        let decisions: [EngineDecision]
+        let order: [Int]
+        var startIndex: Int { 0 }
+        var endIndex: Int { order.count }
+        subscript(position: Int) -> EngineDecision { decisions[order[position]] }
+    }
+
     private struct Transition {
         var decisionIndex: Int
         var timestamp_s: Double
@@ -232,9 +272,13 @@ public enum DivergenceClassifier {
     public static func classify(
         decisions: [EngineDecision], events: [SystemEvent], settings: DivergenceSettings = DivergenceSettings()
     ) -> DivergenceReport {
-        let accepted = decisions.filter { $0.isAccepted && $0.timestamp_s.isFinite }
-            .enumerated().sorted { ($0.element.timestamp_s, $0.offset) < ($1.element.timestamp_s, $1.offset) }
-            .map(\.element)
+        // Positions of the accepted decisions in time order (ties in the given order): positions,
+        // not copies, so a long log costs 8 bytes per accepted fix here.
+        var order = decisions.indices.filter { decisions[$0].isAccepted && decisions[$0].timestamp_s.isFinite }
+        if zip(order, order.dropFirst()).contains(where: { decisions[$0].timestamp_s > decisions[$1].timestamp_s }) {
+            order.sort { (decisions[$0].timestamp_s, $0) < (decisions[$1].timestamp_s, $1) }
+        }
+        let accepted = AcceptedDecisions(decisions: decisions, order: order)
         var transitions = accepted.filter { $0.newState != $0.oldState && $0.newState != .unknown }.map {
             Transition(decisionIndex: $0.index, timestamp_s: $0.timestamp_s, to: $0.newState, isCrossing: $0.oldState != .unknown)
         }
@@ -299,7 +343,7 @@ public enum DivergenceClassifier {
 
     /// Step 4.
     private static func lateOrUnsupported(
-        _ e: Int, events: [SystemEvent], transitions: inout [Transition], accepted: [EngineDecision],
+        _ e: Int, events: [SystemEvent], transitions: inout [Transition], accepted: AcceptedDecisions,
         settings: DivergenceSettings
     ) -> Divergence {
         let event = events[e]
@@ -328,7 +372,7 @@ public enum DivergenceClassifier {
     }
 
     /// Step 5 (transitions and `accepted` are in time order).
-    private static func unmatchedCrossings(_ transitions: [Transition], accepted: [EngineDecision],
+    private static func unmatchedCrossings(_ transitions: [Transition], accepted: AcceptedDecisions,
                                            settings: DivergenceSettings) -> [Divergence] {
         let crossings = transitions.filter(\.isCrossing)
         /// Every accepted fix between the two crossings (inclusive) admitted by the widened band.

@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-import DriveSim
 import GeoPolicy
 import _TestSupport
-@testable import FenceLab
+@testable import DeviceLogKit
 
 /// Parses text as a device log named `file`.
 private func parse(_ text: String, _ format: DeviceLogFormat, file: String? = nil,
@@ -341,6 +340,44 @@ private let malformedCases: [MalformedCase] = [
         }
         #expect(throws: DeviceLogError(file: "log.csv", line: nil, problem: .fileTooLarge(size_bytes: 64, limit_bytes: 63))) {
             try parse(header + "\n" + row, .csv, limits: DeviceLogLimits(maxFileSize_bytes: 63))
+        }
+    }
+
+    /// The line formats are read in pieces (1 MiB from a file) and never need the whole file:
+    /// a split at every byte position, and one-byte pieces, give the same log or the same error
+    /// as the whole buffer, including a BOM, CRLF split between CR and LF, blank lines and a
+    /// line over the limit.
+    @Test(arguments: [DeviceLogFormat.csv, .jsonl, .nmea])
+    func piecesAtEverySplitPositionReadAsTheWhole(_ format: DeviceLogFormat) throws {
+        let texts: [String]
+        switch format {
+        case .csv:
+            texts = ["\u{FEFF}\(header),event\r\n\r\n2026-03-01T12:00:00Z,52.5,\"13.4\",5,\r\n  \n100,91,13.4,-1,enter\r\n",
+                     "\n  \n\u{FEFF}\n", "\n \nx\n", "\(header)\n1,2,3\n", "\(header)\n1,2,3,4\n1,2,3,4,5,6,7,8,9,10,11,12"]
+        case .jsonl:
+            texts = ["{\"timestamp\":1,\"latitude\":2,\"longitude\":3,\"horizontal_accuracy\":4}\r\n\n{\"timestamp\":\"5\",\"event\":\"exit\"}",
+                     "{\"timestamp\":1,\n", " \n\t\n"]
+        default:
+            texts = [["GPGGA,120000.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,", "GPRMC,120000.00,A,5230.00000,N,01324.00000,E,,,010326,,,A",
+                      "GPGGA,120001.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,"].map { NMEASentence.sentence($0) }.joined(),
+                     "$GPGGA,1*00\r\n"]
+        }
+        for text in texts {
+            let bytes = Array(text.utf8)
+            let limits = DeviceLogLimits(maxLineLength_bytes: 30)
+            for limit in [DeviceLogLimits.standard, limits] {
+                let whole = Result { () throws(DeviceLogError) in
+                    try DeviceLogImporter.parse(bytes: bytes, file: "t.\(format)", format: format, limits: limit)
+                }
+                var sources = (0...bytes.count).map { p in DeviceLogByteSource.pieces([Array(bytes[..<p]), Array(bytes[p...])]) }
+                sources.append(.pieces(bytes.map { [$0] }))
+                for (k, source) in sources.enumerated() {
+                    let pieced = Result { () throws(DeviceLogError) in
+                        try DeviceLogImporter.parse(source, file: "t.\(format)", format: format, limits: limit, reservingFixes: 0)
+                    }
+                    #expect(pieced == whole, "split at \(k) of \(text.debugDescription), line limit \(limit.maxLineLength_bytes)")
+                }
+            }
         }
     }
 
