@@ -110,6 +110,43 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         }
     }
 
+    /// A manifest over 1 MiB is read in pieces (the object without its points, then 1024 points
+    /// at a time): the same manifest as the whole reading, and for a broken text the same error.
+    @Test func largeManifestDecodesInPiecesAsWhole() throws {
+        let fx = try SweepFixture("manifest-read", duration_s: 60, replicates: 1)
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        var request = try fx.request()
+        request.grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "60:100:20", option: "--enter"),
+                                     exit: SweepRange(parsing: "101:1125:1", option: "--exit"), maxAccuracy: [20, 30], confirm: [1, 3],
+                                     inputs: [.raw], kalmanQ: [0.5], limit: nil)
+        let m = try SweepPlan.prepare(request).manifest
+        let text = m.encoded(pretty: true)
+        let data = Data(text.utf8)
+        #expect(data.count > SweepManifest.piecewiseThreshold_bytes)
+        let pieces = try #require(try SweepManifest.decodeInPieces(data, file: "shard.json"))
+        #expect(pieces == m)
+        #expect(try SweepManifest.decode(data, file: "shard.json") == m)
+        #expect(try SweepManifest.decodeInPieces(Data(SweepManifest.encodeWhole(m, pretty: false).utf8), file: "s") == m)
+        // Broken texts: the piecewise reading refuses them with the whole reading's message.
+        let lastPoint = try #require(text.range(of: "}\n  ],", options: .backwards))
+        let firstPoint = try #require(text.range(of: "\"points\" : [\n"))
+        let broken = [
+            text.replacingCharacters(in: lastPoint, with: "},\n  ],"),                       // trailing comma
+            text.replacingCharacters(in: firstPoint, with: "\"points\" : [\n,"),               // leading comma
+            text.replacingCharacters(in: firstPoint, with: "\"points\" : [], \"points\" : [\n"), // duplicate key
+            text.replacingOccurrences(of: "\"enter_m\" : 60,", with: "\"enter_m\" : 060,"),  // number grammar
+            text.replacingOccurrences(of: "\"enter_m\" : 80,", with: "\"enter_m\" : \"80\","), // type
+            String(text.dropLast(40)),                                                         // truncated
+        ]
+        for b in broken {
+            let bad = Data(b.utf8)
+            var whole: SweepError?, piecewise: SweepError?
+            do { _ = try SweepManifest.decodeWhole(bad, file: "shard.json") } catch { whole = error }
+            do { _ = try SweepManifest.decode(bad, file: "shard.json") } catch { piecewise = error }
+            #expect(whole != nil && piecewise == whole, "\(String(describing: piecewise)) vs \(String(describing: whole))")
+        }
+    }
+
     @Test func shardsMergeByteIdenticalToOneRun() throws {
         let fx = try SweepFixture("shards")
         defer { try? FileManager.default.removeItem(at: fx.root) }

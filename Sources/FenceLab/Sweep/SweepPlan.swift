@@ -141,21 +141,91 @@ public struct SweepManifest: Sendable, Hashable, Codable {
 
     /// Reads `shard.json`.
     public static func decode(_ data: Data, file: String) throws(SweepError) -> SweepManifest {
-        // The strict reader first (RFC grammar, duplicate keys, limits; JSONDecoder takes the
-        // last of two equal keys silently), then the decoder maps the checked text.
-        // The manifest is FenceLab's own output and grows with the grid (≈ 180 bytes and 8 values
-        // per point: 17.5 MB at 97 600 points, past the 16 MiB of `Limits.standard`), so the file's
-        // own size bounds it; the grid's own limit (`SweepGrid.maxPoints`) bounds the file.
+        if let m = try decodeInPieces(data, file: file) { return try checked(m, file: file) }
+        return try checked(try decodeWhole(data, file: file), file: file)
+    }
+
+    /// The strict reader first (RFC grammar, duplicate keys, limits; JSONDecoder takes the last of
+    /// two equal keys silently), then the decoder maps the checked text. The manifest is FenceLab's
+    /// own output and grows with the grid (≈ 180 bytes and 8 values per point: 17.5 MB at 97 600
+    /// points, past the 16 MiB of `Limits.standard`), so the file's own size bounds it; the grid's
+    /// own limit (`SweepGrid.maxPoints`) bounds the file.
+    static func decodeWhole(_ data: Data, file: String) throws(SweepError) -> SweepManifest {
         let limits = StrictJSON.Limits(maxBytes: max(data.count, 1), maxValues: max(data.count, 1))
         do { _ = try StrictJSON.parse([UInt8](data), limits: limits) } catch {
             throw .badManifest(file: file, reason: "not valid JSON: \(error)")
         }
-        let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        let m: SweepManifest
-        do { m = try decoder.decode(SweepManifest.self, from: data) } catch {
+        do { return try decoder().decode(SweepManifest.self, from: data) } catch {
             throw .badManifest(file: file, reason: "not a sweep shard manifest (\(error))")
         }
+    }
+
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return decoder
+    }
+
+    /// Manifests above this size are decoded in pieces.
+    static let piecewiseThreshold_bytes = 1 << 20
+
+    /// A large manifest the way `encode` writes it: the object without its points (`"points": []`)
+    /// and then `pointsPerPiece` points at a time, each piece through the strict reader and the
+    /// decoder. Whole, the strict tree and `JSONDecoder` held ≈ 8× the file (140 MB of heap for
+    /// the 17.5 MB manifest of 97 600 points); in pieces the decoded points and the file remain.
+    /// Every byte of the file is in exactly one piece and the pieces are joined at the array's own
+    /// commas, so a text the whole reading refuses is refused here too (a trailing or doubled comma
+    /// leaves an empty element; a second `points` key stays in the object part). Returns nil when
+    /// the file is small or the top-level `points` array cannot be found; on any error the whole
+    /// reading runs again, so the message is the one it gives.
+    static func decodeInPieces(_ data: Data, file: String) throws(SweepError) -> SweepManifest? {
+        guard data.count > piecewiseThreshold_bytes else { return nil }
+        let decoded: SweepManifest?? = data.withUnsafeBytes { raw in
+            // Read in place: a copy of a 17.5 MB manifest as [UInt8] would double the file's share.
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let span = ManifestScan.topLevelArray(named: "points", in: bytes) else { return nil }
+            return pieces(bytes, span: span)
+        }
+        switch decoded {
+        case .none: return nil                       // no top-level points array: read whole
+        case .some(.some(let m)): return m
+        case .some(.none): return try decodeWhole(data, file: file)  // refused in pieces: the whole reading's message
+        }
+    }
+
+    /// The manifest from the object without its points and the points 1024 at a time; nil if a
+    /// piece is refused.
+    static func pieces(_ bytes: UnsafeBufferPointer<UInt8>, span: Range<Int>) -> SweepManifest? {
+        let elements = ManifestScan.elements(of: span, in: bytes)
+        do {
+            var head = Array(bytes[..<span.lowerBound])
+            head += Array("[]".utf8)
+            head += bytes[span.upperBound...]
+            let limits = StrictJSON.Limits(maxBytes: max(bytes.count, 1), maxValues: max(bytes.count, 1))
+            _ = try StrictJSON.parse(head, limits: limits)
+            var m = try decoder().decode(SweepManifest.self, from: Data(head))
+            guard m.points.isEmpty else { return nil }
+            m.points.reserveCapacity(elements.count)
+            var start = 0
+            while start < elements.count {
+                let end = min(elements.count, start + pointsPerPiece)
+                var piece: [UInt8] = [UInt8(ascii: "[")]
+                for k in start..<end {
+                    if k > start { piece.append(UInt8(ascii: ",")) }
+                    piece += bytes[elements[k]]
+                }
+                piece.append(UInt8(ascii: "]"))
+                _ = try StrictJSON.parse(piece, limits: limits)
+                m.points += try decoder().decode([SweepPoint].self, from: Data(piece))
+                start = end
+            }
+            return m
+        } catch {
+            return nil
+        }
+    }
+
+    static func checked(_ m: SweepManifest, file: String) throws(SweepError) -> SweepManifest {
         guard m.format == currentFormat else {
             throw .badManifest(file: file, reason: "format '\(m.format)', expected '\(currentFormat)'")
         }
@@ -254,4 +324,88 @@ public struct SweepPlan: Sendable {
         let n = manifest.items, k = shard.index, c = shard.count
         return n > k ? (n - 1 - k) / c + 1 : 0
     }
+}
+
+/// Byte-level structure of a JSON text, enough to split a manifest at its points array: strings
+/// (with escapes) are skipped, brackets and braces counted. It validates nothing: every piece it
+/// finds goes through the strict reader.
+enum ManifestScan {
+    /// The byte range of `[...]` that is the value of the key `name` (spelled without escapes) of
+    /// the top-level object, or nil.
+    static func topLevelArray(named name: String, in b: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        let key = Array("\"\(name)\"".utf8)
+        var i = 0, depth = 0
+        while i < b.count {
+            switch b[i] {
+            case UInt8(ascii: "\""):
+                let end = stringEnd(b, from: i)
+                if depth == 1, end - i == key.count, b[i..<end].elementsEqual(key) {
+                    var j = end
+                    while j < b.count, isSpace(b[j]) { j += 1 }
+                    guard j < b.count, b[j] == UInt8(ascii: ":") else { i = end; continue }
+                    j += 1
+                    while j < b.count, isSpace(b[j]) { j += 1 }
+                    guard j < b.count, b[j] == UInt8(ascii: "[") else { return nil }
+                    guard let close = matching(b, open: j) else { return nil }
+                    return j..<(close + 1)
+                }
+                i = end
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; i += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1; i += 1
+            default: i += 1
+            }
+        }
+        return nil
+    }
+
+    /// The elements of the array at `span` (brackets included) as byte ranges between its
+    /// top-level commas, whitespace kept; `[]` gives none, `[ ]` one blank element.
+    static func elements(of span: Range<Int>, in b: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        var start = span.lowerBound + 1, i = start, depth = 0
+        let end = span.upperBound - 1
+        guard end > start else { return [] }
+        while i < end {
+            switch b[i] {
+            case UInt8(ascii: "\""): i = stringEnd(b, from: i); continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            case UInt8(ascii: ",") where depth == 0: out.append(start..<i); start = i + 1
+            default: break
+            }
+            i += 1
+        }
+        out.append(start..<end)
+        return out
+    }
+
+    /// Index after the string starting with the quote at `from` (the end of the text if unclosed).
+    static func stringEnd(_ b: UnsafeBufferPointer<UInt8>, from: Int) -> Int {
+        var i = from + 1
+        while i < b.count {
+            if b[i] == UInt8(ascii: "\\") { i += 2; continue }
+            if b[i] == UInt8(ascii: "\"") { return i + 1 }
+            i += 1
+        }
+        return b.count
+    }
+
+    /// Index of the bracket closing the one at `open`, or nil.
+    static func matching(_ b: UnsafeBufferPointer<UInt8>, open: Int) -> Int? {
+        var i = open, depth = 0
+        while i < b.count {
+            switch b[i] {
+            case UInt8(ascii: "\""): i = stringEnd(b, from: i); continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { return i }
+            default: break
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
 }
