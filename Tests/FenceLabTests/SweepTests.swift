@@ -235,6 +235,11 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         // The last line without its newline is read (and so the shard is complete).
         let (_, store) = try load(lines.joined(separator: "\n"))
         #expect(store.storedCount == store.count)
+        // CR LF line ends (JSON whitespace, docs/report-format.md) give the same records.
+        let (_, lf) = try load(original)
+        let (_, crlf) = try load(lines.map { $0 + "\r\n" }.joined())
+        #expect(crlf.storedCount == lf.count)
+        for k in 0..<lf.count { #expect(try crlf.record(k) == lf.record(k)) }
         try original.write(to: items, atomically: true, encoding: .utf8)
     }
 
