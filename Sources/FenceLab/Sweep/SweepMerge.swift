@@ -1,3 +1,4 @@
+import DriveSim
 import Foundation
 
 /// Shard folders (`--shard K/N`) and their merge into the files of one unsharded run.
@@ -77,17 +78,23 @@ public enum SweepMerge {
         var records: SweepRecordStore?
         for folder in folders {
             let mpath = (folder as NSString).appendingPathComponent(manifestName)
-            guard let data = FileManager.default.contents(atPath: mpath) else {
-                throw .badManifest(file: mpath, reason: "missing: \(folder) is not a sweep shard folder (run `fencelab sweep --shard K/N --out \(folder)`)")
+            let data: [UInt8]
+            do { data = try InputFileReader.readAll(path: mpath, limit_bytes: .max) } catch {
+                if case .missing = error {
+                    throw .badManifest(file: mpath, reason: "missing: \(folder) is not a sweep shard folder (run `fencelab sweep --shard K/N --out \(folder)`)")
+                }
+                throw .badManifest(file: mpath, reason: error.description)
             }
-            let m = try SweepManifest.decode(data, file: mpath)
+            let m = try SweepManifest.decode(Data(data), file: mpath)
             if let first = shards.first { try compare(first.manifest, first.folder, m, folder) }
             if let twin = shards.first(where: { $0.manifest.shard == m.shard }) {
                 throw .duplicateShard(index: m.shard, count: m.shards, first: twin.folder, second: folder)
             }
             let ipath = (folder as NSString).appendingPathComponent(itemsName)
-            guard let items = FileManager.default.contents(atPath: ipath) else {
-                throw .badManifest(file: ipath, reason: "missing: the shard's records are not there")
+            let items: [UInt8]
+            do { items = try InputFileReader.readAll(path: ipath, limit_bytes: .max) } catch {
+                if case .missing = error { throw .badManifest(file: ipath, reason: "missing: the shard's records are not there") }
+                throw .badManifest(file: ipath, reason: error.description)
             }
             let mine = try SweepRecord.parseLines(String(decoding: items, as: UTF8.self), file: ipath)
             let shard = Shard(index: m.shard, count: m.shards)

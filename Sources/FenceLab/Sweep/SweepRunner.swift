@@ -117,14 +117,17 @@ public enum SweepRunner {
     /// which owned records (by position in `store`) it held.
     static func loadPartial(path: String, plan: SweepPlan, into store: SweepRecordStore) throws(SweepError) -> [Bool] {
         var done = [Bool](repeating: false, count: plan.ownedCount)
-        guard let handle = FileHandle(forReadingAtPath: path) else { return done }
-        defer { try? handle.close() }
+        let file: InputFileReader
+        do { file = try InputFileReader(path: path) } catch {
+            if case .missing = error { return done }
+            throw .io(path: path, reason: "cannot read the resume file: \(error.description)")
+        }
         var buffer: [UInt8] = [], at = 0
         /// Appends the next MiB of the file to `buffer` (dropping what was consumed); false at the end.
         func more() throws(SweepError) -> Bool {
             let chunk: Data
-            do { chunk = try handle.read(upToCount: 1 << 20) ?? Data() } catch {
-                throw .io(path: path, reason: "cannot read the resume file: \(error.localizedDescription)")
+            do { chunk = try file.read(upToCount: 1 << 20) } catch {
+                throw .io(path: path, reason: "cannot read the resume file: \(error.description)")
             }
             if chunk.isEmpty { return false }
             buffer.removeFirst(at)
