@@ -335,4 +335,86 @@ import _TestSupport
             #expect(r.stderr.utf8.count <= 2100, "\(r.stderr.utf8.count) bytes")
         }
     }
+
+    // MARK: input files that are not regular files
+
+    /// What an input path is made into: a FIFO with no writer (a reader opening it blocks
+    /// forever), or `/dev/zero` (endless bytes).
+    enum NotAFile: String, CaseIterable, CustomStringConvertible {
+        case fifo, devZero
+        var description: String { rawValue }
+
+        /// The path, created in `dir` with `ext` for the FIFO.
+        func path(in dir: URL, ext: String) throws -> String {
+            switch self {
+            case .devZero: return "/dev/zero"
+            case .fifo:
+                let path = dir.appendingPathComponent("input.\(ext)").path
+                #expect(mkfifo(path, 0o600) == 0, "mkfifo \(path)")
+                return path
+            }
+        }
+
+        var kind: String { self == .fifo ? "a FIFO" : "a character device" }
+    }
+
+    /// Seconds before a child is killed: a refused input returns in well under a second, so only
+    /// a regression (a hang on the FIFO, an endless read of /dev/zero) reaches it.
+    static let notAFileDeadline_s = 30.0
+
+    static func expectRefused(_ r: ProcessResult, path: String, kind: String) {
+        #expect(r.status == 2, "status \(r.status) (9 = killed at the deadline: a hang): \(r.stderr)")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(r.stderr)")
+        #expect(r.stderr.contains(path) && r.stderr.contains("not a regular file (\(kind))"), "\(r.stderr)")
+    }
+
+    @Test(arguments: NotAFile.allCases, ["replay", "calibrate", "accept"])
+    func deviceLogThatIsNotARegularFileIsRefused(input: NotAFile, command: String) throws {
+        let dir = try Self.tempDir("notafile-log")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let log = try input.path(in: dir, ext: "csv")
+        let out = dir.appendingPathComponent("out").path
+        let arguments: [String]
+        switch command {
+        case "replay": arguments = ["replay", log, "--fence", "52.52,13.405", "--out", out]
+        case "calibrate": arguments = ["calibrate", log, "--out", out]
+        default: arguments = ["accept", "scenarios/edge-loiter-100m.json", "--device-log", log, "--fence", "52.52,13.405", "--out", out]
+        }
+        let r = try runFencelab(arguments, deadline_s: Self.notAFileDeadline_s)
+        Self.expectRefused(r, path: log, kind: input.kind)
+        #expect(!FileManager.default.fileExists(atPath: out), "no output for refused input")
+    }
+
+    @Test(arguments: NotAFile.allCases, ["run", "export", "sweep"])
+    func scenarioFileThatIsNotARegularFileIsRefused(input: NotAFile, command: String) throws {
+        let dir = try Self.tempDir("notafile-scenario")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scenario = try input.path(in: dir, ext: "json")
+        let out = dir.appendingPathComponent("out").path
+        let arguments: [String]
+        switch command {
+        case "run": arguments = ["run", scenario, "--replicates", "1", "--out", out]
+        case "export": arguments = ["export", scenario, "--format", "csv", "--out", out]
+        default: arguments = ["sweep", scenario, "--enter", "50:60:10", "--exit", "100:120:20", "--out", out]
+        }
+        let r = try runFencelab(arguments, deadline_s: Self.notAFileDeadline_s)
+        Self.expectRefused(r, path: scenario, kind: input.kind)
+        #expect(!FileManager.default.fileExists(atPath: out), "no output for refused input")
+    }
+
+    @Test(arguments: NotAFile.allCases)
+    func fixtureThatIsNotARegularFileIsRefused(input: NotAFile) throws {
+        let dir = try Self.tempDir("notafile-fixture")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fixture: String
+        switch input {
+        case .fifo: fixture = try input.path(in: dir, ext: "json")
+        case .devZero:
+            fixture = dir.appendingPathComponent("zero.json").path
+            try FileManager.default.createSymbolicLink(atPath: fixture, withDestinationPath: "/dev/zero")
+        }
+        let r = try runFencelab(["fixtures", dir.path], deadline_s: Self.notAFileDeadline_s)
+        Self.expectRefused(r, path: fixture, kind: input.kind)
+    }
 }
