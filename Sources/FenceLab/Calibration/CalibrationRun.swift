@@ -120,6 +120,8 @@ public enum CalibrationRun {
     /// The residual pipeline shared by the recording and the synthetic drives.
     static func pipeline(_ fixes: [Fix], points: [Coordinate], mode: CalibrationMode) throws(CalibrationError) -> Residuals {
         var times: [Double] = [], residuals: [SIMD2<Double>] = [], accuracy: [Double] = [], truth: [Coordinate] = []
+        // At most one of each per fix: allocated once (200 synthetic drives run through here).
+        times.reserveCapacity(fixes.count); residuals.reserveCapacity(fixes.count); accuracy.reserveCapacity(fixes.count)
         switch mode {
         case .stationary:
             let frame = LocalFrame(anchor: points[0])
@@ -136,6 +138,7 @@ public enum CalibrationRun {
             let filter: KalmanFilter
             do { filter = try KalmanFilter() } catch { throw .smoother(reason: "\(error)") }
             let smoothed = RTSSmoother.run(fixes, filter: filter)
+            truth.reserveCapacity(fixes.count)
             for (k, i) in smoothed.acceptedIndices.enumerated() where k < smoothed.smoothed.count {
                 let f = fixes[i]
                 let frame = LocalFrame(anchor: smoothed.smoothed[k].position)
