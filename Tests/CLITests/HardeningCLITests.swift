@@ -369,37 +369,28 @@ import _TestSupport
         #expect(r.stderr.contains(path) && r.stderr.contains("not a regular file (\(kind))"), "\(r.stderr)")
     }
 
-    @Test(arguments: NotAFile.allCases, ["replay", "calibrate", "accept"])
-    func deviceLogThatIsNotARegularFileIsRefused(input: NotAFile, command: String) throws {
-        let dir = try Self.tempDir("notafile-log")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let log = try input.path(in: dir, ext: "csv")
-        let out = dir.appendingPathComponent("out").path
-        let arguments: [String]
+    /// The command line of `command` reading `input` (a device log for replay/calibrate/accept,
+    /// a scenario file for run/export/sweep) and writing `out`.
+    static func notAFileArguments(_ command: String, input: String, out: String) -> [String] {
         switch command {
-        case "replay": arguments = ["replay", log, "--fence", "52.52,13.405", "--out", out]
-        case "calibrate": arguments = ["calibrate", log, "--out", out]
-        default: arguments = ["accept", "scenarios/edge-loiter-100m.json", "--device-log", log, "--fence", "52.52,13.405", "--out", out]
+        case "replay": return ["replay", input, "--fence", "52.52,13.405", "--out", out]
+        case "calibrate": return ["calibrate", input, "--out", out]
+        case "accept": return ["accept", "scenarios/edge-loiter-100m.json", "--device-log", input, "--fence", "52.52,13.405", "--out", out]
+        case "run": return ["run", input, "--replicates", "1", "--out", out]
+        case "export": return ["export", input, "--format", "csv", "--out", out]
+        default: return ["sweep", input, "--enter", "50:60:10", "--exit", "100:120:20", "--out", out]
         }
-        let r = try runFencelab(arguments, deadline_s: Self.notAFileDeadline_s)
-        Self.expectRefused(r, path: log, kind: input.kind)
-        #expect(!FileManager.default.fileExists(atPath: out), "no output for refused input")
     }
 
-    @Test(arguments: NotAFile.allCases, ["run", "export", "sweep"])
-    func scenarioFileThatIsNotARegularFileIsRefused(input: NotAFile, command: String) throws {
-        let dir = try Self.tempDir("notafile-scenario")
+    @Test(arguments: NotAFile.allCases, ["replay", "calibrate", "accept", "run", "export", "sweep"])
+    func inputThatIsNotARegularFileIsRefused(input: NotAFile, command: String) throws {
+        let dir = try Self.tempDir("notafile")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let scenario = try input.path(in: dir, ext: "json")
+        let isDeviceLog = ["replay", "calibrate", "accept"].contains(command)
+        let path = try input.path(in: dir, ext: isDeviceLog ? "csv" : "json")
         let out = dir.appendingPathComponent("out").path
-        let arguments: [String]
-        switch command {
-        case "run": arguments = ["run", scenario, "--replicates", "1", "--out", out]
-        case "export": arguments = ["export", scenario, "--format", "csv", "--out", out]
-        default: arguments = ["sweep", scenario, "--enter", "50:60:10", "--exit", "100:120:20", "--out", out]
-        }
-        let r = try runFencelab(arguments, deadline_s: Self.notAFileDeadline_s)
-        Self.expectRefused(r, path: scenario, kind: input.kind)
+        let r = try runFencelab(Self.notAFileArguments(command, input: path, out: out), deadline_s: Self.notAFileDeadline_s)
+        Self.expectRefused(r, path: path, kind: input.kind)
         #expect(!FileManager.default.fileExists(atPath: out), "no output for refused input")
     }
 
