@@ -47,4 +47,23 @@ import Testing
         #expect(throws: SweepError.self) { try store.record(9) }
         #expect(throws: SweepError.self) { try store.store([Self.record(item: 10, rng)]) }
     }
+
+    /// The shared reader of resume files and shards' items.jsonl gives back every line, also one
+    /// that crosses a 1 MiB piece, and what follows the last newline.
+    @Test func lineReaderCrossesPiecesAndKeepsTheUnterminatedTail() throws {
+        let piece = RecordLineReader.pieceBytes
+        let lines = [String(repeating: "a", count: piece - 3), String(repeating: "b", count: 10), "",
+                     String(repeating: "c", count: piece + 5), "d"]
+        let path = NSTemporaryDirectory() + "fencelab-line-reader-\(getpid()).txt"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for tail in ["", "torn{\"item\""] {
+            try Data((lines.joined(separator: "\n") + "\n" + tail).utf8).write(to: URL(fileURLWithPath: path))
+            let reader = try #require(try RecordLineReader(path: path, what: "the test file"))
+            var back: [String] = []
+            let rest = try reader.lines { back.append(String(decoding: $0, as: UTF8.self)) }
+            #expect(back == lines)
+            #expect(String(decoding: rest, as: UTF8.self) == tail)
+        }
+        #expect(try RecordLineReader(path: path + ".missing", what: "the test file") == nil)
+    }
 }

@@ -47,6 +47,14 @@ private struct SweepFixture {
 }
 
 /// The `what` of the `SweepError.mismatch` that `body` throws, or nil.
+/// Sweeps every shard K/`count` of the fixture's request into `fx.path("sK")`.
+private func shardFolders(_ fx: SweepFixture, count: Int) throws -> [String] {
+    try (0..<count).map { k in
+        _ = try SweepJob.sweep(try fx.request(shard: Shard(index: k, count: count), jobs: 1), out: fx.path("s\(k)"))
+        return fx.path("s\(k)")
+    }
+}
+
 private func mismatch(_ body: () throws -> Any) -> String? {
     do { _ = try body() } catch let error as SweepError {
         if case let .mismatch(what, _, _, _) = error { return what }
@@ -128,11 +136,7 @@ private func mismatch(_ body: () throws -> Any) -> String? {
     @Test func mergeRefusesMixedIncompleteAndDuplicateShards() throws {
         let fx = try SweepFixture("refuse", duration_s: 120, replicates: 2)
         defer { try? FileManager.default.removeItem(at: fx.root) }
-        var folders: [String] = []
-        for k in 0..<3 {
-            folders.append(fx.path("s\(k)"))
-            _ = try SweepJob.sweep(try fx.request(shard: Shard(index: k, count: 3), jobs: 1), out: folders[k])
-        }
+        let folders = try shardFolders(fx, count: 3)
         #expect(throws: SweepError.missingShards(count: 3, missing: [1])) {
             try SweepMerge.load(folders: [folders[0], folders[2]])
         }
@@ -157,6 +161,44 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         }
         // Nothing was written by the refused merges.
         #expect(!FileManager.default.fileExists(atPath: fx.path("merged")))
+    }
+
+    /// items.jsonl is read in pieces with the checks of the whole-file reader: a malformed line is
+    /// named before an item that does not belong, then the first item out of place or given twice,
+    /// and a valid last line without its newline counts.
+    @Test func mergeChecksEveryItemLineInOrder() throws {
+        let fx = try SweepFixture("items", duration_s: 120, replicates: 2)
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        let folders = try shardFolders(fx, count: 2)
+        let items = URL(fileURLWithPath: folders[1] + "/items.jsonl")
+        let original = try String(contentsOf: items, encoding: .utf8)
+        let lines = original.split(separator: "\n").map(String.init)
+        #expect(lines.count >= 3)
+        func load(_ text: String) throws -> (SweepManifest, SweepRecordStore) {
+            try text.write(to: items, atomically: true, encoding: .utf8)
+            return try SweepMerge.load(folders: folders)
+        }
+        let file = items.path
+        // Shard 0's first item (0) given in shard 1 on line 2, a duplicate on line 3.
+        let foreign = lines[0].replacingOccurrences(of: "{\"item\":1,", with: "{\"item\":0,")
+        #expect(foreign != lines[0])
+        #expect(throws: SweepError.badRecord(file: file, line: 2, reason: "item 0 does not belong to shard 1/2 or appears twice")) {
+            try load(([lines[0], foreign] + lines.dropFirst() + [""]).joined(separator: "\n"))
+        }
+        #expect(throws: SweepError.badRecord(file: file, line: 3, reason: "item 1 does not belong to shard 1/2 or appears twice")) {
+            try load(([lines[0], lines[1], lines[0]] + lines.dropFirst(2) + [""]).joined(separator: "\n"))
+        }
+        // A malformed later line wins over an earlier misplaced item.
+        do {
+            _ = try load(([lines[0], foreign, "{\"item\":"] + lines.dropFirst() + [""]).joined(separator: "\n"))
+            Issue.record("a malformed line was accepted")
+        } catch let SweepError.badRecord(f, line, _) {
+            #expect(f == file && line == 3)
+        }
+        // The last line without its newline is read (and so the shard is complete).
+        let (_, store) = try load(lines.joined(separator: "\n"))
+        #expect(store.storedCount == store.count)
+        try original.write(to: items, atomically: true, encoding: .utf8)
     }
 
     @Test func recommendedPointIsOnTheMixFrontier() throws {

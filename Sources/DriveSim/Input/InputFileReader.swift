@@ -79,6 +79,10 @@ public final class InputFileReader {
         guard size_bytes <= limit_bytes else { throw .tooLarge(size_bytes: size_bytes, limit_bytes: limit_bytes) }
     }
 
+    /// The open descriptor, for callers that `read(2)` into their own buffer; valid while this
+    /// reader lives (it closes the descriptor).
+    public var fileDescriptor: Int32 { handle.fileDescriptor }
+
     /// The next at most `count` bytes; empty at the end of the file.
     /// - Throws: `.unreadable` when the read fails.
     public func read(upToCount count: Int) throws(InputFileProblem) -> Data {

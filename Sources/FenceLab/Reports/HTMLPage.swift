@@ -41,6 +41,25 @@ enum HTMLPage {
         "<figure class=\"\(wide ? "wide" : "")\">\(svg)<figcaption>\(ReportText.xml(caption))</figcaption></figure>\n"
     }
 
+    /// `figure(caption, responsive(wide, narrow), wide: true)` streamed: `draw(width, &out)` writes
+    /// the plot at `wideWidth`, then at `narrowWidth`, straight to `out` (plots that draw every
+    /// setting of a sweep are never held as strings).
+    static func responsiveFigure<Sink: TextSink>(caption: String, wideWidth: Double, narrowWidth: Double, into out: inout Sink,
+                                                 draw: (Double, inout Sink) -> Void) {
+        out.append("<figure class=\"wide\"><div class=\"v-wide\">")
+        draw(wideWidth, &out)
+        out.append("</div><div class=\"v-narrow\">")
+        draw(narrowWidth, &out)
+        out.append("</div><figcaption>\(ReportText.xml(caption))</figcaption></figure>\n")
+    }
+
+    /// What `render(into:)` writes, as one string (tests and small pages).
+    static func string(_ render: (inout String) -> Void) -> String {
+        var out = ""
+        render(&out)
+        return out
+    }
+
     /// The style sheet of every page (classes: banner and level colours, tables, plots, phone layout).
     static let css = """
     :root{--ok:#1a7f37;--bad:#c62828;--unk:#6b6b6b;--ink:#1f2328;--muted:#59636e;--line:#d0d7de}

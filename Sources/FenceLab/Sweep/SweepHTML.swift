@@ -7,11 +7,7 @@ enum SweepHTML {
     static let frontierColour = "#0072b2", missedColour = "#c62828", pointColour = "#9a9a9a"
     static let referenceColour = "#000000", recommendedColour = "#e69f00"
 
-    static func render(_ s: SweepSummary) -> String {
-        var out = ""
-        render(s, into: &out)
-        return out
-    }
+    static func render(_ s: SweepSummary) -> String { HTMLPage.string { render(s, into: &$0) } }
 
     /// The page, streamed: each scenario's plots and full table (which grow with the grid) go
     /// straight to `out`.
@@ -56,13 +52,11 @@ enum SweepHTML {
         var h = "<section class=\"scenario\" id=\"s\(index)\">\n<h2>\(x(sc.scenario.name))</h2>\n"
         h += "<p class=\"muted\">seed \(sc.scenario.seed) · \(sc.scenario.replicates) replicates · \(sc.frontier.count) settings on the frontier</p>\n"
         h += "<div class=\"plots\">"
-        // HTMLPage.figure(caption, HTMLPage.responsive(wide plot, narrow plot), wide: true), streamed.
-        h += "<figure class=\"wide\"><div class=\"v-wide\">"
         out.append(h)
-        plot(sc, manifest: m, recommended: recommended, width: 800, into: &out)
-        out.append("</div><div class=\"v-narrow\">")
-        plot(sc, manifest: m, recommended: recommended, width: 400, into: &out)
-        out.append("</div><figcaption>\(x(flutterCaption))</figcaption></figure>\n")
+        let extent = FlutterExtent(sc.cells)
+        HTMLPage.responsiveFigure(caption: flutterCaption, wideWidth: 800, narrowWidth: 400, into: &out) { width, out in
+            plot(sc, extent: extent, manifest: m, recommended: recommended, width: width, into: &out)
+        }
         h = "</div>\n"
         var ids: [(String, Int)] = []
         if let r = recommended { ids.append(("recommended", r)) }
@@ -84,9 +78,7 @@ enum SweepHTML {
     static let flutterCaption = "Flutter: spurious transitions vs median detection latency against each setting's own noiseless decisions (means over replicates)"
 
     static func table(_ rows: [(String, Int)], _ sc: SweepScenarioSummary, _ m: SweepManifest) -> String {
-        var out = ""
-        table(rows, sc, m, into: &out)
-        return out
+        HTMLPage.string { table(rows, sc, m, into: &$0) }
     }
 
     /// One row per (tag, point), appended as it is built.
@@ -105,20 +97,43 @@ enum SweepHTML {
         out.append("</tbody></table></div>\n")
     }
 
+    /// What the flutter plot's axes need from every cell, found in one pass over the cells (each
+    /// cell is computed from its replicates' records on demand) and shared by both drawings.
+    struct FlutterExtent {
+        /// Smallest and largest mean median latency over the settings that detected something.
+        var latency: (min: Double, max: Double)?
+        /// Whether some setting detected nothing (they sit in a strip on the right).
+        var hasUndetected = false
+        /// Largest mean spurious count; nil without cells.
+        var spuriousMax: Double?
+
+        /// Keeps the element `Sequence.min()`/`max()` would keep (the same comparisons, so the same
+        /// result with NaN or ±0).
+        init(_ cells: SweepCells) {
+            for c in cells {
+                if let l = c.latencyMedian_s?.mean {
+                    if let (lo, hi) = latency { latency = (l < lo ? l : lo, hi < l ? l : hi) } else { latency = (l, l) }
+                } else {
+                    hasUndetected = true
+                }
+                let s = c.spurious.mean
+                if let top = spuriousMax { if top < s { spuriousMax = s } } else { spuriousMax = s }
+            }
+        }
+    }
+
     /// Scatter of (median latency, spurious). Settings with nothing detected sit in a strip on the right.
-    static func plot(_ sc: SweepScenarioSummary, manifest m: SweepManifest, recommended: Int?, width: Double,
+    static func plot(_ sc: SweepScenarioSummary, extent: FlutterExtent, manifest m: SweepManifest, recommended: Int?, width: Double,
                      into out: inout some TextSink) {
         let n = SVGPlots.n
         let left = 52.0, right = 14.0, top = 12.0, plotH = width < 600 ? 200.0 : 260.0
         let legendH = width < 600 ? 64.0 : 40.0, height = top + plotH + 30 + legendH
         let cells = sc.cells
-        let lats = cells.compactMap { $0.latencyMedian_s?.mean }
-        let hasUndetected = cells.contains { $0.latencyMedian_s == nil }
-        let stripW = hasUndetected ? 46.0 : 0
-        let lo = lats.min() ?? 0, hi = lats.max() ?? 1
+        let stripW = extent.hasUndetected ? 46.0 : 0
+        let lo = extent.latency?.min ?? 0, hi = extent.latency?.max ?? 1
         let xMin = lo < 0 ? -SVGPlots.niceCeiling(-lo) : 0
         let xMax = hi > 0 ? max(SVGPlots.niceCeiling(hi), xMin + 1) : (xMin < 0 ? 0 : 1)
-        let yMax = SVGPlots.niceCeiling(max(1, cells.map(\.spurious.mean).max() ?? 1))  // counts: at least 0…1
+        let yMax = SVGPlots.niceCeiling(max(1, extent.spuriousMax ?? 1))  // counts: at least 0…1
         let plotW = width - left - right - stripW
         let f = PlotFrame(width: width, height: height, left: left, top: top, plotWidth: plotW, plotHeight: plotH,
                           x: (xMin, xMax), y: (0, yMax))
@@ -131,39 +146,37 @@ enum SweepHTML {
             let v = xMin + (xMax - xMin) * Double(k) / Double(ticks)
             return (f.x.atFraction(Double(k) / Double(ticks)), "\(ReportText.short(abs(v) < 1e-9 * (xMax - xMin) ? 0 : v))\(k == ticks ? " s" : "")")
         }, anchorEnds: true, gridLines: true))
-        if hasUndetected {
-            out.append("<rect x=\"\(n(left + plotW + 2))\" y=\"\(n(top))\" width=\"\(n(stripW - 2))\" height=\"\(n(plotH))\" fill=\"#f4f4f4\"/>")
-            out.append("<text x=\"\(n(left + plotW + stripW / 2))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"middle\">none</text>")
-            out.append("<text x=\"\(n(left + plotW + stripW / 2))\" y=\"\(n(top + 14))\" text-anchor=\"middle\" font-size=\"10\">nothing</text>")
-            out.append("<text x=\"\(n(left + plotW + stripW / 2))\" y=\"\(n(top + 26))\" text-anchor=\"middle\" font-size=\"10\">detected</text>")
+        if extent.hasUndetected {
+            let cx = left + plotW + stripW / 2
+            out.append(SweepScatter.strip(x: left + plotW, width: stripW, top: top, height: plotH,
+                                          below: "<text x=\"\(n(cx))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"middle\">none</text>",
+                                          lines: ["nothing", "detected"]))
         }
         out.append("<text x=\"\(n(left))\" y=\"\(n(top + plotH + 30))\" class=\"muted\">x: median latency s · y: spurious per drive</text>")
         // Frontier as a step line through its points sorted by latency.
-        let front = SweepOutput.frontierOrder(sc).filter { cells[$0].latencyMedian_s != nil }
-        if front.count > 1 {
-            let pts = front.map { "\(n(px(cells[$0]))),\(n(py(cells[$0].spurious.mean)))" }.joined(separator: " ")
-            out.append("<polyline fill=\"none\" stroke=\"\(frontierColour)\" stroke-width=\"1.5\" stroke-opacity=\"0.6\" points=\"\(pts)\"/>")
+        let front = SweepOutput.frontierOrder(sc).compactMap { id -> (Double, Double)? in
+            let c = cells[id]
+            return c.latencyMedian_s == nil ? nil : (px(c), py(c.spurious.mean))
         }
+        out.append(SweepScatter.frontierLine(front))
         for c in cells {
             let cx = px(c), cy = py(c.spurious.mean), p = m.points[c.point]
             let tip = "<title>\(ReportText.xml("\(p.label): spurious \(ReportText.estimate(c.spurious)), missed \(ReportText.estimate(c.missed)), latency \(ReportText.latencyEstimate(c.latencyMedian_s)) s"))</title>"
             if c.missed.mean > 0 {
-                out.append("<path d=\"M\(n(cx - 3.5)) \(n(cy - 3.5))l7 7M\(n(cx - 3.5)) \(n(cy + 3.5))l7 -7\" stroke=\"\(missedColour)\" stroke-width=\"1.5\">\(tip)</path>")
-            } else if sc.frontier.contains(c.point) {
-                out.append("<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"4.5\" fill=\"\(frontierColour)\">\(tip)</circle>")
+                out.append(SweepScatter.cross(cx, cy, stroke: "stroke-width=\"1.5\"", tip: tip))
             } else {
-                out.append("<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"2.8\" fill=\"\(pointColour)\" fill-opacity=\"0.8\">\(tip)</circle>")
+                out.append(SweepScatter.dot(cx, cy, frontier: sc.frontier.contains(c.point), tip: tip))
             }
         }
         var labels: [(text: String, x: Double, y: Double)] = []
         if let r = recommended {
             let c = cells[r], cx = px(c), cy = py(c.spurious.mean)
-            out.append("<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"9\" fill=\"none\" stroke=\"\(recommendedColour)\" stroke-width=\"2.5\"/>")
+            out.append(SweepScatter.recommendedMark(cx, cy))
             labels.append(("recommended", cx, cy))
         }
         if let ref = m.points.firstIndex(of: .seedReference) {
             let c = cells[ref], cx = px(c), cy = py(c.spurious.mean)
-            out.append("<rect x=\"\(n(cx - 6))\" y=\"\(n(cy - 6))\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"\(referenceColour)\" stroke-width=\"1.8\"/>")
+            out.append(SweepScatter.referenceMark(cx, cy))
             labels.append(("80/120/30", cx, cy))
         }
         // Labels never overprint each other (same placement as the mix plot).
@@ -181,5 +194,50 @@ enum SweepHTML {
                 + SVGPlots.legend(Array(items.suffix(2)), x: 4, y: y + 20) + "</g>"
         }
         return "<g class=\"legend\">" + SVGPlots.legend(items, x: left, y: y) + "</g>"
+    }
+}
+
+/// The marks both sweep scatters draw (each scenario's flutter plot and the mix plot), so the two
+/// plots keep one look: settings, the frontier line, the recommendation and 80/120/30, the strip.
+enum SweepScatter {
+    static let n = SVGPlots.n
+
+    /// A setting that misses (×); `stroke` is its stroke attributes.
+    static func cross(_ cx: Double, _ cy: Double, stroke: String, tip: String) -> String {
+        "<path d=\"M\(n(cx - 3.5)) \(n(cy - 3.5))l7 7M\(n(cx - 3.5)) \(n(cy + 3.5))l7 -7\" stroke=\"\(SweepHTML.missedColour)\" \(stroke)>\(tip)</path>"
+    }
+
+    /// A setting: a large dot on the frontier, a small grey one elsewhere.
+    static func dot(_ cx: Double, _ cy: Double, frontier: Bool, tip: String) -> String {
+        frontier
+            ? "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"4.5\" fill=\"\(SweepHTML.frontierColour)\">\(tip)</circle>"
+            : "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"2.8\" fill=\"\(SweepHTML.pointColour)\" fill-opacity=\"0.8\">\(tip)</circle>"
+    }
+
+    /// The frontier as a line through `points` in order; nothing for fewer than two.
+    static func frontierLine(_ points: [(x: Double, y: Double)]) -> String {
+        guard points.count > 1 else { return "" }
+        let pts = points.map { "\(n($0.x)),\(n($0.y))" }.joined(separator: " ")
+        return "<polyline fill=\"none\" stroke=\"\(SweepHTML.frontierColour)\" stroke-width=\"1.5\" stroke-opacity=\"0.6\" points=\"\(pts)\"/>"
+    }
+
+    /// ○ around the recommended setting.
+    static func recommendedMark(_ cx: Double, _ cy: Double) -> String {
+        "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"9\" fill=\"none\" stroke=\"\(SweepHTML.recommendedColour)\" stroke-width=\"2.5\"/>"
+    }
+
+    /// □ around 80/120/30.
+    static func referenceMark(_ cx: Double, _ cy: Double) -> String {
+        "<rect x=\"\(n(cx - 6))\" y=\"\(n(cy - 6))\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"\(SweepHTML.referenceColour)\" stroke-width=\"1.8\"/>"
+    }
+
+    /// The grey strip right of the plot area (from `x`, `width` wide) for settings off the x axis:
+    /// `below` (SVG, may be empty) and then `lines` of small text from its top.
+    static func strip(x: Double, width: Double, top: Double, height: Double, below: String, lines: [String]) -> String {
+        var out = "<rect x=\"\(n(x + 2))\" y=\"\(n(top))\" width=\"\(n(width - 2))\" height=\"\(n(height))\" fill=\"#f4f4f4\"/>" + below
+        for (k, line) in lines.enumerated() {
+            out += "<text x=\"\(n(x + width / 2))\" y=\"\(n(top + 14 + 12 * Double(k)))\" text-anchor=\"middle\" font-size=\"10\">\(line)</text>"
+        }
+        return out
     }
 }

@@ -72,10 +72,13 @@ public enum SweepMerge {
     }
 
     /// Reads and checks shard folders; returns the common manifest (as shard 0/1) and all records,
-    /// in a `SweepRecordStore` whose scratch file is made in `scratchDirectory`.
+    /// in a `SweepRecordStore` whose scratch file is made in `scratchDirectory`. Each `items.jsonl`
+    /// is read 1 MiB at a time straight into the store (`RecordLineReader`, as `--resume` reads),
+    /// so merge's memory does not grow with the number of work items.
     public static func load(folders: [String], scratchDirectory: String = NSTemporaryDirectory()) throws(SweepError) -> (SweepManifest, SweepRecordStore) {
         var shards: [(folder: String, manifest: SweepManifest)] = []
         var records: SweepRecordStore?
+        var seen: [Bool] = []  // by item: stored from some shard
         for folder in folders {
             let mpath = (folder as NSString).appendingPathComponent(manifestName)
             let data: [UInt8]
@@ -91,27 +94,43 @@ public enum SweepMerge {
                 throw .duplicateShard(index: m.shard, count: m.shards, first: twin.folder, second: folder)
             }
             let ipath = (folder as NSString).appendingPathComponent(itemsName)
-            let items: [UInt8]
-            do { items = try InputFileReader.readAll(path: ipath, limit_bytes: .max) } catch {
-                if case .missing = error { throw .badManifest(file: ipath, reason: "missing: the shard's records are not there") }
-                throw .badManifest(file: ipath, reason: error.description)
+            // `nil`: no such file; anything but a regular file is refused (`InputFileReader`).
+            guard let reader = try RecordLineReader(path: ipath, what: "the shard's records") else {
+                throw .badManifest(file: ipath, reason: "missing: the shard's records are not there")
             }
-            let mine = try SweepRecord.parseLines(String(decoding: items, as: UTF8.self), file: ipath)
-            let shard = Shard(index: m.shard, count: m.shards)
-            let expected = m.items > m.shard ? (m.items - 1 - m.shard) / m.shards + 1 : 0
-            var seen = Set<Int>()
-            for (i, r) in mine.enumerated() {
-                guard r.item < m.items, shard.owns(r.item), seen.insert(r.item).inserted else {
-                    throw .badRecord(file: ipath, line: i + 1, reason: "item \(r.item) does not belong to shard \(shard) or appears twice")
-                }
-            }
-            guard mine.count == expected else { throw .incompleteShard(folder: folder, expected: expected, found: mine.count) }
-            shards.append((folder, m))
             if records == nil {
                 records = try SweepRecordStore(count: m.items, directory: scratchDirectory,
                                                streams: m.scenarios.reduce(0) { $0 + $1.replicates })
+                seen = [Bool](repeating: false, count: m.items)
             }
-            try records?.store(mine)
+            guard let store = records else { throw .missingShards(count: 0, missing: []) }
+            // Every line is parsed first (a malformed one is reported before any item that does not
+            // belong), then the first item that is not this shard's or comes twice is reported.
+            let shard = Shard(index: m.shard, count: m.shards)
+            var lineNumber = 0, found = 0, misplaced: (line: Int, item: Int)?
+            var batch: [SweepRecord] = []
+            func take(_ line: ArraySlice<UInt8>) throws(SweepError) {
+                lineNumber += 1
+                let r = try SweepRecord(parsing: String(decoding: line, as: UTF8.self)[...], file: ipath, line: lineNumber)
+                found += 1
+                guard misplaced == nil else { return }
+                guard r.item < m.items, shard.owns(r.item), !seen[r.item] else { misplaced = (lineNumber, r.item); return }
+                seen[r.item] = true
+                batch.append(r)
+                if batch.count >= SweepRunner.recordsPerPiece {
+                    try store.store(batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            let unterminated = try reader.lines(take)
+            if !unterminated.isEmpty { try take(unterminated[...]) }  // a last line without its newline is read too
+            if let misplaced {
+                throw .badRecord(file: ipath, line: misplaced.line, reason: "item \(misplaced.item) does not belong to shard \(shard) or appears twice")
+            }
+            let expected = m.items > m.shard ? (m.items - 1 - m.shard) / m.shards + 1 : 0
+            guard found == expected else { throw .incompleteShard(folder: folder, expected: expected, found: found) }
+            try store.store(batch)
+            shards.append((folder, m))
         }
         guard let first = shards.first, let records else { throw .missingShards(count: 0, missing: []) }
         let n = first.manifest.shards

@@ -3,12 +3,6 @@ import Foundation
 /// The head of a sweep's `index.html`: the one recommended setting, why, the seeds' 80/120/30
 /// beside it, per-scenario visit figures and the mix frontier plot.
 enum SweepMixHTML {
-    static func section(_ s: SweepSummary) -> String {
-        var out = ""
-        section(s, into: &out)
-        return out
-    }
-
     /// The section, streamed: the plots draw every setting, so they go straight to `out`.
     static func section(_ s: SweepSummary, into out: inout some TextSink) {
         let x = ReportText.xml, mix = s.mix
@@ -18,13 +12,10 @@ enum SweepMixHTML {
         h += "</ul>\n"
         h += mixTable(s)
         h += "<div class=\"plots\">"
-        // HTMLPage.figure(caption, HTMLPage.responsive(wide plot, narrow plot), wide: true), streamed.
-        h += "<figure class=\"wide\"><div class=\"v-wide\">"
         out.append(h)
-        plot(s, width: 800, into: &out)
-        out.append("</div><div class=\"v-narrow\">")
-        plot(s, width: 420, into: &out)
-        out.append("</div><figcaption>\(x(mixCaption))</figcaption></figure>\n")
+        HTMLPage.responsiveFigure(caption: mixCaption, wideWidth: 800, narrowWidth: 420, into: &out) { width, out in
+            plot(s, width: width, into: &out)
+        }
         h = "</div>\n"
         h += scenarioTable(s)
         let front = SweepOutput.mixFrontierOrder(mix)
@@ -151,40 +142,32 @@ enum SweepMixHTML {
             out.append("<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"\(SweepHTML.missedColour)\" stroke-dasharray=\"4 3\"/>")
         }
         if hasStrip {
-            let cx = left + plotW + stripW / 2
-            out.append("<rect x=\"\(n(left + plotW + 2))\" y=\"\(n(top))\" width=\"\(n(stripW - 2))\" height=\"\(n(plotH))\" fill=\"#f4f4f4\"/>")
-            out.append("<text x=\"\(n(cx))\" y=\"\(n(top + 14))\" text-anchor=\"middle\" font-size=\"10\">&gt; \(ReportText.latency(xMax)) s</text>")
-            out.append("<text x=\"\(n(cx))\" y=\"\(n(top + 26))\" text-anchor=\"middle\" font-size=\"10\">or none</text>")
-            out.append("<text x=\"\(n(cx))\" y=\"\(n(top + 38))\" text-anchor=\"middle\" font-size=\"10\">matched</text>")
+            out.append(SweepScatter.strip(x: left + plotW, width: stripW, top: top, height: plotH, below: "",
+                                          lines: ["&gt; \(ReportText.latency(xMax)) s", "or none", "matched"]))
         }
         out.append("<text x=\"\(n(left))\" y=\"\(n(top + plotH + 32))\" class=\"muted\">x: worst p95 entry latency s (dashed: bound) · y: unwanted visits per hour (▲ off scale)</text>")
         let front = SweepOutput.mixFrontierOrder(mix).filter { mix.points[$0].worstEntryP95_s.isFinite }
-        if front.count > 1 {
-            let pts = front.map { "\(n(px(mix.points[$0]))),\(n(py(mix.points[$0].unwantedPerHour)))" }.joined(separator: " ")
-            out.append("<polyline fill=\"none\" stroke=\"\(SweepHTML.frontierColour)\" stroke-width=\"1.5\" stroke-opacity=\"0.6\" points=\"\(pts)\"/>")
-        }
+        out.append(SweepScatter.frontierLine(front.map { (px(mix.points[$0]), py(mix.points[$0].unwantedPerHour)) }))
         for p in mix.points {
             let cx = px(p), cy = py(p.unwantedPerHour)
             let tip = "<title>\(ReportText.xml("\(s.manifest.points[p.point].label): \(ReportText.plain(p.unwantedPerHour)) per hour, p95 entry \(ReportText.latency(p.worstEntryP95_s)) s, worst recall \(p.worstRecall.map(ReportText.plain) ?? "–")"))</title>"
             if p.unwantedPerHour > yMax {
                 out.append("<path d=\"M\(n(cx - 4)) \(n(cy + 4))l4 -7l4 7z\" fill=\"\(p.feasible ? SweepHTML.pointColour : SweepHTML.missedColour)\" fill-opacity=\"0.6\">\(tip)</path>")
             } else if !p.feasible {
-                out.append("<path d=\"M\(n(cx - 3.5)) \(n(cy - 3.5))l7 7M\(n(cx - 3.5)) \(n(cy + 3.5))l7 -7\" stroke=\"\(SweepHTML.missedColour)\" stroke-width=\"1.3\" stroke-opacity=\"0.7\">\(tip)</path>")
-            } else if mix.frontier.contains(p.point) {
-                out.append("<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"4.5\" fill=\"\(SweepHTML.frontierColour)\">\(tip)</circle>")
+                out.append(SweepScatter.cross(cx, cy, stroke: "stroke-width=\"1.3\" stroke-opacity=\"0.7\"", tip: tip))
             } else {
-                out.append("<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"2.8\" fill=\"\(SweepHTML.pointColour)\" fill-opacity=\"0.8\">\(tip)</circle>")
+                out.append(SweepScatter.dot(cx, cy, frontier: mix.frontier.contains(p.point), tip: tip))
             }
         }
         var labels: [(text: String, x: Double, y: Double)] = []
         if let r = mix.recommended {
             let p = mix.points[r], cx = px(p), cy = py(p.unwantedPerHour)
-            out.append("<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"9\" fill=\"none\" stroke=\"\(SweepHTML.recommendedColour)\" stroke-width=\"2.5\"/>")
+            out.append(SweepScatter.recommendedMark(cx, cy))
             labels.append(("recommended " + s.manifest.points[r].label, cx, cy))
         }
         if let ref = s.manifest.points.firstIndex(of: .seedReference) {
             let p = mix.points[ref], cx = px(p), cy = py(p.unwantedPerHour)
-            out.append("<rect x=\"\(n(cx - 6))\" y=\"\(n(cy - 6))\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"\(SweepHTML.referenceColour)\" stroke-width=\"1.8\"/>")
+            out.append(SweepScatter.referenceMark(cx, cy))
             labels.append(("80/120/30", cx, cy))
         }
         out.append(placeLabels(labels, bounds: (0, 0, width, top + plotH)).joined())

@@ -143,7 +143,11 @@ public struct SweepManifest: Sendable, Hashable, Codable {
     public static func decode(_ data: Data, file: String) throws(SweepError) -> SweepManifest {
         // The strict reader first (RFC grammar, duplicate keys, limits; JSONDecoder takes the
         // last of two equal keys silently), then the decoder maps the checked text.
-        do { _ = try StrictJSON.parse([UInt8](data)) } catch {
+        // The manifest is FenceLab's own output and grows with the grid (≈ 180 bytes and 8 values
+        // per point: 17.5 MB at 97 600 points, past the 16 MiB of `Limits.standard`), so the file's
+        // own size bounds it; the grid's own limit (`SweepGrid.maxPoints`) bounds the file.
+        let limits = StrictJSON.Limits(maxBytes: max(data.count, 1), maxValues: max(data.count, 1))
+        do { _ = try StrictJSON.parse([UInt8](data), limits: limits) } catch {
             throw .badManifest(file: file, reason: "not valid JSON: \(error)")
         }
         let decoder = JSONDecoder()

@@ -127,20 +127,6 @@ public struct SweepRecord: Sendable, Hashable {
         entryLatencyP95_s = doubles[2]; lateEntryP95_s = doubles[3]; exitLatencyP95_s = doubles[4]
         filterRMSE_m = doubles[5]
     }
-
-    /// Parses JSON Lines text; with `allowTornTail` a last line without its newline (an
-    /// interrupted append) is ignored instead of refused.
-    public static func parseLines(_ text: String, file: String, firstLine: Int = 1,
-                                  allowTornTail: Bool = false) throws(SweepError) -> [SweepRecord] {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        if lines.last == "" { lines.removeLast() } else if allowTornTail, !lines.isEmpty { lines.removeLast() }
-        var out: [SweepRecord] = []
-        out.reserveCapacity(lines.count)
-        for (i, line) in lines.enumerated() {
-            out.append(try SweepRecord(parsing: line, file: file, line: firstLine + i))
-        }
-        return out
-    }
 }
 
 /// Why a sweep, a shard set or a merge was refused; each case names the file or option.

@@ -117,24 +117,7 @@ public enum SweepRunner {
     /// which owned records (by position in `store`) it held.
     static func loadPartial(path: String, plan: SweepPlan, into store: SweepRecordStore) throws(SweepError) -> [Bool] {
         var done = [Bool](repeating: false, count: plan.ownedCount)
-        let file: InputFileReader
-        do { file = try InputFileReader(path: path) } catch {
-            if case .missing = error { return done }
-            throw .io(path: path, reason: "cannot read the resume file: \(error.description)")
-        }
-        var buffer: [UInt8] = [], at = 0
-        /// Appends the next MiB of the file to `buffer` (dropping what was consumed); false at the end.
-        func more() throws(SweepError) -> Bool {
-            let chunk: Data
-            do { chunk = try file.read(upToCount: 1 << 20) } catch {
-                throw .io(path: path, reason: "cannot read the resume file: \(error.description)")
-            }
-            if chunk.isEmpty { return false }
-            buffer.removeFirst(at)
-            at = 0
-            buffer.append(contentsOf: chunk)
-            return true
-        }
+        guard let reader = try RecordLineReader(path: path, what: "the resume file") else { return done }
         // The first line must be this sweep's manifest; a file without a whole first line (a torn
         // header) holds nothing.
         var header: (matches: Bool, failure: SweepError?) = (true, nil)
@@ -142,25 +125,24 @@ public enum SweepRunner {
             guard header.matches, header.failure == nil else { return }
             for byte in piece.utf8 {
                 do throws(SweepError) {
-                    if at == buffer.count, try !more() { header.matches = false; return }
+                    guard try reader.peek() == byte else { header.matches = false; return }
                 } catch { header.failure = error; return }
-                guard buffer[at] == byte else { header.matches = false; return }
-                at += 1
+                reader.skip()
             }
         }
         if let failure = header.failure { throw failure }
         if header.matches {
-            if at == buffer.count, try !more() { return done }
-            header.matches = buffer[at] == UInt8(ascii: "\n")
+            guard let next = try reader.peek() else { return done }
+            header.matches = next == UInt8(ascii: "\n")
         }
         guard header.matches else {
-            repeat { if buffer[at...].contains(UInt8(ascii: "\n")) { throw .partialMismatch(file: path) }; at = buffer.count } while try more()
+            if try reader.restHasNewline() { throw .partialMismatch(file: path) }
             return done
         }
-        at += 1
+        reader.skip()
         var lineNumber = 2
         var batch: [SweepRecord] = []
-        func take(_ line: ArraySlice<UInt8>) throws(SweepError) {
+        _ = try reader.lines { (line) throws(SweepError) in
             defer { lineNumber += 1 }
             let r = try SweepRecord(parsing: String(decoding: line, as: UTF8.self)[...], file: path, line: lineNumber)
             guard r.item < plan.manifest.items, plan.shard.owns(r.item), let k = store.ordinal(ofItem: r.item), !done[k] else { return }
@@ -171,17 +153,7 @@ public enum SweepRunner {
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        repeat {
-            var i = at
-            while i < buffer.count {
-                if buffer[i] == UInt8(ascii: "\n") {
-                    try take(buffer[at..<i])
-                    at = i + 1
-                }
-                i += 1
-            }
-        } while try more()
-        try store.store(batch)  // what is left in `buffer` is a torn last line: dropped
+        try store.store(batch)  // what `lines` leaves is a torn last line: dropped
         return done
     }
 }
