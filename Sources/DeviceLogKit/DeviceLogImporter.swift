@@ -1,4 +1,5 @@
 import Foundation
+import DriveSim
 import GeoPolicy
 
 /// Size limits the importers enforce before and while reading.
@@ -41,24 +42,28 @@ public enum DeviceLogImporter {
         func fail(_ problem: DeviceLogProblem) -> DeviceLogError {
             DeviceLogError(file: path, line: nil, problem: problem)
         }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        // A folder is named as such (not as an unknown extension): --device-log wants files.
-        if let type = attributes?[.type] as? FileAttributeType, type == .typeDirectory {
-            throw fail(.unreadable(reason: "is a directory; --device-log takes log files (.csv, .gpx, .jsonl, .nmea)"))
+        // Only a regular file is read (`InputFileReader`): a FIFO or `/dev/zero` would hang or never end.
+        let opened: Result<InputFileReader, InputFileProblem>
+        do { opened = .success(try InputFileReader(path: path)) } catch { opened = .failure(error) }
+        // Named as such before the extension is looked at (`/dev/zero` has none).
+        if case let .failure(.notRegularFile(kind)) = opened {
+            // A folder: --device-log wants files.
+            if kind == "a directory" { throw fail(.unreadable(reason: "is a directory; --device-log takes log files (.csv, .gpx, .jsonl, .nmea)")) }
+            throw fail(.unreadable(reason: InputFileProblem.notRegularFile(kind: kind).description))
         }
         let chosen: DeviceLogFormat
         if let format { chosen = format } else { chosen = try DeviceLogFormat(path: path) }
-        guard let attributes else { throw fail(.unreadable(reason: "no such file or no permission")) }
-        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        let file: InputFileReader
+        switch opened {
+        case let .success(f): file = f
+        case .failure(.missing): throw fail(.unreadable(reason: "no such file"))
+        case let .failure(problem): throw fail(.unreadable(reason: problem.description))
+        }
+        let size = file.size_bytes
         guard size <= limits.maxFileSize_bytes else {
             throw fail(.fileTooLarge(size_bytes: size, limit_bytes: limits.maxFileSize_bytes))
         }
-        let handle: FileHandle
-        do { handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)) } catch {
-            throw fail(.unreadable(reason: "read failed"))
-        }
-        defer { try? handle.close() }
-        let source = DeviceLogByteSource.file(handle, limit_bytes: limits.maxFileSize_bytes)
+        let source = DeviceLogByteSource.file(file, limit_bytes: limits.maxFileSize_bytes)
         if chosen == .gpx {
             // The XML tokenizer works on the whole document; a GPX point takes several lines,
             // so its fixes are a small fraction of the file (docs/device-logs.md, Memory).
@@ -69,8 +74,9 @@ public enum DeviceLogImporter {
             }
             return try parse(bytes: bytes, file: path, format: chosen, limits: limits)
         }
-        let isRegular = (attributes[.type] as? FileAttributeType) == .typeRegular
-        let reserve = isRegular ? lineCount(path: path, limit_bytes: limits.maxFileSize_bytes) : 0
+        // Two passes over the same open file: the line count, then the parse.
+        let reserve = lineCount(file, limit_bytes: limits.maxFileSize_bytes)
+        do { try file.rewind() } catch { throw fail(.unreadable(reason: error.description)) }
         return try parse(source, file: path, format: chosen, limits: limits, reservingFixes: reserve)
     }
 
@@ -141,11 +147,9 @@ public enum DeviceLogImporter {
 
     /// Lines in the file (LF count + 1) by a first pass in 1 MiB pieces, stopping past
     /// `limit_bytes`; 0 when it cannot be read (the parse then reports why).
-    private static func lineCount(path: String, limit_bytes: Int) -> Int {
-        guard let handle = try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)) else { return 0 }
-        defer { try? handle.close() }
+    private static func lineCount(_ file: InputFileReader, limit_bytes: Int) -> Int {
         var count = 1, total = 0
-        while total <= limit_bytes, let data = try? handle.read(upToCount: 1 << 20), !data.isEmpty {
+        while total <= limit_bytes, let data = try? file.read(upToCount: 1 << 20), !data.isEmpty {
             total += data.count
             count += data.withUnsafeBytes { newlineCount($0.bindMemory(to: UInt8.self)) }
         }

@@ -1,3 +1,4 @@
+import DriveSim
 import Foundation
 
 /// A device log's bytes delivered in pieces: a file read chunk by chunk, or bytes already in memory.
@@ -44,17 +45,17 @@ struct DeviceLogByteSource {
         }
     }
 
-    /// An open file read from its current offset in `chunk_bytes` pieces.
+    /// An open regular file read from its current offset in `chunk_bytes` pieces.
     ///
     /// More than `limit_bytes` in total (a file that grew after its size was checked) is
     /// `.fileTooLarge` with the count read, at most `limit_bytes + 1`; a failed read is `.unreadable`.
-    static func file(_ handle: FileHandle, limit_bytes: Int, chunk_bytes: Int = 1 << 20) -> DeviceLogByteSource {
+    static func file(_ file: InputFileReader, limit_bytes: Int, chunk_bytes: Int = 1 << 20) -> DeviceLogByteSource {
         var total = 0
         return DeviceLogByteSource(chunk_bytes: chunk_bytes) { buffer, count throws(DeviceLogProblemAtLine) in
             let room = max(0, limit_bytes - total)
             let data: Data
             do {
-                data = try handle.read(upToCount: min(count, room == Int.max ? room : room + 1)) ?? Data()
+                data = try file.read(upToCount: min(count, room == Int.max ? room : room + 1))
             } catch {
                 throw DeviceLogProblemAtLine(line: nil, problem: .unreadable(reason: "read failed"))
             }

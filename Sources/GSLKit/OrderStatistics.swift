@@ -62,11 +62,11 @@ enum OrderStatistics {
 
     /// Type-7 quantiles (`gsl_stats_quantile_from_sorted_data` on the sorted data, computed with
     /// the same arithmetic: index = p·(n − 1), lhs = ⌊index⌋, δ = index − lhs,
-    /// result = (1 − δ)·x₍lhs₎ + δ·x₍lhs+1₎, or x₍n−1₎ when lhs = n − 1) of `values` (non-empty, no NaN),
+    /// result = (1 − δ)·x₍lhs₎ + δ·x₍lhs+1₎, or x₍n−1₎ when lhs = n − 1) of `work` (non-empty, no NaN),
     /// selecting only the order statistics they need. `probabilities` within 0...1.
-    static func quantiles(_ values: [Double], probabilities: [Double]) -> [Double] {
-        let n = values.count
-        var work = values  // the only heap copy (as `gsl_sort` on a copy before)
+    /// Selects in `work` itself: its order changes, nothing is copied.
+    static func quantiles(reordering work: inout [Double], probabilities: [Double]) -> [Double] {
+        let n = work.count
         // The order statistics needed, ascending and unique, in a stack buffer (no allocation).
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * probabilities.count) { ranks in
             var count = 0

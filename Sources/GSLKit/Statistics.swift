@@ -53,11 +53,18 @@ public enum Statistics {
 
     /// Several quantiles of unsorted data with one selection pass per needed order statistic (see `quantile`).
     public static func quantiles(_ values: [Double], probabilities: [Double]) throws(GSLError) -> [Double] {
+        var work = values  // the only heap copy
+        return try quantiles(reordering: &work, probabilities: probabilities)
+    }
+
+    /// The same quantiles as `quantiles(_:probabilities:)`, selected in `values` itself: its order
+    /// changes and no copy is made (a pool of millions of values is not held twice).
+    public static func quantiles(reordering values: inout [Double], probabilities: [Double]) throws(GSLError) -> [Double] {
         try check(values, minimumCount: 1, routine: "quantile")
         for p in probabilities where !(p >= 0 && p <= 1) {
             throw .invalidArgument("quantile probability must be within 0...1, got \(p)")
         }
-        return OrderStatistics.quantiles(values, probabilities: probabilities)
+        return OrderStatistics.quantiles(reordering: &values, probabilities: probabilities)
     }
 
     /// The same quantiles the GSL way: `gsl_sort` on a copy, then

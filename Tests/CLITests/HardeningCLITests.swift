@@ -335,4 +335,77 @@ import _TestSupport
             #expect(r.stderr.utf8.count <= 2100, "\(r.stderr.utf8.count) bytes")
         }
     }
+
+    // MARK: input files that are not regular files
+
+    /// What an input path is made into: a FIFO with no writer (a reader opening it blocks
+    /// forever), or `/dev/zero` (endless bytes).
+    enum NotAFile: String, CaseIterable, CustomStringConvertible {
+        case fifo, devZero
+        var description: String { rawValue }
+
+        /// The path, created in `dir` with `ext` for the FIFO.
+        func path(in dir: URL, ext: String) throws -> String {
+            switch self {
+            case .devZero: return "/dev/zero"
+            case .fifo:
+                let path = dir.appendingPathComponent("input.\(ext)").path
+                #expect(mkfifo(path, 0o600) == 0, "mkfifo \(path)")
+                return path
+            }
+        }
+
+        var kind: String { self == .fifo ? "a FIFO" : "a character device" }
+    }
+
+    /// Seconds before a child is killed: a refused input returns in well under a second, so only
+    /// a regression (a hang on the FIFO, an endless read of /dev/zero) reaches it.
+    static let notAFileDeadline_s = 30.0
+
+    static func expectRefused(_ r: ProcessResult, path: String, kind: String) {
+        #expect(r.status == 2, "status \(r.status) (9 = killed at the deadline: a hang): \(r.stderr)")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(r.stderr)")
+        #expect(r.stderr.contains(path) && r.stderr.contains("not a regular file (\(kind))"), "\(r.stderr)")
+    }
+
+    /// The command line of `command` reading `input` (a device log for replay/calibrate/accept,
+    /// a scenario file for run/export/sweep) and writing `out`.
+    static func notAFileArguments(_ command: String, input: String, out: String) -> [String] {
+        switch command {
+        case "replay": return ["replay", input, "--fence", "52.52,13.405", "--out", out]
+        case "calibrate": return ["calibrate", input, "--out", out]
+        case "accept": return ["accept", "scenarios/edge-loiter-100m.json", "--device-log", input, "--fence", "52.52,13.405", "--out", out]
+        case "run": return ["run", input, "--replicates", "1", "--out", out]
+        case "export": return ["export", input, "--format", "csv", "--out", out]
+        default: return ["sweep", input, "--enter", "50:60:10", "--exit", "100:120:20", "--out", out]
+        }
+    }
+
+    @Test(arguments: NotAFile.allCases, ["replay", "calibrate", "accept", "run", "export", "sweep"])
+    func inputThatIsNotARegularFileIsRefused(input: NotAFile, command: String) throws {
+        let dir = try Self.tempDir("notafile")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let isDeviceLog = ["replay", "calibrate", "accept"].contains(command)
+        let path = try input.path(in: dir, ext: isDeviceLog ? "csv" : "json")
+        let out = dir.appendingPathComponent("out").path
+        let r = try runFencelab(Self.notAFileArguments(command, input: path, out: out), deadline_s: Self.notAFileDeadline_s)
+        Self.expectRefused(r, path: path, kind: input.kind)
+        #expect(!FileManager.default.fileExists(atPath: out), "no output for refused input")
+    }
+
+    @Test(arguments: NotAFile.allCases)
+    func fixtureThatIsNotARegularFileIsRefused(input: NotAFile) throws {
+        let dir = try Self.tempDir("notafile-fixture")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fixture: String
+        switch input {
+        case .fifo: fixture = try input.path(in: dir, ext: "json")
+        case .devZero:
+            fixture = dir.appendingPathComponent("zero.json").path
+            try FileManager.default.createSymbolicLink(atPath: fixture, withDestinationPath: "/dev/zero")
+        }
+        let r = try runFencelab(["fixtures", dir.path], deadline_s: Self.notAFileDeadline_s)
+        Self.expectRefused(r, path: fixture, kind: input.kind)
+    }
 }

@@ -58,12 +58,12 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         for tail in ["", "torn{\"item\""] {
             try Data((lines.joined(separator: "\n") + "\n" + tail).utf8).write(to: URL(fileURLWithPath: path))
-            let reader = try #require(RecordLineReader(path: path, what: "the test file"))
+            let reader = try #require(try RecordLineReader(path: path, what: "the test file"))
             var back: [String] = []
             let rest = try reader.lines { back.append(String(decoding: $0, as: UTF8.self)) }
             #expect(back == lines)
             #expect(String(decoding: rest, as: UTF8.self) == tail)
         }
-        #expect(RecordLineReader(path: path + ".missing", what: "the test file") == nil)
+        #expect(try RecordLineReader(path: path + ".missing", what: "the test file") == nil)
     }
 }

@@ -185,6 +185,22 @@ import Foundation
         }
     }
 
+    /// The in-place variant (the calibration's QQ pool) gives the same quantiles and keeps the values.
+    @Test func reorderingInPlaceEqualsTheCopyingVersion() throws {
+        let rng = try RandomSource(seed: 20)
+        for n in [1, 2, 3, 10, 1_001, 20_000] {
+            let values = (0..<n).map { _ in rng.gaussian(sigma: 3) }
+            var work = values
+            let got = try Statistics.quantiles(reordering: &work, probabilities: Self.probabilities)
+            #expect(got == (try Statistics.quantiles(values, probabilities: Self.probabilities)), "n = \(n)")
+            #expect(work.sorted() == values.sorted(), "a permutation of the input, n = \(n)")
+        }
+        var empty: [Double] = []
+        #expect(throws: GSLError.self) { try Statistics.quantiles(reordering: &empty, probabilities: [0.5]) }
+        var one = [1.0]
+        #expect(throws: GSLError.self) { try Statistics.quantiles(reordering: &one, probabilities: [1.5]) }
+    }
+
     @Test func selectPlacesTheRankAndPartitions() throws {
         let rng = try RandomSource(seed: 19)
         var values = (0..<1_001).map { _ in rng.uniform() }

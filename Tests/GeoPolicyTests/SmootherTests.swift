@@ -48,6 +48,23 @@ import _TestSupport
         }
     }
 
+    /// `smoothedPositions` (what `calibrate --track` keeps) is `run`'s smoothed positions bit for
+    /// bit (same forward pass, same backward recursion), with rejected fixes and re-anchoring.
+    @Test func smoothedPositionsAreRunsPositions() throws {
+        var fixes = Self.track(start: try Coordinate(latitude: 70, longitude: 25), count: 300, turnRate_deg: 0.3)
+        fixes[7].horizontalAccuracy_m = -1
+        fixes[40].timestamp_s = fixes[39].timestamp_s
+        let filter = try KalmanFilter(reanchorDistance_m: 250)
+        let full = RTSSmoother.run(fixes, filter: filter)
+        let light = RTSSmoother.smoothedPositions(fixes, filter: filter)
+        #expect(light.acceptedIndices == full.acceptedIndices && light.acceptedIndices.count == 298)
+        #expect(light.positions.count == full.smoothed.count)
+        for (p, s) in zip(light.positions, full.smoothed) {
+            #expect(p.latitude == s.position.latitude && p.longitude == s.position.longitude)
+        }
+        #expect(RTSSmoother.smoothedPositions([], filter: filter).positions.isEmpty)
+    }
+
     @Test func rejectedFixesAreListedWithIndex() throws {
         var fixes = Self.track(start: try Coordinate(latitude: 10, longitude: 10), count: 20, turnRate_deg: 0)
         fixes[5].horizontalAccuracy_m = -1

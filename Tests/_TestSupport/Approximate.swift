@@ -53,8 +53,10 @@ public struct ProcessResult: Sendable {
 }
 
 /// Runs an executable with arguments, waits, and captures both streams.
+/// With `deadline_s`, a child still running after that many seconds is killed (SIGKILL), so a
+/// regression that hangs fails its test (status 9, `uncaughtSignal`) instead of hanging the suite.
 public func runProcess(_ executable: URL, _ arguments: [String], currentDirectory: URL? = nil,
-                       stdin: Data? = nil) throws -> ProcessResult {
+                       stdin: Data? = nil, deadline_s: Double? = nil) throws -> ProcessResult {
     let p = Process()
     p.executableURL = executable
     p.arguments = arguments
@@ -64,6 +66,12 @@ public func runProcess(_ executable: URL, _ arguments: [String], currentDirector
     p.standardError = err
     p.standardInput = inp
     try p.run()
+    if let deadline_s {
+        let pid = p.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + deadline_s) { [p] in
+            if p.isRunning { kill(pid, SIGKILL) }
+        }
+    }
     if let stdin { inp.fileHandleForWriting.write(stdin) }
     try? inp.fileHandleForWriting.close()
     // Read both pipes concurrently so a large output cannot deadlock.
@@ -83,7 +91,8 @@ public func runProcess(_ executable: URL, _ arguments: [String], currentDirector
 }
 
 /// Runs the built `fencelab` binary.
-public func runFencelab(_ arguments: [String], currentDirectory: URL? = nil, stdin: Data? = nil) throws -> ProcessResult {
+public func runFencelab(_ arguments: [String], currentDirectory: URL? = nil, stdin: Data? = nil,
+                        deadline_s: Double? = nil) throws -> ProcessResult {
     try runProcess(TestPaths.product("fencelab"), arguments,
-                   currentDirectory: currentDirectory ?? TestPaths.packageRoot, stdin: stdin)
+                   currentDirectory: currentDirectory ?? TestPaths.packageRoot, stdin: stdin, deadline_s: deadline_s)
 }

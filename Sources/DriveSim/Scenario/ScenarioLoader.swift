@@ -87,19 +87,14 @@ extension ScenarioSpec {
     /// catalog's largest is a few kB), small enough that parsing and errors stay bounded.
     public static let maxFileSize_bytes = 16 << 20
 
-    /// The file's bytes; refuses files over `maxFileSize_bytes` without reading past the limit.
+    /// The file's bytes; refuses files over `maxFileSize_bytes` without reading past the limit, and
+    /// anything that is not a regular file (a FIFO, `/dev/zero`, a socket) before reading.
     static func readBytes(_ path: String) throws(ScenarioError) -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw .unreadable(file: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied or not a file" : "no such file")
+        do { return try InputFileReader.readAll(path: path, limit_bytes: maxFileSize_bytes) } catch {
+            switch error {
+            case .tooLarge: throw .unreadable(file: path, reason: "larger than the 16 MiB limit for a scenario file")
+            default: throw .unreadable(file: path, reason: error.description)
+            }
         }
-        defer { try? handle.close() }
-        let data: Data
-        do { data = try handle.read(upToCount: maxFileSize_bytes + 1) ?? Data() } catch {
-            throw .unreadable(file: path, reason: "not a readable file")
-        }
-        guard data.count <= maxFileSize_bytes else {
-            throw .unreadable(file: path, reason: "larger than the 16 MiB limit for a scenario file")
-        }
-        return [UInt8](data)
     }
 }

@@ -95,20 +95,9 @@ public enum AcceptanceRun {
     }
 
     /// SHA-256 (hex) of a file's bytes; empty when it cannot be read (it was read just before).
-    /// Read in 1 MiB pieces: a 256 MiB device log is hashed without a copy of it in memory.
+    /// Read in 1 MiB pieces through `InputFileReader` (regular files only, never a FIFO opened twice).
     public static func fileSHA256(path: String) -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
-        defer { try? handle.close() }
-        var hasher = SHA256.Hasher()
-        while true {
-            // At end of file `read(upToCount:)` gives nil or empty data (platforms differ); only a
-            // thrown error means the file could not be read.
-            let chunk: Data?
-            do { chunk = try handle.read(upToCount: 1 << 20) } catch { return "" }
-            guard let chunk, !chunk.isEmpty else { break }
-            chunk.withUnsafeBytes { hasher.update($0.bindMemory(to: UInt8.self)) }
-        }
-        return SHA256.hex(digest: hasher.finalize())
+        (try? InputFileReader.sha256Hex(path: path)) ?? ""
     }
 
     /// The two status lines `fencelab accept` prints, e.g. `Rules level: passed (N checks)` and

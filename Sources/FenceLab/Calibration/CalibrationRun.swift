@@ -120,6 +120,8 @@ public enum CalibrationRun {
     /// The residual pipeline shared by the recording and the synthetic drives.
     static func pipeline(_ fixes: [Fix], points: [Coordinate], mode: CalibrationMode) throws(CalibrationError) -> Residuals {
         var times: [Double] = [], residuals: [SIMD2<Double>] = [], accuracy: [Double] = [], truth: [Coordinate] = []
+        // At most one of each per fix: allocated once (200 synthetic drives run through here).
+        times.reserveCapacity(fixes.count); residuals.reserveCapacity(fixes.count); accuracy.reserveCapacity(fixes.count)
         switch mode {
         case .stationary:
             let frame = LocalFrame(anchor: points[0])
@@ -135,10 +137,13 @@ public enum CalibrationRun {
         case .track:
             let filter: KalmanFilter
             do { filter = try KalmanFilter() } catch { throw .smoother(reason: "\(error)") }
-            let smoothed = RTSSmoother.run(fixes, filter: filter)
-            for (k, i) in smoothed.acceptedIndices.enumerated() where k < smoothed.smoothed.count {
+            // Only the smoothed positions: 200 synthetic drives run through here, and the full
+            // `RTSSmoother.run` result (estimates, states, covariances) is ~1 KB per fix.
+            let smoothed = RTSSmoother.smoothedPositions(fixes, filter: filter)
+            truth.reserveCapacity(fixes.count)
+            for (k, i) in smoothed.acceptedIndices.enumerated() where k < smoothed.positions.count {
                 let f = fixes[i]
-                let frame = LocalFrame(anchor: smoothed.smoothed[k].position)
+                let frame = LocalFrame(anchor: smoothed.positions[k])
                 times.append(f.timestamp_s)
                 residuals.append(frame.offset_m(points[i]))
                 accuracy.append(f.horizontalAccuracy_m)

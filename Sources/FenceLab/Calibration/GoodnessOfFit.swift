@@ -64,6 +64,9 @@ public struct GoodnessOfFit: Sendable {
         let recordRadii = series.residuals_m.map { ($0 * $0).sum().squareRoot() }.sorted()
         var syn0: (series: ResidualSeries, acf: ResidualACF, radii: [Double], coverage: Double, accuracy: [Double])?
         var nullACFs: [ResidualACF] = [], pooled: [Double] = []
+        // The envelope drives' east/north components, allocated once at their final size (growing
+        // by doubling held up to 1.5× the pool); the QQ quantiles are then selected in place.
+        pooled.reserveCapacity(min(Self.envelopeDrives, options.nullDrives) * 2 * r.input.times_s.count)
         var ksNull: [Double] = [], acfNull: [Double] = [], convexityNull: [Double] = []
         for drive in 0...options.nullDrives {
             let rng: RandomSource
@@ -97,9 +100,12 @@ public struct GoodnessOfFit: Sendable {
         }
         let (low, high) = envelope(nullACFs)
         let probabilities = (1...199).map { Double($0) / 200 }
-        let recordComponents = series.residuals_m.flatMap { [$0.x, $0.y] }
-        let model = (try? Statistics.quantiles(pooled, probabilities: probabilities)) ?? []
-        let data = (try? Statistics.quantiles(recordComponents, probabilities: probabilities)) ?? []
+        var recordComponents: [Double] = []
+        recordComponents.reserveCapacity(2 * series.residuals_m.count)
+        for v in series.residuals_m { recordComponents.append(v.x); recordComponents.append(v.y) }
+        let model = (try? Statistics.quantiles(reordering: &pooled, probabilities: probabilities)) ?? []
+        pooled = []
+        let data = (try? Statistics.quantiles(reordering: &recordComponents, probabilities: probabilities)) ?? []
         return GoodnessOfFit(
             syntheticACF: base.acf, syntheticLow: low, syntheticHigh: high, nullACFs: nullACFs, convexityNull: convexityNull,
             ksDistance: d, ksP: p(d, ksNull), acfDifference: diff.value, acfDifferenceLag_s: diff.lag_s, acfP: p(diff.value, acfNull),

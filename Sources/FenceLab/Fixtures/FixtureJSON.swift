@@ -34,8 +34,8 @@ enum ParsedJSON: Sendable {
 
     /// Parses a whole file with the one strict reader (RFC 8259, duplicate keys refused);
     /// a syntax error becomes `.malformedJSON` naming the file, line:column and key path.
-    static func parse(_ data: Data, file: String) throws(FixtureError) -> ParsedJSON {
-        do { return ParsedJSON(try StrictJSON.parse([UInt8](data))) } catch {
+    static func parse(_ bytes: [UInt8], file: String) throws(FixtureError) -> ParsedJSON {
+        do { return ParsedJSON(try StrictJSON.parse(bytes)) } catch {
             throw .malformedJSON(file: file, reason: error.description)
         }
     }

@@ -1,3 +1,4 @@
+import DriveSim
 import Foundation
 import GeoPolicy
 
@@ -74,10 +75,12 @@ public struct FixtureSuite: Sendable {
     public static func load(files: [String], ruleUnderTest: RuleSpec = .default) throws(FixtureError) -> FixtureSuite {
         var fixtures: [Fixture] = []
         for file in files {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw .unreadable(file: file, reason: "no such file or not readable")
+            // A regular file only, at most the strict JSON reader's 16 MiB (`InputFileReader`).
+            let bytes: [UInt8]
+            do { bytes = try InputFileReader.readAll(path: file, limit_bytes: StrictJSON.Limits.standard.maxBytes) } catch {
+                throw .unreadable(file: file, reason: error.description)
             }
-            let json = try ParsedJSON.parse(data, file: file)
+            let json = try ParsedJSON.parse(bytes, file: file)
             fixtures.append(try Fixture.parse(json, file: file, ruleUnderTest: ruleUnderTest))
         }
         return FixtureSuite(fixtures: fixtures, ruleUnderTest: ruleUnderTest)

@@ -1,3 +1,4 @@
+import DriveSim
 import Dispatch
 import Foundation
 #if canImport(Glibc)
@@ -51,11 +52,10 @@ public enum InterruptNotice {
 
     /// Newline bytes in the file at `path` (0 if it cannot be read), read in 1 MiB pieces.
     static func newlineCount(path: String) -> Int {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return 0 }
-        defer { try? handle.close() }
+        guard let file = try? InputFileReader(path: path) else { return 0 }
         var count = 0
-        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            count += chunk.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        try? file.forEachPiece { piece in
+            for byte in piece where byte == 0x0A { count += 1 }
         }
         return count
     }

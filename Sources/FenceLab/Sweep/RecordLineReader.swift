@@ -1,3 +1,4 @@
+import DriveSim
 import Foundation
 
 /// A record file (a sweep's resume file, a shard's `items.jsonl`) read 1 MiB at a time: the file
@@ -10,21 +11,23 @@ final class RecordLineReader {
     let path: String
     /// What the file is, for the read error ("the resume file").
     private let what: String
-    private let fd: Int32
+    /// The open file (`InputFileReader`: a regular file only) and its descriptor.
+    private let file: InputFileReader
+    private var fd: Int32 { file.fileDescriptor }
     /// The unconsumed bytes are `buffer[at...]`; its capacity settles at about two pieces, so
     /// reading allocates nothing per piece.
     private var buffer: [UInt8] = [], at = 0
 
-    /// nil when `path` cannot be opened for reading.
-    init?(path: String, what: String) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+    /// nil when there is no file at `path`; a FIFO, a device or a directory is refused.
+    /// - Throws: `.io` naming the file when it is not a regular file or cannot be opened.
+    init?(path: String, what: String) throws(SweepError) {
+        do { file = try InputFileReader(path: path) } catch {
+            if case .missing = error { return nil }
+            throw .io(path: path, reason: "cannot read \(what): \(error.description)")
+        }
         self.path = path
         self.what = what
-        self.fd = fd
     }
-
-    deinit { FileSystem.closeFile(fd) }
 
     /// Appends the next piece of the file (dropping what was consumed); false at the end.
     private func more() throws(SweepError) -> Bool {

@@ -1,3 +1,4 @@
+import DriveSim
 import Foundation
 
 /// Shard folders (`--shard K/N`) and their merge into the files of one unsharded run.
@@ -83,18 +84,21 @@ public enum SweepMerge {
         var seen: [Bool] = []  // by item: stored from some shard
         for folder in folders {
             let mpath = (folder as NSString).appendingPathComponent(manifestName)
-            guard let data = FileManager.default.contents(atPath: mpath) else {
-                throw .badManifest(file: mpath, reason: "missing: \(folder) is not a sweep shard folder (run `fencelab sweep --shard K/N --out \(folder)`)")
+            let data: [UInt8]
+            do { data = try InputFileReader.readAll(path: mpath, limit_bytes: .max) } catch {
+                if case .missing = error {
+                    throw .badManifest(file: mpath, reason: "missing: \(folder) is not a sweep shard folder (run `fencelab sweep --shard K/N --out \(folder)`)")
+                }
+                throw .badManifest(file: mpath, reason: error.description)
             }
-            let m = try SweepManifest.decode(data, file: mpath)
+            let m = try SweepManifest.decode(bytes: data, file: mpath)
             if let first { try compare(first.manifest, first.folder, m, folder) }
             if let twin = folderOfShard[m.shard] {
                 throw .duplicateShard(index: m.shard, count: m.shards, first: twin, second: folder)
             }
             let ipath = (folder as NSString).appendingPathComponent(itemsName)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: ipath, isDirectory: &isDirectory), !isDirectory.boolValue,
-                  let reader = RecordLineReader(path: ipath, what: "the shard's records") else {
+            // `nil`: no such file; anything but a regular file is refused (`InputFileReader`).
+            guard let reader = try RecordLineReader(path: ipath, what: "the shard's records") else {
                 throw .badManifest(file: ipath, reason: "missing: the shard's records are not there")
             }
             if records == nil {

@@ -141,8 +141,13 @@ public struct SweepManifest: Sendable, Hashable, Codable {
 
     /// Reads `shard.json`.
     public static func decode(_ data: Data, file: String) throws(SweepError) -> SweepManifest {
-        if let m = try decodeInPieces(data, file: file) { return try checked(m, file: file) }
-        return try checked(try decodeWhole(data, file: file), file: file)
+        try decode(bytes: data, file: file)
+    }
+
+    /// Reads `shard.json` from its bytes (`Data` or `[UInt8]`, read in place).
+    public static func decode(bytes: some ContiguousBytes, file: String) throws(SweepError) -> SweepManifest {
+        if let m = try decodeInPieces(bytes, file: file) { return try checked(m, file: file) }
+        return try checked(try decodeWhole(bytes, file: file), file: file)
     }
 
     /// The strict reader first (RFC grammar, duplicate keys, limits; JSONDecoder takes the last of
@@ -150,12 +155,13 @@ public struct SweepManifest: Sendable, Hashable, Codable {
     /// own output and grows with the grid (≈ 180 bytes and 8 values per point: 17.5 MB at 97 600
     /// points, past the 16 MiB of `Limits.standard`), so the file's own size bounds it; the grid's
     /// own limit (`SweepGrid.maxPoints`) bounds the file.
-    static func decodeWhole(_ data: Data, file: String) throws(SweepError) -> SweepManifest {
-        let limits = StrictJSON.Limits(maxBytes: max(data.count, 1), maxValues: max(data.count, 1))
-        do { _ = try StrictJSON.parse([UInt8](data), limits: limits) } catch {
+    static func decodeWhole(_ data: some ContiguousBytes, file: String) throws(SweepError) -> SweepManifest {
+        let bytes = data.withUnsafeBytes { [UInt8]($0) }
+        let limits = StrictJSON.Limits(maxBytes: max(bytes.count, 1), maxValues: max(bytes.count, 1))
+        do { _ = try StrictJSON.parse(bytes, limits: limits) } catch {
             throw .badManifest(file: file, reason: "not valid JSON: \(error)")
         }
-        do { return try decoder().decode(SweepManifest.self, from: data) } catch {
+        do { return try decoder().decode(SweepManifest.self, from: Data(bytes)) } catch {
             throw .badManifest(file: file, reason: "not a sweep shard manifest (\(error))")
         }
     }
@@ -178,8 +184,8 @@ public struct SweepManifest: Sendable, Hashable, Codable {
     /// leaves an empty element; a second `points` key stays in the object part). Returns nil when
     /// the file is small or the top-level `points` array cannot be found; on any error the whole
     /// reading runs again, so the message is the one it gives.
-    static func decodeInPieces(_ data: Data, file: String) throws(SweepError) -> SweepManifest? {
-        guard data.count > piecewiseThreshold_bytes else { return nil }
+    static func decodeInPieces(_ data: some ContiguousBytes, file: String) throws(SweepError) -> SweepManifest? {
+        guard data.withUnsafeBytes({ $0.count }) > piecewiseThreshold_bytes else { return nil }
         let decoded: SweepManifest?? = data.withUnsafeBytes { raw in
             // Read in place: a copy of a 17.5 MB manifest as [UInt8] would double the file's share.
             let bytes = raw.bindMemory(to: UInt8.self)

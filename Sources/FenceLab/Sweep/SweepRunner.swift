@@ -117,7 +117,7 @@ public enum SweepRunner {
     /// which owned records (by position in `store`) it held.
     static func loadPartial(path: String, plan: SweepPlan, into store: SweepRecordStore) throws(SweepError) -> [Bool] {
         var done = [Bool](repeating: false, count: plan.ownedCount)
-        guard let reader = RecordLineReader(path: path, what: "the resume file") else { return done }
+        guard let reader = try RecordLineReader(path: path, what: "the resume file") else { return done }
         // The first line must be this sweep's manifest; a file without a whole first line (a torn
         // header) holds nothing.
         var header: (matches: Bool, failure: SweepError?) = (true, nil)

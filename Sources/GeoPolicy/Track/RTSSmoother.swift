@@ -102,22 +102,14 @@ public enum RTSSmoother {
     /// Runs `filter` over `fixes` (recording each step) and smooths the result.
     /// Rejected fixes are listed with their reason and skipped.
     public static func run(_ fixes: [Fix], filter: KalmanFilter) -> SmoothedTrack {
-        var f = filter
-        var steps: [KalmanStep] = []
         var filtered: [KalmanEstimate] = []
         var accepted: [Int] = []
         var rejected: [RejectedFix] = []
-        steps.reserveCapacity(fixes.count)
-        var step = KalmanStep()
-        for (i, fix) in fixes.enumerated() {
-            do {
-                try f.update(fix, recording: &step)
-                steps.append(step)
-                accepted.append(i)
-                if let e = f.estimate { filtered.append(e) }
-            } catch {
-                rejected.append(RejectedFix(index: i, reason: error))
-            }
+        let steps = forward(fixes, filter: filter) { i, f in
+            accepted.append(i)
+            if let e = f.estimate { filtered.append(e) }
+        } rejected: { i, reason in
+            rejected.append(RejectedFix(index: i, reason: reason))
         }
         let states = smoothedStates(steps)
         var track = SmoothedTrack(acceptedIndices: accepted, filtered: filtered,
@@ -127,6 +119,41 @@ public enum RTSSmoother {
         track.steps = steps
         track.smoothedStates = states
         return track
+    }
+
+    /// Runs `filter` over `fixes` and returns only the smoothed positions, with the indices of the
+    /// accepted fixes they belong to: exactly `run(_:filter:).smoothed[k].position`, without the
+    /// filtered and smoothed estimates and states `run` also keeps (for a long recording that
+    /// halves the memory: the recorded steps and one coordinate per fix).
+    public static func smoothedPositions(_ fixes: [Fix], filter: KalmanFilter) -> (acceptedIndices: [Int], positions: [Coordinate]) {
+        var accepted: [Int] = []
+        accepted.reserveCapacity(fixes.count)
+        let steps = forward(fixes, filter: filter) { i, _ in accepted.append(i) } rejected: { _, _ in }
+        guard let last = steps.last else { return ([], []) }
+        func position(_ step: KalmanStep, _ x: SIMD4<Double>) -> Coordinate { step.frame.coordinate(SIMD2(x[0], x[1])) }
+        var positions = [Coordinate](repeating: position(last, last.filteredState), count: steps.count)
+        backward(steps) { k, x, _ in positions[k] = position(steps[k], x) }
+        return (accepted, positions)
+    }
+
+    /// The forward pass: updates a copy of `filter` with each fix, recording the step of every
+    /// accepted one; calls `accepted(i, filter)` after fix i's update, or `rejected(i, reason)`.
+    private static func forward(_ fixes: [Fix], filter: KalmanFilter, accepted: (Int, KalmanFilter) -> Void,
+                                rejected: (Int, TrackRejection) -> Void) -> [KalmanStep] {
+        var f = filter
+        var steps: [KalmanStep] = []
+        steps.reserveCapacity(fixes.count)
+        var step = KalmanStep()
+        for (i, fix) in fixes.enumerated() {
+            do {
+                try f.update(fix, recording: &step)
+                steps.append(step)
+                accepted(i, f)
+            } catch {
+                rejected(i, error)
+            }
+        }
+        return steps
     }
 
     static func estimate(_ step: KalmanStep, _ x: SIMD4<Double>, _ p: Covariance4,

@@ -1,0 +1,147 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a named input file cannot be read.
+public enum InputFileProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Nothing at the path (or a dangling symbolic link).
+    case missing
+    /// Something other than a regular file: a FIFO, a directory, a device, a socket. `kind` names
+    /// it ("a FIFO", "a directory", "a character device", …).
+    case notRegularFile(kind: String)
+    /// The file is larger than the caller's limit, in bytes.
+    case tooLarge(size_bytes: Int, limit_bytes: Int)
+    /// `open` or `read` failed; the system's reason.
+    case unreadable(reason: String)
+
+    public var description: String {
+        switch self {
+        case .missing: return "no such file"
+        case let .notRegularFile(kind): return "not a regular file (\(kind)); give a file on disk"
+        case let .tooLarge(size, limit): return "\(size) bytes, larger than the \(limit)-byte limit"
+        case let .unreadable(reason): return reason
+        }
+    }
+}
+
+/// A named input file opened for reading: the one seam every input-file read goes through
+/// (scenario files, fixtures, device logs, sweep shards, the input digests of a report).
+///
+/// Only regular files are read (a symbolic link to one is fine). A FIFO, a directory, a device such
+/// as `/dev/zero` or a socket is refused up front, so no reader waits for a writer that never
+/// comes or reads an endless stream: the path is `stat`ed first, then opened with `O_NONBLOCK`
+/// (opening a FIFO never blocks) and checked again with `fstat` on the descriptor (the path may
+/// have been replaced in between). Readers may rewind and read a file twice (a line count, then
+/// the parse): a regular file gives the same bytes both times.
+public final class InputFileReader {
+    /// The path as given; named in every error.
+    public let path: String
+    /// The size when opened, in bytes (`st_size`).
+    public let size_bytes: Int
+    private let handle: FileHandle
+
+    /// Opens `path` if it is a regular file.
+    /// - Throws: `.missing`, `.notRegularFile(kind:)` or `.unreadable` with the system's reason.
+    public init(path: String) throws(InputFileProblem) {
+        self.path = path
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { throw .missing }
+            throw .unreadable(reason: Self.lastError())
+        }
+        guard let kind = Self.nonRegularKind(st.st_mode) else {
+            let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { throw .unreadable(reason: Self.lastError()) }
+            var opened = stat()
+            guard fstat(fd, &opened) == 0 else {
+                let reason = Self.lastError()
+                close(fd)
+                throw .unreadable(reason: reason)
+            }
+            if let kind = Self.nonRegularKind(opened.st_mode) {
+                close(fd)
+                throw .notRegularFile(kind: kind)
+            }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+            size_bytes = Int(opened.st_size)
+            handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+            return
+        }
+        throw .notRegularFile(kind: kind)
+    }
+
+    /// Opens `path` and refuses it, before reading, when it is over `limit_bytes`.
+    public convenience init(path: String, limit_bytes: Int) throws(InputFileProblem) {
+        try self.init(path: path)
+        guard size_bytes <= limit_bytes else { throw .tooLarge(size_bytes: size_bytes, limit_bytes: limit_bytes) }
+    }
+
+    /// The open descriptor, for callers that `read(2)` into their own buffer; valid while this
+    /// reader lives (it closes the descriptor).
+    public var fileDescriptor: Int32 { handle.fileDescriptor }
+
+    /// The next at most `count` bytes; empty at the end of the file.
+    /// - Throws: `.unreadable` when the read fails.
+    public func read(upToCount count: Int) throws(InputFileProblem) -> Data {
+        do { return try handle.read(upToCount: count) ?? Data() } catch {
+            throw .unreadable(reason: "read failed: \(error.localizedDescription)")
+        }
+    }
+
+    /// Back to the first byte (for a second pass over the file).
+    public func rewind() throws(InputFileProblem) {
+        do { try handle.seek(toOffset: 0) } catch { throw .unreadable(reason: "seek failed: \(error.localizedDescription)") }
+    }
+
+    /// Calls `body` with each piece of the rest of the file, `piece_bytes` at a time (1 MiB).
+    public func forEachPiece(piece_bytes: Int = 1 << 20, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(InputFileProblem) {
+        while true {
+            let data = try read(upToCount: piece_bytes)
+            if data.isEmpty { return }
+            data.withUnsafeBytes { body($0.bindMemory(to: UInt8.self)) }
+        }
+    }
+
+    /// The whole file, refused without reading past `limit_bytes` (a file that grew after it was
+    /// opened is refused too).
+    public static func readAll(path: String, limit_bytes: Int) throws(InputFileProblem) -> [UInt8] {
+        let file = try InputFileReader(path: path, limit_bytes: limit_bytes)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(file.size_bytes)
+        while true {
+            let data = try file.read(upToCount: 1 << 20)
+            if data.isEmpty { return bytes }
+            guard data.count <= limit_bytes - bytes.count else {
+                throw .tooLarge(size_bytes: bytes.count + data.count, limit_bytes: limit_bytes)
+            }
+            bytes.append(contentsOf: data)
+        }
+    }
+
+    /// Lower-case hex SHA-256 of the file's bytes, read in 1 MiB pieces (a 256 MiB device log is
+    /// hashed without a copy of it in memory).
+    public static func sha256Hex(path: String) throws(InputFileProblem) -> String {
+        let file = try InputFileReader(path: path)
+        var hasher = SHA256.Hasher()
+        try file.forEachPiece { hasher.update($0) }
+        return SHA256.hex(digest: hasher.finalize())
+    }
+
+    /// How an error names a file type other than a regular file; nil for a regular file.
+    static func nonRegularKind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        default: return "an unknown file type"
+        }
+    }
+
+    private static func lastError() -> String { String(cString: strerror(errno)) }
+}
