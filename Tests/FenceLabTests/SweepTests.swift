@@ -147,6 +147,23 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         }
     }
 
+    /// Cells kept in memory (small grids) and cells computed from the records when asked (large
+    /// grids, budget 0 here) are the same cells, frontiers and mix.
+    @Test func keptCellsEqualCellsComputedOnDemand() throws {
+        let fx = try SweepFixture("kept-cells")
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        let run = try SweepJob.sweep(try fx.request(), out: fx.path("out")).run
+        let kept = try SweepSummary.make(manifest: run.manifest, store: run.records)
+        let onDemand = try SweepSummary.make(manifest: run.manifest, store: run.records, keepingCellsUpTo: 0)
+        #expect(kept.scenarios.allSatisfy { $0.cells.kept != nil })
+        #expect(onDemand.scenarios.allSatisfy { $0.cells.kept == nil })
+        for (k, d) in zip(kept.scenarios, onDemand.scenarios) {
+            #expect(Array(k.cells) == Array(d.cells))
+            #expect(k.frontier == d.frontier && k.frontierByLatency == d.frontierByLatency)
+        }
+        #expect(kept.mix == onDemand.mix)
+    }
+
     @Test func shardsMergeByteIdenticalToOneRun() throws {
         let fx = try SweepFixture("shards")
         defer { try? FileManager.default.removeItem(at: fx.root) }

@@ -58,11 +58,15 @@ public struct SweepCells: RandomAccessCollection, Sendable, Hashable {
     let offset: Int, points: Int, replicates: Int
     let scenario: String
     let scenarioHours: Double
+    /// Every cell, when the grid is small enough to keep them (`SweepSummary.keptCellsBudget_bytes`):
+    /// the outputs then read them instead of computing each point's figures again from its records.
+    var kept: [SweepCell]?
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { points }
 
     public subscript(point: Int) -> SweepCell {
+        if let kept { return kept[point] }
         do { return try cell(point, records: (0..<replicates).map { store.recordReadBack(offset + $0 * points + point) }) } catch {
             fatalError("fencelab: \(error) (aggregated without error before)")
         }
@@ -156,13 +160,21 @@ public struct SweepSummary: Sendable, Hashable {
     /// One pass computes every cell once, point by point: the per-scenario trade-off figures (for
     /// the flutter frontiers) and the point's mix figures; nothing else per cell is kept. The
     /// outputs compute the cells again from the records when they write them (`SweepCells`).
-    public static func make(manifest: SweepManifest, store: SweepRecordStore) throws -> SweepSummary {
+    /// Cells of all scenarios up to this size are kept in memory by `make` (16 MiB ≈ 26 000 cells
+    /// of ≈ 630 bytes: a 14 200-point grid of one scenario, or the tuning mix many times over);
+    /// larger grids compute a cell from its records whenever an output asks, so memory stays flat
+    /// in the grid. The outputs compute a cell up to ≈ 7 times (sweep.json, sweep.csv, sweep.md,
+    /// the page's tables and plot), which cost 9–23 % of a 20-replicate sweep's CPU.
+    public static let keptCellsBudget_bytes = 16 << 20
+
+    public static func make(manifest: SweepManifest, store: SweepRecordStore,
+                            keepingCellsUpTo budget_bytes: Int = keptCellsBudget_bytes) throws -> SweepSummary {
         guard store.count == manifest.items, store.stride == 1, store.storedCount == manifest.items else {
             throw SweepError.badRecord(file: "records", line: 0,
                                        reason: "\(store.storedCount) of \(manifest.items) work items stored")
         }
         let offsets = manifest.offsets, points = manifest.points
-        let cells = manifest.scenarios.enumerated().map { s, scenario in
+        var cells = manifest.scenarios.enumerated().map { s, scenario in
             SweepCells(store: store, offset: offsets[s], points: points.count, replicates: scenario.replicates,
                        scenario: scenario.name, scenarioHours: scenario.duration_s / 3600)
         }
@@ -172,15 +184,21 @@ public struct SweepSummary: Sendable, Hashable {
         mix.reserveCapacity(points.count)
         let totalWeight = manifest.scenarios.reduce(0) { $0 + $1.weight }
         var visits: [SweepVisitCell] = []
+        let keep = points.count * cells.count * MemoryLayout<SweepCell>.stride <= budget_bytes
+        var kept = [[SweepCell]](repeating: [], count: keep ? cells.count : 0)
+        for s in kept.indices { kept[s].reserveCapacity(points.count) }
         for p in points.indices {
             visits.removeAll(keepingCapacity: true)
             for (s, scenarioCells) in cells.enumerated() {
                 let c = try scenarioCells.cell(p, records: scenarioCells.records(p))
                 trade[s].append(c.tradeOff(points[p]))
                 visits.append(c.visits)
+                if keep { kept[s].append(c) }
             }
             mix.append(SweepMix.score(point: p, visits: visits, manifest: manifest, totalWeight: totalWeight))
         }
+        for s in kept.indices { cells[s].kept = kept[s] }
+        kept = []
         var summaries: [SweepScenarioSummary] = []
         for (s, scenario) in manifest.scenarios.enumerated() {
             let frontier = TradeOff.frontier(trade[s])
