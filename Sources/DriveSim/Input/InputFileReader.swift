@@ -1,8 +1,11 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+/// `read(2)`, named so the reader's own `read` methods do not hide it.
+private let systemRead = Glibc.read
 #elseif canImport(Darwin)
 import Darwin
+private let systemRead = Darwin.read
 #endif
 
 /// Why a named input file cannot be read.
@@ -79,9 +82,17 @@ public final class InputFileReader {
         guard size_bytes <= limit_bytes else { throw .tooLarge(size_bytes: size_bytes, limit_bytes: limit_bytes) }
     }
 
-    /// The open descriptor, for callers that `read(2)` into their own buffer; valid while this
-    /// reader lives (it closes the descriptor).
-    public var fileDescriptor: Int32 { handle.fileDescriptor }
+    /// Reads the next at most `buffer.count` bytes into `buffer` (`read(2)`, retried on EINTR), for
+    /// callers that reuse one buffer; returns the count, 0 at the end of the file.
+    /// - Throws: `.unreadable` with the system's reason when the read fails.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputFileProblem) -> Int {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
+        while true {
+            let got = systemRead(handle.fileDescriptor, base, buffer.count)
+            if got >= 0 { return got }
+            if errno != EINTR { throw .unreadable(reason: "read failed: \(Self.lastError())") }
+        }
+    }
 
     /// The next at most `count` bytes; empty at the end of the file.
     /// - Throws: `.unreadable` when the read fails.

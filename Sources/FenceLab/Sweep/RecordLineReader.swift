@@ -11,9 +11,8 @@ final class RecordLineReader {
     let path: String
     /// What the file is, for the read error ("the resume file").
     private let what: String
-    /// The open file (`InputFileReader`: a regular file only) and its descriptor.
+    /// The open file (`InputFileReader`: a regular file only).
     private let file: InputFileReader
-    private var fd: Int32 { file.fileDescriptor }
     /// The unconsumed bytes are `buffer[at...]`; its capacity settles at about two pieces, so
     /// reading allocates nothing per piece.
     private var buffer: [UInt8] = [], at = 0
@@ -35,14 +34,14 @@ final class RecordLineReader {
         at = 0
         let kept = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: Self.pieceBytes))
-        var got: Int
-        repeat {
-            got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + kept, Self.pieceBytes) }
-        } while got < 0 && errno == EINTR
-        guard got >= 0 else {
-            let reason = FileSystem.lastError()
+        let got: Int
+        do {
+            got = try buffer.withUnsafeMutableBytes { (all) throws(InputFileProblem) -> Int in
+                try file.read(into: UnsafeMutableRawBufferPointer(rebasing: all[kept...]))
+            }
+        } catch {
             buffer.removeLast(Self.pieceBytes)
-            throw .io(path: path, reason: "cannot read \(what): \(reason)")
+            throw .io(path: path, reason: "cannot read \(what): \(error)")
         }
         buffer.removeLast(Self.pieceBytes - got)
         return got > 0
