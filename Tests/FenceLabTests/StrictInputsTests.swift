@@ -37,7 +37,7 @@ import Foundation
     @Test func shardManifestWithDuplicateKeysIsRefused() throws {
         let text = #"{"format":"x","format":"y"}"#
         #expect {
-            _ = try SweepManifest.decode(Data(text.utf8), file: "shard.json")
+            _ = try SweepManifest.decode(Array(text.utf8), file: "shard.json")
         } throws: { error in
             "\(error)".contains("duplicate key")
         }

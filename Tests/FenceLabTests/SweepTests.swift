@@ -121,12 +121,12 @@ private func mismatch(_ body: () throws -> Any) -> String? {
                                      inputs: [.raw], kalmanQ: [0.5], limit: nil)
         let m = try SweepPlan.prepare(request).manifest
         let text = m.encoded(pretty: true)
-        let data = Data(text.utf8)
+        let data = Array(text.utf8)
         #expect(data.count > SweepManifest.piecewiseThreshold_bytes)
         let pieces = try #require(try SweepManifest.decodeInPieces(data, file: "shard.json"))
         #expect(pieces == m)
         #expect(try SweepManifest.decode(data, file: "shard.json") == m)
-        #expect(try SweepManifest.decodeInPieces(Data(SweepManifest.encodeWhole(m, pretty: false).utf8), file: "s") == m)
+        #expect(try SweepManifest.decodeInPieces(Array(SweepManifest.encodeWhole(m, pretty: false).utf8), file: "s") == m)
         // Broken texts: the piecewise reading refuses them with the whole reading's message.
         let lastPoint = try #require(text.range(of: "}\n  ],", options: .backwards))
         let firstPoint = try #require(text.range(of: "\"points\" : [\n"))
@@ -139,7 +139,7 @@ private func mismatch(_ body: () throws -> Any) -> String? {
             String(text.dropLast(40)),                                                         // truncated
         ]
         for b in broken {
-            let bad = Data(b.utf8)
+            let bad = Array(b.utf8)
             var whole: SweepError?, piecewise: SweepError?
             do { _ = try SweepManifest.decodeWhole(bad, file: "shard.json") } catch { whole = error }
             do { _ = try SweepManifest.decode(bad, file: "shard.json") } catch { piecewise = error }
@@ -380,7 +380,7 @@ private func mismatch(_ body: () throws -> Any) -> String? {
                                                         duration_s: 600, weight: 2.5)],
                               window_s: 60, maxFixAge_s: 30, maxLatency_s: 45.5, minRecall: 0.9, matchSlack_s: 60,
                               shard: 1, shards: 4, items: 2 * grid.points.count)
-        let back = try SweepManifest.decode(Data(m.encoded(pretty: true).utf8), file: "shard.json")
+        let back = try SweepManifest.decode(Array(m.encoded(pretty: true).utf8), file: "shard.json")
         #expect(back == m)
         #expect(grid.referenceIndex != nil, "80/120/30 is evaluated for every rule kind")
     }

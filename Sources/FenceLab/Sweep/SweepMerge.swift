@@ -91,7 +91,7 @@ public enum SweepMerge {
                 }
                 throw .badManifest(file: mpath, reason: error.description)
             }
-            let m = try SweepManifest.decode(bytes: data, file: mpath)
+            let m = try SweepManifest.decode(data, file: mpath)
             if let first { try compare(first.manifest, first.folder, m, folder) }
             if let twin = folderOfShard[m.shard] {
                 throw .duplicateShard(index: m.shard, count: m.shards, first: twin, second: folder)

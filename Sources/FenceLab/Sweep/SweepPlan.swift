@@ -140,12 +140,7 @@ public struct SweepManifest: Sendable, Hashable, Codable {
     }
 
     /// Reads `shard.json`.
-    public static func decode(_ data: Data, file: String) throws(SweepError) -> SweepManifest {
-        try decode(bytes: data, file: file)
-    }
-
-    /// Reads `shard.json` from its bytes (`Data` or `[UInt8]`, read in place).
-    public static func decode(bytes: some ContiguousBytes, file: String) throws(SweepError) -> SweepManifest {
+    public static func decode(_ bytes: [UInt8], file: String) throws(SweepError) -> SweepManifest {
         if let m = try decodeInPieces(bytes, file: file) { return try checked(m, file: file) }
         return try checked(try decodeWhole(bytes, file: file), file: file)
     }
@@ -155,8 +150,7 @@ public struct SweepManifest: Sendable, Hashable, Codable {
     /// own output and grows with the grid (≈ 180 bytes and 8 values per point: 17.5 MB at 97 600
     /// points, past the 16 MiB of `Limits.standard`), so the file's own size bounds it; the grid's
     /// own limit (`SweepGrid.maxPoints`) bounds the file.
-    static func decodeWhole(_ data: some ContiguousBytes, file: String) throws(SweepError) -> SweepManifest {
-        let bytes = data.withUnsafeBytes { [UInt8]($0) }
+    static func decodeWhole(_ bytes: [UInt8], file: String) throws(SweepError) -> SweepManifest {
         let limits = StrictJSON.Limits(maxBytes: max(bytes.count, 1), maxValues: max(bytes.count, 1))
         do { _ = try StrictJSON.parse(bytes, limits: limits) } catch {
             throw .badManifest(file: file, reason: "not valid JSON: \(error)")
@@ -184,11 +178,9 @@ public struct SweepManifest: Sendable, Hashable, Codable {
     /// leaves an empty element; a second `points` key stays in the object part). Returns nil when
     /// the file is small or the top-level `points` array cannot be found; on any error the whole
     /// reading runs again, so the message is the one it gives.
-    static func decodeInPieces(_ data: some ContiguousBytes, file: String) throws(SweepError) -> SweepManifest? {
-        guard data.withUnsafeBytes({ $0.count }) > piecewiseThreshold_bytes else { return nil }
-        let decoded: SweepManifest?? = data.withUnsafeBytes { raw in
-            // Read in place: a copy of a 17.5 MB manifest as [UInt8] would double the file's share.
-            let bytes = raw.bindMemory(to: UInt8.self)
+    static func decodeInPieces(_ data: [UInt8], file: String) throws(SweepError) -> SweepManifest? {
+        guard data.count > piecewiseThreshold_bytes else { return nil }
+        let decoded: SweepManifest?? = data.withUnsafeBufferPointer { bytes in
             guard let span = ManifestScan.topLevelArray(named: "points", in: bytes) else { return nil }
             return pieces(bytes, span: span)
         }
