@@ -35,9 +35,14 @@ public enum DeviceLogImporter {
     ///   - path: the file; named in every error.
     ///   - format: the format, or `nil` to take it from the extension (`.csv`, `.gpx`, `.jsonl`).
     ///   - limits: file-size and line-length limits.
+    ///   - keepingFix: called with every well-formed fix in file order; a fix it returns `false` for
+    ///     is not stored (`nil`: every fix is). A reader that needs only some fixes (calibration
+    ///     drops out-of-order ones) then holds those, not the whole file (docs/device-logs.md, Memory).
+    ///     Events are stored either way.
     /// - Throws: `DeviceLogError` with the file, the line (when one applies) and the problem.
     public static func load(
-        path: String, format: DeviceLogFormat? = nil, limits: DeviceLogLimits = .standard
+        path: String, format: DeviceLogFormat? = nil, limits: DeviceLogLimits = .standard,
+        keepingFix: ((Fix) -> Bool)? = nil
     ) throws(DeviceLogError) -> DeviceLog {
         func fail(_ problem: DeviceLogProblem) -> DeviceLogError {
             DeviceLogError(file: path, line: nil, problem: problem)
@@ -72,12 +77,14 @@ public enum DeviceLogImporter {
             do { while try source.read(appendingTo: &bytes) > 0 {} } catch {
                 throw DeviceLogError(file: path, line: error.line, problem: error.problem)
             }
-            return try parse(bytes: bytes, file: path, format: chosen, limits: limits)
+            return try bytes.withUnsafeBufferPointer { (buffer) throws(DeviceLogError) -> DeviceLog in
+                try parse(buffer: buffer, file: path, format: chosen, limits: limits, keepingFix: keepingFix)
+            }
         }
         // Two passes over the same open file: the line count, then the parse.
         let reserve = lineCount(file, limit_bytes: limits.maxFileSize_bytes)
         do { try file.rewind() } catch { throw fail(.unreadable(reason: error.description)) }
-        return try parse(source, file: path, format: chosen, limits: limits, reservingFixes: reserve)
+        return try parse(source, file: path, format: chosen, limits: limits, reservingFixes: reserve, keepingFix: keepingFix)
     }
 
     /// Parses the bytes of a device log already in memory.
@@ -97,7 +104,7 @@ public enum DeviceLogImporter {
 
     static func parse(
         buffer: UnsafeBufferPointer<UInt8>, file: String, format: DeviceLogFormat, limits: DeviceLogLimits,
-        chunk_bytes: Int = 1 << 20
+        chunk_bytes: Int = 1 << 20, keepingFix: ((Fix) -> Bool)? = nil
     ) throws(DeviceLogError) -> DeviceLog {
         guard buffer.count <= limits.maxFileSize_bytes else {
             throw DeviceLogError(file: file, line: nil,
@@ -105,7 +112,7 @@ public enum DeviceLogImporter {
         }
         do {
             if format == .gpx {
-                var builder = DeviceLogBuilder()
+                var builder = DeviceLogBuilder(keep: keepingFix)
                 try GPXDeviceLogReader.read(buffer, limits: limits, into: &builder)
                 return DeviceLog(file: file, format: format, fixes: builder.fixes, events: builder.events)
             }
@@ -113,19 +120,22 @@ public enum DeviceLogImporter {
             throw DeviceLogError(file: file, line: error.line, problem: error.problem)
         }
         return try parse(.memory(buffer, chunk_bytes: chunk_bytes), file: file, format: format, limits: limits,
-                         reservingFixes: newlineCount(buffer) + 1)
+                         reservingFixes: newlineCount(buffer) + 1, keepingFix: keepingFix)
     }
 
     /// Parses a line format (CSV, JSON Lines, NMEA) as its source delivers it, piece by piece.
     /// - Parameter reservingFixes: fixes to allocate room for up front (the line count: one fix per
     ///   line at most), so the array is allocated once instead of growing by copies (a 900 000-row
-    ///   log would otherwise hold 1.5 copies of its fixes while growing).
+    ///   log would otherwise hold 1.5 copies of its fixes while growing). With `keepingFix` the room
+    ///   is reserved all the same: pages no kept fix reaches are never touched, so they cost
+    ///   address space, not resident memory.
     static func parse(
-        _ source: DeviceLogByteSource, file: String, format: DeviceLogFormat, limits: DeviceLogLimits, reservingFixes: Int
+        _ source: DeviceLogByteSource, file: String, format: DeviceLogFormat, limits: DeviceLogLimits, reservingFixes: Int,
+        keepingFix: ((Fix) -> Bool)? = nil
     ) throws(DeviceLogError) -> DeviceLog {
         precondition(format != .gpx, "GPX is read from a whole buffer")
         var lines = DeviceLogLines(source, maxLineLength_bytes: limits.maxLineLength_bytes)
-        var builder = DeviceLogBuilder()
+        var builder = DeviceLogBuilder(keep: keepingFix)
         builder.fixes.reserveCapacity(reservingFixes)
         do {
             switch format {
@@ -161,6 +171,12 @@ public enum DeviceLogImporter {
 struct DeviceLogBuilder {
     var fixes: [DeviceLogFix] = []
     var events: [SystemEvent] = []
+    /// Decides whether a well-formed fix is stored (`nil`: all are); see `DeviceLogImporter.load`.
+    let keep: ((Fix) -> Bool)?
+    /// Whether any fix was read (stored or not).
+    private var sawFix = false
+
+    init(keep: ((Fix) -> Bool)? = nil) { self.keep = keep }
 
     /// Adds one row.
     ///
@@ -183,11 +199,13 @@ struct DeviceLogBuilder {
             throw DeviceLogProblemAtLine(line: line, problem: .missingValue(column: "horizontal_accuracy"))
         }
         let fix = Fix(timestamp_s: timestamp_s, latitude: latitude, longitude: longitude, horizontalAccuracy_m: accuracy_m)
-        fixes.append(DeviceLogFix(fix: fix, speed_mps: speed_mps, course_deg: course_deg, line: line))
+        sawFix = true
+        if keep?(fix) ?? true { fixes.append(DeviceLogFix(fix: fix, speed_mps: speed_mps, course_deg: course_deg, line: line)) }
         if let event { events.append(SystemEvent(kind: event, timestamp_s: timestamp_s, line: line)) }
     }
 
-    var isEmpty: Bool { fixes.isEmpty && events.isEmpty }
+    /// No row read: neither a fix (stored or not) nor an event.
+    var isEmpty: Bool { !sawFix && events.isEmpty }
 }
 
 /// The column / key names shared by CSV and JSON Lines (contract).

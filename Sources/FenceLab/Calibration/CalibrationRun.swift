@@ -86,30 +86,27 @@ public enum CalibrationRun {
     /// Residuals of the log's valid fixes against the mean position or the smoothed path.
     /// - Throws: `CalibrationError` when fewer than `NoiseCalibrator.minimumFixes` fixes remain.
     public static func input(_ log: DeviceLog, mode: CalibrationMode) throws(CalibrationError) -> (CalibrationInput, accounting: FixAccounting) {
-        let r = try residuals(log, mode: mode)
+        let r = try residuals(ScreenedFixes(log), mode: mode)
         return (r.input, r.accounting)
     }
 
-    static func residuals(_ log: DeviceLog, mode: CalibrationMode) throws(CalibrationError) -> Residuals {
-        var fixes: [Fix] = [], points: [Coordinate] = []
-        var accounting = FixAccounting()
-        accounting.read = log.fixes.count
-        var last = -Double.infinity
-        for logged in log.fixes {
-            let f = logged.fix
-            guard f.timestamp_s.isFinite else { accounting.nonFiniteTime += 1; continue }
-            guard let c = try? Coordinate(latitude: f.latitude, longitude: f.longitude) else { accounting.invalidCoordinate += 1; continue }
-            guard f.horizontalAccuracy_m.isFinite, f.horizontalAccuracy_m > 0 else { accounting.invalidAccuracy += 1; continue }
-            guard f.timestamp_s != last else { accounting.duplicateTimestamp += 1; continue }
-            guard f.timestamp_s > last else { accounting.outOfOrder += 1; continue }
-            last = f.timestamp_s
-            fixes.append(f)
-            points.append(c)
-        }
+    /// Reads a device log keeping only the fixes a calibration can use (`ScreenedFixes`): the
+    /// dropped rows are counted while reading, not stored (docs/device-logs.md, Memory).
+    /// - Throws: `DeviceLogError` as `DeviceLogImporter.load` does.
+    public static func load(path: String, limits: DeviceLogLimits = .standard) throws(DeviceLogError) -> ScreenedFixes {
+        var screened = ScreenedFixes(file: path)
+        // Every fix is screened (and kept there) as it is read; the log itself keeps none.
+        _ = try DeviceLogImporter.load(path: path, limits: limits) { screened.admit($0); return false }
+        return screened
+    }
+
+    static func residuals(_ screened: ScreenedFixes, mode: CalibrationMode) throws(CalibrationError) -> Residuals {
+        let fixes = screened.fixes
+        var accounting = screened.accounting
         guard fixes.count >= NoiseCalibrator.minimumFixes else {
             throw .tooFewFixes(got: fixes.count, needed: NoiseCalibrator.minimumFixes)
         }
-        var r = try pipeline(fixes, points: points, mode: mode)
+        var r = try pipeline(fixes, points: screened.points, mode: mode)
         accounting.rejectedByFilter = fixes.count - r.input.times_s.count
         accounting.used = r.input.times_s.count
         accounting.describeSampling(r.input.times_s)
@@ -156,13 +153,18 @@ public enum CalibrationRun {
 
     /// Residuals, `NoiseCalibrator.estimate`, the autocorrelation checks and the goodness of fit.
     public static func run(_ log: DeviceLog, mode: CalibrationMode, options: CalibrationOptions = CalibrationOptions()) throws(CalibrationError) -> CalibrationResult {
+        try run(ScreenedFixes(log), mode: mode, options: options)
+    }
+
+    /// `run` on fixes already screened (`load`).
+    public static func run(_ screened: ScreenedFixes, mode: CalibrationMode, options: CalibrationOptions = CalibrationOptions()) throws(CalibrationError) -> CalibrationResult {
         guard CalibrationOptions.replicateRange.contains(options.replicates) else {
             throw .invalidOption(name: "replicates", value: options.replicates, range: CalibrationOptions.replicateRange)
         }
         guard CalibrationOptions.nullDriveRange.contains(options.nullDrives) else {
             throw .invalidOption(name: "nullDrives", value: options.nullDrives, range: CalibrationOptions.nullDriveRange)
         }
-        let r = try residuals(log, mode: mode)
+        let r = try residuals(screened, mode: mode)
         var estimate = try NoiseCalibrator.estimate(r.input, seed: options.seed, replicates: options.replicates)
         if mode == .track { estimate = try undoSmootherShrinkage(estimate, recording: r, seed: options.seed) }
         let series = ResidualSeries(times_s: r.input.times_s, residuals_m: r.input.residuals_m)
@@ -172,7 +174,7 @@ public enum CalibrationRun {
                                                   options: options, maxLag_s: maxLag_s)
         let filtered = FilteredResidualCheck(acf, convexityNull: goodness.convexityNull, envelope: goodness.nullACFs,
                                              whiteFraction: estimate.whiteSigma_m / max(1e-300, estimate.intervals.perAxisSigma_m.value))
-        return CalibrationResult(file: log.file, mode: mode, options: options, input: r.input, accounting: r.accounting,
+        return CalibrationResult(file: screened.file, mode: mode, options: options, input: r.input, accounting: r.accounting,
                                  estimate: estimate, acf: acf, filtered: filtered, goodness: goodness)
     }
 

@@ -52,8 +52,8 @@ enum CalibrateCommand: Command {
         let paths = arguments.positionals
         guard paths.count == 1 else { throw CLIError.usage("calibrate: expected one DEVICE_LOG, got \(paths.count)") }
         do { try CalibrationReport.preflight(out) } catch { throw CLIError.badInput(error.description) }
-        let log: DeviceLog
-        do { log = try DeviceLogImporter.load(path: paths[0]) } catch { throw CLIError.badInput(error.description) }
+        let log: ScreenedFixes
+        do { log = try CalibrationRun.load(path: paths[0]) } catch { throw CLIError.badInput(error.description) }
         let result: CalibrationResult
         do { result = try CalibrationRun.run(log, mode: track ? .track : .stationary, options: options) } catch {
             throw CLIError.badInput("\(paths[0]): \(error)")
