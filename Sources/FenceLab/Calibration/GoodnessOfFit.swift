@@ -63,17 +63,23 @@ public struct GoodnessOfFit: Sendable {
         let shortLag = min(max(testLag, FilteredResidualCheck.convexityMaxLag_s), maxLag_s)
         let recordRadii = series.residuals_m.map { ($0 * $0).sum().squareRoot() }.sorted()
         var syn0: (series: ResidualSeries, acf: ResidualACF, radii: [Double], coverage: Double, accuracy: [Double])?
-        var nullACFs: [ResidualACF] = [], pooled: [Double] = []
-        // The envelope drives' east/north components, allocated once at their final size (growing
-        // by doubling held up to 1.5× the pool); the QQ quantiles are then selected in place.
-        pooled.reserveCapacity(min(Self.envelopeDrives, options.nullDrives) * 2 * r.input.times_s.count)
+        var nullACFs: [ResidualACF] = []
+        let probabilities = (1...199).map { Double($0) / 200 }
+        // The QQ model quantiles of the envelope drives' pooled east/north components, exact
+        // without holding the pool (8 bytes per component): each drive is summarized here, and
+        // regenerated from its seed for the second pass below.
+        var pooled = PooledQuantiles(probabilities: probabilities)
+        var components: [Double] = []
         var ksNull: [Double] = [], acfNull: [Double] = [], convexityNull: [Double] = []
-        for drive in 0...options.nullDrives {
+        func synthesize(_ index: Int) throws(CalibrationError) -> CalibrationRun.Residuals {
             let rng: RandomSource
-            do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: options.seed, stream: 0x5EED_0000 + UInt64(drive))) } catch {
+            do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: options.seed, stream: 0x5EED_0000 + UInt64(index))) } catch {
                 throw .random(reason: "\(error)")
             }
-            let synthetic = try syntheticResiduals(r, block: block, mode: mode, rng: rng)
+            return try syntheticResiduals(r, block: block, mode: mode, rng: rng)
+        }
+        for drive in 0...options.nullDrives {
+            let synthetic = try synthesize(drive)
             let s = ResidualSeries(times_s: synthetic.input.times_s, residuals_m: synthetic.input.residuals_m)
             let envelope = drive <= Self.envelopeDrives
             let a = ResidualACF(s, binWidth_s: binWidth, maxLag_s: envelope ? maxLag_s : shortLag)
@@ -84,7 +90,9 @@ public struct GoodnessOfFit: Sendable {
                 convexityNull.append(FilteredResidualCheck.statistics(a).excess)
                 if envelope {
                     nullACFs.append(a)
-                    for v in s.residuals_m { pooled.append(v.x); pooled.append(v.y) }
+                    components.removeAll(keepingCapacity: true)
+                    for v in s.residuals_m { components.append(v.x); components.append(v.y) }
+                    pooled.summarize(&components)
                 }
             } else {
                 let covered = zip(s.residuals_m, synthetic.input.reportedAccuracy_m).filter { ($0.0 * $0.0).sum() <= $0.1 * $0.1 }.count
@@ -99,12 +107,16 @@ public struct GoodnessOfFit: Sendable {
             return Double(1 + null.filter { !($0 < observed) }.count) / Double(null.count + 1)
         }
         let (low, high) = envelope(nullACFs)
-        let probabilities = (1...199).map { Double($0) / 200 }
+        components = []
+        for index in 1...min(Self.envelopeDrives, options.nullDrives) {
+            let synthetic = try synthesize(index)
+            let s = ResidualSeries(times_s: synthetic.input.times_s, residuals_m: synthetic.input.residuals_m)
+            for v in s.residuals_m { pooled.collect(v.x); pooled.collect(v.y) }
+        }
         var recordComponents: [Double] = []
         recordComponents.reserveCapacity(2 * series.residuals_m.count)
         for v in series.residuals_m { recordComponents.append(v.x); recordComponents.append(v.y) }
-        let model = (try? Statistics.quantiles(reordering: &pooled, probabilities: probabilities)) ?? []
-        pooled = []
+        let model = (try? pooled.quantiles()) ?? []
         let data = (try? Statistics.quantiles(reordering: &recordComponents, probabilities: probabilities)) ?? []
         return GoodnessOfFit(
             syntheticACF: base.acf, syntheticLow: low, syntheticHigh: high, nullACFs: nullACFs, convexityNull: convexityNull,
