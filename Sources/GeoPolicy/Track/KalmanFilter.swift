@@ -359,3 +359,43 @@ struct StepRecorder: KalmanStepRecording {
         step.filteredState = state; step.filteredCovariance = covariance
     }
 }
+
+/// Records per accepted fix only what `RTSSmoother.smoothedPositions` cannot recompute: the prior
+/// state and covariance, the time step, the frame (an index: frames change only where the filter
+/// re-anchors) and the re-anchoring Jacobian (an index, −1 for the identity); plus the last
+/// filtered state and covariance. 128 bytes per fix instead of a 528-byte `KalmanStep`.
+struct CompactStepRecorder: KalmanStepRecording {
+    struct Step {
+        var priorState = SIMD4<Double>.zero
+        var priorCovariance = Covariance4(diagonal: .zero)
+        var dt_s = 0.0
+        var frame: Int32 = 0
+        var reanchor: Int32 = -1
+    }
+    var steps: [Step] = []
+    var frames: [LocalFrame] = []
+    var jacobians: [Matrix2] = []
+    var lastState = SIMD4<Double>.zero
+    var lastCovariance = Covariance4(diagonal: .zero)
+    private var pending = Step()
+
+    mutating func first(frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, timestamp_s: Double) {
+        frames.append(frame)
+        pending = Step(frame: Int32(frames.count - 1))
+        lastState = state; lastCovariance = covariance
+        steps.append(pending)
+    }
+    mutating func prior(frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, jacobian: Matrix2) {
+        if frames.last != frame { frames.append(frame) }
+        var reanchor: Int32 = -1
+        if jacobian != .identity { jacobians.append(jacobian); reanchor = Int32(jacobians.count - 1) }
+        pending = Step(priorState: state, priorCovariance: covariance, frame: Int32(frames.count - 1), reanchor: reanchor)
+    }
+    mutating func predicted(state: SIMD4<Double>, covariance: Covariance4, dt: Double, timestamp_s: Double) {
+        pending.dt_s = dt
+    }
+    mutating func filtered(state: SIMD4<Double>, covariance: Covariance4) {
+        lastState = state; lastCovariance = covariance
+        steps.append(pending)
+    }
+}

@@ -66,15 +66,49 @@ public enum RTSSmoother {
         return out
     }
 
+    /// What the backward recursion reads of step k + 1 to smooth step k: the prior it started
+    /// from, the prediction, the time step and the frame change.
+    struct Transition {
+        var priorState: SIMD4<Double>
+        var priorCovariance: Covariance4
+        var predictedState: SIMD4<Double>
+        var predictedCovariance: Covariance4
+        var dt_s: Double
+        var reanchorJacobian: Matrix2
+
+        init(_ step: KalmanStep) {
+            priorState = step.priorState; priorCovariance = step.priorCovariance
+            predictedState = step.predictedState; predictedCovariance = step.predictedCovariance
+            dt_s = step.dt_s; reanchorJacobian = step.reanchorJacobian
+        }
+
+        init(priorState: SIMD4<Double>, priorCovariance: Covariance4, predictedState: SIMD4<Double>,
+             predictedCovariance: Covariance4, dt_s: Double, reanchorJacobian: Matrix2) {
+            self.priorState = priorState; self.priorCovariance = priorCovariance
+            self.predictedState = predictedState; self.predictedCovariance = predictedCovariance
+            self.dt_s = dt_s; self.reanchorJacobian = reanchorJacobian
+        }
+    }
+
     /// The backward recursion; calls `visit(k, x, P)` for k = n−2 … 0 with step k's smoothed
     /// state in step k's frame (step n−1 is its filtered state).
     static func backward(_ steps: [KalmanStep], _ visit: (Int, SIMD4<Double>, Covariance4) -> Void) {
         guard let last = steps.last else { return }
-        var xs = last.filteredState
-        var ps = Matrix4(last.filteredCovariance)
-        var k = steps.count - 2
+        backward(count: steps.count, lastState: last.filteredState, lastCovariance: last.filteredCovariance,
+                 frame: { steps[$0].frame }, transition: { Transition(steps[$0]) }, visit)
+    }
+
+    /// The backward recursion over `count` steps given by their frames and `transition(k)` (the
+    /// step k + 1 inputs, k ≥ 1), starting from the last step's filtered state and covariance.
+    static func backward(count: Int, lastState: SIMD4<Double>, lastCovariance: Covariance4,
+                         frame: (Int) -> LocalFrame, transition: (Int) -> Transition,
+                         _ visit: (Int, SIMD4<Double>, Covariance4) -> Void) {
+        guard count > 0 else { return }
+        var xs = lastState
+        var ps = Matrix4(lastCovariance)
+        var k = count - 2
         while k >= 0 {
-            let next = steps[k + 1]
+            let next = transition(k + 1)
             let f = Matrix4.transition(dt: next.dt_s)
             let pPrior = Matrix4(next.priorCovariance)
             let pPred = Matrix4(next.predictedCovariance)
@@ -85,10 +119,10 @@ public enum RTSSmoother {
             var p = (pPrior + c * (ps - pPred) * ct).symmetricPart
             if next.reanchorJacobian != .identity {
                 // Carry back from step k+1's frame into step k's frame.
-                let position = next.frame.coordinate(SIMD2(x[0], x[1]))
+                let position = frame(k + 1).coordinate(SIMD2(x[0], x[1]))
                 let back = next.reanchorJacobian.inverse
                 let v = back.apply(SIMD2(x[2], x[3]))
-                let o = steps[k].frame.offset_m(position)
+                let o = frame(k).offset_m(position)
                 x = SIMD4(o.x, o.y, v.x, v.y)
                 p = p.transformed(by: back)
             }
@@ -123,16 +157,38 @@ public enum RTSSmoother {
 
     /// Runs `filter` over `fixes` and returns only the smoothed positions, with the indices of the
     /// accepted fixes they belong to: exactly `run(_:filter:).smoothed[k].position`, without the
-    /// filtered and smoothed estimates and states `run` also keeps (for a long recording that
-    /// halves the memory: the recorded steps and one coordinate per fix).
+    /// filtered and smoothed estimates and states `run` also keeps. The forward pass records only
+    /// what the backward pass cannot recompute (`CompactStepRecorder`, 128 bytes per fix instead
+    /// of a 528-byte `KalmanStep`): the prediction is recomputed from the recorded prior by the
+    /// same `KalmanFilter.predict`, so the values are the same bits.
     public static func smoothedPositions(_ fixes: [Fix], filter: KalmanFilter) -> (acceptedIndices: [Int], positions: [Coordinate]) {
         var accepted: [Int] = []
         accepted.reserveCapacity(fixes.count)
-        let steps = forward(fixes, filter: filter) { i, _ in accepted.append(i) } rejected: { _, _ in }
-        guard let last = steps.last else { return ([], []) }
-        func position(_ step: KalmanStep, _ x: SIMD4<Double>) -> Coordinate { step.frame.coordinate(SIMD2(x[0], x[1])) }
-        var positions = [Coordinate](repeating: position(last, last.filteredState), count: steps.count)
-        backward(steps) { k, x, _ in positions[k] = position(steps[k], x) }
+        var f = filter
+        var recorder = CompactStepRecorder()
+        recorder.steps.reserveCapacity(fixes.count)
+        for (i, fix) in fixes.enumerated() {
+            do {
+                try f.process(fix, &recorder)
+                accepted.append(i)
+            } catch {}
+        }
+        let count = recorder.steps.count
+        guard count > 0 else { return ([], []) }
+        let q = filter.accelerationDensity_m2ps3
+        func frame(_ k: Int) -> LocalFrame { recorder.frames[Int(recorder.steps[k].frame)] }
+        func position(_ k: Int, _ x: SIMD4<Double>) -> Coordinate { frame(k).coordinate(SIMD2(x[0], x[1])) }
+        var positions = [Coordinate](repeating: position(count - 1, recorder.lastState), count: count)
+        backward(count: count, lastState: recorder.lastState, lastCovariance: recorder.lastCovariance, frame: frame) { k in
+            let step = recorder.steps[k]
+            var x = step.priorState, p = step.priorCovariance
+            KalmanFilter.predict(&x, &p, dt: step.dt_s, q: q)
+            return Transition(priorState: step.priorState, priorCovariance: step.priorCovariance, predictedState: x,
+                              predictedCovariance: p, dt_s: step.dt_s,
+                              reanchorJacobian: step.reanchor < 0 ? .identity : recorder.jacobians[Int(step.reanchor)])
+        } _: { k, x, _ in
+            positions[k] = position(k, x)
+        }
         return (accepted, positions)
     }
 
