@@ -387,6 +387,38 @@ private let malformedCases: [MalformedCase] = [
         #expect(log.fixes.first?.fix == Fix(timestamp_s: 100, latitude: 52.5, longitude: 13.4, horizontalAccuracy_m: 5))
     }
 
+    /// `keepingFix` sees every well-formed fix in file order and stores only those it keeps;
+    /// events are stored either way, and a file whose fixes are all left out is not "no data".
+    @Test func keepingFixStoresOnlyTheKeptFixes() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("devicelog-keep-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csvPath = dir.appendingPathComponent("log.csv").path
+        try Data("timestamp,latitude,longitude,horizontal_accuracy,event\n1,52,13,5,\n2,52,13,-1,enter\n3,52,13,5,\n4,,,,exit\n".utf8)
+            .write(to: URL(fileURLWithPath: csvPath))
+        var seen: [Double] = []
+        let log = try DeviceLogImporter.load(path: csvPath) { fix in seen.append(fix.timestamp_s); return fix.horizontalAccuracy_m > 0 }
+        #expect(seen == [1, 2, 3])
+        #expect(log.fixes.map(\.fix.timestamp_s) == [1, 3] && log.fixes.map(\.line) == [2, 4])
+        #expect(log.events.map(\.kind) == [.enter, .exit])
+        let none = try DeviceLogImporter.load(path: csvPath) { _ in false }
+        #expect(none.fixes.isEmpty && none.events.count == 2)
+        // The same for GPX (read from the whole buffer) and for a file of fixes only.
+        let gpxPath = dir.appendingPathComponent("log.gpx").path
+        try Data("""
+            <?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="52" lon="13"><time>2024-01-01T00:00:01Z</time><hdop>1</hdop></trkpt>
+            <trkpt lat="52.1" lon="13"><time>2024-01-01T00:00:02Z</time><hdop>1</hdop></trkpt>
+            </trkseg></trk></gpx>
+            """.utf8).write(to: URL(fileURLWithPath: gpxPath))
+        let gpxAll = try DeviceLogImporter.load(path: gpxPath)
+        let gpx = try DeviceLogImporter.load(path: gpxPath) { $0.latitude > 52.05 }
+        #expect(gpxAll.fixes.count == 2 && gpx.fixes.map(\.fix) == [gpxAll.fixes[1].fix])
+        let fixesOnly = dir.appendingPathComponent("fixes.csv").path
+        try Data("timestamp,latitude,longitude,horizontal_accuracy\n1,52,13,5\n".utf8).write(to: URL(fileURLWithPath: fixesOnly))
+        #expect(try DeviceLogImporter.load(path: fixesOnly) { _ in false }.fixes.isEmpty)
+    }
+
     @Test func fileLevelChecks() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("devicelog-\(ProcessInfo.processInfo.processIdentifier)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

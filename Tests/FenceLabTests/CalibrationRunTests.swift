@@ -224,6 +224,49 @@ import _TestSupport
         #expect(!(try CalibrationRun.run(log, mode: .track, options: Self.quick)).filtered.detected)
     }
 
+    /// `CalibrationRun.load` screens fixes while reading (out-of-order days, re-delivered and invalid
+    /// rows counted, not stored) and gives the same result as calibrating the whole imported log:
+    /// the same calibration.json in both modes and the same accounting.
+    @Test func loadScreensWhileReadingWithTheSameResult() throws {
+        let input = try NoiseCalibratorTests.recording(seconds: 900, white_m: 3, bias_m: 2, tau_s: 15, seed: 62)
+        let frame = LocalFrame(anchor: Self.anchor)
+        var csv = "timestamp,latitude,longitude,horizontal_accuracy,event\n"
+        // The recording, then a second copy of it (every row earlier than the last kept: out of
+        // order), a re-delivered row, an invalid accuracy, a latitude of 91 and an event-only row.
+        for copy in 0..<2 {
+            for i in input.times_s.indices {
+                let c = frame.coordinate(input.residuals_m[i])
+                csv += "\(input.times_s[i]),\(c.latitude),\(c.longitude),\(input.reportedAccuracy_m[i]),\n"
+                if copy == 0 && i == 10 { csv += "\(input.times_s[i]),\(c.latitude),\(c.longitude),3,\n" }
+                if copy == 0 && i == 20 { csv += "\(input.times_s[i] + 0.5),\(c.latitude),\(c.longitude),-1,\n" }
+                if copy == 0 && i == 30 { csv += "\(input.times_s[i] + 0.5),91,\(c.longitude),4,enter\n" }
+            }
+        }
+        csv += "\(input.times_s.last! + 1),,,,exit\n"
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("calibration-load-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("log.csv").path
+        try Data(csv.utf8).write(to: URL(fileURLWithPath: path))
+
+        let screened = try CalibrationRun.load(path: path)
+        let n = input.times_s.count
+        #expect(screened.fixes.count == n && screened.points.count == n, "only the usable fixes are held")
+        #expect(screened.accounting.read == 2 * n + 3)
+        // Copy 2's last row has the last kept time: a duplicate; the rest of copy 2 is out of order.
+        #expect(screened.accounting.outOfOrder == n - 1 && screened.accounting.duplicateTimestamp == 2)
+        #expect(screened.accounting.invalidAccuracy == 1 && screened.accounting.invalidCoordinate == 1)
+        let whole = try DeviceLogImporter.load(path: path)
+        #expect(whole.fixes.count == 2 * n + 3)
+        let options = CalibrationOptions(seed: 4, replicates: 30, nullDrives: 99)
+        for mode in CalibrationMode.allCases {
+            let a = try CalibrationRun.run(screened, mode: mode, options: options)
+            let b = try CalibrationRun.run(whole, mode: mode, options: options)
+            #expect(a.accounting == b.accounting, "\(mode)")
+            #expect(CalibrationReport.json(a).serialized() == CalibrationReport.json(b).serialized(), "\(mode)")
+        }
+    }
+
     /// Same log and seed → byte-identical calibration.json, without coordinates.
     @Test func sameSeedSameReport() throws {
         let input = try NoiseCalibratorTests.recording(seconds: 1500, white_m: 3, bias_m: 2, tau_s: 15, seed: 61)

@@ -63,6 +63,16 @@ import _TestSupport
             #expect(p.latitude == s.position.latitude && p.longitude == s.position.longitude)
         }
         #expect(RTSSmoother.smoothedPositions([], filter: filter).positions.isEmpty)
+        // The recursion crossed re-anchored frames (what the compact recording keeps by index).
+        var f = filter
+        for fix in fixes { try? f.update(fix) }
+        #expect(f.reanchorCount >= 2, "re-anchored \(f.reanchorCount) times")
+        // One fix: its filtered position.
+        let one = RTSSmoother.smoothedPositions([fixes[0]], filter: filter)
+        let oneFull = RTSSmoother.run([fixes[0]], filter: filter)
+        #expect(one.acceptedIndices == [0] && one.positions.count == 1)
+        #expect(one.positions[0].latitude == oneFull.smoothed[0].position.latitude
+                && one.positions[0].longitude == oneFull.smoothed[0].position.longitude)
     }
 
     @Test func rejectedFixesAreListedWithIndex() throws {
