@@ -100,14 +100,16 @@ public enum CalibrationRun {
         return screened
     }
 
-    static func residuals(_ screened: ScreenedFixes, mode: CalibrationMode) throws(CalibrationError) -> Residuals {
-        let fixes = screened.fixes
+    /// Consumes `screened`: its fixes and points are released once the residuals are taken.
+    static func residuals(_ screened: consuming ScreenedFixes, mode: CalibrationMode) throws(CalibrationError) -> Residuals {
+        let kept = screened.fixes.count
         var accounting = screened.accounting
-        guard fixes.count >= NoiseCalibrator.minimumFixes else {
-            throw .tooFewFixes(got: fixes.count, needed: NoiseCalibrator.minimumFixes)
+        guard kept >= NoiseCalibrator.minimumFixes else {
+            throw .tooFewFixes(got: kept, needed: NoiseCalibrator.minimumFixes)
         }
-        var r = try pipeline(fixes, points: screened.points, mode: mode)
-        accounting.rejectedByFilter = fixes.count - r.input.times_s.count
+        var r = try pipeline(screened.fixes, points: screened.points, mode: mode)
+        _ = consume screened
+        accounting.rejectedByFilter = kept - r.input.times_s.count
         accounting.used = r.input.times_s.count
         accounting.describeSampling(r.input.times_s)
         r.accounting = accounting
@@ -156,15 +158,17 @@ public enum CalibrationRun {
         try run(ScreenedFixes(log), mode: mode, options: options)
     }
 
-    /// `run` on fixes already screened (`load`).
-    public static func run(_ screened: ScreenedFixes, mode: CalibrationMode, options: CalibrationOptions = CalibrationOptions()) throws(CalibrationError) -> CalibrationResult {
+    /// `run` on fixes already screened (`load`); pass them with `consume` so that they are
+    /// released once the residuals are taken instead of being held through the goodness of fit.
+    public static func run(_ screened: consuming ScreenedFixes, mode: CalibrationMode, options: CalibrationOptions = CalibrationOptions()) throws(CalibrationError) -> CalibrationResult {
         guard CalibrationOptions.replicateRange.contains(options.replicates) else {
             throw .invalidOption(name: "replicates", value: options.replicates, range: CalibrationOptions.replicateRange)
         }
         guard CalibrationOptions.nullDriveRange.contains(options.nullDrives) else {
             throw .invalidOption(name: "nullDrives", value: options.nullDrives, range: CalibrationOptions.nullDriveRange)
         }
-        let r = try residuals(screened, mode: mode)
+        let file = screened.file
+        let r = try residuals(consume screened, mode: mode)
         var estimate = try NoiseCalibrator.estimate(r.input, seed: options.seed, replicates: options.replicates)
         if mode == .track { estimate = try undoSmootherShrinkage(estimate, recording: r, seed: options.seed) }
         let series = ResidualSeries(times_s: r.input.times_s, residuals_m: r.input.residuals_m)
@@ -174,7 +178,7 @@ public enum CalibrationRun {
                                                   options: options, maxLag_s: maxLag_s)
         let filtered = FilteredResidualCheck(acf, convexityNull: goodness.convexityNull, envelope: goodness.nullACFs,
                                              whiteFraction: estimate.whiteSigma_m / max(1e-300, estimate.intervals.perAxisSigma_m.value))
-        return CalibrationResult(file: screened.file, mode: mode, options: options, input: r.input, accounting: r.accounting,
+        return CalibrationResult(file: file, mode: mode, options: options, input: r.input, accounting: r.accounting,
                                  estimate: estimate, acf: acf, filtered: filtered, goodness: goodness)
     }
 

@@ -55,7 +55,7 @@ enum CalibrateCommand: Command {
         let log: ScreenedFixes
         do { log = try CalibrationRun.load(path: paths[0]) } catch { throw CLIError.badInput(error.description) }
         let result: CalibrationResult
-        do { result = try CalibrationRun.run(log, mode: track ? .track : .stationary, options: options) } catch {
+        do { result = try CalibrationRun.run(consume log, mode: track ? .track : .stationary, options: options) } catch {
             throw CLIError.badInput("\(paths[0]): \(error)")
         }
         do { try CalibrationReport.write(result, to: out) } catch { throw CLIError.badInput(error.description) }
