@@ -30,7 +30,9 @@ let package = Package(
         .target(name: "DriveSim", dependencies: ["GeoPolicy", "GSLKit"]),
         // Strict device-log readers (CSV, GPX, JSON Lines, NMEA): no harness, no GSL calls.
         .target(name: "DeviceLogKit", dependencies: ["GeoPolicy", "DriveSim"]),
-        .target(name: "FenceLab", dependencies: ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit"]),
+        // glibc's mallopt, for the one allocator setting the harness makes; only FenceLab imports it.
+        .systemLibrary(name: "CMalloc"),
+        .target(name: "FenceLab", dependencies: ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit", "CMalloc"]),
         .executableTarget(name: "fencelab", dependencies: ["FenceLab", "GeoPolicy", "DeviceLogKit"]),
 
         // Performance-regression suite and its C reference kernels.

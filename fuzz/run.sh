@@ -69,7 +69,7 @@ if [ "$links_fencelab" -eq 1 ] && up_to_date FenceLab; then
     echo "FenceLab: up to date" >&2
 elif [ "$links_fencelab" -eq 1 ]; then
     echo "building FenceLab (instrumented, testable)..." >&2
-    swiftc "${flags[@]}" -enable-testing -module-name FenceLab -I "$build" -I Sources/CGSL -emit-module \
+    swiftc "${flags[@]}" -enable-testing -module-name FenceLab -I "$build" -I Sources/CGSL -I Sources/CMalloc -emit-module \
         -emit-module-path "$build/FenceLab.swiftmodule" -emit-library -static -o "$build/libFenceLab.a" \
         $(find Sources/FenceLab -name '*.swift' | sort) \
         >"$build/FenceLab.build.log" 2>&1 || { cat "$build/FenceLab.build.log" >&2; exit 2; }
@@ -89,7 +89,7 @@ for name in "${targets[@]}"; do
     done
     echo "building $name..." >&2
     fencelab_lib=(); grep -q '^// fuzz-links: FenceLab' "$src" && fencelab_lib=(-lFenceLab)
-    if ! swiftc "${flags[@]}" -I "$build" -I Sources/CGSL -L "$build" "${fencelab_lib[@]}" -lDeviceLogKit -lDriveSim -lGeoPolicy -lGSLKit -lgsl -lgslcblas -module-name "Fuzz_$name" \
+    if ! swiftc "${flags[@]}" -I "$build" -I Sources/CGSL -I Sources/CMalloc -L "$build" "${fencelab_lib[@]}" -lDeviceLogKit -lDriveSim -lGeoPolicy -lGSLKit -lgsl -lgslcblas -module-name "Fuzz_$name" \
         "$src" $sources -o "$build/$name" >"$build/$name.build.log" 2>&1; then
         grep -E "error" "$build/$name.build.log" >&2 || cat "$build/$name.build.log" >&2
         exit 2

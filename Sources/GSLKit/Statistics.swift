@@ -123,11 +123,15 @@ public enum Statistics {
         // gsl_stats_sd is gsl_stats_sd_m with gsl_stats_mean of the same data: the same bits,
         // without a second mean pass and a second check.
         let s = values.withUnsafeBufferPointer { gsl_stats_sd_m($0.baseAddress, 1, $0.count, m) }
-        let dof = values.count - 1
-        let t = level == 0.95 && dof < t975.count ? t975[dof]
-            : try studentTQuantile(probability: (1 + level) / 2, degreesOfFreedom: Double(dof))
+        let t = try studentT(level: level, degreesOfFreedom: values.count - 1)
         let half = t * s / Double(values.count).squareRoot()
         return ConfidenceInterval(mean: m, lower: m - half, upper: m + half, n: values.count, level: level)
+    }
+
+    /// The two-sided Student-t factor t_{(1+level)/2, dof} of an interval at `level` (table for 95 %).
+    static func studentT(level: Double, degreesOfFreedom dof: Int) throws(GSLError) -> Double {
+        level == 0.95 && dof < t975.count ? t975[dof]
+            : try studentTQuantile(probability: (1 + level) / 2, degreesOfFreedom: Double(dof))
     }
 
     /// `studentTQuantile(probability: (1 + 0.95) / 2, degreesOfFreedom: k)` for k = 1…64 (index k;

@@ -5,5 +5,6 @@ import Glibc
 import Darwin
 #endif
 
+AllocatorTuning.keepHeapTopPadded()
 let code = CLI.flushingStandardOutput(CLI.run(Array(CommandLine.arguments.dropFirst())))
 exit(code.rawValue)

@@ -84,7 +84,7 @@ import _TestSupport
         #expect(parts[0] != parts[1])
     }
 
-    @Test(arguments: [["--replicates", "0"], ["--seed", "-1"], ["--seed", "x"], ["--bogus"], ["--jobs", "0"]])
+    @Test(arguments: [["--replicates", "0"], ["--replicates", "100001"], ["--seed", "-1"], ["--seed", "x"], ["--bogus"], ["--jobs", "0"]])
     func usageErrorsExit64(extra: [String]) throws {
         let r = try runFencelab(["run", Self.scenarios[0]] + extra + ["--out", "/tmp/fencelab-never-written"])
         #expect(r.status == 64, "\(r.stderr)")

@@ -1,5 +1,6 @@
 import Testing
 import FenceLab
+import GSLKit
 import GeoPolicy
 import _TestSupport
 
@@ -169,16 +170,28 @@ private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transit
         #expect(a.estimate("flutter.latency_s.median") == nil)
     }
 
+    /// `got` is the two-pass `Estimate.of(values)`: the same n and mean bits (GSL's running mean),
+    /// interval ends within 1e-13 of its width (running vs two-pass variance).
+    func expectSameEstimate(_ got: Estimate?, _ values: [Double], _ what: String) throws {
+        let want = try Estimate.of(values, key: "x")
+        let g = try #require(got, "\(what) missing")
+        let width = max(want.upper - want.lower, 1e-300)
+        #expect(g.n == want.n && g.mean.bitPattern == want.mean.bitPattern, "\(what): \(g) vs \(want)")
+        #expect(abs(g.lower - want.lower) <= 1e-13 * width && abs(g.upper - want.upper) <= 1e-13 * width, "\(what)")
+    }
+
     @Test func aggregateTakesEachPathsValuesInReplicateOrderAndRefusesNonFinite() throws {
-        // A latency reported by some replicates only: the estimate is exactly that of the
-        // reported values in replicate order (the column walk skips the gaps, nothing else).
+        // A latency reported by some replicates only: the estimate is that of the reported values
+        // in replicate order (gaps skipped); a count path first reported by replicate 1 and absent
+        // from replicates 3 and 6 takes a 0 from each of them, replicate 0 included.
         var reps = (0..<7).map { replicate(spurious: $0, rmse: 1.5 + 0.37 * Double($0 * $0 % 5), stale: $0 % 3 == 0 ? nil : $0) }
         let latencies: [Double?] = [12.5, nil, 3.25, nil, nil, 40.0, 7.75]
         for (i, l) in latencies.enumerated() { reps[i].flutter?.latencyMedian_s = l }
         let a = try MetricAggregate.aggregate(reps)
-        #expect(a.estimate("flutter.latency_s.median") == (try Estimate.of([12.5, 3.25, 40.0, 7.75], key: "x")))
-        #expect(a.estimate("rejections.stale") == (try Estimate.of([0, 1, 2, 0, 4, 5, 0], key: "x")))
-        #expect(a.estimate("kalman.raw.rmse_m") == (try Estimate.of(reps.map { $0.kalman[.raw]!.rmse_m }, key: "x")))
+        try expectSameEstimate(a.estimate("flutter.latency_s.median"), [12.5, 3.25, 40.0, 7.75], "latency")
+        try expectSameEstimate(a.estimate("rejections.stale"), [0, 1, 2, 0, 4, 5, 0], "stale")
+        try expectSameEstimate(a.estimate("kalman.raw.rmse_m"), reps.map { $0.kalman[.raw]!.rmse_m }, "rmse")
+        #expect(a.replicates == 7)
         reps[4].kalman[.raw]?.rmse_m = .infinity
         do {
             _ = try MetricAggregate.aggregate(reps)
@@ -186,6 +199,30 @@ private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transit
         } catch {
             #expect(error.description.contains("replicate[4].kalman.raw.rmse_m"))
         }
+    }
+
+    /// Replicates folded one at a time give the aggregate of all of them, the worst replicate
+    /// is the largest value with the lowest index on ties, and 2 000 replicates of 60 figures
+    /// each are aggregated without keeping them (the accumulator holds one column per path).
+    @Test func accumulatorFoldsReplicatesAsTheyCome() throws {
+        let rng = try RandomSource(seed: 13)
+        var reps: [ReplicateMetrics] = []
+        var accumulator = MetricAccumulator()
+        for i in 0..<2_000 {
+            let spurious = Int(rng.uniform() * 9)
+            var r = replicate(spurious: i == 1_500 || i == 1_700 ? 20 : spurious, rmse: 1 + rng.uniform(),
+                              stale: rng.uniform() < 0.3 ? nil : Int(rng.uniform() * 5))
+            if i >= 1_000 { r.rejections?.byReason["late"] = 1 }   // a count path first seen at 1 000
+            reps.append(r)
+            try accumulator.add(r)
+        }
+        #expect(accumulator.replicates == 2_000)
+        #expect(accumulator.worst?.replicate == 1_500 && accumulator.worst?.value == 20)
+        let folded = try accumulator.aggregate()
+        #expect(folded == (try MetricAggregate.aggregate(reps)))
+        try expectSameEstimate(folded.estimate("rejections.late"), (0..<2_000).map { $0 >= 1_000 ? 1 : 0 }, "late")
+        try expectSameEstimate(folded.estimate("flutter.spurious"), reps.map { Double($0.flutter!.spurious) }, "spurious")
+        #expect(ScenarioReport.worstReplicate(reps, by: "flutter.spurious") == accumulator.worst?.replicate)
     }
 
     @Test func expectationsUseTheMeanAndReportViolations() throws {

@@ -3,16 +3,17 @@ import Testing
 import _TestSupport
 
 /// The layering the README's "Layout" section states, checked on the imports of every source file:
-/// only GSLKit imports CGSL; GeoPolicy imports no GSL and no Foundation (no I/O); the device-log
+/// only GSLKit imports CGSL and only FenceLab CMalloc; GeoPolicy imports no GSL and no Foundation (no I/O); the device-log
 /// readers (DeviceLogKit) know nothing of the harness, the GSL or the command line.
 @Suite struct ModuleLayoutTests {
     /// Modules each source module may not import.
     static let forbidden: [String: Set<String>] = [
-        "GeoPolicy": ["Foundation", "CGSL", "GSLKit", "DriveSim", "DeviceLogKit", "FenceLab"],
-        "DeviceLogKit": ["CGSL", "GSLKit", "FenceLab", "fencelab"],
-        "DriveSim": ["CGSL", "DeviceLogKit", "FenceLab"],
+        "GeoPolicy": ["Foundation", "CGSL", "GSLKit", "DriveSim", "DeviceLogKit", "FenceLab", "CMalloc"],
+        "DeviceLogKit": ["CGSL", "GSLKit", "FenceLab", "fencelab", "CMalloc"],
+        "DriveSim": ["CGSL", "DeviceLogKit", "FenceLab", "CMalloc"],
+        "GSLKit": ["CMalloc", "DriveSim", "DeviceLogKit", "FenceLab", "fencelab"],
         "FenceLab": ["CGSL", "fencelab"],
-        "fencelab": ["CGSL"],
+        "fencelab": ["CGSL", "CMalloc"],
     ]
 
     /// The modules a Swift file imports (`import X`, `@testable import X`, `import struct X.Y`).

@@ -48,6 +48,28 @@ import Testing
         #expect(try result.mean("flutter.spurious") > 0)
     }
 
+    /// Replicates are aggregated as they finish, in replicate order: the report's figures are the
+    /// same bits for 1, 2 and 3 threads and equal the aggregate of the kept replicates; the worst
+    /// replicate (whose plots the report draws) is the one `worstReplicate` picks from them.
+    @Test func streamedAggregateIsIndependentOfTheThreadCount() throws {
+        let scenario = try RuleLab.scenario(json: Self.loiter(), name: "lab-loiter.json")
+        let runs = try [1, 2, 3].map { jobs in
+            try RuleLab().run(scenario: scenario, rule: Hysteresis.seedDefault, replicates: 24, jobs: jobs)
+        }
+        let kept = runs[0].replicateMetrics
+        #expect(kept.count == 24)
+        let expected = try MetricAggregate.aggregate(kept)
+        for (jobs, r) in zip([1, 2, 3], runs) {
+            var figures = r.scenario.metrics
+            figures.estimates = figures.estimates.filter { !$0.key.hasPrefix("throughput.") }
+            var want = expected
+            want.estimates = want.estimates.filter { !$0.key.hasPrefix("throughput.") }
+            #expect(figures == want, "jobs \(jobs)")
+            let worst = try #require(ScenarioReport.worstReplicate(kept, by: "flutter.spurious"))
+            #expect(r.scenario.plots?.caption.contains("replicate \(worst) of 24") == true, "jobs \(jobs)")
+        }
+    }
+
     @Test func closureRuleDecidesLikeTheTypeItMirrors() throws {
         let scenario = try RuleLab.scenario(json: Self.loiter())
         let closure = try ClosureRule(rulesVersion: "closure-seed", maxAccuracy_m: 30) { previous, d, _ in

@@ -8,7 +8,8 @@ public struct LabResult: Sendable {
     /// The whole report: run metadata (tool, commit, toolchain, seeds, rules version) and
     /// the scenario's aggregated metrics; `writeReports(to:)` renders it.
     public let report: RunReport
-    /// Each replicate's figures, in replicate order.
+    /// Each replicate's figures, in replicate order (≈ 1.8 kB each, held for `values(_:)`;
+    /// `fencelab run`, which does not need them, aggregates without keeping them).
     public let replicateMetrics: [ReplicateMetrics]
     /// Length of each replicate in seconds (the scenario's `sampling.duration_s`).
     public let duration_s: Double

@@ -136,7 +136,7 @@ public struct RuleLab: Sendable {
                                         rule: spec.fence.rule.ruleSpec, input: input, rulesVersion: version, bounds: bounds)
         let underTest = RuleUnderTest(evaluator: evaluator, label: version, engineSpec: nil, input: input)
         do {
-            let (report, replicates) = try ScenarioRunner.run([prepared], rules: [underTest], request: request)
+            let (report, replicates) = try ScenarioRunner.run([prepared], rules: [underTest], request: request, keepReplicates: true)
             return try LabResult(report: report, replicates: replicates[0], duration_s: spec.sampling.duration_s)
         } catch let error as LabError {
             throw error

@@ -23,8 +23,12 @@ public struct Estimate: Sendable, Hashable {
         guard let ci = try gsl({ () throws(GSLError) in try Statistics.meanWithConfidence(values, level: 0.95) }) else {
             throw .invalidValue(key: key, value: "[]", reason: "no values to aggregate")
         }
-        let nonNegative = values.allSatisfy { $0 >= 0 }
-        return Estimate(mean: ci.mean, lower: nonNegative ? max(0, ci.lower) : ci.lower, upper: ci.upper, n: ci.n)
+        return Estimate(ci, nonNegative: values.allSatisfy { $0 >= 0 })
+    }
+
+    /// The estimate of a 95 % interval, cut at 0 below when every value was ≥ 0 (see `of`).
+    init(_ ci: ConfidenceInterval, nonNegative: Bool) {
+        self.init(mean: ci.mean, lower: nonNegative ? max(0, ci.lower) : ci.lower, upper: ci.upper, n: ci.n)
     }
 }
 
@@ -40,32 +44,14 @@ public struct MetricAggregate: Sendable, Hashable {
         self.replicates = replicates
     }
 
-    /// Aggregates replicates path by path. A path takes the replicates that reported it,
-    /// except count paths (`rejections.*`, `faults.*`) where a replicate without the key
-    /// counts as 0. Non-finite figures are refused, naming replicate and path.
+    /// Aggregates replicates path by path, in replicate order (`MetricAccumulator` over all of them).
+    /// A path takes the replicates that reported it, except count paths (`rejections.*`,
+    /// `faults.*`) where a replicate without the key counts as 0. Non-finite figures are
+    /// refused, naming replicate and path.
     public static func aggregate(_ replicates: [ReplicateMetrics]) throws(MetricsError) -> MetricAggregate {
-        // Column by column, flattening one replicate at a time: a flattened replicate is a
-        // dictionary of ~70 string keys (≈ 6 kB), so flattening all replicates first made the
-        // report's peak grow with `--replicates` (24 MB at 4 000). A column holds one Double per
-        // replicate, NaN where the replicate did not report the path (reported figures are
-        // finite, checked here), so the values and their order are those of the path-by-path
-        // walk: the estimates are bit-identical.
-        var columns: [String: [Double]] = [:]
-        for (i, replicate) in replicates.enumerated() {
-            for (path, v) in replicate.flattened() {
-                guard v.isFinite else {
-                    throw .invalidValue(key: "replicate[\(i)].\(path)", value: "\(v)", reason: "must be finite")
-                }
-                columns[path, default: [Double](repeating: .nan, count: replicates.count)][i] = v
-            }
-        }
-        var estimates: [String: Estimate] = [:]
-        for (path, column) in columns {
-            let absentIsZero = MetricCatalog.absentMeansZero(path)
-            let values = absentIsZero ? column.map { $0.isNaN ? 0 : $0 } : column.filter { !$0.isNaN }
-            estimates[path] = try Estimate.of(values, key: path)
-        }
-        return MetricAggregate(estimates: estimates, replicates: replicates.count)
+        var accumulator = MetricAccumulator()
+        for r in replicates { try accumulator.add(r) }
+        return try accumulator.aggregate()
     }
 
     /// The estimate for `path`: measured, or 0 for an unmeasured count path, or nil.
@@ -75,5 +61,82 @@ public struct MetricAggregate: Sendable, Hashable {
             return Estimate(mean: 0, lower: 0, upper: 0, n: replicates)
         }
         return nil
+    }
+}
+
+/// The figures of a scenario's replicates aggregated as they come, in replicate order, without
+/// keeping them: per metric path a `RunningConfidence` (a few scalars), so the memory of
+/// `fencelab run --replicates N` does not grow with N. Also tracks the worst replicate by one
+/// path (the one whose plots a report draws).
+///
+/// The means have the bits `Estimate.of` gives the same values (GSL's running mean); the interval
+/// ends come from Welford's running variance and may differ from the two-pass ones in their last
+/// bits (docs/metrics.md, "Aggregation").
+public struct MetricAccumulator: Sendable {
+    private struct Column: Sendable {
+        var running = RunningConfidence()
+        var nonNegative = true
+    }
+
+    private var columns: [String: Column] = [:]
+    /// Count paths (`absentMeansZero`) seen so far: they take a 0 from a replicate without them.
+    private var countPaths: [String] = []
+    /// Number of replicates added.
+    public private(set) var replicates = 0
+    private let worstPath: String
+    /// The replicate with the largest value at `worstPath` (lowest index on ties), and the value.
+    public private(set) var worst: (replicate: Int, value: Double)?
+
+    /// - Parameter worstPath: the path `worst` ranks replicates by.
+    public init(worstBy worstPath: String = "flutter.spurious") {
+        self.worstPath = worstPath
+    }
+
+    /// Adds the next replicate (call in replicate order: the interval ends depend on it).
+    /// - Throws: `MetricsError.invalidValue` for a non-finite figure, naming replicate and path.
+    public mutating func add(_ replicate: ReplicateMetrics) throws(MetricsError) {
+        let i = replicates
+        let figures = replicate.flattened()
+        for (path, v) in figures {
+            guard v.isFinite else {
+                throw .invalidValue(key: "replicate[\(i)].\(path)", value: "\(v)", reason: "must be finite")
+            }
+        }
+        for (path, v) in figures {
+            if columns[path] == nil {
+                var column = Column()
+                if MetricCatalog.absentMeansZero(path) {
+                    // The replicates before this one did not report it: each counts as 0.
+                    for _ in 0..<i { try Self.add(0, to: &column, path: path) }
+                    countPaths.append(path)
+                }
+                columns[path] = column
+            }
+            try Self.add(v, to: &columns[path]!, path: path)
+        }
+        for path in countPaths where figures[path] == nil {
+            try Self.add(0, to: &columns[path]!, path: path)
+        }
+        if let v = figures[worstPath], worst == nil || v > worst!.value { worst = (i, v) }
+        replicates += 1
+    }
+
+    private static func add(_ v: Double, to column: inout Column, path: String) throws(MetricsError) {
+        do { try column.running.add(v) } catch {
+            throw .invalidValue(key: path, value: "\(v)", reason: error.description)
+        }
+        if v < 0 { column.nonNegative = false }
+    }
+
+    /// The estimates of every path reported so far.
+    public func aggregate() throws(MetricsError) -> MetricAggregate {
+        var estimates: [String: Estimate] = [:]
+        for (path, column) in columns {
+            guard let ci = try gsl({ () throws(GSLError) in try column.running.interval(level: 0.95) }) else {
+                throw .invalidValue(key: path, value: "[]", reason: "no values to aggregate")
+            }
+            estimates[path] = Estimate(ci, nonNegative: column.nonNegative)
+        }
+        return MetricAggregate(estimates: estimates, replicates: replicates)
     }
 }

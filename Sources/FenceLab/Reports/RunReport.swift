@@ -321,9 +321,16 @@ extension ScenarioReport {
     public static func make(name: String, rulesVersion: String, seed: UInt64, replicates: [ReplicateMetrics],
                             bounds: [ExpectationBound], plots: ScenarioPlots? = nil,
                             catalog: MetricCatalog = .standard) throws(MetricsError) -> ScenarioReport {
-        let aggregate = try MetricAggregate.aggregate(replicates)
+        try make(name: name, rulesVersion: rulesVersion, seed: seed, aggregate: try MetricAggregate.aggregate(replicates),
+                 bounds: bounds, plots: plots, catalog: catalog)
+    }
+
+    /// The report of a scenario whose replicates were already aggregated (`MetricAccumulator`).
+    public static func make(name: String, rulesVersion: String, seed: UInt64, aggregate: MetricAggregate,
+                            bounds: [ExpectationBound], plots: ScenarioPlots? = nil,
+                            catalog: MetricCatalog = .standard) throws(MetricsError) -> ScenarioReport {
         let results = try Expectations.check(bounds, against: aggregate, catalog: catalog)
-        return ScenarioReport(name: name, rulesVersion: rulesVersion, seed: seed, replicates: replicates.count,
+        return ScenarioReport(name: name, rulesVersion: rulesVersion, seed: seed, replicates: aggregate.replicates,
                               metrics: aggregate, expectations: results, plots: plots)
     }
 

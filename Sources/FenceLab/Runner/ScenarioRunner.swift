@@ -80,52 +80,66 @@ public enum ScenarioRunner {
 
     /// The run with any rule type: scenario `i` is decided by `rules[i]` (which supersedes
     /// `scenarios[i].rule`; `scenarios[i].rulesVersion` is what the report records).
-    /// Returns the report and, per scenario, the metrics of each replicate in replicate order.
+    /// Replicates are aggregated as they finish, in replicate order (`MetricAccumulator`), so
+    /// memory does not grow with the replicate count; with `keepReplicates` the metrics of each
+    /// replicate are also returned per scenario in replicate order (else the arrays are empty).
     static func run<Rule: FenceRule>(_ scenarios: [PreparedScenario], rules: [RuleUnderTest<Rule>],
-                                     request: RunRequest) throws -> (report: RunReport, replicates: [[ReplicateMetrics]]) {
+                                     request: RunRequest, keepReplicates: Bool = false)
+        throws -> (report: RunReport, replicates: [[ReplicateMetrics]]) {
         precondition(rules.count == scenarios.count, "one rule per scenario")
-        let items = scenarios.enumerated().flatMap { s, p in (0..<p.spec.replicates).map { (s, $0) } }
-        let progress = ProgressReporter(scenarios: scenarios.count, totalWorkItems: items.count, force: request.forceProgress)
+        // Work item i is replicate i - firstItem[s] of the scenario s whose items contain it.
+        let firstItem = scenarios.reduce(into: [0]) { $0.append($0.last! + $1.spec.replicates) }
+        let itemCount = firstItem.last!
+        let item: @Sendable (Int) -> (scenario: Int, replicate: Int) = { i in
+            var s = 0
+            while firstItem[s + 1] <= i { s += 1 }
+            return (s, i - firstItem[s])
+        }
+        let progress = ProgressReporter(scenarios: scenarios.count, totalWorkItems: itemCount, force: request.forceProgress)
         let settings = request.settings
         // Plots (~200 kB a replicate) are kept only for each scenario's current worst replicate
-        // as results finish; the rest of a replicate is its few hundred bytes of metrics.
+        // as results finish; the rest of a replicate is folded into its scenario's accumulator.
         let plotKeeper = WorstReplicatePlots(scenarios: scenarios.count, by: "flutter.spurious")
-        let results = try WorkPool.map(count: items.count, jobs: request.jobs, onDone: { i in
-            let (s, r) = items[i]
+        var accumulators = scenarios.map { _ in MetricAccumulator(worstBy: "flutter.spurious") }
+        var compute_s = [Double](repeating: 0, count: scenarios.count)
+        var kept = [[ReplicateMetrics]](repeating: [], count: scenarios.count)
+        try WorkPool.forEachInOrder(count: itemCount, jobs: request.jobs, onDone: { i in
+            let (s, r) = item(i)
             progress.completed(scenario: s + 1, replicate: r + 1, of: scenarios[s].spec.replicates)
-        }) { i in
-            let (s, r) = items[i]
+        }, { i in
+            let (s, r) = item(i)
             let clock = ContinuousClock(), start = clock.now
             let result = try ReplicateEvaluation.run(spec: scenarios[s].spec, replicate: r, rule: rules[s], settings: settings)
             plotKeeper.offer(scenario: s, replicate: r, metrics: result.metrics, plots: result.plots)
-            return (result.metrics, ReplicateEvaluation.seconds(clock.now - start))
-        }
+            return (metrics: result.metrics, seconds: ReplicateEvaluation.seconds(clock.now - start))
+        }, consume: { (i: Int, finished: (metrics: ReplicateMetrics, seconds: Double)) in
+            let s = item(i).scenario
+            do { try accumulators[s].add(finished.metrics) } catch let error as MetricsError {
+                throw RunError.metrics(scenario: scenarios[s].spec.name, error)
+            }
+            compute_s[s] += finished.seconds
+            if keepReplicates { kept[s].append(finished.metrics) }
+        })
         progress.finish()
         var reports: [ScenarioReport] = []
-        var perScenario: [[ReplicateMetrics]] = []
-        var offset = 0
         for (s, p) in scenarios.enumerated() {
-            let timed = Array(results[offset..<(offset + p.spec.replicates)])
-            let metrics = timed.map(\.0)
-            offset += p.spec.replicates
-            let worst = ScenarioReport.worstReplicate(metrics, by: "flutter.spurious") ?? 0
+            let worst = accumulators[s].worst?.replicate ?? 0
             guard var plots = plotKeeper.plots(scenario: s, replicate: worst) else {
                 preconditionFailure("the keeper holds the plots of the worst replicate \(worst)")
             }
             plots.caption += ", replicate \(worst) of \(p.spec.replicates) (most spurious transitions)"
-            var report = try scenarioReport(p, metrics: metrics, plots: plots)
-            report.compute_s = timed.reduce(0) { $0 + $1.1 }
+            var report = try scenarioReport(p, aggregate: accumulators[s], plots: plots)
+            report.compute_s = compute_s[s]
             if let w = ScenarioReport.farRouteWarning(closestApproach_m: plots.closestApproach_m,
                                                       largestRadius_m: max(plots.fence.enter_m, plots.fence.exit_m)) {
                 report.warnings.append(w)
             }
             reports.append(report)
-            perScenario.append(metrics)
         }
         var info = RunEnvironment.collect(generator: scenarios.first?.spec.generator.rawValue ?? "mt19937",
                                           seeds: scenarios.map(\.spec.seed), rulesVersions: scenarios.map(\.rulesVersion))
         info.inputFiles = scenarios.map { InputFile(kind: "scenario", path: $0.path, sha256: $0.sha256) }
-        return (RunReport(run: info, scenarios: reports, includeCoordinates: request.settings.includeCoordinates), perScenario)
+        return (RunReport(run: info, scenarios: reports, includeCoordinates: request.settings.includeCoordinates), kept)
     }
 
     /// The scenario's `expect` block as checked bounds; an unknown metric path or a malformed
@@ -146,11 +160,11 @@ public enum ScenarioRunner {
 }
 
 extension ScenarioRunner {
-    static func scenarioReport(_ p: PreparedScenario, metrics: [ReplicateMetrics],
+    static func scenarioReport(_ p: PreparedScenario, aggregate: MetricAccumulator,
                                plots: ScenarioPlots) throws(RunError) -> ScenarioReport {
         do {
             return try ScenarioReport.make(name: p.spec.name, rulesVersion: p.rulesVersion, seed: p.spec.seed,
-                                           replicates: metrics, bounds: p.bounds, plots: plots)
+                                           aggregate: try aggregate.aggregate(), bounds: p.bounds, plots: plots)
         } catch { throw .metrics(scenario: p.spec.name, error) }
     }
 }

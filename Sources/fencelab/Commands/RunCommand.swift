@@ -28,7 +28,7 @@ enum RunCommand: Command {
 
     /// The options `run`, `accept` and `sweep` share.
     static let common: [OptionDeclaration] = [
-        OptionDeclaration("--replicates", .integer("N", 1...1_000_000), help: "Override every scenario's replicate count (N >= 1)."),
+        OptionDeclaration("--replicates", .integer("N", 1...100_000), help: "Override every scenario's replicate count (1 ... 100000, as in scenario files)."),
         OptionDeclaration("--seed", .integer("N", 1...Int(UInt32.max)), help: "Override every scenario's seed (N >= 1)."),
         OptionDeclaration("--jobs", .integer("N", 1...4096),
                           help: "Worker threads (default: all cores); results identical for any N."),
