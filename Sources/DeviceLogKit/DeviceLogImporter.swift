@@ -81,9 +81,13 @@ public enum DeviceLogImporter {
                 try parse(buffer: buffer, file: path, format: chosen, limits: limits, keepingFix: keepingFix)
             }
         }
-        // Two passes over the same open file: the line count, then the parse.
-        let reserve = lineCount(file, limit_bytes: limits.maxFileSize_bytes)
-        do { try file.rewind() } catch { throw fail(.unreadable(reason: error.description)) }
+        // Two passes over the same open file: the line count, then the parse. With `keepingFix`
+        // how many fixes are kept is unknown: one pass, the kept fixes grow as they come.
+        var reserve = 0
+        if keepingFix == nil {
+            reserve = lineCount(file, limit_bytes: limits.maxFileSize_bytes)
+            do { try file.rewind() } catch { throw fail(.unreadable(reason: error.description)) }
+        }
         return try parse(source, file: path, format: chosen, limits: limits, reservingFixes: reserve, keepingFix: keepingFix)
     }
 
@@ -120,15 +124,13 @@ public enum DeviceLogImporter {
             throw DeviceLogError(file: file, line: error.line, problem: error.problem)
         }
         return try parse(.memory(buffer, chunk_bytes: chunk_bytes), file: file, format: format, limits: limits,
-                         reservingFixes: newlineCount(buffer) + 1, keepingFix: keepingFix)
+                         reservingFixes: keepingFix == nil ? newlineCount(buffer) + 1 : 0, keepingFix: keepingFix)
     }
 
     /// Parses a line format (CSV, JSON Lines, NMEA) as its source delivers it, piece by piece.
     /// - Parameter reservingFixes: fixes to allocate room for up front (the line count: one fix per
     ///   line at most), so the array is allocated once instead of growing by copies (a 900 000-row
-    ///   log would otherwise hold 1.5 copies of its fixes while growing). With `keepingFix` the room
-    ///   is reserved all the same: pages no kept fix reaches are never touched, so they cost
-    ///   address space, not resident memory.
+    ///   log would otherwise hold 1.5 copies of its fixes while growing); 0 reserves nothing.
     static func parse(
         _ source: DeviceLogByteSource, file: String, format: DeviceLogFormat, limits: DeviceLogLimits, reservingFixes: Int,
         keepingFix: ((Fix) -> Bool)? = nil
