@@ -9,7 +9,9 @@
 /// known after pass 1. Pass 2 (`collect`, the same values again in any order and parts) counts
 /// the values below each interval and keeps only those inside; x₍r₎ is then found by rank within
 /// its interval. Memory: 16 bytes per `stride` values in pass 1 and at most ≈ 2·parts·`stride`
-/// values per needed order statistic in pass 2, instead of 8 bytes per value.
+/// values per needed order statistic in pass 2, instead of 8 bytes per value. Selection from
+/// samples in a few passes with limited storage, after Munro & Paterson (1980), "Selection and
+/// sorting with limited storage", Theoretical Computer Science 12(3).
 ///
 /// −0 and +0 compare equal, so either may come back where the pool holds both (as with
 /// `Statistics.quantiles`).
