@@ -65,14 +65,8 @@ public enum DeviceLogImporter {
         }
         let source = DeviceLogByteSource.file(file, limit_bytes: limits.maxFileSize_bytes)
         if chosen == .gpx {
-            // The XML tokenizer works on the whole document; a GPX point takes several lines,
-            // so its fixes are a small fraction of the file (docs/device-logs.md, Memory).
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(size)
-            do { while try source.read(appendingTo: &bytes) > 0 {} } catch {
-                throw DeviceLogError(file: path, line: error.line, problem: error.problem)
-            }
-            return try parse(bytes: bytes, file: path, format: chosen, limits: limits)
+            // A GPX point takes several lines (~230 bytes), so there is no line count to reserve by.
+            return try parse(source, file: path, format: chosen, limits: limits, reservingFixes: 0)
         }
         // Two passes over the same open file: the line count, then the parse.
         let reserve = lineCount(file, limit_bytes: limits.maxFileSize_bytes)
@@ -103,27 +97,18 @@ public enum DeviceLogImporter {
             throw DeviceLogError(file: file, line: nil,
                                  problem: .fileTooLarge(size_bytes: buffer.count, limit_bytes: limits.maxFileSize_bytes))
         }
-        do {
-            if format == .gpx {
-                var builder = DeviceLogBuilder()
-                try GPXDeviceLogReader.read(buffer, limits: limits, into: &builder)
-                return DeviceLog(file: file, format: format, fixes: builder.fixes, events: builder.events)
-            }
-        } catch {
-            throw DeviceLogError(file: file, line: error.line, problem: error.problem)
-        }
         return try parse(.memory(buffer, chunk_bytes: chunk_bytes), file: file, format: format, limits: limits,
-                         reservingFixes: newlineCount(buffer) + 1)
+                         reservingFixes: format == .gpx ? 0 : newlineCount(buffer) + 1)
     }
 
-    /// Parses a line format (CSV, JSON Lines, NMEA) as its source delivers it, piece by piece.
+    /// Parses a device log as its source delivers it, piece by piece: the line formats (CSV,
+    /// JSON Lines, NMEA) line by line, GPX token by token.
     /// - Parameter reservingFixes: fixes to allocate room for up front (the line count: one fix per
     ///   line at most), so the array is allocated once instead of growing by copies (a 900 000-row
     ///   log would otherwise hold 1.5 copies of its fixes while growing).
     static func parse(
         _ source: DeviceLogByteSource, file: String, format: DeviceLogFormat, limits: DeviceLogLimits, reservingFixes: Int
     ) throws(DeviceLogError) -> DeviceLog {
-        precondition(format != .gpx, "GPX is read from a whole buffer")
         var lines = DeviceLogLines(source, maxLineLength_bytes: limits.maxLineLength_bytes)
         var builder = DeviceLogBuilder()
         builder.fixes.reserveCapacity(reservingFixes)
@@ -131,7 +116,8 @@ public enum DeviceLogImporter {
             switch format {
             case .csv: try CSVDeviceLogReader.read(&lines, into: &builder)
             case .jsonl: try JSONLinesDeviceLogReader.read(&lines, into: &builder)
-            case .nmea, .gpx: try NMEADeviceLogReader.read(&lines, into: &builder)
+            case .nmea: try NMEADeviceLogReader.read(&lines, into: &builder)
+            case .gpx: try GPXDeviceLogReader.read(source, limits: limits, into: &builder)
             }
         } catch {
             throw DeviceLogError(file: file, line: error.line, problem: error.problem)
