@@ -70,16 +70,8 @@ public enum DeviceLogImporter {
         }
         let source = DeviceLogByteSource.file(file, limit_bytes: limits.maxFileSize_bytes)
         if chosen == .gpx {
-            // The XML tokenizer works on the whole document; a GPX point takes several lines,
-            // so its fixes are a small fraction of the file (docs/device-logs.md, Memory).
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(size)
-            do { while try source.read(appendingTo: &bytes) > 0 {} } catch {
-                throw DeviceLogError(file: path, line: error.line, problem: error.problem)
-            }
-            return try bytes.withUnsafeBufferPointer { (buffer) throws(DeviceLogError) -> DeviceLog in
-                try parse(buffer: buffer, file: path, format: chosen, limits: limits, keepingFix: keepingFix)
-            }
+            // A GPX point takes several lines (~230 bytes), so there is no line count to reserve by.
+            return try parse(source, file: path, format: chosen, limits: limits, reservingFixes: 0, keepingFix: keepingFix)
         }
         // Two passes over the same open file: the line count, then the parse. With `keepingFix`
         // how many fixes are kept is unknown: one pass, the kept fixes grow as they come.
@@ -114,20 +106,13 @@ public enum DeviceLogImporter {
             throw DeviceLogError(file: file, line: nil,
                                  problem: .fileTooLarge(size_bytes: buffer.count, limit_bytes: limits.maxFileSize_bytes))
         }
-        do {
-            if format == .gpx {
-                var builder = DeviceLogBuilder(keep: keepingFix)
-                try GPXDeviceLogReader.read(buffer, limits: limits, into: &builder)
-                return DeviceLog(file: file, format: format, fixes: builder.fixes, events: builder.events)
-            }
-        } catch {
-            throw DeviceLogError(file: file, line: error.line, problem: error.problem)
-        }
         return try parse(.memory(buffer, chunk_bytes: chunk_bytes), file: file, format: format, limits: limits,
-                         reservingFixes: keepingFix == nil ? newlineCount(buffer) + 1 : 0, keepingFix: keepingFix)
+                         reservingFixes: format == .gpx || keepingFix != nil ? 0 : newlineCount(buffer) + 1,
+                         keepingFix: keepingFix)
     }
 
-    /// Parses a line format (CSV, JSON Lines, NMEA) as its source delivers it, piece by piece.
+    /// Parses a device log as its source delivers it, piece by piece: the line formats (CSV,
+    /// JSON Lines, NMEA) line by line, GPX token by token.
     /// - Parameter reservingFixes: fixes to allocate room for up front (the line count: one fix per
     ///   line at most), so the array is allocated once instead of growing by copies (a 900 000-row
     ///   log would otherwise hold 1.5 copies of its fixes while growing); 0 reserves nothing.
@@ -135,7 +120,6 @@ public enum DeviceLogImporter {
         _ source: DeviceLogByteSource, file: String, format: DeviceLogFormat, limits: DeviceLogLimits, reservingFixes: Int,
         keepingFix: ((Fix) -> Bool)? = nil
     ) throws(DeviceLogError) -> DeviceLog {
-        precondition(format != .gpx, "GPX is read from a whole buffer")
         var lines = DeviceLogLines(source, maxLineLength_bytes: limits.maxLineLength_bytes)
         var builder = DeviceLogBuilder(keep: keepingFix)
         builder.fixes.reserveCapacity(reservingFixes)
@@ -143,7 +127,8 @@ public enum DeviceLogImporter {
             switch format {
             case .csv: try CSVDeviceLogReader.read(&lines, into: &builder)
             case .jsonl: try JSONLinesDeviceLogReader.read(&lines, into: &builder)
-            case .nmea, .gpx: try NMEADeviceLogReader.read(&lines, into: &builder)
+            case .nmea: try NMEADeviceLogReader.read(&lines, into: &builder)
+            case .gpx: try GPXDeviceLogReader.read(source, limits: limits, into: &builder)
             }
         } catch {
             throw DeviceLogError(file: file, line: error.line, problem: error.problem)

@@ -17,10 +17,12 @@ enum GPXDeviceLogReader {
     /// Local names whose text is captured inside a point.
     private static let captured: Set<String> = ["time", "hdop", "horizontal_accuracy", "speed", "course", "event"]
 
+    /// Reads the GPX document `source` delivers, piece by piece (the tokenizer holds one piece
+    /// plus one token, never the whole file).
     static func read(
-        _ buffer: UnsafeBufferPointer<UInt8>, limits: DeviceLogLimits, into builder: inout DeviceLogBuilder
+        _ source: DeviceLogByteSource, limits: DeviceLogLimits, into builder: inout DeviceLogBuilder
     ) throws(DeviceLogProblemAtLine) {
-        var xml = XMLTokenizer(buffer, maxToken_bytes: limits.maxLineLength_bytes)
+        var xml = XMLTokenizer(source, maxToken_bytes: limits.maxLineLength_bytes)
         var stack: [String] = []
         var point: Point?
         var capture: (name: String, text: String)?
@@ -32,7 +34,7 @@ enum GPXDeviceLogReader {
             switch token {
             case .endOfFile:
                 if !sawRoot {
-                    throw DeviceLogProblemAtLine(line: xml.line, problem: buffer.allSatisfy(isSpaceOrBOM) ? .emptyFile : .gpx("no <gpx> element"))
+                    throw DeviceLogProblemAtLine(line: xml.line, problem: xml.onlySpaceSoFar ? .emptyFile : .gpx("no <gpx> element"))
                 }
                 if let open = stack.last {
                     throw DeviceLogProblemAtLine(line: xml.line, problem: .xml("unexpected end of file: <\(DeviceLogLexical.shown(open))> not closed (truncated file?)"))

@@ -5,6 +5,5 @@ import Glibc
 import Darwin
 #endif
 
-AllocatorTuning.keepHeapTopPadded()
 let code = CLI.flushingStandardOutput(CLI.run(Array(CommandLine.arguments.dropFirst())))
 exit(code.rawValue)

@@ -343,11 +343,13 @@ private let malformedCases: [MalformedCase] = [
         }
     }
 
-    /// The line formats are read in pieces (1 MiB from a file) and never need the whole file:
+    /// Every format is read in pieces (1 MiB from a file) and never needs the whole file:
     /// a split at every byte position, and one-byte pieces, give the same log or the same error
     /// as the whole buffer, including a BOM, CRLF split between CR and LF, blank lines and a
-    /// line over the limit.
-    @Test(arguments: [DeviceLogFormat.csv, .jsonl, .nmea])
+    /// line over the limit; for GPX a comment, processing instruction, CDATA, references and a
+    /// name split anywhere, a name over the token limit, a truncated comment, a DOCTYPE, a file
+    /// of spaces (empty) and one of comments only (no <gpx>).
+    @Test(arguments: [DeviceLogFormat.csv, .jsonl, .nmea, .gpx])
     func piecesAtEverySplitPositionReadAsTheWhole(_ format: DeviceLogFormat) throws {
         let texts: [String]
         switch format {
@@ -357,6 +359,21 @@ private let malformedCases: [MalformedCase] = [
         case .jsonl:
             texts = ["{\"timestamp\":1,\"latitude\":2,\"longitude\":3,\"horizontal_accuracy\":4}\r\n\n{\"timestamp\":\"5\",\"event\":\"exit\"}",
                      "{\"timestamp\":1,\n", " \n\t\n"]
+        case .gpx:
+            texts = ["\u{FEFF}<?xml version=\"1.0\"?>\r\n<!-- a <comment> -->\n<gpx version=\"1.1\" xmlns:fl=\"x\"><trk><trkseg>\n"
+                     + "<trkpt lat='52.5' lon=\"13.4\"><time>2026-03-01T12:00:00Z</time><hdop>1.5</hdop>"
+                     + "<extensions><fl:event><![CDATA[enter]]></fl:event></extensions></trkpt>\n"
+                     + "<trkpt lat=\"52.50001\" lon=\"13.4\"><time>2026-03-01T12:00:01&#x5A;</time>"
+                     + "<extensions><fl:horizontal_accuracy>7&#46;5</fl:horizontal_accuracy><fl:speed> 1.5 </fl:speed></extensions></trkpt>"
+                     + "<?pi x?></trkseg></trk></gpx>\n",
+                     "<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>1970-01-01T00:00:00Z</time><hdop>1</hdop></trkpt></trkseg></trk>"
+                     + "<wpt lat=\"1\" lon=\"2\"><name>&amp;&lt;&gt;&quot;&apos;</name><time>1970-01-01T00:00:01Z</time><hdop>1</hdop></wpt></gpx>",
+                     "<gpx><averyveryveryverylongelementname_over_thirty/></gpx>",
+                     "<gpx><!-- never closed -",
+                     "<!DOCTYPE gpx><gpx/>",
+                     "  \r\n\t \u{FEFF}\n",
+                     "<!-- only --><?only?>",
+                     "<gpx><wpt lat=\"1\" lon=\"2\"><time>x&bogus;</time></wpt></gpx>"]
         default:
             texts = [["GPGGA,120000.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,", "GPRMC,120000.00,A,5230.00000,N,01324.00000,E,,,010326,,,A",
                       "GPGGA,120001.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,"].map { NMEASentence.sentence($0) }.joined(),

@@ -7,8 +7,8 @@ enum ImportOutcome: Equatable {
     case error(line: Int?, problem: DeviceLogProblem)
 }
 
-/// - Parameter chunk_bytes: read the bytes in pieces of this size (line formats; the file reader
-///   uses 1 MiB), or `nil` for the whole buffer.
+/// - Parameter chunk_bytes: read the bytes in pieces of this size (the file reader uses 1 MiB),
+///   or `nil` for the whole buffer.
 func importOutcome(_ bytes: [UInt8], _ format: DeviceLogFormat, chunk_bytes: Int? = nil) -> ImportOutcome {
     let limits = DeviceLogLimits(maxFileSize_bytes: 1 << 20, maxLineLength_bytes: 4096)
     do {
@@ -41,11 +41,11 @@ func importOutcome(_ bytes: [UInt8], _ format: DeviceLogFormat, chunk_bytes: Int
 
 /// Properties: no crash; a leading BOM changes nothing; for line formats without CR,
 /// CRLF line ends change nothing; reading in pieces of 1–64 bytes (chosen by the first byte)
-/// changes nothing.
+/// changes nothing (every format, GPX included).
 func checkImporter(_ data: UnsafePointer<UInt8>, _ size: Int, _ format: DeviceLogFormat, crlfInvariant: Bool) {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let plain = importOutcome(bytes, format)
-    if format != .gpx, let first = bytes.first {
+    if let first = bytes.first {
         precondition(importOutcome(bytes, format, chunk_bytes: 1 + Int(first % 64)) == plain, "reading in pieces changed the outcome")
     }
     if bytes.count < 3 || bytes[0] != 0xEF {

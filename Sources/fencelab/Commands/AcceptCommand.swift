@@ -72,6 +72,7 @@ enum AcceptCommand: Command {
         request.input = setup.input
         request.maxAge_s = request.run.settings.maxFixAge_s
         InterruptNotice.install { InterruptNotice.runMessage(out: out) }
+        AllocatorTuning.keepHeapTopPadded()
         let report: RunReport
         do { report = try AcceptanceRun.executeAndWrite(request, out: out) } catch { throw CLIError.badInput("\(error)") }
         AcceptanceRun.failureLines(report).forEach { print($0) }

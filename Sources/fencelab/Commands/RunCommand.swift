@@ -59,6 +59,7 @@ enum RunCommand: Command {
         let paths = arguments.positionals
         if !paths.isEmpty { request.paths = paths }
         InterruptNotice.install { InterruptNotice.runMessage(out: out) }
+        AllocatorTuning.keepHeapTopPadded()
         let report: RunReport
         do { report = try ScenarioRunner.runAndWrite(request, out: out) } catch { throw CLIError.badInput("\(error)") }
         for s in report.scenarios { s.warnings.forEach { printError("fencelab: warning: \(s.name): \($0)") } }
