@@ -98,6 +98,19 @@ import _TestSupport
         }
     }
 
+    /// A decoded string the engine sent (a JSON "\n" inside an unknown state) is echoed escaped:
+    /// the error stays one line (found by the engine_answers fuzz target in a 10-minute run).
+    @Test func unknownStateWithAnEscapedLineBreakIsEchoedOnOneLine() {
+        let engine = ExternalEngine(command: "cat >/dev/null; printf '%s\\n' '{\"type\":\"ready\",\"protocol\":1}' '{\"index\":0,\"state\":\"i\\nside\\u001b[2J\"}'")
+        #expect {
+            _ = try engine.run(fence: Self.fence, fixes: Self.fixes([1]), now_s: [0])
+        } throws: { error in
+            guard let e = error as? ExternalEngineError, case .garbage(line: 2, _, _) = e else { return false }
+            let text = e.description
+            return !text.contains("\n") && !text.contains("\u{1B}") && text.contains("unknown state 'i\\nside\\u{1B}[2J'")
+        }
+    }
+
     @Test func flatJSONIsStrict() throws {
         let o = try FlatJSON.parseObject(#"{"index": 3, "state":"inside", "x":"NaN", "e":"a\"b\u00e9"}"#)
         #expect(o["index"] == .number(3))

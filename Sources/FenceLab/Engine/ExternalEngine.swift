@@ -48,7 +48,7 @@ public enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConverti
         func tail(_ s: String) -> String { s.isEmpty ? "" : "; engine stderr: \(s)" }
         switch self {
         case let .startFailed(command, reason):
-            return "engine '\(command)' could not start: \(reason)"
+            return "engine '\(ShownText.escapingControls(command))' could not start: \(reason)"
         case let .exited(status, answered, expected, stderr):
             return "engine exited with status \(status) after answering \(answered) of \(expected) fixes\(tail(stderr))"
         case let .timeout(seconds, index, stderr):
@@ -190,7 +190,7 @@ enum EngineRequests {
             throw .garbage(line: line, text: shorten(text), reason: "missing \"state\"")
         }
         guard let state = FenceState(rawValue: stateText) else {
-            throw .garbage(line: line, text: shorten(text), reason: "unknown state '\(stateText)'")
+            throw .garbage(line: line, text: shorten(text), reason: "unknown state '\(ShownText.shown(stateText))'")
         }
         guard index == expectedIndex else { throw .wrongIndex(line: line, expected: expectedIndex, got: index) }
         var rejected: String? = nil
