@@ -63,6 +63,22 @@ import _TestSupport
             #expect(p.latitude == s.position.latitude && p.longitude == s.position.longitude)
         }
         #expect(RTSSmoother.smoothedPositions([], filter: filter).positions.isEmpty)
+        // Checkpointed blocks (the filter run again from a copy per block): the same bits for any
+        // block length, blocks that start on a rejected fix (7, 40) or hold one step (1) included.
+        for interval in [1, 7, 8, 40, 299, 300, 301] {
+            let blocks = RTSSmoother.smoothedPositions(fixes, filter: filter, checkpointInterval: interval)
+            #expect(blocks.acceptedIndices == full.acceptedIndices, "interval \(interval)")
+            #expect(zip(blocks.positions, light.positions).allSatisfy { $0.latitude == $1.latitude && $0.longitude == $1.longitude },
+                    "interval \(interval)")
+        }
+        // A block with no accepted fix: its checkpoint shares the first step with the next block.
+        var gap = fixes
+        for i in 16..<24 { gap[i].horizontalAccuracy_m = .nan }
+        let gapFull = RTSSmoother.run(gap, filter: filter)
+        let gapBlocks = RTSSmoother.smoothedPositions(gap, filter: filter, checkpointInterval: 8)
+        #expect(gapBlocks.acceptedIndices == gapFull.acceptedIndices && gapBlocks.acceptedIndices.count == 290)
+        #expect(zip(gapBlocks.positions, gapFull.smoothed).allSatisfy {
+            $0.latitude == $1.position.latitude && $0.longitude == $1.position.longitude })
         // The recursion crossed re-anchored frames (what the compact recording keeps by index).
         var f = filter
         for fix in fixes { try? f.update(fix) }

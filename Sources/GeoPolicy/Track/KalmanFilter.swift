@@ -360,6 +360,23 @@ struct StepRecorder: KalmanStepRecording {
     }
 }
 
+/// Counts the accepted fixes and keeps the last filtered state and covariance (the forward pass
+/// of `RTSSmoother.smoothedPositions(count:…)`, which records nothing per fix).
+struct LastStepRecorder: KalmanStepRecording {
+    var steps = 0
+    var lastState = SIMD4<Double>.zero
+    var lastCovariance = Covariance4(diagonal: .zero)
+
+    mutating func first(frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, timestamp_s: Double) {
+        lastState = state; lastCovariance = covariance; steps += 1
+    }
+    func prior(frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, jacobian: Matrix2) {}
+    func predicted(state: SIMD4<Double>, covariance: Covariance4, dt: Double, timestamp_s: Double) {}
+    mutating func filtered(state: SIMD4<Double>, covariance: Covariance4) {
+        lastState = state; lastCovariance = covariance; steps += 1
+    }
+}
+
 /// Records per accepted fix only what `RTSSmoother.smoothedPositions` cannot recompute: the prior
 /// state and covariance, the time step, the frame (an index: frames change only where the filter
 /// re-anchors) and the re-anchoring Jacobian (an index, −1 for the identity); plus the last

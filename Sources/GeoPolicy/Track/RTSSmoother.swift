@@ -160,39 +160,103 @@ public enum RTSSmoother {
 
     /// Runs `filter` over `fixes` and returns only the smoothed positions, with the indices of the
     /// accepted fixes they belong to: exactly `run(_:filter:).smoothed[k].position`, without the
-    /// filtered and smoothed estimates and states `run` also keeps. The forward pass records only
-    /// what the backward pass cannot recompute (`CompactStepRecorder`, 128 bytes per fix instead
-    /// of a 528-byte `KalmanStep`): the prediction is recomputed from the recorded prior by the
-    /// same `KalmanFilter.predict`, so the values are the same bits.
-    public static func smoothedPositions(_ fixes: [Fix], filter: KalmanFilter) -> (acceptedIndices: [Int], positions: [Coordinate]) {
-        var accepted: [Int] = []
-        accepted.reserveCapacity(fixes.count)
-        var f = filter
-        var recorder = CompactStepRecorder()
-        recorder.steps.reserveCapacity(fixes.count)
-        for (i, fix) in fixes.enumerated() {
-            do {
-                try f.process(fix, &recorder)
-                accepted.append(i)
-            } catch {}
+    /// filtered and smoothed estimates and states `run` also keeps (`smoothedPositions(count:…)`).
+    public static func smoothedPositions(_ fixes: [Fix], filter: KalmanFilter,
+                                         checkpointInterval interval: Int = checkpointInterval) -> (acceptedIndices: [Int], positions: [Coordinate]) {
+        var accepted: [Int] = [], positions: [Coordinate] = []
+        smoothedPositions(count: fixes.count, filter: filter, checkpointInterval: interval, fix: { fixes[$0] },
+                          prepare: { accepted.reserveCapacity($0); positions.reserveCapacity($0) }) { _, i, p in
+            accepted.append(i); positions.append(p)
         }
-        let count = recorder.steps.count
-        guard count > 0 else { return ([], []) }
-        let q = filter.accelerationDensity_m2ps3
-        func frame(_ k: Int) -> LocalFrame { recorder.frames[Int(recorder.steps[k].frame)] }
-        func position(_ k: Int, _ x: SIMD4<Double>) -> Coordinate { frame(k).coordinate(SIMD2(x[0], x[1])) }
-        var positions = [Coordinate](repeating: position(count - 1, recorder.lastState), count: count)
-        backward(count: count, lastState: recorder.lastState, lastCovariance: recorder.lastCovariance, frame: frame) { k in
-            let step = recorder.steps[k]
-            var x = step.priorState, p = step.priorCovariance
-            KalmanFilter.predict(&x, &p, dt: step.dt_s, q: q)
-            return Transition(priorState: step.priorState, priorCovariance: step.priorCovariance, predictedState: x,
-                              predictedCovariance: p, dt_s: step.dt_s,
-                              reanchorJacobian: step.reanchor < 0 ? .identity : recorder.jacobians[Int(step.reanchor)])
-        } _: { k, x, _ in
-            positions[k] = position(k, x)
-        }
+        accepted.reverse(); positions.reverse()
         return (accepted, positions)
+    }
+
+    /// Accepted fixes per block of `smoothedPositions(count:…)`: one filter copy is kept per
+    /// block, and at most two blocks' steps (128 bytes each) are held at a time.
+    public static let checkpointInterval = 4096
+
+    /// The smoothed positions of `count` fixes given by `fix(i)`, in memory independent of
+    /// `count` (one `KalmanFilter` copy per `checkpointInterval` fixes, two blocks of steps).
+    ///
+    /// The forward pass keeps only a copy of the filter at the start of every block. The backward
+    /// pass runs the filter again from each copy over its block, recording what the recursion
+    /// cannot recompute (`CompactStepRecorder`: the prior, the time step, the frame and the
+    /// re-anchoring Jacobian by index); the prediction is recomputed by the same
+    /// `KalmanFilter.predict`. The same `process` from the same state gives the same bits, so the
+    /// positions are exactly `run(_:filter:).smoothed[k].position`, for twice the forward work.
+    ///
+    /// Calls `prepare(n)` once with the number n of accepted fixes, then `visit(k, i, position)`
+    /// for k = n − 1 … 0: the k-th accepted fix, its index i among the `count`, and its smoothed
+    /// position. `fix(i)` must give the same fix every time it is asked.
+    /// - Returns: the number of accepted fixes.
+    @discardableResult
+    public static func smoothedPositions(count: Int, filter: KalmanFilter, checkpointInterval interval: Int = checkpointInterval,
+                                         fix: (Int) -> Fix, prepare: (Int) -> Void,
+                                         visit: (_ k: Int, _ index: Int, _ position: Coordinate) -> Void) -> Int {
+        precondition(interval >= 1, "RTSSmoother: checkpointInterval must be ≥ 1, got \(interval)")
+        var checkpoints: [(filter: KalmanFilter, firstStep: Int)] = []
+        checkpoints.reserveCapacity(count / interval + 1)
+        var f = filter
+        var tail = LastStepRecorder()
+        for i in 0..<count {
+            if i % interval == 0 { checkpoints.append((f, tail.steps)) }
+            do { try f.process(fix(i), &tail) } catch {}
+        }
+        let total = tail.steps
+        prepare(total)
+        guard total > 0 else { return 0 }
+
+        /// One block's steps, run again from its checkpoint.
+        struct Block {
+            var firstStep = 0
+            var recorder = CompactStepRecorder()
+            var indices: [Int] = []
+            func holds(_ k: Int) -> Bool { k >= firstStep && k < firstStep + indices.count }
+        }
+        func replay(_ b: Int, into block: inout Block) {
+            var g = checkpoints[b].filter
+            block.firstStep = checkpoints[b].firstStep
+            block.recorder.steps.removeAll(keepingCapacity: true)
+            block.recorder.frames.removeAll(keepingCapacity: true)
+            block.recorder.jacobians.removeAll(keepingCapacity: true)
+            block.indices.removeAll(keepingCapacity: true)
+            for i in b * interval..<min(count, (b + 1) * interval) {
+                do { try g.process(fix(i), &block.recorder); block.indices.append(i) } catch {}
+            }
+        }
+        // `lower` holds step k, `upper` the block after it (step k + 1 of the recursion).
+        var lower = Block(), upper = Block()
+        func step(_ k: Int) -> (step: CompactStepRecorder.Step, frame: LocalFrame, jacobian: Matrix2, index: Int) {
+            if !lower.holds(k) && !upper.holds(k) {
+                swap(&lower, &upper)
+                // The last block whose first step is at or before k holds it (empty blocks share
+                // their first step with the next one).
+                var lo = 0, hi = checkpoints.count
+                while lo < hi { let mid = (lo + hi) / 2; if checkpoints[mid].firstStep <= k { lo = mid + 1 } else { hi = mid } }
+                replay(lo - 1, into: &lower)
+            }
+            return lower.holds(k) ? read(lower, k) : read(upper, k)
+        }
+        func read(_ block: borrowing Block, _ k: Int) -> (step: CompactStepRecorder.Step, frame: LocalFrame, jacobian: Matrix2, index: Int) {
+            let s = block.recorder.steps[k - block.firstStep]
+            return (s, block.recorder.frames[Int(s.frame)], s.reanchor < 0 ? .identity : block.recorder.jacobians[Int(s.reanchor)],
+                    block.indices[k - block.firstStep])
+        }
+        let q = filter.accelerationDensity_m2ps3
+        let last = step(total - 1)
+        visit(total - 1, last.index, last.frame.coordinate(SIMD2(tail.lastState[0], tail.lastState[1])))
+        backward(count: total, lastState: tail.lastState, lastCovariance: tail.lastCovariance, frame: { step($0).frame }) { k in
+            let s = step(k)
+            var x = s.step.priorState, p = s.step.priorCovariance
+            KalmanFilter.predict(&x, &p, dt: s.step.dt_s, q: q)
+            return Transition(priorState: s.step.priorState, priorCovariance: s.step.priorCovariance, predictedState: x,
+                              predictedCovariance: p, dt_s: s.step.dt_s, reanchorJacobian: s.jacobian)
+        } _: { k, x, _ in
+            let s = step(k)
+            visit(k, s.index, s.frame.coordinate(SIMD2(x[0], x[1])))
+        }
+        return total
     }
 
     /// The forward pass: updates a copy of `filter` with each fix, recording the step of every
