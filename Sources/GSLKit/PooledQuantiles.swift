@@ -46,6 +46,13 @@ public struct PooledQuantiles: Sendable {
 
     /// Pass 1: one part of the pool. `part` is sorted in place (its order is not kept).
     public mutating func summarize(_ part: inout [Double]) {
+        part.withUnsafeMutableBufferPointer { summarize(sorting: $0) }
+    }
+
+    /// Pass 1 on doubles in place (e.g. the east/north components of a buffer of `SIMD2<Double>`
+    /// viewed as doubles), which are sorted (their order is not kept).
+    public mutating func summarize(sorting part: UnsafeMutableBufferPointer<Double>) {
+        var part = part
         precondition(needed.isEmpty && collected == 0, "PooledQuantiles: summarize after the second pass began")
         if firstNonFinite == nil, let bad = part.first(where: { !$0.isFinite }) { firstNonFinite = bad }
         guard !part.isEmpty else { return }

@@ -75,12 +75,26 @@ public enum CalibrationRun {
     /// Accuracy factors within 1 ± this are written as `model: drms` (the device means DRMS).
     public static let drmsFactorTolerance = 0.15
 
+    /// What the residuals of a recording are measured against (the synthetic drives are drawn around it).
+    enum Truth {
+        /// Stationary: the mean position, for every fix.
+        case fixed(Coordinate)
+        /// Track: the smoothed position of each used fix.
+        case path([Coordinate])
+
+        subscript(k: Int) -> Coordinate {
+            switch self {
+            case let .fixed(c): return c
+            case let .path(p): return p[k]
+            }
+        }
+    }
+
     /// The kept fixes and what the residuals are measured against (for synthetic drives).
     struct Residuals {
         var input: CalibrationInput
         var accounting: FixAccounting
-        /// Stationary: the mean position for every fix; track: the smoothed position of each used fix.
-        var truth: [Coordinate]
+        var truth: Truth
     }
 
     /// Residuals of the log's valid fixes against the mean position or the smoothed path.
@@ -116,41 +130,52 @@ public enum CalibrationRun {
         return r
     }
 
-    /// The residual pipeline shared by the recording and the synthetic drives.
+    /// The residuals of the recording's fixes (`residualPipeline`), in arrays.
     static func pipeline(_ fixes: [Fix], points: [Coordinate], mode: CalibrationMode) throws(CalibrationError) -> Residuals {
-        var times: [Double] = [], residuals: [SIMD2<Double>] = [], accuracy: [Double] = [], truth: [Coordinate] = []
-        // At most one of each per fix: allocated once (200 synthetic drives run through here).
-        times.reserveCapacity(fixes.count); residuals.reserveCapacity(fixes.count); accuracy.reserveCapacity(fixes.count)
+        var times: [Double] = [], residuals: [SIMD2<Double>] = [], accuracy: [Double] = [], path: [Coordinate] = []
+        let truth = try residualPipeline(count: fixes.count, mode: mode, fix: { fixes[$0] }, point: { points[$0] }) { used in
+            times = Array(repeating: 0, count: used); residuals = Array(repeating: .zero, count: used)
+            accuracy = Array(repeating: 0, count: used)
+            if mode == .track { path = Array(repeating: points[0], count: used) }
+        } emit: { k, i, residual, anchor in
+            times[k] = fixes[i].timestamp_s; residuals[k] = residual; accuracy[k] = fixes[i].horizontalAccuracy_m
+            if mode == .track { path[k] = anchor }
+        }
+        return Residuals(input: CalibrationInput(times_s: times, residuals_m: residuals, reportedAccuracy_m: accuracy),
+                         accounting: FixAccounting(), truth: truth ?? .path(path))
+    }
+
+    /// The residual pipeline shared by the recording and the synthetic drives, over `count` fixes
+    /// given by `fix(i)` and their validated positions `point(i)` (asked for more than once, so
+    /// nothing per fix is built here): calls `prepare(n)` with the number n of used fixes, then
+    /// `emit(k, i, residual, truth)` once for each used fix k < n (fix i of the `count`).
+    ///
+    /// Stationary: every fix, in order, against the mean position (returned as `.fixed`).
+    /// Track: the fixes the Kalman filter accepts, k descending, against the RTS-smoothed path
+    /// (`RTSSmoother.smoothedPositions(count:…)`, memory independent of `count`); returns nil (the
+    /// path is what `emit` was given).
+    static func residualPipeline(count: Int, mode: CalibrationMode, fix: (Int) -> Fix, point: (Int) -> Coordinate,
+                                 prepare: (Int) -> Void,
+                                 emit: (_ k: Int, _ index: Int, _ residual: SIMD2<Double>, _ truth: Coordinate) -> Void) throws(CalibrationError) -> Truth? {
         switch mode {
         case .stationary:
-            let frame = LocalFrame(anchor: points[0])
-            let offsets = points.map { frame.offset_m($0) }
-            let mean = offsets.reduce(SIMD2<Double>.zero, +) / Double(offsets.count)
-            let centre = LocalFrame(anchor: frame.coordinate(mean))
-            for (f, c) in zip(fixes, points) {
-                times.append(f.timestamp_s)
-                residuals.append(centre.offset_m(c))
-                accuracy.append(f.horizontalAccuracy_m)
-            }
-            truth = Array(repeating: centre.anchor, count: fixes.count)
+            let frame = LocalFrame(anchor: point(0))
+            // A left fold from zero, as `reduce(.zero, +)` over the offsets adds them.
+            var sum = SIMD2<Double>.zero
+            for i in 0..<count { sum = sum + frame.offset_m(point(i)) }
+            let centre = LocalFrame(anchor: frame.coordinate(sum / Double(count)))
+            prepare(count)
+            for i in 0..<count { emit(i, i, centre.offset_m(point(i)), centre.anchor) }
+            return .fixed(centre.anchor)
         case .track:
             let filter: KalmanFilter
             do { filter = try KalmanFilter() } catch { throw .smoother(reason: "\(error)") }
-            // Only the smoothed positions: 200 synthetic drives run through here, and the full
-            // `RTSSmoother.run` result (estimates, states, covariances) is ~1 KB per fix.
-            let smoothed = RTSSmoother.smoothedPositions(fixes, filter: filter)
-            truth.reserveCapacity(fixes.count)
-            for (k, i) in smoothed.acceptedIndices.enumerated() where k < smoothed.positions.count {
-                let f = fixes[i]
-                let frame = LocalFrame(anchor: smoothed.positions[k])
-                times.append(f.timestamp_s)
-                residuals.append(frame.offset_m(points[i]))
-                accuracy.append(f.horizontalAccuracy_m)
-                truth.append(frame.anchor)
+            RTSSmoother.smoothedPositions(count: count, filter: filter, fix: fix, prepare: prepare) { k, i, position in
+                let frame = LocalFrame(anchor: position)
+                emit(k, i, frame.offset_m(point(i)), frame.anchor)
             }
+            return nil
         }
-        return Residuals(input: CalibrationInput(times_s: times, residuals_m: residuals, reportedAccuracy_m: accuracy),
-                         accounting: FixAccounting(), truth: truth)
     }
 
     /// Residuals, `NoiseCalibrator.estimate`, the autocorrelation checks and the goodness of fit.
@@ -170,8 +195,8 @@ public enum CalibrationRun {
         let file = screened.file
         let r = try residuals(consume screened, mode: mode)
         var estimate = try NoiseCalibrator.estimate(r.input, seed: options.seed, replicates: options.replicates)
-        if mode == .track { estimate = try undoSmootherShrinkage(estimate, recording: r, seed: options.seed) }
         let series = ResidualSeries(times_s: r.input.times_s, residuals_m: r.input.residuals_m)
+        if mode == .track { estimate = try undoSmootherShrinkage(estimate, recording: r, series: series, seed: options.seed) }
         let maxLag_s = min(options.maxLag_s, series.span_s / 4)
         let acf = ResidualACF(series, binWidth_s: series.medianInterval_s, maxLag_s: maxLag_s)
         let goodness = try GoodnessOfFit.evaluate(recording: r, series: series, acf: acf, estimate: estimate, mode: mode,
@@ -186,7 +211,8 @@ public enum CalibrationRun {
     /// are smaller than the noise. Scales σ_w and σ_b until drives generated from the block and put
     /// through the same smoother have the recording's residual σ (fixed-point iteration, three
     /// rounds of two drives each; seeded streams). τ is not corrected.
-    static func undoSmootherShrinkage(_ estimate: NoiseEstimate, recording r: Residuals, seed: UInt64) throws(CalibrationError) -> NoiseEstimate {
+    static func undoSmootherShrinkage(_ estimate: NoiseEstimate, recording r: Residuals, series: ResidualSeries,
+                                      seed: UInt64) throws(CalibrationError) -> NoiseEstimate {
         let target = estimate.intervals.perAxisSigma_m.value
         var e = estimate
         for round in 0..<3 {
@@ -196,8 +222,8 @@ public enum CalibrationRun {
                 do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: seed, stream: 0x5CA1E_00 + UInt64(2 * round + drive))) } catch {
                     throw .random(reason: "\(error)")
                 }
-                let synthetic = try GoodnessOfFit.syntheticResiduals(r, block: BlockParameters(e), mode: .track, rng: rng)
-                sum += ResidualSeries(times_s: synthetic.input.times_s, residuals_m: synthetic.input.residuals_m).perAxisVariance_m2.squareRoot()
+                let synthetic = try GoodnessOfFit.syntheticDrive(r, recordingSeries: series, block: BlockParameters(e), mode: .track, rng: rng)
+                sum += synthetic.series.perAxisVariance_m2.squareRoot()
             }
             let observed = sum / 2
             guard observed > 0, target > 0 else { break }

@@ -55,51 +55,68 @@ public struct GoodnessOfFit: Sendable {
         return "synthetic noise does not match the recording: " + failed.joined(separator: "; ")
     }
 
+    /// Stride of the QQ model quantiles' `PooledQuantiles` for drives of `fixes` fixes. Its first
+    /// pass keeps 16 bytes per `stride` of the 2 × fixes components of each of the 20 envelope
+    /// drives (640·fixes/stride bytes), its second at most ≈ 2 × 20 × stride values (8 bytes) for
+    /// each of the 199 quantiles (≈ 64 KB × stride): √(fixes/100) makes the two about equal
+    /// (3.3 MB each at 270 000 fixes). Within 32…1024; the quantiles are exact for any stride.
+    static func pooledStride(fixes: Int) -> Int {
+        min(1024, max(32, Int((Double(fixes) / 100).squareRoot())))
+    }
+
     static func evaluate(recording r: CalibrationRun.Residuals, series: ResidualSeries, acf: ResidualACF, estimate: NoiseEstimate,
                          mode: CalibrationMode, options: CalibrationOptions, maxLag_s: Double) throws(CalibrationError) -> GoodnessOfFit {
         let block = CalibrationRun.BlockParameters(estimate)
         let binWidth = series.medianInterval_s
         let testLag = min(Self.acfTestLags_s.upperBound, maxLag_s)
         let shortLag = min(max(testLag, FilteredResidualCheck.convexityMaxLag_s), maxLag_s)
-        let recordRadii = series.residuals_m.map { ($0 * $0).sum().squareRoot() }.sorted()
-        var syn0: (series: ResidualSeries, acf: ResidualACF, radii: [Double], coverage: Double, accuracy: [Double])?
+        // Of drive 0, what the tests and the report need (not its residuals).
+        var syn0: (acf: ResidualACF, radii: [Double], coverage: Double, accuracy: [Double], ratios: [Double])?
         var nullACFs: [ResidualACF] = []
         let probabilities = (1...199).map { Double($0) / 200 }
         // The QQ model quantiles of the envelope drives' pooled east/north components, exact
-        // without holding the pool (8 bytes per component): each drive is summarized here, and
-        // regenerated from its seed for the second pass below.
-        var pooled = PooledQuantiles(probabilities: probabilities)
-        var components: [Double] = []
+        // without holding the pool: each drive is summarized here, and regenerated from its seed
+        // for the second pass below.
+        var pooled = PooledQuantiles(probabilities: probabilities, stride: Self.pooledStride(fixes: series.count))
         var ksNull: [Double] = [], acfNull: [Double] = [], convexityNull: [Double] = []
-        func synthesize(_ index: Int) throws(CalibrationError) -> CalibrationRun.Residuals {
+        func synthesize(_ index: Int) throws(CalibrationError) -> SyntheticDrive {
             let rng: RandomSource
             do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: options.seed, stream: 0x5EED_0000 + UInt64(index))) } catch {
                 throw .random(reason: "\(error)")
             }
-            return try syntheticResiduals(r, block: block, mode: mode, rng: rng)
+            return try syntheticDrive(r, recordingSeries: series, block: block, mode: mode, rng: rng)
         }
+        // One drive at a time: its residuals, sorted radii and reported accuracies are the only
+        // per-fix arrays held beside the recording's.
         for drive in 0...options.nullDrives {
-            let synthetic = try synthesize(drive)
-            let s = ResidualSeries(times_s: synthetic.input.times_s, residuals_m: synthetic.input.residuals_m)
+            let (drawn, accuracy) = try synthesize(drive)
+            var s = consume drawn
             let envelope = drive <= Self.envelopeDrives
             let a = ResidualACF(s, binWidth_s: binWidth, maxLag_s: envelope ? maxLag_s : shortLag)
-            let radii = s.residuals_m.map { ($0 * $0).sum().squareRoot() }.sorted()
+            var radii = s.residuals_m.map { ($0 * $0).sum().squareRoot() }
+            radii.sort()
             if let base = syn0 {
                 ksNull.append(ksDistance(radii, base.radii))
                 acfNull.append(maxDifference(a, base.acf, upTo: testLag).value)
                 convexityNull.append(FilteredResidualCheck.statistics(a).excess)
                 if envelope {
                     nullACFs.append(a)
-                    components.removeAll(keepingCapacity: true)
-                    for v in s.residuals_m { components.append(v.x); components.append(v.y) }
-                    pooled.summarize(&components)
+                    // The residuals are not needed any more: their east/north components, in
+                    // place, are this drive's part of the pool (sorted there).
+                    var components = s.residuals_m
+                    s.residuals_m = []
+                    components.withUnsafeMutableBufferPointer { pairs in
+                        pairs.withMemoryRebound(to: Double.self) { pooled.summarize(sorting: $0) }
+                    }
                 }
             } else {
-                let covered = zip(s.residuals_m, synthetic.input.reportedAccuracy_m).filter { ($0.0 * $0.0).sum() <= $0.1 * $0.1 }.count
-                syn0 = (s, a, radii, Double(covered) / Double(max(1, s.count)), synthetic.input.reportedAccuracy_m)
+                let covered = zip(s.residuals_m, accuracy).filter { ($0.0 * $0.0).sum() <= $0.1 * $0.1 }.count
+                let ratios = zip(s.residuals_m, accuracy).map { ($0 * $0).sum().squareRoot() / $1 }
+                syn0 = (a, radii, Double(covered) / Double(max(1, s.count)), accuracy, ratios)
             }
         }
         guard let base = syn0 else { throw .tooFewFixes(got: 0, needed: NoiseCalibrator.minimumFixes) }
+        let recordRadii = series.residuals_m.map { ($0 * $0).sum().squareRoot() }.sorted()
         let d = ksDistance(recordRadii, base.radii)
         let diff = maxDifference(acf, base.acf, upTo: testLag)
         func p(_ observed: Double, _ null: [Double]) -> Double {
@@ -107,11 +124,8 @@ public struct GoodnessOfFit: Sendable {
             return Double(1 + null.filter { !($0 < observed) }.count) / Double(null.count + 1)
         }
         let (low, high) = envelope(nullACFs)
-        components = []
         for index in 1...min(Self.envelopeDrives, options.nullDrives) {
-            let synthetic = try synthesize(index)
-            let s = ResidualSeries(times_s: synthetic.input.times_s, residuals_m: synthetic.input.residuals_m)
-            for v in s.residuals_m { pooled.collect(v.x); pooled.collect(v.y) }
+            for v in try synthesize(index).series.residuals_m { pooled.collect(v.x); pooled.collect(v.y) }
         }
         var recordComponents: [Double] = []
         recordComponents.reserveCapacity(2 * series.residuals_m.count)
@@ -123,23 +137,40 @@ public struct GoodnessOfFit: Sendable {
             ksDistance: d, ksP: p(d, ksNull), acfDifference: diff.value, acfDifferenceLag_s: diff.lag_s, acfP: p(diff.value, acfNull),
             drives: options.nullDrives, syntheticCoverage: base.coverage,
             qq: zip(model, data).map { SIMD2($0, $1) }, syntheticAccuracy_m: base.accuracy,
-            syntheticCoverageRatios: zip(base.series.residuals_m, base.accuracy).map { ($0 * $0).sum().squareRoot() / $1 })
+            syntheticCoverageRatios: base.ratios)
     }
 
+    /// A synthetic drive's residual series and the reported accuracy of each of its used fixes.
+    typealias SyntheticDrive = (series: ResidualSeries, accuracy_m: [Double])
+
     /// One synthetic drive: the block's noise at the recording's times around its truth, then the
-    /// same residual pipeline (mean position, or the RTS smoother in track mode).
-    static func syntheticResiduals(_ r: CalibrationRun.Residuals, block: CalibrationRun.BlockParameters, mode: CalibrationMode,
-                                   rng: RandomSource) throws(CalibrationError) -> CalibrationRun.Residuals {
-        let times = r.input.times_s
-        let draws = SyntheticNoise(block).draw(times_s: times, rng: rng)
-        var fixes: [Fix] = [], points: [Coordinate] = []
-        fixes.reserveCapacity(times.count); points.reserveCapacity(times.count)
-        for i in times.indices {
-            let c = LocalFrame(anchor: r.truth[i]).coordinate(draws.offsets_m[i])
-            fixes.append(Fix(timestamp_s: times[i], latitude: c.latitude, longitude: c.longitude, horizontalAccuracy_m: draws.accuracy_m[i]))
-            points.append(c)
+    /// same residual pipeline (mean position, or the RTS smoother in track mode). Holds the drive's
+    /// positions (16 bytes per fix) and accuracies (8) while the pipeline writes its residuals
+    /// (16); the times and segments are the recording's unless the smoother dropped a fix.
+    static func syntheticDrive(_ r: CalibrationRun.Residuals, recordingSeries: ResidualSeries, block: CalibrationRun.BlockParameters,
+                               mode: CalibrationMode, rng: RandomSource) throws(CalibrationError) -> SyntheticDrive {
+        let times = r.input.times_s, n = times.count
+        var points: [Coordinate] = [], accuracy: [Double] = []
+        points.reserveCapacity(n); accuracy.reserveCapacity(n)
+        SyntheticNoise(block).draw(times_s: times, rng: rng) { i, offset_m, accuracy_m in
+            points.append(LocalFrame(anchor: r.truth[i]).coordinate(offset_m))
+            accuracy.append(accuracy_m)
         }
-        return try CalibrationRun.pipeline(fixes, points: points, mode: mode)
+        var residuals: [SIMD2<Double>] = [], usedTimes: [Double] = [], usedAccuracy: [Double] = []
+        var all = true
+        _ = try CalibrationRun.residualPipeline(count: n, mode: mode, fix: {
+            Fix(timestamp_s: times[$0], latitude: points[$0].latitude, longitude: points[$0].longitude, horizontalAccuracy_m: accuracy[$0])
+        }, point: { points[$0] }) { used in
+            residuals = Array(repeating: .zero, count: used)
+            all = used == n
+            if !all { usedTimes = Array(repeating: 0, count: used); usedAccuracy = Array(repeating: 0, count: used) }
+        } emit: { k, i, residual, _ in
+            residuals[k] = residual
+            if !all { usedTimes[k] = times[i]; usedAccuracy[k] = accuracy[i] }
+        }
+        points = []
+        if all { return (ResidualSeries(centring: residuals, atTimesOf: recordingSeries), accuracy) }
+        return (ResidualSeries(times_s: usedTimes, residuals_m: residuals), usedAccuracy)
     }
 
     /// Two-sample Kolmogorov–Smirnov distance of sorted samples.
@@ -187,9 +218,8 @@ struct SyntheticNoise {
     let block: CalibrationRun.BlockParameters
     init(_ block: CalibrationRun.BlockParameters) { self.block = block }
 
-    func draw(times_s: [Double], rng: RandomSource) -> (offsets_m: [SIMD2<Double>], accuracy_m: [Double]) {
-        var offsets: [SIMD2<Double>] = [], accuracy: [Double] = []
-        offsets.reserveCapacity(times_s.count); accuracy.reserveCapacity(times_s.count)
+    /// Draws fix i's offset and reported accuracy, i = 0, 1, … in order, and hands each to `fix`.
+    func draw(times_s: [Double], rng: RandomSource, fix: (_ index: Int, _ offset_m: SIMD2<Double>, _ accuracy_m: Double) -> Void) {
         let base = block.drmsAccuracy ? block.drms_m : block.fixedAccuracy_m
         var bias = SIMD2<Double>.zero
         if block.tau_s != nil { bias = SIMD2(rng.gaussianZiggurat(sigma: block.biasSigma_m), rng.gaussianZiggurat(sigma: block.biasSigma_m)) }
@@ -201,9 +231,7 @@ struct SyntheticNoise {
                 let q = block.biasSigma_m * (1 - phi * phi).squareRoot()
                 bias = bias * phi + SIMD2(rng.gaussianZiggurat(sigma: q), rng.gaussianZiggurat(sigma: q))
             }
-            offsets.append(e + bias)
-            accuracy.append(block.misreportSigma > 0 ? base * rng.logNormal(zeta: 0, sigma: block.misreportSigma) : base)
+            fix(i, e + bias, block.misreportSigma > 0 ? base * rng.logNormal(zeta: 0, sigma: block.misreportSigma) : base)
         }
-        return (offsets, accuracy)
     }
 }

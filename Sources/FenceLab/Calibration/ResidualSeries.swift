@@ -33,6 +33,18 @@ public struct ResidualSeries: Sendable {
         span_s = span
     }
 
+    /// Residuals at the same times as `other` (a synthetic drive at a recording's timestamps),
+    /// centred in place: shares `other`'s times and segments instead of copying them, and gives
+    /// what `init(times_s:residuals_m:)` would (the same arithmetic).
+    init(centring residuals: consuming [SIMD2<Double>], atTimesOf other: ResidualSeries) {
+        precondition(residuals.count == other.count, "ResidualSeries: \(residuals.count) residuals for \(other.count) times")
+        var r = residuals
+        let mean = r.reduce(SIMD2<Double>.zero, +) / Double(max(1, r.count))
+        for i in r.indices { r[i] = r[i] - mean }
+        times_s = other.times_s; residuals_m = r; segmentStart = other.segmentStart
+        medianInterval_s = other.medianInterval_s; span_s = other.span_s
+    }
+
     /// Pooled per-axis variance Σ|r|²/(2n), m².
     public var perAxisVariance_m2: Double {
         residuals_m.reduce(0) { $0 + ($1 * $1).sum() } / Double(2 * max(1, count))
