@@ -116,12 +116,12 @@ public enum CalibrationRun {
 
     /// Consumes `screened`: its fixes and points are released once the residuals are taken.
     static func residuals(_ screened: consuming ScreenedFixes, mode: CalibrationMode) throws(CalibrationError) -> Residuals {
-        let kept = screened.fixes.count
+        let kept = screened.count
         var accounting = screened.accounting
         guard kept >= NoiseCalibrator.minimumFixes else {
             throw .tooFewFixes(got: kept, needed: NoiseCalibrator.minimumFixes)
         }
-        var r = try pipeline(screened.fixes, points: screened.points, mode: mode)
+        var r = try pipeline(count: kept, fix: screened.fix(at:), point: screened.point(at:), mode: mode)
         _ = consume screened
         accounting.rejectedByFilter = kept - r.input.times_s.count
         accounting.used = r.input.times_s.count
@@ -132,13 +132,19 @@ public enum CalibrationRun {
 
     /// The residuals of the recording's fixes (`residualPipeline`), in arrays.
     static func pipeline(_ fixes: [Fix], points: [Coordinate], mode: CalibrationMode) throws(CalibrationError) -> Residuals {
+        try pipeline(count: fixes.count, fix: { fixes[$0] }, point: { points[$0] }, mode: mode)
+    }
+
+    /// The residuals of `count` fixes given by `fix(i)` and their positions `point(i)`, in arrays.
+    static func pipeline(count: Int, fix: (Int) -> Fix, point: (Int) -> Coordinate, mode: CalibrationMode) throws(CalibrationError) -> Residuals {
         var times: [Double] = [], residuals: [SIMD2<Double>] = [], accuracy: [Double] = [], path: [Coordinate] = []
-        let truth = try residualPipeline(count: fixes.count, mode: mode, fix: { fixes[$0] }, point: { points[$0] }) { used in
+        let truth = try residualPipeline(count: count, mode: mode, fix: fix, point: point) { used in
             times = Array(repeating: 0, count: used); residuals = Array(repeating: .zero, count: used)
             accuracy = Array(repeating: 0, count: used)
-            if mode == .track { path = Array(repeating: points[0], count: used) }
+            if mode == .track { path = Array(repeating: point(0), count: used) }
         } emit: { k, i, residual, anchor in
-            times[k] = fixes[i].timestamp_s; residuals[k] = residual; accuracy[k] = fixes[i].horizontalAccuracy_m
+            let f = fix(i)
+            times[k] = f.timestamp_s; residuals[k] = residual; accuracy[k] = f.horizontalAccuracy_m
             if mode == .track { path[k] = anchor }
         }
         return Residuals(input: CalibrationInput(times_s: times, residuals_m: residuals, reportedAccuracy_m: accuracy),
@@ -199,7 +205,7 @@ public enum CalibrationRun {
         if mode == .track { estimate = try undoSmootherShrinkage(estimate, recording: r, series: series, seed: options.seed) }
         let maxLag_s = min(options.maxLag_s, series.span_s / 4)
         let acf = ResidualACF(series, binWidth_s: series.medianInterval_s, maxLag_s: maxLag_s)
-        let goodness = try GoodnessOfFit.evaluate(recording: r, series: series, acf: acf, estimate: estimate, mode: mode,
+        let goodness = try GoodnessOfFit.evaluate(recording: r, series: consume series, acf: acf, estimate: estimate, mode: mode,
                                                   options: options, maxLag_s: maxLag_s)
         let filtered = FilteredResidualCheck(acf, convexityNull: goodness.convexityNull, envelope: goodness.nullACFs,
                                              whiteFraction: estimate.whiteSigma_m / max(1e-300, estimate.intervals.perAxisSigma_m.value))

@@ -150,14 +150,16 @@ public enum GaussMarkovFit {
         }
         guard hess.joined().allSatisfy(\.isFinite), let inverse = Matrix3.inverse(hess),
               (0..<3).allSatisfy({ inverse[$0][$0] < 0 }) else { return nil }
-        // Per-fix scores by central differences of the contributions.
+        // Per-fix scores by central differences of the contributions: the θ + h contributions,
+        // then the θ − h ones taken off in place (three arrays of one double per fix).
         var scores = [[Double]](repeating: [], count: 3)
         for k in 0..<3 {
             let plus = theta + unit(k), minus = theta - unit(k)
-            func contrib(_ t: SIMD3<Double>) -> [Double] {
-                contributions(s, white: Foundation.exp(t.x), bias: Foundation.exp(t.y), tau: Foundation.exp(t.z))
+            var score = contributions(s, white: Foundation.exp(plus.x), bias: Foundation.exp(plus.y), tau: Foundation.exp(plus.z))
+            filter(s, white: Foundation.exp(minus.x), bias: Foundation.exp(minus.y), tau: Foundation.exp(minus.z)) {
+                score[$0] = (score[$0] - $1) / (2 * h)
             }
-            scores[k] = zip(contrib(plus), contrib(minus)).map { ($0 - $1) / (2 * h) }
+            scores[k] = score
         }
         var j = [[Double]](repeating: [0, 0, 0], count: 3)
         for a in 0..<3 { for b in 0..<3 { j[a][b] = zip(scores[a], scores[b]).reduce(0) { $0 + $1.0 * $1.1 } } }

@@ -64,8 +64,11 @@ public struct GoodnessOfFit: Sendable {
         min(1024, max(32, Int((Double(fixes) / 100).squareRoot())))
     }
 
-    static func evaluate(recording r: CalibrationRun.Residuals, series: ResidualSeries, acf: ResidualACF, estimate: NoiseEstimate,
+    /// Takes the recording's `series` for its times and segments; its residuals are released
+    /// while the drives run and centred again from `r` for the two-sample statistics at the end.
+    static func evaluate(recording r: CalibrationRun.Residuals, series: consuming ResidualSeries, acf: ResidualACF, estimate: NoiseEstimate,
                          mode: CalibrationMode, options: CalibrationOptions, maxLag_s: Double) throws(CalibrationError) -> GoodnessOfFit {
+        series.residuals_m = []
         let block = CalibrationRun.BlockParameters(estimate)
         let binWidth = series.medianInterval_s
         let testLag = min(Self.acfTestLags_s.upperBound, maxLag_s)
@@ -80,11 +83,12 @@ public struct GoodnessOfFit: Sendable {
         var pooled = PooledQuantiles(probabilities: probabilities, stride: Self.pooledStride(fixes: series.count))
         var ksNull: [Double] = [], acfNull: [Double] = [], convexityNull: [Double] = []
         func synthesize(_ index: Int) throws(CalibrationError) -> SyntheticDrive {
+            // Only drive 0's accuracies are looked at again (coverage, the report).
             let rng: RandomSource
             do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: options.seed, stream: 0x5EED_0000 + UInt64(index))) } catch {
                 throw .random(reason: "\(error)")
             }
-            return try syntheticDrive(r, recordingSeries: series, block: block, mode: mode, rng: rng)
+            return try syntheticDrive(r, recordingSeries: series, block: block, mode: mode, rng: rng, keepingAccuracy: index == 0)
         }
         // One drive at a time: its residuals, sorted radii and reported accuracies are the only
         // per-fix arrays held beside the recording's.
@@ -116,8 +120,6 @@ public struct GoodnessOfFit: Sendable {
             }
         }
         guard let base = syn0 else { throw .tooFewFixes(got: 0, needed: NoiseCalibrator.minimumFixes) }
-        let recordRadii = series.residuals_m.map { ($0 * $0).sum().squareRoot() }.sorted()
-        let d = ksDistance(recordRadii, base.radii)
         let diff = maxDifference(acf, base.acf, upTo: testLag)
         func p(_ observed: Double, _ null: [Double]) -> Double {
             guard observed.isFinite else { return .nan }
@@ -127,6 +129,9 @@ public struct GoodnessOfFit: Sendable {
         for index in 1...min(Self.envelopeDrives, options.nullDrives) {
             for v in try synthesize(index).series.residuals_m { pooled.collect(v.x); pooled.collect(v.y) }
         }
+        // The recording's centred residuals again (the same arithmetic as the series had).
+        series = ResidualSeries(times_s: r.input.times_s, residuals_m: r.input.residuals_m)
+        let d = ksDistance(series.residuals_m.map { ($0 * $0).sum().squareRoot() }.sorted(), base.radii)
         var recordComponents: [Double] = []
         recordComponents.reserveCapacity(2 * series.residuals_m.count)
         for v in series.residuals_m { recordComponents.append(v.x); recordComponents.append(v.y) }
@@ -140,21 +145,26 @@ public struct GoodnessOfFit: Sendable {
             syntheticCoverageRatios: base.ratios)
     }
 
-    /// A synthetic drive's residual series and the reported accuracy of each of its used fixes.
+    /// A synthetic drive's residual series and the reported accuracy of each of its used fixes
+    /// (empty unless kept).
     typealias SyntheticDrive = (series: ResidualSeries, accuracy_m: [Double])
 
     /// One synthetic drive: the block's noise at the recording's times around its truth, then the
     /// same residual pipeline (mean position, or the RTS smoother in track mode). Holds the drive's
     /// positions (16 bytes per fix) and accuracies (8) while the pipeline writes its residuals
-    /// (16); the times and segments are the recording's unless the smoother dropped a fix.
+    /// (16); the times and segments are the recording's unless the smoother dropped a fix. The
+    /// accuracies are drawn in any case (the same stream) but held only when kept or when the
+    /// smoother needs them (track).
     static func syntheticDrive(_ r: CalibrationRun.Residuals, recordingSeries: ResidualSeries, block: CalibrationRun.BlockParameters,
-                               mode: CalibrationMode, rng: RandomSource) throws(CalibrationError) -> SyntheticDrive {
+                               mode: CalibrationMode, rng: RandomSource, keepingAccuracy: Bool = true) throws(CalibrationError) -> SyntheticDrive {
         let times = r.input.times_s, n = times.count
+        let holdAccuracy = keepingAccuracy || mode == .track
         var points: [Coordinate] = [], accuracy: [Double] = []
-        points.reserveCapacity(n); accuracy.reserveCapacity(n)
+        points.reserveCapacity(n)
+        if holdAccuracy { accuracy.reserveCapacity(n) }
         SyntheticNoise(block).draw(times_s: times, rng: rng) { i, offset_m, accuracy_m in
             points.append(LocalFrame(anchor: r.truth[i]).coordinate(offset_m))
-            accuracy.append(accuracy_m)
+            if holdAccuracy { accuracy.append(accuracy_m) }
         }
         var residuals: [SIMD2<Double>] = [], usedTimes: [Double] = [], usedAccuracy: [Double] = []
         var all = true
@@ -169,7 +179,7 @@ public struct GoodnessOfFit: Sendable {
             if !all { usedTimes[k] = times[i]; usedAccuracy[k] = accuracy[i] }
         }
         points = []
-        if all { return (ResidualSeries(centring: residuals, atTimesOf: recordingSeries), accuracy) }
+        if all { return (ResidualSeries(centring: residuals, atTimesOf: recordingSeries), keepingAccuracy ? accuracy : []) }
         return (ResidualSeries(times_s: usedTimes, residuals_m: residuals), usedAccuracy)
     }
 

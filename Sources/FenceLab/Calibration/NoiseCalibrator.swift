@@ -254,17 +254,29 @@ public enum NoiseCalibrator {
     }
 
     /// Share of axis residuals beyond 4 robust σ (MAD × 1.4826) minus the Gaussian share (6.33e-5).
+    /// One array of the 2n components, sorted in place for the median and then turned into the
+    /// absolute deviations in place (for the MAD and the count beyond 4 robust σ).
     static func outlierFraction(_ r: [SIMD2<Double>]) -> Double {
-        let values = r.flatMap { [$0.x, $0.y] }
-        let med = median(values)
-        let mad = median(values.map { abs($0 - med) }) * 1.482_602_218_505_602
+        var values: [Double] = []
+        values.reserveCapacity(2 * r.count)
+        for v in r { values.append(v.x); values.append(v.y) }
+        let med = median(reordering: &values)
+        for i in values.indices { values[i] = abs(values[i] - med) }
+        let mad = median(reordering: &values) * 1.482_602_218_505_602
         guard mad > 0 else { return 0 }
-        let beyond = values.filter { abs($0 - med) > 4 * mad }.count
+        let beyond = values.filter { $0 > 4 * mad }.count
         return max(0, Double(beyond) / Double(values.count) - 6.334e-5)
     }
 
     static func median(_ values: [Double]) -> Double {
-        let s = values.sorted()
+        var s = values
+        return median(reordering: &s)
+    }
+
+    /// The median of `values`, which are sorted in place.
+    static func median(reordering values: inout [Double]) -> Double {
+        values.sort()
+        let s = values
         guard !s.isEmpty else { return .nan }
         return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }

@@ -7,15 +7,26 @@ import GeoPolicy
 public struct ScreenedFixes: Sendable, Hashable {
     /// The path the fixes were read from.
     public var file: String
-    /// The kept fixes: finite time, valid coordinate and accuracy, strictly increasing time.
-    public private(set) var fixes: [Fix] = []
-    /// The kept fixes' positions (validated while screening).
-    public private(set) var points: [Coordinate] = []
+    /// The kept fixes (finite time, valid coordinate and accuracy, strictly increasing time) and
+    /// their validated positions, in chunks: growing never copies what is held.
+    private var keptFixes = ChunkedStorage<Fix>()
+    private var keptPoints = ChunkedStorage<Coordinate>()
     /// `read` and the drop counts up to `outOfOrder`; the rest is filled by the calibration.
     public private(set) var accounting = FixAccounting()
     private var last = -Double.infinity
 
     public init(file: String) { self.file = file }
+
+    /// Number of kept fixes.
+    public var count: Int { keptFixes.count }
+    /// Kept fix `k` (0 ≤ k < `count`).
+    public func fix(at k: Int) -> Fix { keptFixes[k] }
+    /// Kept fix `k`'s position.
+    public func point(at k: Int) -> Coordinate { keptPoints[k] }
+    /// The kept fixes, copied into one array.
+    public var fixes: [Fix] { keptFixes.elements }
+    /// The kept fixes' positions, copied into one array.
+    public var points: [Coordinate] { keptPoints.elements }
 
     /// The screened fixes of a log already in memory.
     public init(_ log: DeviceLog) {
@@ -35,8 +46,37 @@ public struct ScreenedFixes: Sendable, Hashable {
         guard f.timestamp_s != last else { accounting.duplicateTimestamp += 1; return false }
         guard f.timestamp_s > last else { accounting.outOfOrder += 1; return false }
         last = f.timestamp_s
-        fixes.append(f)
-        points.append(c)
+        keptFixes.append(f)
+        keptPoints.append(c)
         return true
     }
 }
+
+/// Values appended in chunks of 65 536. An array that doubles its capacity holds the old and the
+/// new buffer while it copies (up to 3× what it holds, at a size not known in advance); chunks
+/// are never copied, and the slack is at most one chunk.
+struct ChunkedStorage<Element> {
+    static var chunkShift: Int { 16 }
+    private var chunks: [[Element]] = []
+    private(set) var count = 0
+
+    mutating func append(_ element: Element) {
+        let mask = (1 << Self.chunkShift) - 1
+        if count & mask == 0 {
+            var chunk: [Element] = []
+            chunk.reserveCapacity(1 << Self.chunkShift)
+            chunks.append(chunk)
+        }
+        chunks[chunks.count - 1].append(element)
+        count += 1
+    }
+
+    subscript(index: Int) -> Element { chunks[index >> Self.chunkShift][index & ((1 << Self.chunkShift) - 1)] }
+
+    /// Every element, in one array.
+    var elements: [Element] { Array(chunks.joined()) }
+}
+
+extension ChunkedStorage: Sendable where Element: Sendable {}
+extension ChunkedStorage: Equatable where Element: Equatable {}
+extension ChunkedStorage: Hashable where Element: Hashable {}
