@@ -73,8 +73,9 @@ public struct GoodnessOfFit: Sendable {
         let binWidth = series.medianInterval_s
         let testLag = min(Self.acfTestLags_s.upperBound, maxLag_s)
         let shortLag = min(max(testLag, FilteredResidualCheck.convexityMaxLag_s), maxLag_s)
-        // Of drive 0, what the tests and the report need (not its residuals).
-        var syn0: (acf: ResidualACF, radii: [Double], coverage: Double, accuracy: [Double], ratios: [Double])?
+        // Of drive 0, what the null statistics compare with; what the report shows of it is taken
+        // from drive 0 drawn again at the end.
+        var syn0: (acf: ResidualACF, radii: [Double])?
         var nullACFs: [ResidualACF] = []
         let probabilities = (1...199).map { Double($0) / 200 }
         // The QQ model quantiles of the envelope drives' pooled east/north components, exact
@@ -82,19 +83,17 @@ public struct GoodnessOfFit: Sendable {
         // for the second pass below.
         var pooled = PooledQuantiles(probabilities: probabilities, stride: Self.pooledStride(fixes: series.count))
         var ksNull: [Double] = [], acfNull: [Double] = [], convexityNull: [Double] = []
-        func synthesize(_ index: Int) throws(CalibrationError) -> SyntheticDrive {
-            // Only drive 0's accuracies are looked at again (coverage, the report).
+        func synthesize(_ index: Int, keepingAccuracy: Bool = false) throws(CalibrationError) -> SyntheticDrive {
             let rng: RandomSource
             do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: options.seed, stream: 0x5EED_0000 + UInt64(index))) } catch {
                 throw .random(reason: "\(error)")
             }
-            return try syntheticDrive(r, recordingSeries: series, block: block, mode: mode, rng: rng, keepingAccuracy: index == 0)
+            return try syntheticDrive(r, recordingSeries: series, block: block, mode: mode, rng: rng, keepingAccuracy: keepingAccuracy)
         }
-        // One drive at a time: its residuals, sorted radii and reported accuracies are the only
-        // per-fix arrays held beside the recording's.
+        // One drive at a time: its residuals and sorted radii (and positions while it is built)
+        // are the only per-fix arrays held beside the recording's and drive 0's radii.
         for drive in 0...options.nullDrives {
-            let (drawn, accuracy) = try synthesize(drive)
-            var s = consume drawn
+            var s = try synthesize(drive).series
             let envelope = drive <= Self.envelopeDrives
             let a = ResidualACF(s, binWidth_s: binWidth, maxLag_s: envelope ? maxLag_s : shortLag)
             var radii = s.residuals_m.map { ($0 * $0).sum().squareRoot() }
@@ -114,12 +113,11 @@ public struct GoodnessOfFit: Sendable {
                     }
                 }
             } else {
-                let covered = zip(s.residuals_m, accuracy).filter { ($0.0 * $0.0).sum() <= $0.1 * $0.1 }.count
-                let ratios = zip(s.residuals_m, accuracy).map { ($0 * $0).sum().squareRoot() / $1 }
-                syn0 = (a, radii, Double(covered) / Double(max(1, s.count)), accuracy, ratios)
+                syn0 = (a, radii)
             }
         }
-        guard let base = syn0 else { throw .tooFewFixes(got: 0, needed: NoiseCalibrator.minimumFixes) }
+        guard var base = syn0 else { throw .tooFewFixes(got: 0, needed: NoiseCalibrator.minimumFixes) }
+        syn0 = nil
         let diff = maxDifference(acf, base.acf, upTo: testLag)
         func p(_ observed: Double, _ null: [Double]) -> Double {
             guard observed.isFinite else { return .nan }
@@ -129,20 +127,27 @@ public struct GoodnessOfFit: Sendable {
         for index in 1...min(Self.envelopeDrives, options.nullDrives) {
             for v in try synthesize(index).series.residuals_m { pooled.collect(v.x); pooled.collect(v.y) }
         }
+        let model = (try? pooled.quantiles()) ?? []
         // The recording's centred residuals again (the same arithmetic as the series had).
         series = ResidualSeries(times_s: r.input.times_s, residuals_m: r.input.residuals_m)
         let d = ksDistance(series.residuals_m.map { ($0 * $0).sum().squareRoot() }.sorted(), base.radii)
+        base.radii = []
         var recordComponents: [Double] = []
         recordComponents.reserveCapacity(2 * series.residuals_m.count)
         for v in series.residuals_m { recordComponents.append(v.x); recordComponents.append(v.y) }
-        let model = (try? pooled.quantiles()) ?? []
+        series.residuals_m = []
         let data = (try? Statistics.quantiles(reordering: &recordComponents, probabilities: probabilities)) ?? []
+        recordComponents = []
+        // Drive 0 again, with its accuracies: the coverage and what the report plots.
+        let (zero, accuracy) = try synthesize(0, keepingAccuracy: true)
+        let covered = zip(zero.residuals_m, accuracy).filter { ($0.0 * $0.0).sum() <= $0.1 * $0.1 }.count
+        let ratios = zip(zero.residuals_m, accuracy).map { ($0 * $0).sum().squareRoot() / $1 }
         return GoodnessOfFit(
             syntheticACF: base.acf, syntheticLow: low, syntheticHigh: high, nullACFs: nullACFs, convexityNull: convexityNull,
             ksDistance: d, ksP: p(d, ksNull), acfDifference: diff.value, acfDifferenceLag_s: diff.lag_s, acfP: p(diff.value, acfNull),
-            drives: options.nullDrives, syntheticCoverage: base.coverage,
-            qq: zip(model, data).map { SIMD2($0, $1) }, syntheticAccuracy_m: base.accuracy,
-            syntheticCoverageRatios: base.ratios)
+            drives: options.nullDrives, syntheticCoverage: Double(covered) / Double(max(1, zero.count)),
+            qq: zip(model, data).map { SIMD2($0, $1) }, syntheticAccuracy_m: accuracy,
+            syntheticCoverageRatios: ratios)
     }
 
     /// A synthetic drive's residual series and the reported accuracy of each of its used fixes
