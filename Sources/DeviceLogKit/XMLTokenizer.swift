@@ -76,9 +76,11 @@ struct XMLTokenizer {
     private mutating func advance() {
         let b = at(i)
         if b == 0x0A { line += 1 }
-        switch b {
-        case 0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF: break
-        default: onlySpaceSoFar = false
+        if onlySpaceSoFar {
+            switch b {
+            case 0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF: break
+            default: onlySpaceSoFar = false
+            }
         }
         i += 1
     }

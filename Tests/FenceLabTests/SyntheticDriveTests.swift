@@ -17,7 +17,8 @@ import Testing
         let estimate = try NoiseCalibrator.estimate(r.input, seed: 5, replicates: 20)
         let block = CalibrationRun.BlockParameters(estimate)
 
-        let drive = try GoodnessOfFit.syntheticDrive(r, recordingSeries: series, block: block, mode: mode, rng: try RandomSource(seed: 17))
+        let drive = try GoodnessOfFit.syntheticDrive(r, recordingSeries: series, block: block, mode: mode, rng: try RandomSource(seed: 17),
+                                                     keepingAccuracy: true)
 
         // The direct construction from the same stream.
         var fixes: [Fix] = [], points: [Coordinate] = []
@@ -26,7 +27,7 @@ import Testing
             fixes.append(Fix(timestamp_s: r.input.times_s[i], latitude: c.latitude, longitude: c.longitude, horizontalAccuracy_m: accuracy_m))
             points.append(c)
         }
-        let direct = try CalibrationRun.pipeline(fixes, points: points, mode: mode)
+        let direct = try CalibrationRun.pipeline(count: fixes.count, fix: { fixes[$0] }, point: { points[$0] }, mode: mode)
         let expected = ResidualSeries(times_s: direct.input.times_s, residuals_m: direct.input.residuals_m)
 
         #expect(drive.series.count == r.input.times_s.count, "every fix used")

@@ -130,11 +130,6 @@ public enum CalibrationRun {
         return r
     }
 
-    /// The residuals of the recording's fixes (`residualPipeline`), in arrays.
-    static func pipeline(_ fixes: [Fix], points: [Coordinate], mode: CalibrationMode) throws(CalibrationError) -> Residuals {
-        try pipeline(count: fixes.count, fix: { fixes[$0] }, point: { points[$0] }, mode: mode)
-    }
-
     /// The residuals of `count` fixes given by `fix(i)` and their positions `point(i)`, in arrays.
     static func pipeline(count: Int, fix: (Int) -> Fix, point: (Int) -> Coordinate, mode: CalibrationMode) throws(CalibrationError) -> Residuals {
         var times: [Double] = [], residuals: [SIMD2<Double>] = [], accuracy: [Double] = [], path: [Coordinate] = []
@@ -228,7 +223,8 @@ public enum CalibrationRun {
                 do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: seed, stream: 0x5CA1E_00 + UInt64(2 * round + drive))) } catch {
                     throw .random(reason: "\(error)")
                 }
-                let synthetic = try GoodnessOfFit.syntheticDrive(r, recordingSeries: series, block: BlockParameters(e), mode: .track, rng: rng)
+                let synthetic = try GoodnessOfFit.syntheticDrive(r, recordingSeries: series, block: BlockParameters(e), mode: .track, rng: rng,
+                                                                 keepingAccuracy: false)
                 sum += synthetic.series.perAxisVariance_m2.squareRoot()
             }
             let observed = sum / 2

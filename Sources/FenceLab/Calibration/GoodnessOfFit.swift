@@ -129,7 +129,7 @@ public struct GoodnessOfFit: Sendable {
         }
         let model = (try? pooled.quantiles()) ?? []
         // The recording's centred residuals again (the same arithmetic as the series had).
-        series = ResidualSeries(times_s: r.input.times_s, residuals_m: r.input.residuals_m)
+        series = ResidualSeries(centring: r.input.residuals_m, atTimesOf: series)
         let d = ksDistance(series.residuals_m.map { ($0 * $0).sum().squareRoot() }.sorted(), base.radii)
         base.radii = []
         var recordComponents: [Double] = []
@@ -161,7 +161,7 @@ public struct GoodnessOfFit: Sendable {
     /// accuracies are drawn in any case (the same stream) but held only when kept or when the
     /// smoother needs them (track).
     static func syntheticDrive(_ r: CalibrationRun.Residuals, recordingSeries: ResidualSeries, block: CalibrationRun.BlockParameters,
-                               mode: CalibrationMode, rng: RandomSource, keepingAccuracy: Bool = true) throws(CalibrationError) -> SyntheticDrive {
+                               mode: CalibrationMode, rng: RandomSource, keepingAccuracy: Bool) throws(CalibrationError) -> SyntheticDrive {
         let times = r.input.times_s, n = times.count
         let holdAccuracy = keepingAccuracy || mode == .track
         var points: [Coordinate] = [], accuracy: [Double] = []

@@ -276,8 +276,8 @@ public enum NoiseCalibrator {
     /// The median of `values`, which are sorted in place.
     static func median(reordering values: inout [Double]) -> Double {
         values.sort()
-        let s = values
-        guard !s.isEmpty else { return .nan }
-        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+        guard !values.isEmpty else { return .nan }
+        let n = values.count
+        return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2
     }
 }

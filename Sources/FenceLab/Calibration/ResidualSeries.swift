@@ -36,7 +36,7 @@ public struct ResidualSeries: Sendable {
     /// Residuals at the same times as `other` (a synthetic drive at a recording's timestamps),
     /// centred in place: shares `other`'s times and segments instead of copying them, and gives
     /// what `init(times_s:residuals_m:)` would (the same arithmetic).
-    init(centring residuals: consuming [SIMD2<Double>], atTimesOf other: ResidualSeries) {
+    init(centring residuals: consuming [SIMD2<Double>], atTimesOf other: borrowing ResidualSeries) {
         precondition(residuals.count == other.count, "ResidualSeries: \(residuals.count) residuals for \(other.count) times")
         var r = residuals
         let mean = r.reduce(SIMD2<Double>.zero, +) / Double(max(1, r.count))

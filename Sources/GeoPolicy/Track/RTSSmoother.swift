@@ -172,8 +172,8 @@ public enum RTSSmoother {
         return (accepted, positions)
     }
 
-    /// Accepted fixes per block of `smoothedPositions(count:…)`: one filter copy is kept per
-    /// block, and at most two blocks' steps (128 bytes each) are held at a time.
+    /// Input fixes per block of `smoothedPositions(count:…)`: one filter copy is kept per block,
+    /// and the steps (128 bytes each) of at most two blocks are held at a time.
     public static let checkpointInterval = 4096
 
     /// The smoothed positions of `count` fixes given by `fix(i)`, in memory independent of
