@@ -1,6 +1,23 @@
 // swift-tools-version:6.0
 // FenceLab: geofence and GPS-track logic tested at scale.
 // No package dependencies: the toolchain plus GSL from the system (see README).
+//
+// The targets and what each may use (Tests/RepositoryTests/ModuleLayoutTests.swift checks the
+// imports of every source file against this list):
+//
+//   GeoPolicy            the engine an app ships: pure Swift, no Foundation, no GSL, no I/O
+//   CGSL → GSLKit        GSL; only GSLKit imports CGSL
+//   _FenceLabSupport     hidden plumbing (strict JSON, input files, SHA-256, spelling, atomic
+//                        output, work pool, progress, signals); the only importer of Glibc
+//                        (Syscalls.swift) and CMalloc; uses GeoPolicy's ShownText
+//   DriveSim             scenarios and the drive generator    (GeoPolicy, GSLKit, support)
+//   DeviceLogKit         device-log readers                   (GeoPolicy, support)
+//   ReportKit            JSON value, HTML frame, text, plots  (GeoPolicy, support)
+//   FenceLab             the harness and its library face     (all of the above)
+//   FenceLabSweep        threshold sweeps and merge           (FenceLab and below)
+//   FenceLabCalibration  noise calibration from a recording   (no FenceLab)
+//   _CommandLineKit      option parser and exit codes (hidden)
+//   FenceLabCLI          the `fencelab` executable: parsing and printing only
 import PackageDescription
 
 let package = Package(
@@ -14,7 +31,7 @@ let package = Package(
         .library(name: "GeoPolicy", targets: ["GeoPolicy"]),
         .library(name: "DeviceLogKit", targets: ["DeviceLogKit"]),
         .library(name: "FenceLab", targets: ["FenceLab"]),
-        .executable(name: "fencelab", targets: ["fencelab"]),
+        .executable(name: "fencelab", targets: ["FenceLabCLI"]),
         .executable(name: "fencelab-bench", targets: ["fencelab-bench"]),
     ],
     targets: [
@@ -27,13 +44,34 @@ let package = Package(
             providers: [.apt(["libgsl-dev"]), .brew(["gsl"])]
         ),
         .target(name: "GSLKit", dependencies: ["CGSL"]),
-        .target(name: "DriveSim", dependencies: ["GeoPolicy", "GSLKit"]),
-        // Strict device-log readers (CSV, GPX, JSON Lines, NMEA): no harness, no GSL calls.
-        .target(name: "DeviceLogKit", dependencies: ["GeoPolicy", "DriveSim"]),
-        // glibc's mallopt, for the one allocator setting the harness makes; only FenceLab imports it.
+        // glibc's mallopt, for the one allocator setting the harness makes.
         .systemLibrary(name: "CMalloc"),
-        .target(name: "FenceLab", dependencies: ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit", "CMalloc"]),
-        .executableTarget(name: "fencelab", dependencies: ["FenceLab", "GeoPolicy", "DeviceLogKit"]),
+        // GeoPolicy for its one rule of echoing input text (ShownText); nothing of the engine.
+        .target(name: "_FenceLabSupport", dependencies: ["GeoPolicy", "CMalloc"]),
+        .target(name: "DriveSim", dependencies: ["GeoPolicy", "GSLKit", "_FenceLabSupport"]),
+        // Strict device-log readers (CSV, GPX, JSON Lines, NMEA): no harness, no GSL calls.
+        .target(name: "DeviceLogKit", dependencies: ["GeoPolicy", "_FenceLabSupport"]),
+        .target(name: "ReportKit", dependencies: ["GeoPolicy", "_FenceLabSupport"]),
+        .target(
+            name: "FenceLab",
+            dependencies: ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit", "ReportKit", "_FenceLabSupport"]
+        ),
+        .target(
+            name: "FenceLabSweep",
+            dependencies: ["FenceLab", "GeoPolicy", "GSLKit", "DriveSim", "ReportKit", "_FenceLabSupport"]
+        ),
+        .target(
+            name: "FenceLabCalibration",
+            dependencies: ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit", "ReportKit", "_FenceLabSupport"]
+        ),
+        .target(name: "_CommandLineKit", dependencies: ["GeoPolicy", "_FenceLabSupport"]),
+        .executableTarget(
+            name: "FenceLabCLI",
+            dependencies: [
+                "FenceLab", "FenceLabSweep", "FenceLabCalibration", "_CommandLineKit", "GeoPolicy", "DeviceLogKit",
+                "DriveSim", "ReportKit", "_FenceLabSupport",
+            ]
+        ),
 
         // Performance-regression suite and its C reference kernels.
         .target(
@@ -44,7 +82,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "fencelab-bench",
-            dependencies: ["FenceLab", "GeoPolicy", "DriveSim", "GSLKit", "CReference"],
+            dependencies: [
+                "FenceLab", "FenceLabSweep", "FenceLabCalibration", "GeoPolicy", "DriveSim", "GSLKit", "ReportKit",
+                "_FenceLabSupport", "_CommandLineKit", "CReference",
+            ],
             path: "Benchmarks/fencelab-bench"
         ),
 
@@ -52,9 +93,31 @@ let package = Package(
         .target(name: "_TestSupport", path: "Tests/_TestSupport"),
         .testTarget(name: "GeoPolicyTests", dependencies: ["GeoPolicy", "GSLKit", "_TestSupport"]),
         .testTarget(name: "GSLKitTests", dependencies: ["GSLKit", "_TestSupport"]),
-        .testTarget(name: "DriveSimTests", dependencies: ["DriveSim", "GeoPolicy", "GSLKit", "_TestSupport"]),
-        .testTarget(name: "DeviceLogKitTests", dependencies: ["DeviceLogKit", "GeoPolicy", "_TestSupport"]),
-        .testTarget(name: "FenceLabTests", dependencies: ["FenceLab", "DeviceLogKit", "DriveSim", "GeoPolicy", "GSLKit", "_TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["fencelab", "_TestSupport"]),
+        .testTarget(name: "FenceLabSupportTests", dependencies: ["_FenceLabSupport", "_TestSupport"]),
+        .testTarget(name: "DriveSimTests", dependencies: ["DriveSim", "GeoPolicy", "GSLKit", "_FenceLabSupport", "_TestSupport"]),
+        .testTarget(
+            name: "DeviceLogKitTests",
+            dependencies: ["DeviceLogKit", "GeoPolicy", "_FenceLabSupport", "_TestSupport"]
+        ),
+        .testTarget(name: "ReportKitTests", dependencies: ["ReportKit", "_TestSupport"]),
+        .testTarget(
+            name: "FenceLabTests",
+            dependencies: [
+                "FenceLab", "DeviceLogKit", "DriveSim", "GeoPolicy", "GSLKit", "ReportKit", "_CommandLineKit",
+                "_FenceLabSupport", "_TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "FenceLabSweepTests",
+            dependencies: ["FenceLabSweep", "FenceLab", "DriveSim", "GeoPolicy", "GSLKit", "_FenceLabSupport", "_TestSupport"]
+        ),
+        .testTarget(
+            name: "FenceLabCalibrationTests",
+            dependencies: ["FenceLabCalibration", "DeviceLogKit", "DriveSim", "GeoPolicy", "GSLKit", "_FenceLabSupport", "_TestSupport"]
+        ),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["_CommandLineKit", "GeoPolicy", "_TestSupport"]),
+        // The repository itself: layering of the imports, documents, paths, the public API page.
+        .testTarget(name: "RepositoryTests", dependencies: ["DriveSim", "FenceLab", "FenceLabSweep", "GSLKit", "ReportKit", "_TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["FenceLabCLI", "_TestSupport"]),
     ]
 )

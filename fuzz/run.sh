@@ -5,8 +5,9 @@
 #
 # A target is fuzz/targets/<name>.swift defining @_cdecl("LLVMFuzzerTestOneInput"). Its
 # "// fuzz-sources:" comment lists the package sources (globs relative to the package root)
-# compiled into it; GeoPolicy, GSLKit (linked against the system GSL), DriveSim and DeviceLogKit
-# (testable) are always available as modules, FenceLab when the target has a "// fuzz-links: FenceLab" line. Seed corpus: fuzz/corpus/<name>/
+# compiled into it; GeoPolicy, GSLKit (linked against the system GSL), _FenceLabSupport, DriveSim and
+# DeviceLogKit (testable) are always available as modules; ReportKit, FenceLab (testable),
+# FenceLabSweep and _CommandLineKit when the target has a "// fuzz-links: FenceLab" line. Seed corpus: fuzz/corpus/<name>/
 # (committed, never written); optional dictionary: fuzz/dict/<name>.dict. Work files, new
 # corpus entries, crash artifacts and logs go to fuzz/.build/ (git-ignored).
 # Prints per target: executions, crashes (artifact files) and the libFuzzer exit status.
@@ -17,7 +18,7 @@ seconds="${1:-60}"
 shift || true
 build=fuzz/.build
 mkdir -p "$build"
-flags=(-sanitize=fuzzer,address -parse-as-library -O -g)
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name FenceLab)
 
 # True when $build/lib$1.a exists, is newer than every source of module $1 and run.sh, and no
 # library it depends on was rebuilt in this run: unchanged sources reuse the instrumented libraries.
@@ -28,34 +29,24 @@ up_to_date() {
     [ -z "$(find "Sources/$1" fuzz/run.sh -newer "$lib" \( -name '*.swift' -o -name 'run.sh' \) | head -1)" ] || { rebuilt=1; return 1; }
 }
 
-if up_to_date GeoPolicy; then echo "GeoPolicy: up to date" >&2; else
-echo "building GeoPolicy (instrumented)..." >&2
-swiftc "${flags[@]}" -module-name GeoPolicy -emit-module -emit-module-path "$build/GeoPolicy.swiftmodule" \
-    -emit-library -static -o "$build/libGeoPolicy.a" $(find Sources/GeoPolicy -name '*.swift' | sort) \
-    >"$build/GeoPolicy.build.log" 2>&1 || { cat "$build/GeoPolicy.build.log" >&2; exit 2; }
-fi
-if up_to_date GSLKit; then echo "GSLKit: up to date" >&2; else
-echo "building GSLKit (instrumented, against the system GSL)..." >&2
-swiftc "${flags[@]}" -module-name GSLKit -I Sources/CGSL -emit-module -emit-module-path "$build/GSLKit.swiftmodule" \
-    -emit-library -static -o "$build/libGSLKit.a" $(find Sources/GSLKit -name '*.swift' | sort) \
-    >"$build/GSLKit.build.log" 2>&1 || { cat "$build/GSLKit.build.log" >&2; exit 2; }
-fi
-
-if up_to_date DriveSim; then echo "DriveSim: up to date" >&2; else
-echo "building DriveSim (instrumented)..." >&2
-swiftc "${flags[@]}" -module-name DriveSim -I "$build" -I Sources/CGSL -emit-module -emit-module-path "$build/DriveSim.swiftmodule" \
-    -emit-library -static -o "$build/libDriveSim.a" $(find Sources/DriveSim -name '*.swift' | sort) \
-    >"$build/DriveSim.build.log" 2>&1 || { cat "$build/DriveSim.build.log" >&2; exit 2; }
-fi
-
+# build_module NAME [testable]: the instrumented static library and module of Sources/NAME. Every
+# module and target shares one -package-name, so `package` declarations are visible across them.
+build_module() {
+    local name=$1 testable=()
+    [ "${2:-}" = testable ] && testable=(-enable-testing)
+    if up_to_date "$name"; then echo "$name: up to date" >&2; return; fi
+    echo "building $name (instrumented${2:+, $2})..." >&2
+    swiftc "${flags[@]}" "${testable[@]}" -module-name "$name" -I "$build" -I Sources/CGSL -I Sources/CMalloc \
+        -emit-module -emit-module-path "$build/$name.swiftmodule" -emit-library -static -o "$build/lib$name.a" \
+        $(find "Sources/$name" -name '*.swift' | sort) >"$build/$name.build.log" 2>&1 \
+        || { cat "$build/$name.build.log" >&2; exit 2; }
+}
+build_module GeoPolicy
+build_module GSLKit
+build_module _FenceLabSupport
+build_module DriveSim
 # Testable: the device-log targets also read through the internal chunked source.
-if up_to_date DeviceLogKit; then echo "DeviceLogKit: up to date" >&2; else
-echo "building DeviceLogKit (instrumented, testable)..." >&2
-swiftc "${flags[@]}" -enable-testing -module-name DeviceLogKit -I "$build" -I Sources/CGSL -emit-module \
-    -emit-module-path "$build/DeviceLogKit.swiftmodule" -emit-library -static -o "$build/libDeviceLogKit.a" \
-    $(find Sources/DeviceLogKit -name '*.swift' | sort) \
-    >"$build/DeviceLogKit.build.log" 2>&1 || { cat "$build/DeviceLogKit.build.log" >&2; exit 2; }
-fi
+build_module DeviceLogKit testable
 
 if [ "$#" -gt 0 ]; then targets=("$@"); else
     targets=(); for f in fuzz/targets/*.swift; do targets+=("$(basename "$f" .swift)"); done
@@ -64,15 +55,11 @@ fi
 # with -enable-testing so a target may `@testable import` it and reach internal decoders).
 links_fencelab=0
 for name in "${targets[@]}"; do grep -q '^// fuzz-links: FenceLab' "fuzz/targets/$name.swift" && links_fencelab=1; done
-fencelab_lib=()
-if [ "$links_fencelab" -eq 1 ] && up_to_date FenceLab; then
-    echo "FenceLab: up to date" >&2
-elif [ "$links_fencelab" -eq 1 ]; then
-    echo "building FenceLab (instrumented, testable)..." >&2
-    swiftc "${flags[@]}" -enable-testing -module-name FenceLab -I "$build" -I Sources/CGSL -I Sources/CMalloc -emit-module \
-        -emit-module-path "$build/FenceLab.swiftmodule" -emit-library -static -o "$build/libFenceLab.a" \
-        $(find Sources/FenceLab -name '*.swift' | sort) \
-        >"$build/FenceLab.build.log" 2>&1 || { cat "$build/FenceLab.build.log" >&2; exit 2; }
+if [ "$links_fencelab" -eq 1 ]; then
+    build_module ReportKit
+    build_module FenceLab testable
+    build_module FenceLabSweep
+    build_module _CommandLineKit
 fi
 status=0
 summary=()
@@ -88,8 +75,8 @@ for name in "${targets[@]}"; do
         mkdir -p "$snapshot/$(dirname "$f")"; cp "$f" "$snapshot/$f"; sources="$sources $snapshot/$f"
     done
     echo "building $name..." >&2
-    fencelab_lib=(); grep -q '^// fuzz-links: FenceLab' "$src" && fencelab_lib=(-lFenceLab)
-    if ! swiftc "${flags[@]}" -I "$build" -I Sources/CGSL -I Sources/CMalloc -L "$build" "${fencelab_lib[@]}" -lDeviceLogKit -lDriveSim -lGeoPolicy -lGSLKit -lgsl -lgslcblas -module-name "Fuzz_$name" \
+    fencelab_lib=(); grep -q '^// fuzz-links: FenceLab' "$src" && fencelab_lib=(-l_CommandLineKit -lFenceLabSweep -lFenceLab -lReportKit)
+    if ! swiftc "${flags[@]}" -I "$build" -I Sources/CGSL -I Sources/CMalloc -L "$build" "${fencelab_lib[@]}" -lDeviceLogKit -lDriveSim -l_FenceLabSupport -lGeoPolicy -lGSLKit -lgsl -lgslcblas -module-name "Fuzz_$name" \
         "$src" $sources -o "$build/$name" >"$build/$name.build.log" 2>&1; then
         grep -E "error" "$build/$name.build.log" >&2 || cat "$build/$name.build.log" >&2
         exit 2

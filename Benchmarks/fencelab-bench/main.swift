@@ -1,5 +1,5 @@
-// fencelab-bench: performance-regression suite with in-run C reference kernels (issue 8)
-// and deterministic instruction counts under callgrind (issue 20).
+// fencelab-bench: performance-regression suite with in-run C reference kernels
+// and deterministic instruction counts under callgrind.
 import FenceLab
 import Foundation
 

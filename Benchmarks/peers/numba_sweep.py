@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A hand-written numpy + numba peer of `fencelab sweep` (issue 18), run by hand, never in CI.
+"""A hand-written numpy + numba peer of `fencelab sweep`, run by hand, never in CI.
 
 It does the same sweep work on the same shape of input as `fencelab sweep` on
 scenarios/edge-loiter-100m.json: per replicate a 1 h, 1 Hz loiter drive about 100 m from the

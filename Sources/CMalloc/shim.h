@@ -1,6 +1,6 @@
 #ifndef FENCELAB_CMALLOC_SHIM_H
 #define FENCELAB_CMALLOC_SHIM_H
-// The one allocator setting FenceLab makes (glibc's mallopt); only FenceLab imports this module.
+// The one allocator setting FenceLab makes (glibc's mallopt); only _FenceLabSupport imports this module.
 #if defined(__has_include)
 #if __has_include(<malloc.h>) && __has_include(<features.h>)
 #include <features.h>

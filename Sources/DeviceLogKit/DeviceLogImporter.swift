@@ -1,6 +1,6 @@
 import Foundation
-import DriveSim
 import GeoPolicy
+import _FenceLabSupport
 
 /// Size limits the importers enforce before and while reading.
 public struct DeviceLogLimits: Sendable, Hashable {

@@ -1,5 +1,5 @@
-import DriveSim
 import Foundation
+import _FenceLabSupport
 
 /// A device log's bytes delivered in pieces: a file read chunk by chunk, or bytes already in memory.
 ///

@@ -1,4 +1,4 @@
-import DriveSim
+import _FenceLabSupport
 /// Reads the JSON Lines device-log format: one flat JSON object per line with the CSV names
 /// as keys (`timestamp`, `latitude`, `longitude`, `horizontal_accuracy`, optional `speed`,
 /// `course`, `event`).

@@ -48,8 +48,6 @@ public final class RandomSource {
     /// Uniform on [0, 1) (`gsl_rng_uniform`).
     @inlinable public func uniform() -> Double { gsl_rng_uniform(rng) }
 
-    /// Uniform on (0, 1) (`gsl_rng_uniform_pos`).
-    @inlinable public func uniformPositive() -> Double { gsl_rng_uniform_pos(rng) }
 
     /// Gaussian with mean 0 and standard deviation `sigma` (`gsl_ran_gaussian`, Box–Muller polar).
     @inlinable public func gaussian(sigma: Double) -> Double { gsl_ran_gaussian(rng, sigma) }

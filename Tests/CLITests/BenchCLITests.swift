@@ -112,7 +112,7 @@ import _TestSupport
         #expect(r.stderr.split(separator: "\n").count == 1)
     }
 
-    /// Item 4 of issue 20: a time row without a tight in-run ratio is tracked-only, so a 2×
+    /// A time row without a tight in-run ratio is tracked-only, so a 2×
     /// slowdown on it reads `tracked`, never `unchanged`; a ratio row with a narrow spread regresses.
     /// The baseline is edited to be 2× faster than this run (no timing is asserted).
     @Test func twoTimesSlowerIsNeverUnchanged() throws {
@@ -296,7 +296,7 @@ import _TestSupport
         return Dictionary(uniqueKeysWithValues: rows.map { ($0["name"] as? String ?? "", $0) })
     }
 
-    /// Issue 20's proof on the debug build: three unmodified runs pass with identical counts, and
+    /// The instruction gate's proof on the debug build: three unmodified runs pass with identical counts, and
     /// FENCELAB_BENCH_SLOWDOWN=1.1 regresses every gated row by 8–12 % (gate 2 %), not the kernel.
     @Test(.enabled(if: valgrindAvailable)) func instructionGateCatchesTenPercent() throws {
         let folder = try Self.temporaryFolder()

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import FenceLab
-@testable import fencelab
+@testable import FenceLabCLI
+import _CommandLineKit
 import _TestSupport
 
 /// Every command's help and parser come from one declaration: walk them all and check they agree.
@@ -84,7 +85,7 @@ import _TestSupport
         }
     }
 
-    /// The drift issue 15 listed, through the binary: messages, exit codes.
+    /// Help and parser agree through the binary: messages, exit codes.
     @Test func engineCompanionsNameTheirDependency() throws {
         for (option, value) in [("--engine-timeout", "3"), ("--engine-startup", "1")] {
             for command in ["run", "accept"] {

@@ -23,7 +23,7 @@ import _TestSupport
         }
     }
 
-    /// Done-when of issue 3: the GPX track of the date-line drive crosses 180° without a jump.
+    /// The GPX track of the date-line drive crosses 180° without a jump.
     @Test func datelineGPXCrossesWithoutAJump() throws {
         let r = try runFencelab(["export", Self.dateline, "--format", "gpx-track", "--start", "2026-01-01T00:00:00Z"])
         #expect(r.status == 0, "\(r.stderr)")

@@ -2,7 +2,7 @@ import Testing
 import Foundation
 import _TestSupport
 
-/// Regression tests for issue 13: hostile or careless input ends with one line and a
+/// Regression tests: hostile or careless input ends with one line and a
 /// documented exit code, never a trap (exit 132/133/139), a hang or a stray process.
 @Suite struct HardeningCLITests {
     static func tempDir(_ tag: String) throws -> URL {

@@ -2,7 +2,7 @@ import Testing
 import Foundation
 import _TestSupport
 
-/// Small things a user trips on (issue 16): Ctrl-C says what was kept, `accept` finds its
+/// Small things a user trips on: Ctrl-C says what was kept, `accept` finds its
 /// fixtures from another folder, a folder given as a device log is named as such.
 @Suite struct InterruptAndPathsCLITests {
     static func tempDir() -> URL {

@@ -3,6 +3,7 @@ import Foundation
 import GeoPolicy
 @testable import DriveSim
 import _TestSupport
+@testable import _FenceLabSupport
 
 @Suite struct ScenarioFileTests {
     static let base = #"""

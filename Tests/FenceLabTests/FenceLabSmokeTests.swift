@@ -1,5 +1,6 @@
 import Testing
 import FenceLab
+import _CommandLineKit
 
 @Suite struct FenceLabSmokeTests {
     @Test func exitCodesAreTheContract() {

@@ -4,8 +4,10 @@ import Foundation
 @testable import FenceLab
 import GeoPolicy
 import _TestSupport
+@testable import ReportKit
+@testable import _FenceLabSupport
 
-/// Pages that cannot mislead (issue 16): the headline states the overall outcome, figures
+/// Pages that cannot mislead: the headline states the overall outcome, figures
 /// without a bound are neutral, axes use round values, a far-away route is warned about.
 @Suite struct HonestReportTests {
     /// A device level from the committed synthetic Berlin log (it fails: injected rule flutter).

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import FenceLab
+import _FenceLabSupport
 
 /// A fresh temporary folder per test, removed afterwards.
 private func withScratch(_ body: (String) throws -> Void) throws {
@@ -20,9 +21,9 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
     @Test func writesNewFolderAndReplacesOldOne() throws {
         try withScratch { dir in
             let dest = dir + "/reports/latest" // parent created by preflight
-            try ReportFolder.write(files: files("first"), to: dest)
+            try ReportFolder.write(files: files("first"), to: dest, replaceable: ReportWriter.replaceableNames)
             #expect(read(dest + "/report.json") == "first report.json\n")
-            try ReportFolder.write(files: files("second"), to: dest)
+            try ReportFolder.write(files: files("second"), to: dest, replaceable: ReportWriter.replaceableNames)
             for name in ReportWriter.fileNames { #expect(read(dest + "/" + name) == "second \(name)\n") }
             // No temporaries are left next to it.
             let siblings = try FileManager.default.contentsOfDirectory(atPath: dir + "/reports")
@@ -33,10 +34,10 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
     @Test func failedWriteLeavesTheOldReportIntact() throws {
         try withScratch { dir in
             let dest = dir + "/out"
-            try ReportFolder.write(files: files("old"), to: dest)
+            try ReportFolder.write(files: files("old"), to: dest, replaceable: ReportWriter.replaceableNames)
             // A bad file name fails midway, after some files went into the temporary folder.
             let bad = files("new") + [(name: "../escape", bytes: [1])]
-            #expect(throws: OutputError.self) { try ReportFolder.write(files: bad, to: dest) }
+            #expect(throws: OutputError.self) { try ReportFolder.write(files: bad, to: dest, replaceable: ReportWriter.replaceableNames) }
             for name in ReportWriter.fileNames { #expect(read(dest + "/" + name) == "old \(name)\n") }
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out"])
         }
@@ -50,7 +51,7 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
             try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
             try Data("half".utf8).write(to: URL(fileURLWithPath: stale + "/report.json"))
             #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
-            try ReportFolder.write(files: files("x"), to: dir + "/out")
+            try ReportFolder.write(files: files("x"), to: dir + "/out", replaceable: ReportWriter.replaceableNames)
             #expect(!FileManager.default.fileExists(atPath: stale))
             #expect(read(dir + "/out/report.json") == "x report.json\n")
         }
@@ -64,7 +65,7 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
             try Data("old".utf8).write(to: URL(fileURLWithPath: aside + "/report.json"))
             try Data("unrelated".utf8).write(to: URL(fileURLWithPath: aside + "/report.md"))
             // A failing write still restores the old folder first and leaves it in place.
-            #expect(throws: OutputError.self) { try ReportFolder.write(files: [(name: "a/b", bytes: [])], to: dir + "/out") }
+            #expect(throws: OutputError.self) { try ReportFolder.write(files: [(name: "a/b", bytes: [])], to: dir + "/out", replaceable: ReportWriter.replaceableNames) }
             #expect(read(dir + "/out/report.json") == "old")
             #expect(!FileManager.default.fileExists(atPath: aside))
         }
@@ -80,7 +81,7 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
             let target = isRoot ? dir + "/plainfile/out" : locked + "/out"
             if isRoot { try Data().write(to: URL(fileURLWithPath: dir + "/plainfile")) }
             do {
-                try ReportFolder.preflight(destination: target)
+                try ReportFolder.preflight(destination: target, replaceable: ReportWriter.replaceableNames)
                 Issue.record("preflight accepted \(target)")
             } catch {
                 #expect(String(describing: error).contains(target))
@@ -95,11 +96,11 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
             try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
             try Data("precious".utf8).write(to: URL(fileURLWithPath: home + "/thesis.tex"))
             #expect(throws: OutputError.foreignContent(path: home, example: "thesis.tex")) {
-                try ReportFolder.write(files: files("x"), to: home)
+                try ReportFolder.write(files: files("x"), to: home, replaceable: ReportWriter.replaceableNames)
             }
             #expect(read(home + "/thesis.tex") == "precious")
             try Data().write(to: URL(fileURLWithPath: dir + "/afile"))
-            #expect(throws: OutputError.notADirectory(path: dir + "/afile")) { try ReportFolder.preflight(destination: dir + "/afile") }
+            #expect(throws: OutputError.notADirectory(path: dir + "/afile")) { try ReportFolder.preflight(destination: dir + "/afile", replaceable: ReportWriter.replaceableNames) }
         }
     }
 }

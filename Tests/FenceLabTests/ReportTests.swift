@@ -7,6 +7,8 @@ import FenceLab
 import GeoPolicy
 import GSLKit
 import _TestSupport
+import ReportKit
+import _FenceLabSupport
 
 /// Synthetic inputs that look like a run (no DriveSim/Track needed): a loitering user and a
 /// straight pass, Gaussian noise from GSL, a local hysteresis rule, exponential smoothing

@@ -63,7 +63,7 @@ import Foundation
     }
 }
 
-/// The required statistical test (issue 5): measured flip rates of a stationary user
+/// The statistical test of the Rice model: measured flip rates of a stationary user
 /// against the Rice prediction.
 @Suite struct RiceFlipRateTests {
     /// The engine's hysteresis rule with the accuracy gate effectively off (fixes here carry accuracy 0).

@@ -3,7 +3,7 @@ import GSLKit
 import _TestSupport
 
 @Suite struct RandomSourceTests {
-    /// Published values for mt19937 seeded 42, gsl_ran_gaussian(σ = 1) (issue 2).
+    /// Published values for mt19937 seeded 42, gsl_ran_gaussian(σ = 1).
     @Test func mt19937Seed42GaussianMatchesDocumentedValues() throws {
         let rng = try RandomSource(kind: .mt19937, seed: 42)
         let expected = [1.221921217398, 0.869635816822, 1.588556366368]

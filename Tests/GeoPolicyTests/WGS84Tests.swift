@@ -41,7 +41,7 @@ import _TestSupport
         }
     }
 
-    /// Published GeographicLib results (issue 2, seed 001): the first is where Vincenty fails.
+    /// Published GeographicLib results (seed 001): the first is where Vincenty fails.
     @Test(arguments: [
         (0.0, 0.0, 0.5, 179.7, 19_944_127.421),
         (0.0, 179.999, 0.0, -179.999, 222.638982),

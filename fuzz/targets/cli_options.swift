@@ -9,6 +9,7 @@
 // spec that parses back to the same rule; a grid respects its point limit; every error is one
 // bounded line.
 import FenceLab
+import FenceLabSweep
 import GeoPolicy
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -48,7 +48,7 @@ void fl_ref_kalman_cv_final(const double *t_s, const double *east_m, const doubl
                             const double *hAcc_m, long n, double q_m2s3, double out[8]);
 
 /// The same constant-velocity filter as the engine's `KalmanFilter` with everything the engine
-/// does around it, transcribed operation for operation (the fair kernel of issue 18):
+/// does around it, transcribed operation for operation (the fair kernel):
 /// per fix it validates (finite time later than the last accepted one, finite latitude in
 /// -90...90 and longitude in -180...180, finite accuracy > 0; a refused fix changes nothing),
 /// projects latitude/longitude into the local azimuthal equidistant plane of the anchor

@@ -46,7 +46,7 @@ struct Benchmark: Sendable {
     /// Whether `--compare` may fail on this benchmark. False for C kernels (the
     /// yardstick) and for demonstrations; their verdicts are still shown.
     let gated: Bool
-    /// Target from issue 8, shown in the table (e.g. "≥ 0.9× C").
+    /// The target, shown in the table (e.g. "≥ 0.9× C").
     let target: String?
     /// Run-to-run spread of the time score measured on the reference machine (0.35 = ±35 %:
     /// largest deviation from the median over repeated full runs), or nil for the default:

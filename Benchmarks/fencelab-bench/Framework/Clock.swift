@@ -1,16 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import _FenceLabSupport
 
-/// Monotonic time in nanoseconds (`clock_gettime(CLOCK_MONOTONIC)`).
+/// Monotonic time in nanoseconds (`clock_gettime(CLOCK_MONOTONIC)`, through `Syscalls`).
 @inline(__always)
-func monotonicNanoseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-}
+func monotonicNanoseconds() -> UInt64 { Syscalls.monotonicNanoseconds() }
 
 /// Keeps a checksum alive so the optimiser cannot delete the benchmarked work.
 nonisolated(unsafe) var blackHoleSink: Double = 0

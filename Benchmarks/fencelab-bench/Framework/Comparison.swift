@@ -46,7 +46,7 @@ struct Comparison: Codable, Sendable, Hashable {
     var hasRegression: Bool { rows.contains { $0.gated && $0.verdict == .regressed } }
 
     /// Default noise of an items/s score (no kernel in the same run): absolute speed moves by
-    /// up to ±40 % on the shared build machine (issue 8), so such rows gate at ±50 %; a 3×
+    /// up to ±40 % on the shared build machine, so such rows gate at ±50 %; a 3×
     /// slowdown (−67 %) still fails.
     static let itemsPerSecondNoise = 0.5
 

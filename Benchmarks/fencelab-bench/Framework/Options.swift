@@ -1,5 +1,6 @@
 import FenceLab
 import Foundation
+import _CommandLineKit
 
 /// Parsed command line of `fencelab-bench`.
 struct Options: Sendable {

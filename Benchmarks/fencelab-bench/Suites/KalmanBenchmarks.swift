@@ -96,7 +96,7 @@ enum KalmanBenchmarks {
     }
 
     /// `KalmanFilter.update` against the fair kernel `fl_ref_kalman_geo`, which does the same
-    /// validation, lat/lon projection into the local plane and re-anchoring (issue 18) as the
+    /// validation, lat/lon projection into the local plane and re-anchoring as the
     /// engine, transcribed operation for operation; set-up checks the two agree.
     static let cvUpdateFair = Benchmark(
         "kalman/cv-update-geo", group: "kalman", itemsPerRun: ReferenceKernels.updatesPerRun - 1,

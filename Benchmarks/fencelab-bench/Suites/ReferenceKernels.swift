@@ -13,7 +13,7 @@ enum ReferenceKernels {
 
     static let fenceScalar = Benchmark(
         "reference/c-fence-scalar", group: "reference", itemsPerRun: fixesPerRun, unit: "fix",
-        isReference: true, target: "≈ 4e7/s (issue 8)"
+        isReference: true, target: "≈ 4e7/s"
     ) {
         let w = Workloads.FenceFixes(count: fixesPerRun, seed: 8)
         let c = Workloads.fenceCenter
@@ -26,7 +26,7 @@ enum ReferenceKernels {
     }
 
     /// The sweep's inner loop in C: the 16 points of `sweep/scan` one at a time on the same
-    /// precomputed arrays of the same drive (issue 18).
+    /// precomputed arrays of the same drive.
     static let sweepScan = Benchmark(
         "reference/c-sweep-scan", group: "reference", itemsPerRun: SweepBenchmarks.scanItems, unit: "point×fix",
         isReference: true
@@ -48,13 +48,13 @@ enum ReferenceKernels {
 
     static let kalmanCV = Benchmark(
         "reference/c-kalman-cv", group: "reference", itemsPerRun: updatesPerRun - 1, unit: "update",
-        isReference: true, target: "≈ 1e7/s (issue 8)"
+        isReference: true, target: "≈ 1e7/s"
     ) {
         let w = Workloads.TrackInPlane(count: updatesPerRun, seed: 9)
         return { fl_ref_kalman_cv(w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5) }
     }
 
-    /// The engine's filter with its validation, projection and re-anchoring, transcribed (issue 18).
+    /// The engine's filter with its validation, projection and re-anchoring, transcribed.
     static let kalmanGeo = Benchmark(
         "reference/c-kalman-geo", group: "reference", itemsPerRun: updatesPerRun - 1, unit: "update",
         isReference: true
@@ -98,7 +98,7 @@ enum ReferenceKernels {
         return { fl_ref_cspline(d.x, d.y, 100, d.xEval, 1000) }
     }
 
-    /// Report quantiles (median, p95, max) of 4096 per-fix errors by `gsl_sort` on a copy (issue 18's "before").
+    /// Report quantiles (median, p95, max) of 4096 per-fix errors by `gsl_sort` on a copy.
     static let sortQuantiles = Benchmark(
         "reference/c-gsl-sort-quantiles", group: "reference", itemsPerRun: QuantileData.count, unit: "value",
         isReference: true

@@ -1,11 +1,12 @@
 import DriveSim
 import FenceLab
 import Foundation
+import FenceLabSweep
 
 /// The marginal cost of a sweep grid point: one rule evaluated on an already generated
 /// 1 Hz, one-hour drive (edge-loiter-100m, replicate 0): fence decisions over the delivered
-/// fixes and over the truth, plus the transition and visit matching. Issue 7 target: < 1 ms per point;
-/// issue 18 (distances once per drive, one scan per point): < 20 µs.
+/// fixes and over the truth, plus the transition and visit matching. Target: < 20 µs per point
+/// (distances once per drive, one scan per point).
 enum SweepBenchmarks {
     static let all: [Benchmark] = [extraPoint, scan]
 
@@ -16,7 +17,7 @@ enum SweepBenchmarks {
         }
     }
 
-    /// Issue 18: the sweep's inner loop, grid points × fixes on one precomputed drive, against the
+    /// The sweep's inner loop, grid points × fixes on one precomputed drive, against the
     /// C kernel of the same work on the same arrays, one point at a time (`reference/c-sweep-scan`).
     static let scan = Benchmark(
         "sweep/scan/16-points-1h-1Hz", group: "sweep", itemsPerRun: scanItems, unit: "point×fix",

@@ -43,7 +43,7 @@ public struct ScenarioGenerator: IteratorProtocol {
     let staleAgeSamples: Int
     /// Isotropic white noise (no tails, no bias), honest accuracy and no faults: the settings
     /// are decided once here and such samples take `makePlainSample`, which has no per-sample
-    /// test of them (issue 18). Draws and arithmetic are the general path's, in the same order.
+    /// test of them. Draws and arithmetic are the general path's, in the same order.
     let isPlain: Bool
 
     /// - Parameters:

@@ -1,3 +1,4 @@
+import _FenceLabSupport
 /// Reads one JSON object strictly: every key must be taken exactly once by the decoder
 /// (`finish()` refuses the rest as unknown), required keys must exist, types must match,
 /// numbers must be finite. Errors carry the file and the dotted key path.

@@ -1,5 +1,6 @@
 import GeoPolicy
 import GSLKit
+import _FenceLabSupport
 
 extension ScenarioSpec {
     /// Decodes a scenario from JSON bytes, strictly (see `ObjectReader`).

@@ -1,4 +1,5 @@
 import Foundation
+import _FenceLabSupport
 
 /// A scenario as loaded from disk: the spec, the path it came from and the SHA-256 of its bytes.
 public struct LoadedScenario: Sendable, Hashable {

@@ -2,37 +2,38 @@ import DeviceLogKit
 import DriveSim
 import Foundation
 import GeoPolicy
+import _FenceLabSupport
 
 /// What `fencelab accept` checks: scenarios and fixtures (rules level), device logs (device level).
-public struct AcceptanceRequest: Sendable {
+package struct AcceptanceRequest: Sendable {
     /// Scenario run options (paths, replicates, seed, jobs, engine settings).
-    public var run = RunRequest()
+    package var run = RunRequest()
     /// Folder of rules fixtures (`FixtureSuite`), default `scenarios/fixtures`.
-    public var fixturesDirectory = FixtureSuite.defaultDirectory
+    package var fixturesDirectory = FixtureSuite.defaultDirectory
     /// Device logs to replay (paths); empty: the device level is `not-verified`.
-    public var deviceLogs: [String] = []
+    package var deviceLogs: [String] = []
     /// Fence centre the app monitored while logging: one for every log, or one per log in
     /// `deviceLogs` order; required when `deviceLogs` is not empty.
-    public var fences: [Coordinate] = []
+    package var fences: [Coordinate] = []
     /// Rule for the replays (default seed 000's `hysteresis:80:120:30`).
-    public var rule: RuleSpec = .default
+    package var rule: RuleSpec = .default
     /// What the replayed rule decides on (`--rule SPEC+kalman`); default the logged fixes.
-    public var input: FenceInput = .raw
+    package var input: FenceInput = .raw
     /// Staleness limit of the replays, seconds (≥ 0).
-    public var maxAge_s = DeviceReplay.defaultMaxAge_s
+    package var maxAge_s = DeviceReplay.defaultMaxAge_s
 
-    public init() {}
+    package init() {}
 }
 
 /// Why an acceptance run could not start.
-public enum AcceptanceError: Error, Sendable, CustomStringConvertible {
+package enum AcceptanceError: Error, Sendable, CustomStringConvertible {
     case fenceRequired
     case fenceCount(fences: Int, logs: Int)
     case fixtures(FixtureError)
     case deviceLog(DeviceLogError)
     case rule(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .fenceRequired: return "--fence LAT,LON is required with --device-log"
         case let .fenceCount(f, l): return "--fence: give one fence for all logs or one per log; got \(f) fences for \(l) logs"
@@ -48,19 +49,19 @@ public enum AcceptanceError: Error, Sendable, CustomStringConvertible {
 /// Rules level: every fixture of `fixturesDirectory` and every scenario `expect` bound.
 /// Device level: the replay of every given device log against its system events; without a
 /// log it is `not-verified`: it is never inferred from the simulation.
-public enum AcceptanceRun {
+package enum AcceptanceRun {
     /// Loads every input first (fixtures, device logs, scenarios: bad input fails before any
     /// long work), replays the logs, runs fixtures and scenarios.
     /// - Throws: `AcceptanceError`, `ScenarioError`, `RunError` (all bad input).
     /// What `fencelab accept` does: preflights `out`, executes and writes the report folder atomically.
-    public static func executeAndWrite(_ request: AcceptanceRequest, out: String) throws -> RunReport {
-        try ReportFolder.preflight(destination: out)
+    package static func executeAndWrite(_ request: AcceptanceRequest, out: String) throws -> RunReport {
+        try ReportWriter.preflight(destination: out)
         let report = try execute(request)
         try ReportWriter.write(report, to: out)
         return report
     }
 
-    public static func execute(_ request: AcceptanceRequest) throws -> RunReport {
+    package static func execute(_ request: AcceptanceRequest) throws -> RunReport {
         if !request.deviceLogs.isEmpty {
             guard !request.fences.isEmpty else { throw AcceptanceError.fenceRequired }
             guard request.fences.count == 1 || request.fences.count == request.deviceLogs.count else {
@@ -89,20 +90,14 @@ public enum AcceptanceRun {
         report.acceptance.device = DeviceAcceptance(replays: replays)
         for r in replays where !report.run.rulesVersions.contains(r.rulesVersion) { report.run.rulesVersions.append(r.rulesVersion) }
         report.run.inputFiles = scenarios.map { InputFile(kind: "scenario", path: $0.path, sha256: $0.sha256) }
-            + suite.files.map { InputFile(kind: "fixture", path: $0, sha256: fileSHA256(path: $0)) }
-            + request.deviceLogs.map { InputFile(kind: "device-log", path: $0, sha256: fileSHA256(path: $0)) }
+            + suite.files.map { InputFile(kind: "fixture", path: $0, sha256: InputFileReader.sha256HexIfReadable(path: $0)) }
+            + request.deviceLogs.map { InputFile(kind: "device-log", path: $0, sha256: InputFileReader.sha256HexIfReadable(path: $0)) }
         return report
-    }
-
-    /// SHA-256 (hex) of a file's bytes; empty when it cannot be read (it was read just before).
-    /// Read in 1 MiB pieces through `InputFileReader` (regular files only, never a FIFO opened twice).
-    public static func fileSHA256(path: String) -> String {
-        (try? InputFileReader.sha256Hex(path: path)) ?? ""
     }
 
     /// The two status lines `fencelab accept` prints, e.g. `Rules level: passed (N checks)` and
     /// `Device level: not verified (no device log)`.
-    public static func statusLines(_ report: RunReport) -> [String] {
+    package static func statusLines(_ report: RunReport) -> [String] {
         let rules = report.acceptance.rules, device = report.acceptance.device
         let rulesLine: String
         switch rules.status {
@@ -122,13 +117,13 @@ public enum AcceptanceRun {
     }
 
     /// The failures to print above the status lines: each failed check with unrounded values.
-    public static func failureLines(_ report: RunReport) -> [String] {
+    package static func failureLines(_ report: RunReport) -> [String] {
         let rules = report.acceptance.rules
         return rules.failures.map { "FAIL \($0.scenario): \($0.result.message)" } + rules.fixtureFailures.map(\.description)
     }
 
     /// Exit status: true only when the rules level passed and every given device log passed.
-    public static func passed(_ report: RunReport) -> Bool {
+    package static func passed(_ report: RunReport) -> Bool {
         report.acceptance.rules.status == .passed && report.acceptance.device.status != .failed
     }
 }

@@ -1,21 +1,21 @@
 import GeoPolicy
 
 /// One thing an external engine got wrong, with the fixture that shows it.
-public struct EngineCheckFailure: Sendable, Hashable, CustomStringConvertible {
-    public var fixture: String
-    public var keyPath: String
-    public var detail: String
-    public var description: String { "\(fixture): \(keyPath): \(detail)" }
+package struct EngineCheckFailure: Sendable, Hashable, CustomStringConvertible {
+    package var fixture: String
+    package var keyPath: String
+    package var detail: String
+    package var description: String { "\(fixture): \(keyPath): \(detail)" }
 }
 
 /// Result of `fencelab engine-check`.
-public struct EngineCheckReport: Sendable {
-    public var checks = 0
-    public var failures: [EngineCheckFailure] = []
+package struct EngineCheckReport: Sendable {
+    package var checks = 0
+    package var failures: [EngineCheckFailure] = []
     /// Fixture sequences not applicable to the checked rule (pinned to another rule).
-    public var skipped: [String] = []
-    public var rulesVersion: String
-    public var passed: Bool { failures.isEmpty && checks > 0 }
+    package var skipped: [String] = []
+    package var rulesVersion: String
+    package var passed: Bool { failures.isEmpty && checks > 0 }
 }
 
 /// Conformance of an external engine: protocol behaviour, then every rule-fixture
@@ -25,8 +25,8 @@ public struct EngineCheckReport: Sendable {
 /// (0, 0), nudged by a few ulps so the haversine on R = 6 371 000 m gives exactly d:
 /// boundary equality (d = 80 m → inside) is checked exactly, as seed 001 asks. Negative
 /// or non-finite distances become invalid coordinates, which must change nothing too.
-public enum EngineCheck {
-    public static func run(engine: ExternalEngine, fixturesDirectory: String,
+package enum EngineCheck {
+    package static func run(engine: ExternalEngine, fixturesDirectory: String,
                            rule: RuleSpec = .default) throws -> EngineCheckReport {
         let suite = try FixtureSuite.load(directory: fixturesDirectory, ruleUnderTest: rule)
         let version = try rule.rulesVersion()

@@ -1,10 +1,6 @@
 import Foundation
 import GeoPolicy
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import _FenceLabSupport
 
 /// The last bytes an engine wrote to stderr, kept for error messages.
 final class StderrTail: Sendable {
@@ -32,7 +28,7 @@ final class StderrTail: Sendable {
 /// killed with it: the group gets SIGKILL on timeout, on error and after the engine
 /// exits, before the leader is reaped (so the group id cannot have been reused).
 enum EngineProcess {
-    static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+    static let ignoreSIGPIPE: Void = { Syscalls.ignoreBrokenPipeSignal() }()
 
     static func exchange(command: String, request: [UInt8], expected: Int, timeout_s: Double,
                          readyTimeout_s: Double) throws(ExternalEngineError) -> [EngineAnswer] {
@@ -57,7 +53,7 @@ enum EngineProcess {
         let writerDone = DispatchSemaphore(value: 0)
         let writer = Thread {
             writeRequest(writeFD)
-            close(writeFD)
+            Syscalls.close(writeFD)
             writerDone.signal()
         }
         writer.start()
@@ -67,12 +63,12 @@ enum EngineProcess {
         let errReader = Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
-                let n = buffer.withUnsafeMutableBytes { read(errFD, $0.baseAddress, 4096) }
-                if n < 0, errno == EINTR { continue }
+                let n = buffer.withUnsafeMutableBytes { Syscalls.read(errFD, $0.baseAddress, 4096) }
+                if n < 0, Syscalls.errno == Syscalls.EINTR { continue }
                 if n <= 0 { break }
                 tail.append(buffer[0..<n])
             }
-            close(errFD)
+            Syscalls.close(errFD)
             stderrDone.signal()
         }
         errReader.start()
@@ -116,9 +112,9 @@ enum EngineProcess {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, min(65536, raw.count - offset))
+                let n = Syscalls.write(fd, raw.baseAddress! + offset, min(65536, raw.count - offset))
                 if n < 0 {
-                    if errno == EINTR { continue }
+                    if Syscalls.errno == Syscalls.EINTR { continue }
                     return false
                 }
                 offset += n
@@ -161,12 +157,11 @@ enum EngineProcess {
                 guard sawReady else { throw .readyTimeout(seconds: readyTimeout_s, stderrTail: "") }
                 throw .timeout(seconds: answerTimeout_s, firstUnanswered: answers.count, stderrTail: "")
             }
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, Int32((min(remaining, 1) * 1000).rounded(.up)))
-            if ready < 0 { if errno == EINTR { continue }; break }
+            let ready = Syscalls.pollReadable(fd, timeout_ms: Int32((min(remaining, 1) * 1000).rounded(.up)))
+            if ready < 0 { if Syscalls.errno == Syscalls.EINTR { continue }; break }
             if ready == 0 { continue }
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 65536) }
-            if n < 0 { if errno == EINTR { continue }; break }
+            let n = buffer.withUnsafeMutableBytes { Syscalls.read(fd, $0.baseAddress, 65536) }
+            if n < 0 { if Syscalls.errno == Syscalls.EINTR { continue }; break }
             if n == 0 { break }
             pending.append(contentsOf: buffer[0..<n])
             var lineStart = 0
@@ -219,18 +214,18 @@ enum EngineProcess {
 /// on its stdin, stdout and stderr (close-on-exec on our side, so engines started by other
 /// threads at the same moment never inherit them and hold them open).
 final class EngineChild {
-    let pid: pid_t
+    let pid: Int32
     let stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32
     private var reaped = false
     private var status: Int32 = -1
 
-    private init(pid: pid_t, stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32) {
+    private init(pid: Int32, stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32) {
         self.pid = pid; self.stdinFD = stdinFD; self.stdoutFD = stdoutFD; self.stderrFD = stderrFD
     }
 
     deinit {
         _ = finish()
-        close(stdoutFD)
+        Syscalls.close(stdoutFD)
     }
 
     /// Held from pipe creation to spawn, so no concurrently started engine inherits our pipe ends.
@@ -240,64 +235,28 @@ final class EngineChild {
         spawnLock.lock()
         defer { spawnLock.unlock() }
         func failure(_ what: String, _ code: Int32) -> ExternalEngineError {
-            .startFailed(command: command, reason: "\(what): \(String(cString: strerror(code)))")
+            .startFailed(command: command, reason: "\(what): \(Syscalls.errorText(code))")
         }
         var fds: [Int32] = []
         for _ in 0..<3 {
-            var p: [Int32] = [-1, -1]
-            guard makePipe(&p) == 0 else {
-                let e = errno
-                fds.forEach { close($0) }
+            guard let p = Syscalls.closeOnExecPipe() else {
+                let e = Syscalls.errno
+                fds.forEach { Syscalls.close($0) }
                 throw failure("pipe", e)
             }
-            fds += p
+            fds += [p.read, p.write]
         }
         // fds: [stdin read, stdin write, stdout read, stdout write, stderr read, stderr write]
-        #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t? = nil
-        var attributes: posix_spawnattr_t? = nil
-        #else
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
-        }
-        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fds[3], 1)
-        posix_spawn_file_actions_adddup2(&actions, fds[5], 2)
-        // Own process group (pgid = pid); SIGPIPE back to default (we ignore it, and exec keeps SIG_IGN).
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environ)
-        close(fds[0]); close(fds[3]); close(fds[5])
-        guard rc == 0 else {
-            close(fds[1]); close(fds[2]); close(fds[4])
-            throw failure("posix_spawn", rc)
+        let spawned = Syscalls.spawnShell(command: command, stdin: fds[0], stdout: fds[3], stderr: fds[5])
+        Syscalls.close(fds[0]); Syscalls.close(fds[3]); Syscalls.close(fds[5])
+        let pid: Int32
+        switch spawned {
+        case let .success(child): pid = child
+        case let .failure(spawnFailure):
+            Syscalls.close(fds[1]); Syscalls.close(fds[2]); Syscalls.close(fds[4])
+            throw failure("posix_spawn", spawnFailure.code)
         }
         return EngineChild(pid: pid, stdinFD: fds[1], stdoutFD: fds[2], stderrFD: fds[4])
-    }
-
-    /// A pipe whose two ends are close-on-exec. `pipe2` is not visible from Swift's Glibc, so the
-    /// flag is set right after `pipe`; `spawnLock` keeps another engine's spawn out of that gap.
-    private static func makePipe(_ p: inout [Int32]) -> Int32 {
-        guard pipe(&p) == 0 else { return -1 }
-        _ = fcntl(p[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(p[1], F_SETFD, FD_CLOEXEC)
-        return 0
     }
 
     /// True once the leader has exited (not reaped: its pid and group id stay reserved),
@@ -306,12 +265,10 @@ final class EngineChild {
         let deadline = ProgressReporter.monotonicSeconds() + timeout_s
         var pause_us: UInt32 = 200
         while true {
-            var info = siginfo_t()
-            let rc = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
-            if rc == 0, info.si_signo == SIGCHLD { return true }
-            if rc < 0, errno != EINTR { return true }  // nothing to wait for (already reaped)
+            // true also when there is nothing to wait for (already reaped); nil: interrupted
+            if Syscalls.childHasExited(pid) == true { return true }
             if ProgressReporter.monotonicSeconds() >= deadline { return false }
-            usleep(pause_us)
+            Syscalls.sleep(microseconds: pause_us)
             pause_us = min(pause_us * 2, 20_000)
         }
     }
@@ -321,16 +278,17 @@ final class EngineChild {
     @discardableResult
     func finish() -> Int32 {
         guard !reaped else { return status }
-        kill(-pid, SIGKILL)
+        Syscalls.killProcessGroup(pid)
         var raw: Int32 = 0
         let deadline = ProgressReporter.monotonicSeconds() + 5
         while true {
-            let rc = waitpid(pid, &raw, WNOHANG)
-            if rc == pid { break }
-            if rc < 0, errno != EINTR { reaped = true; return status }
+            let wait = Syscalls.reapIfExited(pid)
+            raw = wait.rawStatus
+            if wait.rc == pid { break }
+            if wait.rc < 0, Syscalls.errno != Syscalls.EINTR { reaped = true; return status }
             // SIGKILL is not deliverable in uninterruptible sleep: give up after 5 s rather than hang.
             if ProgressReporter.monotonicSeconds() >= deadline { return status }
-            usleep(1000)
+            Syscalls.sleep(microseconds: 1000)
         }
         reaped = true
         let signal = raw & 0x7F

@@ -2,7 +2,7 @@ import GeoPolicy
 
 extension EngineFence {
     /// The `fence` message for a rule spec, as docs/engine-protocol.md specifies it.
-    public init(center: Coordinate, spec: RuleSpec) throws(FenceRuleError) {
+    package init(center: Coordinate, spec: RuleSpec) throws(FenceRuleError) {
         var rule: [String: EngineValue] = [:]
         switch spec {
         case let .hysteresis(e, x, a, _):
@@ -21,7 +21,7 @@ extension EngineFence {
     }
 
     /// The rule spec described by a `fence` message's `rule` object (the built-in engine's side).
-    public func ruleSpec() throws(EngineServerError) -> RuleSpec {
+    package func ruleSpec() throws(EngineServerError) -> RuleSpec {
         func number(_ key: String) throws(EngineServerError) -> Double {
             guard let v = rule[key]?.double else { throw .badFence("rule.\(key) missing or not a number") }
             return v

@@ -1,13 +1,14 @@
 import DriveSim
 import Foundation
 import GeoPolicy
+import _FenceLabSupport
 
 /// Why the built-in engine refused its input.
-public enum EngineServerError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum EngineServerError: Error, Sendable, Hashable, CustomStringConvertible {
     case badFence(String)
     case badLine(line: Int, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .badFence(r): return "fence message: \(r)"
         case let .badLine(l, r): return "input line \(l): \(r)"
@@ -18,10 +19,10 @@ public enum EngineServerError: Error, Sendable, Hashable, CustomStringConvertibl
 /// The built-in engine (`FenceMonitor` + `Haversine`) behind the engine protocol:
 /// the reference implementation of the engine side, and the yardstick for the
 /// protocol's own overhead.
-public enum EngineServer {
+package enum EngineServer {
     /// Serves one session: reads request lines from `nextLine`, writes answers to `write`.
     /// - Parameter maxAge_s: staleness limit applied by the monitor (default: none).
-    public static func serve(maxAge_s: Double = .infinity, nextLine: () -> String?,
+    package static func serve(maxAge_s: Double = .infinity, nextLine: () -> String?,
                              write: (String) -> Void) throws(EngineServerError) {
         guard let first = nextLine() else { return }
         let fence = try parseFence(first)

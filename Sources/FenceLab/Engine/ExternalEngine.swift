@@ -1,24 +1,19 @@
 import Foundation
 import GeoPolicy
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The protocol version FenceLab speaks (docs/engine-protocol.md).
-public enum EngineProtocol {
-    public static let version = 1
+package enum EngineProtocol {
+    package static let version = 1
 }
 
 /// The fence an external engine is told about in the `fence` message.
-public struct EngineFence: Sendable, Hashable {
-    public var center: Coordinate
+package struct EngineFence: Sendable, Hashable {
+    package var center: Coordinate
     /// The `rule` object, e.g. `["kind": .string("hysteresis"), "enter_m": .number(80), ...]`.
-    public var rule: [String: EngineValue]
-    public var rulesVersion: String
+    package var rule: [String: EngineValue]
+    package var rulesVersion: String
 
-    public init(center: Coordinate, rule: [String: EngineValue], rulesVersion: String) {
+    package init(center: Coordinate, rule: [String: EngineValue], rulesVersion: String) {
         self.center = center
         self.rule = rule
         self.rulesVersion = rulesVersion
@@ -26,15 +21,15 @@ public struct EngineFence: Sendable, Hashable {
 }
 
 /// One answer of an external engine to one fix.
-public struct EngineAnswer: Sendable, Hashable {
-    public var index: Int
-    public var state: FenceState
+package struct EngineAnswer: Sendable, Hashable {
+    package var index: Int
+    package var state: FenceState
     /// Why the engine did not count the fix, as the engine named it (nil when it counted).
-    public var rejected: String?
+    package var rejected: String?
 }
 
 /// What went wrong with an external engine, with the place it went wrong.
-public enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConvertible {
     case startFailed(command: String, reason: String)
     case exited(status: Int32, answered: Int, expected: Int, stderrTail: String)
     case timeout(seconds: Double, firstUnanswered: Int, stderrTail: String)
@@ -44,7 +39,7 @@ public enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConverti
     case noReady(status: Int32?, stderrTail: String)
     case readyTimeout(seconds: Double, stderrTail: String)
 
-    public var description: String {
+    package var description: String {
         func tail(_ s: String) -> String { s.isEmpty ? "" : "; engine stderr: \(s)" }
         switch self {
         case let .startFailed(command, reason):
@@ -70,20 +65,20 @@ public enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConverti
 }
 
 /// Runs an external engine process over the JSON Lines protocol for one work item.
-public struct ExternalEngine: Sendable {
+package struct ExternalEngine: Sendable {
     /// Default `startupGrace_s`: time for `/bin/sh` and an interpreter such as Python to start
     /// and print `ready` on a loaded machine, seconds.
-    public static let defaultStartupGrace_s = 5.0
+    package static let defaultStartupGrace_s = 5.0
 
-    public var command: String
+    package var command: String
     /// Seconds allowed for each answer after the line before it, and for the engine to exit
     /// after its last answer (> 0): the timeout is per answer, whatever the number of fixes.
-    public var perFixTimeout_s: Double
+    package var perFixTimeout_s: Double
     /// Extra seconds, once per work item, for the engine to start (≥ 0): the ready line must
     /// arrive within `startupGrace_s + perFixTimeout_s` of the start.
-    public var startupGrace_s: Double
+    package var startupGrace_s: Double
 
-    public init(command: String, perFixTimeout_s: Double = 5,
+    package init(command: String, perFixTimeout_s: Double = 5,
                 startupGrace_s: Double = ExternalEngine.defaultStartupGrace_s) {
         self.command = command
         self.perFixTimeout_s = perFixTimeout_s
@@ -91,7 +86,7 @@ public struct ExternalEngine: Sendable {
     }
 
     /// Sends the fence and every fix (with its injected `now`), returns one answer per fix.
-    public func run(fence: EngineFence, fixes: [Fix], now_s: [Double]) throws(ExternalEngineError) -> [EngineAnswer] {
+    package func run(fence: EngineFence, fixes: [Fix], now_s: [Double]) throws(ExternalEngineError) -> [EngineAnswer] {
         precondition(fixes.count == now_s.count, "one now per fix")
         // Encoded in chunks on the writer thread: the engine starts on the first lines while
         // the rest are still being encoded (the two overlap on a multi-core machine).

@@ -1,14 +1,17 @@
-import GeoPolicy
 import DriveSim
+import GeoPolicy
+import ReportKit
+import _FenceLabSupport
+
 /// A scalar value of an engine-protocol line (numbers as doubles; the protocol's string forms of non-finite values are read by `double`).
-public enum EngineValue: Sendable, Hashable {
+package enum EngineValue: Sendable, Hashable {
     case string(String)
     case number(Double)
     case bool(Bool)
     case null
 
     /// The number, accepting the protocol's string forms of non-finite values.
-    public var double: Double? {
+    package var double: Double? {
         switch self {
         case let .number(v): return v
         case let .string(s):
@@ -22,24 +25,19 @@ public enum EngineValue: Sendable, Hashable {
         }
     }
 
-    public var string: String? {
+    package var string: String? {
         if case let .string(s) = self { return s }
         return nil
     }
 }
 
 /// Why a line is not a flat JSON object.
-public struct FlatJSONError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var offset: Int
-    public var reason: String
-    public var description: String { "\(reason) at byte \(offset)" }
+package struct FlatJSONError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var offset: Int
+    package var reason: String
+    package var description: String { "\(reason) at byte \(offset)" }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension FlatJSON {
     /// The double spelled by `text` (RFC 8259 number syntax), or nil unless all of it is one
@@ -47,20 +45,9 @@ extension FlatJSON {
     /// characters would cost a heap allocation each).
     static func parseDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
         if let v = fastDouble(text) { return v }
-        #if canImport(Glibc) || canImport(Darwin)
-        // strtod follows LC_NUMERIC: use it only while the decimal point is '.' (the C locale,
-        // which a Swift process keeps unless something calls setlocale).
-        if text.count < 64, let point = localeconv()?.pointee.decimal_point, point[0] == 0x2E, point[1] == 0 {
-            return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buf -> Double? in
-                for k in 0..<text.count { buf[k] = CChar(bitPattern: text[k]) }
-                buf[text.count] = 0
-                var end: UnsafeMutablePointer<CChar>? = nil
-                let v = strtod(buf.baseAddress!, &end)
-                guard let end, end - buf.baseAddress! == text.count else { return nil }
-                return v
-            }
-        }
-        #endif
+        // strtod follows LC_NUMERIC: it is used only while the decimal point is '.' (the C
+        // locale, which a Swift process keeps unless something calls setlocale).
+        if let parsed = Syscalls.parseDouble(text) { return parsed }
         return Double(String(decoding: text, as: UTF8.self))
     }
 
@@ -121,12 +108,12 @@ extension FlatJSON {
 
 /// Protocol lines: parsing through the one strict reader (`StrictJSON`, RFC 8259, duplicate
 /// keys refused), plus the encoding helpers.
-public enum FlatJSON {
-    public static func parseObject(_ line: Substring.UTF8View) throws(FlatJSONError) -> [String: EngineValue] {
+package enum FlatJSON {
+    package static func parseObject(_ line: Substring.UTF8View) throws(FlatJSONError) -> [String: EngineValue] {
         try parse(Array(line))
     }
 
-    public static func parseObject(_ line: String) throws(FlatJSONError) -> [String: EngineValue] {
+    package static func parseObject(_ line: String) throws(FlatJSONError) -> [String: EngineValue] {
         try parse(Array(line.utf8))
     }
 
@@ -158,12 +145,12 @@ public enum FlatJSON {
     }
 
     /// Escapes a string for a JSON string literal (without the quotes); the report writer's escaping.
-    public static func escape(_ s: String) -> String {
+    package static func escape(_ s: String) -> String {
         String(JSONValue.quoted(s).dropFirst().dropLast())
     }
 
     /// A number for the protocol: shortest round-trip text, non-finite values as strings.
-    public static func number(_ v: Double) -> String {
+    package static func number(_ v: Double) -> String {
         if v.isNaN { return "\"NaN\"" }
         if v.isInfinite { return v > 0 ? "\"Infinity\"" : "\"-Infinity\"" }
         return "\(v)"
@@ -221,7 +208,7 @@ struct FlatJSONFields {
                 var slot = -1
                 let keyLength = keyRange.count, first = keyLength > 0 ? b[keyRange.lowerBound] : 0
                 for k in 0..<keys.count where keys[k].count == keyLength && (keyLength == 0 || keys[k][0] == first) {
-                    if keyLength == 0 || memcmp(keys[k], b.baseAddress! + keyRange.lowerBound, keyLength) == 0 { slot = k; break }
+                    if keys[k].elementsEqual(UnsafeBufferPointer(rebasing: b[keyRange])) { slot = k; break }
                 }
                 guard slot >= 0, values[slot] == nil else { return false }
                 skipSpace()

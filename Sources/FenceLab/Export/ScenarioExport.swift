@@ -1,9 +1,10 @@
 import DeviceLogKit
 import DriveSim
 import Foundation
+import _FenceLabSupport
 
 /// Why an export failed (beyond a refused scenario file, which is a `ScenarioError`).
-public enum ExportError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum ExportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `--format` is not one of `ScenarioExport.formats`.
     case unknownFormat(String)
     /// `--start` is not an ISO-8601 time with a zone, or out of range for the format.
@@ -11,7 +12,7 @@ public enum ExportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The output file could not be written; nothing was left behind.
     case writeFailed(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .unknownFormat(f): return "--format must be \(ScenarioExport.formats.joined(separator: ", ")), got '\(f)'"
         case let .badStart(value, reason): return "--start '\(DeviceLogLexical.shown(value))': \(reason)"
@@ -25,24 +26,24 @@ public enum ExportError: Error, Sendable, Hashable, CustomStringConvertible {
 ///
 /// The export writes coordinates because the user asked for them. Output goes to a
 /// temporary file next to the target and is renamed into place, so a failure leaves nothing half-written.
-public enum ScenarioExport {
+package enum ScenarioExport {
     /// What an export wrote.
-    public struct Summary: Sendable, Hashable {
-        public var scenario: String
-        public var replicate: Int
-        public var format: String
+    package struct Summary: Sendable, Hashable {
+        package var scenario: String
+        package var replicate: Int
+        package var format: String
         /// Points written.
-        public var points: Int
+        package var points: Int
         /// Delivered fixes not written because the format cannot hold an invalid coordinate (GPX, NMEA, KML).
-        public var skippedInvalid: Int
+        package var skippedInvalid: Int
         /// Written points whose timestamp is not after the previous point's: injected faults
         /// (duplicate, out-of-order, stale delivery) that a device would deliver as such.
-        public var nonIncreasingTimestamps: Int
+        package var nonIncreasingTimestamps: Int
         /// Unix seconds of t = 0 of the drive.
-        public var start_unix_s: Double
+        package var start_unix_s: Double
 
         /// "wrote 1200 points of NAME replicate 0 as gpx to FILE, starting 2026-…; 75 non-increasing timestamps (…)".
-        public func line(destination: String) -> String {
+        package func line(destination: String) -> String {
             var line = "export: wrote \(points) points of \(scenario) replicate \(replicate) as \(format) to \(destination), "
                 + "starting \(TrackExport.iso8601(start_unix_s))"
             if nonIncreasingTimestamps > 0 {
@@ -55,15 +56,15 @@ public enum ScenarioExport {
     }
 
     /// The format names accepted by `--format`.
-    public static let formats = TrackFormat.allCases.map(\.rawValue)
+    package static let formats = TrackFormat.allCases.map(\.rawValue)
 
     /// Unix seconds of `date` rounded down to the whole minute: the default `--start`.
-    public static func defaultStart(now: Date = Date()) -> Double {
+    package static func defaultStart(now: Date = Date()) -> Double {
         (now.timeIntervalSince1970 / 60).rounded(.down) * 60
     }
 
     /// Parses `--start`: ISO-8601 / RFC 3339 with a zone (`2026-03-01T12:00:00Z`), years 1970–9999.
-    public static func parseStart(_ text: String) throws(ExportError) -> Double {
+    package static func parseStart(_ text: String) throws(ExportError) -> Double {
         let bytes = Array(text.utf8)
         guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[0...3].allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
             throw .badStart(value: text, reason: "expected an ISO-8601 time with a zone, e.g. 2026-03-01T12:00:00Z")
@@ -79,7 +80,7 @@ public enum ScenarioExport {
     /// Renders the export as text; times are `start_unix_s` + the fix's time in the drive.
     /// - Parameter start_unix_s: t = 0 of the drive; nil: the scenario's `sampling.start_unix_s`
     ///   (2026-01-01T00:00:00Z unless the file sets it), so library output is reproducible.
-    public static func render(spec: ScenarioSpec, format name: String, replicate: Int,
+    package static func render(spec: ScenarioSpec, format name: String, replicate: Int,
                               start_unix_s: Double? = nil) throws -> (text: String, summary: Summary) {
         let start_unix_s = start_unix_s ?? spec.sampling.start_unix_s
         guard let format = TrackFormat(rawValue: name) else { throw ExportError.unknownFormat(name) }
@@ -121,7 +122,7 @@ public enum ScenarioExport {
     /// is not a regular file (`/dev/full`, a FIFO, a symbolic link) is refused before any work.
     /// - Parameter start_unix_s: t = 0 of the drive; nil: the scenario's `sampling.start_unix_s` when
     ///   the file sets it, else `defaultStart()` (now, rounded down to the minute).
-    public static func export(scenarioPath: String, format: String, replicate: Int, outPath: String?,
+    package static func export(scenarioPath: String, format: String, replicate: Int, outPath: String?,
                               start_unix_s: Double? = nil) throws -> (text: String?, summary: Summary) {
         if let outPath {
             do { try FileSystem.checkFileDestination(outPath) } catch { throw ExportError.writeFailed(path: outPath, reason: error.reason) }
@@ -135,7 +136,7 @@ public enum ScenarioExport {
     }
 
     /// Writes `text` as the regular file `path`, atomically (`FileSystem.atomicWrite`).
-    public static func writeAtomically(_ text: String, to path: String) throws {
+    package static func writeAtomically(_ text: String, to path: String) throws {
         do { try FileSystem.atomicWrite(Array(text.utf8), to: path) } catch {
             throw ExportError.writeFailed(path: path, reason: error.reason)
         }

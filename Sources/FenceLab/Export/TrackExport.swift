@@ -4,7 +4,7 @@ import Foundation
 import GeoPolicy
 
 /// File formats for device-level playback of a generated stream (`fencelab export --format`).
-public enum TrackFormat: String, Sendable, Hashable, CaseIterable {
+package enum TrackFormat: String, Sendable, Hashable, CaseIterable {
     /// GPX 1.1 waypoints (`wpt`): what Xcode's location simulation plays.
     case gpx
     /// GPX 1.1 track (`trk`/`trkseg`/`trkpt`): for players and GNSS tools that read tracks.
@@ -24,15 +24,15 @@ public enum TrackFormat: String, Sendable, Hashable, CaseIterable {
 /// Rows carry the observed fix (raw, possibly invalid) and the true speed and course
 /// (the simulated device reports truth for those); gap items have no fix and no row.
 /// GPX, NMEA and KML cannot hold an invalid coordinate, so those fixes are skipped there (and counted).
-public enum TrackExport {
+package enum TrackExport {
     /// The CSV header (device-log columns).
-    public static let csvHeader = "timestamp,latitude,longitude,horizontal_accuracy,speed,course,event"
+    package static let csvHeader = "timestamp,latitude,longitude,horizontal_accuracy,speed,course,event"
     /// Namespace of FenceLab's GPX extensions (`horizontal_accuracy` m, `speed` m/s, `course` degrees),
     /// the one `docs/device-logs.md` documents for import.
-    public static let gpxExtensionNamespace = "https://fencelab.invalid/gpx/1"
+    package static let gpxExtensionNamespace = "https://fencelab.invalid/gpx/1"
 
     /// Text before the first point.
-    public static func header(_ format: TrackFormat, name: String) -> String {
+    package static func header(_ format: TrackFormat, name: String) -> String {
         switch format {
         case .csv: return csvHeader + "\n"
         case .jsonl, .nmea: return ""
@@ -57,7 +57,7 @@ public enum TrackExport {
     }
 
     /// Text after the last point (KML: the buffered coordinates, see `kmlRow`).
-    public static func footer(_ format: TrackFormat, kmlCoordinates: [String] = []) -> String {
+    package static func footer(_ format: TrackFormat, kmlCoordinates: [String] = []) -> String {
         switch format {
         case .gpx: return "</gpx>\n"
         case .gpxTrack: return "  </trkseg></trk>\n</gpx>\n"
@@ -69,7 +69,7 @@ public enum TrackExport {
     /// One row for a delivered item, or nil when it has no fix (gap, delayed) or the format
     /// cannot hold it (GPX, NMEA, KML: invalid coordinate or non-finite time). KML rows are
     /// `kmlRow` (a `gx:Track` lists all times before all coordinates).
-    public static func row(_ sample: GeneratedSample, format: TrackFormat, start_unix_s: Double) -> String? {
+    package static func row(_ sample: GeneratedSample, format: TrackFormat, start_unix_s: Double) -> String? {
         guard let fix = sample.fix else { return nil }
         let t = start_unix_s + fix.timestamp_s
         let time = iso8601(t)
@@ -107,7 +107,7 @@ public enum TrackExport {
     }
 
     /// KML: the `<when>` line and the `<gx:coord>` line of a fix (longitude first), or nil.
-    public static func kmlRow(_ sample: GeneratedSample, start_unix_s: Double) -> (when: String, coord: String)? {
+    package static func kmlRow(_ sample: GeneratedSample, start_unix_s: Double) -> (when: String, coord: String)? {
         guard let fix = sample.fix, Coordinate.isValid(latitude: fix.latitude, longitude: fix.longitude) else { return nil }
         let t = start_unix_s + fix.timestamp_s
         guard t.isFinite else { return nil }
@@ -125,7 +125,7 @@ public enum TrackExport {
     static func metres(_ x: Double) -> String { x.isFinite ? String(format: "%.3f", x) : (x.isNaN ? "NaN" : "\(x)") }
 
     /// ISO-8601 UTC with milliseconds, `2026-01-01T00:00:00.000Z`, for finite Unix seconds.
-    public static func iso8601(_ unix_s: Double) -> String {
+    package static func iso8601(_ unix_s: Double) -> String {
         // Int64(exactly:) is nil for NaN, ±∞ and |ms| ≥ 2⁶³ (no trap); the decoder keeps times in 1970…9999.
         guard let totalMs = Int64(exactly: (unix_s * 1000).rounded()) else { return "NaN" }
         let ms = ((totalMs % 1000) + 1000) % 1000
@@ -142,13 +142,13 @@ public enum TrackExport {
 
 /// A UTC civil date and second of day from whole Unix seconds.
 /// Civil date from day count after Hinnant, "chrono-Compatible Low-Level Date Algorithms".
-public struct CivilTime: Sendable, Hashable {
-    public var year: Int64, month: Int64, day: Int64
+package struct CivilTime: Sendable, Hashable {
+    package var year: Int64, month: Int64, day: Int64
     /// Seconds since midnight, 0..<86400.
-    public var secondOfDay: Int64
+    package var secondOfDay: Int64
 
     /// - Parameter unix_s: finite seconds; the fraction is dropped (floor).
-    public init(unix_s: Double) {
+    package init(unix_s: Double) {
         let secs = Int64(unix_s.rounded(.down))
         let days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400
         secondOfDay = secs - days * 86400
@@ -176,7 +176,7 @@ extension NMEASentence {
     ///   - latitude, longitude: valid degrees.
     ///   - hdop: HDOP text, or nil for an invalid accuracy (then written as no fix).
     ///   - speed_mps, course_deg: empty fields when negative or not finite.
-    public static func fix(unix_s: Double, latitude: Double, longitude: Double, hdop: String?,
+    package static func fix(unix_s: Double, latitude: Double, longitude: Double, hdop: String?,
                            speed_mps: Double, course_deg: Double) -> String {
         let centis = Int64((unix_s * 100).rounded())
         let c = CivilTime(unix_s: Double(centis.quotientRoundedDown(by: 100)))

@@ -1,6 +1,6 @@
 /// Why a fixture file was refused. Every case names the file and, where there is
 /// one, the key path inside it (`sequences[0].steps[3].accuracy_m`).
-public enum FixtureError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum FixtureError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The directory or file could not be read.
     case unreadable(file: String, reason: String)
     /// The directory holds no `*.json` fixture.
@@ -18,7 +18,7 @@ public enum FixtureError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The fixture was written for another rules version than the rule it runs against.
     case rulesVersionMismatch(file: String, fixtureVersion: String, ruleVersion: String, rule: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .unreadable(f, r): return "\(f): cannot read: \(r)"
         case let .noFixtures(d): return "\(d): no *.json fixture files"

@@ -1,5 +1,6 @@
 import DriveSim
 import Foundation
+import _FenceLabSupport
 
 /// A parsed JSON value. Numbers stay `Double`; NaN and ±∞ cannot appear in JSON,
 /// so fixtures write them as the strings "NaN", "Infinity", "-Infinity".

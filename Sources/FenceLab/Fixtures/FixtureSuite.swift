@@ -1,20 +1,21 @@
 import DriveSim
 import Foundation
 import GeoPolicy
+import _FenceLabSupport
 
 /// The rules-level fixtures in a directory, loaded strictly and ready to run.
 ///
 /// Loading refuses unknown keys, missing keys, wrong types and a `rulesVersion`
 /// that differs from the rule the file runs against (the expected results must be
 /// reviewed, never silently passed). Running is deterministic and offline.
-public struct FixtureSuite: Sendable {
+package struct FixtureSuite: Sendable {
     /// The version of the seed-001 contract that `kind: "contract"` fixtures check
     /// (degrees in, latitude first, metres out, reject never clamp, `d <= r` inside,
     /// `d ± a` conservative classification). Bump it when that contract changes.
-    public static let contractVersion = "contract-1"
+    package static let contractVersion = "contract-1"
 
     /// The default fixture directory, relative to the package root.
-    public static let defaultDirectory = "scenarios/fixtures"
+    package static let defaultDirectory = "scenarios/fixtures"
 
     /// Where `fencelab accept` finds the fixtures when `--fixtures` is not given, first match wins:
     /// 1. `scenarios/fixtures` in the working directory;
@@ -23,7 +24,7 @@ public struct FixtureSuite: Sendable {
     /// 3. `scenarios/fixtures` in the folder of the executable or one of its five parents
     ///    (`.build/release/fencelab` inside a checkout).
     /// Returns nil when none of them is a directory.
-    public static func locate(scenarioPaths: [String], executablePath: String?) -> String? {
+    package static func locate(scenarioPaths: [String], executablePath: String?) -> String? {
         var candidates = [defaultDirectory]
         for path in scenarioPaths {
             var isDir: ObjCBool = false
@@ -47,17 +48,17 @@ public struct FixtureSuite: Sendable {
     let fixtures: [Fixture]
 
     /// The rule that rule fixtures without their own `rule` key run against.
-    public let ruleUnderTest: RuleSpec
+    package let ruleUnderTest: RuleSpec
 
     /// Paths of the loaded files, in the order they run (sorted by name).
-    public var files: [String] { fixtures.map(\.file) }
+    package var files: [String] { fixtures.map(\.file) }
 
     /// Loads every `*.json` file of `directory` (not recursive), sorted by name.
     /// - Parameters:
     ///   - directory: the folder, e.g. `scenarios/fixtures`.
     ///   - ruleUnderTest: the rule for fixtures that do not pin one; default seed 000 (`hysteresis:80:120:30`).
     /// - Throws: `FixtureError` naming the file and key path of the first problem.
-    public static func load(directory: String, ruleUnderTest: RuleSpec = .default) throws(FixtureError) -> FixtureSuite {
+    package static func load(directory: String, ruleUnderTest: RuleSpec = .default) throws(FixtureError) -> FixtureSuite {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -72,7 +73,7 @@ public struct FixtureSuite: Sendable {
 
     /// Loads the given fixture files in the given order.
     /// - Throws: `FixtureError` naming the file and key path of the first problem.
-    public static func load(files: [String], ruleUnderTest: RuleSpec = .default) throws(FixtureError) -> FixtureSuite {
+    package static func load(files: [String], ruleUnderTest: RuleSpec = .default) throws(FixtureError) -> FixtureSuite {
         var fixtures: [Fixture] = []
         for file in files {
             // A regular file only, at most the strict JSON reader's 16 MiB (`InputFileReader`).
@@ -87,7 +88,7 @@ public struct FixtureSuite: Sendable {
     }
 
     /// Runs every check of every file.
-    public func run() -> FixtureReport {
+    package func run() -> FixtureReport {
         var results: [FixtureCheckResult] = []
         var seconds: [Double] = []
         var summaries: [FixtureFileSummary] = []

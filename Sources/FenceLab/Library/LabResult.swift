@@ -7,10 +7,10 @@
 public struct LabResult: Sendable {
     /// The whole report: run metadata (tool, commit, toolchain, seeds, rules version) and
     /// the scenario's aggregated metrics; `writeReports(to:)` renders it.
-    public let report: RunReport
+    package let report: RunReport
     /// Each replicate's figures, in replicate order (≈ 1.8 kB each, held for `values(_:)`;
     /// `fencelab run`, which does not need them, aggregates without keeping them).
-    public let replicateMetrics: [ReplicateMetrics]
+    package let replicateMetrics: [ReplicateMetrics]
     /// Length of each replicate in seconds (the scenario's `sampling.duration_s`).
     public let duration_s: Double
     /// Spurious transitions per hour of drive: `flutter.spurious` × 3600 / `duration_s`,
@@ -28,7 +28,7 @@ public struct LabResult: Sendable {
     }
 
     /// The scenario's report (name, rules version, seed, aggregated metrics, expectations).
-    public var scenario: ScenarioReport { report.scenarios[0] }
+    package var scenario: ScenarioReport { report.scenarios[0] }
     /// The rules version of the rule that decided (rule + confirmation).
     public var rulesVersion: String { scenario.rulesVersion }
     /// Number of replicates run.
@@ -51,13 +51,6 @@ public struct LabResult: Sendable {
     /// - Throws: as `estimate(_:)`.
     public func mean(_ path: String) throws(LabError) -> Double {
         try estimate(path).mean
-    }
-
-    /// The 95 % Student-t confidence interval of the mean (a single point for one replicate).
-    /// - Throws: as `estimate(_:)`.
-    public func confidenceInterval(_ path: String) throws(LabError) -> ClosedRange<Double> {
-        let e = try estimate(path)
-        return e.lower...e.upper
     }
 
     /// The metric of each replicate that measured it, in replicate order; count metrics

@@ -1,6 +1,7 @@
 import DriveSim
 import Foundation
 import GeoPolicy
+import _FenceLabSupport
 
 /// How `RuleLab.run` treats a scenario recorded for another rules version.
 ///
@@ -37,6 +38,9 @@ public enum RulesVersionPolicy: Sendable, Hashable {
 /// print(try result.mean("flutter.spurious"), result.spuriousPerHour.mean)
 /// ```
 public struct RuleLab: Sendable {
+    /// The flutter matching window `fencelab run` uses, seconds (docs/metrics.md).
+    public static let defaultWindow_s: Double = Flutter.defaultWindow_s
+
     /// Flutter matching window in seconds (finite, > 0; default 60, docs/metrics.md).
     public var window_s: Double
     /// Fixes older than this many seconds relative to the injected `now` are `stale` (≥ 0).
@@ -48,7 +52,7 @@ public struct RuleLab: Sendable {
     ///   - window_s: flutter matching window in seconds, finite and > 0 (default 60).
     ///   - maxFixAge_s: staleness limit in seconds, ≥ 0 (default 30, as `fencelab run`).
     ///   - includeCoordinates: raw coordinates in written reports (default false).
-    public init(window_s: Double = Flutter.defaultWindow_s, maxFixAge_s: Double = 30, includeCoordinates: Bool = false) {
+    public init(window_s: Double = RuleLab.defaultWindow_s, maxFixAge_s: Double = 30, includeCoordinates: Bool = false) {
         self.window_s = window_s
         self.maxFixAge_s = maxFixAge_s
         self.includeCoordinates = includeCoordinates

@@ -3,6 +3,7 @@ import GSLKit
 /// A figure over replicates: mean and 95 % Student-t confidence interval.
 /// JSON form (contract): `{"mean": x, "ci95": [lo, hi], "n": k}`.
 public struct Estimate: Sendable, Hashable {
+    /// The mean over replicates, in the metric's unit.
     public var mean: Double
     /// Lower end of the 95 % interval (equal to `mean` when n = 1: no spread can be estimated).
     public var lower: Double
@@ -11,7 +12,7 @@ public struct Estimate: Sendable, Hashable {
     /// Number of replicates that produced the figure.
     public var n: Int
 
-    public init(mean: Double, lower: Double, upper: Double, n: Int) {
+    package init(mean: Double, lower: Double, upper: Double, n: Int) {
         self.mean = mean; self.lower = lower; self.upper = upper; self.n = n
     }
 
@@ -19,7 +20,7 @@ public struct Estimate: Sendable, Hashable {
     /// When every value is ≥ 0 (counts, metres, seconds, rates: every FenceLab metric) the
     /// symmetric Student-t interval is intersected with [0, ∞), so a count never shows a
     /// negative lower end; the mean is untouched.
-    public static func of(_ values: [Double], key: String) throws(MetricsError) -> Estimate {
+    package static func of(_ values: [Double], key: String) throws(MetricsError) -> Estimate {
         guard let ci = try gsl({ () throws(GSLError) in try Statistics.meanWithConfidence(values, level: 0.95) }) else {
             throw .invalidValue(key: key, value: "[]", reason: "no values to aggregate")
         }
@@ -33,13 +34,13 @@ public struct Estimate: Sendable, Hashable {
 }
 
 /// Every figure of a scenario aggregated over its replicates, keyed by metric path.
-public struct MetricAggregate: Sendable, Hashable {
+package struct MetricAggregate: Sendable, Hashable {
     /// path → estimate.
-    public var estimates: [String: Estimate]
+    package var estimates: [String: Estimate]
     /// Number of replicates aggregated.
-    public var replicates: Int
+    package var replicates: Int
 
-    public init(estimates: [String: Estimate], replicates: Int) {
+    package init(estimates: [String: Estimate], replicates: Int) {
         self.estimates = estimates
         self.replicates = replicates
     }
@@ -48,14 +49,14 @@ public struct MetricAggregate: Sendable, Hashable {
     /// A path takes the replicates that reported it, except count paths (`rejections.*`,
     /// `faults.*`) where a replicate without the key counts as 0. Non-finite figures are
     /// refused, naming replicate and path.
-    public static func aggregate(_ replicates: [ReplicateMetrics]) throws(MetricsError) -> MetricAggregate {
+    package static func aggregate(_ replicates: [ReplicateMetrics]) throws(MetricsError) -> MetricAggregate {
         var accumulator = MetricAccumulator()
         for r in replicates { try accumulator.add(r) }
         return try accumulator.aggregate()
     }
 
     /// The estimate for `path`: measured, or 0 for an unmeasured count path, or nil.
-    public func estimate(_ path: String) -> Estimate? {
+    package func estimate(_ path: String) -> Estimate? {
         if let e = estimates[path] { return e }
         if MetricCatalog.absentMeansZero(path), replicates > 0 {
             return Estimate(mean: 0, lower: 0, upper: 0, n: replicates)
@@ -72,7 +73,7 @@ public struct MetricAggregate: Sendable, Hashable {
 /// The means have the bits `Estimate.of` gives the same values (GSL's running mean); the interval
 /// ends come from Welford's running variance and may differ from the two-pass ones in their last
 /// bits (docs/metrics.md, "Aggregation").
-public struct MetricAccumulator: Sendable {
+package struct MetricAccumulator: Sendable {
     private struct Column: Sendable {
         var running = RunningConfidence()
         var nonNegative = true
@@ -82,19 +83,19 @@ public struct MetricAccumulator: Sendable {
     /// Count paths (`absentMeansZero`) seen so far: they take a 0 from a replicate without them.
     private var countPaths: [String] = []
     /// Number of replicates added.
-    public private(set) var replicates = 0
+    package private(set) var replicates = 0
     private let worstPath: String
     /// The replicate with the largest value at `worstPath` (lowest index on ties), and the value.
-    public private(set) var worst: (replicate: Int, value: Double)?
+    package private(set) var worst: (replicate: Int, value: Double)?
 
     /// - Parameter worstPath: the path `worst` ranks replicates by.
-    public init(worstBy worstPath: String = "flutter.spurious") {
+    package init(worstBy worstPath: String = "flutter.spurious") {
         self.worstPath = worstPath
     }
 
     /// Adds the next replicate (call in replicate order: the interval ends depend on it).
     /// - Throws: `MetricsError.invalidValue` for a non-finite figure, naming replicate and path.
-    public mutating func add(_ replicate: ReplicateMetrics) throws(MetricsError) {
+    package mutating func add(_ replicate: ReplicateMetrics) throws(MetricsError) {
         let i = replicates
         let figures = replicate.flattened()
         for (path, v) in figures {
@@ -129,7 +130,7 @@ public struct MetricAccumulator: Sendable {
     }
 
     /// The estimates of every path reported so far.
-    public func aggregate() throws(MetricsError) -> MetricAggregate {
+    package func aggregate() throws(MetricsError) -> MetricAggregate {
         var estimates: [String: Estimate] = [:]
         for (path, column) in columns {
             guard let ci = try gsl({ () throws(GSLError) in try column.running.interval(level: 0.95) }) else {

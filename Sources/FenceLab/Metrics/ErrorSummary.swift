@@ -1,25 +1,25 @@
 import GSLKit
 
 /// Horizontal error statistics of one track against truth (docs/metrics.md, `kalman`).
-public struct ErrorSummary: Sendable, Hashable {
+package struct ErrorSummary: Sendable, Hashable {
     /// Number of errors summarized, ≥ 1.
-    public var count: Int
+    package var count: Int
     /// Root mean square error, metres.
-    public var rmse_m: Double
+    package var rmse_m: Double
     /// Median error (type 7 quantile), metres.
-    public var p50_m: Double
+    package var p50_m: Double
     /// 95th percentile error (type 7), metres.
-    public var p95_m: Double
+    package var p95_m: Double
     /// Largest error, metres.
-    public var max_m: Double
+    package var max_m: Double
 
-    public init(count: Int, rmse_m: Double, p50_m: Double, p95_m: Double, max_m: Double) {
+    package init(count: Int, rmse_m: Double, p50_m: Double, p95_m: Double, max_m: Double) {
         self.count = count; self.rmse_m = rmse_m; self.p50_m = p50_m; self.p95_m = p95_m; self.max_m = max_m
     }
 
     /// Summarizes per-fix horizontal errors (finite, ≥ 0, metres). Empty input gives nil.
     /// `key` names the input in errors (e.g. `kalman.filtered`).
-    public static func of(_ errors_m: [Double], key: String = "errors_m") throws(MetricsError) -> ErrorSummary? {
+    package static func of(_ errors_m: [Double], key: String = "errors_m") throws(MetricsError) -> ErrorSummary? {
         if errors_m.isEmpty { return nil }
         var sumSquares = 0.0
         for (i, e) in errors_m.enumerated() {
@@ -35,7 +35,7 @@ public struct ErrorSummary: Sendable, Hashable {
 }
 
 /// The tracks whose errors the harness compares, in report order (key names of docs/metrics.md).
-public enum KalmanTrack: String, Sendable, Hashable, CaseIterable {
+package enum KalmanTrack: String, Sendable, Hashable, CaseIterable {
     case raw, filtered, smoothed, seedBaseline
     /// The stop-and-go `IMMFilter` (near-constant position + constant velocity).
     case imm

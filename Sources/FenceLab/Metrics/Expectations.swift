@@ -1,14 +1,14 @@
 /// A scenario's bound on one metric (`"flutter.spurious": {"max": 0}`).
-public struct ExpectationBound: Sendable, Hashable {
+package struct ExpectationBound: Sendable, Hashable {
     /// Metric path, e.g. `flutter.spurious`.
-    public var path: String
+    package var path: String
     /// Inclusive lower bound, or nil.
-    public var min: Double?
+    package var min: Double?
     /// Inclusive upper bound, or nil.
-    public var max: Double?
+    package var max: Double?
 
     /// At least one bound; bounds finite; min ≤ max.
-    public init(path: String, min: Double? = nil, max: Double? = nil) throws(MetricsError) {
+    package init(path: String, min: Double? = nil, max: Double? = nil) throws(MetricsError) {
         guard min != nil || max != nil else { throw .invalidBound(path: path, reason: "needs \"min\" or \"max\"") }
         if let lo = min, !lo.isFinite { throw .invalidBound(path: path, reason: "min must be finite, got \(lo)") }
         if let hi = max, !hi.isFinite { throw .invalidBound(path: path, reason: "max must be finite, got \(hi)") }
@@ -19,7 +19,7 @@ public struct ExpectationBound: Sendable, Hashable {
     }
 
     /// "min 1, max 3" / "max 0": for messages; exact values (integral ones without ".0").
-    public var text: String {
+    package var text: String {
         func exact(_ x: Double) -> String {
             x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : "\(x)"
         }
@@ -28,15 +28,15 @@ public struct ExpectationBound: Sendable, Hashable {
 }
 
 /// The outcome of checking one bound.
-public struct ExpectationResult: Sendable, Hashable {
-    public var bound: ExpectationBound
+package struct ExpectationResult: Sendable, Hashable {
+    package var bound: ExpectationBound
     /// The aggregated figure; nil when the metric exists but nothing measured it.
-    public var measured: Estimate?
+    package var measured: Estimate?
     /// True when the measured mean lies within the bounds (inclusive).
-    public var passed: Bool
+    package var passed: Bool
 
     /// One line: `flutter.spurious = 2.5 (ci95 1.1…3.9, n 20) violates max 0`.
-    public var message: String {
+    package var message: String {
         guard let m = measured else { return "\(bound.path): no data (bound \(bound.text))" }
         let verb = passed ? "within" : "violates"
         return "\(bound.path) = \(m.mean) (ci95 \(m.lower)…\(m.upper), n \(m.n)) \(verb) \(bound.text)"
@@ -44,11 +44,11 @@ public struct ExpectationResult: Sendable, Hashable {
 }
 
 /// Checking scenario expectations against aggregated metrics.
-public enum Expectations {
+package enum Expectations {
     /// Checks each bound against the replicate **mean** of its metric (the confidence
     /// interval is reported next to it but does not decide). A path the catalogue does not
     /// know is an error naming it; a known path without data fails with `measured == nil`.
-    public static func check(_ bounds: [ExpectationBound], against aggregate: MetricAggregate,
+    package static func check(_ bounds: [ExpectationBound], against aggregate: MetricAggregate,
                              catalog: MetricCatalog = .standard) throws(MetricsError) -> [ExpectationResult] {
         var results: [ExpectationResult] = []
         for b in bounds {

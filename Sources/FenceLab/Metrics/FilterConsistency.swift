@@ -3,19 +3,19 @@ import GSLKit
 
 /// One consistency statistic of a filter over one replicate: the per-fix values of a normalised
 /// squared error that is χ²(dof) for a filter whose covariance is honest.
-public struct ConsistencySummary: Sendable, Hashable {
+package struct ConsistencySummary: Sendable, Hashable {
     /// Number of values, ≥ 1.
-    public var count: Int
+    package var count: Int
     /// Degrees of freedom of the χ² the values follow for a consistent filter.
-    public var degreesOfFreedom: Int
+    package var degreesOfFreedom: Int
     /// Mean value (a consistent filter: ≈ dof).
-    public var mean: Double
+    package var mean: Double
     /// Fraction of values outside the two-sided χ²(dof) 95 % bounds (a consistent filter: ≈ 0.05).
-    public var fractionOutside95: Double
+    package var fractionOutside95: Double
 
     /// Summarises `values` (finite, ≥ 0); nil for none.
     /// - Throws: `MetricsError.invalidValue` naming `key` and the index of a bad value; GSL errors.
-    public static func of(_ values: [Double], degreesOfFreedom: Int, key: String) throws(MetricsError) -> ConsistencySummary? {
+    package static func of(_ values: [Double], degreesOfFreedom: Int, key: String) throws(MetricsError) -> ConsistencySummary? {
         guard !values.isEmpty else { return nil }
         let (lower, upper) = try chiSquareBounds95(degreesOfFreedom: degreesOfFreedom)
         var sum = 0.0, outside = 0
@@ -31,7 +31,7 @@ public struct ConsistencySummary: Sendable, Hashable {
     }
 
     /// The 2.5 % and 97.5 % quantiles of χ²(dof) (GSL `gsl_cdf_chisq_Pinv`).
-    public static func chiSquareBounds95(degreesOfFreedom: Int) throws(MetricsError) -> (lower: Double, upper: Double) {
+    package static func chiSquareBounds95(degreesOfFreedom: Int) throws(MetricsError) -> (lower: Double, upper: Double) {
         let nu = Double(degreesOfFreedom)
         return try gsl { () throws(GSLError) in
             (try Statistics.chiSquareQuantile(probability: 0.025, degreesOfFreedom: nu),
@@ -41,18 +41,18 @@ public struct ConsistencySummary: Sendable, Hashable {
 }
 
 /// NEES and NIS of one filter over one replicate (`kalman.<track>.nees` / `.nis`).
-public struct FilterConsistency: Sendable, Hashable {
+package struct FilterConsistency: Sendable, Hashable {
     /// Normalised estimation error squared of position and velocity against the truth, χ²(4).
-    public var nees: ConsistencySummary?
+    package var nees: ConsistencySummary?
     /// Normalised innovation squared of each fix against the prediction, χ²(2); for the smoother the
     /// normalised smoothing residual (z − Hx̂ˢ)ᵀ(R − HPˢHᵀ)⁻¹(z − Hx̂ˢ), also χ²(2) under the model.
-    public var nis: ConsistencySummary?
+    package var nis: ConsistencySummary?
 
-    public init(nees: ConsistencySummary?, nis: ConsistencySummary?) { self.nees = nees; self.nis = nis }
+    package init(nees: ConsistencySummary?, nis: ConsistencySummary?) { self.nees = nees; self.nis = nis }
 
     /// Degrees of freedom: NEES over (east, north, vEast, vNorth), NIS over (east, north).
-    public static let neesDegreesOfFreedom = 4
-    public static let nisDegreesOfFreedom = 2
+    package static let neesDegreesOfFreedom = 4
+    package static let nisDegreesOfFreedom = 2
 }
 
 /// Collects the per-fix NEES and NIS values of one filter.

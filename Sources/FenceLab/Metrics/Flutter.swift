@@ -2,76 +2,76 @@ import GeoPolicy
 import GSLKit
 
 /// Direction of an inside/outside transition.
-public enum TransitionDirection: String, Sendable, Hashable, Codable, CaseIterable {
+package enum TransitionDirection: String, Sendable, Hashable, Codable, CaseIterable {
     /// outside → inside.
     case entered
     /// inside → outside.
     case exited
 
     /// The other direction.
-    public var opposite: TransitionDirection { self == .entered ? .exited : .entered }
+    package var opposite: TransitionDirection { self == .entered ? .exited : .entered }
 }
 
 /// One inside/outside transition at a time.
-public struct Transition: Sendable, Hashable {
+package struct Transition: Sendable, Hashable {
     /// Time of the fix that caused the transition, in seconds (scenario-relative).
-    public var time_s: Double
-    public var direction: TransitionDirection
+    package var time_s: Double
+    package var direction: TransitionDirection
 
-    public init(time_s: Double, direction: TransitionDirection) {
+    package init(time_s: Double, direction: TransitionDirection) {
         self.time_s = time_s
         self.direction = direction
     }
 }
 
 /// The fence state after one fix.
-public struct StateSample: Sendable, Hashable {
+package struct StateSample: Sendable, Hashable {
     /// Time of the fix in seconds.
-    public var time_s: Double
-    public var state: FenceState
+    package var time_s: Double
+    package var state: FenceState
 
-    public init(time_s: Double, state: FenceState) {
+    package init(time_s: Double, state: FenceState) {
         self.time_s = time_s
         self.state = state
     }
 }
 
 /// An observed transition matched to a true one.
-public struct TransitionMatch: Sendable, Hashable {
+package struct TransitionMatch: Sendable, Hashable {
     /// Index into the observed transitions.
-    public var observedIndex: Int
+    package var observedIndex: Int
     /// Index into the true transitions.
-    public var truthIndex: Int
+    package var truthIndex: Int
     /// observed.time_s − truth.time_s (negative: the observation switched early).
-    public var latency_s: Double
+    package var latency_s: Double
 
-    public init(observedIndex: Int, truthIndex: Int, latency_s: Double) {
+    package init(observedIndex: Int, truthIndex: Int, latency_s: Double) {
         self.observedIndex = observedIndex; self.truthIndex = truthIndex; self.latency_s = latency_s
     }
 }
 
 /// Flutter figures of one replicate (docs/metrics.md, `flutter`).
-public struct FlutterMetrics: Sendable, Hashable {
+package struct FlutterMetrics: Sendable, Hashable {
     /// Observed transitions.
-    public var transitions: Int
+    package var transitions: Int
     /// Transitions of the rule run on the noiseless truth.
-    public var truthTransitions: Int
+    package var truthTransitions: Int
     /// Observed transitions without a true match.
-    public var spurious: Int
+    package var spurious: Int
     /// True transitions without an observed match.
-    public var missed: Int
+    package var missed: Int
     /// Observed transitions followed by an opposite observed transition within the window.
-    public var flaps: Int
+    package var flaps: Int
     /// Median of matched latencies in seconds; nil when nothing matched.
-    public var latencyMedian_s: Double?
+    package var latencyMedian_s: Double?
     /// 95th percentile (type 7) of matched latencies in seconds; nil when nothing matched.
-    public var latencyP95_s: Double?
+    package var latencyP95_s: Double?
     /// Fixes where the WGS84 and Haversine distances would decide differently; set by the runner.
-    public var modelDisagreements: Int?
+    package var modelDisagreements: Int?
     /// The matched pairs, in observed order.
-    public var matches: [TransitionMatch]
+    package var matches: [TransitionMatch]
 
-    public init(transitions: Int, truthTransitions: Int, spurious: Int, missed: Int, flaps: Int,
+    package init(transitions: Int, truthTransitions: Int, spurious: Int, missed: Int, flaps: Int,
                 latencyMedian_s: Double?, latencyP95_s: Double?, modelDisagreements: Int? = nil,
                 matches: [TransitionMatch] = []) {
         self.transitions = transitions; self.truthTransitions = truthTransitions
@@ -82,16 +82,16 @@ public struct FlutterMetrics: Sendable, Hashable {
 }
 
 /// Flutter measurement: matching observed transitions to the true ones.
-public enum Flutter {
+package enum Flutter {
     /// Default matching window (docs/metrics.md), seconds.
-    public static let defaultWindow_s = 60.0
+    package static let defaultWindow_s = 60.0
 
     /// Inside/outside transitions of a state sequence.
     ///
     /// `unknown` is skipped: a transition is recorded when a determined state differs
     /// from the last determined state (so inside → unknown → outside is one `exited` at the
     /// time of the `outside` sample; the first determination is not a transition).
-    public static func transitions(of states: [StateSample]) -> [Transition] {
+    package static func transitions(of states: [StateSample]) -> [Transition] {
         var last: FenceState?
         var result: [Transition] = []
         for sample in states where sample.state != .unknown {
@@ -114,7 +114,7 @@ public enum Flutter {
     /// - Parameters:
     ///   - truth, observed: sorted by time (non-decreasing), finite times.
     ///   - window_s: finite, > 0.
-    public static func measure(truth: [Transition], observed: [Transition],
+    package static func measure(truth: [Transition], observed: [Transition],
                                window_s: Double = defaultWindow_s) throws(MetricsError) -> FlutterMetrics {
         guard window_s.isFinite, window_s > 0 else {
             throw .invalidValue(key: "window_s", value: "\(window_s)", reason: "must be finite and > 0")

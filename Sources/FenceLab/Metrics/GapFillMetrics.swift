@@ -1,5 +1,5 @@
 /// Gap-length buckets of the gap-fill report (names: docs/metrics.md, contract).
-public enum GapBucket: String, Sendable, Hashable, CaseIterable {
+package enum GapBucket: String, Sendable, Hashable, CaseIterable {
     /// duration ≤ 10 s.
     case upTo10s = "<=10s"
     /// 10 s < duration ≤ 30 s.
@@ -11,7 +11,7 @@ public enum GapBucket: String, Sendable, Hashable, CaseIterable {
 
     /// The bucket of a gap; upper bounds are inclusive (a 30 s gap is `10-30s`).
     /// `duration_s` finite and ≥ 0.
-    public static func of(duration_s: Double) throws(MetricsError) -> GapBucket {
+    package static func of(duration_s: Double) throws(MetricsError) -> GapBucket {
         guard duration_s.isFinite, duration_s >= 0 else {
             throw .invalidValue(key: "duration_s", value: "\(duration_s)", reason: "a gap duration must be finite and ≥ 0 s")
         }
@@ -23,20 +23,20 @@ public enum GapBucket: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The gap-fill methods of docs/metrics.md, in report order.
-public enum GapFillMethodName {
-    public static let all = ["linear", "cubicSpline", "hermite"]
+package enum GapFillMethodName {
+    package static let all = ["linear", "cubicSpline", "hermite"]
 }
 
 /// One gap filled by one method: its length and the errors of the filled points against truth.
-public struct FilledGap: Sendable, Hashable {
+package struct FilledGap: Sendable, Hashable {
     /// Method name, e.g. `linear`, `cubicSpline`, `hermite`.
-    public var method: String
+    package var method: String
     /// Gap length (time between the fixes around it), seconds.
-    public var duration_s: Double
+    package var duration_s: Double
     /// Horizontal error of each filled point, metres (finite, ≥ 0; may be empty).
-    public var errors_m: [Double]
+    package var errors_m: [Double]
 
-    public init(method: String, duration_s: Double, errors_m: [Double]) {
+    package init(method: String, duration_s: Double, errors_m: [Double]) {
         self.method = method
         self.duration_s = duration_s
         self.errors_m = errors_m
@@ -44,28 +44,28 @@ public struct FilledGap: Sendable, Hashable {
 }
 
 /// Figures of one method in one bucket.
-public struct GapBucketSummary: Sendable, Hashable {
+package struct GapBucketSummary: Sendable, Hashable {
     /// Number of gaps in the bucket.
-    public var gaps: Int
+    package var gaps: Int
     /// RMSE over all filled points of those gaps, metres; nil when no point was filled.
-    public var rmse_m: Double?
+    package var rmse_m: Double?
     /// Largest error of a filled point, metres; nil when no point was filled.
-    public var max_m: Double?
+    package var max_m: Double?
 
-    public init(gaps: Int, rmse_m: Double?, max_m: Double?) {
+    package init(gaps: Int, rmse_m: Double?, max_m: Double?) {
         self.gaps = gaps; self.rmse_m = rmse_m; self.max_m = max_m
     }
 }
 
 /// Gap-fill figures of one replicate, per method and bucket.
-public struct GapFillMetrics: Sendable, Hashable {
+package struct GapFillMetrics: Sendable, Hashable {
     /// method → bucket → summary. Every method present has all four buckets (zero gaps allowed).
-    public var byMethod: [String: [GapBucket: GapBucketSummary]]
+    package var byMethod: [String: [GapBucket: GapBucketSummary]]
 
-    public init(byMethod: [String: [GapBucket: GapBucketSummary]]) { self.byMethod = byMethod }
+    package init(byMethod: [String: [GapBucket: GapBucketSummary]]) { self.byMethod = byMethod }
 
     /// Groups filled gaps by method and bucket. Methods listed in `methods` appear even without gaps.
-    public static func measure(_ gaps: [FilledGap], methods: [String] = []) throws(MetricsError) -> GapFillMetrics {
+    package static func measure(_ gaps: [FilledGap], methods: [String] = []) throws(MetricsError) -> GapFillMetrics {
         var points: [String: [GapBucket: (gaps: Int, sumSquares: Double, points: Int, max: Double)]] = [:]
         for m in methods { points[m] = [:] }
         for (i, gap) in gaps.enumerated() {

@@ -2,15 +2,15 @@
 ///
 /// A path is dot-separated: `group.name[.sub[.field]]`. Groups: `flutter`, `rejections`,
 /// `faults`, `kalman`, `gapFill`, `throughput`, `visits`.
-public struct MetricCatalog: Sendable, Hashable {
+package struct MetricCatalog: Sendable, Hashable {
     /// Rejection reasons `rejections.<reason>` may name (FenceMonitor's reasons).
-    public var rejectionReasons: [String]
+    package var rejectionReasons: [String]
     /// Fault labels `faults.{labelled,caught}.<label>` may name; nil accepts any identifier.
-    public var faultLabels: [String]?
+    package var faultLabels: [String]?
     /// Gap-fill methods `gapFill.<method>` may name.
-    public var gapFillMethods: [String]
+    package var gapFillMethods: [String]
 
-    public init(rejectionReasons: [String] = MetricCatalog.designRejectionReasons,
+    package init(rejectionReasons: [String] = MetricCatalog.designRejectionReasons,
                 faultLabels: [String]? = nil, gapFillMethods: [String] = GapFillMethodName.all) {
         self.rejectionReasons = rejectionReasons
         self.faultLabels = faultLabels
@@ -18,9 +18,9 @@ public struct MetricCatalog: Sendable, Hashable {
     }
 
     /// The catalogue of docs/metrics.md.
-    public static let standard = MetricCatalog()
+    package static let standard = MetricCatalog()
     /// FenceMonitor's rejection reasons (`RejectionReason`), as docs/metrics.md lists them.
-    public static let designRejectionReasons = ["invalidTimestamp", "invalidCoordinate", "invalidAccuracy", "inaccurate", "stale", "outOfOrder", "duplicate"]
+    package static let designRejectionReasons = ["invalidTimestamp", "invalidCoordinate", "invalidAccuracy", "inaccurate", "stale", "outOfOrder", "duplicate"]
 
     static let groups = ["flutter", "visits", "rejections", "faults", "kalman", "gapFill", "throughput"]
     static let visitNames = ["trueVisits", "matchedVisits", "missedVisits", "recall", "falseVisits", "fragments",
@@ -37,7 +37,7 @@ public struct MetricCatalog: Sendable, Hashable {
     static let faultKinds = ["labelled", "caught"]
 
     /// True when `path` names a metric of this catalogue (whether or not it was measured).
-    public func contains(_ path: String) -> Bool {
+    package func contains(_ path: String) -> Bool {
         let p = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard let group = p.first else { return false }
         switch (group, p.count) {
@@ -60,7 +60,7 @@ public struct MetricCatalog: Sendable, Hashable {
 
     /// The unit a report prints after a figure of `path`: `m` (`…_m`), `s` (`flutter.latency_s.*`),
     /// `fixes/s` (`throughput.*`), otherwise a count per simulated drive (one replicate): `per drive`.
-    public static func unit(of path: String) -> String {
+    package static func unit(of path: String) -> String {
         if path.hasPrefix("throughput.") { return "fixes/s" }
         if path.hasSuffix("_m") { return "m" }
         if path.hasPrefix("flutter.latency_s.") { return "s" }
@@ -68,7 +68,7 @@ public struct MetricCatalog: Sendable, Hashable {
     }
 
     /// True for count paths whose absence in a replicate means zero (`rejections.*`, `faults.*`).
-    public static func absentMeansZero(_ path: String) -> Bool {
+    package static func absentMeansZero(_ path: String) -> Bool {
         path.hasPrefix("rejections.") || path.hasPrefix("faults.")
     }
 

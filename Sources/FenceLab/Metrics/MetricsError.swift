@@ -1,7 +1,7 @@
 import GSLKit
 
 /// Errors of the metrics layer: each names the input (key or metric path) and the offending value.
-public enum MetricsError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum MetricsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An input value is outside its domain; `key` names the input, e.g. `observed[3].time_s`.
     case invalidValue(key: String, value: String, reason: String)
     /// An expectation names a metric path that does not exist.
@@ -11,7 +11,7 @@ public enum MetricsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A GSL computation failed (integration, quantile).
     case gsl(GSLError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .invalidValue(key, value, reason): return "\(key): \(reason) (got \(value))"
         case let .unknownMetricPath(path): return "unknown metric path '\(path)'"

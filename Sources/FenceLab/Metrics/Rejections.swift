@@ -1,45 +1,45 @@
 /// A fix the monitor rejected, and why.
-public struct Rejection: Sendable, Hashable {
+package struct Rejection: Sendable, Hashable {
     /// Index of the fix in the delivered stream.
-    public var fixIndex: Int
+    package var fixIndex: Int
     /// Reason name, e.g. `inaccurate`, `stale` (FenceMonitor's reason raw values).
-    public var reason: String
+    package var reason: String
 
-    public init(fixIndex: Int, reason: String) {
+    package init(fixIndex: Int, reason: String) {
         self.fixIndex = fixIndex
         self.reason = reason
     }
 }
 
 /// A fault the generator injected into a delivered fix.
-public struct LabelledFault: Sendable, Hashable {
+package struct LabelledFault: Sendable, Hashable {
     /// Index of the faulty fix in the delivered stream.
-    public var fixIndex: Int
+    package var fixIndex: Int
     /// Fault name, e.g. `stale`, `duplicate`, `invalidValue`.
-    public var label: String
+    package var label: String
 
-    public init(fixIndex: Int, label: String) {
+    package init(fixIndex: Int, label: String) {
         self.fixIndex = fixIndex
         self.label = label
     }
 }
 
 /// Rejections by reason and labelled faults caught (docs/metrics.md, `rejections`).
-public struct RejectionMetrics: Sendable, Hashable {
+package struct RejectionMetrics: Sendable, Hashable {
     /// reason → number of rejected fixes.
-    public var byReason: [String: Int]
+    package var byReason: [String: Int]
     /// fault label → number of labelled fixes.
-    public var faultsLabelled: [String: Int]
+    package var faultsLabelled: [String: Int]
     /// fault label → number of labelled fixes the monitor rejected (for any reason).
-    public var faultsCaught: [String: Int]
+    package var faultsCaught: [String: Int]
 
-    public init(byReason: [String: Int], faultsLabelled: [String: Int] = [:], faultsCaught: [String: Int] = [:]) {
+    package init(byReason: [String: Int], faultsLabelled: [String: Int] = [:], faultsCaught: [String: Int] = [:]) {
         self.byReason = byReason; self.faultsLabelled = faultsLabelled; self.faultsCaught = faultsCaught
     }
 
     /// Counts rejections and which labelled faults were rejected. A fault is caught when
     /// its fix index appears among the rejections; the reason need not match the label.
-    public static func measure(rejections: [Rejection], faults: [LabelledFault]) -> RejectionMetrics {
+    package static func measure(rejections: [Rejection], faults: [LabelledFault]) -> RejectionMetrics {
         var byReason: [String: Int] = [:]
         var rejected = Set<Int>()
         for r in rejections {

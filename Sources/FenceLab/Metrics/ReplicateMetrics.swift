@@ -1,30 +1,30 @@
 /// Throughput of one replicate or run.
-public struct Throughput: Sendable, Hashable {
+package struct Throughput: Sendable, Hashable {
     /// Fixes per second through the engine (FenceMonitor + rule).
-    public var engineFixes_per_s: Double
+    package var engineFixes_per_s: Double
     /// Fixes per second produced by the generator.
-    public var generatorFixes_per_s: Double
+    package var generatorFixes_per_s: Double
 
-    public init(engineFixes_per_s: Double, generatorFixes_per_s: Double) {
+    package init(engineFixes_per_s: Double, generatorFixes_per_s: Double) {
         self.engineFixes_per_s = engineFixes_per_s
         self.generatorFixes_per_s = generatorFixes_per_s
     }
 }
 
 /// Every figure of one replicate of one scenario, before aggregation.
-public struct ReplicateMetrics: Sendable, Hashable {
-    public var flutter: FlutterMetrics?
-    public var rejections: RejectionMetrics?
+package struct ReplicateMetrics: Sendable, Hashable {
+    package var flutter: FlutterMetrics?
+    package var rejections: RejectionMetrics?
     /// Error summary per track; keys are `KalmanTrack` raw values.
-    public var kalman: [KalmanTrack: ErrorSummary]
-    public var gapFill: GapFillMetrics?
-    public var throughput: Throughput?
+    package var kalman: [KalmanTrack: ErrorSummary]
+    package var gapFill: GapFillMetrics?
+    package var throughput: Throughput?
     /// NEES/NIS per filter that claims a covariance (`filtered`, `smoothed`, `imm`).
-    public var consistency: [KalmanTrack: FilterConsistency] = [:]
+    package var consistency: [KalmanTrack: FilterConsistency] = [:]
     /// Visit-level figures against the scenario's place; nil when the scenario states no place.
-    public var visits: VisitMetrics?
+    package var visits: VisitMetrics?
 
-    public init(flutter: FlutterMetrics? = nil, rejections: RejectionMetrics? = nil,
+    package init(flutter: FlutterMetrics? = nil, rejections: RejectionMetrics? = nil,
                 kalman: [KalmanTrack: ErrorSummary] = [:], gapFill: GapFillMetrics? = nil,
                 throughput: Throughput? = nil, visits: VisitMetrics? = nil) {
         self.visits = visits
@@ -38,7 +38,7 @@ public struct ReplicateMetrics: Sendable, Hashable {
     /// The figures as metric paths (`flutter.spurious`, `kalman.raw.rmse_m`,
     /// `gapFill.linear.10-30s.rmse_m`, `rejections.stale`, `faults.caught.stale`, ...).
     /// Absent figures (nil latency, a bucket without filled points) are left out.
-    public func flattened() -> [String: Double] {
+    package func flattened() -> [String: Double] {
         var out: [String: Double] = [:]
         if let f = flutter {
             out["flutter.transitions"] = Double(f.transitions)

@@ -11,13 +11,13 @@ import Foundation
 /// the second form using GSL's scaled Bessel function so nothing overflows when
 /// ν/σ is large (Rice 1945; Abramowitz & Stegun 9.6). Probabilities come from
 /// adaptive integration of f (GSL QAGS/QAGIU), always of the smaller tail.
-public struct RiceModel: Sendable, Hashable {
+package struct RiceModel: Sendable, Hashable {
     /// True distance ν from the centre in metres, finite, ≥ 0.
-    public let nu_m: Double
+    package let nu_m: Double
     /// Noise standard deviation per axis in metres, finite, > 0.
-    public let sigma_m: Double
+    package let sigma_m: Double
 
-    public init(nu_m: Double, sigma_m: Double) throws(MetricsError) {
+    package init(nu_m: Double, sigma_m: Double) throws(MetricsError) {
         guard nu_m.isFinite, nu_m >= 0 else {
             throw .invalidValue(key: "nu_m", value: "\(nu_m)", reason: "must be finite and ≥ 0")
         }
@@ -29,7 +29,7 @@ public struct RiceModel: Sendable, Hashable {
     }
 
     /// Probability density at `r_m` (per metre); 0 for r < 0.
-    public func density(_ r_m: Double) throws(MetricsError) -> Double {
+    package func density(_ r_m: Double) throws(MetricsError) -> Double {
         guard r_m > 0 else { return 0 }
         let s2 = sigma_m * sigma_m
         let scaled = try gsl { () throws(GSLError) in try SpecialFunctions.besselI0Scaled(r_m * nu_m / s2) }
@@ -38,14 +38,14 @@ public struct RiceModel: Sendable, Hashable {
     }
 
     /// P(D ≤ r_m). `r_m` finite.
-    public func cdf(_ r_m: Double) throws(MetricsError) -> Double {
+    package func cdf(_ r_m: Double) throws(MetricsError) -> Double {
         try checkFinite(r_m)
         if r_m <= 0 { return 0 }
         return r_m <= nu_m ? try lowerTail(r_m) : 1 - (try upperTail(r_m))
     }
 
     /// P(D ≥ r_m). `r_m` finite.
-    public func survival(_ r_m: Double) throws(MetricsError) -> Double {
+    package func survival(_ r_m: Double) throws(MetricsError) -> Double {
         try checkFinite(r_m)
         if r_m <= 0 { return 1 }
         return r_m >= nu_m ? try upperTail(r_m) : 1 - (try lowerTail(r_m))
@@ -102,18 +102,18 @@ public struct RiceModel: Sendable, Hashable {
 /// mean μ and variance s²; by the renewal CLT the cycle count over n fixes has variance
 /// ≈ n·s²/μ³ (Cox 1962, *Renewal Theory* §3.3), and each cycle holds two flips, so
 /// Var(flips) ≈ 4·n·s²/μ³. This accounts for the autocorrelation of the flips.
-public struct FlipRatePrediction: Sendable, Hashable {
+package struct FlipRatePrediction: Sendable, Hashable {
     /// P(D ≤ enter).
-    public var pInside: Double
+    package var pInside: Double
     /// P(D ≥ exit).
-    public var pOutside: Double
+    package var pOutside: Double
     /// Expected flips per fix, 2·p_in·p_out/(p_in + p_out); 0 when either is 0.
-    public var flipsPerFix: Double
+    package var flipsPerFix: Double
     /// Asymptotic variance of the flip count per fix, 4·s²/μ³ (0 when no flips are possible).
-    public var countVariancePerFix: Double
+    package var countVariancePerFix: Double
 
     /// Computes the prediction for a Rice model and hysteresis radii (0 < enter_m ≤ exit_m, finite).
-    public init(model: RiceModel, enter_m: Double, exit_m: Double) throws(MetricsError) {
+    package init(model: RiceModel, enter_m: Double, exit_m: Double) throws(MetricsError) {
         guard enter_m.isFinite, enter_m > 0 else {
             throw .invalidValue(key: "enter_m", value: "\(enter_m)", reason: "must be finite and > 0")
         }
@@ -124,7 +124,7 @@ public struct FlipRatePrediction: Sendable, Hashable {
     }
 
     /// From the two per-fix switching probabilities, each in [0, 1].
-    public init(pInside: Double, pOutside: Double) throws(MetricsError) {
+    package init(pInside: Double, pOutside: Double) throws(MetricsError) {
         for (key, p) in [("pInside", pInside), ("pOutside", pOutside)] where !(p >= 0 && p <= 1) {
             throw .invalidValue(key: key, value: "\(p)", reason: "must be a probability in [0, 1]")
         }
@@ -144,7 +144,7 @@ public struct FlipRatePrediction: Sendable, Hashable {
     /// Two-sided interval for the flip count over `steps` consecutive fix pairs at `level`
     /// (normal approximation), widened by `slack` flips for the O(1) boundary effect of
     /// a finite run (a partial first and last sojourn). `steps` ≥ 0, level in (0, 1).
-    public func countInterval(steps: Int, level: Double, slack: Double = 1) throws(MetricsError) -> (lower: Double, upper: Double) {
+    package func countInterval(steps: Int, level: Double, slack: Double = 1) throws(MetricsError) -> (lower: Double, upper: Double) {
         guard steps >= 0 else { throw .invalidValue(key: "steps", value: "\(steps)", reason: "must be ≥ 0") }
         let z = try gsl { () throws(GSLError) in try Statistics.normalQuantile(probability: (1 + level) / 2) }
         let n = Double(steps)

@@ -3,53 +3,53 @@ import GeoPolicy
 import GSLKit
 
 /// A stay inside: from `start_s` to `end_s` (seconds, scenario-relative).
-public struct Visit: Sendable, Hashable {
+package struct Visit: Sendable, Hashable {
     /// Time of the first inside sample (true visit) or of the fix that made the rule `inside` (observed).
-    public var start_s: Double
+    package var start_s: Double
     /// Time of the first outside sample / fix after the stay, or the end of the drive when `openAtEnd`.
-    public var end_s: Double
+    package var end_s: Double
     /// True when the stay had not ended when the drive ended (`end_s` is then the drive's end).
-    public var openAtEnd: Bool
+    package var openAtEnd: Bool
 
-    public init(start_s: Double, end_s: Double, openAtEnd: Bool = false) {
+    package init(start_s: Double, end_s: Double, openAtEnd: Bool = false) {
         self.start_s = start_s; self.end_s = end_s; self.openAtEnd = openAtEnd
     }
 }
 
 /// Visit-level figures of one replicate against the place (docs/metrics.md "Visits").
-public struct VisitMetrics: Sendable, Hashable {
+package struct VisitMetrics: Sendable, Hashable {
     /// True visits (place truth after merging and the minimum dwell).
-    public var trueVisits: Int
+    package var trueVisits: Int
     /// True visits matched one-to-one by an observed visit.
-    public var matchedVisits: Int
+    package var matchedVisits: Int
     /// True visits without an observed visit: `trueVisits − matchedVisits`.
-    public var missedVisits: Int { trueVisits - matchedVisits }
+    package var missedVisits: Int { trueVisits - matchedVisits }
     /// Observed visits that overlap no widened true visit (false alarms).
-    public var falseVisits: Int
+    package var falseVisits: Int
     /// Extra observed visits that overlap an already matched true visit (one stay split in several).
-    public var fragments: Int
+    package var fragments: Int
     /// Matched visits whose observed entry came before the true entry (negative entry latency).
-    public var earlyEntries: Int
+    package var earlyEntries: Int
     /// Hours of drive the per-hour rates are taken over (> 0).
-    public var driveHours: Double
+    package var driveHours: Double
     /// Entry latency (observed − true entry) of every matched visit, seconds, in true-visit order.
-    public var entryLatencies_s: [Double]
+    package var entryLatencies_s: [Double]
     /// Exit latency (exit of the last observed fragment − true exit) of every matched visit whose
     /// true exit lies within the drive, seconds, in true-visit order.
-    public var exitLatencies_s: [Double]
+    package var exitLatencies_s: [Double]
 
     /// Median and p95 (type 7) of `entryLatencies_s` as they are (early entries negative); nil when none matched.
-    public var entryLatencyMedian_s: Double?
-    public var entryLatencyP95_s: Double?
+    package var entryLatencyMedian_s: Double?
+    package var entryLatencyP95_s: Double?
     /// Median and p95 of `exitLatencies_s`; nil when no matched visit has a true exit within the drive.
-    public var exitLatencyMedian_s: Double?
-    public var exitLatencyP95_s: Double?
+    package var exitLatencyMedian_s: Double?
+    package var exitLatencyP95_s: Double?
     /// p95 of the entry latencies with early entries counted as 0 (the tuning constraint: early is
     /// never better than on time); nil when none matched.
-    public var lateEntryP95_s: Double?
+    package var lateEntryP95_s: Double?
 
     /// Counts and latencies; the quantiles are computed here (GSL, type 7).
-    public init(trueVisits: Int, matchedVisits: Int, falseVisits: Int, fragments: Int, earlyEntries: Int,
+    package init(trueVisits: Int, matchedVisits: Int, falseVisits: Int, fragments: Int, earlyEntries: Int,
                 driveHours: Double, entryLatencies_s: [Double], exitLatencies_s: [Double]) throws(MetricsError) {
         self.trueVisits = trueVisits; self.matchedVisits = matchedVisits; self.falseVisits = falseVisits
         self.fragments = fragments; self.earlyEntries = earlyEntries; self.driveHours = driveHours
@@ -63,9 +63,9 @@ public struct VisitMetrics: Sendable, Hashable {
     }
 
     /// matched / true; nil without a true visit.
-    public var recall: Double? { trueVisits > 0 ? Double(matchedVisits) / Double(trueVisits) : nil }
-    public var falsePerHour: Double { Double(falseVisits) / driveHours }
-    public var fragmentsPerHour: Double { Double(fragments) / driveHours }
+    package var recall: Double? { trueVisits > 0 ? Double(matchedVisits) / Double(trueVisits) : nil }
+    package var falsePerHour: Double { Double(falseVisits) / driveHours }
+    package var fragmentsPerHour: Double { Double(fragments) / driveHours }
 
     /// The figures as `visits.*` metric paths (absent latencies and recall left out).
     func flattened(into out: inout [String: Double]) {
@@ -89,9 +89,9 @@ public struct VisitMetrics: Sendable, Hashable {
 ///
 /// The truth is the place (`PlaceSpec`), not the rule on the noiseless track, so it is the same
 /// for every rule setting and can rank settings. Definitions and a worked example: docs/metrics.md.
-public enum Visits {
+package enum Visits {
     /// Default widening of each true visit on both sides before matching, seconds.
-    public static let defaultMatchSlack_s = 60.0
+    package static let defaultMatchSlack_s = 60.0
 
     /// Relative margin within which the spherical distance cannot decide inside/outside of the
     /// place and the WGS84 distance is computed: sphere (R = 6 371 000 m) and ellipsoid distances
@@ -104,7 +104,7 @@ public enum Visits {
     /// span from its first inside sample to the first outside sample after it (or `end_s`);
     /// spans separated by less than `mergeGap_s` of outside are merged; visits shorter than
     /// `minDwell_s` are dropped (an open visit counts its length to `end_s`).
-    public static func trueVisits(time_s: [Double], truth: [Coordinate], center: Coordinate, place: PlaceSpec,
+    package static func trueVisits(time_s: [Double], truth: [Coordinate], center: Coordinate, place: PlaceSpec,
                                   end_s: Double) -> [Visit] {
         let sphere = Haversine(), ellipsoid = WGS84()
         let inside = truth.map { c -> Bool in
@@ -117,7 +117,7 @@ public enum Visits {
 
     /// True visits of `place` from a generated drive: the truth at every sample slot (first
     /// delivery of each slot), the drive ending at `end_s`.
-    public static func trueVisits(samples: [GeneratedSample], center: Coordinate, place: PlaceSpec,
+    package static func trueVisits(samples: [GeneratedSample], center: Coordinate, place: PlaceSpec,
                                   end_s: Double) -> [Visit] {
         var time: [Double] = [], truth: [Coordinate] = []
         var lastSlot = -1
@@ -130,7 +130,7 @@ public enum Visits {
     }
 
     /// True visits from per-sample inside flags (see `trueVisits(time_s:truth:center:place:end_s:)`).
-    public static func trueVisits(time_s: [Double], inside: [Bool], place: PlaceSpec, end_s: Double) -> [Visit] {
+    package static func trueVisits(time_s: [Double], inside: [Bool], place: PlaceSpec, end_s: Double) -> [Visit] {
         var spans: [Visit] = []
         var start: Double?
         for (t, isIn) in zip(time_s, inside) {
@@ -153,7 +153,7 @@ public enum Visits {
     /// Observed visits of a rule: from the fix that made the state `inside` (the first inside
     /// determination included) to the fix that made it `outside`, or to `end_s`. `unknown` is
     /// skipped, as for transitions (inside → unknown → outside ends the visit at the outside fix).
-    public static func observedVisits(of states: [StateSample], end_s: Double) -> [Visit] {
+    package static func observedVisits(of states: [StateSample], end_s: Double) -> [Visit] {
         var visits: [Visit] = []
         var start: Double?
         for s in states where s.state != .unknown {
@@ -177,7 +177,7 @@ public enum Visits {
     ///   - truth, observed: sorted by start, finite times, non-overlapping.
     ///   - duration_s: the drive's length for the per-hour rates, finite, > 0.
     ///   - matchSlack_s: finite, ≥ 0.
-    public static func measure(truth: [Visit], observed: [Visit], duration_s: Double,
+    package static func measure(truth: [Visit], observed: [Visit], duration_s: Double,
                                matchSlack_s: Double = defaultMatchSlack_s) throws(MetricsError) -> VisitMetrics {
         guard matchSlack_s.isFinite, matchSlack_s >= 0 else {
             throw .invalidValue(key: "matchSlack_s", value: "\(matchSlack_s)", reason: "must be finite and ≥ 0")

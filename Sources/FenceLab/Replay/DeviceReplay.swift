@@ -1,51 +1,52 @@
 import DeviceLogKit
 import GeoPolicy
+import ReportKit
 
 /// How many fixes the engine rejected for one reason.
-public struct ReasonCount: Sendable, Hashable {
+package struct ReasonCount: Sendable, Hashable {
     /// `RejectionReason.rawValue`.
-    public var reason: String
-    public var count: Int
-    public init(reason: String, count: Int) { self.reason = reason; self.count = count }
+    package var reason: String
+    package var count: Int
+    package init(reason: String, count: Int) { self.reason = reason; self.count = count }
 }
 
 /// Everything one device-log replay found: engine decisions, classified divergences, verdict.
 ///
 /// Carries indices, line numbers and times only, never coordinates.
-public struct DeviceReplayResult: Sendable, Hashable {
+package struct DeviceReplayResult: Sendable, Hashable {
     /// The log's path as given.
-    public var file: String
+    package var file: String
     /// The rule the fixes ran through (`RuleSpec` text, e.g. `hysteresis:80:120:30`) and its rules version.
-    public var rule: String
-    public var rulesVersion: String
+    package var rule: String
+    package var rulesVersion: String
     /// Staleness limit of the monitor, seconds.
-    public var maxAge_s: Double
+    package var maxAge_s: Double
     /// Number of fixes and system events in the log.
-    public var fixCount: Int
-    public var eventCount: Int
+    package var fixCount: Int
+    package var eventCount: Int
     /// Fixes the engine accepted; rejected fixes by reason (`RejectionReason.rawValue`), sorted by reason.
-    public var accepted: Int
-    public var rejections: [ReasonCount]
+    package var accepted: Int
+    package var rejections: [ReasonCount]
     /// The engine's decision for every fix (`decisions[i].index == i`).
-    public var decisions: [EngineDecision]
+    package var decisions: [EngineDecision]
     /// The classifier's result against the log's events.
-    public var divergences: DivergenceReport
+    package var divergences: DivergenceReport
     /// 1-based log line of every fix and of every event (parallel to `DeviceLog.fixes` / `.events`).
-    public var fixLines: [Int]
-    public var eventLines: [Int]
+    package var fixLines: [Int]
+    package var eventLines: [Int]
     /// Earliest finite timestamp in the log, seconds; divergence times are reported relative to it.
-    public var origin_s: Double
+    package var origin_s: Double
     /// What this log cannot tell (see `DeviceReplay.notCovered`).
-    public var notCovered: [String]
+    package var notCovered: [String]
     /// Measured wall time of the replay (engine and classifier), seconds; differs between runs,
     /// only junit.xml shows it.
-    public var elapsed_s: Double = 0
+    package var elapsed_s: Double = 0
 
     /// `failed` when a divergence of a failing class was found (`DivergenceSettings.failingClasses`).
-    public var status: DeviceCheckStatus { divergences.status }
+    package var status: DeviceCheckStatus { divergences.status }
 
     /// The stated pass criterion in words.
-    public var criteria: String {
+    package var criteria: String {
         let failing = DivergenceClass.allCases.filter { divergences.settings.failingClasses.contains($0) }.map(\.rawValue)
         let tolerated = DivergenceClass.allCases.filter { !divergences.settings.failingClasses.contains($0) }.map(\.rawValue)
         return "passes when no divergence is of class \(failing.joined(separator: ", "))"
@@ -53,14 +54,14 @@ public struct DeviceReplayResult: Sendable, Hashable {
     }
 
     /// The log line a divergence is about: its event's line, else its decision's fix line.
-    public func line(of d: Divergence) -> Int? {
+    package func line(of d: Divergence) -> Int? {
         if let e = d.eventIndex, eventLines.indices.contains(e) { return eventLines[e] }
         if let i = d.decisionIndex, fixLines.indices.contains(i) { return fixLines[i] }
         return nil
     }
 
     /// One line per divergence: `+OFFSET s line N class: detail` (no coordinates).
-    public var divergenceLines: [String] {
+    package var divergenceLines: [String] {
         divergences.divergences.map { d in
             let offset = d.timestamp_s.isFinite && origin_s.isFinite ? "+" + DurationText.seconds(d.timestamp_s - origin_s) : "time n/a"
             return "\(offset) line \(line(of: d).map(String.init) ?? "?") \(d.kind.rawValue): \(d.detail)"
@@ -68,7 +69,7 @@ public struct DeviceReplayResult: Sendable, Hashable {
     }
 
     /// The printed summary: counts, per-class divergences, every divergence, verdict, what was not covered.
-    public var summaryLines: [String] {
+    package var summaryLines: [String] {
         var lines: [String] = []
         let rejected = fixCount - accepted
         let reasons = rejections.map { "\($0.reason) \($0.count)" }.joined(separator: ", ")
@@ -100,9 +101,9 @@ extension RuleSpec {
 /// timestamp, and a fix delivered late (older than a fix before it) is judged at the time the
 /// newer fix proves the app had reached. That is the only way a log can show a stale fix; the
 /// classifier estimates delivery time the same way (`DivergenceClassifier`, step 6).
-public enum DeviceReplay {
+package enum DeviceReplay {
     /// Default staleness limit, seconds (the default of `fencelab run --max-age`).
-    public static let defaultMaxAge_s = 30.0
+    package static let defaultMaxAge_s = 30.0
 
     /// Runs the log.
     /// - Parameters:
@@ -113,7 +114,7 @@ public enum DeviceReplay {
     ///   - maxAge_s: staleness limit in seconds, ≥ 0.
     ///   - settings: classifier windows and failing classes.
     /// - Throws: `FenceRuleError` when the rule or `maxAge_s` is invalid.
-    public static func run(
+    package static func run(
         _ log: DeviceLog, center: Coordinate, rule: RuleSpec = .default, input: FenceInput = .raw,
         maxAge_s: Double = defaultMaxAge_s, settings: DivergenceSettings = DivergenceSettings()
     ) throws(FenceRuleError) -> DeviceReplayResult {
@@ -168,7 +169,7 @@ public enum DeviceReplay {
 
     /// What a replay of this log does not verify. The device-log formats record fixes and
     /// enter/exit callbacks only, so app-lifecycle and permission behaviour is never shown.
-    public static func notCovered(_ log: DeviceLog) -> [String] {
+    package static func notCovered(_ log: DeviceLog) -> [String] {
         var items = [
             "background wake-ups and app relaunch by region monitoring (the log records no app-lifecycle events)",
             "location-permission changes (Always/When-in-use/revoked; the log records none)",

@@ -1,19 +1,20 @@
 import DeviceLogKit
 import GeoPolicy
+import ReportKit
 
 /// One decision of the engine for one logged fix, as the divergence classifier needs it.
-public struct EngineDecision: Sendable, Hashable {
+package struct EngineDecision: Sendable, Hashable {
     // Stored compactly (32 bytes instead of 72 with a `String?` and two `Double?`): a replay keeps
     // one per fix of the log. Absent distance/accuracy are flagged, the reason is a small code.
     /// Time of the fix in seconds (same clock as the system events).
-    public var timestamp_s: Double
+    package var timestamp_s: Double
     private var distanceValue: Double
     private var accuracyValue: Double
     private var indexValue: Int32
     /// Fence state before the fix.
-    public var oldState: FenceState
+    package var oldState: FenceState
     /// Fence state after the fix (equal to `oldState` when rejected).
-    public var newState: FenceState
+    package var newState: FenceState
     /// 0 when accepted, else 1 + the reason's position in `RejectionReason.allCases`.
     private var rejectionCode: UInt8
     private var present: UInt8
@@ -22,29 +23,29 @@ public struct EngineDecision: Sendable, Hashable {
 
     /// Index of the fix in the device log (`DeviceLog.fixes[index]`); at most `Int32.max`
     /// (logs are limited to 256 MiB, far fewer fixes).
-    public var index: Int {
+    package var index: Int {
         get { Int(indexValue) }
         set { indexValue = Int32(clamping: newValue) }
     }
     /// Why the engine rejected the fix, `nil` when accepted.
-    public var rejection: RejectionReason? {
+    package var rejection: RejectionReason? {
         get { rejectionCode == 0 ? nil : Self.reasons[Int(rejectionCode) - 1] }
         set { rejectionCode = newValue.flatMap { r in Self.reasons.firstIndex(of: r).map { UInt8($0 + 1) } } ?? 0 }
     }
     /// `rejection` as text (`"stale"`, `"inaccurate"`, …), `nil` when accepted.
-    public var rejectionReason: String? { rejection?.rawValue }
+    package var rejectionReason: String? { rejection?.rawValue }
     /// Distance of the fix from the fence centre and its reported accuracy, metres; nil when not
     /// known (then a quick reversal is judged by timing alone).
-    public var distance_m: Double? {
+    package var distance_m: Double? {
         get { present & 1 != 0 ? distanceValue : nil }
         set { distanceValue = newValue ?? 0; present = newValue == nil ? present & ~1 : present | 1 }
     }
-    public var accuracy_m: Double? {
+    package var accuracy_m: Double? {
         get { present & 2 != 0 ? accuracyValue : nil }
         set { accuracyValue = newValue ?? 0; present = newValue == nil ? present & ~2 : present | 2 }
     }
 
-    public init(index: Int, timestamp_s: Double, oldState: FenceState, newState: FenceState, rejection: RejectionReason? = nil,
+    package init(index: Int, timestamp_s: Double, oldState: FenceState, newState: FenceState, rejection: RejectionReason? = nil,
                 distance_m: Double? = nil, accuracy_m: Double? = nil) {
         self.timestamp_s = timestamp_s
         distanceValue = 0
@@ -60,11 +61,11 @@ public struct EngineDecision: Sendable, Hashable {
     }
 
     /// True when the engine accepted the fix.
-    public var isAccepted: Bool { rejectionCode == 0 }
+    package var isAccepted: Bool { rejectionCode == 0 }
 }
 
 /// The kinds of disagreement between the engine's decisions and the system's events.
-public enum DivergenceClass: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+package enum DivergenceClass: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     /// The engine crossed the fence and crossed back within the flutter window, with no system
     /// event for the crossing, and every fix of that reversal lies within the hysteresis band
     /// widened by its accuracy (noise can explain it): the business rules flutter. A reversal with
@@ -83,28 +84,28 @@ public enum DivergenceClass: String, Sendable, Hashable, CaseIterable, Codable, 
     /// An engine crossing (inside↔outside) that no system event reports and that does not flutter.
     case missingSystemEvent
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }
 
 /// Windows and pass criteria of the divergence classifier.
-public struct DivergenceSettings: Sendable, Hashable {
+package struct DivergenceSettings: Sendable, Hashable {
     /// An event matches an engine transition into its state when |event − transition| ≤ this (s, ≥ 0).
-    public var matchWindow_s: Double
+    package var matchWindow_s: Double
     /// An unmatched crossing flutters when an opposite crossing lies within this (s, ≥ 0).
-    public var flutterWindow_s: Double
+    package var flutterWindow_s: Double
     /// A repeat of the same event within this of the first delivery is a duplicate (s, ≥ 0).
-    public var duplicateWindow_s: Double
+    package var duplicateWindow_s: Double
     /// Accepted fixes within ± this of an unsupported event are counted as its evidence (s, ≥ 0).
-    public var supportWindow_s: Double
+    package var supportWindow_s: Double
     /// A stale fix within ± this of an event is reported (s, ≥ 0).
-    public var staleWindow_s: Double
+    package var staleWindow_s: Double
     /// Rejection reasons that mean "stale fix".
-    public var staleReasons: Set<String>
+    package var staleReasons: Set<String>
     /// Classes that make a device log fail; the others are reported but tolerated.
-    public var failingClasses: Set<DivergenceClass>
+    package var failingClasses: Set<DivergenceClass>
     /// The rule's band (enter and exit radius; one radius twice for single-radius rules), metres;
     /// nil judges reversals by timing alone. `DeviceReplay` sets it from the rule.
-    public var band_m: FlutterBand?
+    package var band_m: FlutterBand?
 
     /// Defaults: match 60 s (iOS region monitoring confirms a crossing after roughly 20 s and the
     /// app logs with its own delay), flutter 60 s (the flutter window of docs/metrics.md), duplicate 30 s
@@ -112,7 +113,7 @@ public struct DivergenceSettings: Sendable, Hashable {
     /// rule flutter, unsupported, late and missing system events. Duplicates are tolerated because
     /// the app must deduplicate (seed 000: the same state never books twice); stale fixes are
     /// tolerated because rejecting them is the engine doing its job.
-    public init(
+    package init(
         matchWindow_s: Double = 60, flutterWindow_s: Double = 60, duplicateWindow_s: Double = 30,
         supportWindow_s: Double = 60, staleWindow_s: Double = 60, staleReasons: Set<String> = ["stale"],
         failingClasses: Set<DivergenceClass> = [.ruleFlutter, .unsupportedSystemEvent, .lateSystemEvent, .missingSystemEvent]
@@ -128,45 +129,45 @@ public struct DivergenceSettings: Sendable, Hashable {
 }
 
 /// The radii between which a reversal may be noise (`DivergenceSettings.band_m`), metres.
-public struct FlutterBand: Sendable, Hashable {
+package struct FlutterBand: Sendable, Hashable {
     /// Enter radius (inner edge), finite, ≥ 0.
-    public var inner_m: Double
+    package var inner_m: Double
     /// Exit radius (outer edge), finite, ≥ `inner_m`.
-    public var outer_m: Double
-    public init(inner_m: Double, outer_m: Double) { self.inner_m = inner_m; self.outer_m = outer_m }
+    package var outer_m: Double
+    package init(inner_m: Double, outer_m: Double) { self.inner_m = inner_m; self.outer_m = outer_m }
 
     /// True when a fix at `distance_m` with accuracy `accuracy_m` lies within the band widened by
     /// its accuracy: inner − accuracy ≤ distance ≤ outer + accuracy. A fix without a finite
     /// distance or a finite, non-negative accuracy gives no evidence either way (true).
-    public func admits(distance_m: Double?, accuracy_m: Double?) -> Bool {
+    package func admits(distance_m: Double?, accuracy_m: Double?) -> Bool {
         guard let d = distance_m, let a = accuracy_m, d.isFinite, a.isFinite, a >= 0 else { return true }
         return d >= inner_m - a && d <= outer_m + a
     }
 }
 
 /// One classified divergence. Carries indices and times, never coordinates.
-public struct Divergence: Sendable, Hashable {
-    public var kind: DivergenceClass
+package struct Divergence: Sendable, Hashable {
+    package var kind: DivergenceClass
     /// Time the divergence is about, seconds: the event's, the transition's, or for a stale fix
     /// its estimated delivery time (the newest fix timestamp seen up to it).
-    public var timestamp_s: Double
+    package var timestamp_s: Double
     /// The engine decision involved (flutter, missing, late, stale), as `EngineDecision.index`.
-    public var decisionIndex: Int?
+    package var decisionIndex: Int?
     /// The system event involved, as an index into the `events` array given to the classifier.
-    public var eventIndex: Int?
+    package var eventIndex: Int?
     /// The other event involved: the first delivery for a duplicate, the nearest event for a stale fix.
-    public var relatedEventIndex: Int?
+    package var relatedEventIndex: Int?
     /// For a late event: event time − transition time, seconds (> match window);
     /// for a duplicate: time since the first delivery, seconds.
-    public var delay_s: Double?
+    package var delay_s: Double?
     /// For an unsupported event: the engine's state at the event time.
-    public var engineState: FenceState?
+    package var engineState: FenceState?
     /// For an unsupported event: accepted fixes within the support window.
-    public var acceptedFixesNearby: Int?
+    package var acceptedFixesNearby: Int?
     /// One line explaining the classification.
-    public var detail: String
+    package var detail: String
 
-    public init(
+    package init(
         kind: DivergenceClass, timestamp_s: Double, decisionIndex: Int? = nil, eventIndex: Int? = nil,
         relatedEventIndex: Int? = nil, delay_s: Double? = nil, engineState: FenceState? = nil,
         acceptedFixesNearby: Int? = nil, detail: String
@@ -184,15 +185,15 @@ public struct Divergence: Sendable, Hashable {
 }
 
 /// An engine transition and the system event that reports it.
-public struct MatchedPair: Sendable, Hashable {
+package struct MatchedPair: Sendable, Hashable {
     /// Index into the `events` array given to the classifier.
-    public var eventIndex: Int
+    package var eventIndex: Int
     /// `EngineDecision.index` of the transition.
-    public var decisionIndex: Int
+    package var decisionIndex: Int
     /// Event time − transition time, seconds (positive: the system was later).
-    public var delay_s: Double
+    package var delay_s: Double
 
-    public init(eventIndex: Int, decisionIndex: Int, delay_s: Double) {
+    package init(eventIndex: Int, decisionIndex: Int, delay_s: Double) {
         self.eventIndex = eventIndex
         self.decisionIndex = decisionIndex
         self.delay_s = delay_s
@@ -200,34 +201,34 @@ public struct MatchedPair: Sendable, Hashable {
 }
 
 /// Device-level verdict of one log.
-public enum DeviceCheckStatus: String, Sendable, Hashable, Codable {
+package enum DeviceCheckStatus: String, Sendable, Hashable, Codable {
     case passed
     case failed
 }
 
 /// The classifier's result: matched pairs, divergences by time, and the verdict.
-public struct DivergenceReport: Sendable, Hashable {
-    public var matched: [MatchedPair]
-    public var divergences: [Divergence]
-    public var settings: DivergenceSettings
+package struct DivergenceReport: Sendable, Hashable {
+    package var matched: [MatchedPair]
+    package var divergences: [Divergence]
+    package var settings: DivergenceSettings
     /// `failed` when any divergence belongs to `settings.failingClasses`.
-    public var status: DeviceCheckStatus { failing.isEmpty ? .passed : .failed }
-    public init(matched: [MatchedPair], divergences: [Divergence], settings: DivergenceSettings) {
+    package var status: DeviceCheckStatus { failing.isEmpty ? .passed : .failed }
+    package init(matched: [MatchedPair], divergences: [Divergence], settings: DivergenceSettings) {
         self.matched = matched
         self.divergences = divergences
         self.settings = settings
     }
 
     /// The divergences that fail the log.
-    public var failing: [Divergence] { divergences.filter { settings.failingClasses.contains($0.kind) } }
+    package var failing: [Divergence] { divergences.filter { settings.failingClasses.contains($0.kind) } }
 
     /// Number of divergences per class (every class present, zero when none).
-    public var counts: [DivergenceClass: Int] {
+    package var counts: [DivergenceClass: Int] {
         Dictionary(uniqueKeysWithValues: DivergenceClass.allCases.map { ($0, count($0)) })
     }
 
     /// Number of divergences of a class.
-    public func count(_ kind: DivergenceClass) -> Int { divergences.reduce(0) { $0 + ($1.kind == kind ? 1 : 0) } }
+    package func count(_ kind: DivergenceClass) -> Int { divergences.reduce(0) { $0 + ($1.kind == kind ? 1 : 0) } }
 }
 
 /// Compares the engine's decisions with the system's region events (pure; no I/O, no clock).
@@ -251,7 +252,7 @@ public struct DivergenceReport: Sendable, Hashable {
 ///    window of its delivery time. A stale fix's own timestamp is old by definition, so its delivery
 ///    time is estimated as the newest timestamp among the decisions up to it (in the given order,
 ///    which is the order the log delivered the fixes).
-public enum DivergenceClassifier {
+package enum DivergenceClassifier {
     /// The accepted decisions with finite times, in time order, as a view of the decisions.
     private struct AcceptedDecisions: RandomAccessCollection {
         let decisions: [EngineDecision]
@@ -269,7 +270,7 @@ public enum DivergenceClassifier {
         var consumed = false
     }
 
-    public static func classify(
+    package static func classify(
         decisions: [EngineDecision], events: [SystemEvent], settings: DivergenceSettings = DivergenceSettings()
     ) -> DivergenceReport {
         // Positions of the accepted decisions in time order (ties in the given order): positions,

@@ -1,7 +1,8 @@
+import ReportKit
 /// `index.html` of a run, acceptance or replay (an `HTMLPage`). Shows the rules-level result in a header, the
 /// rules-level and device-level boxes separately, a scenario table and per-scenario plots.
-public enum HTMLReport {
-    public static func render(_ report: RunReport) -> String {
+package enum HTMLReport {
+    package static func render(_ report: RunReport) -> String {
         let x = ReportText.xml
         let overall = report.overallStatus.rawValue.uppercased()
         var h = HTMLPage.open(title: "FenceLab report: \(overall) — \(report.levelsLine)",

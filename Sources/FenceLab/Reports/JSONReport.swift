@@ -1,14 +1,15 @@
+import ReportKit
 /// `report.json` (contract): fixed key order, shortest round-trip doubles, no locale.
 ///
 /// Between two runs with identical inputs only `run.time` and the `throughput`
 /// figures differ (and `run.gitCommit` when the checkout changed); everything else is
 /// byte-identical. Plot arrays are not written here (they live in index.html).
-public enum JSONReport {
+package enum JSONReport {
     /// Version of the report layout, written as `schema`.
-    public static let schema = "fencelab-report/1"
+    package static let schema = "fencelab-report/1"
 
     /// The document as a value.
-    public static func document(_ report: RunReport) -> JSONValue {
+    package static func document(_ report: RunReport) -> JSONValue {
         .object([
             ("schema", .string(schema)),
             ("run", run(report.run)),
@@ -18,7 +19,7 @@ public enum JSONReport {
     }
 
     /// The file's bytes (UTF-8, trailing newline).
-    public static func render(_ report: RunReport) -> String { document(report).serialized() + "\n" }
+    package static func render(_ report: RunReport) -> String { document(report).serialized() + "\n" }
 
     static func run(_ r: RunInfo) -> JSONValue {
         .object([
@@ -37,12 +38,12 @@ public enum JSONReport {
     }
 
     /// `{"mean": x, "ci95": [lo, hi], "n": k}`.
-    public static func estimate(_ e: Estimate) -> JSONValue {
+    package static func estimate(_ e: Estimate) -> JSONValue {
         .object([("mean", .number(e.mean)), ("ci95", .array([.number(e.lower), .number(e.upper)])), ("n", .integer(e.n))])
     }
 
     /// The metric groups every scenario carries, in order; absent groups are `{}`.
-    public static let metricGroups = ["flutter", "visits", "rejections", "faults", "kalman", "gapFill", "throughput"]
+    package static let metricGroups = ["flutter", "visits", "rejections", "faults", "kalman", "gapFill", "throughput"]
 
     static func scenario(_ s: ScenarioReport, includeCoordinates: Bool) -> JSONValue {
         var pairs: [(String, JSONValue)] = [

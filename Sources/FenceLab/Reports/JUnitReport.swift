@@ -1,3 +1,4 @@
+import ReportKit
 /// `junit.xml`: what CI test-report views (GitLab, Jenkins, GitHub actions) list.
 ///
 /// One suite per scenario with one case per `expect` bound; one suite per fixture file with
@@ -10,7 +11,7 @@
 /// - fixture case: the time of that assertion; fixture suite: the sum of its cases;
 /// - device case: the replay of that log.
 /// Validated against `Tests/Schemas/junit.xsd` (the Jenkins junit-10 structure, `time` required).
-public enum JUnitReport {
+package enum JUnitReport {
     struct Case {
         var name: String
         var classname: String
@@ -27,7 +28,7 @@ public enum JUnitReport {
         var skipped: Int { cases.filter { $0.skipped != nil }.count }
     }
 
-    public static func render(_ report: RunReport) -> String {
+    package static func render(_ report: RunReport) -> String {
         let all = suites(report)
         let x = ReportText.xml
         let tests = all.reduce(0) { $0 + $1.cases.count }, failures = all.reduce(0) { $0 + $1.failures }

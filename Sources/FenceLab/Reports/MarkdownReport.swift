@@ -1,6 +1,7 @@
+import ReportKit
 /// `report.md`: a table per metric, worst cases first.
-public enum MarkdownReport {
-    public static func render(_ report: RunReport) -> String {
+package enum MarkdownReport {
+    package static func render(_ report: RunReport) -> String {
         var md: [String] = []
         let rules = report.acceptance.rules, device = report.acceptance.device
         md.append("# FenceLab report: \(report.overallStatus.rawValue.uppercased()) — \(report.levelsLine)")

@@ -1,11 +1,12 @@
 import Foundation
 import GSLKit
+import _FenceLabSupport
 
 /// Collects run metadata: git commit, toolchain, GSL version, UTC time.
-public enum RunEnvironment {
+package enum RunEnvironment {
     /// The Swift compiler that built this binary, from `#if compiler(...)` (compile time;
     /// no process is spawned, so the value is deterministic for a given build).
-    public static var swiftToolchain: String {
+    package static var swiftToolchain: String {
         #if compiler(>=7.0)
         return "Swift >= 7.0"
         #elseif compiler(>=6.4)
@@ -24,7 +25,7 @@ public enum RunEnvironment {
     /// Metadata for a run starting now.
     /// - Parameters:
     ///   - searchFrom: folder where the search for `.git` starts (walking up); usually the cwd.
-    public static func collect(generator: String, seeds: [UInt64], rulesVersions: [String],
+    package static func collect(generator: String, seeds: [UInt64], rulesVersions: [String],
                                searchFrom: String = FileManager.default.currentDirectoryPath,
                                now: Date = Date()) -> RunInfo {
         var distinct: [String] = []
@@ -35,7 +36,7 @@ public enum RunEnvironment {
     }
 
     /// ISO-8601 UTC with whole seconds, locale-independent.
-    public static func utcString(_ date: Date) -> String {
+    package static func utcString(_ date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
@@ -46,7 +47,7 @@ public enum RunEnvironment {
     /// The commit of HEAD, read from the `.git` files directly (no `git` process):
     /// follows a worktree's `gitdir:` file and `commondir`, loose refs, then `packed-refs`.
     /// nil when no repository is found or HEAD cannot be resolved.
-    public static func gitCommit(searchFrom: String) -> String? {
+    package static func gitCommit(searchFrom: String) -> String? {
         var dir = URL(fileURLWithPath: searchFrom).standardizedFileURL
         while true {
             let dotGit = dir.appendingPathComponent(".git")

@@ -1,8 +1,9 @@
+import ReportKit
 /// The one-screen plain-text summary `fencelab run` prints on stdout at the end.
-public enum SummaryTable {
+package enum SummaryTable {
     /// Columns: scenario, result, spurious, missed, raw/filtered/seed-baseline RMSE (means),
     /// then the two acceptance levels. Fixed-width, ASCII except the scenario names.
-    public static func render(_ report: RunReport) -> String {
+    package static func render(_ report: RunReport) -> String {
         let header = ["scenario", "result", "spurious", "missed", "raw RMSE m", "filtered m", "seed m"]
         var rows = [header]
         for s in report.scenarios {

@@ -1,3 +1,4 @@
+import ReportKit
 /// The `visits.*` block of the run reports, next to flutter (definitions: docs/metrics.md).
 enum VisitsReport {
     /// (label with unit, metric path, is a latency in seconds).

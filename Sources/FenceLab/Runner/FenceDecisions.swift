@@ -3,8 +3,8 @@ import Foundation
 import GeoPolicy
 
 /// The fence decisions of one replicate: per delivered fix, the state after it and the rejection reason.
-struct FenceDecisions {
-    var states: [StateSample]
+package struct FenceDecisions {
+    package var states: [StateSample]
     var rejections: [String?]
     var modelDisagreements: Int?
     /// Time spent in the engine's per-fix work (built-in monitor, or the external engine's whole exchange).
@@ -23,7 +23,7 @@ struct FenceDecisions {
     /// Runs the delivered fixes through a `FenceMonitor` with a fresh copy of `rule.evaluator`
     /// (or through the external engine of `settings`, which needs a built-in rule) with the
     /// injected `now`; counts where a WGS84 monitor would have decided differently.
-    static func observe<Rule: FenceRule>(fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleUnderTest<Rule>,
+    package static func observe<Rule: FenceRule>(fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleUnderTest<Rule>,
                                          settings: EvaluationSettings, scenario: String, replicate: Int,
                                          compareModels: Bool = true) throws -> FenceDecisions {
         if let engine = settings.engine {
@@ -114,11 +114,11 @@ struct FenceDecisions {
 }
 
 /// The truth at every sample slot (first delivery of each slot): time and Haversine distance from the fence centre.
-struct TruthDistances: Sendable {
-    var time_s: [Double] = []
-    var distance_m: [Double] = []
+package struct TruthDistances: Sendable {
+    package var time_s: [Double] = []
+    package var distance_m: [Double] = []
 
-    init(samples: [GeneratedSample], center: Coordinate) {
+    package init(samples: [GeneratedSample], center: Coordinate) {
         let model = Haversine()
         time_s.reserveCapacity(samples.count)
         distance_m.reserveCapacity(samples.count)

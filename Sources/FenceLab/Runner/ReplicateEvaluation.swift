@@ -3,37 +3,37 @@ import Foundation
 import GeoPolicy
 
 /// What one work item (scenario × replicate) produced.
-public struct ReplicateResult: Sendable {
-    public var metrics: ReplicateMetrics
+package struct ReplicateResult: Sendable {
+    package var metrics: ReplicateMetrics
     /// Plot data for this replicate (fence-relative metres; coordinates only if asked).
-    public var plots: ScenarioPlots
+    package var plots: ScenarioPlots
     /// Generator and engine work, for throughput.
-    public var generatedFixes: Int
-    public var generation_s: Double
-    public var engineFixes: Int
-    public var engine_s: Double
+    package var generatedFixes: Int
+    package var generation_s: Double
+    package var engineFixes: Int
+    package var engine_s: Double
 }
 
 /// Settings shared by every work item of a run.
-public struct EvaluationSettings: Sendable {
+package struct EvaluationSettings: Sendable {
     /// Matching window for flutter (default 60 s, docs/metrics.md).
-    public var window_s: Double = Flutter.defaultWindow_s
+    package var window_s: Double = Flutter.defaultWindow_s
     /// Widening of each true visit on both sides when matching visits (default 60 s, docs/metrics.md).
-    public var matchSlack_s: Double = Visits.defaultMatchSlack_s
+    package var matchSlack_s: Double = Visits.defaultMatchSlack_s
     /// Fixes older than this relative to the injected `now` are `stale` (default 30 s).
-    public var maxFixAge_s: Double = 30
+    package var maxFixAge_s: Double = 30
     /// Kalman process noise (white-acceleration density, m²/s³).
-    public var accelerationDensity_m2ps3: Double = 1
+    package var accelerationDensity_m2ps3: Double = 1
     /// Keep raw coordinates in plot data (`--include-coordinates`).
-    public var includeCoordinates = false
+    package var includeCoordinates = false
     /// Drive an external engine instead of the built-in `FenceMonitor` for the fence decisions.
-    public var engine: ExternalEngine?
+    package var engine: ExternalEngine?
 
-    public init() {}
+    package init() {}
 }
 
 /// Errors of a run that are not bad input files.
-public enum RunError: Error, Sendable, CustomStringConvertible {
+package enum RunError: Error, Sendable, CustomStringConvertible {
     case rulesVersionMismatch(file: String, scenario: String, rule: String)
     case invalidRule(file: String, reason: String)
     case engine(scenario: String, replicate: Int, ExternalEngineError)
@@ -42,7 +42,7 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
     /// No scenario file under the given paths.
     case noScenarios(paths: [String])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .rulesVersionMismatch(file, s, r):
             return "\(file): rulesVersion: the scenario was recorded for \(s) but its rule is \(r); review the expected results and update rulesVersion deliberately"
@@ -57,7 +57,7 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
 
 extension FenceRuleSpec {
     /// The engine's rule spec for a scenario's `fence.rule`.
-    public var ruleSpec: RuleSpec {
+    package var ruleSpec: RuleSpec {
         let confirmation: Confirmation? = confirm_n.map { .fixes($0) } ?? confirm_s.map { .seconds($0) }
         switch kind {
         case let .hysteresis(e, x, a): return .hysteresis(enter_m: e, exit_m: x, maxAccuracy_m: a, confirmation: confirmation)

@@ -4,7 +4,7 @@ import GeoPolicy
 ///
 /// The built-in rules conform; a team's rule may conform so that `index.html` draws its
 /// radii instead of the scenario's `fence.rule`.
-public protocol PlottableFenceRule: FenceRule {
+package protocol PlottableFenceRule: FenceRule {
     /// Inner (enter) and outer (exit) radius in metres to draw, finite, 0 < enter ≤ exit;
     /// equal for single-radius rules.
     var plotRadii_m: (enter_m: Double, exit_m: Double) { get }
@@ -12,22 +12,22 @@ public protocol PlottableFenceRule: FenceRule {
 
 extension Hysteresis: PlottableFenceRule {
     /// Enter and exit radius.
-    public var plotRadii_m: (enter_m: Double, exit_m: Double) { (enter_m, exit_m) }
+    package var plotRadii_m: (enter_m: Double, exit_m: Double) { (enter_m, exit_m) }
 }
 
 extension Threshold: PlottableFenceRule {
     /// The radius twice.
-    public var plotRadii_m: (enter_m: Double, exit_m: Double) { (radius_m, radius_m) }
+    package var plotRadii_m: (enter_m: Double, exit_m: Double) { (radius_m, radius_m) }
 }
 
 extension Conservative: PlottableFenceRule {
     /// The radius twice.
-    public var plotRadii_m: (enter_m: Double, exit_m: Double) { (radius_m, radius_m) }
+    package var plotRadii_m: (enter_m: Double, exit_m: Double) { (radius_m, radius_m) }
 }
 
 extension AnyFenceRule: PlottableFenceRule {
     /// The radii of the wrapped rule.
-    public var plotRadii_m: (enter_m: Double, exit_m: Double) {
+    package var plotRadii_m: (enter_m: Double, exit_m: Double) {
         switch self {
         case let .hysteresis(r): return r.plotRadii_m
         case let .threshold(r): return r.plotRadii_m
@@ -42,7 +42,7 @@ extension AnyFenceRule: PlottableFenceRule {
 ///
 /// `evaluator` is a template in its initial state: each replicate copies it (a value type),
 /// so every work item starts fresh and items stay independent.
-struct RuleUnderTest<Rule: FenceRule>: Sendable {
+package struct RuleUnderTest<Rule: FenceRule>: Sendable {
     /// Rule + confirmation in the initial state (`unknown`).
     var evaluator: FenceEvaluator<Rule>
     /// Caption text for plots, e.g. `hysteresis:80:120:30` or a rules version.
@@ -69,7 +69,7 @@ extension RuleUnderTest where Rule == AnyFenceRule {
     }
 
     /// The built-in rule of a `RuleSpec` deciding on `input`.
-    init(spec: RuleSpec, input: FenceInput) throws(FenceRuleError) {
+    package init(spec: RuleSpec, input: FenceInput) throws(FenceRuleError) {
         let setup = FenceSetup(rule: spec, input: input)
         self.init(evaluator: try spec.evaluator(), label: setup.description, engineSpec: spec, input: input)
     }

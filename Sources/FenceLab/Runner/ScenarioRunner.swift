@@ -1,42 +1,43 @@
 import DriveSim
 import Foundation
 import GeoPolicy
+import _FenceLabSupport
 
 /// What `fencelab run` is asked to do.
-public struct RunRequest: Sendable {
+package struct RunRequest: Sendable {
     /// Scenario files or folders (default `scenarios/`).
-    public var paths: [String] = ["scenarios"]
+    package var paths: [String] = ["scenarios"]
     /// Override every scenario's replicate count (≥ 1).
-    public var replicates: Int?
+    package var replicates: Int?
     /// Override every scenario's seed (≥ 1).
-    public var seed: UInt64?
+    package var seed: UInt64?
     /// Worker threads; results are identical for any value.
-    public var jobs: Int = WorkPool.availableCores
-    public var settings = EvaluationSettings()
+    package var jobs: Int = WorkPool.availableCores
+    package var settings = EvaluationSettings()
     /// Print progress on stderr even when it is not a terminal.
-    public var forceProgress = false
+    package var forceProgress = false
 
-    public init() {}
+    package init() {}
 }
 
 /// A scenario ready to run: its spec (overrides applied), rule, bounds and file hash.
-public struct PreparedScenario: Sendable {
-    public var spec: ScenarioSpec
-    public var path: String
-    public var sha256: String
-    public var rule: RuleSpec
+package struct PreparedScenario: Sendable {
+    package var spec: ScenarioSpec
+    package var path: String
+    package var sha256: String
+    package var rule: RuleSpec
     /// What the rule decides on (`fence.rule.input`, `q_m2s3`).
-    public var input: FenceInput = .raw
-    public var rulesVersion: String
-    public var bounds: [ExpectationBound]
+    package var input: FenceInput = .raw
+    package var rulesVersion: String
+    package var bounds: [ExpectationBound]
 }
 
 /// Runs scenarios through the engine and aggregates the metrics into a `RunReport`.
-public enum ScenarioRunner {
+package enum ScenarioRunner {
     /// What `fencelab run` does: preflights `out`, prepares every scenario (bad input fails before
     /// any work), runs them and writes the report folder atomically.
-    public static func runAndWrite(_ request: RunRequest, out: String) throws -> RunReport {
-        try ReportFolder.preflight(destination: out)
+    package static func runAndWrite(_ request: RunRequest, out: String) throws -> RunReport {
+        try ReportWriter.preflight(destination: out)
         let scenarios = try prepare(request)
         guard !scenarios.isEmpty else { throw RunError.noScenarios(paths: request.paths) }
         let report = try run(scenarios, request: request)
@@ -45,7 +46,7 @@ public enum ScenarioRunner {
     }
 
     /// Loads and checks every scenario before any work: strict files, rules version, bounds.
-    public static func prepare(_ request: RunRequest) throws -> [PreparedScenario] {
+    package static func prepare(_ request: RunRequest) throws -> [PreparedScenario] {
         let loaded = try ScenarioSpec.loadAll(paths: request.paths)
         let catalog = MetricCatalog.standard
         return try loaded.map { item in
@@ -69,7 +70,7 @@ public enum ScenarioRunner {
 
     /// Runs every scenario × replicate on `request.jobs` threads; the report is identical for any
     /// job count (work items are independent, seeded per replicate, and collected in order).
-    public static func run(_ scenarios: [PreparedScenario], request: RunRequest) throws -> RunReport {
+    package static func run(_ scenarios: [PreparedScenario], request: RunRequest) throws -> RunReport {
         let rules = try scenarios.map { p in
             do { return try RuleUnderTest(spec: p.rule, input: p.input) } catch {
                 throw RunError.invalidRule(file: p.path, reason: "\(error)")
@@ -170,10 +171,10 @@ extension ScenarioRunner {
 }
 
 /// A metrics error found while reading a scenario file, with the file's name.
-public struct MetricsErrorInFile: Error, Sendable, CustomStringConvertible {
-    public var file: String
-    public var error: MetricsError
-    public var description: String { "\(file): expect: \(error)" }
+package struct MetricsErrorInFile: Error, Sendable, CustomStringConvertible {
+    package var file: String
+    package var error: MetricsError
+    package var description: String { "\(file): expect: \(error)" }
 }
 
 /// The plots of each scenario's worst replicate by one metric, chosen as replicates finish in

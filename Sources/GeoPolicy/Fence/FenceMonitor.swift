@@ -51,11 +51,6 @@ public struct FenceMonitor<Rule: FenceRule, Model: DistanceModel>: Sendable {
     /// Number of fixes given to the monitor so far.
     public var samplesSeen: Int { sampleCount }
 
-    /// Returns the log and starts a new one.
-    public mutating func takeLog() -> FenceDecisionLog {
-        defer { storedLog = FenceDecisionLog() }
-        return storedLog
-    }
 
     /// Processes one fix at the injected time `now_s` (same clock as `fix.timestamp_s`).
     @inlinable

@@ -13,15 +13,8 @@ import ucrt
 // instructions per call, 5 calls per haversine).
 @inlinable @inline(__always) func _sin(_ x: Double) -> Double { sin(x) }
 @inlinable @inline(__always) func _cos(_ x: Double) -> Double { cos(x) }
-@inlinable @inline(__always) func _tan(_ x: Double) -> Double { tan(x) }
 @inlinable @inline(__always) func _asin(_ x: Double) -> Double { asin(x) }
-@inlinable @inline(__always) func _acos(_ x: Double) -> Double { acos(x) }
-@inlinable @inline(__always) func _atan(_ x: Double) -> Double { atan(x) }
 @inlinable @inline(__always) func _atan2(_ y: Double, _ x: Double) -> Double { atan2(y, x) }
 @inlinable @inline(__always) func _exp(_ x: Double) -> Double { exp(x) }
-@inlinable @inline(__always) func _log(_ x: Double) -> Double { log(x) }
-@inlinable @inline(__always) func _hypot(_ x: Double, _ y: Double) -> Double { hypot(x, y) }
-@inlinable @inline(__always) func _pow(_ x: Double, _ y: Double) -> Double { pow(x, y) }
 @inlinable @inline(__always) func _sqrt(_ x: Double) -> Double { x.squareRoot() }
 @inlinable @inline(__always) func _cbrt(_ x: Double) -> Double { cbrt(x) }
-@inlinable @inline(__always) func _fabs(_ x: Double) -> Double { x.magnitude }

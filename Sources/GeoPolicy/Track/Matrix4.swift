@@ -21,11 +21,6 @@ struct Matrix4: Sendable, Hashable {
     static func transition(dt: Double) -> Matrix4 {
         Matrix4(SIMD4(1, 0, 0, 0), SIMD4(0, 1, 0, 0), SIMD4(dt, 0, 1, 0), SIMD4(0, dt, 0, 1))
     }
-    /// T = diag(J, J).
-    static func blockDiagonal(_ j: Matrix2) -> Matrix4 {
-        Matrix4(SIMD4(j.c0.x, j.c0.y, 0, 0), SIMD4(j.c1.x, j.c1.y, 0, 0),
-                SIMD4(0, 0, j.c0.x, j.c0.y), SIMD4(0, 0, j.c1.x, j.c1.y))
-    }
 
     func apply(_ v: SIMD4<Double>) -> SIMD4<Double> { c.0 * v[0] + c.1 * v[1] + c.2 * v[2] + c.3 * v[3] }
     static func * (a: Matrix4, b: Matrix4) -> Matrix4 {

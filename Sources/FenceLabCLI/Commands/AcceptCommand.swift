@@ -1,0 +1,86 @@
+import FenceLab
+import Foundation
+import _CommandLineKit
+import _FenceLabSupport
+
+/// `fencelab accept [PATH...] [--device-log FILE... --fence LAT,LON [--rule SPEC]] [--out DIR] ...`
+enum AcceptCommand: Command {
+    static let name = "accept"
+    static let summary = "Acceptance report: rules level (fixtures + scenario bounds) and device level (device logs), kept apart."
+    static let arguments = "[PATH...]"
+    static let options = [
+        OptionDeclaration("--device-log", .text("FILE"), repetition: .greedy, help: "Device logs (CSV, GPX, JSON Lines); repeatable."),
+        OptionDeclaration("--fence", .text("LAT,LON"), repetition: .each, help: """
+            Fence centre the app monitored (required with --device-log);
+            once for all logs, or repeated once per log in order.
+            Negative latitude: write --fence=-16.8,180.
+            """),
+        OptionDeclaration("--rule", .text("SPEC"), help: """
+            Rule for the replays (default hysteresis:80:120:30); +kalman or +imm
+            (optionally :Q, m²/s³) decides on the filter's estimate.
+            """),
+        OptionDeclaration("--fixtures", .text("DIR"), help: """
+            Rules fixtures folder. Default: scenarios/fixtures here, else
+            fixtures/ in (or beside) the scenario PATHs, else
+            scenarios/fixtures of the checkout the fencelab binary is in.
+            """),
+        RunCommand.out("reports/acceptance"),
+    ] + RunCommand.common + RunCommand.engine
+    static let discussion = """
+        Rules level: every fixture in scenarios/fixtures/ (or --fixtures DIR) and every
+        scenario `expect` bound (PATH: scenario files or folders, default scenarios/), each
+        failure with its unrounded values and the assertion, and the rules version of every
+        rule involved. Device level: `not-verified` without --device-log (it is never inferred
+        from simulation); with logs, each is replayed through the engine (`fencelab replay`)
+        and passes when no divergence of a failing class is found; what a log cannot show
+        (background wake-ups, permission changes) is listed as not covered.
+        Writes DIR/report.json, report.md, junit.xml and index.html (default
+        reports/acceptance) and prints "Rules level: ..." and "Device level: ...".
+        --max-age is also the staleness limit of the replays.
+        """
+    static let footer = """
+        EXIT: 0 the rules level passed and every given device log passed, 1 otherwise,
+        2 bad input (scenario, fixture or log file, --fence, output), 64 usage error.
+        """
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        var request = AcceptanceRequest()
+        RunCommand.parseCommon(arguments, into: &request.run)
+        request.run.settings.engine = RunCommand.parseEngine(arguments)
+        request.deviceLogs = arguments.options("--device-log")
+        let fenceTexts = arguments.options("--fence")
+        let fixtures = arguments.option("--fixtures")
+        let out = arguments.option("--out")!
+        let paths = arguments.positionals
+        if !paths.isEmpty { request.run.paths = paths }
+        if let fixtures {
+            request.fixturesDirectory = fixtures
+        } else {
+            guard let found = FixtureSuite.locate(scenarioPaths: request.run.paths, executablePath: Bundle.main.executablePath ?? CommandLine.arguments.first) else {
+                throw CLIError.badInput("no rules fixtures found (looked for scenarios/fixtures here, fixtures/ beside the scenario "
+                                        + "paths and scenarios/fixtures above the fencelab binary); name the folder with --fixtures DIR")
+            }
+            request.fixturesDirectory = found
+        }
+        if !request.deviceLogs.isEmpty, fenceTexts.isEmpty {
+            throw CLIError.usage("accept: --fence LAT,LON is required with --device-log")
+        }
+        guard fenceTexts.count <= 1 || fenceTexts.count == request.deviceLogs.count else {
+            throw CLIError.usage("accept: --fence: give one fence for all logs or one per log; got \(fenceTexts.count) fences for \(request.deviceLogs.count) logs")
+        }
+        request.fences = try fenceTexts.map { text throws(OptionError) in try ArgumentValue.fence(text) }
+        let setup = try ArgumentValue.fenceSetup(arguments.option("--rule"))
+        request.rule = setup.rule
+        request.input = setup.input
+        request.maxAge_s = request.run.settings.maxFixAge_s
+        InterruptNotice.install { InterruptNotice.runMessage(out: out) }
+        AllocatorTuning.keepHeapTopPadded()
+        let report: RunReport
+        do { report = try AcceptanceRun.executeAndWrite(request, out: out) } catch { throw CLIError.badInput("\(error)") }
+        AcceptanceRun.failureLines(report).forEach { print($0) }
+        for r in report.acceptance.device.replays { r.summaryLines.forEach { print($0) } }
+        AcceptanceRun.statusLines(report).forEach { print($0) }
+        print("Report: \(out)/index.html")
+        return AcceptanceRun.passed(report) ? .success : .checkFailed
+    }
+}

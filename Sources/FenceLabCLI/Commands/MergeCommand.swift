@@ -1,0 +1,47 @@
+import FenceLab
+import Foundation
+import FenceLabSweep
+import _CommandLineKit
+
+/// `fencelab merge DIR... --out DIR`
+enum MergeCommand: Command {
+    static let name = "merge"
+    static let summary = "Combine sweep shard folders into the output of one unsharded sweep."
+    static let arguments = "SHARD_DIR|PARENT..."
+    static let options = [
+        OptionDeclaration("--out", .text("DIR"), default: "reports/sweep",
+                          help: "Output folder; must not be an input or inside one"),
+    ]
+    static let discussion = """
+        Reads the folders written by `fencelab sweep --shard K/N --out SHARD_DIR` (shard.json +
+        items.jsonl), checks that they come from one sweep (same tool version, grid, scenario
+        file hashes, seeds, replicates, settings and N) and that every shard 0..N-1 is there
+        exactly once and complete, then writes DIR/sweep.json, sweep.csv, sweep.md and
+        index.html byte-identical to an unsharded run.
+
+        Only folders holding shard.json are taken: give the shard folders or their parent
+        (`fencelab merge shards --out reports/sweep` takes shards/*/shard.json); other folders
+        and files there (logs, lost+found, an earlier output) are ignored and named on stderr.
+        """
+    static let footer = """
+        EXIT: 0 merged, 2 mixed, missing, duplicate or incomplete shards (named), no shard folder,
+        --out inside an input, 64 usage error.
+        """
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        let out = arguments.option("--out")!
+        let inputs = arguments.positionals
+        guard !inputs.isEmpty else { throw CLIError.usage("merge: give the shard folders or their parent, e.g. `fencelab merge shards --out reports/sweep`") }
+        let summary: SweepSummary
+        do {
+            let (folders, ignored) = try SweepMerge.selectShardFolders(inputs: inputs, out: out)
+            if !ignored.isEmpty { printError("fencelab merge: ignored (no \(SweepMerge.manifestName)): \(ignored.joined(separator: ", "))") }
+            summary = try SweepJob.merge(folders: folders, out: out)
+        } catch {
+            throw CLIError.badInput("\(error)")
+        }
+        print(SweepOutput.terminal(summary))
+        print("Sweep: \(out)/index.html")
+        return .success
+    }
+}

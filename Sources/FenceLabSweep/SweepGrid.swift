@@ -1,0 +1,321 @@
+import GeoPolicy
+
+/// Why a sweep grid is refused (before any work starts).
+package enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
+    case malformedRange(option: String, text: String)
+    case nonPositiveStep(option: String, step: Double)
+    case emptyRange(option: String, text: String)
+    case malformedList(option: String, text: String)
+    /// A number that parses but is NaN or ±∞: a bad value (exit 2), not a usage error.
+    case nonFinite(option: String, text: String)
+    case invalidValue(option: String, value: Double, reason: String)
+    case noValidPoint(reason: String)
+    case tooManyPoints(count: Int, limit: Int)
+    case tooManyValues(option: String, text: String, limit: Int)
+    case malformedShard(text: String)
+
+    /// One line: option text is echoed at most 80 characters, control characters escaped.
+    package var description: String {
+        func c(_ t: String) -> String { ShownText.shown(t) }
+        switch self {
+        case let .malformedRange(o, t): return "\(o): expected A:B:STEP (e.g. 60:100:10), got '\(c(t))'"
+        case let .nonPositiveStep(o, s): return "\(o): STEP must be > 0, got \(s)"
+        case let .emptyRange(o, t): return "\(o): empty range '\(c(t))' (A must be ≤ B)"
+        case let .malformedList(o, t): return "\(o): expected a comma-separated list of numbers, got '\(c(t))'"
+        case let .nonFinite(o, t): return "\(o): every number must be finite, got '\(c(t))'"
+        case let .invalidValue(o, v, r): return "\(o): \(v) \(r)"
+        case let .noValidPoint(r): return "the grid has no valid point: \(r)"
+        case let .tooManyValues(o, t, l): return "\(o): '\(c(t))' has more than \(l) values; use a larger STEP"
+        case let .tooManyPoints(c, l): return "the grid has \(c) points, more than the limit \(l); narrow it or pass --force"
+        case let .malformedShard(t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(c(t))'"
+        }
+    }
+}
+
+/// Inclusive range A…B in steps of STEP, parsed from `A:B:STEP`.
+package struct SweepRange: Sendable, Hashable {
+    package var values: [Double]
+    /// Most values one range may hold.
+    package static let maxValues = 1_000_000
+
+    /// - Throws: `SweepGridError` naming `option` for malformed text, STEP ≤ 0 or A > B.
+    package init(parsing text: String, option: String) throws(SweepGridError) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, let a = Double(parts[0]), let b = Double(parts[1]), let step = Double(parts[2]) else {
+            throw .malformedRange(option: option, text: text)
+        }
+        guard a.isFinite, b.isFinite, step.isFinite else { throw .nonFinite(option: option, text: text) }
+        guard step > 0 else { throw .nonPositiveStep(option: option, step: step) }
+        guard a <= b else { throw .emptyRange(option: option, text: text) }
+        // Counted in Double first: (B − A) / STEP can exceed Int (STEP 1e-17) and Int() would trap.
+        let steps = ((b - a) / step + 1e-9).rounded(.down)
+        guard steps < Double(Self.maxValues), let stepCount = Int(exactly: steps) else {
+            throw .tooManyValues(option: option, text: text, limit: Self.maxValues)
+        }
+        let count = stepCount + 1
+        // a + i·step, not repeated addition: no drift over long ranges.
+        values = (0..<count).map { a + Double($0) * step }
+    }
+
+    package init(values: [Double]) { self.values = values }
+}
+
+extension SweepGrid {
+    /// The grid as the command line gives it: `enter`/`exit` as `A:B:STEP`, `maxAccuracy` and
+    /// `confirm` as lists (`25,30,50`; defaults 30 m and 1 fix). `exit` is used for hysteresis only.
+    /// Malformed text throws `.malformedRange`/`.malformedList` naming the option (`--enter`, ...).
+    /// `kalmanQ` is a list too (default `FenceInput.defaultAccelerationDensity_m2ps3`).
+    package init(parsing kind: SweepRuleKind, enter: String, exit: String?, maxAccuracy: String?, confirm: String?,
+                inputs: [FenceInput.Kind] = [.raw], kalmanQ: String? = nil, limit: Int?) throws(SweepGridError) {
+        let enterRange = try SweepRange(parsing: enter, option: "--enter")
+        let exitRange = try exit.map { text throws(SweepGridError) in try SweepRange(parsing: text, option: "--exit") }
+        let accuracy = try maxAccuracy.map { text throws(SweepGridError) in try parseSweepList(text, option: "--max-accuracy") } ?? [30]
+        var fixes: [Int] = [1]
+        if let confirm {
+            fixes = []
+            for v in try parseSweepList(confirm, option: "--confirm") {
+                guard v == v.rounded(), abs(v) < 1e9 else {
+                    throw .malformedList(option: "--confirm", text: confirm + " (whole numbers of fixes)")
+                }
+                fixes.append(Int(v))
+            }
+        }
+        let q = try kalmanQ.map { text throws(SweepGridError) in try parseSweepList(text, option: "--kalman-q") }
+            ?? [FenceInput.defaultAccelerationDensity_m2ps3]
+        try self.init(kind: kind, enter: enterRange, exit: kind == .hysteresis ? exitRange : nil, maxAccuracy: accuracy,
+                      confirm: fixes, inputs: inputs, kalmanQ: q, limit: limit)
+    }
+}
+
+/// Parses `25,30,50` into numbers; the error names the option.
+package func parseSweepList(_ text: String, option: String) throws(SweepGridError) -> [Double] {
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+    var values: [Double] = []
+    for p in parts {
+        guard let v = Double(p.trimmingCharacters(in: " ")) else { throw .malformedList(option: option, text: text) }
+        guard v.isFinite else { throw .nonFinite(option: option, text: text) }
+        values.append(v)
+    }
+    guard !values.isEmpty else { throw .malformedList(option: option, text: text) }
+    return values
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: Character) -> Substring {
+        var s = self
+        while s.first == set { s.removeFirst() }
+        while s.last == set { s.removeLast() }
+        return s
+    }
+}
+
+/// Which rule family a sweep varies.
+@usableFromInline
+package enum SweepRuleKind: String, Sendable, Hashable, CaseIterable, Codable {
+    case hysteresis, threshold, conservative
+}
+
+/// One point of a sweep grid: a complete rule setting.
+package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
+    package var kind: SweepRuleKind
+    /// Enter radius (hysteresis) or the radius (threshold, conservative), metres.
+    package var enter_m: Double
+    /// Exit radius, metres (hysteresis only; equals `enter_m` otherwise).
+    package var exit_m: Double
+    /// Accuracy gate in metres (hysteresis only; +∞ when not applicable).
+    package var maxAccuracy_m: Double
+    /// Consecutive agreeing fixes required before a change (1 = no confirmation).
+    package var confirm_n: Int
+    /// What the rule decides on: raw fixes, or the Kalman or IMM filter's causal estimate.
+    package var input: FenceInput.Kind = .raw
+    /// The filter's process noise q, m²/s³ (`FenceInput.defaultAccelerationDensity_m2ps3` for raw input).
+    package var q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3
+
+    package init(kind: SweepRuleKind, enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirm_n: Int,
+                input: FenceInput.Kind = .raw, q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3) {
+        self.kind = kind
+        self.enter_m = enter_m
+        self.exit_m = exit_m
+        self.maxAccuracy_m = maxAccuracy_m
+        self.confirm_n = confirm_n
+        self.input = input
+        self.q_m2s3 = input == .raw ? FenceInput.defaultAccelerationDensity_m2ps3 : q_m2s3
+    }
+
+    /// The input stage of this point (q validated by the grid).
+    package var fenceInput: FenceInput {
+        (try? FenceInput(input, accelerationDensity_m2ps3: q_m2s3)) ?? .raw
+    }
+
+    /// Width of the hysteresis band in metres.
+    package var band_m: Double { exit_m - enter_m }
+
+    /// A stable label, e.g. `hysteresis 80/120 acc30 confirm1`, `… confirm1 kalman q0.5` for a filtered input.
+    package var label: String {
+        let stage = input == .raw ? "" : " \(input.rawValue) q\(fmt(q_m2s3))"
+        switch kind {
+        case .hysteresis: return "hysteresis \(fmt(enter_m))/\(fmt(exit_m)) acc\(fmt(maxAccuracy_m)) confirm\(confirm_n)" + stage
+        case .threshold, .conservative: return "\(kind.rawValue) \(fmt(enter_m)) confirm\(confirm_n)" + stage
+        }
+    }
+
+    /// The spec string with the input stage (`hysteresis:80:120:30+confirm2+kalman:0.5`).
+    package var setupDescription: String { FenceSetup(rule: rule, input: fenceInput).description }
+
+    /// The engine's rule for this point; confirmation 1 means none (same decisions, plain rules version).
+    package var rule: RuleSpec {
+        let confirmation: Confirmation? = confirm_n > 1 ? .fixes(confirm_n) : nil
+        switch kind {
+        case .hysteresis: return .hysteresis(enter_m: enter_m, exit_m: exit_m, maxAccuracy_m: maxAccuracy_m, confirmation: confirmation)
+        case .threshold: return .threshold(radius_m: enter_m, confirmation: confirmation)
+        case .conservative: return .conservative(radius_m: enter_m, confirmation: confirmation)
+        }
+    }
+
+    /// The seeds' setting (seed 000: hysteresis 80/120 m, accuracy gate 30 m, no confirmation).
+    package static let seedReference = SweepPoint(kind: .hysteresis, enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirm_n: 1)
+
+    /// Order: radii, gate, confirmation, rule kind, then input (raw, kalman, imm) and q — so a
+    /// grid of raw points keeps its order and ids when filtered inputs are added after it.
+    package static func < (a: SweepPoint, b: SweepPoint) -> Bool {
+        if (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) != (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n) {
+            return (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) < (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n)
+        }
+        if a.kind != b.kind { return a.kind.rawValue < b.kind.rawValue }
+        let ra = FenceInput.Kind.allCases.firstIndex(of: a.input) ?? 0, rb = FenceInput.Kind.allCases.firstIndex(of: b.input) ?? 0
+        return ra != rb ? ra < rb : a.q_m2s3 < b.q_m2s3
+    }
+}
+
+func fmt(_ v: Double) -> String {
+    v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : "\(v)"
+}
+
+/// The grid of a sweep: the cartesian product of the options, invalid combinations
+/// (exit ≤ enter for hysteresis) left out, the seeds' 80/120/30 always added (for a threshold or
+/// conservative sweep it is the one hysteresis point, there for comparison).
+package struct SweepGrid: Sendable, Hashable {
+    package init(points: [SweepPoint]) {
+        self.points = points
+        referenceIndex = points.firstIndex(of: .seedReference)
+    }
+
+    package var points: [SweepPoint]
+    /// Index of the seeds' reference setting (80/120/30, no confirmation) in `points`.
+    package var referenceIndex: Int?
+
+    package static let defaultLimit = 2_000
+    /// Most points any grid may have, even with `--force` (bounded time and memory).
+    package static let maxPoints = 10_000_000
+
+    /// The number of distinct points `init` would build (the seeds' reference included), without
+    /// building them: Σ over enter radii of the exit radii above it, × accuracies × confirmations.
+    package static func pointCount(kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double], confirm: [Int]) -> Int {
+        let enters = Set(enter.values), accuracies = Set(maxAccuracy), confirms = Set(confirm)
+        let reference = SweepPoint.seedReference
+        switch kind {
+        case .hysteresis:
+            let exits = Set(exit?.values ?? []).sorted()
+            var pairs = 0
+            for e in enters {
+                // Exit radii strictly above e: binary search in the sorted distinct exits.
+                var lo = 0, hi = exits.count
+                while lo < hi { let mid = (lo + hi) / 2; if exits[mid] > e { hi = mid } else { lo = mid + 1 } }
+                pairs += exits.count - lo
+            }
+            let (n, overflow) = pairs.multipliedReportingOverflow(by: accuracies.count * confirms.count)
+            guard !overflow else { return .max }
+            let hasReference = enters.contains(reference.enter_m) && exits.contains(reference.exit_m)
+                && accuracies.contains(reference.maxAccuracy_m) && confirms.contains(reference.confirm_n)
+            return n + (hasReference ? 0 : 1)
+        case .threshold, .conservative:
+            return enters.count * confirms.count + 1
+        }
+    }
+
+    /// - Parameters:
+    ///   - inputs: the input stages to cross with every rule setting (default raw only).
+    ///   - kalmanQ: process noise values q (m²/s³, finite, > 0) for the filtered inputs (default 1).
+    package init(kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double],
+                confirm: [Int], inputs: [FenceInput.Kind] = [.raw], kalmanQ: [Double] = [FenceInput.defaultAccelerationDensity_m2ps3],
+                limit: Int? = defaultLimit) throws(SweepGridError) {
+        for v in enter.values where v < 0 { throw .invalidValue(option: "--enter", value: v, reason: "must be ≥ 0 m") }
+        for v in exit?.values ?? [] where v < 0 { throw .invalidValue(option: "--exit", value: v, reason: "must be ≥ 0 m") }
+        for v in maxAccuracy where !(v > 0 && v.isFinite) {
+            throw .invalidValue(option: "--max-accuracy", value: v, reason: "must be finite and > 0 m (a gate of 0 m rejects every fix)")
+        }
+        for c in confirm where c < 1 { throw .invalidValue(option: "--confirm", value: Double(c), reason: "must be ≥ 1 fix") }
+        for q in kalmanQ where !(q > 0 && q.isFinite) {
+            throw .invalidValue(option: "--kalman-q", value: q, reason: "must be finite and > 0 m²/s³")
+        }
+        guard !inputs.isEmpty else { throw .noValidPoint(reason: "--input names no input") }
+        // Counted before anything is enumerated (found by fuzz/targets/cli_options.swift: 11 enter
+        // × 500 000 exit radii took minutes to build and then refuse): the number of rule settings
+        // the set below would hold, from the sorted ranges, times the input stages (a filtered
+        // input once per q), so the refusal costs O(n log n).
+        let hardLimit = Self.maxPoints
+        let settings = Self.pointCount(kind: kind, enter: enter, exit: exit, maxAccuracy: maxAccuracy, confirm: confirm)
+        let distinctInputs = Set(inputs)
+        let stageCount = (distinctInputs.contains(.raw) ? 1 : 0) + distinctInputs.filter { $0 != .raw }.count * Set(kalmanQ).count
+        let (staged, overflow) = settings.multipliedReportingOverflow(by: stageCount)
+        let count = overflow ? .max : staged
+        if count > min(limit ?? hardLimit, hardLimit) { throw .tooManyPoints(count: count, limit: min(limit ?? hardLimit, hardLimit)) }
+        var set = Set<SweepPoint>()
+        switch kind {
+        case .hysteresis:
+            guard let exit else { throw .noValidPoint(reason: "hysteresis needs --exit") }
+            for e in enter.values { for x in exit.values where x > e { for a in maxAccuracy { for c in confirm {
+                set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: x, maxAccuracy_m: a, confirm_n: c))
+            } } } }
+            guard !set.isEmpty else { throw .noValidPoint(reason: "every exit radius is ≤ its enter radius") }
+        case .threshold, .conservative:
+            for e in enter.values { for c in confirm {
+                set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: e, maxAccuracy_m: .infinity, confirm_n: c))
+            } }
+        }
+        // Every rule setting on every input stage (a filtered one once per q).
+        let stages: [(FenceInput.Kind, Double)] = inputs.flatMap { kind in
+            kind == .raw ? [(kind, FenceInput.defaultAccelerationDensity_m2ps3)] : kalmanQ.map { (kind, $0) }
+        }
+        set = Set(set.flatMap { p in
+            stages.map { SweepPoint(kind: p.kind, enter_m: p.enter_m, exit_m: p.exit_m, maxAccuracy_m: p.maxAccuracy_m,
+                                    confirm_n: p.confirm_n, input: $0.0, q_m2s3: $0.1) }
+        })
+        set.insert(.seedReference)
+        if let limit, set.count > limit { throw .tooManyPoints(count: set.count, limit: limit) }
+        for p in set {
+            do { _ = try p.rule.evaluator() } catch {
+                throw .invalidValue(option: p.kind == .hysteresis ? "--enter/--exit" : "--enter", value: p.enter_m,
+                                    reason: "gives an invalid rule \(p.label): \(error)")
+            }
+        }
+        points = set.sorted()
+        referenceIndex = points.firstIndex(of: .seedReference)
+    }
+}
+
+/// `--shard K/N`: this process runs the work items whose index ≡ K (mod N).
+package struct Shard: Sendable, Hashable, CustomStringConvertible {
+    package var index: Int
+    package var count: Int
+
+    package static let whole = Shard(index: 0, count: 1)
+
+    package init(index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
+
+    /// Parses `K/N` with 0 ≤ K < N.
+    package init(parsing text: String) throws(SweepGridError) {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k >= 0, k < n else {
+            throw .malformedShard(text: text)
+        }
+        index = k
+        count = n
+    }
+
+    package func owns(_ item: Int) -> Bool { item % count == index }
+    package var description: String { "\(index)/\(count)" }
+}

@@ -1,0 +1,272 @@
+import ReportKit
+/// A constraint of the mix objective that a point misses in one scenario.
+package struct MixViolation: Sendable, Hashable {
+    package enum Constraint: String, Sendable, Hashable {
+        /// Mean recall below `--min-recall`.
+        case recall
+        /// Mean p95 entry latency (early counted as 0) above `--max-latency`, or no visit matched at all.
+        case latency
+    }
+    package var constraint: Constraint
+    /// Index into the sweep's scenarios.
+    package var scenario: Int
+    /// The measured mean (recall, or latency in seconds; +∞ when nothing was matched).
+    package var value: Double
+}
+
+/// One grid point scored on the whole weighted scenario mix.
+package struct MixPoint: Sendable, Hashable {
+    package var point: Int
+    /// Σ wᵢ (falsePerHourᵢ + fragmentsPerHourᵢ) / Σ wᵢ over all scenarios (means over replicates): the objective.
+    package var unwantedPerHour: Double
+    /// Largest mean p95 entry latency (early counted as 0) over the scenarios with true visits,
+    /// seconds; +∞ when such a scenario matched no visit; 0 when no scenario has true visits.
+    package var worstEntryP95_s: Double
+    /// Smallest mean recall over the scenarios with true visits; nil when none has true visits.
+    package var worstRecall: Double?
+    /// Σ mean matched visits over the scenarios (0: the setting misses every visit).
+    package var matchedVisits: Double
+    /// The constraints this point misses, by scenario.
+    package var violations: [MixViolation]
+
+    /// Meets every constraint and matches at least one visit.
+    package var feasible: Bool { violations.isEmpty && matchedVisits > 0 }
+}
+
+/// Every grid point's mix figures, in point order, held as columns (≈ 50 bytes per point plus
+/// 24 per violation, where `[MixPoint]` with an array per point took ≈ 240); `MixPoint`s are
+/// made when asked for.
+package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
+    var unwantedPerHour: [Double] = [], worstEntryP95_s: [Double] = [], worstRecall: [Double?] = [], matchedVisits: [Double] = []
+    /// Point i's violations are `violations[violationStart[i]..<violationStart[i + 1]]`.
+    var violationStart: [Int32] = [0]
+    var violations: [MixViolation] = []
+
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { unwantedPerHour.count }
+
+    package subscript(i: Int) -> MixPoint {
+        MixPoint(point: i, unwantedPerHour: unwantedPerHour[i], worstEntryP95_s: worstEntryP95_s[i], worstRecall: worstRecall[i],
+                 matchedVisits: matchedVisits[i], violations: Array(violations[Int(violationStart[i])..<Int(violationStart[i + 1])]))
+    }
+
+
+    /// `MixPoint.feasible` of point i without making the point.
+    func feasible(_ i: Int) -> Bool { violationStart[i + 1] == violationStart[i] && matchedVisits[i] > 0 }
+
+    mutating func reserveCapacity(_ n: Int) {
+        unwantedPerHour.reserveCapacity(n); worstEntryP95_s.reserveCapacity(n); worstRecall.reserveCapacity(n)
+        matchedVisits.reserveCapacity(n); violationStart.reserveCapacity(n + 1)
+    }
+
+    /// Appends the next point (its `point` must be `count`).
+    mutating func append(_ p: MixPoint) {
+        precondition(p.point == count, "mix points are appended in point order")
+        unwantedPerHour.append(p.unwantedPerHour); worstEntryP95_s.append(p.worstEntryP95_s); worstRecall.append(p.worstRecall)
+        matchedVisits.append(p.matchedVisits)
+        violations += p.violations
+        violationStart.append(Int32(violations.count))
+    }
+}
+
+/// The recommendation over the mix and the mix frontier (docs/sweeps.md "Objective").
+package struct SweepMix: Sendable, Hashable {
+    /// One per grid point, in point order.
+    package var points: MixPoints
+    /// Points no other point beats or equals in all of (unwanted per hour ↓, worst p95 entry latency ↓,
+    /// worst recall ↑) while beating it in one.
+    package var frontier: Set<Int>
+    /// The recommended point id; nil when no point meets the constraints (see `reason`).
+    package var recommended: Int?
+    /// Why: the recommendation and what bound it, or why there is none.
+    package var reasons: [String]
+    /// When nothing is recommended: the points closest to meeting the constraints (at most 5).
+    package var closest: [Int]
+
+    static let listedClosest = 5
+
+    /// Scores every point on the mix and picks the one recommendation.
+    static func make(manifest m: SweepManifest, scenarios: [SweepScenarioSummary]) -> SweepMix {
+        let totalWeight = m.scenarios.reduce(0) { $0 + $1.weight }
+        var points = MixPoints()
+        for p in m.points.indices {
+            points.append(score(point: p, visits: scenarios.map { $0.cells[p].visits }, manifest: m, totalWeight: totalWeight))
+        }
+        return make(manifest: m, scenarios: scenarios, points: points)
+    }
+
+    /// Picks the one recommendation from every point's mix figures (`score`, in point order).
+    static func make(manifest m: SweepManifest, scenarios: [SweepScenarioSummary], points: MixPoints) -> SweepMix {
+        let frontier = mixFrontier(points)
+        let names = m.scenarios.map(\.name)
+        guard scenarios.contains(where: { $0.cells.first?.visits.hasVisits ?? false }) else {
+            return SweepMix(points: points, frontier: frontier, recommended: nil, reasons: [
+                "No recommendation: no scenario has a true visit of its place, so a setting that never fires would win. "
+                    + "Add scenarios in which the user really visits the place.",
+            ], closest: [])
+        }
+        // The minimum of `better` over the feasible points, and the `listedClosest` smallest by
+        // `closer` of those matching a visit (both strict total orders: the same as sorting all).
+        var best: MixPoint?
+        for i in points.indices where points.feasible(i) {
+            let p = points[i]
+            if best.map({ better(p, $0) }) ?? true { best = p }
+        }
+        guard let best else {
+            var closest: [MixPoint] = []
+            for i in points.indices where points.matchedVisits[i] > 0 {
+                let p = points[i]
+                guard closest.count < listedClosest || closer(p, closest[closest.count - 1]) else { continue }
+                closest.insert(p, at: closest.firstIndex { closer(p, $0) } ?? closest.count)
+                if closest.count > listedClosest { closest.removeLast() }
+            }
+            return SweepMix(points: points, frontier: frontier, recommended: nil, reasons: [
+                "No setting meets recall ≥ \(fmt(m.minRecall)) and p95 entry latency ≤ \(fmt(m.maxLatency_s)) s in every "
+                    + "scenario with true visits; the closest settings are listed with what they miss. Widen the grid "
+                    + "or relax --min-recall / --max-latency.",
+            ], closest: closest.map(\.point))
+        }
+        return SweepMix(points: points, frontier: frontier, recommended: best.point,
+                        reasons: reasons(best, points: points, manifest: m, scenarios: scenarios, names: names), closest: [])
+    }
+
+    /// Point `p` on the mix, from its visit cells in every scenario (scenario order).
+    static func score(point p: Int, visits: [SweepVisitCell], manifest m: SweepManifest, totalWeight: Double) -> MixPoint {
+        var unwanted = 0.0, worstLatency = 0.0, worstRecall: Double?, matched = 0.0
+        var violations: [MixViolation] = []
+        for (s, v) in visits.enumerated() {
+            unwanted += m.scenarios[s].weight * v.unwantedPerHour
+            matched += v.matchedVisits.mean
+            guard v.hasVisits else { continue }
+            let recall = v.recall?.mean ?? 0
+            let latency = v.lateEntryP95_s?.mean ?? .infinity
+            worstRecall = min(worstRecall ?? recall, recall)
+            worstLatency = max(worstLatency, latency)
+            if recall < m.minRecall { violations.append(MixViolation(constraint: .recall, scenario: s, value: recall)) }
+            if latency > m.maxLatency_s { violations.append(MixViolation(constraint: .latency, scenario: s, value: latency)) }
+        }
+        return MixPoint(point: p, unwantedPerHour: unwanted / totalWeight, worstEntryP95_s: worstLatency,
+                        worstRecall: worstRecall, matchedVisits: matched, violations: violations)
+    }
+
+    /// The objective's order: fewer unwanted visits per hour, then lower worst latency, then higher
+    /// worst recall, then lower id. Exact comparisons, so the minimum is never dominated (it lies on
+    /// the mix frontier: any point dominating a feasible point is feasible and ranks before it).
+    static func better(_ a: MixPoint, _ b: MixPoint) -> Bool {
+        if a.unwantedPerHour != b.unwantedPerHour { return a.unwantedPerHour < b.unwantedPerHour }
+        if a.worstEntryP95_s != b.worstEntryP95_s { return a.worstEntryP95_s < b.worstEntryP95_s }
+        let ra = a.worstRecall ?? 1, rb = b.worstRecall ?? 1
+        if ra != rb { return ra > rb }
+        return a.point < b.point
+    }
+
+    /// Closeness to feasibility: fewer missed constraints, then the smaller total relative shortfall, then the objective.
+    static func closer(_ a: MixPoint, _ b: MixPoint) -> Bool {
+        if a.violations.count != b.violations.count { return a.violations.count < b.violations.count }
+        let sa = shortfall(a), sb = shortfall(b)
+        if sa != sb { return sa < sb }
+        return better(a, b)
+    }
+
+    static func shortfall(_ p: MixPoint) -> Double {
+        p.violations.reduce(0) { sum, v in
+            switch v.constraint {
+            case .recall: return sum + (1 - v.value)
+            case .latency: return sum + (v.value.isFinite ? min(v.value / 600, 1) : 1)
+            }
+        }
+    }
+
+    /// Ids of the points not dominated in (unwanted ↓, worst latency ↓, worst recall ↑, nil as 1);
+    /// O(n log n) (`Pareto.nonDominated`, recall negated: exact).
+    static func mixFrontier(_ points: [MixPoint]) -> Set<Int> {
+        frontier(ids: points.map(\.point), keys: points.map { SIMD3($0.unwantedPerHour, $0.worstEntryP95_s, -($0.worstRecall ?? 1)) })
+    }
+
+    static func mixFrontier(_ points: MixPoints) -> Set<Int> {
+        frontier(ids: Array(points.indices),
+                 keys: points.indices.map { SIMD3(points.unwantedPerHour[$0], points.worstEntryP95_s[$0], -(points.worstRecall[$0] ?? 1)) })
+    }
+
+    private static func frontier(ids: [Int], keys: [SIMD3<Double>]) -> Set<Int> {
+        var out = Set<Int>()
+        for (id, kept) in zip(ids, Pareto.nonDominated(keys)) where kept { out.insert(id) }
+        return out
+    }
+
+    /// The definition, point against point (O(n²)): the reference `mixFrontier` is tested against.
+    static func mixFrontierByDefinition(_ points: [MixPoint]) -> Set<Int> {
+        var out = Set<Int>()
+        for p in points {
+            let rp = p.worstRecall ?? 1
+            let dominated = points.contains { q in
+                let rq = q.worstRecall ?? 1
+                return q.point != p.point && q.unwantedPerHour <= p.unwantedPerHour && q.worstEntryP95_s <= p.worstEntryP95_s
+                    && rq >= rp && (q.unwantedPerHour < p.unwantedPerHour || q.worstEntryP95_s < p.worstEntryP95_s || rq > rp)
+            }
+            if !dominated { out.insert(p.point) }
+        }
+        return out
+    }
+
+    /// The reasons shown with a recommendation: what it costs and where, which constraint stopped
+    /// the settings with fewer unwanted visits, and its tightest margin.
+    static func reasons(_ best: MixPoint, points: MixPoints, manifest m: SweepManifest,
+                        scenarios: [SweepScenarioSummary], names: [String]) -> [String] {
+        var lines: [String] = []
+        let contributions = scenarios.indices.map { s in m.scenarios[s].weight * scenarios[s].cells[best.point].visits.unwantedPerHour }
+        if best.unwantedPerHour > 0, let top = contributions.indices.max(by: { contributions[$0] < contributions[$1] }) {
+            let total = contributions.reduce(0, +)
+            lines.append("Its \(short(best.unwantedPerHour)) unwanted (false + fragment) visits per hour come mostly from "
+                         + "\(names[top]) (\(percent(contributions[top] / total)) of the weighted total).")
+        } else {
+            lines.append("It produced no false or fragment visit in any replicate of any scenario.")
+        }
+        let cheaper = points.indices.filter { points.unwantedPerHour[$0] < best.unwantedPerHour }
+        let tied = points.indices.count(where: { points.feasible($0) && points.unwantedPerHour[$0] == best.unwantedPerHour && $0 != best.point })
+        if tied > 0 {
+            var worst = ""
+            for (s, sc) in scenarios.enumerated() where sc.cells[best.point].visits.hasVisits
+                && (sc.cells[best.point].visits.lateEntryP95_s?.mean ?? .infinity) == best.worstEntryP95_s {
+                worst = " in \(names[s])"
+                break
+            }
+            lines.append("\(tied) other setting\(tied == 1 ? "" : "s") meet every constraint with as few unwanted visits; "
+                         + "this one has the lowest worst-scenario p95 entry latency (\(ReportText.latency(best.worstEntryP95_s)) s\(worst)).")
+        }
+        if cheaper.isEmpty {
+            lines.append("No setting has fewer unwanted visits per hour, so no constraint had to give way.")
+        } else {
+            var tally: [String: Int] = [:]
+            for i in cheaper {
+                let p = points[i]
+                for v in p.violations {
+                    let key = v.constraint == .recall ? "recall < \(fmt(m.minRecall)) in \(names[v.scenario])"
+                        : "p95 entry latency > \(fmt(m.maxLatency_s)) s in \(names[v.scenario])"
+                    tally[key, default: 0] += 1
+                }
+                if p.violations.isEmpty { tally["no visit matched at all", default: 0] += 1 }
+            }
+            let ranked = tally.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            lines.append("\(cheaper.count) setting\(cheaper.count == 1 ? "" : "s") with fewer unwanted visits per hour "
+                         + "fail a constraint: " + ranked.prefix(4).map { "\($0.key) (\($0.value))" }.joined(separator: "; ") + ".")
+        }
+        var tight: (String, Double)?
+        for (s, sc) in scenarios.enumerated() where sc.cells[best.point].visits.hasVisits {
+            let v = sc.cells[best.point].visits
+            let recall = v.recall?.mean ?? 0, latency = v.lateEntryP95_s?.mean ?? 0
+            let recallMargin = 1 - m.minRecall > 0 ? (recall - m.minRecall) / (1 - m.minRecall) : 1
+            let latencyMargin = m.maxLatency_s > 0 ? (m.maxLatency_s - latency) / m.maxLatency_s : 1
+            if recallMargin < (tight?.1 ?? .infinity) { tight = ("recall \(short(recall)) in \(names[s]) (bound \(fmt(m.minRecall)))", recallMargin) }
+            if latencyMargin < (tight?.1 ?? .infinity) {
+                tight = ("p95 entry latency \(ReportText.latency(latency)) s in \(names[s]) (bound \(fmt(m.maxLatency_s)) s)", latencyMargin)
+            }
+        }
+        if let tight { lines.append("Tightest margin: \(tight.0).") }
+        return lines
+    }
+
+    static func short(_ v: Double) -> String { ReportText.plain(v) }
+
+    static func percent(_ f: Double) -> String { "\(Int((f * 100).rounded())) %" }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import _FenceLabSupport
+
+/// The work-item records of one sweep process or merge, held in a private scratch file instead
+/// of memory, so that a sweep's peak memory does not grow with grid points × replicates
+/// (at 10⁵ points × 5 replicates the records were 82 MB in memory).
+///
+/// The file is created next to the output folder and unlinked at once (`FileSystem.openScratch`):
+/// it exists only as this object's descriptor and disappears with the process. Each record is a
+/// fixed 144-byte slot at its owned position (owned record k is item `k · stride + first`), so
+/// workers store their drives' records in any order; reads go through a small cache of decoded
+/// blocks sized for the replicate rows an output walks side by side (`streams`). The bits of
+/// every figure are kept exactly, so the outputs are the same as from records held in memory.
+package final class SweepRecordStore: Sendable {
+    /// The number of records (owned items).
+    package let count: Int
+    /// Owned record k is item `k * stride + first` (shard K/N: N and K; a whole sweep: 1 and 0).
+    package let stride: Int, first: Int
+    private let fd: Int32
+    /// Where the scratch file lives, for error messages.
+    private let directory: String
+    private let cache: Locked<BlockCache>
+    private let stored = Locked(0)
+
+    /// 64-bit words per record: item, ten counts, presence of the six optional figures, six figures.
+    static let words = 18
+    static let bytesPerRecord = words * 8
+    /// Records per cached block: up to 64 (9 KiB read at a time), fewer when many streams would
+    /// make the cache larger than `cacheBudgetBytes` (at least 4).
+    let blockRecords: Int
+    /// What the decoded blocks may take at most (SweepRecord is 168 bytes), unless 4 records per
+    /// block and two blocks per stream need more.
+    static let cacheBudgetBytes = 8 << 20
+    /// Marks a written slot (a hole of the file reads as zeros).
+    static let writtenFlag: UInt64 = 1 << 63
+
+    /// Decoded blocks, replaced first in, first out.
+    struct BlockCache {
+        var blocks: [Int: [SweepRecord?]] = [:]
+        var ring: [Int]
+        var next = 0
+    }
+
+    /// - Parameters:
+    ///   - streams: how many places of the store an output reads side by side (the sweep's
+    ///     replicate rows: Σ replicates over the scenarios); the cache keeps two blocks each.
+    /// - Throws: `SweepError.io` when the scratch file cannot be created or sized.
+    package init(count: Int, stride: Int = 1, first: Int = 0, directory: String, streams: Int) throws(SweepError) {
+        self.count = count
+        self.stride = stride
+        self.first = first
+        self.directory = directory
+        do throws(OutputError) {
+            fd = try FileSystem.openScratch(directory: directory, prefix: "fencelab-sweep-records")
+        } catch { throw .io(path: directory, reason: "cannot hold the sweep's records: \(error.reason)") }
+        guard Syscalls.ftruncate(fd, count * Self.bytesPerRecord) == 0 else {
+            let reason = FileSystem.lastError()
+            FileSystem.closeFile(fd)
+            throw .io(path: directory, reason: "cannot hold the sweep's records: \(reason)")
+        }
+        let slots = 2 * max(1, streams) + 8
+        blockRecords = max(4, min(64, Self.cacheBudgetBytes / (MemoryLayout<SweepRecord>.stride * slots)))
+        cache = Locked(BlockCache(ring: [Int](repeating: -1, count: slots)))
+    }
+
+    deinit { FileSystem.closeFile(fd) }
+
+    /// The records stored so far (each owned item is stored once).
+    package var storedCount: Int { stored.withLock { $0 } }
+
+    /// The owned position of `item`, or nil when this store does not hold it.
+    package func ordinal(ofItem item: Int) -> Int? {
+        guard item >= first, (item - first) % stride == 0, (item - first) / stride < count else { return nil }
+        return (item - first) / stride
+    }
+
+    /// Stores `records` (items this store holds, each once over all calls); consecutive
+    /// positions go out in one `pwrite`. Thread-safe.
+    /// - Throws: `SweepError.io` for a failed write or an item outside the store.
+    package func store(_ records: [SweepRecord]) throws(SweepError) {
+        var words: [UInt64] = []
+        words.reserveCapacity(min(records.count, 4096) * Self.words)
+        var runStart = -1, runEnd = -1
+        func flush() throws(SweepError) {
+            guard runStart >= 0 else { return }
+            let failure = words.withUnsafeBytes { raw -> OutputError? in
+                do throws(OutputError) {
+                    try FileSystem.writeAll(fd: fd, raw, offset: runStart * Self.bytesPerRecord, path: directory)
+                    return nil
+                } catch { return error }
+            }
+            if let failure { throw .io(path: directory, reason: "storing the sweep's records failed: \(failure.reason)") }
+            words.removeAll(keepingCapacity: true)
+            runStart = -1
+        }
+        for r in records {
+            guard let k = ordinal(ofItem: r.item) else {
+                throw .io(path: directory, reason: "internal: item \(r.item) is not one of this store's \(count) records")
+            }
+            if k != runEnd || words.count >= 4096 * Self.words { try flush() }
+            if runStart < 0 { runStart = k }
+            Self.encode(r, into: &words)
+            runEnd = k + 1
+        }
+        try flush()
+        cache.withLock { $0 = BlockCache(ring: [Int](repeating: -1, count: $0.ring.count)) }
+        stored.withLock { $0 += records.count }
+    }
+
+    /// Owned record `k` (0 ≤ k < count).
+    /// - Throws: `SweepError.io` for a failed read or a record that was never stored.
+    package func record(_ k: Int) throws(SweepError) -> SweepRecord {
+        let block = k / blockRecords
+        let found = try cache.withLock { (c) throws(SweepError) -> SweepRecord? in
+            if let records = c.blocks[block] { return records[k - block * blockRecords] }
+            let records = try read(block: block)
+            if c.ring[c.next] >= 0 { c.blocks[c.ring[c.next]] = nil }
+            c.ring[c.next] = block
+            c.next = (c.next + 1) % c.ring.count
+            c.blocks[block] = records
+            return records[k - block * blockRecords]
+        }
+        guard let found else { throw .io(path: directory, reason: "internal: sweep record \(k) of \(count) was never stored") }
+        return found
+    }
+
+    /// Owned record `k` for callers that cannot throw (outputs rendered after `SweepSummary.make`
+    /// has read every record once): a failure here is the scratch file failing to read back what
+    /// was just written (an I/O error of the disk), so it stops the process with the reason.
+    func recordReadBack(_ k: Int) -> SweepRecord {
+        do { return try record(k) } catch { fatalError("fencelab: \(error)") }
+    }
+
+    /// The records of `block`, nil where a slot was never written.
+    private func read(block: Int) throws(SweepError) -> [SweepRecord?] {
+        let start = block * blockRecords, n = min(blockRecords, count - start)
+        var words = [UInt64](repeating: 0, count: n * Self.words)
+        let failure = words.withUnsafeMutableBytes { raw -> OutputError? in
+            do throws(OutputError) {
+                try FileSystem.readAll(fd: fd, into: raw, offset: start * Self.bytesPerRecord, path: directory)
+                return nil
+            } catch { return error }
+        }
+        if let failure { throw .io(path: directory, reason: "reading back the sweep's records failed: \(failure.reason)") }
+        return (0..<n).map { Self.decode(words, at: $0 * Self.words) }
+    }
+
+    /// Appends the record's words (no allocation beyond `words`' growth: this is on the per-item path).
+    static func encode(_ r: SweepRecord, into words: inout [UInt64]) {
+        func int(_ v: Int) { words.append(UInt64(bitPattern: Int64(v))) }
+        int(r.item); int(r.spurious); int(r.missed); int(r.flaps); int(r.transitions); int(r.truthTransitions)
+        int(r.trueVisits); int(r.matchedVisits); int(r.falseVisits); int(r.fragments); int(r.earlyEntries)
+        var present = writtenFlag
+        if r.latencyMedian_s != nil { present |= 1 << 0 }
+        if r.latencyP95_s != nil { present |= 1 << 1 }
+        if r.entryLatencyP95_s != nil { present |= 1 << 2 }
+        if r.lateEntryP95_s != nil { present |= 1 << 3 }
+        if r.exitLatencyP95_s != nil { present |= 1 << 4 }
+        if r.filterRMSE_m != nil { present |= 1 << 5 }
+        words.append(present)
+        func figure(_ f: Double?) { words.append(f?.bitPattern ?? 0) }
+        figure(r.latencyMedian_s); figure(r.latencyP95_s); figure(r.entryLatencyP95_s)
+        figure(r.lateEntryP95_s); figure(r.exitLatencyP95_s); figure(r.filterRMSE_m)
+    }
+
+    static func decode(_ words: [UInt64], at i: Int) -> SweepRecord? {
+        let present = words[i + 11]
+        guard present & writtenFlag != 0 else { return nil }
+        func int(_ k: Int) -> Int { Int(Int64(bitPattern: words[i + k])) }
+        func figure(_ k: Int) -> Double? { present & (1 << UInt64(k)) != 0 ? Double(bitPattern: words[i + 12 + k]) : nil }
+        var r = SweepRecord(item: int(0), spurious: int(1), missed: int(2), flaps: int(3), transitions: int(4),
+                            truthTransitions: int(5), latencyMedian_s: figure(0), latencyP95_s: figure(1))
+        r.trueVisits = int(6); r.matchedVisits = int(7); r.falseVisits = int(8); r.fragments = int(9); r.earlyEntries = int(10)
+        r.entryLatencyP95_s = figure(2); r.lateEntryP95_s = figure(3); r.exitLatencyP95_s = figure(4); r.filterRMSE_m = figure(5)
+        return r
+    }
+}
+
+extension SweepRecordStore: Hashable {
+    package static func == (a: SweepRecordStore, b: SweepRecordStore) -> Bool { a === b }
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

@@ -1,0 +1,232 @@
+import DriveSim
+import Foundation
+import _FenceLabSupport
+
+/// What a sweep process computed: its records, and how many came from the resume file.
+package struct SweepRun: Sendable {
+    package var manifest: SweepManifest
+    /// This process's records (all items of its shard), in item order.
+    package var records: SweepRecordStore
+    /// Items taken from the resume file instead of recomputed.
+    package var resumedItems: Int
+    /// Items evaluated by this process.
+    package var evaluatedItems: Int
+}
+
+/// Runs the work items a process owns: each (scenario, replicate) drive is generated once and
+/// every owned grid point is evaluated on it. Records are appended (one `write(2)` per piece of
+/// up to `recordsPerPiece` records of a drive) to a resume file next to the output folder as they
+/// finish, so `--resume` skips them after an interruption, and stored in a `SweepRecordStore`
+/// (a scratch file) for the summary; the final files are written separately and atomically
+/// (`ReportFolder`).
+package enum SweepRunner {
+    /// The resume file of output folder `out`: `PARENT/.NAME.sweep-partial.jsonl`. Its first line
+    /// is the manifest (one line); then one `SweepRecord` per line.
+    package static func partialPath(out: String) -> String {
+        let url = URL(fileURLWithPath: out).standardizedFileURL
+        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).sweep-partial.jsonl").path
+    }
+
+    package static func run(_ plan: SweepPlan, request: SweepRequest, out: String) throws -> SweepRun {
+        let path = partialPath(out: out)
+        // Every owned record goes to its slot of the store (item k of shard K/N is the (k / N)-th
+        // owned one), out of memory: the records never exist all at once in the process.
+        let store = try SweepRecordStore(count: plan.ownedCount, stride: plan.shard.count, first: plan.shard.index,
+                                         directory: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+                                         streams: plan.scenarios.reduce(0) { $0 + $1.spec.replicates })
+        // Which owned records the resume file gave (by position in the store).
+        var done = [Bool](repeating: false, count: plan.ownedCount)
+        if request.resume { done = try loadPartial(path: path, plan: plan, into: store) }
+        let resumed = done.count(where: { $0 })
+        let kept = done
+        let appender = try RecordAppender(path: path, manifest: plan.manifest) { sink in
+            for k in kept.indices where kept[k] {
+                do throws(SweepError) { sink.append(try store.record(k).jsonLine + "\n") } catch {
+                    sink.fail(.io(path: path, operation: "rewrite", reason: error.description))
+                    return
+                }
+            }
+        }
+
+        // Work units: (scenario, replicate) pairs with owned points not yet done.
+        var todoUnits: [(s: Int, r: Int, points: [Int])] = []
+        for (s, p) in plan.scenarios.enumerated() {
+            for r in 0..<p.spec.replicates {
+                let todo = plan.ownedPoints(scenario: s, replicate: r).filter {
+                    store.ordinal(ofItem: plan.itemIndex(scenario: s, replicate: r, point: $0)).map { !kept[$0] } ?? true
+                }
+                if !todo.isEmpty { todoUnits.append((s, r, todo)) }
+            }
+        }
+        done = []
+        let units = todoUnits
+        let remaining = units.reduce(0) { $0 + $1.points.count }
+        if resumed > 0 { request.onResume?(resumed, remaining, path) }
+        let progress = ProgressReporter(scenarios: plan.scenarios.count, totalWorkItems: plan.ownedCount,
+                                        alreadyDone: resumed, force: request.forceProgress)
+        let stopAfter = request.stopAfterUnits
+        let finished = Locked(0)  // work units done, for the interruption test hook
+        let settings = plan.settings
+        _ = try WorkPool.map(count: units.count, jobs: request.jobs, onDone: { i in
+            progress.advance(by: units[i].points.count, unit: "sweep items (grid point × drive)")
+        }) { i in
+            let unit = units[i]
+            if let stopAfter, finished.withLock({ $0 }) >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
+            let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r, filters: plan.filters)
+            var scratch = SweepScratch()
+            // A drive's points in pieces, so that its records and their lines (≈ 500 bytes per
+            // point) are not all in memory at once on a large grid.
+            var records: [SweepRecord] = []
+            records.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))
+            for start in Swift.stride(from: 0, to: unit.points.count, by: Self.recordsPerPiece) {
+                records.removeAll(keepingCapacity: true)
+                for p in unit.points[start..<min(unit.points.count, start + Self.recordsPerPiece)] {
+                    records.append(try drive.evaluate(plan.manifest.points[p],
+                                                      item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
+                                                      settings: settings, scratch: &scratch))
+                }
+                try appender.append(records)
+                try store.store(records)
+            }
+            finished.withLock { $0 += 1 }
+        }
+        progress.finish()
+        appender.close()
+        guard store.storedCount == plan.ownedCount else {
+            throw SweepError.io(path: path, reason: "internal: \(store.storedCount) of \(plan.ownedCount) owned records were evaluated")
+        }
+        return SweepRun(manifest: plan.manifest, records: store, resumedItems: resumed, evaluatedItems: remaining)
+    }
+
+    /// Records evaluated, appended to the resume file (one `write(2)`) and stored at a time.
+    static let recordsPerPiece = 4096
+
+    /// Removes the resume file once the final output is in place.
+    package static func removePartial(out: String) {
+        FileSystem.removeFile(partialPath(out: out))
+    }
+
+    /// Finished records of an earlier run of the same sweep and shard (a torn last line is dropped;
+    /// of an item given twice, the first), read 1 MiB at a time straight into `store`: the file
+    /// (≈ 320 bytes per item) and its first line, the manifest (≈ 110 bytes per grid point), are
+    /// never in memory whole; the manifest is compared piece by piece as it is encoded. Returns
+    /// which owned records (by position in `store`) it held.
+    static func loadPartial(path: String, plan: SweepPlan, into store: SweepRecordStore) throws(SweepError) -> [Bool] {
+        var done = [Bool](repeating: false, count: plan.ownedCount)
+        guard let reader = try RecordLineReader(path: path, what: "the resume file") else { return done }
+        // The first line must be this sweep's manifest; a file without a whole first line (a torn
+        // header) holds nothing.
+        var header: (matches: Bool, failure: SweepError?) = (true, nil)
+        plan.manifest.encode(pretty: false) { piece in
+            guard header.matches, header.failure == nil else { return }
+            for byte in piece.utf8 {
+                do throws(SweepError) {
+                    guard try reader.peek() == byte else { header.matches = false; return }
+                } catch { header.failure = error; return }
+                reader.skip()
+            }
+        }
+        if let failure = header.failure { throw failure }
+        if header.matches {
+            guard let next = try reader.peek() else { return done }
+            header.matches = next == UInt8(ascii: "\n")
+        }
+        guard header.matches else {
+            if try reader.restHasNewline() { throw .partialMismatch(file: path) }
+            return done
+        }
+        reader.skip()
+        var lineNumber = 2
+        var batch: [SweepRecord] = []
+        _ = try reader.lines { (line) throws(SweepError) in
+            defer { lineNumber += 1 }
+            let r = try SweepRecord(parsing: String(decoding: line, as: UTF8.self)[...], file: path, line: lineNumber)
+            guard r.item < plan.manifest.items, plan.shard.owns(r.item), let k = store.ordinal(ofItem: r.item), !done[k] else { return }
+            done[k] = true
+            batch.append(r)
+            if batch.count >= recordsPerPiece {
+                try store.store(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        try store.store(batch)  // what `lines` leaves is a torn last line: dropped
+        return done
+    }
+}
+
+/// Appends record lines to the resume file; thread-safe; each call is one `write(2)` of whole lines.
+final class RecordAppender: Sendable {
+    /// The open descriptor (−1 once closed); holding the lock serialises the appends.
+    private let fd: Locked<Int32>
+    private let path: String
+
+    /// Rewrites `path` as the manifest's line + the record lines `existing` writes (streamed to a
+    /// temporary file, then renamed), then opens it for appending.
+    init(path: String, manifest: SweepManifest, existing: (inout FileSink) -> Void) throws(SweepError) {
+        self.path = path
+        do {
+            try FileSystem.atomicWrite(to: path) { sink in
+                manifest.encode(pretty: false) { sink.append($0) }
+                sink.append("\n")
+                existing(&sink)
+            }
+            fd = Locked(try FileSystem.openForAppending(path))
+        } catch { throw .io(path: path, reason: error.reason) }
+    }
+
+    func append(_ records: [SweepRecord]) throws(SweepError) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(records.count * 320)
+        for r in records { r.appendJSONLine(to: &bytes); bytes.append(UInt8(ascii: "\n")) }
+        try fd.withLock { (fd) throws(SweepError) in
+            do throws(OutputError) { try FileSystem.writeAll(fd: fd, bytes, path: path) } catch {
+                throw .io(path: path, reason: "append failed: \(error.reason)")
+            }
+        }
+    }
+
+    func close() {
+        fd.withLock { fd in
+            if fd >= 0 { FileSystem.closeFile(fd); fd = -1 }
+        }
+    }
+
+    deinit { close() }
+}
+
+/// A whole `fencelab sweep` / `fencelab merge`, as the CLI calls it.
+package enum SweepJob {
+    /// What a sweep wrote.
+    package struct Outcome: Sendable {
+        package var run: SweepRun
+        /// The summary (nil for a shard, which writes records only).
+        package var summary: SweepSummary?
+    }
+
+    /// Preflights `out`, prepares the scenarios, runs this process's items (resuming if asked),
+    /// writes the final folder atomically (a shard folder with `--shard`), then removes the resume file.
+    package static func sweep(_ request: SweepRequest, out: String) throws -> Outcome {
+        try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
+        let plan = try SweepPlan.prepare(request)
+        let run = try SweepRunner.run(plan, request: request, out: out)
+        var summary: SweepSummary?
+        if request.shard != nil {
+            try ReportFolder.write(streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
+        } else {
+            let s = try SweepSummary.make(manifest: run.manifest, store: run.records)
+            try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
+            summary = s
+        }
+        SweepRunner.removePartial(out: out)
+        return Outcome(run: run, summary: summary)
+    }
+
+    /// Checks and merges shard folders into the files of one unsharded run.
+    package static func merge(folders: [String], out: String) throws -> SweepSummary {
+        try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
+        let (manifest, records) = try SweepMerge.load(folders: folders, scratchDirectory: URL(fileURLWithPath: out).standardizedFileURL.deletingLastPathComponent().path)
+        let s = try SweepSummary.make(manifest: manifest, store: records)
+        try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
+        return s
+    }
+}

@@ -1,0 +1,191 @@
+import GeoPolicy
+import FenceLab
+
+/// The per-drive inputs of the sweep's inner loop, computed once per drive into contiguous
+/// arrays so that a grid point costs one tight scan and no distance computation.
+///
+/// Per delivered fix: the injected `now`, the fix time, the Haversine distance from the fence
+/// centre (the `FenceMonitor` formula: `Haversine().distance_m(center, fix)`) and the accuracy
+/// gate input. Fixes every monitor refuses whatever the rule (invalid time or coordinate,
+/// non-finite or negative accuracy) carry accuracy NaN, which no gate `a ≤ maxAccuracy_m`
+/// passes; staleness (`now − time > maxAge_s`) is checked in the scan because `maxAge_s` is a
+/// sweep setting. Duplicate and out-of-order fixes are one test in the scan: a fix is refused
+/// when its time is not after the last accepted fix's (a duplicate has the same time).
+package struct SweepFixArrays: Sendable {
+    package var now_s: [Double] = []
+    package var timestamp_s: [Double] = []
+    package var distance_m: [Double] = []
+    /// Horizontal accuracy in metres, NaN for a fix every monitor refuses.
+    package var gateAccuracy_m: [Double] = []
+
+    package var count: Int { now_s.count }
+
+    package init() {}
+
+    /// Fills the arrays from the delivered fixes (as `FenceMonitor.process` validates and measures them).
+    init(fixes: [Fix], now_s: [Double], center: Coordinate) {
+        let model = Haversine()
+        let n = fixes.count
+        self.now_s = now_s
+        timestamp_s.reserveCapacity(n)
+        distance_m.reserveCapacity(n)
+        gateAccuracy_m.reserveCapacity(n)
+        for i in 0..<n {
+            let f = fixes[i]
+            timestamp_s.append(f.timestamp_s)
+            var a = f.horizontalAccuracy_m
+            var d = Double.nan
+            if f.timestamp_s.isFinite, now_s[i].isFinite, let c = try? Coordinate(latitude: f.latitude, longitude: f.longitude) {
+                d = model.distance_m(center, c)
+            } else {
+                a = .nan
+            }
+            if !(a.isFinite && a >= 0) { a = .nan }
+            distance_m.append(d)
+            gateAccuracy_m.append(a)
+        }
+    }
+}
+
+/// The fixes one accuracy gate accepts (see `SweepScan.accepted`), contiguous.
+package struct AcceptedFixes: Sendable {
+    package var now_s: [Double] = []
+    package var distance_m: [Double] = []
+    package var accuracy_m: [Double] = []
+    package init() {}
+}
+
+/// A change of the determined fence state: the first determination, then every enter / exit.
+package struct StateChange: Sendable, Hashable {
+    package var time_s: Double
+    package var inside: Bool
+}
+
+/// The rule of one grid point in the scan's terms (sweeps confirm by fix count only).
+@usableFromInline
+struct ScanRule {
+    @usableFromInline var kind: SweepRuleKind
+    @usableFromInline var enter_m: Double
+    @usableFromInline var exit_m: Double
+    @usableFromInline var maxAccuracy_m: Double
+    @usableFromInline var confirm_n: Int
+
+    init(_ point: SweepPoint) {
+        kind = point.kind
+        enter_m = point.enter_m
+        exit_m = point.exit_m
+        maxAccuracy_m = point.kind == .hysteresis ? point.maxAccuracy_m : .infinity
+        confirm_n = Swift.max(point.confirm_n, 1)
+    }
+}
+
+/// The sweep's inner loop: a grid point's fence decisions over precomputed arrays, written as
+/// the determined-state changes the scoring needs. Same decisions as `FenceMonitor` +
+/// `FenceEvaluator` (Haversine, logging off) on the same fixes; no dispatch, no allocation
+/// beyond the caller's reused buffer.
+enum SweepScan {
+    /// State codes: 0 unknown, 1 inside, 2 outside.
+    @inline(__always)
+    static func propose(_ kind: SweepRuleKind, _ rule: ScanRule, _ d: Double, _ a: Double, _ cur: UInt8) -> UInt8 {
+        switch kind {
+        case .hysteresis: return d <= rule.enter_m ? 1 : (d >= rule.exit_m ? 2 : cur)
+        case .threshold: return d <= rule.enter_m ? 1 : 2
+        case .conservative: return d + a <= rule.enter_m ? 1 : (d - a > rule.enter_m ? 2 : cur)
+        }
+    }
+
+    /// The fixes a monitor with accuracy gate `maxAccuracy_m` and staleness limit `maxAge_s`
+    /// accepts and its rule counts, in order: the same for every grid point with that gate, so a
+    /// drive computes it once per gate. Refused: NaN accuracy (invalid fix), over the gate, stale,
+    /// duplicate or out of order (time not after the last accepted fix's). An accepted fix with a
+    /// non-finite distance changes nothing in the evaluator, so it is left out after updating the order check.
+    static func accepted(_ x: SweepFixArrays, maxAccuracy_m: Double, maxAge_s: Double, into out: inout AcceptedFixes) {
+        out.now_s.removeAll(keepingCapacity: true)
+        out.distance_m.removeAll(keepingCapacity: true)
+        out.accuracy_m.removeAll(keepingCapacity: true)
+        var lastTimestamp_s = -Double.infinity
+        for i in 0..<x.count {
+            let a = x.gateAccuracy_m[i], t = x.timestamp_s[i]
+            guard a <= maxAccuracy_m, !(x.now_s[i] - t > maxAge_s), t > lastTimestamp_s else { continue }
+            lastTimestamp_s = t
+            let d = x.distance_m[i]
+            guard d.isFinite, d >= 0 else { continue }
+            out.now_s.append(x.now_s[i])
+            out.distance_m.append(d)
+            out.accuracy_m.append(a)
+        }
+    }
+
+    /// The determined-state changes of `rule` over accepted fixes (or truth slots), appended to
+    /// `changes` (emptied first). The tight loop of a grid point: raw buffers, the rule kind and
+    /// confirmation hoisted out of the loop, nothing allocated while `changes` has capacity.
+    static func changes(time_s: UnsafeBufferPointer<Double>, distance_m: UnsafeBufferPointer<Double>,
+                        accuracy_m: UnsafeBufferPointer<Double>?, rule: ScanRule, into changes: inout [StateChange]) {
+        changes.removeAll(keepingCapacity: true)
+        switch (rule.kind, rule.confirm_n > 1) {
+        case (.hysteresis, false):
+            hysteresis(time_s, distance_m, enter_m: rule.enter_m, exit_m: rule.exit_m, &changes)
+        case (.hysteresis, true): scan(time_s, distance_m, accuracy_m, rule, .hysteresis, confirms: true, &changes)
+        case (.threshold, false): scan(time_s, distance_m, accuracy_m, rule, .threshold, confirms: false, &changes)
+        case (.threshold, true): scan(time_s, distance_m, accuracy_m, rule, .threshold, confirms: true, &changes)
+        case (.conservative, false): scan(time_s, distance_m, accuracy_m, rule, .conservative, confirms: false, &changes)
+        case (.conservative, true): scan(time_s, distance_m, accuracy_m, rule, .conservative, confirms: true, &changes)
+        }
+    }
+
+    /// Hysteresis without confirmation, the common grid point: a branch-free state update per fix
+    /// and a rarely taken branch when the state changes.
+    private static func hysteresis(_ time: UnsafeBufferPointer<Double>, _ dist: UnsafeBufferPointer<Double>,
+                                   enter_m: Double, exit_m: Double, _ changes: inout [StateChange]) {
+        var cur: UInt8 = 0
+        for i in 0..<dist.count {
+            let d = dist[i]
+            let next: UInt8 = d <= enter_m ? 1 : (d >= exit_m ? 2 : cur)
+            if next != cur {
+                cur = next
+                changes.append(StateChange(time_s: time[i], inside: next == 1))
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func scan(_ time: UnsafeBufferPointer<Double>, _ dist: UnsafeBufferPointer<Double>,
+                             _ acc: UnsafeBufferPointer<Double>?, _ rule: ScanRule, _ kind: SweepRuleKind,
+                             confirms: Bool, _ changes: inout [StateChange]) {
+        let required = rule.confirm_n
+        var cur: UInt8 = 0, pending: UInt8 = 0, pendingCount = 0
+        for i in 0..<dist.count {
+            let proposal = propose(kind, rule, dist[i], acc?[i] ?? 0, cur)
+            if proposal == cur { pendingCount = 0; continue }
+            if confirms {
+                if pendingCount == 0 || proposal != pending {
+                    pending = proposal
+                    pendingCount = 1
+                } else {
+                    pendingCount &+= 1
+                }
+                guard pendingCount >= required else { continue }
+                pendingCount = 0
+            }
+            cur = proposal
+            changes.append(StateChange(time_s: time[i], inside: cur == 1))
+        }
+    }
+
+    /// Inside/outside transitions (`Flutter.transitions`): every change after the first determination.
+    static func transitions(_ changes: [StateChange]) -> [Transition] {
+        guard changes.count > 1 else { return [] }
+        return changes[1...].map { Transition(time_s: $0.time_s, direction: $0.inside ? .entered : .exited) }
+    }
+
+    /// Observed visits (`Visits.observedVisits`): from each change to inside to the next change to outside, or `end_s`.
+    static func visits(_ changes: [StateChange], end_s: Double) -> [Visit] {
+        var visits: [Visit] = []
+        var start: Double?
+        for c in changes {
+            if c.inside { start = c.time_s } else if let t = start { visits.append(Visit(start_s: t, end_s: c.time_s)); start = nil }
+        }
+        if let t = start { visits.append(Visit(start_s: t, end_s: Swift.max(end_s, t), openAtEnd: true)) }
+        return visits
+    }
+}

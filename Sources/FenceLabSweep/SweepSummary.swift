@@ -1,0 +1,261 @@
+import Foundation
+import GeoPolicy
+import FenceLab
+
+/// One grid point on one scenario, aggregated over replicates (mean and 95 % CI).
+package struct SweepCell: Sendable, Hashable {
+    /// Index into the manifest's points.
+    package var point: Int
+    package var spurious: Estimate
+    package var missed: Estimate
+    package var flaps: Estimate
+    package var transitions: Estimate
+    package var truthTransitions: Estimate
+    /// Over the replicates where something matched; nil when nothing matched in any replicate.
+    package var latencyMedian_s: Estimate?
+    package var latencyP95_s: Estimate?
+    /// Visits against the place (`visits.*`), mean and 95 % CI over replicates.
+    package var visits: SweepVisitCell
+    /// RMSE of the point's input filter over the replicates; nil for raw input.
+    package var filterRMSE_m: Estimate?
+
+    /// The cell as a trade-off point (latency NaN when nothing was detected).
+    func tradeOff(_ p: SweepPoint) -> TradeOffPoint {
+        TradeOffPoint(id: point, spurious: spurious.mean, latency_s: latencyMedian_s?.mean ?? .nan,
+                      missed: missed.mean, band_m: p.band_m)
+    }
+}
+
+/// One grid point's visit figures on one scenario.
+package struct SweepVisitCell: Sendable, Hashable {
+    package var trueVisits: Estimate
+    package var matchedVisits: Estimate
+    /// Over the replicates with a true visit; nil when no replicate has one.
+    package var recall: Estimate?
+    package var falseVisits: Estimate
+    package var fragments: Estimate
+    package var falsePerHour: Estimate
+    package var fragmentsPerHour: Estimate
+    package var earlyEntries: Estimate
+    /// Over the replicates where a visit was matched; nil when none was.
+    package var entryLatencyP95_s: Estimate?
+    /// p95 entry latency with early entries counted as 0 (the constraint's figure).
+    package var lateEntryP95_s: Estimate?
+    package var exitLatencyP95_s: Estimate?
+
+    /// Mean false + fragment visits per hour: the objective's per-scenario term.
+    package var unwantedPerHour: Double { falsePerHour.mean + fragmentsPerHour.mean }
+    /// True when the place has at least one true visit in some replicate (the same for every point).
+    package var hasVisits: Bool { trueVisits.mean > 0 }
+}
+
+/// A scenario's cells, one per grid point in point order, computed from the records each time one
+/// is asked for: stored, they were ≈ 630 bytes per point and scenario (16 `Estimate`s), more than
+/// the records they come from. `SweepSummary.make` computes every cell once (and refuses what
+/// cannot be aggregated), so reading one here cannot fail on its values.
+package struct SweepCells: RandomAccessCollection, Sendable, Hashable {
+    let store: SweepRecordStore
+    /// The scenario's first item, the grid's point count, the scenario's replicates.
+    let offset: Int, points: Int, replicates: Int
+    let scenario: String
+    let scenarioHours: Double
+    /// Every cell, when the grid is small enough to keep them (`SweepSummary.keptCellsBudget_bytes`):
+    /// the outputs then read them instead of computing each point's figures again from its records.
+    var kept: [SweepCell]?
+
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { points }
+
+    package subscript(point: Int) -> SweepCell {
+        if let kept { return kept[point] }
+        do { return try cell(point, records: (0..<replicates).map { store.recordReadBack(offset + $0 * points + point) }) } catch {
+            fatalError("fencelab: \(error) (aggregated without error before)")
+        }
+    }
+
+    /// The records of `point`, one per replicate.
+    func records(_ point: Int) throws(SweepError) -> [SweepRecord] {
+        var out: [SweepRecord] = []
+        out.reserveCapacity(replicates)
+        for i in 0..<replicates { out.append(try store.record(offset + i * points + point)) }
+        return out
+    }
+
+    func cell(_ point: Int, records: [SweepRecord]) throws -> SweepCell {
+        try SweepSummary.cell(point: point, records, scenario: scenario, scenarioHours: scenarioHours)
+    }
+}
+
+/// A scenario's cells and its flutter Pareto frontier.
+package struct SweepScenarioSummary: Sendable, Hashable {
+    package var scenario: SweepScenario
+    /// One per grid point, in point order.
+    package var cells: SweepCells
+    /// Points not dominated in (spurious, median latency, missed) of the flutter figures.
+    package var frontier: Set<Int>
+    /// `frontier` by mean median latency (nothing detected last), then mean spurious, then id:
+    /// the order sweep.md and index.html list it in (`SweepOutput.frontierOrder`), found with the
+    /// frontier so the outputs need not compute those cells again.
+    var frontierByLatency: [Int]
+
+    /// Per filtered input kind (`kalman`, `imm`): every q of the grid with the filter's mean RMSE
+    /// over the replicates (the same for every rule setting: the filter does not depend on the
+    /// rule), in q order, and the q with the smallest RMSE first on ties to the smaller q.
+    /// `points`: the manifest's.
+    package func filterErrors(points: [SweepPoint]) -> [FilterErrors] {
+        var out: [FilterErrors] = []
+        for kind in FenceInput.Kind.allCases where kind != .raw {
+            var byQ: [Double: Estimate] = [:]
+            for p in points.indices where points[p].input == kind && byQ[points[p].q_m2s3] == nil {
+                if let e = cells[p].filterRMSE_m { byQ[points[p].q_m2s3] = e }
+            }
+            let sorted = byQ.keys.sorted().map { (q_m2s3: $0, rmse: byQ[$0]!) }
+            guard let best = sorted.min(by: { $0.rmse.mean < $1.rmse.mean }) else { continue }
+            out.append(FilterErrors(kind: kind, byQ: sorted, best_q_m2s3: best.q_m2s3))
+        }
+        return out
+    }
+}
+
+/// One filter's error on one scenario for every q of a sweep, and the q with the smallest RMSE.
+package struct FilterErrors: Sendable {
+    package var kind: FenceInput.Kind
+    /// In q order.
+    package var byQ: [(q_m2s3: Double, rmse: Estimate)]
+    package var best_q_m2s3: Double
+}
+
+/// The result of a sweep: what `sweep.json`, `sweep.csv`, `sweep.md` and `index.html` show.
+/// Built only from a manifest and the complete item records, so an unsharded run and a merge
+/// of shards produce the same summary and the same bytes.
+package struct SweepSummary: Sendable, Hashable {
+    package var manifest: SweepManifest
+    package var scenarios: [SweepScenarioSummary]
+    /// Every point on the weighted mix, the mix frontier and the one recommendation.
+    package var mix: SweepMix
+
+    /// Aggregates `records` (every item of the sweep exactly once, any order); the records are
+    /// copied into a `SweepRecordStore` in the temporary folder.
+    /// - Throws: `SweepError.badRecord` for a missing, duplicate or out-of-range item.
+    package static func make(manifest: SweepManifest, records: [SweepRecord]) throws -> SweepSummary {
+        let source = "records"
+        var seen = [Bool](repeating: false, count: manifest.items)
+        for r in records {
+            guard r.item >= 0, r.item < manifest.items else {
+                throw SweepError.badRecord(file: source, line: 0, reason: "item \(r.item) is outside 0..<\(manifest.items)")
+            }
+            guard !seen[r.item] else { throw SweepError.badRecord(file: source, line: 0, reason: "item \(r.item) appears twice") }
+            seen[r.item] = true
+        }
+        if let missing = seen.firstIndex(of: false) {
+            throw SweepError.badRecord(file: source, line: 0, reason: "item \(missing) is missing")
+        }
+        let store = try SweepRecordStore(count: manifest.items, directory: NSTemporaryDirectory(),
+                                         streams: manifest.scenarios.reduce(0) { $0 + $1.replicates })
+        try store.store(records)
+        return try make(manifest: manifest, store: store)
+    }
+
+    /// Aggregates the records of `store`, which holds every item of the sweep (stride 1).
+    ///
+    /// One pass computes every cell once, point by point: the per-scenario trade-off figures (for
+    /// the flutter frontiers) and the point's mix figures; nothing else per cell is kept. The
+    /// outputs compute the cells again from the records when they write them (`SweepCells`).
+    /// Cells of all scenarios up to this size are kept in memory by `make` (16 MiB ≈ 26 000 cells
+    /// of ≈ 630 bytes: a 14 200-point grid of one scenario, or the tuning mix many times over);
+    /// larger grids compute a cell from its records whenever an output asks, so memory stays flat
+    /// in the grid. The outputs compute a cell up to ≈ 7 times (sweep.json, sweep.csv, sweep.md,
+    /// the page's tables and plot), which cost 9–23 % of a 20-replicate sweep's CPU.
+    package static let keptCellsBudget_bytes = 16 << 20
+
+    package static func make(manifest: SweepManifest, store: SweepRecordStore,
+                            keepingCellsUpTo budget_bytes: Int = keptCellsBudget_bytes) throws -> SweepSummary {
+        guard store.count == manifest.items, store.stride == 1, store.storedCount == manifest.items else {
+            throw SweepError.badRecord(file: "records", line: 0,
+                                       reason: "\(store.storedCount) of \(manifest.items) work items stored")
+        }
+        let offsets = manifest.offsets, points = manifest.points
+        var cells = manifest.scenarios.enumerated().map { s, scenario in
+            SweepCells(store: store, offset: offsets[s], points: points.count, replicates: scenario.replicates,
+                       scenario: scenario.name, scenarioHours: scenario.duration_s / 3600)
+        }
+        var trade = [[TradeOffPoint]](repeating: [], count: cells.count)
+        for s in trade.indices { trade[s].reserveCapacity(points.count) }
+        var mix = MixPoints()
+        mix.reserveCapacity(points.count)
+        let totalWeight = manifest.scenarios.reduce(0) { $0 + $1.weight }
+        var visits: [SweepVisitCell] = []
+        let keep = points.count * cells.count * MemoryLayout<SweepCell>.stride <= budget_bytes
+        var kept = [[SweepCell]](repeating: [], count: keep ? cells.count : 0)
+        for s in kept.indices { kept[s].reserveCapacity(points.count) }
+        for p in points.indices {
+            visits.removeAll(keepingCapacity: true)
+            for (s, scenarioCells) in cells.enumerated() {
+                let c = try scenarioCells.cell(p, records: scenarioCells.records(p))
+                trade[s].append(c.tradeOff(points[p]))
+                visits.append(c.visits)
+                if keep { kept[s].append(c) }
+            }
+            mix.append(SweepMix.score(point: p, visits: visits, manifest: manifest, totalWeight: totalWeight))
+        }
+        for s in kept.indices { cells[s].kept = kept[s] }
+        kept = []
+        var summaries: [SweepScenarioSummary] = []
+        for (s, scenario) in manifest.scenarios.enumerated() {
+            let frontier = TradeOff.frontier(trade[s])
+            // TradeOffPoint.latency_s is NaN exactly when the cell has no median latency (a mean of
+            // finite values is never NaN): the outputs' "nothing detected last", +∞.
+            let byLatency = frontier.map { id in
+                let t = trade[s][id]
+                return (id: id, latency: t.latency_s.isNaN ? Double.infinity : t.latency_s, spurious: t.spurious)
+            }.sorted { a, b in
+                if a.latency != b.latency { return a.latency < b.latency }
+                if a.spurious != b.spurious { return a.spurious < b.spurious }
+                return a.id < b.id
+            }.map(\.id)
+            summaries.append(SweepScenarioSummary(scenario: scenario, cells: cells[s], frontier: frontier, frontierByLatency: byLatency))
+            trade[s] = []
+        }
+        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries, points: mix))
+    }
+
+    static func cell(point: Int, _ records: [SweepRecord], scenario: String, scenarioHours: Double) throws -> SweepCell {
+        func est(_ values: [Double], _ key: String) throws -> Estimate {
+            do { return try Estimate.of(values, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
+        }
+        let medians = records.compactMap(\.latencyMedian_s), p95 = records.compactMap(\.latencyP95_s)
+        func optional(_ values: [Double], _ key: String) throws -> Estimate? { values.isEmpty ? nil : try est(values, key) }
+        let hours = records.map { _ in scenarioHours }
+        let visits = SweepVisitCell(
+            trueVisits: try est(records.map { Double($0.trueVisits) }, "visits.trueVisits"),
+            matchedVisits: try est(records.map { Double($0.matchedVisits) }, "visits.matchedVisits"),
+            recall: try optional(records.filter { $0.trueVisits > 0 }.map { Double($0.matchedVisits) / Double($0.trueVisits) },
+                                 "visits.recall"),
+            falseVisits: try est(records.map { Double($0.falseVisits) }, "visits.falseVisits"),
+            fragments: try est(records.map { Double($0.fragments) }, "visits.fragments"),
+            falsePerHour: try est(zip(records, hours).map { Double($0.falseVisits) / $1 }, "visits.falsePerHour"),
+            fragmentsPerHour: try est(zip(records, hours).map { Double($0.fragments) / $1 }, "visits.fragmentsPerHour"),
+            earlyEntries: try est(records.map { Double($0.earlyEntries) }, "visits.earlyEntries"),
+            entryLatencyP95_s: try optional(records.compactMap(\.entryLatencyP95_s), "visits.entryLatency_s.p95"),
+            lateEntryP95_s: try optional(records.compactMap(\.lateEntryP95_s), "visits.lateEntryP95_s"),
+            exitLatencyP95_s: try optional(records.compactMap(\.exitLatencyP95_s), "visits.exitLatency_s.p95"))
+        return SweepCell(
+            point: point,
+            spurious: try est(records.map { Double($0.spurious) }, "flutter.spurious"),
+            missed: try est(records.map { Double($0.missed) }, "flutter.missed"),
+            flaps: try est(records.map { Double($0.flaps) }, "flutter.flaps"),
+            transitions: try est(records.map { Double($0.transitions) }, "flutter.transitions"),
+            truthTransitions: try est(records.map { Double($0.truthTransitions) }, "flutter.truthTransitions"),
+            latencyMedian_s: medians.isEmpty ? nil : try est(medians, "flutter.latency_s.median"),
+            latencyP95_s: p95.isEmpty ? nil : try est(p95, "flutter.latency_s.p95"), visits: visits,
+            filterRMSE_m: try optional(records.compactMap(\.filterRMSE_m), "filterRMSE_m"))
+    }
+
+    /// The objective in words (for every output).
+    package var objective: String {
+        "minimise the weighted mean of false + fragment visits per hour over the scenarios, subject to, in every "
+            + "scenario with true visits, recall ≥ \(fmt(manifest.minRecall)) and p95 entry latency (early counted as 0) ≤ "
+            + "\(fmt(manifest.maxLatency_s)) s; ties to the lower worst-scenario p95 entry latency, then the higher "
+            + "worst-scenario recall, then the lower point id"
+    }
+}

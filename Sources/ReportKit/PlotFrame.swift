@@ -1,0 +1,95 @@
+/// Data to pixels along one axis: `start + (v − lower) / (upper − lower) × length`.
+///
+/// `length` is signed: an upward y axis starts at the bottom of the plot with a negative length,
+/// and a domain may run high to low (`lower` > `upper`). Every SVG plot maps through this one
+/// formula, so the same data land on the same pixel in every page (coordinates are printed to
+/// 0.1 px by `SVGPlots.n`). Non-finite inputs give non-finite pixels, which `SVGPlots.n` prints as 0.
+package struct LinearScale {
+    /// The data value drawn at `start`, and the one drawn at `start + length`; they differ.
+    package let lower: Double, upper: Double
+    /// Pixels: where `lower` is drawn, and the signed distance to where `upper` is drawn.
+    package let start: Double, length: Double
+
+    package init(domain: (Double, Double), start: Double, length: Double) {
+        (lower, upper) = domain
+        self.start = start
+        self.length = length
+    }
+
+    /// The pixel of `v`; values outside the domain fall outside the range.
+    package func callAsFunction(_ v: Double) -> Double { start + (v - lower) / (upper - lower) * length }
+
+    /// The pixel of `v` held to the domain: nothing is drawn beyond the plot.
+    package func clamped(_ v: Double) -> Double { self(max(min(lower, upper), min(max(lower, upper), v))) }
+
+    /// The pixel of `v` held at `upper` only (a bar or whisker may still run below the axis).
+    package func capped(_ v: Double) -> Double { self(min(v, upper)) }
+
+    /// The pixel a fraction `f` of the way along the range (0: `start`, 1: its end).
+    package func atFraction(_ f: Double) -> Double { start + f * length }
+}
+
+/// A plot in an SVG: the picture's size, the data rectangle inside it with its x scale (left to
+/// right) and y scale (bottom to top), and the grid and tick labels the plots share.
+package struct PlotFrame {
+    /// The whole SVG, pixels.
+    package let width: Double, height: Double
+    /// The data rectangle, pixels from the SVG's top-left corner.
+    package let left: Double, top: Double, plotWidth: Double, plotHeight: Double
+    package let x: LinearScale, y: LinearScale
+
+    /// `x` maps `xDomain` onto [left, left + plotWidth]; `y` maps `yDomain` onto the rectangle bottom-up.
+    package init(width: Double, height: Double, left: Double, top: Double, plotWidth: Double, plotHeight: Double,
+         x xDomain: (Double, Double), y yDomain: (Double, Double)) {
+        self.init(width: width, height: height, left: left, top: top, plotWidth: plotWidth, plotHeight: plotHeight,
+                  x: LinearScale(domain: xDomain, start: left, length: plotWidth),
+                  y: LinearScale(domain: yDomain, start: top + plotHeight, length: -plotHeight))
+    }
+
+    /// A frame with scales of its own (e.g. the track plot's equal metres per pixel on both axes).
+    package init(width: Double, height: Double, left: Double, top: Double, plotWidth: Double, plotHeight: Double,
+         x: LinearScale, y: LinearScale) {
+        self.width = width
+        self.height = height
+        self.left = left
+        self.top = top
+        self.plotWidth = plotWidth
+        self.plotHeight = plotHeight
+        self.x = x
+        self.y = y
+    }
+
+    package var right: Double { left + plotWidth }
+    package var bottom: Double { top + plotHeight }
+
+    /// The opening `<svg>` of the whole picture.
+    package func svgOpen(label: String) -> String { SVGPlots.svgOpen(width: width, height: height, label: label) }
+
+    /// A light horizontal line across the plot at each of `ticks` (y data values) and its label
+    /// right-aligned left of the axis; `unit` follows the last label only.
+    package func yGrid(_ ticks: [Double], unit: String = "", label: (Double) -> String = ReportText.short) -> String {
+        let n = SVGPlots.n
+        var out = ""
+        for v in ticks {
+            out += "<line x1=\"\(n(left))\" x2=\"\(n(right))\" y1=\"\(n(y(v)))\" y2=\"\(n(y(v)))\" stroke=\"#e3e3e3\"/>"
+            out += "<text x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(label(v))\(v == ticks.last ? unit : "")</text>"
+        }
+        return out
+    }
+
+    /// Labels 16 px under the plot at pixel positions; `anchorEnds` aligns the first to its start and the
+    /// last to its end (so they stay inside the picture), else all are centred; `gridLines` draws a
+    /// faint vertical line through the plot at each.
+    package func xLabels(_ ticks: [(x: Double, label: String)], anchorEnds: Bool, gridLines: Bool) -> String {
+        let n = SVGPlots.n
+        var out = ""
+        for (k, t) in ticks.enumerated() {
+            if gridLines {
+                out += "<line x1=\"\(n(t.x))\" x2=\"\(n(t.x))\" y1=\"\(n(top))\" y2=\"\(n(top + plotHeight))\" stroke=\"#f0f0f0\"/>"
+            }
+            let anchor = !anchorEnds ? "middle" : k == 0 ? "start" : k == ticks.count - 1 ? "end" : "middle"
+            out += "<text x=\"\(n(t.x))\" y=\"\(n(top + plotHeight + 16))\" text-anchor=\"\(anchor)\">\(t.label)</text>"
+        }
+        return out
+    }
+}

@@ -1,0 +1,56 @@
+import Dispatch
+import Foundation
+
+/// Ctrl-C (SIGINT) during a long command: one line on stderr saying what was kept and how to
+/// continue, then exit 130 (128 + SIGINT, what a shell reports for an interrupted command).
+///
+/// The signal is received through a dispatch source, so the message is built in normal context
+/// (it may read files) rather than in an async-signal handler; the workers keep running until
+/// `exit` ends the process. Files that matter are safe at any instant: reports are swapped in
+/// atomically (`ReportFolder`), and the sweep's resume file drops a torn last line.
+package enum InterruptNotice {
+    /// The exit status after an interrupt.
+    package static let exitStatus: Int32 = 130
+
+    private nonisolated(unsafe) static var source: DispatchSourceSignal?
+
+    /// Replaces the default SIGINT action: on Ctrl-C, prints `message()` (prefixed `fencelab: `)
+    /// on stderr and exits with `exitStatus`. Call once, before the long work starts.
+    package static func install(_ message: @escaping @Sendable () -> String) {
+        Syscalls.ignoreInterruptSignal()
+        let s = DispatchSource.makeSignalSource(signal: Syscalls.SIGINT, queue: DispatchQueue(label: "fencelab.interrupt"))
+        s.setEventHandler {
+            FileHandle.standardError.write(Data(("\nfencelab: " + message() + "\n").utf8))
+            Syscalls.exit(exitStatus)
+        }
+        s.resume()
+        source = s
+    }
+
+    /// The line for an interrupted `fencelab run`/`accept`: nothing is written before the end.
+    package static func runMessage(out: String) -> String {
+        "interrupted; nothing was kept: the report is written only when the run completes, so \(out) is unchanged. "
+            + "Run the same command again to start over."
+    }
+
+    /// The line for an interrupted `fencelab sweep`: how many finished work items the resume file
+    /// holds and the command to continue. The workers run on until `exit`, so the count is a lower
+    /// bound ("at least"); the file is counted 1 MiB at a time (it holds ~300 bytes per item).
+    /// `resumeFile`: the sweep's resume file (`SweepRunner.partialPath(out:)`).
+    package static func sweepMessage(resumeFile path: String) -> String {
+        let lines = newlineCount(path: path)
+        let kept = max(0, lines - 1) // the first line is the manifest; a torn last line has no newline and is dropped on resume
+        return "interrupted; at least \(kept) finished work item\(kept == 1 ? "" : "s") kept in \(path); "
+            + "run the same command with --resume to continue without recomputing them"
+    }
+
+    /// Newline bytes in the file at `path` (0 if it cannot be read), read in 1 MiB pieces.
+    package static func newlineCount(path: String) -> Int {
+        guard let file = try? InputFileReader(path: path) else { return 0 }
+        var count = 0
+        try? file.forEachPiece { piece in
+            for byte in piece where byte == 0x0A { count += 1 }
+        }
+        return count
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+
+/// The one seam between FenceLab's outputs and the POSIX file calls (`open`, `write`,
+/// `fsync`, `rename`, `lstat`, `strerror`, through `Syscalls`): every report folder, sweep file and export
+/// goes through `writeAll` and `atomicWrite` here, so the rules live in one place —
+/// write everything or fail with the system's reason, fsync before rename, and never
+/// replace what is not ours (a device such as `/dev/full`, a FIFO, a symbolic link).
+package enum FileSystem {
+    /// What is at a path, without following a final symbolic link (`lstat`).
+    package enum Kind: Equatable {
+        case missing, regularFile, directory, symbolicLink, other(String)
+
+        /// How an error message names a kind the caller will not replace.
+        var name: String {
+            switch self {
+            case .missing: return "missing"
+            case .regularFile: return "a regular file"
+            case .directory: return "a directory"
+            case .symbolicLink: return "a symbolic link"
+            case let .other(kind): return kind
+            }
+        }
+    }
+
+    package static func kind(of path: String) -> Kind {
+        guard let status = Syscalls.status(path: path, followingLinks: false) else { return .missing }
+        switch status.type {
+        case .regular: return .regularFile
+        case .directory: return .directory
+        case .symbolicLink: return .symbolicLink
+        case .fifo: return .other("a FIFO")
+        case .characterDevice: return .other("a character device")
+        case .blockDevice: return .other("a block device")
+        case .socket: return .other("a socket")
+        case .unknown: return .other("not a regular file")
+        }
+    }
+
+    /// The system's text for the current `errno`.
+    package static func lastError() -> String { Syscalls.lastErrorText() }
+
+    /// Writes all of `bytes` to `fd`, retrying short writes and EINTR.
+    package static func writeAll(fd: Int32, _ bytes: [UInt8], path: String) throws(OutputError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in Syscalls.write(fd, raw.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 {
+                if Syscalls.errno == Syscalls.EINTR { continue }
+                throw .io(path: path, operation: "write", reason: lastError())
+            }
+            offset += n
+        }
+    }
+
+    /// Creates `path` (which must not exist), writes `bytes`, fsyncs and closes it.
+    package static func createFile(_ path: String, _ bytes: [UInt8]) throws(OutputError) {
+        let fd = Syscalls.open(path, Syscalls.O_WRONLY | Syscalls.O_CREAT | Syscalls.O_EXCL | Syscalls.O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io(path: path, operation: "create", reason: lastError()) }
+        do throws(OutputError) {
+            try writeAll(fd: fd, bytes, path: path)
+            guard Syscalls.fsync(fd) == 0 else { throw .io(path: path, operation: "fsync", reason: lastError()) }
+        } catch {
+            Syscalls.close(fd)
+            throw error
+        }
+        guard Syscalls.close(fd) == 0 else { throw .io(path: path, operation: "close", reason: lastError()) }
+    }
+
+    /// Creates `path` (it must not exist), lets `render` stream the text into it, fsyncs and
+    /// closes it: a large file is written without being held whole in memory.
+    package static func createFile(_ path: String, render: (inout FileSink) -> Void) throws(OutputError) {
+        let fd = Syscalls.open(path, Syscalls.O_WRONLY | Syscalls.O_CREAT | Syscalls.O_EXCL | Syscalls.O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io(path: path, operation: "create", reason: lastError()) }
+        do throws(OutputError) {
+            var sink = FileSink(fd: fd, path: path)
+            render(&sink)
+            try sink.finish()
+            guard Syscalls.fsync(fd) == 0 else { throw .io(path: path, operation: "fsync", reason: lastError()) }
+        } catch {
+            Syscalls.close(fd)
+            throw error
+        }
+        guard Syscalls.close(fd) == 0 else { throw .io(path: path, operation: "close", reason: lastError()) }
+    }
+
+    /// Refuses, before any work, an output file path that holds something other than a
+    /// regular file (device, FIFO, directory, symbolic link — dangling or not) or whose
+    /// folder is missing.
+    package static func checkFileDestination(_ path: String) throws(OutputError) {
+        let k = kind(of: path)
+        guard k == .missing || k == .regularFile else { throw .notARegularFile(path: path, kind: k.name) }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard kind(of: folder) == .directory || (kind(of: folder) == .symbolicLink && isDirectory(folder)) else {
+            throw .notWritable(path: path, reason: "\(folder) is not a folder")
+        }
+    }
+
+    /// Writes `bytes` as the regular file `path`: a temporary sibling is written and fsynced,
+    /// then renamed over `path`, so readers see the old file or the new one, never a part.
+    package static func atomicWrite(_ bytes: [UInt8], to path: String) throws(OutputError) {
+        try atomicWrite(to: path) { $0.append(bytes: bytes) }
+    }
+
+    /// `atomicWrite` of the text `render` streams (never held whole in memory).
+    package static func atomicWrite(to path: String, render: (inout FileSink) -> Void) throws(OutputError) {
+        try checkFileDestination(path)
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let tmp = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(Syscalls.processID())-\(serial.withLock { $0 += 1; return $0 })").path
+        do throws(OutputError) {
+            try createFile(tmp, render: render)
+            try rename(tmp, to: path)
+        } catch {
+            Syscalls.unlink(tmp)
+            throw error
+        }
+        syncDirectory(folder)
+    }
+
+    package static func rename(_ from: String, to: String) throws(OutputError) {
+        let rc = Syscalls.rename(from, to)
+        guard rc == 0 else { throw .io(path: to, operation: "rename", reason: lastError()) }
+    }
+
+    package static func makeDirectory(_ path: String) throws(OutputError) {
+        guard Syscalls.mkdir(path, 0o755) == 0 else { throw .io(path: path, operation: "mkdir", reason: lastError()) }
+    }
+
+    /// fsync of a folder, so a rename inside it survives a crash; best effort.
+    package static func syncDirectory(_ path: String) {
+        let fd = Syscalls.open(path, Syscalls.O_RDONLY | Syscalls.O_DIRECTORY | Syscalls.O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = Syscalls.fsync(fd)
+        Syscalls.close(fd)
+    }
+
+    /// Opens an existing regular file for appending.
+    package static func openForAppending(_ path: String) throws(OutputError) -> Int32 {
+        let fd = Syscalls.open(path, Syscalls.O_WRONLY | Syscalls.O_APPEND | Syscalls.O_CLOEXEC | Syscalls.O_NOFOLLOW)
+        guard fd >= 0 else { throw .io(path: path, operation: "open", reason: lastError()) }
+        return fd
+    }
+
+    /// Creates a private scratch file in `directory` and unlinks it at once: it lives only as the
+    /// returned descriptor (read and write), so nothing is left behind, even after a crash.
+    package static func openScratch(directory: String, prefix: String) throws(OutputError) -> Int32 {
+        let template = (directory as NSString).appendingPathComponent(".\(prefix)-XXXXXX")
+        let fd = Syscalls.openUnlinkedTemporary(template: template)
+        guard fd >= 0 else { throw .io(path: directory, operation: "create a scratch file in", reason: lastError()) }
+        return fd
+    }
+
+    /// Writes all of `bytes` at `offset` of `fd` (`pwrite`), retrying short writes and EINTR.
+    package static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, offset: Int, path: String) throws(OutputError) {
+        try repeatTransfer(count: bytes.count, operation: "write", path: path) { done in
+            Syscalls.pwrite(fd, bytes.baseAddress! + done, bytes.count - done, offset + done)
+        }
+    }
+
+    /// Reads exactly `bytes.count` bytes at `offset` of `fd` (`pread`), retrying short reads and EINTR.
+    package static func readAll(fd: Int32, into bytes: UnsafeMutableRawBufferPointer, offset: Int, path: String) throws(OutputError) {
+        try repeatTransfer(count: bytes.count, operation: "read", path: path) { done in
+            Syscalls.pread(fd, bytes.baseAddress! + done, bytes.count - done, offset + done)
+        }
+    }
+
+    /// Calls `step(bytesDone)` (one `pread`/`pwrite` of the rest) until `count` bytes have moved.
+    private static func repeatTransfer(count: Int, operation: String, path: String, _ step: (Int) -> Int) throws(OutputError) {
+        var done = 0
+        while done < count {
+            let n = step(done)
+            if n < 0 {
+                if Syscalls.errno == Syscalls.EINTR { continue }
+                throw .io(path: path, operation: operation, reason: lastError())
+            }
+            if n == 0 { throw .io(path: path, operation: operation, reason: "unexpected end of file") }
+            done += n
+        }
+    }
+
+    package static func closeFile(_ fd: Int32) {
+        Syscalls.close(fd)
+    }
+
+    package static func removeFile(_ path: String) {
+        Syscalls.unlink(path)
+    }
+
+    package static func isDirectory(_ path: String) -> Bool {
+        Syscalls.status(path: path)?.type == .directory
+    }
+
+    /// A process-wide counter for unique temporary names.
+    private static let serial = Locked(0)
+}
+
+/// Standard output for data a command prints in bulk (an export without `--out`, the
+/// engine protocol's answers): every byte written or a typed error, never a trap
+/// (`FileHandle.write` traps on ENOSPC, e.g. `> /dev/full`).
+package enum StandardOutput {
+    package static func write(_ text: String) throws(OutputError) {
+        try FileSystem.writeAll(fd: 1, Array(text.utf8), path: "standard output")
+    }
+}

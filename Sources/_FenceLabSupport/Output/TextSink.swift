@@ -1,0 +1,60 @@
+/// Where a renderer appends text: a `String` in memory, or a `FileSink` that streams to a file
+/// (large sweep outputs are written without ever holding the whole document).
+package protocol TextSink {
+    mutating func append(_ text: String)
+}
+
+extension String: TextSink {
+    package mutating func append(_ text: String) { self += text }
+}
+
+/// Buffered writes to an open file descriptor. The first failure is kept and every later
+/// append ignored (like `ferror`), so renderers need no `try` per piece; `finish()` reports it.
+package struct FileSink: TextSink {
+    /// Bytes held before one `write(2)`: large enough that the sweep's many small pieces cost
+    /// few system calls, small enough not to matter for peak memory.
+    package static let flushBytes = 1 << 16
+    package let fd: Int32
+    package let path: String
+    private var buffer: [UInt8] = []
+    private(set) var failure: OutputError?
+
+    package init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+        buffer.reserveCapacity(Self.flushBytes + 4096)
+    }
+
+    package mutating func append(_ text: String) {
+        guard failure == nil else { return }
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= Self.flushBytes { flush() }
+    }
+
+    package mutating func flush() {
+        guard failure == nil else { return }
+        do throws(OutputError) { try FileSystem.writeAll(fd: fd, buffer, path: path) } catch { failure = error }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Records a failure of what is being written (e.g. its data could not be read): nothing more
+    /// is written and `finish` throws it, so the folder is not put in place.
+    package mutating func fail(_ error: OutputError) {
+        if failure == nil { failure = error }
+    }
+
+    /// Writes what is buffered and reports the first failure.
+    package mutating func finish() throws(OutputError) {
+        flush()
+        if let failure { throw failure }
+    }
+}
+
+extension FileSink {
+    /// Appends raw bytes (files rendered in memory before streaming existed).
+    package mutating func append(bytes: [UInt8]) {
+        flush()
+        guard failure == nil else { return }
+        do throws(OutputError) { try FileSystem.writeAll(fd: fd, bytes, path: path) } catch { failure = error }
+    }
+}

@@ -1,4 +1,0 @@
-import FenceLab
-
-/// A command line parsed against a command's declared options (see `OptionDeclaration`).
-typealias Arguments = ParsedOptions

@@ -1,0 +1,70 @@
+import Foundation
+import GSLKit
+import Testing
+@testable import FenceLab
+@testable import FenceLabSweep
+
+/// The scratch-file store gives back every record bit for bit, whatever order they were stored
+/// in, for a shard's stride and with many streams (small blocks), and names a record never stored.
+@Suite struct SweepRecordStoreTests {
+    static func record(item: Int, _ rng: RandomSource) -> SweepRecord {
+        func count() -> Int { Int(rng.uniform() * 50) }
+        func figure() -> Double? { rng.uniform() < 0.3 ? nil : rng.uniform() * 300 }
+        var r = SweepRecord(item: item, spurious: count(), missed: count(), flaps: count(), transitions: count(),
+                            truthTransitions: count(), latencyMedian_s: figure(), latencyP95_s: figure())
+        r.trueVisits = count(); r.matchedVisits = count(); r.falseVisits = count(); r.fragments = count()
+        r.earlyEntries = Int.max - count()  // the full range of Int survives
+        r.entryLatencyP95_s = figure(); r.lateEntryP95_s = -0.0; r.exitLatencyP95_s = figure()
+        r.filterRMSE_m = rng.uniform() < 0.5 ? nil : .infinity
+        return r
+    }
+
+    @Test func recordsComeBackBitForBitInAnyStoreOrder() throws {
+        let rng = try RandomSource(seed: 42)
+        for (stride, first, streams) in [(1, 0, 1), (3, 2, 5), (1, 0, 4000)] {
+            let count = 1000
+            let records = (0..<count).map { Self.record(item: $0 * stride + first, rng) }
+            let store = try SweepRecordStore(count: count, stride: stride, first: first,
+                                             directory: NSTemporaryDirectory(), streams: streams)
+            // Stored in pieces, back to front, as workers finishing out of order would.
+            for start in Swift.stride(from: 0, to: count, by: 97).reversed() {
+                try store.store(Array(records[start..<min(count, start + 97)]))
+            }
+            #expect(store.storedCount == count)
+            for k in [0, 999, 500, 1, 998] + Array(0..<count) {
+                let back = try store.record(k)
+                #expect(back == records[k], "stride \(stride): record \(k)")
+                #expect(back.lateEntryP95_s?.sign == .minus, "−0 keeps its sign")
+            }
+            #expect(store.ordinal(ofItem: first + stride * 10) == 10)
+            #expect(store.ordinal(ofItem: count * stride + first) == nil)
+        }
+    }
+
+    @Test func aRecordNeverStoredIsNamedNotInvented() throws {
+        let rng = try RandomSource(seed: 7)
+        let store = try SweepRecordStore(count: 10, directory: NSTemporaryDirectory(), streams: 1)
+        try store.store((0..<9).map { Self.record(item: $0, rng) })
+        #expect(throws: SweepError.self) { try store.record(9) }
+        #expect(throws: SweepError.self) { try store.store([Self.record(item: 10, rng)]) }
+    }
+
+    /// The shared reader of resume files and shards' items.jsonl gives back every line, also one
+    /// that crosses a 1 MiB piece, and what follows the last newline.
+    @Test func lineReaderCrossesPiecesAndKeepsTheUnterminatedTail() throws {
+        let piece = RecordLineReader.pieceBytes
+        let lines = [String(repeating: "a", count: piece - 3), String(repeating: "b", count: 10), "",
+                     String(repeating: "c", count: piece + 5), "d"]
+        let path = NSTemporaryDirectory() + "fencelab-line-reader-\(getpid()).txt"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for tail in ["", "torn{\"item\""] {
+            try Data((lines.joined(separator: "\n") + "\n" + tail).utf8).write(to: URL(fileURLWithPath: path))
+            let reader = try #require(try RecordLineReader(path: path, what: "the test file"))
+            var back: [String] = []
+            let rest = try reader.lines { back.append(String(decoding: $0, as: UTF8.self)) }
+            #expect(back == lines)
+            #expect(String(decoding: rest, as: UTF8.self) == tail)
+        }
+        #expect(try RecordLineReader(path: path + ".missing", what: "the test file") == nil)
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+import _TestSupport
+
+/// The layering `Package.swift` states, checked on the imports of every source file and on the
+/// dependencies each target declares: GeoPolicy imports nothing but libm; only GSLKit imports
+/// CGSL; only `_FenceLabSupport` imports the C library (its `Syscalls.swift`) and CMalloc; the
+/// device-log readers know nothing of the generator, the harness or the GSL; nothing below the
+/// command line names the sweep, calibration or option targets.
+@Suite struct ModuleLayoutTests {
+    /// The package's own modules each source module may import.
+    static let allowed: [String: Set<String>] = [
+        "GeoPolicy": [],
+        "GSLKit": ["CGSL"],
+        "_FenceLabSupport": ["GeoPolicy", "CMalloc"],
+        "DriveSim": ["GeoPolicy", "GSLKit", "_FenceLabSupport"],
+        "DeviceLogKit": ["GeoPolicy", "_FenceLabSupport"],
+        "ReportKit": ["GeoPolicy", "_FenceLabSupport"],
+        "FenceLab": ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit", "ReportKit", "_FenceLabSupport"],
+        "FenceLabSweep": ["FenceLab", "GeoPolicy", "GSLKit", "DriveSim", "ReportKit", "_FenceLabSupport"],
+        "FenceLabCalibration": ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit", "ReportKit", "_FenceLabSupport"],
+        "_CommandLineKit": ["GeoPolicy", "_FenceLabSupport"],
+        "FenceLabCLI": [
+            "FenceLab", "FenceLabSweep", "FenceLabCalibration", "_CommandLineKit", "GeoPolicy", "DeviceLogKit",
+            "DriveSim", "ReportKit", "_FenceLabSupport",
+        ],
+        "fencelab-bench": [
+            "FenceLab", "FenceLabSweep", "FenceLabCalibration", "GeoPolicy", "DriveSim", "GSLKit", "ReportKit",
+            "_FenceLabSupport", "_CommandLineKit", "CReference",
+        ],
+    ]
+
+    /// Where each module's sources are, from the package root.
+    static func folder(of module: String) -> String {
+        module == "fencelab-bench" ? "Benchmarks/fencelab-bench" : "Sources/" + module
+    }
+
+    /// The C library's modules on each platform.
+    static let cLibrary: Set<String> = ["Glibc", "Darwin", "Musl", "ucrt"]
+    /// Toolchain modules every module but GeoPolicy may import.
+    static let toolchain: Set<String> = ["Foundation", "FoundationEssentials", "Dispatch", "FoundationXML"]
+    /// Files outside `_FenceLabSupport` that import the C library for its maths (libm) only.
+    static let libmFiles: Set<String> = [
+        "Sources/GeoPolicy/Geo/Math.swift",
+        "Sources/DriveSim/Generation/GeneratedSample.swift",
+        "Sources/DriveSim/Generation/NoiseProcess.swift",
+        "Sources/DriveSim/Generation/RouteSampler.swift",
+        "Sources/DriveSim/Generation/SphereStep.swift",
+        "Benchmarks/fencelab-bench/Suites/Workloads.swift",
+    ]
+    /// C library calls that are not maths: a libm file naming one of these is doing system work
+    /// that belongs in `_FenceLabSupport/Syscalls.swift`.
+    static let systemCalls = [
+        "open", "close", "read", "write", "pread", "pwrite", "fsync", "rename", "unlink", "mkdir", "lstat", "fstat",
+        "stat", "getpid", "kill", "signal", "sigaction", "errno", "strerror", "snprintf", "isatty", "exit", "poll",
+        "waitpid", "posix_spawn", "uname", "getenv", "setenv", "malloc", "free", "fopen", "fputs",
+    ]
+
+    /// The modules a Swift file imports (`import X`, `@testable import X`, `import struct X.Y`).
+    static func imports(of text: String) -> Set<String> {
+        var modules: Set<String> = []
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ").filter { !$0.hasPrefix("@") }
+            guard words.first == "import", words.count >= 2 else { continue }
+            let kinds = ["struct", "class", "enum", "func", "protocol", "typealias", "var", "let"]
+            let path = words.count >= 3 && kinds.contains(String(words[1])) ? words[2] : words[1]
+            modules.insert(String(path.split(separator: ".")[0]))
+        }
+        return modules
+    }
+
+    /// Identifiers of `systemCalls` that `text` calls (`name(`), comments left out.
+    static func systemCallsNamed(in text: String) -> [String] {
+        let code = text.split(separator: "\n").map { line in line.components(separatedBy: "//")[0] }.joined(separator: "\n")
+        return systemCalls.filter { name in
+            code.range(of: #"(?<![\w.])"# + name + #"\("#, options: .regularExpression) != nil
+        }
+    }
+
+    /// Each target's declared dependencies in Package.swift (`name: "X", dependencies: [...]`).
+    static func declaredDependencies(_ manifest: String) throws -> [String: Set<String>] {
+        let regex = try NSRegularExpression(pattern: #"name: "([\w-]+)",\s*dependencies: \[([^\]]*)\]"#)
+        var out: [String: Set<String>] = [:]
+        for m in regex.matches(in: manifest, range: NSRange(manifest.startIndex..., in: manifest)) {
+            guard let name = Range(m.range(at: 1), in: manifest), let list = Range(m.range(at: 2), in: manifest) else {
+                continue
+            }
+            let deps = manifest[list].split(separator: "\"", omittingEmptySubsequences: false).enumerated()
+                .filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            out[String(manifest[name])] = Set(deps)
+        }
+        return out
+    }
+
+    static func swiftFiles(in folder: URL) throws -> [String] {
+        try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }.sorted()
+    }
+
+    @Test func importsParse() {
+        #expect(Self.imports(of: "import A\n@testable import B\nimport struct C.D\n// import E\nlet importX = 1\n") == ["A", "B", "C"])
+    }
+
+    @Test func systemCallsAreFoundOutsideComments() {
+        #expect(Self.systemCallsNamed(in: "let x = sin(a)\n// open(path)\nlet fd = open(p, 0)\n") == ["open"])
+        #expect(Self.systemCallsNamed(in: "let s = cbrt(x) + FileSystem.open(x) + reopen(y)") == [])
+    }
+
+    @Test func everyModuleImportsOnlyWhatItsLayerAllows() throws {
+        let root = TestPaths.packageRoot
+        var checked = 0
+        for (module, allowed) in Self.allowed {
+            let folder = root.appendingPathComponent(Self.folder(of: module))
+            let files = try Self.swiftFiles(in: folder)
+            #expect(!files.isEmpty, "no sources in \(module)")
+            for file in files {
+                let path = Self.folder(of: module) + "/" + file
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                var permitted = allowed.union(module == "GeoPolicy" ? [] : Self.toolchain)
+                if module == "_FenceLabSupport" || Self.libmFiles.contains(path) { permitted.formUnion(Self.cLibrary) }
+                let bad = Self.imports(of: text).subtracting(permitted)
+                #expect(bad.isEmpty, "\(path) imports \(bad.sorted())")
+                if Self.libmFiles.contains(path) {
+                    let calls = Self.systemCallsNamed(in: text)
+                    #expect(calls.isEmpty, "\(path) imports the C library for libm but calls \(calls)")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked > 150)
+    }
+
+    /// Every source folder is in the table (a new target cannot escape the check), and every
+    /// target's dependencies in Package.swift are ones the table allows.
+    @Test func packageManifestDeclaresOnlyAllowedDependencies() throws {
+        let root = TestPaths.packageRoot
+        let folders = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
+        let swiftFolders = try folders.filter { !(try Self.swiftFiles(in: root.appendingPathComponent("Sources/" + $0))).isEmpty }
+        #expect(Set(swiftFolders).subtracting(Self.allowed.keys).isEmpty, "Sources/ folders not in the table: \(swiftFolders)")
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let declared = try Self.declaredDependencies(manifest)
+        #expect(declared.count >= 20, "found the dependency lists of only \(declared.keys.sorted())")
+        for (module, allowed) in Self.allowed {
+            let deps = declared[module] ?? []
+            #expect(deps.subtracting(allowed).isEmpty, "\(module) depends on \(deps.subtracting(allowed).sorted())")
+        }
+        #expect(declared["GeoPolicy"] == nil, "GeoPolicy depends on nothing")
+    }
+
+    /// Only `_FenceLabSupport` and the libm files name the C library; the support target holds
+    /// its system calls in one file.
+    @Test func systemCallsLiveInOneFile() throws {
+        let folder = TestPaths.packageRoot.appendingPathComponent("Sources/_FenceLabSupport")
+        var importers: [String] = []
+        for file in try Self.swiftFiles(in: folder) {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            if !Self.imports(of: text).isDisjoint(with: Self.cLibrary) { importers.append(file) }
+        }
+        #expect(importers == ["Syscalls.swift"], "files of _FenceLabSupport importing the C library: \(importers)")
+    }
+}
