@@ -94,7 +94,9 @@ let package = Package(
         .testTarget(name: "GeoPolicyTests", dependencies: ["GeoPolicy", "GSLKit", "_TestSupport"]),
         .testTarget(name: "GSLKitTests", dependencies: ["GSLKit", "_TestSupport"]),
         .testTarget(name: "FenceLabSupportTests", dependencies: ["_FenceLabSupport", "_TestSupport"]),
-        .testTarget(name: "DriveSimTests", dependencies: ["DriveSim", "GeoPolicy", "GSLKit", "_FenceLabSupport", "_TestSupport"]),
+        .testTarget(
+            name: "DriveSimTests",
+            dependencies: ["DriveSim", "GeoPolicy", "GSLKit", "_FenceLabSupport", "_TestSupport"]),
         .testTarget(
             name: "DeviceLogKitTests",
             dependencies: ["DeviceLogKit", "GeoPolicy", "_FenceLabSupport", "_TestSupport"]
@@ -109,15 +111,22 @@ let package = Package(
         ),
         .testTarget(
             name: "FenceLabSweepTests",
-            dependencies: ["FenceLabSweep", "FenceLab", "DriveSim", "GeoPolicy", "GSLKit", "_FenceLabSupport", "_TestSupport"]
+            dependencies: [
+                "FenceLabSweep", "FenceLab", "DriveSim", "GeoPolicy", "GSLKit", "_FenceLabSupport", "_TestSupport",
+            ]
         ),
         .testTarget(
             name: "FenceLabCalibrationTests",
-            dependencies: ["FenceLabCalibration", "DeviceLogKit", "DriveSim", "GeoPolicy", "GSLKit", "_FenceLabSupport", "_TestSupport"]
+            dependencies: [
+                "FenceLabCalibration", "DeviceLogKit", "DriveSim", "GeoPolicy", "GSLKit", "_FenceLabSupport",
+                "_TestSupport",
+            ]
         ),
         .testTarget(name: "CommandLineKitTests", dependencies: ["_CommandLineKit", "GeoPolicy", "_TestSupport"]),
         // The repository itself: layering of the imports, documents, paths, the public API page.
-        .testTarget(name: "RepositoryTests", dependencies: ["DriveSim", "FenceLab", "FenceLabSweep", "GSLKit", "ReportKit", "_TestSupport"]),
+        .testTarget(
+            name: "RepositoryTests",
+            dependencies: ["DriveSim", "FenceLab", "FenceLabSweep", "GSLKit", "ReportKit", "_TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["FenceLabCLI", "_TestSupport"]),
     ]
 )

@@ -19,7 +19,9 @@ func benchMain(_ argv: [String]) -> Int32 {
         }
         let slowdown = try Slowdown.parse(ProcessInfo.processInfo.environment)
         if let name = options.instructionsChild, let dumps = options.callgrindDumps {
-            print(try InstructionChild.main(name: name, calls: options.runs ?? 1, dumpBase: dumps, slowdown: slowdown).line)
+            print(
+                try InstructionChild.main(name: name, calls: options.runs ?? 1, dumpBase: dumps, slowdown: slowdown)
+                    .line)
             return 0
         }
         let selected = Registry.all.filter { b in
@@ -47,7 +49,9 @@ func benchMain(_ argv: [String]) -> Int32 {
 
 /// `--metric time`: interleaved samples against the C kernels.
 func timeMain(_ options: Options, selected: [Benchmark], slowdown: Slowdown) throws -> Int32 {
-    var configuration = options.quick ? RunConfiguration.quick(slowdown: slowdown.factor)
+    var configuration =
+        options.quick
+        ? RunConfiguration.quick(slowdown: slowdown.factor)
         : RunConfiguration.standard(slowdown: slowdown.factor)
     if let n = options.samples { configuration.samples = n }
     let store = BaselineStore.standard()
@@ -63,16 +67,19 @@ func timeMain(_ options: Options, selected: [Benchmark], slowdown: Slowdown) thr
     let machine = MachineInfo.current()
     var report = BenchReport(machine: machine, configuration: configuration, results: results)
     if let baseline, let name = options.compare {
-        report.comparison = Comparison.compare(current: results, baseline: baseline,
-                                               baselineName: name, threshold: options.effectiveThreshold)
+        report.comparison = Comparison.compare(
+            current: results, baseline: baseline,
+            baselineName: name, threshold: options.effectiveThreshold)
     }
 
     switch options.format {
     case .json:
         print(String(decoding: try BenchJSON.encode(report), as: UTF8.self))
     case .text, .markdown:
-        print(TableWriter.results(results, machine: machine, configuration: configuration,
-                                  format: options.format))
+        print(
+            TableWriter.results(
+                results, machine: machine, configuration: configuration,
+                format: options.format))
         if let c = report.comparison { print(TableWriter.comparison(c, format: options.format)) }
     }
     if !runner.allocationCounterActive {
@@ -84,9 +91,12 @@ func timeMain(_ options: Options, selected: [Benchmark], slowdown: Slowdown) thr
             let old = try store.load(name, as: BenchReport.self)
             let measured = Set(results.map(\.name))
             stored.results = Registry.all.compactMap { b in
-                measured.contains(b.name) ? results.first { $0.name == b.name } : old.results.first { $0.name == b.name }
+                measured.contains(b.name)
+                    ? results.first { $0.name == b.name } : old.results.first { $0.name == b.name }
             }
-            printError("fencelab-bench: baseline \(name): \(results.count) rows measured now, \(stored.results.count - results.count) kept from the file")
+            printError(
+                "fencelab-bench: baseline \(name): \(results.count) rows measured now, \(stored.results.count - results.count) kept from the file"
+            )
         }
         let url = try store.save(stored, name: name)
         printError("fencelab-bench: baseline saved to \(url.path)")
@@ -97,32 +107,38 @@ func timeMain(_ options: Options, selected: [Benchmark], slowdown: Slowdown) thr
 /// `--metric instructions`: each benchmark counted in its own callgrind process.
 func instructionsMain(_ options: Options, selected: [Benchmark], slowdown: Slowdown) throws -> Int32 {
     let store = BaselineStore.standard()
-    let baseline = try options.compare.map { name throws(BenchError) in try store.load(name, as: InstructionReport.self) }
-    let runner = try InstructionRunner.prepare(slowdown: slowdown, callsOverride: options.runs,
-                                               keepProfiles: options.callgrindOut.map { URL(fileURLWithPath: $0) })
+    let baseline = try options.compare.map { name throws(BenchError) in try store.load(name, as: InstructionReport.self)
+    }
+    let runner = try InstructionRunner.prepare(
+        slowdown: slowdown, callsOverride: options.runs,
+        keepProfiles: options.callgrindOut.map { URL(fileURLWithPath: $0) })
     defer { runner.cleanUp() }
     let machine = MachineInfo.current(valgrindVersion: runner.valgrindVersion)
     if let baseline, let name = options.compare {
-        machine.versionWarnings(against: baseline.machine, baselineName: name).forEach { printError("fencelab-bench: \($0)") }
+        machine.versionWarnings(against: baseline.machine, baselineName: name).forEach {
+            printError("fencelab-bench: \($0)")
+        }
     }
 
     var results: [String: InstructionMeasurement] = [:]
     var notCounted: [String: String] = [:]
     for (index, b) in selected.enumerated() {
-        if case let .notCounted(reason) = b.instructions {
+        if case .notCounted(let reason) = b.instructions {
             notCounted[b.name] = reason
             continue
         }
         if isatty(STDERR_FILENO) != 0 { printError("  \(b.name) ...") }
         results[b.name] = try runner.measure(b, index: index)
     }
-    var report = InstructionReport(machine: machine, slowdown: slowdown.factor,
-                                   valgrindArguments: InstructionRunner.valgrindArguments,
-                                   results: results, notCounted: notCounted)
+    var report = InstructionReport(
+        machine: machine, slowdown: slowdown.factor,
+        valgrindArguments: InstructionRunner.valgrindArguments,
+        results: results, notCounted: notCounted)
     let counted = selected.compactMap { results[$0.name] }
     if let baseline, let name = options.compare {
-        report.comparison = Comparison.compare(current: counted, baseline: baseline, baselineName: name,
-                                               threshold: options.effectiveThreshold)
+        report.comparison = Comparison.compare(
+            current: counted, baseline: baseline, baselineName: name,
+            threshold: options.effectiveThreshold)
     }
 
     switch options.format {
@@ -133,7 +149,9 @@ func instructionsMain(_ options: Options, selected: [Benchmark], slowdown: Slowd
         if let c = report.comparison { print(TableWriter.comparison(c, format: options.format)) }
     }
     if let c = report.comparison, case let new = c.rows.filter({ $0.verdict == .new && $0.gated }), !new.isEmpty {
-        printError("fencelab-bench: \(new.count) benchmark(s) not in baseline '\(c.baselineName)' (not gated): add them with --metric instructions --filter NAME --save-baseline \(c.baselineName)")
+        printError(
+            "fencelab-bench: \(new.count) benchmark(s) not in baseline '\(c.baselineName)' (not gated): add them with --metric instructions --filter NAME --save-baseline \(c.baselineName)"
+        )
     }
     if let name = options.saveBaseline {
         var stored = report
@@ -141,11 +159,15 @@ func instructionsMain(_ options: Options, selected: [Benchmark], slowdown: Slowd
             // Adding or refreshing a few rows: only counts of one toolchain may share a file.
             let old = try store.load(name, as: InstructionReport.self)
             guard old.machine.toolchain == machine.toolchain else {
-                throw BenchError.usage("baseline \(name) holds counts of \(old.machine.toolchain), this binary is \(machine.toolchain): save all rows (no --filter)")
+                throw BenchError.usage(
+                    "baseline \(name) holds counts of \(old.machine.toolchain), this binary is \(machine.toolchain): save all rows (no --filter)"
+                )
             }
             stored.results = old.results.merging(results) { _, now in now }
             stored.notCounted = old.notCounted.merging(notCounted) { _, now in now }
-            printError("fencelab-bench: baseline \(name): \(results.count) rows counted now, \(stored.results.count - results.count) kept from the file")
+            printError(
+                "fencelab-bench: baseline \(name): \(results.count) rows counted now, \(stored.results.count - results.count) kept from the file"
+            )
         }
         let url = try store.save(stored, name: name)
         printError("fencelab-bench: baseline saved to \(url.path)")

@@ -20,10 +20,10 @@ let package = Package(
     // At least FenceLab's own floor (its Package.swift says why).
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "TeamGeofence", targets: ["TeamGeofence"]),
+        .library(name: "TeamGeofence", targets: ["TeamGeofence"])
     ],
     dependencies: [
-        .package(path: fenceLabPath),
+        .package(path: fenceLabPath)
     ],
     targets: [
         // The rule the team's app ships: depends on GeoPolicy only (pure Swift, no GSL, no I/O).

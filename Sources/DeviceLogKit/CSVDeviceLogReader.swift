@@ -7,9 +7,11 @@
 /// `""` is not unescaped); spaces and tabs around a field are ignored; blank lines are
 /// skipped. Works on the bytes of each line: no per-field allocation.
 enum CSVDeviceLogReader {
-    static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine) {
+    static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine)
+    {
         var ranges: [Range<Int>] = []
-        let first = try lines.next { (bytes, line) throws(DeviceLogProblemAtLine) -> (columns: [DeviceLogField]?, line: Int) in
+        let first = try lines.next {
+            (bytes, line) throws(DeviceLogProblemAtLine) -> (columns: [DeviceLogField]?, line: Int) in
             let row = try validated(bytes, line)
             if row.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return (nil, line) }
             return (try header(row, line: line, ranges: &ranges), line)
@@ -75,26 +77,35 @@ enum CSVDeviceLogReader {
     ) throws(DeviceLogProblemAtLine) {
         try fields(bytes, line: line, into: &ranges)
         guard ranges.count == columns.count else {
-            throw DeviceLogProblemAtLine(line: line, problem: .columnCount(expected: columns.count, found: ranges.count))
+            throw DeviceLogProblemAtLine(
+                line: line, problem: .columnCount(expected: columns.count, found: ranges.count))
         }
         var timestamp_s = 0.0
-        var latitude: Double?, longitude: Double?, accuracy_m: Double?, speed_mps: Double?, course_deg: Double?
+        var latitude: Double?
+        var longitude: Double?
+        var accuracy_m: Double?
+        var speed_mps: Double?
+        var course_deg: Double?
         var event: SystemEventKind?
         for (field, range) in zip(columns, ranges) {
             let value = UnsafeBufferPointer(rebasing: bytes[range])
             switch field {
             case .timestamp:
                 switch DeviceLogLexical.timestamp(value) {
-                case let .success(t): timestamp_s = t
-                case let .failure(p):
-                    throw DeviceLogProblemAtLine(line: line, problem: .badTimestamp(value: DeviceLogLexical.shown(text(value)), reason: p.reason))
+                case .success(let t): timestamp_s = t
+                case .failure(let p):
+                    throw DeviceLogProblemAtLine(
+                        line: line, problem: .badTimestamp(value: DeviceLogLexical.shown(text(value)), reason: p.reason)
+                    )
                 }
             case .event:
                 event = try DeviceLogLexical.event(value, line: line)
             case .latitude, .longitude, .horizontalAccuracy, .speed, .course:
                 if value.isEmpty { continue }
                 guard let number = DeviceLogLexical.number(value) else {
-                    throw DeviceLogProblemAtLine(line: line, problem: .notANumber(column: field.rawValue, value: DeviceLogLexical.shown(text(value))))
+                    throw DeviceLogProblemAtLine(
+                        line: line,
+                        problem: .notANumber(column: field.rawValue, value: DeviceLogLexical.shown(text(value))))
                 }
                 switch field {
                 case .latitude: latitude = number
@@ -111,9 +122,12 @@ enum CSVDeviceLogReader {
     }
 
     /// Splits one line into trimmed field ranges; a quoted field's range excludes its quotes.
-    static func fields(_ b: UnsafeBufferPointer<UInt8>, line: Int, into result: inout [Range<Int>]) throws(DeviceLogProblemAtLine) {
+    static func fields(
+        _ b: UnsafeBufferPointer<UInt8>, line: Int, into result: inout [Range<Int>]
+    ) throws(DeviceLogProblemAtLine) {
         result.removeAll(keepingCapacity: true)
-        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ",")
+        let quote = UInt8(ascii: "\"")
+        let comma = UInt8(ascii: ",")
         func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 }
         var i = 0
         while true {

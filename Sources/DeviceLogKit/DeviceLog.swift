@@ -70,13 +70,19 @@ public struct DeviceLogFix: Sendable, Hashable {
     /// Speed over ground in m/s as logged (iOS: negative = invalid), `nil` when not logged.
     public var speed_mps: Double? {
         get { present & 1 != 0 ? speedValue : nil }
-        set { speedValue = newValue ?? 0; present = newValue == nil ? present & ~1 : present | 1 }
+        set {
+            speedValue = newValue ?? 0
+            present = newValue == nil ? present & ~1 : present | 1
+        }
     }
     /// Course over ground in degrees clockwise from true north as logged
     /// (iOS: negative = invalid), `nil` when not logged.
     public var course_deg: Double? {
         get { present & 2 != 0 ? courseValue : nil }
-        set { courseValue = newValue ?? 0; present = newValue == nil ? present & ~2 : present | 2 }
+        set {
+            courseValue = newValue ?? 0
+            present = newValue == nil ? present & ~2 : present | 2
+        }
     }
     /// 1-based line of the log the fix was read from (GPX: the line of the point's start tag);
     /// at most `Int32.max` (files are limited to 256 MiB, far fewer lines).
@@ -98,7 +104,10 @@ public struct DeviceLogFix: Sendable, Hashable {
     }
 
     public func hash(into h: inout Hasher) {
-        h.combine(fix); h.combine(speed_mps); h.combine(course_deg); h.combine(line)
+        h.combine(fix)
+        h.combine(speed_mps)
+        h.combine(course_deg)
+        h.combine(line)
     }
 }
 

@@ -77,35 +77,37 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .unreadable(reason): return "cannot read file: \(reason)"
-        case let .fileTooLarge(size, limit):
+        case .unreadable(let reason): return "cannot read file: \(reason)"
+        case .fileTooLarge(let size, let limit):
             return "file is \(size) bytes, more than the limit of \(limit) bytes"
-        case let .unknownFormat(ext):
-            return "unknown device-log format '\(ext)' (the format is read from the file extension: .csv, .gpx, .jsonl or .nmea)"
+        case .unknownFormat(let ext):
+            return
+                "unknown device-log format '\(ext)' (the format is read from the file extension: .csv, .gpx, .jsonl or .nmea)"
         case .emptyFile: return "file is empty"
         case .missingHeader:
-            return "missing header: the first line must name the columns (timestamp,latitude,longitude,horizontal_accuracy,...)"
+            return
+                "missing header: the first line must name the columns (timestamp,latitude,longitude,horizontal_accuracy,...)"
         case .noData: return "no data: the log holds no fix and no event"
-        case let .lineTooLong(limit): return "line longer than the limit of \(limit) bytes"
-        case let .xmlTokenTooLong(limit): return "XML name, attribute or text longer than the limit of \(limit) bytes"
+        case .lineTooLong(let limit): return "line longer than the limit of \(limit) bytes"
+        case .xmlTokenTooLong(let limit): return "XML name, attribute or text longer than the limit of \(limit) bytes"
         case .invalidUTF8: return "text is not valid UTF-8"
-        case let .missingColumn(name): return "missing required column '\(name)'"
-        case let .unknownColumn(name): return "unknown column '\(name)'"
-        case let .duplicateColumn(name): return "duplicate column '\(name)'"
-        case let .columnCount(expected, found):
+        case .missingColumn(let name): return "missing required column '\(name)'"
+        case .unknownColumn(let name): return "unknown column '\(name)'"
+        case .duplicateColumn(let name): return "duplicate column '\(name)'"
+        case .columnCount(let expected, let found):
             return "wrong column count: header has \(expected), row has \(found)"
-        case let .notANumber(column, value): return "\(column): '\(value)' is not a number"
-        case let .missingValue(column): return "\(column): value is missing"
-        case let .badTimestamp(value, reason): return "timestamp '\(value)': \(reason)"
-        case let .badEvent(value): return "event: '\(value)' is not empty, 'enter' or 'exit'"
+        case .notANumber(let column, let value): return "\(column): '\(value)' is not a number"
+        case .missingValue(let column): return "\(column): value is missing"
+        case .badTimestamp(let value, let reason): return "timestamp '\(value)': \(reason)"
+        case .badEvent(let value): return "event: '\(value)' is not empty, 'enter' or 'exit'"
         case .badQuoting: return "malformed quoted field"
-        case let .json(what): return "malformed JSON: \(what)"
-        case let .xml(what): return "malformed XML: \(what)"
-        case let .xmlDeclarationRefused(what):
+        case .json(let what): return "malformed JSON: \(what)"
+        case .xml(let what): return "malformed XML: \(what)"
+        case .xmlDeclarationRefused(let what):
             return "XML \(what) refused (DOCTYPE and entity declarations are never processed)"
-        case let .xmlEntityRefused(ref): return "XML entity reference '\(ref)' refused (entities are never expanded)"
-        case let .gpx(what): return "GPX: \(what)"
-        case let .nmea(m): return "NMEA: \(m)"
+        case .xmlEntityRefused(let ref): return "XML entity reference '\(ref)' refused (entities are never expanded)"
+        case .gpx(let what): return "GPX: \(what)"
+        case .nmea(let m): return "NMEA: \(m)"
         }
     }
 }

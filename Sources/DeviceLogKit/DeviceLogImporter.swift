@@ -51,18 +51,21 @@ public enum DeviceLogImporter {
         let opened: Result<InputFileReader, InputFileProblem>
         do { opened = .success(try InputFileReader(path: path)) } catch { opened = .failure(error) }
         // Named as such before the extension is looked at (`/dev/zero` has none).
-        if case let .failure(.notRegularFile(kind)) = opened {
+        if case .failure(.notRegularFile(let kind)) = opened {
             // A folder: --device-log wants files.
-            if kind == "a directory" { throw fail(.unreadable(reason: "is a directory; --device-log takes log files (.csv, .gpx, .jsonl, .nmea)")) }
+            if kind == "a directory" {
+                throw fail(
+                    .unreadable(reason: "is a directory; --device-log takes log files (.csv, .gpx, .jsonl, .nmea)"))
+            }
             throw fail(.unreadable(reason: InputFileProblem.notRegularFile(kind: kind).description))
         }
         let chosen: DeviceLogFormat
         if let format { chosen = format } else { chosen = try DeviceLogFormat(path: path) }
         let file: InputFileReader
         switch opened {
-        case let .success(f): file = f
+        case .success(let f): file = f
         case .failure(.missing): throw fail(.unreadable(reason: "no such file"))
-        case let .failure(problem): throw fail(.unreadable(reason: problem.description))
+        case .failure(let problem): throw fail(.unreadable(reason: problem.description))
         }
         let size = file.size_bytes
         guard size <= limits.maxFileSize_bytes else {
@@ -71,7 +74,8 @@ public enum DeviceLogImporter {
         let source = DeviceLogByteSource.file(file, limit_bytes: limits.maxFileSize_bytes)
         if chosen == .gpx {
             // A GPX point takes several lines (~230 bytes), so there is no line count to reserve by.
-            return try parse(source, file: path, format: chosen, limits: limits, reservingFixes: 0, keepingFix: keepingFix)
+            return try parse(
+                source, file: path, format: chosen, limits: limits, reservingFixes: 0, keepingFix: keepingFix)
         }
         // Two passes over the same open file: the line count, then the parse. With `keepingFix`
         // how many fixes are kept is unknown: one pass, the kept fixes grow as they come.
@@ -80,7 +84,8 @@ public enum DeviceLogImporter {
             reserve = lineCount(file, limit_bytes: limits.maxFileSize_bytes)
             do { try file.rewind() } catch { throw fail(.unreadable(reason: error.description)) }
         }
-        return try parse(source, file: path, format: chosen, limits: limits, reservingFixes: reserve, keepingFix: keepingFix)
+        return try parse(
+            source, file: path, format: chosen, limits: limits, reservingFixes: reserve, keepingFix: keepingFix)
     }
 
     /// Parses the bytes of a device log already in memory.
@@ -103,12 +108,14 @@ public enum DeviceLogImporter {
         chunk_bytes: Int = 1 << 20, keepingFix: ((Fix) -> Bool)? = nil
     ) throws(DeviceLogError) -> DeviceLog {
         guard buffer.count <= limits.maxFileSize_bytes else {
-            throw DeviceLogError(file: file, line: nil,
-                                 problem: .fileTooLarge(size_bytes: buffer.count, limit_bytes: limits.maxFileSize_bytes))
+            throw DeviceLogError(
+                file: file, line: nil,
+                problem: .fileTooLarge(size_bytes: buffer.count, limit_bytes: limits.maxFileSize_bytes))
         }
-        return try parse(.memory(buffer, chunk_bytes: chunk_bytes), file: file, format: format, limits: limits,
-                         reservingFixes: format == .gpx || keepingFix != nil ? 0 : newlineCount(buffer) + 1,
-                         keepingFix: keepingFix)
+        return try parse(
+            .memory(buffer, chunk_bytes: chunk_bytes), file: file, format: format, limits: limits,
+            reservingFixes: format == .gpx || keepingFix != nil ? 0 : newlineCount(buffer) + 1,
+            keepingFix: keepingFix)
     }
 
     /// Parses a device log as its source delivers it, piece by piece: the line formats (CSV,
@@ -117,7 +124,8 @@ public enum DeviceLogImporter {
     ///   line at most), so the array is allocated once instead of growing by copies (a 900 000-row
     ///   log would otherwise hold 1.5 copies of its fixes while growing); 0 reserves nothing.
     static func parse(
-        _ source: DeviceLogByteSource, file: String, format: DeviceLogFormat, limits: DeviceLogLimits, reservingFixes: Int,
+        _ source: DeviceLogByteSource, file: String, format: DeviceLogFormat, limits: DeviceLogLimits,
+        reservingFixes: Int,
         keepingFix: ((Fix) -> Bool)? = nil
     ) throws(DeviceLogError) -> DeviceLog {
         var lines = DeviceLogLines(source, maxLineLength_bytes: limits.maxLineLength_bytes)
@@ -145,7 +153,8 @@ public enum DeviceLogImporter {
     /// Lines in the file (LF count + 1) by a first pass in 1 MiB pieces, stopping past
     /// `limit_bytes`; 0 when it cannot be read (the parse then reports why).
     private static func lineCount(_ file: InputFileReader, limit_bytes: Int) -> Int {
-        var count = 1, total = 0
+        var count = 1
+        var total = 0
         while total <= limit_bytes, let data = try? file.read(upToCount: 1 << 20), !data.isEmpty {
             total += data.count
             count += data.withUnsafeBytes { newlineCount($0.bindMemory(to: UInt8.self)) }
@@ -181,13 +190,18 @@ struct DeviceLogBuilder {
             return
         }
         guard let latitude else { throw DeviceLogProblemAtLine(line: line, problem: .missingValue(column: "latitude")) }
-        guard let longitude else { throw DeviceLogProblemAtLine(line: line, problem: .missingValue(column: "longitude")) }
+        guard let longitude else {
+            throw DeviceLogProblemAtLine(line: line, problem: .missingValue(column: "longitude"))
+        }
         guard let accuracy_m else {
             throw DeviceLogProblemAtLine(line: line, problem: .missingValue(column: "horizontal_accuracy"))
         }
-        let fix = Fix(timestamp_s: timestamp_s, latitude: latitude, longitude: longitude, horizontalAccuracy_m: accuracy_m)
+        let fix = Fix(
+            timestamp_s: timestamp_s, latitude: latitude, longitude: longitude, horizontalAccuracy_m: accuracy_m)
         sawFix = true
-        if keep?(fix) ?? true { fixes.append(DeviceLogFix(fix: fix, speed_mps: speed_mps, course_deg: course_deg, line: line)) }
+        if keep?(fix) ?? true {
+            fixes.append(DeviceLogFix(fix: fix, speed_mps: speed_mps, course_deg: course_deg, line: line))
+        }
         if let event { events.append(SystemEvent(kind: event, timestamp_s: timestamp_s, line: line)) }
     }
 

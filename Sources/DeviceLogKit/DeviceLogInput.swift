@@ -61,7 +61,8 @@ struct DeviceLogByteSource {
             }
             total += data.count
             guard total <= limit_bytes else {
-                throw DeviceLogProblemAtLine(line: nil, problem: .fileTooLarge(size_bytes: total, limit_bytes: limit_bytes))
+                throw DeviceLogProblemAtLine(
+                    line: nil, problem: .fileTooLarge(size_bytes: total, limit_bytes: limit_bytes))
             }
             buffer.append(contentsOf: data)
             return data.count
@@ -118,15 +119,22 @@ struct DeviceLogLines {
         // A line without LF within max + 2 bytes is too long even after dropping a CR.
         let cap = maxLineLength_bytes >= Int.max - 2 ? Int.max : max(1, maxLineLength_bytes + 2)
         var scanned = 0
-        var end: Int, hasLF = false
+        var end: Int
+        var hasLF = false
         while true {
             let stop = cap >= buffer.count - start ? buffer.count : start + cap
             end = start + scanned
             while end < stop, buffer[end] != 0x0A { end += 1 }
-            if end < stop { hasLF = true; break }
+            if end < stop {
+                hasLF = true
+                break
+            }
             scanned = end - start
             if scanned >= cap { break }
-            if !(try fill()) { end = buffer.count; break }
+            if !(try fill()) {
+                end = buffer.count
+                break
+            }
         }
         var contentEnd = end
         if contentEnd > start, buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }

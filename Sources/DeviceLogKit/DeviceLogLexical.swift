@@ -1,4 +1,5 @@
 import GeoPolicy
+
 /// Lexical rules shared by the device-log importers: numbers, timestamps, events, lines.
 ///
 /// Hand-written over UTF-8 bytes so that the grammar is exactly the documented one
@@ -54,17 +55,26 @@ public enum DeviceLogLexical {
         var i = 0
         let end = bytes.count
         var mantissaDigits = 0
-        while i < end, isDigit(bytes[i]) { i += 1; mantissaDigits += 1 }
+        while i < end, isDigit(bytes[i]) {
+            i += 1
+            mantissaDigits += 1
+        }
         if i < end, bytes[i] == UInt8(ascii: ".") {
             i += 1
-            while i < end, isDigit(bytes[i]) { i += 1; mantissaDigits += 1 }
+            while i < end, isDigit(bytes[i]) {
+                i += 1
+                mantissaDigits += 1
+            }
         }
         guard mantissaDigits > 0 else { return false }
         if i < end, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
             i += 1
             if i < end, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
             var expDigits = 0
-            while i < end, isDigit(bytes[i]) { i += 1; expDigits += 1 }
+            while i < end, isDigit(bytes[i]) {
+                i += 1
+                expDigits += 1
+            }
             guard expDigits > 0 else { return false }
         }
         return i == end
@@ -112,10 +122,10 @@ public enum DeviceLogLexical {
         func at(_ i: Int, _ c: UInt8) -> Bool { i < b.count && b[i] == c }
         let bad = TimestampProblem("not ISO-8601 YYYY-MM-DDThh:mm:ss[.fff](Z|±hh:mm)")
         guard let year = digits(0, 4), at(4, UInt8(ascii: "-")), let month = digits(5, 2), at(7, UInt8(ascii: "-")),
-              let day = digits(8, 2),
-              at(10, UInt8(ascii: "T")) || at(10, UInt8(ascii: "t")) || at(10, UInt8(ascii: " ")),
-              let hour = digits(11, 2), at(13, UInt8(ascii: ":")), let minute = digits(14, 2), at(16, UInt8(ascii: ":")),
-              let second = digits(17, 2)
+            let day = digits(8, 2),
+            at(10, UInt8(ascii: "T")) || at(10, UInt8(ascii: "t")) || at(10, UInt8(ascii: " ")),
+            let hour = digits(11, 2), at(13, UInt8(ascii: ":")), let minute = digits(14, 2), at(16, UInt8(ascii: ":")),
+            let second = digits(17, 2)
         else { return .failure(bad) }
         var i = 19
         var fraction = 0.0
@@ -123,7 +133,11 @@ public enum DeviceLogLexical {
             i += 1
             var scale = 0.1
             let start = i
-            while i < b.count, isDigit(b[i]) { fraction += Double(b[i] - 0x30) * scale; scale /= 10; i += 1 }
+            while i < b.count, isDigit(b[i]) {
+                fraction += Double(b[i] - 0x30) * scale
+                scale /= 10
+                i += 1
+            }
             guard i > start else { return .failure(TimestampProblem("fraction has no digits")) }
         }
         var offset_s = 0
@@ -136,9 +150,11 @@ public enum DeviceLogLexical {
             var om = 0
             if at(i, UInt8(ascii: ":")) {
                 guard let m = digits(i + 1, 2) else { return .failure(bad) }
-                om = m; i += 3
+                om = m
+                i += 3
             } else if let m = digits(i, 2) {
-                om = m; i += 2
+                om = m
+                i += 2
             }
             guard oh <= 23, om <= 59 else { return .failure(TimestampProblem("zone offset out of range")) }
             offset_s = sign * (oh * 3600 + om * 60)
@@ -147,7 +163,7 @@ public enum DeviceLogLexical {
         }
         guard i == b.count else { return .failure(TimestampProblem("unexpected text after the zone")) }
         guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month),
-              hour <= 23, minute <= 59, second <= 59
+            hour <= 23, minute <= 59, second <= 59
         else { return .failure(TimestampProblem("date or time field out of range")) }
         let days = daysFromCivil(year: year, month: month, day: day)
         let whole = days * 86_400 + hour * 3600 + minute * 60 + second - offset_s

@@ -30,40 +30,61 @@ enum GPXDeviceLogReader {
         while true {
             let token = try xml.next()
             let line = xml.tokenLine
-            func fail(_ p: DeviceLogProblem) -> DeviceLogProblemAtLine { DeviceLogProblemAtLine(line: line, problem: p) }
+            func fail(_ p: DeviceLogProblem) -> DeviceLogProblemAtLine {
+                DeviceLogProblemAtLine(line: line, problem: p)
+            }
             switch token {
             case .endOfFile:
                 if !sawRoot {
-                    throw DeviceLogProblemAtLine(line: xml.line, problem: xml.onlySpaceSoFar ? .emptyFile : .gpx("no <gpx> element"))
+                    throw DeviceLogProblemAtLine(
+                        line: xml.line, problem: xml.onlySpaceSoFar ? .emptyFile : .gpx("no <gpx> element"))
                 }
                 if let open = stack.last {
-                    throw DeviceLogProblemAtLine(line: xml.line, problem: .xml("unexpected end of file: <\(DeviceLogLexical.shown(open))> not closed (truncated file?)"))
+                    throw DeviceLogProblemAtLine(
+                        line: xml.line,
+                        problem: .xml(
+                            "unexpected end of file: <\(DeviceLogLexical.shown(open))> not closed (truncated file?)"))
                 }
                 if builder.isEmpty { throw DeviceLogProblemAtLine(line: xml.line, problem: .noData) }
                 return
-            case let .text(text):
+            case .text(let text):
                 if capture != nil {
                     capture!.text += text
-                    if capture!.text.utf8.count > limits.maxLineLength_bytes { throw fail(.xmlTokenTooLong(limit_bytes: limits.maxLineLength_bytes)) }
+                    if capture!.text.utf8.count > limits.maxLineLength_bytes {
+                        throw fail(.xmlTokenTooLong(limit_bytes: limits.maxLineLength_bytes))
+                    }
                 } else if stack.isEmpty, !text.utf8.allSatisfy(isSpaceOrBOM) {
                     throw fail(.xml("text outside the <gpx> element"))
                 }
-            case let .start(name, attributes, selfClosing):
+            case .start(let name, let attributes, let selfClosing):
                 let local = localName(name)
                 if stack.isEmpty {
                     guard !sawRoot else { throw fail(.xml("a second root element <\(DeviceLogLexical.shown(name))>")) }
-                    guard local == "gpx" else { throw fail(.gpx("root element is <\(DeviceLogLexical.shown(name))>, expected <gpx>")) }
-                    if let version = attributes.first(where: { $0.name == "version" })?.value, version != "1.1", version != "1.0" {
+                    guard local == "gpx" else {
+                        throw fail(.gpx("root element is <\(DeviceLogLexical.shown(name))>, expected <gpx>"))
+                    }
+                    if let version = attributes.first(where: { $0.name == "version" })?.value, version != "1.1",
+                        version != "1.0"
+                    {
                         throw fail(.gpx("version '\(DeviceLogLexical.shown(version))' is not 1.0 or 1.1"))
                     }
                     sawRoot = true
                 }
-                if capture != nil { throw fail(.gpx("element <\(DeviceLogLexical.shown(name))> inside <\(DeviceLogLexical.shown(capture!.name))>")) }
+                if capture != nil {
+                    throw fail(
+                        .gpx(
+                            "element <\(DeviceLogLexical.shown(name))> inside <\(DeviceLogLexical.shown(capture!.name))>"
+                        ))
+                }
                 if ["trkpt", "rtept", "wpt"].contains(local) {
-                    guard point == nil else { throw fail(.gpx("<\(DeviceLogLexical.shown(name))> inside another point")) }
+                    guard point == nil else {
+                        throw fail(.gpx("<\(DeviceLogLexical.shown(name))> inside another point"))
+                    }
                     point = try startPoint(name: name, attributes: attributes, line: line)
                 } else if point != nil, captured.contains(local) {
-                    guard point!.values[local] == nil else { throw fail(.gpx("duplicate <\(DeviceLogLexical.shown(local))> in a point")) }
+                    guard point!.values[local] == nil else {
+                        throw fail(.gpx("duplicate <\(DeviceLogLexical.shown(local))> in a point"))
+                    }
                     if selfClosing { point!.values[local] = "" } else { capture = (local, "") }
                 }
                 if selfClosing {
@@ -74,9 +95,16 @@ enum GPXDeviceLogReader {
                 } else {
                     stack.append(name)
                 }
-            case let .end(name):
-                guard let open = stack.last else { throw fail(.xml("end tag </\(DeviceLogLexical.shown(name))> without a start tag")) }
-                guard open == name else { throw fail(.xml("end tag </\(DeviceLogLexical.shown(name))> does not close <\(DeviceLogLexical.shown(open))>")) }
+            case .end(let name):
+                guard let open = stack.last else {
+                    throw fail(.xml("end tag </\(DeviceLogLexical.shown(name))> without a start tag"))
+                }
+                guard open == name else {
+                    throw fail(
+                        .xml(
+                            "end tag </\(DeviceLogLexical.shown(name))> does not close <\(DeviceLogLexical.shown(open))>"
+                        ))
+                }
                 stack.removeLast()
                 let local = localName(name)
                 if let c = capture, c.name == local {
@@ -107,11 +135,13 @@ enum GPXDeviceLogReader {
     ) throws(DeviceLogProblemAtLine) -> Point {
         func coordinate(_ key: String) throws(DeviceLogProblemAtLine) -> Double {
             guard let text = attributes.first(where: { $0.name == key })?.value else {
-                throw DeviceLogProblemAtLine(line: line, problem: .gpx("<\(DeviceLogLexical.shown(name))> has no \(key) attribute"))
+                throw DeviceLogProblemAtLine(
+                    line: line, problem: .gpx("<\(DeviceLogLexical.shown(name))> has no \(key) attribute"))
             }
             let trimmed = text.trimmingSpaces
             guard let value = DeviceLogLexical.number(trimmed[...]) else {
-                throw DeviceLogProblemAtLine(line: line, problem: .notANumber(column: key, value: DeviceLogLexical.shown(text)))
+                throw DeviceLogProblemAtLine(
+                    line: line, problem: .notANumber(column: key, value: DeviceLogLexical.shown(text)))
             }
             return value
         }
@@ -119,7 +149,9 @@ enum GPXDeviceLogReader {
     }
 
     private static func finish(_ p: Point, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine) {
-        func fail(_ problem: DeviceLogProblem) -> DeviceLogProblemAtLine { DeviceLogProblemAtLine(line: p.line, problem: problem) }
+        func fail(_ problem: DeviceLogProblem) -> DeviceLogProblemAtLine {
+            DeviceLogProblemAtLine(line: p.line, problem: problem)
+        }
         func number(_ key: String) throws(DeviceLogProblemAtLine) -> Double? {
             guard let text = p.values[key]?.trimmingSpaces else { return nil }
             guard let value = DeviceLogLexical.number(text[...]) else {
@@ -130,8 +162,9 @@ enum GPXDeviceLogReader {
         guard let timeText = p.values["time"]?.trimmingSpaces else { throw fail(.gpx("point has no <time>")) }
         let timestamp_s: Double
         switch DeviceLogLexical.timestamp(timeText[...]) {
-        case let .success(t): timestamp_s = t
-        case let .failure(problem): throw fail(.badTimestamp(value: DeviceLogLexical.shown(timeText), reason: problem.reason))
+        case .success(let t): timestamp_s = t
+        case .failure(let problem):
+            throw fail(.badTimestamp(value: DeviceLogLexical.shown(timeText), reason: problem.reason))
         }
         let accuracy_m: Double
         if let extensionAccuracy = try number("horizontal_accuracy") {

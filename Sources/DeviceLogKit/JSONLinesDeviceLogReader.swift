@@ -1,4 +1,5 @@
 import _FenceLabSupport
+
 /// Reads the JSON Lines device-log format: one flat JSON object per line with the CSV names
 /// as keys (`timestamp`, `latitude`, `longitude`, `horizontal_accuracy`, optional `speed`,
 /// `course`, `event`).
@@ -8,7 +9,8 @@ import _FenceLabSupport
 /// NaN and ±Infinity are written (JSON has no literal for them). `null` means absent.
 /// Unknown, duplicate or nested keys are errors; blank lines are skipped.
 enum JSONLinesDeviceLogReader {
-    static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine) {
+    static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine)
+    {
         var lastLine = 1
         var sawContent = false
         while let line = try lines.next({ (slice, line) throws(DeviceLogProblemAtLine) -> Int in
@@ -34,15 +36,17 @@ enum JSONLinesDeviceLogReader {
         var numbers: [DeviceLogField: Double] = [:]
         var event: SystemEventKind?
         for (key, value) in object {
-            guard let field = DeviceLogField(rawValue: key) else { throw fail(.unknownColumn(DeviceLogLexical.shown(key))) }
+            guard let field = DeviceLogField(rawValue: key) else {
+                throw fail(.unknownColumn(DeviceLogLexical.shown(key)))
+            }
             guard seen.insert(field).inserted else { throw fail(.duplicateColumn(key)) }
             switch (field, value) {
             case (_, .null):
                 continue
             case (.timestamp, let .number(text)), (.timestamp, let .string(text)):
                 switch DeviceLogLexical.timestamp(text[...]) {
-                case let .success(t): timestamp_s = t
-                case let .failure(p): throw fail(.badTimestamp(value: DeviceLogLexical.shown(text), reason: p.reason))
+                case .success(let t): timestamp_s = t
+                case .failure(let p): throw fail(.badTimestamp(value: DeviceLogLexical.shown(text), reason: p.reason))
                 }
             case (.event, let .string(text)):
                 event = try DeviceLogLexical.event(text[...], line: line)
@@ -59,9 +63,13 @@ enum JSONLinesDeviceLogReader {
                 throw fail(.notANumber(column: key, value: "boolean"))
             }
         }
-        guard let timestamp_s else { throw fail(seen.contains(.timestamp) ? .missingValue(column: "timestamp") : .missingColumn("timestamp")) }
+        guard let timestamp_s else {
+            throw fail(seen.contains(.timestamp) ? .missingValue(column: "timestamp") : .missingColumn("timestamp"))
+        }
         if event == nil {
-            for field in DeviceLogField.required where !seen.contains(field) { throw fail(.missingColumn(field.rawValue)) }
+            for field in DeviceLogField.required where !seen.contains(field) {
+                throw fail(.missingColumn(field.rawValue))
+            }
         }
         try builder.add(
             line: line, timestamp_s: timestamp_s, latitude: numbers[.latitude], longitude: numbers[.longitude],
@@ -95,23 +103,26 @@ struct FlatJSONParser {
             DeviceLogProblemAtLine(line: line, problem: .json(what))
         }
         let root: StrictJSON.Value
-        do { root = try StrictJSON.parse(Array(bytes), limits: StrictJSON.Limits(maxBytes: bytes.count, maxDepth: 2)) } catch {
+        do {
+            root = try StrictJSON.parse(Array(bytes), limits: StrictJSON.Limits(maxBytes: bytes.count, maxDepth: 2))
+        } catch {
             if error.kind == .duplicateKey {
-                throw DeviceLogProblemAtLine(line: line, problem: .duplicateColumn(DeviceLogLexical.shown(error.keyPath)))
+                throw DeviceLogProblemAtLine(
+                    line: line, problem: .duplicateColumn(DeviceLogLexical.shown(error.keyPath)))
             }
             if error.kind == .tooDeep {
                 throw fail("nested value for key '\(DeviceLogLexical.shown(error.keyPath))' (only scalars are allowed)")
             }
             throw fail("\(error.reason) at column \(error.column)")
         }
-        guard case let .object(members, _) = root else { throw fail("expected '{' at column 1") }
+        guard case .object(let members, _) = root else { throw fail("expected '{' at column 1") }
         var out: [(key: String, value: FlatJSONValue)] = []
         out.reserveCapacity(members.count)
         for (key, value) in members {
             switch value {
-            case let .string(s, _): out.append((key, .string(s)))
-            case let .number(_, text, _): out.append((key, .number(text)))
-            case let .bool(b, _): out.append((key, .bool(b)))
+            case .string(let s, _): out.append((key, .string(s)))
+            case .number(_, let text, _): out.append((key, .number(text)))
+            case .bool(let b, _): out.append((key, .bool(b)))
             case .null: out.append((key, .null))
             case .object, .array:
                 throw fail("nested value for key '\(DeviceLogLexical.shown(key))' (only scalars are allowed)")

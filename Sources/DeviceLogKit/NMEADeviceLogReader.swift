@@ -24,14 +24,17 @@ enum NMEADeviceLogReader {
         var hdop: Double?
         var gstSigma_m: Double?
         var invalid = false
-        var date: Int? // days since 1970-01-01
+        var date: Int?  // days since 1970-01-01
         var speed_mps: Double?, course_deg: Double?
     }
 
-    static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine) {
+    static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine)
+    {
         var epoch: Epoch?
-        var day: Int?, lastSecondOfDay: Double?
-        var lastLine = 0, sawSentence = false
+        var day: Int?
+        var lastSecondOfDay: Double?
+        var lastLine = 0
+        var sawSentence = false
         while let line = try lines.next({ (bytes, line) throws(DeviceLogProblemAtLine) -> Int in
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw DeviceLogProblemAtLine(line: line, problem: .invalidUTF8)
@@ -41,7 +44,7 @@ enum NMEADeviceLogReader {
             sawSentence = true
             let fields = try sentenceFields(String(trimmed), line: line)
             let address = fields[0]
-            guard address.count == 5, !address.hasPrefix("P") else { return line } // proprietary or unknown shape
+            guard address.count == 5, !address.hasPrefix("P") else { return line }  // proprietary or unknown shape
             let type = address.suffix(3)
             guard type == "GGA" || type == "RMC" || type == "GST" else { return line }
             let time = try timeOfDay(fields.count > 1 ? fields[1] : "", line: line)
@@ -76,14 +79,21 @@ enum NMEADeviceLogReader {
             throw fail("checksum must be two hex digits, got '\(DeviceLogLexical.shown(given))'")
         }
         let computed = NMEASentence.checksum(body)
-        guard given.uppercased() == computed else { throw fail("checksum \(given) does not match the sentence (computed \(computed))") }
-        guard body.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { throw fail("sentence holds non-printable or non-ASCII characters") }
+        guard given.uppercased() == computed else {
+            throw fail("checksum \(given) does not match the sentence (computed \(computed))")
+        }
+        guard body.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+            throw fail("sentence holds non-printable or non-ASCII characters")
+        }
         return body.split(separator: ",", omittingEmptySubsequences: false)
     }
 
     static func gga(_ f: [Substring], line: Int, into e: inout Epoch) throws(DeviceLogProblemAtLine) {
         try require(f, 9, "GGA", line: line)
-        if let (lat, lon) = try position(f[2], f[3], f[4], f[5], line: line) { e.latitude = lat; e.longitude = lon }
+        if let (lat, lon) = try position(f[2], f[3], f[4], f[5], line: line) {
+            e.latitude = lat
+            e.longitude = lon
+        }
         let quality = try number(f[6], "GGA fix quality", line: line)
         if quality == 0 { e.invalid = true }
         if let h = try number(f[8], "GGA HDOP", line: line) { e.hdop = h }
@@ -94,9 +104,14 @@ enum NMEADeviceLogReader {
         switch f[2] {
         case "A": break
         case "V": e.invalid = true
-        default: throw DeviceLogProblemAtLine(line: line, problem: .nmea("RMC status must be A or V, got '\(DeviceLogLexical.shown(f[2]))'"))
+        default:
+            throw DeviceLogProblemAtLine(
+                line: line, problem: .nmea("RMC status must be A or V, got '\(DeviceLogLexical.shown(f[2]))'"))
         }
-        if let (lat, lon) = try position(f[3], f[4], f[5], f[6], line: line) { e.rmcLatitude = lat; e.rmcLongitude = lon }
+        if let (lat, lon) = try position(f[3], f[4], f[5], f[6], line: line) {
+            e.rmcLatitude = lat
+            e.rmcLongitude = lon
+        }
         if let knots = try number(f[7], "RMC speed", line: line) { e.speed_mps = knots * NMEASentence.knot_mps }
         if let c = try number(f[8], "RMC course", line: line) { e.course_deg = c }
         e.date = try date(f[9], line: line)
@@ -105,22 +120,27 @@ enum NMEADeviceLogReader {
     static func gst(_ f: [Substring], line: Int, into e: inout Epoch) throws(DeviceLogProblemAtLine) {
         try require(f, 8, "GST", line: line)
         if let sLat = try number(f[6], "GST latitude sigma", line: line),
-           let sLon = try number(f[7], "GST longitude sigma", line: line) {
+            let sLon = try number(f[7], "GST longitude sigma", line: line)
+        {
             e.gstSigma_m = (sLat * sLat + sLon * sLon).squareRoot()
         }
     }
 
-    static func flush(_ e: Epoch, day: inout Int?, lastSecondOfDay: inout Double?,
-                      into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine) {
+    static func flush(
+        _ e: Epoch, day: inout Int?, lastSecondOfDay: inout Double?,
+        into builder: inout DeviceLogBuilder
+    ) throws(DeviceLogProblemAtLine) {
         if let d = e.date {
             day = d
         } else if let d = day, let last = lastSecondOfDay, e.secondOfDay < last - 43_200 {
-            day = d + 1 // past midnight without an RMC
+            day = d + 1  // past midnight without an RMC
         }
         lastSecondOfDay = e.secondOfDay
-        guard let lat = e.latitude ?? e.rmcLatitude, let lon = e.longitude ?? e.rmcLongitude else { return } // no fix yet
+        guard let lat = e.latitude ?? e.rmcLatitude, let lon = e.longitude ?? e.rmcLongitude else { return }  // no fix yet
         guard let d = day else {
-            throw DeviceLogProblemAtLine(line: e.line, problem: .nmea("no date: an RMC sentence must come in or before the first epoch with a position"))
+            throw DeviceLogProblemAtLine(
+                line: e.line,
+                problem: .nmea("no date: an RMC sentence must come in or before the first epoch with a position"))
         }
         let accuracy: Double
         if e.invalid {
@@ -130,23 +150,29 @@ enum NMEADeviceLogReader {
         } else if let h = e.hdop {
             accuracy = h * GPXAccuracy.uere_m
         } else {
-            throw DeviceLogProblemAtLine(line: e.line, problem: .nmea("position without accuracy: neither GGA HDOP nor GST"))
+            throw DeviceLogProblemAtLine(
+                line: e.line, problem: .nmea("position without accuracy: neither GGA HDOP nor GST"))
         }
-        try builder.add(line: e.line, timestamp_s: Double(d) * 86_400 + e.secondOfDay, latitude: lat, longitude: lon,
-                        accuracy_m: accuracy, speed_mps: e.speed_mps, course_deg: e.course_deg, event: nil)
+        try builder.add(
+            line: e.line, timestamp_s: Double(d) * 86_400 + e.secondOfDay, latitude: lat, longitude: lon,
+            accuracy_m: accuracy, speed_mps: e.speed_mps, course_deg: e.course_deg, event: nil)
     }
 
     static func require(_ f: [Substring], _ count: Int, _ type: String, line: Int) throws(DeviceLogProblemAtLine) {
         guard f.count >= count else {
-            throw DeviceLogProblemAtLine(line: line, problem: .nmea("\(type) needs at least \(count - 1) fields, got \(f.count - 1)"))
+            throw DeviceLogProblemAtLine(
+                line: line, problem: .nmea("\(type) needs at least \(count - 1) fields, got \(f.count - 1)"))
         }
     }
 
     /// An optional plain decimal (empty: nil).
     static func number(_ s: Substring, _ what: String, line: Int) throws(DeviceLogProblemAtLine) -> Double? {
         if s.isEmpty { return nil }
-        guard s.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D }), let v = Double(s), v.isFinite else {
-            throw DeviceLogProblemAtLine(line: line, problem: .notANumber(column: what, value: DeviceLogLexical.shown(s)))
+        guard s.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D }), let v = Double(s),
+            v.isFinite
+        else {
+            throw DeviceLogProblemAtLine(
+                line: line, problem: .notANumber(column: what, value: DeviceLogLexical.shown(s)))
         }
         return v
     }
@@ -159,8 +185,11 @@ enum NMEADeviceLogReader {
             return Int(b[i] - 48) * 10 + Int(b[i + 1] - 48)
         }
         guard let h = digits(0), let m = digits(2), let sec = digits(4), h < 24, m < 60, sec < 60,
-              b.count == 6 || (b.count > 7 && b[6] == 0x2E && b[7...].allSatisfy { (48...57).contains($0) }) else {
-            throw DeviceLogProblemAtLine(line: line, problem: .badTimestamp(value: DeviceLogLexical.shown(s), reason: "NMEA time must be hhmmss[.ss]"))
+            b.count == 6 || (b.count > 7 && b[6] == 0x2E && b[7...].allSatisfy { (48...57).contains($0) })
+        else {
+            throw DeviceLogProblemAtLine(
+                line: line,
+                problem: .badTimestamp(value: DeviceLogLexical.shown(s), reason: "NMEA time must be hhmmss[.ss]"))
         }
         let fraction = b.count > 7 ? (Double("0" + String(s.dropFirst(6))) ?? 0) : 0
         return Double(h * 3600 + m * 60 + sec) + fraction
@@ -170,38 +199,51 @@ enum NMEADeviceLogReader {
     static func date(_ s: Substring, line: Int) throws(DeviceLogProblemAtLine) -> Int {
         let b = Array(s.utf8)
         guard b.count == 6, b.allSatisfy({ (48...57).contains($0) }) else {
-            throw DeviceLogProblemAtLine(line: line, problem: .badTimestamp(value: DeviceLogLexical.shown(s), reason: "RMC date must be ddmmyy"))
+            throw DeviceLogProblemAtLine(
+                line: line, problem: .badTimestamp(value: DeviceLogLexical.shown(s), reason: "RMC date must be ddmmyy"))
         }
-        let d = Int(b[0] - 48) * 10 + Int(b[1] - 48), m = Int(b[2] - 48) * 10 + Int(b[3] - 48), yy = Int(b[4] - 48) * 10 + Int(b[5] - 48)
+        let d = Int(b[0] - 48) * 10 + Int(b[1] - 48)
+        let m = Int(b[2] - 48) * 10 + Int(b[3] - 48)
+        let yy = Int(b[4] - 48) * 10 + Int(b[5] - 48)
         let year = yy >= 80 ? 1900 + yy : 2000 + yy
-        let monthDays = [31, (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        let monthDays = [
+            31, (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30,
+            31,
+        ]
         guard (1...12).contains(m), d >= 1, d <= monthDays[m - 1] else {
-            throw DeviceLogProblemAtLine(line: line, problem: .badTimestamp(value: DeviceLogLexical.shown(s), reason: "date field out of range"))
+            throw DeviceLogProblemAtLine(
+                line: line, problem: .badTimestamp(value: DeviceLogLexical.shown(s), reason: "date field out of range"))
         }
         return DeviceLogLexical.daysFromCivil(year: year, month: m, day: d)
     }
 
     /// `ddmm.mmmm,N,dddmm.mmmm,E` → degrees; all four empty: nil.
-    static func position(_ lat: Substring, _ ns: Substring, _ lon: Substring, _ ew: Substring,
-                         line: Int) throws(DeviceLogProblemAtLine) -> (Double, Double)? {
+    static func position(
+        _ lat: Substring, _ ns: Substring, _ lon: Substring, _ ew: Substring,
+        line: Int
+    ) throws(DeviceLogProblemAtLine) -> (Double, Double)? {
         if lat.isEmpty, ns.isEmpty, lon.isEmpty, ew.isEmpty { return nil }
         let la = try angle(lat, degreeDigits: 2, hemisphere: ns, positive: "N", negative: "S", line: line)
         let lo = try angle(lon, degreeDigits: 3, hemisphere: ew, positive: "E", negative: "W", line: line)
         return (la, lo)
     }
 
-    static func angle(_ s: Substring, degreeDigits: Int, hemisphere: Substring, positive: Substring, negative: Substring,
-                      line: Int) throws(DeviceLogProblemAtLine) -> Double {
+    static func angle(
+        _ s: Substring, degreeDigits: Int, hemisphere: Substring, positive: Substring, negative: Substring,
+        line: Int
+    ) throws(DeviceLogProblemAtLine) -> Double {
         let what = degreeDigits == 2 ? "latitude" : "longitude"
         func fail() -> DeviceLogProblemAtLine {
-            DeviceLogProblemAtLine(line: line, problem: .notANumber(column: what, value: DeviceLogLexical.shown(s + "," + hemisphere)))
+            DeviceLogProblemAtLine(
+                line: line, problem: .notANumber(column: what, value: DeviceLogLexical.shown(s + "," + hemisphere)))
         }
         let b = Array(s.utf8)
         guard b.count >= degreeDigits + 2, b[0..<(degreeDigits + 2)].allSatisfy({ (48...57).contains($0) }),
-              hemisphere == positive || hemisphere == negative,
-              let degrees = Double(s.prefix(degreeDigits)), let minutes = Double(s.dropFirst(degreeDigits)),
-              b.dropFirst(degreeDigits + 2).allSatisfy({ (48...57).contains($0) || $0 == 0x2E }),
-              minutes < 60 else { throw fail() }
+            hemisphere == positive || hemisphere == negative,
+            let degrees = Double(s.prefix(degreeDigits)), let minutes = Double(s.dropFirst(degreeDigits)),
+            b.dropFirst(degreeDigits + 2).allSatisfy({ (48...57).contains($0) || $0 == 0x2E }),
+            minutes < 60
+        else { throw fail() }
         let value = degrees + minutes / 60
         return hemisphere == negative ? -value : value
     }

@@ -146,7 +146,9 @@ struct XMLTokenizer {
             guard try has(i) else { throw truncated("CDATA") }
             let content = slice(start, i)
             advance(3)
-            guard let s = content.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else { throw fail(.invalidUTF8) }
+            guard let s = content.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else {
+                throw fail(.invalidUTF8)
+            }
             return .text(s)
         }
         if try starts(with: "<!DOCTYPE") { throw fail(.xmlDeclarationRefused("DOCTYPE declaration")) }
@@ -160,7 +162,9 @@ struct XMLTokenizer {
             let name = try self.name()
             try skipSpace()
             guard try has(i) else { throw truncated("the end tag </\(DeviceLogLexical.shown(name))>") }
-            guard at(i) == UInt8(ascii: ">") else { throw fail(.xml("expected '>' to close </\(DeviceLogLexical.shown(name))")) }
+            guard at(i) == UInt8(ascii: ">") else {
+                throw fail(.xml("expected '>' to close </\(DeviceLogLexical.shown(name))"))
+            }
             advance()
             return .end(name: name)
         }
@@ -178,11 +182,15 @@ struct XMLTokenizer {
                 advance(2)
                 return .start(name: name, attributes: attributes, selfClosing: true)
             }
-            guard hadSpace else { throw fail(.xml("expected a space, '>' or '/>' in <\(DeviceLogLexical.shown(name))>")) }
+            guard hadSpace else {
+                throw fail(.xml("expected a space, '>' or '/>' in <\(DeviceLogLexical.shown(name))>"))
+            }
             let attributeName = try self.name()
             try skipSpace()
             guard try has(i) else { throw truncated("the start tag <\(DeviceLogLexical.shown(name))>") }
-            guard at(i) == UInt8(ascii: "=") else { throw fail(.xml("expected '=' after attribute \(DeviceLogLexical.shown(attributeName))")) }
+            guard at(i) == UInt8(ascii: "=") else {
+                throw fail(.xml("expected '=' after attribute \(DeviceLogLexical.shown(attributeName))"))
+            }
             advance()
             try skipSpace()
             guard try has(i) else { throw truncated("the start tag <\(DeviceLogLexical.shown(name))>") }
@@ -194,7 +202,10 @@ struct XMLTokenizer {
             let value = try characters(until: quote, inside: "attribute \(DeviceLogLexical.shown(attributeName))")
             advance()
             guard !attributes.contains(where: { $0.name == attributeName }) else {
-                throw fail(.xml("duplicate attribute \(DeviceLogLexical.shown(attributeName)) in <\(DeviceLogLexical.shown(name))>"))
+                throw fail(
+                    .xml(
+                        "duplicate attribute \(DeviceLogLexical.shown(attributeName)) in <\(DeviceLogLexical.shown(name))>"
+                    ))
             }
             attributes.append(Attribute(name: attributeName, value: value))
         }
@@ -219,7 +230,7 @@ struct XMLTokenizer {
         nameLoop: while try has(i) {
             switch at(i) {
             case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/"), UInt8(ascii: "="),
-                 UInt8(ascii: "<"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "&"):
+                UInt8(ascii: "<"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "&"):
                 break nameLoop
             default:
                 advance()
@@ -242,7 +253,8 @@ struct XMLTokenizer {
 
     /// Character data up to (not including) `terminator`, with references resolved.
     /// `inside` non-nil means the terminator is required (attribute value) and `<` is refused.
-    private mutating func characters(until terminator: UInt8, inside: String?) throws(DeviceLogProblemAtLine) -> String {
+    private mutating func characters(until terminator: UInt8, inside: String?) throws(DeviceLogProblemAtLine) -> String
+    {
         var out: [UInt8] = []
         while true {
             guard try has(i) else {

@@ -13,14 +13,14 @@ enum CLIError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case let .usage(m), let .badInput(m): return m
+        case .usage(let m), .badInput(let m): return m
         }
     }
 
     init(_ error: OptionError) {
         switch error {
-        case let .usage(m): self = .usage(m)
-        case let .badValue(m): self = .badInput(m)
+        case .usage(let m): self = .usage(m)
+        case .badValue(let m): self = .badInput(m)
         }
     }
 
@@ -71,7 +71,8 @@ extension Command {
 
     /// Parses `argv` (without the command word) against the declaration.
     static func parse(_ argv: [String]) throws(OptionError) -> Arguments {
-        try Arguments(argv, declarations: options, context: name, helpHint: "`fencelab \(name) --help`", refused: refused)
+        try Arguments(
+            argv, declarations: options, context: name, helpHint: "`fencelab \(name) --help`", refused: refused)
     }
 }
 

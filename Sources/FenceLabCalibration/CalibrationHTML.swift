@@ -10,43 +10,67 @@ package enum CalibrationHTML {
 
     /// Renders the page.
     package static func render(_ r: CalibrationResult) -> String {
-        let x = ReportText.xml, e = r.estimate
-        let banner = HTMLPage.Banner(cssClass: r.warnings.isEmpty ? "pass" : "fail", heading: "Noise calibration",
-                                     lines: ["\(x(r.file)) · \(r.mode.rawValue) · \(e.samples) fixes over \(ReportText.short(e.duration_s)) s",
-                                             x(r.goodness.verdict)])
+        let x = ReportText.xml
+        let e = r.estimate
+        let banner = HTMLPage.Banner(
+            cssClass: r.warnings.isEmpty ? "pass" : "fail", heading: "Noise calibration",
+            lines: [
+                "\(x(r.file)) · \(r.mode.rawValue) · \(e.samples) fixes over \(ReportText.short(e.duration_s)) s",
+                x(r.goodness.verdict),
+            ])
         var h = HTMLPage.open(title: "FenceLab calibration: \(r.file)", banner: banner)
         if !r.warnings.isEmpty {
-            h += "<h2>Warnings</h2>\n<ul class=\"failures\">" + r.warnings.map { "<li>WARNING: \(x($0))</li>" }.joined() + "</ul>\n"
+            h +=
+                "<h2>Warnings</h2>\n<ul class=\"failures\">" + r.warnings.map { "<li>WARNING: \(x($0))</li>" }.joined()
+                + "</ul>\n"
         }
         h += "<h2>Fixes</h2>\n<p>\(x(r.accounting.summary))</p>\n"
-        h += "<h2>Fitted figures (95 % intervals)</h2>\n<div class=\"scroll\"><table><thead><tr><th>figure</th><th>value</th><th>95 % interval</th><th>method</th></tr></thead><tbody>"
+        h +=
+            "<h2>Fitted figures (95 % intervals)</h2>\n<div class=\"scroll\"><table><thead><tr><th>figure</th><th>value</th><th>95 % interval</th><th>method</th></tr></thead><tbody>"
         for (name, v, unit) in fittedRows(r) {
-            h += "<tr><td>\(x(name))</td><td>\(x(ReportText.short(v.value) + unit))</td><td>\(x("[\(ReportText.short(v.lower)), \(ReportText.short(v.upper))]"))</td><td>\(x(v.method))</td></tr>"
+            h +=
+                "<tr><td>\(x(name))</td><td>\(x(ReportText.short(v.value) + unit))</td><td>\(x("[\(ReportText.short(v.lower)), \(ReportText.short(v.upper))]"))</td><td>\(x(v.method))</td></tr>"
         }
         h += "</tbody></table></div>\n"
         let m = e.models
-        h += "<p>Selected model: <b>\(x(m.selected.rawValue))</b> (likelihood ratio vs white \(ReportText.short(m.likelihoodRatio)), threshold \(ReportText.short(GaussMarkovFit.selectionThreshold))).</p>\n"
-        h += "<h2>Scenario block (paste into a scenario file)</h2>\n<div class=\"scroll\"><pre>\(x(r.scenarioBlock.serialized()))</pre></div>\n"
+        h +=
+            "<p>Selected model: <b>\(x(m.selected.rawValue))</b> (likelihood ratio vs white \(ReportText.short(m.likelihoodRatio)), threshold \(ReportText.short(GaussMarkovFit.selectionThreshold))).</p>\n"
+        h +=
+            "<h2>Scenario block (paste into a scenario file)</h2>\n<div class=\"scroll\"><pre>\(x(r.scenarioBlock.serialized()))</pre></div>\n"
         if !r.notes.isEmpty { h += "<ul>" + r.notes.map { "<li>\(x($0))</li>" }.joined() + "</ul>\n" }
         h += "<h2>Goodness of fit: recording vs a drive generated from the block</h2>\n<div class=\"plots\">\n"
-        h += HTMLPage.figure("Residual autocorrelation: recording (95 % Bartlett band) and a synthetic drive with the same timestamps (95 % envelope of \(r.goodness.nullACFs.count) drives); lags 1–30 s are tested", autocorrelation(r), wide: true)
-        h += HTMLPage.figure("QQ plot of the per-axis residuals against the fitted distribution (quantiles of \(r.goodness.nullACFs.count) synthetic drives)", qqPlot(r), wide: false)
-        h += HTMLPage.figure("Coverage: fraction of fixes within c × reported accuracy (Gaussian with honest DRMS: 1 − e^(−c²))", coverage(r), wide: false)
+        h += HTMLPage.figure(
+            "Residual autocorrelation: recording (95 % Bartlett band) and a synthetic drive with the same timestamps (95 % envelope of \(r.goodness.nullACFs.count) drives); lags 1–30 s are tested",
+            autocorrelation(r), wide: true)
+        h += HTMLPage.figure(
+            "QQ plot of the per-axis residuals against the fitted distribution (quantiles of \(r.goodness.nullACFs.count) synthetic drives)",
+            qqPlot(r), wide: false)
+        h += HTMLPage.figure(
+            "Coverage: fraction of fixes within c × reported accuracy (Gaussian with honest DRMS: 1 − e^(−c²))",
+            coverage(r), wide: false)
         h += HTMLPage.figure("Reported accuracy: recording vs synthetic drive", accuracyHistogram(r), wide: false)
         h += "</div>\n"
-        h += "<p class=\"muted\">Method (docs/calibration.md): residuals against the \(r.mode == .stationary ? "mean position (local east-north frame)" : "RTS-smoothed path"); white and white + Gauss–Markov fitted by exact maximum likelihood (Kalman prediction-error decomposition, Gauss–Markov discretised by each Δt) with QML sandwich intervals; moment figures with moving-block bootstrap intervals (\(e.intervals.replicates) replicates, block \(ReportText.short(e.intervals.blockLength_s)) s, seed \(r.options.seed)); two-sample test with Monte Carlo p-values from \(r.goodness.drives) synthetic drives.</p>\n"
+        h +=
+            "<p class=\"muted\">Method (docs/calibration.md): residuals against the \(r.mode == .stationary ? "mean position (local east-north frame)" : "RTS-smoothed path"); white and white + Gauss–Markov fitted by exact maximum likelihood (Kalman prediction-error decomposition, Gauss–Markov discretised by each Δt) with QML sandwich intervals; moment figures with moving-block bootstrap intervals (\(e.intervals.replicates) replicates, block \(ReportText.short(e.intervals.blockLength_s)) s, seed \(r.options.seed)); two-sample test with Monte Carlo p-values from \(r.goodness.drives) synthetic drives.</p>\n"
         return h + HTMLPage.close(toolVersion: ToolVersion.string, note: "No raw coordinates are included.")
     }
 
     static func fittedRows(_ r: CalibrationResult) -> [(String, FittedValue, String)] {
-        let m = r.estimate.models, i = r.estimate.intervals
+        let m = r.estimate.models
+        let i = r.estimate.intervals
         var rows: [(String, FittedValue, String)] = [("white model: σ per axis", m.whiteSigma_m, " m")]
         if let w = m.gmWhiteSigma_m, let b = m.gmBiasSigma_m, let t = m.gmTau_s {
-            rows += [("white + Gauss–Markov: white σ", w, " m"), ("white + Gauss–Markov: bias σ", b, " m"), ("white + Gauss–Markov: τ", t, " s")]
+            rows += [
+                ("white + Gauss–Markov: white σ", w, " m"), ("white + Gauss–Markov: bias σ", b, " m"),
+                ("white + Gauss–Markov: τ", t, " s"),
+            ]
         }
-        rows += [("per-axis σ (all noise)", i.perAxisSigma_m, " m"), ("white excess kurtosis", i.whiteExcessKurtosis, ""),
-                 ("accuracy factor (reported median / DRMS)", i.accuracyFactor, ""), ("mis-report σ of ln(accuracy)", i.reportedLogSigma, ""),
-                 ("reported accuracy median", i.reportedMedian_m, " m"), ("coverage of reported accuracy", i.coverage, "")]
+        rows += [
+            ("per-axis σ (all noise)", i.perAxisSigma_m, " m"), ("white excess kurtosis", i.whiteExcessKurtosis, ""),
+            ("accuracy factor (reported median / DRMS)", i.accuracyFactor, ""),
+            ("mis-report σ of ln(accuracy)", i.reportedLogSigma, ""),
+            ("reported accuracy median", i.reportedMedian_m, " m"), ("coverage of reported accuracy", i.coverage, ""),
+        ]
         return rows
     }
 
@@ -56,9 +80,13 @@ package enum CalibrationHTML {
         let frame: PlotFrame
 
         init(width: Double, height: Double, x: (Double, Double), y: (Double, Double)) {
-            let left = 46.0, right = 26.0, top = 10.0, bottom = 44.0
-            frame = PlotFrame(width: width, height: height, left: left, top: top, plotWidth: width - left - right,
-                              plotHeight: height - top - bottom, x: x, y: y)
+            let left = 46.0
+            let right = 26.0
+            let top = 10.0
+            let bottom = 44.0
+            frame = PlotFrame(
+                width: width, height: height, left: left, top: top, plotWidth: width - left - right,
+                plotHeight: height - top - bottom, x: x, y: y)
         }
 
         var top: Double { frame.top }
@@ -72,9 +100,12 @@ package enum CalibrationHTML {
         }
 
         func line(_ points: [(Double, Double)], colour: String, dashed: Bool = false) -> String {
-            let pts = points.filter { $0.0.isFinite && $0.1.isFinite }.map { "\(SVGPlots.n(px($0.0))),\(SVGPlots.n(py($0.1)))" }
+            let pts = points.filter { $0.0.isFinite && $0.1.isFinite }.map {
+                "\(SVGPlots.n(px($0.0))),\(SVGPlots.n(py($0.1)))"
+            }
             guard pts.count > 1 else { return "" }
-            return "<polyline fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\"\(dashed ? " stroke-dasharray=\"4 3\"" : "") points=\"\(pts.joined(separator: " "))\"/>"
+            return
+                "<polyline fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\"\(dashed ? " stroke-dasharray=\"4 3\"" : "") points=\"\(pts.joined(separator: " "))\"/>"
         }
 
         func band(_ xs: [Double], low: [Double], high: [Double], colour: String) -> String {
@@ -82,7 +113,8 @@ package enum CalibrationHTML {
             guard k.count > 1 else { return "" }
             let upper = k.map { "\(SVGPlots.n(px(xs[$0]))),\(SVGPlots.n(py(high[$0])))" }
             let lower = k.reversed().map { "\(SVGPlots.n(px(xs[$0]))),\(SVGPlots.n(py(low[$0])))" }
-            return "<polygon fill=\"\(colour)\" fill-opacity=\"0.18\" stroke=\"none\" points=\"\((upper + lower).joined(separator: " "))\"/>"
+            return
+                "<polygon fill=\"\(colour)\" fill-opacity=\"0.18\" stroke=\"none\" points=\"\((upper + lower).joined(separator: " "))\"/>"
         }
 
         func legend(_ items: [(String, String, String)]) -> String {
@@ -90,25 +122,38 @@ package enum CalibrationHTML {
         }
     }
 
-    static func ticks(_ upper: Double, count: Int = 4) -> [Double] { (0...count).map { upper * Double($0) / Double(count) } }
+    static func ticks(_ upper: Double, count: Int = 4) -> [Double] {
+        (0...count).map { upper * Double($0) / Double(count) }
+    }
 
     /// Recording ACF with its Bartlett band, synthetic drive 0 with the envelope of the drives.
     static func autocorrelation(_ r: CalibrationResult, width: Double = 860) -> String {
-        let a = r.acf, g = r.goodness
+        let a = r.acf
+        let g = r.goodness
         let lagMax = a.lags_s.last ?? 1
         let values = (a.rho + g.syntheticACF.rho).filter(\.isFinite)
         let yLow = min(-0.2, ((values.min() ?? 0) * 10).rounded(.down) / 10)
         let f = Frame(width: width, height: 250, x: (0, lagMax), y: (yLow, 1))
-        var out = f.axes(xTicks: ticks(lagMax, count: 6), yTicks: [yLow, 0, 0.5, 1], xUnit: " s", yUnit: "", label: "Residual autocorrelation, recording and synthetic")
-        out += "<line x1=\"\(SVGPlots.n(f.px(0)))\" x2=\"\(SVGPlots.n(f.px(lagMax)))\" y1=\"\(SVGPlots.n(f.py(0)))\" y2=\"\(SVGPlots.n(f.py(0)))\" stroke=\"#999\"/>"
+        var out = f.axes(
+            xTicks: ticks(lagMax, count: 6), yTicks: [yLow, 0, 0.5, 1], xUnit: " s", yUnit: "",
+            label: "Residual autocorrelation, recording and synthetic")
+        out +=
+            "<line x1=\"\(SVGPlots.n(f.px(0)))\" x2=\"\(SVGPlots.n(f.px(lagMax)))\" y1=\"\(SVGPlots.n(f.py(0)))\" y2=\"\(SVGPlots.n(f.py(0)))\" stroke=\"#999\"/>"
         let tested = min(GoodnessOfFit.acfTestLags_s.upperBound, lagMax)
-        out += "<rect x=\"\(SVGPlots.n(f.px(GoodnessOfFit.acfTestLags_s.lowerBound)))\" y=\"\(SVGPlots.n(f.top))\" width=\"\(SVGPlots.n(f.px(tested) - f.px(1)))\" height=\"\(SVGPlots.n(f.py(yLow) - f.top))\" fill=\"#f4f0c8\" fill-opacity=\"0.5\"/>"
+        out +=
+            "<rect x=\"\(SVGPlots.n(f.px(GoodnessOfFit.acfTestLags_s.lowerBound)))\" y=\"\(SVGPlots.n(f.top))\" width=\"\(SVGPlots.n(f.px(tested) - f.px(1)))\" height=\"\(SVGPlots.n(f.py(yLow) - f.top))\" fill=\"#f4f0c8\" fill-opacity=\"0.5\"/>"
         out += f.band(g.syntheticACF.lags_s, low: g.syntheticLow, high: g.syntheticHigh, colour: syntheticColour)
-        out += f.band(a.lags_s, low: zip(a.rho, a.band95).map { $0 - $1 }, high: zip(a.rho, a.band95).map { $0 + $1 }, colour: recordingColour)
+        out += f.band(
+            a.lags_s, low: zip(a.rho, a.band95).map { $0 - $1 }, high: zip(a.rho, a.band95).map { $0 + $1 },
+            colour: recordingColour)
         out += f.line(Array(zip(g.syntheticACF.lags_s, g.syntheticACF.rho)), colour: syntheticColour)
         out += f.line(Array(zip(a.lags_s, a.rho)), colour: recordingColour)
-        return out + f.legend([("line", recordingColour, "recording ± 95 % band"), ("line", syntheticColour, "synthetic drive, 95 % envelope"),
-                               ("dot", "#e8e0a0", "tested lags 1–30 s")])
+        return out
+            + f.legend([
+                ("line", recordingColour, "recording ± 95 % band"),
+                ("line", syntheticColour, "synthetic drive, 95 % envelope"),
+                ("dot", "#e8e0a0", "tested lags 1–30 s"),
+            ])
     }
 
     /// Recording quantiles against the fitted distribution's, with the identity line.
@@ -117,51 +162,73 @@ package enum CalibrationHTML {
         let extent = max(1e-9, qq.map { max(abs($0.x), abs($0.y)) }.max() ?? 1)
         let top = SVGPlots.niceCeiling(extent)
         let f = Frame(width: width, height: 280, x: (-top, top), y: (-top, top))
-        var out = f.axes(xTicks: [-top, -top / 2, 0, top / 2, top], yTicks: [-top, -top / 2, 0, top / 2, top], xUnit: " m", yUnit: " m",
-                         label: "QQ plot of residuals against the fitted distribution")
+        var out = f.axes(
+            xTicks: [-top, -top / 2, 0, top / 2, top], yTicks: [-top, -top / 2, 0, top / 2, top], xUnit: " m",
+            yUnit: " m",
+            label: "QQ plot of residuals against the fitted distribution")
         out += f.line([(-top, -top), (top, top)], colour: referenceColour, dashed: true)
-        out += qq.map { "<circle cx=\"\(SVGPlots.n(f.px($0.x)))\" cy=\"\(SVGPlots.n(f.py($0.y)))\" r=\"2\" fill=\"\(recordingColour)\"/>" }.joined()
-        return out + f.legend([("dot", recordingColour, "recording vs model quantile"), ("dash", referenceColour, "identity")])
+        out += qq.map {
+            "<circle cx=\"\(SVGPlots.n(f.px($0.x)))\" cy=\"\(SVGPlots.n(f.py($0.y)))\" r=\"2\" fill=\"\(recordingColour)\"/>"
+        }.joined()
+        return out
+            + f.legend([("dot", recordingColour, "recording vs model quantile"), ("dash", referenceColour, "identity")])
     }
 
     /// Fraction of fixes with |r| ≤ c × reported accuracy, c from 0 to 2.5.
     static func coverage(_ r: CalibrationResult, width: Double = 420) -> String {
         let f = Frame(width: width, height: 280, x: (0, 2.5), y: (0, 1))
-        var out = f.axes(xTicks: [0, 0.5, 1, 1.5, 2, 2.5], yTicks: [0, 0.25, 0.5, 0.75, 1], xUnit: " ×", yUnit: "",
-                         label: "Coverage of the reported accuracy")
+        var out = f.axes(
+            xTicks: [0, 0.5, 1, 1.5, 2, 2.5], yTicks: [0, 0.25, 0.5, 0.75, 1], xUnit: " ×", yUnit: "",
+            label: "Coverage of the reported accuracy")
         let cs = (0...50).map { 2.5 * Double($0) / 50 }
         func curve(_ radiiOverAccuracy: [Double]) -> [(Double, Double)] {
-            let sorted = radiiOverAccuracy.sorted(), n = Double(max(1, sorted.count))
+            let sorted = radiiOverAccuracy.sorted()
+            let n = Double(max(1, sorted.count))
             var j = 0
-            return cs.map { c in while j < sorted.count && sorted[j] <= c { j += 1 }; return (c, Double(j) / n) }
+            return cs.map { c in
+                while j < sorted.count && sorted[j] <= c { j += 1 }
+                return (c, Double(j) / n)
+            }
         }
         let recording = zip(r.input.residuals_m, r.input.reportedAccuracy_m).map { ($0 * $0).sum().squareRoot() / $1 }
         out += f.line(cs.map { ($0, 1 - exp(-$0 * $0)) }, colour: referenceColour, dashed: true)
         out += f.line(curve(r.goodness.syntheticCoverageRatios), colour: syntheticColour)
         out += f.line(curve(recording), colour: recordingColour)
         for (c, p) in [(1.0, CalibrationReport.honestDRMSCoverage), (0.5, CalibrationReport.underReported2xCoverage)] {
-            out += "<circle cx=\"\(SVGPlots.n(f.px(c)))\" cy=\"\(SVGPlots.n(f.py(p)))\" r=\"3\" fill=\"none\" stroke=\"\(referenceColour)\"/>"
+            out +=
+                "<circle cx=\"\(SVGPlots.n(f.px(c)))\" cy=\"\(SVGPlots.n(f.py(p)))\" r=\"3\" fill=\"none\" stroke=\"\(referenceColour)\"/>"
         }
         let measured = r.estimate.coverage
-        out += "<text x=\"\(SVGPlots.n(f.px(1) + 6))\" y=\"\(SVGPlots.n(f.py(measured) + 14))\">\(ReportText.short(100 * measured)) % at 1×</text>"
-        return out + f.legend([("line", recordingColour, "recording"), ("line", syntheticColour, "synthetic"), ("dash", referenceColour, "honest DRMS")])
+        out +=
+            "<text x=\"\(SVGPlots.n(f.px(1) + 6))\" y=\"\(SVGPlots.n(f.py(measured) + 14))\">\(ReportText.short(100 * measured)) % at 1×</text>"
+        return out
+            + f.legend([
+                ("line", recordingColour, "recording"), ("line", syntheticColour, "synthetic"),
+                ("dash", referenceColour, "honest DRMS"),
+            ])
     }
 
     /// Histograms (as density outlines) of the reported accuracy, recording and synthetic drive 0.
     static func accuracyHistogram(_ r: CalibrationResult, width: Double = 420) -> String {
-        let rec = r.input.reportedAccuracy_m, syn = r.goodness.syntheticAccuracy_m
+        let rec = r.input.reportedAccuracy_m
+        let syn = r.goodness.syntheticAccuracy_m
         let sortedAll = (rec + syn).sorted()
-        let upper = SVGPlots.niceCeiling(max(1e-9, sortedAll[min(sortedAll.count - 1, Int(Double(sortedAll.count) * 0.995))] * 1.05))
-        let bins = 40, bw = upper / Double(bins)
+        let upper = SVGPlots.niceCeiling(
+            max(1e-9, sortedAll[min(sortedAll.count - 1, Int(Double(sortedAll.count) * 0.995))] * 1.05))
+        let bins = 40
+        let bw = upper / Double(bins)
         func density(_ v: [Double]) -> [Double] {
             var c = [Double](repeating: 0, count: bins)
             for a in v where a < upper { c[Int(a / bw)] += 1 }
             return c.map { $0 / (Double(max(1, v.count)) * bw) }
         }
-        let dr = density(rec), ds = density(syn)
+        let dr = density(rec)
+        let ds = density(syn)
         let yTop = SVGPlots.niceCeiling(max(1e-12, (dr + ds).max() ?? 1) * 1.05)
         let f = Frame(width: width, height: 280, x: (0, upper), y: (0, yTop))
-        var out = f.axes(xTicks: ticks(upper), yTicks: [0, yTop / 2, yTop], xUnit: " m", yUnit: "/m", label: "Reported accuracy distribution")
+        var out = f.axes(
+            xTicks: ticks(upper), yTicks: [0, yTop / 2, yTop], xUnit: " m", yUnit: "/m",
+            label: "Reported accuracy distribution")
         func steps(_ d: [Double]) -> [(Double, Double)] {
             d.enumerated().flatMap { [(Double($0.offset) * bw, $0.element), (Double($0.offset + 1) * bw, $0.element)] }
         }

@@ -1,7 +1,7 @@
 import DeviceLogKit
 import Foundation
-import GeoPolicy
 import GSLKit
+import GeoPolicy
 import ReportKit
 
 /// How the true path of a calibration recording is estimated.
@@ -28,7 +28,10 @@ package struct CalibrationOptions: Sendable, Hashable {
     package static let nullDriveRange = 99...9_999
 
     package init(seed: UInt64 = 1, replicates: Int = 200, nullDrives: Int = 199, maxLag_s: Double = 300) {
-        self.seed = seed; self.replicates = replicates; self.nullDrives = nullDrives; self.maxLag_s = maxLag_s
+        self.seed = seed
+        self.replicates = replicates
+        self.nullDrives = nullDrives
+        self.maxLag_s = maxLag_s
     }
 }
 
@@ -64,7 +67,9 @@ package struct CalibrationResult: Sendable {
         if let w = filtered.warning { out.append(w) }
         if !goodness.matches { out.append(goodness.verdict) }
         if let tau = estimate.tau_s, tau > estimate.duration_s / 10 {
-            out.append("τ \(ReportText.short(tau)) s is more than a tenth of the recording (\(ReportText.short(estimate.duration_s)) s): record longer for a reliable bias")
+            out.append(
+                "τ \(ReportText.short(tau)) s is more than a tenth of the recording (\(ReportText.short(estimate.duration_s)) s): record longer for a reliable bias"
+            )
         }
         return out
     }
@@ -85,8 +90,8 @@ package enum CalibrationRun {
 
         subscript(k: Int) -> Coordinate {
             switch self {
-            case let .fixed(c): return c
-            case let .path(p): return p[k]
+            case .fixed(let c): return c
+            case .path(let p): return p[k]
             }
         }
     }
@@ -100,7 +105,9 @@ package enum CalibrationRun {
 
     /// Residuals of the log's valid fixes against the mean position or the smoothed path.
     /// - Throws: `CalibrationError` when fewer than `NoiseCalibrator.minimumFixes` fixes remain.
-    package static func input(_ log: DeviceLog, mode: CalibrationMode) throws(CalibrationError) -> (CalibrationInput, accounting: FixAccounting) {
+    package static func input(
+        _ log: DeviceLog, mode: CalibrationMode
+    ) throws(CalibrationError) -> (CalibrationInput, accounting: FixAccounting) {
         let r = try residuals(ScreenedFixes(log), mode: mode)
         return (r.input, r.accounting)
     }
@@ -108,15 +115,21 @@ package enum CalibrationRun {
     /// Reads a device log keeping only the fixes a calibration can use (`ScreenedFixes`): the
     /// dropped rows are counted while reading, not stored (docs/device-logs.md, Memory).
     /// - Throws: `DeviceLogError` as `DeviceLogImporter.load` does.
-    package static func load(path: String, limits: DeviceLogLimits = .standard) throws(DeviceLogError) -> ScreenedFixes {
+    package static func load(path: String, limits: DeviceLogLimits = .standard) throws(DeviceLogError) -> ScreenedFixes
+    {
         var screened = ScreenedFixes(file: path)
         // Every fix is screened (and kept there) as it is read; the log itself keeps none.
-        _ = try DeviceLogImporter.load(path: path, limits: limits) { screened.admit($0); return false }
+        _ = try DeviceLogImporter.load(path: path, limits: limits) {
+            screened.admit($0)
+            return false
+        }
         return screened
     }
 
     /// Consumes `screened`: its fixes and points are released once the residuals are taken.
-    static func residuals(_ screened: consuming ScreenedFixes, mode: CalibrationMode) throws(CalibrationError) -> Residuals {
+    static func residuals(
+        _ screened: consuming ScreenedFixes, mode: CalibrationMode
+    ) throws(CalibrationError) -> Residuals {
         let kept = screened.count
         var accounting = screened.accounting
         guard kept >= NoiseCalibrator.minimumFixes else {
@@ -132,19 +145,28 @@ package enum CalibrationRun {
     }
 
     /// The residuals of `count` fixes given by `fix(i)` and their positions `point(i)`, in arrays.
-    static func pipeline(count: Int, fix: (Int) -> Fix, point: (Int) -> Coordinate, mode: CalibrationMode) throws(CalibrationError) -> Residuals {
-        var times: [Double] = [], residuals: [SIMD2<Double>] = [], accuracy: [Double] = [], path: [Coordinate] = []
+    static func pipeline(
+        count: Int, fix: (Int) -> Fix, point: (Int) -> Coordinate, mode: CalibrationMode
+    ) throws(CalibrationError) -> Residuals {
+        var times: [Double] = []
+        var residuals: [SIMD2<Double>] = []
+        var accuracy: [Double] = []
+        var path: [Coordinate] = []
         let truth = try residualPipeline(count: count, mode: mode, fix: fix, point: point) { used in
-            times = Array(repeating: 0, count: used); residuals = Array(repeating: .zero, count: used)
+            times = Array(repeating: 0, count: used)
+            residuals = Array(repeating: .zero, count: used)
             accuracy = Array(repeating: 0, count: used)
             if mode == .track { path = Array(repeating: point(0), count: used) }
         } emit: { k, i, residual, anchor in
             let f = fix(i)
-            times[k] = f.timestamp_s; residuals[k] = residual; accuracy[k] = f.horizontalAccuracy_m
+            times[k] = f.timestamp_s
+            residuals[k] = residual
+            accuracy[k] = f.horizontalAccuracy_m
             if mode == .track { path[k] = anchor }
         }
-        return Residuals(input: CalibrationInput(times_s: times, residuals_m: residuals, reportedAccuracy_m: accuracy),
-                         accounting: FixAccounting(), truth: truth ?? .path(path))
+        return Residuals(
+            input: CalibrationInput(times_s: times, residuals_m: residuals, reportedAccuracy_m: accuracy),
+            accounting: FixAccounting(), truth: truth ?? .path(path))
     }
 
     /// The residual pipeline shared by the recording and the synthetic drives, over `count` fixes
@@ -156,9 +178,11 @@ package enum CalibrationRun {
     /// Track: the fixes the Kalman filter accepts, k descending, against the RTS-smoothed path
     /// (`RTSSmoother.smoothedPositions(count:…)`, memory independent of `count`); returns nil (the
     /// path is what `emit` was given).
-    static func residualPipeline(count: Int, mode: CalibrationMode, fix: (Int) -> Fix, point: (Int) -> Coordinate,
-                                 prepare: (Int) -> Void,
-                                 emit: (_ k: Int, _ index: Int, _ residual: SIMD2<Double>, _ truth: Coordinate) -> Void) throws(CalibrationError) -> Truth? {
+    static func residualPipeline(
+        count: Int, mode: CalibrationMode, fix: (Int) -> Fix, point: (Int) -> Coordinate,
+        prepare: (Int) -> Void,
+        emit: (_ k: Int, _ index: Int, _ residual: SIMD2<Double>, _ truth: Coordinate) -> Void
+    ) throws(CalibrationError) -> Truth? {
         switch mode {
         case .stationary:
             let frame = LocalFrame(anchor: point(0))
@@ -181,51 +205,69 @@ package enum CalibrationRun {
     }
 
     /// Residuals, `NoiseCalibrator.estimate`, the autocorrelation checks and the goodness of fit.
-    package static func run(_ log: DeviceLog, mode: CalibrationMode, options: CalibrationOptions = CalibrationOptions()) throws(CalibrationError) -> CalibrationResult {
+    package static func run(
+        _ log: DeviceLog, mode: CalibrationMode, options: CalibrationOptions = CalibrationOptions()
+    ) throws(CalibrationError) -> CalibrationResult {
         try run(ScreenedFixes(log), mode: mode, options: options)
     }
 
     /// `run` on fixes already screened (`load`); pass them with `consume` so that they are
     /// released once the residuals are taken instead of being held through the goodness of fit.
-    package static func run(_ screened: consuming ScreenedFixes, mode: CalibrationMode, options: CalibrationOptions = CalibrationOptions()) throws(CalibrationError) -> CalibrationResult {
+    package static func run(
+        _ screened: consuming ScreenedFixes, mode: CalibrationMode, options: CalibrationOptions = CalibrationOptions()
+    ) throws(CalibrationError) -> CalibrationResult {
         guard CalibrationOptions.replicateRange.contains(options.replicates) else {
-            throw .invalidOption(name: "replicates", value: options.replicates, range: CalibrationOptions.replicateRange)
+            throw .invalidOption(
+                name: "replicates", value: options.replicates, range: CalibrationOptions.replicateRange)
         }
         guard CalibrationOptions.nullDriveRange.contains(options.nullDrives) else {
-            throw .invalidOption(name: "nullDrives", value: options.nullDrives, range: CalibrationOptions.nullDriveRange)
+            throw .invalidOption(
+                name: "nullDrives", value: options.nullDrives, range: CalibrationOptions.nullDriveRange)
         }
         let file = screened.file
         let r = try residuals(consume screened, mode: mode)
         var estimate = try NoiseCalibrator.estimate(r.input, seed: options.seed, replicates: options.replicates)
         let series = ResidualSeries(times_s: r.input.times_s, residuals_m: r.input.residuals_m)
-        if mode == .track { estimate = try undoSmootherShrinkage(estimate, recording: r, series: series, seed: options.seed) }
+        if mode == .track {
+            estimate = try undoSmootherShrinkage(estimate, recording: r, series: series, seed: options.seed)
+        }
         let maxLag_s = min(options.maxLag_s, series.span_s / 4)
         let acf = ResidualACF(series, binWidth_s: series.medianInterval_s, maxLag_s: maxLag_s)
-        let goodness = try GoodnessOfFit.evaluate(recording: r, series: consume series, acf: acf, estimate: estimate, mode: mode,
-                                                  options: options, maxLag_s: maxLag_s)
-        let filtered = FilteredResidualCheck(acf, convexityNull: goodness.convexityNull, envelope: goodness.nullACFs,
-                                             whiteFraction: estimate.whiteSigma_m / max(1e-300, estimate.intervals.perAxisSigma_m.value))
-        return CalibrationResult(file: file, mode: mode, options: options, input: r.input, accounting: r.accounting,
-                                 estimate: estimate, acf: acf, filtered: filtered, goodness: goodness)
+        let goodness = try GoodnessOfFit.evaluate(
+            recording: r, series: consume series, acf: acf, estimate: estimate, mode: mode,
+            options: options, maxLag_s: maxLag_s)
+        let filtered = FilteredResidualCheck(
+            acf, convexityNull: goodness.convexityNull, envelope: goodness.nullACFs,
+            whiteFraction: estimate.whiteSigma_m / max(1e-300, estimate.intervals.perAxisSigma_m.value))
+        return CalibrationResult(
+            file: file, mode: mode, options: options, input: r.input, accounting: r.accounting,
+            estimate: estimate, acf: acf, filtered: filtered, goodness: goodness)
     }
 
     /// `--track`: the RTS smoother follows part of the noise, so residuals against the smoothed path
     /// are smaller than the noise. Scales σ_w and σ_b until drives generated from the block and put
     /// through the same smoother have the recording's residual σ (fixed-point iteration, three
     /// rounds of two drives each; seeded streams). τ is not corrected.
-    static func undoSmootherShrinkage(_ estimate: NoiseEstimate, recording r: Residuals, series: ResidualSeries,
-                                      seed: UInt64) throws(CalibrationError) -> NoiseEstimate {
+    static func undoSmootherShrinkage(
+        _ estimate: NoiseEstimate, recording r: Residuals, series: ResidualSeries,
+        seed: UInt64
+    ) throws(CalibrationError) -> NoiseEstimate {
         let target = estimate.intervals.perAxisSigma_m.value
         var e = estimate
         for round in 0..<3 {
             var sum = 0.0
             for drive in 0..<2 {
                 let rng: RandomSource
-                do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: seed, stream: 0x5CA1E_00 + UInt64(2 * round + drive))) } catch {
+                do {
+                    rng = try RandomSource(
+                        seed: SeedDerivation.streamSeed(
+                            replicateSeed: seed, stream: 0x5CA1E_00 + UInt64(2 * round + drive)))
+                } catch {
                     throw .random(reason: "\(error)")
                 }
-                let synthetic = try GoodnessOfFit.syntheticDrive(r, recordingSeries: series, block: BlockParameters(e), mode: .track, rng: rng,
-                                                                 keepingAccuracy: false)
+                let synthetic = try GoodnessOfFit.syntheticDrive(
+                    r, recordingSeries: series, block: BlockParameters(e), mode: .track, rng: rng,
+                    keepingAccuracy: false)
                 sum += synthetic.series.perAxisVariance_m2.squareRoot()
             }
             let observed = sum / 2
@@ -287,13 +329,19 @@ package enum CalibrationRun {
         let f = ReportText.short
         let ratio = e.sigmaMinor_m > 0 ? e.sigmaMajor_m / e.sigmaMinor_m : .infinity
         if ratio > 1.1 {
-            out.append("anisotropic scatter: major/minor σ = \(f(e.sigmaMajor_m))/\(f(e.sigmaMinor_m)) m (ratio \(f(ratio))), major axis bearing \(f(e.majorAxisBearing_deg))°; the block uses the isotropic per-axis σ")
+            out.append(
+                "anisotropic scatter: major/minor σ = \(f(e.sigmaMajor_m))/\(f(e.sigmaMinor_m)) m (ratio \(f(ratio))), major axis bearing \(f(e.majorAxisBearing_deg))°; the block uses the isotropic per-axis σ"
+            )
         }
         if abs(e.accuracyFactor - 1) > drmsFactorTolerance {
-            out.append("reported accuracy median / measured DRMS = \(f(e.accuracyFactor)): the device does not report DRMS, so the block uses a fixed accuracy")
+            out.append(
+                "reported accuracy median / measured DRMS = \(f(e.accuracyFactor)): the device does not report DRMS, so the block uses a fixed accuracy"
+            )
         }
         if e.outlierFraction > 0.001 && e.studentNu == nil {
-            out.append("outlier fraction beyond 4 robust σ: \(f(e.outlierFraction)) (no Student-t fitted; consider tails.kind mixture)")
+            out.append(
+                "outlier fraction beyond 4 robust σ: \(f(e.outlierFraction)) (no Student-t fitted; consider tails.kind mixture)"
+            )
         }
         return out
     }

@@ -43,16 +43,31 @@ package struct FilteredResidualCheck: Sendable, Hashable {
     package static let minimumNegativeRho = -0.1
 
     /// The raw statistics of one ACF: (convexity excess, its lag index, its z, minimum ρ, its index, its z).
-    static func statistics(_ acf: ResidualACF) -> (excess: Double, excessIndex: Int, minimum: Double, minimumIndex: Int, minimumZ: Double) {
-        var excess = -Double.infinity, excessIndex = 0
-        var minimum = Double.infinity, minimumIndex = 0, minimumZ = 0.0
-        let rho = acf.rho, se = acf.band95.map { $0 / 1.96 }
+    static func statistics(
+        _ acf: ResidualACF
+    ) -> (excess: Double, excessIndex: Int, minimum: Double, minimumIndex: Int, minimumZ: Double) {
+        var excess = -Double.infinity
+        var excessIndex = 0
+        var minimum = Double.infinity
+        var minimumIndex = 0
+        var minimumZ = 0.0
+        let rho = acf.rho
+        let se = acf.band95.map { $0 / 1.96 }
         for k in rho.indices where rho[k].isFinite {
-            if rho[k] < minimum { minimum = rho[k]; minimumIndex = k; minimumZ = se[k] > 0 ? -rho[k] / se[k] : 0 }
+            if rho[k] < minimum {
+                minimum = rho[k]
+                minimumIndex = k
+                minimumZ = se[k] > 0 ? -rho[k] / se[k] : 0
+            }
             let k2 = 2 * (k + 1) - 1
-            guard k2 < rho.count, acf.lags_s[k2] <= convexityMaxLag_s + 1e-9, rho[k2].isFinite, rho[k] > 0.2 else { continue }
+            guard k2 < rho.count, acf.lags_s[k2] <= convexityMaxLag_s + 1e-9, rho[k2].isFinite, rho[k] > 0.2 else {
+                continue
+            }
             let e = rho[k] * rho[k] - rho[k2]
-            if e > excess { excess = e; excessIndex = k }
+            if e > excess {
+                excess = e
+                excessIndex = k
+            }
         }
         return (excess.isFinite ? excess : 0, excessIndex, minimum.isFinite ? minimum : 0, minimumIndex, minimumZ)
     }
@@ -69,10 +84,13 @@ package struct FilteredResidualCheck: Sendable, Hashable {
         convexityLag_s = acf.lags_s.isEmpty ? .nan : acf.lags_s[s.excessIndex]
         minimumRho = s.minimum
         minimumRhoLag_s = acf.lags_s.isEmpty ? .nan : acf.lags_s[s.minimumIndex]
-        convexityFlag = s.excess > Self.minimumConvexityExcess && !convexityNull.isEmpty && convexityNull.allSatisfy { $0 < s.excess }
+        convexityFlag =
+            s.excess > Self.minimumConvexityExcess && !convexityNull.isEmpty
+            && convexityNull.allSatisfy { $0 < s.excess }
         self.whiteFraction = whiteFraction
         noWhiteFlag = whiteFraction < Self.minimumWhiteFraction && (acf.rho.first ?? 0) > Self.noWhiteLag1Rho
-        negativeFlag = s.minimum < Self.minimumNegativeRho && s.minimumZ > Self.zLimit
+        negativeFlag =
+            s.minimum < Self.minimumNegativeRho && s.minimumZ > Self.zLimit
             && nullStats.allSatisfy { $0.minimum > s.minimum }
     }
 
@@ -84,7 +102,9 @@ package struct FilteredResidualCheck: Sendable, Hashable {
         if convexityFlag {
             parts.append("ρ(\(f(2 * convexityLag_s)) s) falls \(f(convexityExcess)) below ρ(\(f(convexityLag_s)) s)²")
         }
-        if noWhiteFlag { parts.append("no independent (white) part left: white σ is \(f(100 * whiteFraction)) % of the total") }
+        if noWhiteFlag {
+            parts.append("no independent (white) part left: white σ is \(f(100 * whiteFraction)) % of the total")
+        }
         if negativeFlag { parts.append("negative at \(f(minimumRhoLag_s)) s (\(f(minimumRho)))") }
         return "residuals look smoothed/filtered upstream: " + parts.joined(separator: ", ")
             + "; the generator's models (white + Gauss–Markov) do not describe this, so the fitted block is approximate"

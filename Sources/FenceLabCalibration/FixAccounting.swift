@@ -34,9 +34,13 @@ package struct FixAccounting: Sendable, Hashable {
 
     /// Non-zero drop reasons as (key, count), in a fixed order.
     package var reasons: [(String, Int)] {
-        [("nonFiniteTime", nonFiniteTime), ("invalidCoordinate", invalidCoordinate), ("invalidAccuracy", invalidAccuracy),
-         ("duplicateTimestamp", duplicateTimestamp), ("outOfOrder", outOfOrder), ("rejectedByFilter", rejectedByFilter)]
-            .filter { $0.1 > 0 }
+        [
+            ("nonFiniteTime", nonFiniteTime), ("invalidCoordinate", invalidCoordinate),
+            ("invalidAccuracy", invalidAccuracy),
+            ("duplicateTimestamp", duplicateTimestamp), ("outOfOrder", outOfOrder),
+            ("rejectedByFilter", rejectedByFilter),
+        ]
+        .filter { $0.1 > 0 }
     }
 
     /// Fills the interval figures from the kept times (strictly increasing).
@@ -46,7 +50,8 @@ package struct FixAccounting: Sendable, Hashable {
         let sorted = intervals.sorted()
         func q(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))] }
         medianInterval_s = NoiseCalibrator.median(intervals)
-        interval5_s = q(0.05); interval95_s = q(0.95)
+        interval5_s = q(0.05)
+        interval95_s = q(0.95)
         gapThreshold_s = Self.gapFactor * medianInterval_s
         let long = intervals.filter { $0 > gapThreshold_s }
         gaps = long.count
@@ -57,9 +62,15 @@ package struct FixAccounting: Sendable, Hashable {
     package var summary: String {
         let f = ReportText.short
         var s = "\(used) of \(read) fixes used"
-        s += dropped == 0 ? " (none dropped)" : " (\(dropped) dropped: " + reasons.map { "\($0.1) \($0.0)" }.joined(separator: ", ") + ")"
+        s +=
+            dropped == 0
+            ? " (none dropped)"
+            : " (\(dropped) dropped: " + reasons.map { "\($0.1) \($0.0)" }.joined(separator: ", ") + ")"
         s += "; Δt median \(f(medianInterval_s)) s (5–95 %: \(f(interval5_s))–\(f(interval95_s)) s)"
-        s += gaps == 0 ? "; no gaps > \(f(gapThreshold_s)) s" : "; \(gaps) gaps > \(f(gapThreshold_s)) s, longest \(f(longestGap_s)) s"
+        s +=
+            gaps == 0
+            ? "; no gaps > \(f(gapThreshold_s)) s"
+            : "; \(gaps) gaps > \(f(gapThreshold_s)) s, longest \(f(longestGap_s)) s"
         return s
     }
 }

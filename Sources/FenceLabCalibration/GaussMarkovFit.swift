@@ -10,13 +10,19 @@ package struct FittedValue: Sendable, Hashable {
     package var method: String
 
     package init(value: Double, lower: Double, upper: Double, method: String) {
-        self.value = value; self.lower = lower; self.upper = upper; self.method = method
+        self.value = value
+        self.lower = lower
+        self.upper = upper
+        self.method = method
     }
 }
 
 /// The two noise models the generator can produce, fitted by maximum likelihood.
 package struct NoiseModelFit: Sendable, Hashable {
-    package enum Model: String, Sendable, Hashable { case white, whiteGaussMarkov = "white+gauss-markov" }
+    package enum Model: String, Sendable, Hashable {
+        case white
+        case whiteGaussMarkov = "white+gauss-markov"
+    }
     /// White only: per-axis σ (metres) and the log-likelihood.
     package var whiteSigma_m: FittedValue
     package var whiteLogLikelihood: Double
@@ -50,14 +56,22 @@ package enum GaussMarkovFit {
     /// contribution to `visit` (no allocation: the fit evaluates this a few hundred times).
     @inline(__always)
     static func filter(_ s: ResidualSeries, white: Double, bias: Double, tau: Double, _ visit: (Int, Double) -> Void) {
-        let vw = white * white, vb = bias * bias
-        var x = SIMD2<Double>.zero, p = vb, lastDt = -1.0, phi = 0.0
+        let vw = white * white
+        let vb = bias * bias
+        var x = SIMD2<Double>.zero
+        var p = vb
+        var lastDt = -1.0
+        var phi = 0.0
         for i in 0..<s.count {
             if s.segmentStart[i] {
-                x = .zero; p = vb
+                x = .zero
+                p = vb
             } else {
                 let dt = s.times_s[i] - s.times_s[i - 1]
-                if dt != lastDt { phi = Foundation.exp(-dt / tau); lastDt = dt }
+                if dt != lastDt {
+                    phi = Foundation.exp(-dt / tau)
+                    lastDt = dt
+                }
                 x *= phi
                 p = phi * phi * p + vb * (1 - phi * phi)
             }
@@ -77,9 +91,15 @@ package enum GaussMarkovFit {
         return out
     }
 
-    static func logLikelihood(_ s: ResidualSeries, theta: SIMD3<Double>, bounds: (tauMin: Double, tauMax: Double)) -> Double {
-        let w = Foundation.exp(theta.x), b = Foundation.exp(theta.y), tau = Foundation.exp(theta.z)
-        guard tau >= bounds.tauMin, tau <= bounds.tauMax, w > 1e-6, b > 1e-6, w.isFinite, b.isFinite else { return -.infinity }
+    static func logLikelihood(
+        _ s: ResidualSeries, theta: SIMD3<Double>, bounds: (tauMin: Double, tauMax: Double)
+    ) -> Double {
+        let w = Foundation.exp(theta.x)
+        let b = Foundation.exp(theta.y)
+        let tau = Foundation.exp(theta.z)
+        guard tau >= bounds.tauMin, tau <= bounds.tauMax, w > 1e-6, b > 1e-6, w.isFinite, b.isFinite else {
+            return -.infinity
+        }
         var total = 0.0
         filter(s, white: w, bias: b, tau: tau) { total += $1 }
         return total
@@ -92,32 +112,47 @@ package enum GaussMarkovFit {
         let v = sumSq / (2 * n)
         let whiteLL = -n * Foundation.log(2 * Double.pi * v) - n
         // White-only σ: score of ln σ per fix is −2 + |r|²/σ², Hessian −4n.
-        let score2 = s.residuals_m.reduce(0) { let u = -2 + ($1 * $1).sum() / v; return $0 + u * u }
+        let score2 = s.residuals_m.reduce(0) {
+            let u = -2 + ($1 * $1).sum() / v
+            return $0 + u * u
+        }
         let seLog = score2.squareRoot() / (4 * n)
         let sigma = v.squareRoot()
-        let white = FittedValue(value: sigma, lower: sigma * Foundation.exp(-1.96 * seLog),
-                                upper: sigma * Foundation.exp(1.96 * seLog), method: "QML sandwich")
+        let white = FittedValue(
+            value: sigma, lower: sigma * Foundation.exp(-1.96 * seLog),
+            upper: sigma * Foundation.exp(1.96 * seLog), method: "QML sandwich")
 
         let dt = s.medianInterval_s
         let bounds = (tauMin: 0.2 * dt, tauMax: 10 * max(s.span_s, dt))
-        var best = SIMD3<Double>(0, 0, 0), bestLL = -Double.infinity
+        var best = SIMD3<Double>(0, 0, 0)
+        var bestLL = -Double.infinity
         for share in [0.1, 0.3, 0.5, 0.7, 0.9] {
             var tau = 0.5 * dt
             while tau < 0.5 * s.span_s {
-                let theta = SIMD3(0.5 * Foundation.log(v * (1 - share)), 0.5 * Foundation.log(v * share), Foundation.log(tau))
+                let theta = SIMD3(
+                    0.5 * Foundation.log(v * (1 - share)), 0.5 * Foundation.log(v * share), Foundation.log(tau))
                 let ll = logLikelihood(s, theta: theta, bounds: bounds)
-                if ll > bestLL { bestLL = ll; best = theta }
+                if ll > bestLL {
+                    bestLL = ll
+                    best = theta
+                }
                 tau *= 2
             }
         }
-        let (theta, ll) = NelderMead.maximise(start: best, step: SIMD3(0.2, 0.2, 0.4)) { logLikelihood(s, theta: $0, bounds: bounds) }
+        let (theta, ll) = NelderMead.maximise(start: best, step: SIMD3(0.2, 0.2, 0.4)) {
+            logLikelihood(s, theta: $0, bounds: bounds)
+        }
         let lr = 2 * (ll - whiteLL)
-        var result = NoiseModelFit(whiteSigma_m: white, whiteLogLikelihood: whiteLL, gmWhiteSigma_m: nil, gmBiasSigma_m: nil,
-                                   gmTau_s: nil, gmLogLikelihood: ll, likelihoodRatio: lr, selected: .white)
+        var result = NoiseModelFit(
+            whiteSigma_m: white, whiteLogLikelihood: whiteLL, gmWhiteSigma_m: nil, gmBiasSigma_m: nil,
+            gmTau_s: nil, gmLogLikelihood: ll, likelihoodRatio: lr, selected: .white)
         guard ll.isFinite, let cov = sandwich(s, theta: theta, bounds: bounds) else { return result }
         func interval(_ k: Int) -> FittedValue {
-            let se = cov[k][k].squareRoot(), c = Foundation.exp(theta[k])
-            return FittedValue(value: c, lower: c * Foundation.exp(-1.96 * se), upper: c * Foundation.exp(1.96 * se), method: "QML sandwich")
+            let se = cov[k][k].squareRoot()
+            let c = Foundation.exp(theta[k])
+            return FittedValue(
+                value: c, lower: c * Foundation.exp(-1.96 * se), upper: c * Foundation.exp(1.96 * se),
+                method: "QML sandwich")
         }
         result.gmWhiteSigma_m = interval(0)
         result.gmBiasSigma_m = interval(1)
@@ -130,10 +165,16 @@ package enum GaussMarkovFit {
 
     /// QML sandwich covariance of θ̂ = (ln σ_w, ln σ_b, ln τ): H⁻¹ J H⁻¹ with numerical derivatives.
     /// Nil when the Hessian is not negative definite (optimum on a boundary).
-    static func sandwich(_ s: ResidualSeries, theta: SIMD3<Double>, bounds: (tauMin: Double, tauMax: Double)) -> [[Double]]? {
+    static func sandwich(
+        _ s: ResidualSeries, theta: SIMD3<Double>, bounds: (tauMin: Double, tauMax: Double)
+    ) -> [[Double]]? {
         let h = 1e-3
         func ll(_ t: SIMD3<Double>) -> Double { logLikelihood(s, theta: t, bounds: bounds) }
-        func unit(_ k: Int) -> SIMD3<Double> { var e = SIMD3<Double>.zero; e[k] = h; return e }
+        func unit(_ k: Int) -> SIMD3<Double> {
+            var e = SIMD3<Double>.zero
+            e[k] = h
+            return e
+        }
         var hess = [[Double]](repeating: [0, 0, 0], count: 3)
         let f0 = ll(theta)
         for a in 0..<3 {
@@ -142,20 +183,27 @@ package enum GaussMarkovFit {
                 if a == b {
                     v = (ll(theta + unit(a)) - 2 * f0 + ll(theta - unit(a))) / (h * h)
                 } else {
-                    let ea = unit(a), eb = unit(b)
-                    v = (ll(theta + ea + eb) - ll(theta + ea - eb) - ll(theta - ea + eb) + ll(theta - ea - eb)) / (4 * h * h)
+                    let ea = unit(a)
+                    let eb = unit(b)
+                    v =
+                        (ll(theta + ea + eb) - ll(theta + ea - eb) - ll(theta - ea + eb) + ll(theta - ea - eb))
+                        / (4 * h * h)
                 }
-                hess[a][b] = v; hess[b][a] = v
+                hess[a][b] = v
+                hess[b][a] = v
             }
         }
         guard hess.joined().allSatisfy(\.isFinite), let inverse = Matrix3.inverse(hess),
-              (0..<3).allSatisfy({ inverse[$0][$0] < 0 }) else { return nil }
+            (0..<3).allSatisfy({ inverse[$0][$0] < 0 })
+        else { return nil }
         // Per-fix scores by central differences of the contributions: the θ + h contributions,
         // then the θ − h ones taken off in place (three arrays of one double per fix).
         var scores = [[Double]](repeating: [], count: 3)
         for k in 0..<3 {
-            let plus = theta + unit(k), minus = theta - unit(k)
-            var score = contributions(s, white: Foundation.exp(plus.x), bias: Foundation.exp(plus.y), tau: Foundation.exp(plus.z))
+            let plus = theta + unit(k)
+            let minus = theta - unit(k)
+            var score = contributions(
+                s, white: Foundation.exp(plus.x), bias: Foundation.exp(plus.y), tau: Foundation.exp(plus.z))
             filter(s, white: Foundation.exp(minus.x), bias: Foundation.exp(minus.y), tau: Foundation.exp(minus.z)) {
                 score[$0] = (score[$0] - $1) / (2 * h)
             }
@@ -172,12 +220,22 @@ package enum GaussMarkovFit {
 /// 3×3 matrices as nested arrays (only for the 3-parameter fit above).
 enum Matrix3 {
     static func inverse(_ m: [[Double]]) -> [[Double]]? {
-        let a = m[0][0], b = m[0][1], c = m[0][2], d = m[1][0], e = m[1][1], f = m[1][2], g = m[2][0], h = m[2][1], i = m[2][2]
+        let a = m[0][0]
+        let b = m[0][1]
+        let c = m[0][2]
+        let d = m[1][0]
+        let e = m[1][1]
+        let f = m[1][2]
+        let g = m[2][0]
+        let h = m[2][1]
+        let i = m[2][2]
         let det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
         guard det.isFinite, det != 0 else { return nil }
-        return [[(e * i - f * h) / det, (c * h - b * i) / det, (b * f - c * e) / det],
-                [(f * g - d * i) / det, (a * i - c * g) / det, (c * d - a * f) / det],
-                [(d * h - e * g) / det, (b * g - a * h) / det, (a * e - b * d) / det]]
+        return [
+            [(e * i - f * h) / det, (c * h - b * i) / det, (b * f - c * e) / det],
+            [(f * g - d * i) / det, (a * i - c * g) / det, (c * d - a * f) / det],
+            [(d * h - e * g) / det, (b * g - a * h) / det, (a * e - b * d) / det],
+        ]
     }
 
     static func product(_ x: [[Double]], _ y: [[Double]]) -> [[Double]] {
@@ -188,28 +246,49 @@ enum Matrix3 {
 /// Nelder–Mead simplex maximisation in three dimensions (Nelder & Mead 1965; standard
 /// coefficients reflection 1, expansion 2, contraction ½, shrink ½). Deterministic.
 enum NelderMead {
-    static func maximise(start: SIMD3<Double>, step: SIMD3<Double>, iterations: Int = 600, tolerance: Double = 1e-9,
-                         _ f: (SIMD3<Double>) -> Double) -> (SIMD3<Double>, Double) {
+    static func maximise(
+        start: SIMD3<Double>, step: SIMD3<Double>, iterations: Int = 600, tolerance: Double = 1e-9,
+        _ f: (SIMD3<Double>) -> Double
+    ) -> (SIMD3<Double>, Double) {
         var points = [start]
-        for k in 0..<3 { var p = start; p[k] += step[k]; points.append(p) }
+        for k in 0..<3 {
+            var p = start
+            p[k] += step[k]
+            points.append(p)
+        }
         var values = points.map(f)
         for _ in 0..<iterations {
             let order = (0..<4).sorted { values[$0] > values[$1] }
-            points = order.map { points[$0] }; values = order.map { values[$0] }
+            points = order.map { points[$0] }
+            values = order.map { values[$0] }
             if abs(values[0] - values[3]) <= tolerance * (abs(values[0]) + 1), values[3].isFinite { break }
             let centroid = (points[0] + points[1] + points[2]) / 3
-            let reflected = centroid + (centroid - points[3]), fr = f(reflected)
+            let reflected = centroid + (centroid - points[3])
+            let fr = f(reflected)
             if fr > values[0] {
-                let expanded = centroid + 2 * (centroid - points[3]), fe = f(expanded)
-                if fe > fr { points[3] = expanded; values[3] = fe } else { points[3] = reflected; values[3] = fr }
-            } else if fr > values[2] {
-                points[3] = reflected; values[3] = fr
-            } else {
-                let contracted = centroid + 0.5 * (points[3] - centroid), fc = f(contracted)
-                if fc > values[3] {
-                    points[3] = contracted; values[3] = fc
+                let expanded = centroid + 2 * (centroid - points[3])
+                let fe = f(expanded)
+                if fe > fr {
+                    points[3] = expanded
+                    values[3] = fe
                 } else {
-                    for k in 1..<4 { points[k] = points[0] + 0.5 * (points[k] - points[0]); values[k] = f(points[k]) }
+                    points[3] = reflected
+                    values[3] = fr
+                }
+            } else if fr > values[2] {
+                points[3] = reflected
+                values[3] = fr
+            } else {
+                let contracted = centroid + 0.5 * (points[3] - centroid)
+                let fc = f(contracted)
+                if fc > values[3] {
+                    points[3] = contracted
+                    values[3] = fc
+                } else {
+                    for k in 1..<4 {
+                        points[k] = points[0] + 0.5 * (points[k] - points[0])
+                        values[k] = f(points[k])
+                    }
                 }
             }
         }

@@ -1,6 +1,6 @@
 import Foundation
-import GeoPolicy
 import GSLKit
+import GeoPolicy
 import ReportKit
 
 /// Drives generated from the fitted block at the recording's own timestamps, put through the same
@@ -48,7 +48,10 @@ package struct GoodnessOfFit: Sendable {
     package var verdict: String {
         let f = ReportText.short
         let ks = "KS on residual radius D \(f(ksDistance)), p \(f(ksP))"
-        let ac = acfDifference.isFinite ? "ACF 1–30 s max |Δρ| \(f(acfDifference)) at \(f(acfDifferenceLag_s)) s, p \(f(acfP))" : "ACF 1–30 s not testable (sampling interval > 30 s)"
+        let ac =
+            acfDifference.isFinite
+            ? "ACF 1–30 s max |Δρ| \(f(acfDifference)) at \(f(acfDifferenceLag_s)) s, p \(f(acfP))"
+            : "ACF 1–30 s not testable (sampling interval > 30 s)"
         if matches { return "synthetic noise matches the recording (\(ks); \(ac); \(drives) null drives)" }
         var failed: [String] = []
         if ksP <= Self.alpha { failed.append("residual radius distribution differs (\(ks))") }
@@ -67,8 +70,11 @@ package struct GoodnessOfFit: Sendable {
 
     /// Takes the recording's `series` for its times and segments; its residuals are released
     /// while the drives run and centred again from `r` for the two-sample statistics at the end.
-    static func evaluate(recording r: CalibrationRun.Residuals, series: consuming ResidualSeries, acf: ResidualACF, estimate: NoiseEstimate,
-                         mode: CalibrationMode, options: CalibrationOptions, maxLag_s: Double) throws(CalibrationError) -> GoodnessOfFit {
+    static func evaluate(
+        recording r: CalibrationRun.Residuals, series: consuming ResidualSeries, acf: ResidualACF,
+        estimate: NoiseEstimate,
+        mode: CalibrationMode, options: CalibrationOptions, maxLag_s: Double
+    ) throws(CalibrationError) -> GoodnessOfFit {
         series.residuals_m = []
         let block = CalibrationRun.BlockParameters(estimate)
         let binWidth = series.medianInterval_s
@@ -83,13 +89,19 @@ package struct GoodnessOfFit: Sendable {
         // without holding the pool: each drive is summarized here, and regenerated from its seed
         // for the second pass below.
         var pooled = PooledQuantiles(probabilities: probabilities, stride: Self.pooledStride(fixes: series.count))
-        var ksNull: [Double] = [], acfNull: [Double] = [], convexityNull: [Double] = []
+        var ksNull: [Double] = []
+        var acfNull: [Double] = []
+        var convexityNull: [Double] = []
         func synthesize(_ index: Int, keepingAccuracy: Bool = false) throws(CalibrationError) -> SyntheticDrive {
             let rng: RandomSource
-            do { rng = try RandomSource(seed: SeedDerivation.streamSeed(replicateSeed: options.seed, stream: 0x5EED_0000 + UInt64(index))) } catch {
+            do {
+                rng = try RandomSource(
+                    seed: SeedDerivation.streamSeed(replicateSeed: options.seed, stream: 0x5EED_0000 + UInt64(index)))
+            } catch {
                 throw .random(reason: "\(error)")
             }
-            return try syntheticDrive(r, recordingSeries: series, block: block, mode: mode, rng: rng, keepingAccuracy: keepingAccuracy)
+            return try syntheticDrive(
+                r, recordingSeries: series, block: block, mode: mode, rng: rng, keepingAccuracy: keepingAccuracy)
         }
         // One drive at a time: its residuals and sorted radii (and positions while it is built)
         // are the only per-fix arrays held beside the recording's and drive 0's radii.
@@ -126,7 +138,10 @@ package struct GoodnessOfFit: Sendable {
         }
         let (low, high) = envelope(nullACFs)
         for index in 1...min(Self.envelopeDrives, options.nullDrives) {
-            for v in try synthesize(index).series.residuals_m { pooled.collect(v.x); pooled.collect(v.y) }
+            for v in try synthesize(index).series.residuals_m {
+                pooled.collect(v.x)
+                pooled.collect(v.y)
+            }
         }
         let model = (try? pooled.quantiles()) ?? []
         // The recording's centred residuals again (the same arithmetic as the series had).
@@ -135,7 +150,10 @@ package struct GoodnessOfFit: Sendable {
         base.radii = []
         var recordComponents: [Double] = []
         recordComponents.reserveCapacity(2 * series.residuals_m.count)
-        for v in series.residuals_m { recordComponents.append(v.x); recordComponents.append(v.y) }
+        for v in series.residuals_m {
+            recordComponents.append(v.x)
+            recordComponents.append(v.y)
+        }
         series.residuals_m = []
         let data = (try? Statistics.quantiles(reordering: &recordComponents, probabilities: probabilities)) ?? []
         recordComponents = []
@@ -144,8 +162,10 @@ package struct GoodnessOfFit: Sendable {
         let covered = zip(zero.residuals_m, accuracy).filter { ($0.0 * $0.0).sum() <= $0.1 * $0.1 }.count
         let ratios = zip(zero.residuals_m, accuracy).map { ($0 * $0).sum().squareRoot() / $1 }
         return GoodnessOfFit(
-            syntheticACF: base.acf, syntheticLow: low, syntheticHigh: high, nullACFs: nullACFs, convexityNull: convexityNull,
-            ksDistance: d, ksP: p(d, ksNull), acfDifference: diff.value, acfDifferenceLag_s: diff.lag_s, acfP: p(diff.value, acfNull),
+            syntheticACF: base.acf, syntheticLow: low, syntheticHigh: high, nullACFs: nullACFs,
+            convexityNull: convexityNull,
+            ksDistance: d, ksP: p(d, ksNull), acfDifference: diff.value, acfDifferenceLag_s: diff.lag_s,
+            acfP: p(diff.value, acfNull),
             drives: options.nullDrives, syntheticCoverage: Double(covered) / Double(max(1, zero.count)),
             qq: zip(model, data).map { SIMD2($0, $1) }, syntheticAccuracy_m: accuracy,
             syntheticCoverageRatios: ratios)
@@ -161,37 +181,58 @@ package struct GoodnessOfFit: Sendable {
     /// (16); the times and segments are the recording's unless the smoother dropped a fix. The
     /// accuracies are drawn in any case (the same stream) but held only when kept or when the
     /// smoother needs them (track).
-    static func syntheticDrive(_ r: CalibrationRun.Residuals, recordingSeries: ResidualSeries, block: CalibrationRun.BlockParameters,
-                               mode: CalibrationMode, rng: RandomSource, keepingAccuracy: Bool) throws(CalibrationError) -> SyntheticDrive {
-        let times = r.input.times_s, n = times.count
+    static func syntheticDrive(
+        _ r: CalibrationRun.Residuals, recordingSeries: ResidualSeries, block: CalibrationRun.BlockParameters,
+        mode: CalibrationMode, rng: RandomSource, keepingAccuracy: Bool
+    ) throws(CalibrationError) -> SyntheticDrive {
+        let times = r.input.times_s
+        let n = times.count
         let holdAccuracy = keepingAccuracy || mode == .track
-        var points: [Coordinate] = [], accuracy: [Double] = []
+        var points: [Coordinate] = []
+        var accuracy: [Double] = []
         points.reserveCapacity(n)
         if holdAccuracy { accuracy.reserveCapacity(n) }
         SyntheticNoise(block).draw(times_s: times, rng: rng) { i, offset_m, accuracy_m in
             points.append(LocalFrame(anchor: r.truth[i]).coordinate(offset_m))
             if holdAccuracy { accuracy.append(accuracy_m) }
         }
-        var residuals: [SIMD2<Double>] = [], usedTimes: [Double] = [], usedAccuracy: [Double] = []
+        var residuals: [SIMD2<Double>] = []
+        var usedTimes: [Double] = []
+        var usedAccuracy: [Double] = []
         var all = true
-        _ = try CalibrationRun.residualPipeline(count: n, mode: mode, fix: {
-            Fix(timestamp_s: times[$0], latitude: points[$0].latitude, longitude: points[$0].longitude, horizontalAccuracy_m: accuracy[$0])
-        }, point: { points[$0] }) { used in
+        _ = try CalibrationRun.residualPipeline(
+            count: n, mode: mode,
+            fix: {
+                Fix(
+                    timestamp_s: times[$0], latitude: points[$0].latitude, longitude: points[$0].longitude,
+                    horizontalAccuracy_m: accuracy[$0])
+            }, point: { points[$0] }
+        ) { used in
             residuals = Array(repeating: .zero, count: used)
             all = used == n
-            if !all { usedTimes = Array(repeating: 0, count: used); usedAccuracy = Array(repeating: 0, count: used) }
+            if !all {
+                usedTimes = Array(repeating: 0, count: used)
+                usedAccuracy = Array(repeating: 0, count: used)
+            }
         } emit: { k, i, residual, _ in
             residuals[k] = residual
-            if !all { usedTimes[k] = times[i]; usedAccuracy[k] = accuracy[i] }
+            if !all {
+                usedTimes[k] = times[i]
+                usedAccuracy[k] = accuracy[i]
+            }
         }
         points = []
-        if all { return (ResidualSeries(centring: residuals, atTimesOf: recordingSeries), keepingAccuracy ? accuracy : []) }
+        if all {
+            return (ResidualSeries(centring: residuals, atTimesOf: recordingSeries), keepingAccuracy ? accuracy : [])
+        }
         return (ResidualSeries(times_s: usedTimes, residuals_m: residuals), usedAccuracy)
     }
 
     /// Two-sample Kolmogorov–Smirnov distance of sorted samples.
     static func ksDistance(_ a: [Double], _ b: [Double]) -> Double {
-        var i = 0, j = 0, d = 0.0
+        var i = 0
+        var j = 0
+        var d = 0.0
         while i < a.count && j < b.count {
             let x = min(a[i], b[j])
             while i < a.count && a[i] <= x { i += 1 }
@@ -203,10 +244,15 @@ package struct GoodnessOfFit: Sendable {
 
     /// Largest |ρ_a − ρ_b| over bins with lag in 1 s…`upTo`.
     static func maxDifference(_ a: ResidualACF, _ b: ResidualACF, upTo: Double) -> (value: Double, lag_s: Double) {
-        var best = -Double.infinity, lag = Double.nan
-        for k in 0..<min(a.rho.count, b.rho.count) where a.lags_s[k] >= Self.acfTestLags_s.lowerBound && a.lags_s[k] <= upTo {
+        var best = -Double.infinity
+        var lag = Double.nan
+        for k in 0..<min(a.rho.count, b.rho.count)
+        where a.lags_s[k] >= Self.acfTestLags_s.lowerBound && a.lags_s[k] <= upTo {
             let d = abs(a.rho[k] - b.rho[k])
-            if d.isFinite && d > best { best = d; lag = a.lags_s[k] }
+            if d.isFinite && d > best {
+                best = d
+                lag = a.lags_s[k]
+            }
         }
         return (best.isFinite ? best : .nan, lag)
     }
@@ -214,11 +260,13 @@ package struct GoodnessOfFit: Sendable {
     /// Pointwise 2.5 % and 97.5 % of the envelope drives' ρ.
     static func envelope(_ acfs: [ResidualACF]) -> ([Double], [Double]) {
         guard let bins = acfs.map(\.rho.count).min(), bins > 0 else { return ([], []) }
-        var low: [Double] = [], high: [Double] = []
+        var low: [Double] = []
+        var high: [Double] = []
         for k in 0..<bins {
             let values = acfs.map { $0.rho[k] }.filter(\.isFinite)
             let q = (try? Statistics.quantiles(values, probabilities: [0.025, 0.975])) ?? [.nan, .nan]
-            low.append(q[0]); high.append(q[1])
+            low.append(q[0])
+            high.append(q[1])
         }
         return (low, high)
     }
@@ -235,10 +283,15 @@ struct SyntheticNoise {
     init(_ block: CalibrationRun.BlockParameters) { self.block = block }
 
     /// Draws fix i's offset and reported accuracy, i = 0, 1, … in order, and hands each to `fix`.
-    func draw(times_s: [Double], rng: RandomSource, fix: (_ index: Int, _ offset_m: SIMD2<Double>, _ accuracy_m: Double) -> Void) {
+    func draw(
+        times_s: [Double], rng: RandomSource,
+        fix: (_ index: Int, _ offset_m: SIMD2<Double>, _ accuracy_m: Double) -> Void
+    ) {
         let base = block.drmsAccuracy ? block.drms_m : block.fixedAccuracy_m
         var bias = SIMD2<Double>.zero
-        if block.tau_s != nil { bias = SIMD2(rng.gaussianZiggurat(sigma: block.biasSigma_m), rng.gaussianZiggurat(sigma: block.biasSigma_m)) }
+        if block.tau_s != nil {
+            bias = SIMD2(rng.gaussianZiggurat(sigma: block.biasSigma_m), rng.gaussianZiggurat(sigma: block.biasSigma_m))
+        }
         for i in times_s.indices {
             var e = SIMD2(rng.gaussianZiggurat(sigma: block.sigma_m), rng.gaussianZiggurat(sigma: block.sigma_m))
             if let nu = block.nu { e *= (nu / rng.chiSquared(nu: nu)).squareRoot() }
@@ -247,7 +300,9 @@ struct SyntheticNoise {
                 let q = block.biasSigma_m * (1 - phi * phi).squareRoot()
                 bias = bias * phi + SIMD2(rng.gaussianZiggurat(sigma: q), rng.gaussianZiggurat(sigma: q))
             }
-            fix(i, e + bias, block.misreportSigma > 0 ? base * rng.logNormal(zeta: 0, sigma: block.misreportSigma) : base)
+            fix(
+                i, e + bias,
+                block.misreportSigma > 0 ? base * rng.logNormal(zeta: 0, sigma: block.misreportSigma) : base)
         }
     }
 }

@@ -33,13 +33,14 @@ package enum CalibrationError: Error, Sendable, Hashable, CustomStringConvertibl
 
     package var description: String {
         switch self {
-        case let .tooFewFixes(got, needed): return "calibration needs at least \(needed) valid fixes, got \(got)"
-        case let .timesNotIncreasing(i): return "fix \(i): timestamps must increase strictly"
-        case let .lengthMismatch(t, r): return "\(t) times but \(r) residuals"
+        case .tooFewFixes(let got, let needed): return "calibration needs at least \(needed) valid fixes, got \(got)"
+        case .timesNotIncreasing(let i): return "fix \(i): timestamps must increase strictly"
+        case .lengthMismatch(let t, let r): return "\(t) times but \(r) residuals"
         case .noValidAccuracy: return "every fix needs a finite horizontal accuracy > 0"
-        case let .invalidOption(name, value, range): return "\(name) must be within \(range.lowerBound)...\(range.upperBound), got \(value)"
-        case let .random(reason): return "random source: \(reason)"
-        case let .smoother(reason): return "track smoother: \(reason)"
+        case .invalidOption(let name, let value, let range):
+            return "\(name) must be within \(range.lowerBound)...\(range.upperBound), got \(value)"
+        case .random(let reason): return "random source: \(reason)"
+        case .smoother(let reason): return "track smoother: \(reason)"
         }
     }
 }
@@ -91,15 +92,21 @@ package struct NoiseEstimate: Sendable, Hashable {
     /// to the scaled DRMS). Residual-based figures (σ per axis, coverage, ACF) are unchanged.
     func scaled(by factor: Double) -> NoiseEstimate {
         func scale(_ v: FittedValue?) -> FittedValue? {
-            v.map { FittedValue(value: $0.value * factor, lower: $0.lower * factor, upper: $0.upper * factor, method: $0.method) }
+            v.map {
+                FittedValue(
+                    value: $0.value * factor, lower: $0.lower * factor, upper: $0.upper * factor, method: $0.method)
+            }
         }
         var e = self
-        e.whiteSigma_m *= factor; e.biasSigma_m *= factor
+        e.whiteSigma_m *= factor
+        e.biasSigma_m *= factor
         e.models.whiteSigma_m = scale(models.whiteSigma_m)!
-        e.models.gmWhiteSigma_m = scale(models.gmWhiteSigma_m); e.models.gmBiasSigma_m = scale(models.gmBiasSigma_m)
+        e.models.gmWhiteSigma_m = scale(models.gmWhiteSigma_m)
+        e.models.gmBiasSigma_m = scale(models.gmBiasSigma_m)
         e.accuracyFactor /= factor
-        e.intervals.accuracyFactor = FittedValue(value: intervals.accuracyFactor.value / factor, lower: intervals.accuracyFactor.lower / factor,
-                                                 upper: intervals.accuracyFactor.upper / factor, method: intervals.accuracyFactor.method)
+        e.intervals.accuracyFactor = FittedValue(
+            value: intervals.accuracyFactor.value / factor, lower: intervals.accuracyFactor.lower / factor,
+            upper: intervals.accuracyFactor.upper / factor, method: intervals.accuracyFactor.method)
         e.smootherScale = smootherScale * factor
         return e
     }
@@ -134,28 +141,42 @@ package enum NoiseCalibrator {
     /// - Parameters:
     ///   - seed: seeds the block bootstrap (GSL mt19937); same input and seed give the same intervals.
     ///   - replicates: bootstrap replicates, 20…100 000.
-    package static func estimate(_ input: CalibrationInput, seed: UInt64 = 1, replicates: Int = 200) throws(CalibrationError) -> NoiseEstimate {
+    package static func estimate(
+        _ input: CalibrationInput, seed: UInt64 = 1, replicates: Int = 200
+    ) throws(CalibrationError) -> NoiseEstimate {
         let n = input.residuals_m.count
         guard input.times_s.count == n else { throw .lengthMismatch(times: input.times_s.count, residuals: n) }
         guard n >= minimumFixes else { throw .tooFewFixes(got: n, needed: minimumFixes) }
         for i in 1..<n where !(input.times_s[i] > input.times_s[i - 1]) { throw .timesNotIncreasing(index: i) }
-        guard input.reportedAccuracy_m.count == n else { throw .lengthMismatch(times: n, residuals: input.reportedAccuracy_m.count) }
+        guard input.reportedAccuracy_m.count == n else {
+            throw .lengthMismatch(times: n, residuals: input.reportedAccuracy_m.count)
+        }
         guard input.reportedAccuracy_m.allSatisfy({ $0.isFinite && $0 > 0 }) else { throw .noValidAccuracy }
 
         let series = ResidualSeries(times_s: input.times_s, residuals_m: input.residuals_m)
         let centred = series.residuals_m
-        var see = 0.0, snn = 0.0, sen = 0.0
-        for r in centred { see += r.x * r.x; snn += r.y * r.y; sen += r.x * r.y }
-        see /= Double(n - 1); snn /= Double(n - 1); sen /= Double(n - 1)
+        var see = 0.0
+        var snn = 0.0
+        var sen = 0.0
+        for r in centred {
+            see += r.x * r.x
+            snn += r.y * r.y
+            sen += r.x * r.y
+        }
+        see /= Double(n - 1)
+        snn /= Double(n - 1)
+        sen /= Double(n - 1)
         let axes = principalAxes(see: see, snn: snn, sen: sen)
 
         let models = GaussMarkovFit.fit(series)
         let gm = models.selected == .whiteGaussMarkov
         let white = gm ? models.gmWhiteSigma_m!.value : models.whiteSigma_m.value
         let bias = gm ? models.gmBiasSigma_m!.value : 0
-        let moments = Moments(centred, accuracy: input.reportedAccuracy_m, whiteShare: white * white / (white * white + bias * bias))
-        let intervals = try bootstrap(series, accuracy: input.reportedAccuracy_m, whiteShare: moments.whiteShare,
-                                      tau_s: gm ? models.gmTau_s!.value : nil, seed: seed, replicates: replicates, point: moments)
+        let moments = Moments(
+            centred, accuracy: input.reportedAccuracy_m, whiteShare: white * white / (white * white + bias * bias))
+        let intervals = try bootstrap(
+            series, accuracy: input.reportedAccuracy_m, whiteShare: moments.whiteShare,
+            tau_s: gm ? models.gmTau_s!.value : nil, seed: seed, replicates: replicates, point: moments)
         // Tails only when the kurtosis is above the threshold and its interval excludes a Gaussian.
         let heavy = moments.whiteKurtosis > kurtosisThreshold && intervals.whiteExcessKurtosis.lower > 0
         let nu: Double? = heavy ? 4 + 6 / moments.whiteKurtosis : nil
@@ -180,10 +201,14 @@ package enum NoiseCalibrator {
         init(_ centred: [SIMD2<Double>], accuracy: [Double], whiteShare: Double) {
             let n = Double(centred.count)
             let mean = centred.reduce(SIMD2<Double>.zero, +) / n
-            var m2 = 0.0, m4 = 0.0, covered = 0
+            var m2 = 0.0
+            var m4 = 0.0
+            var covered = 0
             for (r, a) in zip(centred, accuracy) {
-                let d = r - mean, q = d * d
-                m2 += q.sum(); m4 += (q * q).sum()
+                let d = r - mean
+                let q = d * d
+                m2 += q.sum()
+                m4 += (q * q).sum()
                 if (r * r).sum() <= a * a { covered += 1 }
             }
             let v = m2 / (2 * n)
@@ -206,8 +231,10 @@ package enum NoiseCalibrator {
     /// Moving-block bootstrap (Künsch 1989) of the moment figures: ⌈n/L⌉ blocks of L consecutive
     /// fixes, starts uniform (GSL mt19937 seeded by `seed`); L covers ten correlation times (at least
     /// 30 fixes, at most n/10). Percentile intervals 2.5 %…97.5 %.
-    static func bootstrap(_ s: ResidualSeries, accuracy: [Double], whiteShare: Double, tau_s: Double?, seed: UInt64,
-                          replicates: Int, point: Moments) throws(CalibrationError) -> MomentIntervals {
+    static func bootstrap(
+        _ s: ResidualSeries, accuracy: [Double], whiteShare: Double, tau_s: Double?, seed: UInt64,
+        replicates: Int, point: Moments
+    ) throws(CalibrationError) -> MomentIntervals {
         let n = s.count
         let dt = s.medianInterval_s > 0 ? s.medianInterval_s : 1
         let length = max(1, min(n / 10, max(30, Int(((tau_s ?? 0) * 10 / dt).rounded(.up)))))
@@ -216,17 +243,23 @@ package enum NoiseCalibrator {
             throw .random(reason: "\(error)")
         }
         var samples = [[Double]](repeating: [], count: 6)
-        var residuals: [SIMD2<Double>] = [], reported: [Double] = []
-        residuals.reserveCapacity(n + length); reported.reserveCapacity(n + length)
+        var residuals: [SIMD2<Double>] = []
+        var reported: [Double] = []
+        residuals.reserveCapacity(n + length)
+        reported.reserveCapacity(n + length)
         for _ in 0..<replicates {
-            residuals.removeAll(keepingCapacity: true); reported.removeAll(keepingCapacity: true)
+            residuals.removeAll(keepingCapacity: true)
+            reported.removeAll(keepingCapacity: true)
             while residuals.count < n {
                 let start = rng.uniformInt(below: n - length + 1)
                 residuals.append(contentsOf: s.residuals_m[start..<start + length])
                 reported.append(contentsOf: accuracy[start..<start + length])
             }
             let m = Moments(residuals, accuracy: reported, whiteShare: whiteShare)
-            for (k, v) in [m.perAxisSigma_m, m.whiteKurtosis, m.reportedMedian_m / m.drms_m, m.logSigma, m.reportedMedian_m, m.coverage].enumerated() {
+            for (k, v) in [
+                m.perAxisSigma_m, m.whiteKurtosis, m.reportedMedian_m / m.drms_m, m.logSigma, m.reportedMedian_m,
+                m.coverage,
+            ].enumerated() {
                 samples[k].append(v)
             }
         }
@@ -237,13 +270,16 @@ package enum NoiseCalibrator {
         }
         return MomentIntervals(
             perAxisSigma_m: interval(0, point.perAxisSigma_m), whiteExcessKurtosis: interval(1, point.whiteKurtosis),
-            accuracyFactor: interval(2, point.reportedMedian_m / point.drms_m), reportedLogSigma: interval(3, point.logSigma),
+            accuracyFactor: interval(2, point.reportedMedian_m / point.drms_m),
+            reportedLogSigma: interval(3, point.logSigma),
             reportedMedian_m: interval(4, point.reportedMedian_m), coverage: interval(5, point.coverage),
             replicates: replicates, blockLength_s: Double(length) * dt)
     }
 
     /// Eigen-decomposition of the 2×2 covariance: σ along the principal axes and the bearing of the major one.
-    static func principalAxes(see: Double, snn: Double, sen: Double) -> (major: Double, minor: Double, bearing_deg: Double) {
+    static func principalAxes(
+        see: Double, snn: Double, sen: Double
+    ) -> (major: Double, minor: Double, bearing_deg: Double) {
         let mid = (see + snn) / 2
         let radius = (((see - snn) / 2) * ((see - snn) / 2) + sen * sen).squareRoot()
         let angleFromEast = 0.5 * atan2(2 * sen, see - snn)
@@ -259,7 +295,10 @@ package enum NoiseCalibrator {
     static func outlierFraction(_ r: [SIMD2<Double>]) -> Double {
         var values: [Double] = []
         values.reserveCapacity(2 * r.count)
-        for v in r { values.append(v.x); values.append(v.y) }
+        for v in r {
+            values.append(v.x)
+            values.append(v.y)
+        }
         let med = median(reordering: &values)
         for i in values.indices { values[i] = abs(values[i] - med) }
         let mad = median(reordering: &values) * 1.482_602_218_505_602

@@ -17,7 +17,8 @@ package struct ResidualSeries: Sendable {
 
     /// One segment from residuals (centred here). `times_s` must increase strictly.
     package init(times_s: [Double], residuals_m: [SIMD2<Double>]) {
-        self.init(times_s: times_s, residuals_m: residuals_m, segmentStart: times_s.indices.map { $0 == 0 }, centre: true)
+        self.init(
+            times_s: times_s, residuals_m: residuals_m, segmentStart: times_s.indices.map { $0 == 0 }, centre: true)
     }
 
     init(times_s: [Double], residuals_m: [SIMD2<Double>], segmentStart: [Bool], centre: Bool) {
@@ -25,9 +26,11 @@ package struct ResidualSeries: Sendable {
         let mean = centre ? residuals_m.reduce(SIMD2<Double>.zero, +) / Double(max(1, residuals_m.count)) : .zero
         self.residuals_m = residuals_m.map { $0 - mean }
         self.segmentStart = segmentStart
-        var intervals: [Double] = [], span = 0.0
+        var intervals: [Double] = []
+        var span = 0.0
         for i in times_s.indices.dropFirst() where !segmentStart[i] {
-            intervals.append(times_s[i] - times_s[i - 1]); span += times_s[i] - times_s[i - 1]
+            intervals.append(times_s[i] - times_s[i - 1])
+            span += times_s[i] - times_s[i - 1]
         }
         medianInterval_s = NoiseCalibrator.median(intervals)
         span_s = span
@@ -37,12 +40,16 @@ package struct ResidualSeries: Sendable {
     /// centred in place: shares `other`'s times and segments instead of copying them, and gives
     /// what `init(times_s:residuals_m:)` would (the same arithmetic).
     init(centring residuals: consuming [SIMD2<Double>], atTimesOf other: borrowing ResidualSeries) {
-        precondition(residuals.count == other.count, "ResidualSeries: \(residuals.count) residuals for \(other.count) times")
+        precondition(
+            residuals.count == other.count, "ResidualSeries: \(residuals.count) residuals for \(other.count) times")
         var r = residuals
         let mean = r.reduce(SIMD2<Double>.zero, +) / Double(max(1, r.count))
         for i in r.indices { r[i] = r[i] - mean }
-        times_s = other.times_s; residuals_m = r; segmentStart = other.segmentStart
-        medianInterval_s = other.medianInterval_s; span_s = other.span_s
+        times_s = other.times_s
+        residuals_m = r
+        segmentStart = other.segmentStart
+        medianInterval_s = other.medianInterval_s
+        span_s = other.span_s
     }
 
     /// Pooled per-axis variance Σ|r|²/(2n), m².
@@ -69,14 +76,18 @@ package struct ResidualACF: Sendable, Hashable {
     package init(_ s: ResidualSeries, binWidth_s: Double, maxLag_s: Double) {
         self.binWidth_s = binWidth_s
         let bins = max(1, Int((maxLag_s / binWidth_s).rounded()))
-        var sums = [Double](repeating: 0, count: bins + 1), counts = [Int](repeating: 0, count: bins + 1)
+        var sums = [Double](repeating: 0, count: bins + 1)
+        var counts = [Int](repeating: 0, count: bins + 1)
         let limit = (Double(bins) + 0.5) * binWidth_s
         var segmentEnd = s.count
         for i in stride(from: s.count - 1, through: 0, by: -1) {
             var j = i + 1
             while j < segmentEnd, s.times_s[j] - s.times_s[i] < limit {
                 let k = Int(((s.times_s[j] - s.times_s[i]) / binWidth_s).rounded())
-                if k >= 1 && k <= bins { sums[k] += (s.residuals_m[i] * s.residuals_m[j]).sum(); counts[k] += 1 }
+                if k >= 1 && k <= bins {
+                    sums[k] += (s.residuals_m[i] * s.residuals_m[j]).sum()
+                    counts[k] += 1
+                }
                 j += 1
             }
             if s.segmentStart[i] { segmentEnd = i }

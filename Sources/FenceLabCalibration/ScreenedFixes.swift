@@ -40,11 +40,26 @@ package struct ScreenedFixes: Sendable, Hashable {
     @discardableResult
     package mutating func admit(_ f: Fix) -> Bool {
         accounting.read += 1
-        guard f.timestamp_s.isFinite else { accounting.nonFiniteTime += 1; return false }
-        guard let c = try? Coordinate(latitude: f.latitude, longitude: f.longitude) else { accounting.invalidCoordinate += 1; return false }
-        guard f.horizontalAccuracy_m.isFinite, f.horizontalAccuracy_m > 0 else { accounting.invalidAccuracy += 1; return false }
-        guard f.timestamp_s != last else { accounting.duplicateTimestamp += 1; return false }
-        guard f.timestamp_s > last else { accounting.outOfOrder += 1; return false }
+        guard f.timestamp_s.isFinite else {
+            accounting.nonFiniteTime += 1
+            return false
+        }
+        guard let c = try? Coordinate(latitude: f.latitude, longitude: f.longitude) else {
+            accounting.invalidCoordinate += 1
+            return false
+        }
+        guard f.horizontalAccuracy_m.isFinite, f.horizontalAccuracy_m > 0 else {
+            accounting.invalidAccuracy += 1
+            return false
+        }
+        guard f.timestamp_s != last else {
+            accounting.duplicateTimestamp += 1
+            return false
+        }
+        guard f.timestamp_s > last else {
+            accounting.outOfOrder += 1
+            return false
+        }
         last = f.timestamp_s
         keptFixes.append(f)
         keptPoints.append(c)

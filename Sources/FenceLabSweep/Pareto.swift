@@ -68,7 +68,8 @@ enum Pareto {
         var result = [Bool](repeating: true, count: keys.count)
         var order = keys.indices.filter { !(keys[$0].x.isNaN || keys[$0].y.isNaN || keys[$0].z.isNaN) }
         order.sort { i, j in
-            let a = keys[i], b = keys[j]
+            let a = keys[i]
+            let b = keys[j]
             if a.x != b.x { return a.x < b.x }
             if a.y != b.y { return a.y < b.y }
             return a.z < b.z
@@ -84,7 +85,8 @@ enum Pareto {
         func smaller(_ a: Double, _ b: Double) -> Double { a.isNaN ? b : (b < a ? b : a) }
         /// The number of distinct y values < y, or ≤ y with `includingEqual`.
         func rank(_ y: Double, includingEqual: Bool) -> Int {
-            var lo = 0, hi = unique.count
+            var lo = 0
+            var hi = unique.count
             while lo < hi {
                 let mid = (lo + hi) / 2
                 if unique[mid] < y || (includingEqual && unique[mid] == y) { lo = mid + 1 } else { hi = mid }
@@ -98,10 +100,16 @@ enum Pareto {
             while end < order.count, keys[order[end]] == key { end += 1 }
             var best = Double.nan
             var i = rank(key.y, includingEqual: true)
-            while i > 0 { best = smaller(best, tree[i]); i -= i & -i }
+            while i > 0 {
+                best = smaller(best, tree[i])
+                i -= i & -i
+            }
             if best <= key.z { for k in start..<end { result[order[k]] = false } }
             var j = rank(key.y, includingEqual: false) + 1
-            while j < tree.count { tree[j] = smaller(tree[j], key.z); j += j & -j }
+            while j < tree.count {
+                tree[j] = smaller(tree[j], key.z)
+                j += j & -j
+            }
             start = end
         }
         return result

@@ -1,6 +1,6 @@
 import DriveSim
-import GeoPolicy
 import FenceLab
+import GeoPolicy
 
 /// The error of a fence input's filter on a drive.
 enum FilterScore {
@@ -9,16 +9,20 @@ enum FilterScore {
     /// the filter accepts none.
     static func rmse_m(fixes: [Fix], truth: [Coordinate], input: FenceInput) -> Double? {
         let model = Haversine()
-        var sum = 0.0, n = 0
+        var sum = 0.0
+        var n = 0
         func add(_ e: KalmanEstimate?, _ t: Coordinate) {
             guard let e else { return }
             let d = model.distance_m(e.position, t)
-            sum += d * d; n += 1
+            sum += d * d
+            n += 1
         }
         switch input.kind {
         case .raw: return nil
         case .kalman:
-            guard var f = try? KalmanFilter(accelerationDensity_m2ps3: input.accelerationDensity_m2ps3) else { return nil }
+            guard var f = try? KalmanFilter(accelerationDensity_m2ps3: input.accelerationDensity_m2ps3) else {
+                return nil
+            }
             for (fix, t) in zip(fixes, truth) where (try? f.update(fix)) != nil { add(f.estimate, t) }
         case .imm:
             guard var f = try? IMMFilter(accelerationDensity_m2ps3: input.accelerationDensity_m2ps3) else { return nil }
@@ -60,12 +64,22 @@ package struct SweepDrive: Sendable {
         truth = TruthDistances(samples: samples, center: spec.fence.center)
         duration_s = spec.sampling.duration_s
         trueVisits = Visits.trueVisits(samples: samples, center: spec.fence.center, place: place, end_s: duration_s)
-        var fixes: [Fix] = [], now: [Double] = [], fixTruth: [Coordinate] = []
+        var fixes: [Fix] = []
+        var now: [Double] = []
+        var fixTruth: [Coordinate] = []
         fixes.reserveCapacity(samples.count)
         now.reserveCapacity(samples.count)
-        for s in samples { if let f = s.fix, let t = s.fixTruth { fixes.append(f); now.append(s.time_s); fixTruth.append(t) } }
+        for s in samples {
+            if let f = s.fix, let t = s.fixTruth {
+                fixes.append(f)
+                now.append(s.time_s)
+                fixTruth.append(t)
+            }
+        }
         var rmse: [FenceInput: Double] = [:]
-        for input in filters where rmse[input] == nil { rmse[input] = FilterScore.rmse_m(fixes: fixes, truth: fixTruth, input: input) }
+        for input in filters where rmse[input] == nil {
+            rmse[input] = FilterScore.rmse_m(fixes: fixes, truth: fixTruth, input: input)
+        }
         filterRMSE_m = rmse
         self.fixArrays = SweepFixArrays(fixes: fixes, now_s: now, center: spec.fence.center)
         // The fixes themselves only for filtered inputs, which run the filter and the monitor per point.
@@ -90,26 +104,34 @@ package struct SweepDrive: Sendable {
     /// As `evaluate(_:item:settings:)`, reusing `scratch`'s buffers and caches across the points
     /// of a drive: the accepted fixes per accuracy gate and the true changes per rule without the
     /// gate (truth has accuracy 0, so the gate never matters there).
-    package func evaluate(_ point: SweepPoint, item: Int, settings: EvaluationSettings,
-                         scratch: inout SweepScratch) throws -> SweepRecord {
+    package func evaluate(
+        _ point: SweepPoint, item: Int, settings: EvaluationSettings,
+        scratch: inout SweepScratch
+    ) throws -> SweepRecord {
         let rule = ScanRule(point)
         scratch.prepare(for: self, maxAge_s: settings.maxFixAge_s)
-        if point.input != .raw { return try evaluateFiltered(point, item: item, settings: settings, rule: rule, scratch: &scratch) }
+        if point.input != .raw {
+            return try evaluateFiltered(point, item: item, settings: settings, rule: rule, scratch: &scratch)
+        }
         let gate = scratch.acceptedIndex(self, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: settings.maxFixAge_s)
         scratch.accepted[gate].now_s.withUnsafeBufferPointer { time in
             scratch.accepted[gate].distance_m.withUnsafeBufferPointer { dist in
                 scratch.accepted[gate].accuracy_m.withUnsafeBufferPointer { acc in
-                    SweepScan.changes(time_s: time, distance_m: dist, accuracy_m: acc, rule: rule, into: &scratch.observed)
+                    SweepScan.changes(
+                        time_s: time, distance_m: dist, accuracy_m: acc, rule: rule, into: &scratch.observed)
                 }
             }
         }
         let t = truthTransitions(rule, scratch: &scratch)
-        let flutter: FlutterMetrics, visits: VisitMetrics
+        let flutter: FlutterMetrics
+        let visits: VisitMetrics
         do {
-            flutter = try Flutter.measure(truth: scratch.truths[t],
-                                          observed: SweepScan.transitions(scratch.observed), window_s: settings.window_s)
-            visits = try Visits.measure(truth: trueVisits, observed: SweepScan.visits(scratch.observed, end_s: duration_s),
-                                        duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
+            flutter = try Flutter.measure(
+                truth: scratch.truths[t],
+                observed: SweepScan.transitions(scratch.observed), window_s: settings.window_s)
+            visits = try Visits.measure(
+                truth: trueVisits, observed: SweepScan.visits(scratch.observed, end_s: duration_s),
+                duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
         } catch { throw RunError.metrics(scenario: scenario, error) }
         return SweepRecord(item: item, flutter: flutter, visits: visits)
     }
@@ -132,23 +154,29 @@ extension SweepDrive {
     /// A point whose fence decides on a filter's estimate (`kalman`, `imm`): the filter and the
     /// monitor run over the delivered fixes (`FenceDecisions.observe`); the truth is the same as
     /// for raw input (the place and the rule on the noiseless track).
-    func evaluateFiltered(_ point: SweepPoint, item: Int, settings: EvaluationSettings, rule: ScanRule,
-                          scratch: inout SweepScratch) throws -> SweepRecord {
+    func evaluateFiltered(
+        _ point: SweepPoint, item: Int, settings: EvaluationSettings, rule: ScanRule,
+        scratch: inout SweepScratch
+    ) throws -> SweepRecord {
         var local = settings
         local.engine = nil
         let underTest: RuleUnderTest<AnyFenceRule>
         do { underTest = try RuleUnderTest(spec: point.rule, input: point.fenceInput) } catch {
             throw RunError.invalidRule(file: scenario, reason: "\(error)")
         }
-        let observed = try FenceDecisions.observe(fixes: fixes, now_s: now_s, center: center, rule: underTest, settings: local,
-                                                  scenario: scenario, replicate: replicate, compareModels: false)
+        let observed = try FenceDecisions.observe(
+            fixes: fixes, now_s: now_s, center: center, rule: underTest, settings: local,
+            scenario: scenario, replicate: replicate, compareModels: false)
         let t = truthTransitions(rule, scratch: &scratch)
-        let flutter: FlutterMetrics, visits: VisitMetrics
+        let flutter: FlutterMetrics
+        let visits: VisitMetrics
         do {
-            flutter = try Flutter.measure(truth: scratch.truths[t], observed: Flutter.transitions(of: observed.states),
-                                          window_s: settings.window_s)
-            visits = try Visits.measure(truth: trueVisits, observed: Visits.observedVisits(of: observed.states, end_s: duration_s),
-                                        duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
+            flutter = try Flutter.measure(
+                truth: scratch.truths[t], observed: Flutter.transitions(of: observed.states),
+                window_s: settings.window_s)
+            visits = try Visits.measure(
+                truth: trueVisits, observed: Visits.observedVisits(of: observed.states, end_s: duration_s),
+                duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
         } catch { throw RunError.metrics(scenario: scenario, error) }
         var record = SweepRecord(item: item, flutter: flutter, visits: visits)
         record.filterRMSE_m = filterRMSE_m[point.fenceInput]
@@ -170,7 +198,8 @@ extension SweepDrive {
             scratch.accepted[gate].now_s.withUnsafeBufferPointer { time in
                 scratch.accepted[gate].distance_m.withUnsafeBufferPointer { dist in
                     scratch.accepted[gate].accuracy_m.withUnsafeBufferPointer { acc in
-                        SweepScan.changes(time_s: time, distance_m: dist, accuracy_m: acc, rule: rule, into: &scratch.observed)
+                        SweepScan.changes(
+                            time_s: time, distance_m: dist, accuracy_m: acc, rule: rule, into: &scratch.observed)
                     }
                 }
             }
@@ -203,7 +232,9 @@ package struct SweepScratch: Sendable {
     package init() {}
 
     mutating func prepare(for drive: SweepDrive, maxAge_s: Double) {
-        if let d = self.drive, d.scenario == drive.scenario, d.replicate == drive.replicate, d.maxAge_s == maxAge_s { return }
+        if let d = self.drive, d.scenario == drive.scenario, d.replicate == drive.replicate, d.maxAge_s == maxAge_s {
+            return
+        }
         self.drive = (drive.scenario, drive.replicate, maxAge_s)
         gates.removeAll()
         accepted.removeAll()

@@ -18,16 +18,17 @@ package enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible 
     package var description: String {
         func c(_ t: String) -> String { ShownText.shown(t) }
         switch self {
-        case let .malformedRange(o, t): return "\(o): expected A:B:STEP (e.g. 60:100:10), got '\(c(t))'"
-        case let .nonPositiveStep(o, s): return "\(o): STEP must be > 0, got \(s)"
-        case let .emptyRange(o, t): return "\(o): empty range '\(c(t))' (A must be ≤ B)"
-        case let .malformedList(o, t): return "\(o): expected a comma-separated list of numbers, got '\(c(t))'"
-        case let .nonFinite(o, t): return "\(o): every number must be finite, got '\(c(t))'"
-        case let .invalidValue(o, v, r): return "\(o): \(v) \(r)"
-        case let .noValidPoint(r): return "the grid has no valid point: \(r)"
-        case let .tooManyValues(o, t, l): return "\(o): '\(c(t))' has more than \(l) values; use a larger STEP"
-        case let .tooManyPoints(c, l): return "the grid has \(c) points, more than the limit \(l); narrow it or pass --force"
-        case let .malformedShard(t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(c(t))'"
+        case .malformedRange(let o, let t): return "\(o): expected A:B:STEP (e.g. 60:100:10), got '\(c(t))'"
+        case .nonPositiveStep(let o, let s): return "\(o): STEP must be > 0, got \(s)"
+        case .emptyRange(let o, let t): return "\(o): empty range '\(c(t))' (A must be ≤ B)"
+        case .malformedList(let o, let t): return "\(o): expected a comma-separated list of numbers, got '\(c(t))'"
+        case .nonFinite(let o, let t): return "\(o): every number must be finite, got '\(c(t))'"
+        case .invalidValue(let o, let v, let r): return "\(o): \(v) \(r)"
+        case .noValidPoint(let r): return "the grid has no valid point: \(r)"
+        case .tooManyValues(let o, let t, let l): return "\(o): '\(c(t))' has more than \(l) values; use a larger STEP"
+        case .tooManyPoints(let c, let l):
+            return "the grid has \(c) points, more than the limit \(l); narrow it or pass --force"
+        case .malformedShard(let t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(c(t))'"
         }
     }
 }
@@ -65,11 +66,15 @@ extension SweepGrid {
     /// `confirm` as lists (`25,30,50`; defaults 30 m and 1 fix). `exit` is used for hysteresis only.
     /// Malformed text throws `.malformedRange`/`.malformedList` naming the option (`--enter`, ...).
     /// `kalmanQ` is a list too (default `FenceInput.defaultAccelerationDensity_m2ps3`).
-    package init(parsing kind: SweepRuleKind, enter: String, exit: String?, maxAccuracy: String?, confirm: String?,
-                inputs: [FenceInput.Kind] = [.raw], kalmanQ: String? = nil, limit: Int?) throws(SweepGridError) {
+    package init(
+        parsing kind: SweepRuleKind, enter: String, exit: String?, maxAccuracy: String?, confirm: String?,
+        inputs: [FenceInput.Kind] = [.raw], kalmanQ: String? = nil, limit: Int?
+    ) throws(SweepGridError) {
         let enterRange = try SweepRange(parsing: enter, option: "--enter")
         let exitRange = try exit.map { text throws(SweepGridError) in try SweepRange(parsing: text, option: "--exit") }
-        let accuracy = try maxAccuracy.map { text throws(SweepGridError) in try parseSweepList(text, option: "--max-accuracy") } ?? [30]
+        let accuracy =
+            try maxAccuracy.map { text throws(SweepGridError) in try parseSweepList(text, option: "--max-accuracy") }
+            ?? [30]
         var fixes: [Int] = [1]
         if let confirm {
             fixes = []
@@ -80,10 +85,12 @@ extension SweepGrid {
                 fixes.append(Int(v))
             }
         }
-        let q = try kalmanQ.map { text throws(SweepGridError) in try parseSweepList(text, option: "--kalman-q") }
+        let q =
+            try kalmanQ.map { text throws(SweepGridError) in try parseSweepList(text, option: "--kalman-q") }
             ?? [FenceInput.defaultAccelerationDensity_m2ps3]
-        try self.init(kind: kind, enter: enterRange, exit: kind == .hysteresis ? exitRange : nil, maxAccuracy: accuracy,
-                      confirm: fixes, inputs: inputs, kalmanQ: q, limit: limit)
+        try self.init(
+            kind: kind, enter: enterRange, exit: kind == .hysteresis ? exitRange : nil, maxAccuracy: accuracy,
+            confirm: fixes, inputs: inputs, kalmanQ: q, limit: limit)
     }
 }
 
@@ -131,8 +138,10 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     /// The filter's process noise q, m²/s³ (`FenceInput.defaultAccelerationDensity_m2ps3` for raw input).
     package var q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3
 
-    package init(kind: SweepRuleKind, enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirm_n: Int,
-                input: FenceInput.Kind = .raw, q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3) {
+    package init(
+        kind: SweepRuleKind, enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirm_n: Int,
+        input: FenceInput.Kind = .raw, q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3
+    ) {
         self.kind = kind
         self.enter_m = enter_m
         self.exit_m = exit_m
@@ -154,7 +163,8 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     package var label: String {
         let stage = input == .raw ? "" : " \(input.rawValue) q\(fmt(q_m2s3))"
         switch kind {
-        case .hysteresis: return "hysteresis \(fmt(enter_m))/\(fmt(exit_m)) acc\(fmt(maxAccuracy_m)) confirm\(confirm_n)" + stage
+        case .hysteresis:
+            return "hysteresis \(fmt(enter_m))/\(fmt(exit_m)) acc\(fmt(maxAccuracy_m)) confirm\(confirm_n)" + stage
         case .threshold, .conservative: return "\(kind.rawValue) \(fmt(enter_m)) confirm\(confirm_n)" + stage
         }
     }
@@ -166,23 +176,29 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     package var rule: RuleSpec {
         let confirmation: Confirmation? = confirm_n > 1 ? .fixes(confirm_n) : nil
         switch kind {
-        case .hysteresis: return .hysteresis(enter_m: enter_m, exit_m: exit_m, maxAccuracy_m: maxAccuracy_m, confirmation: confirmation)
+        case .hysteresis:
+            return .hysteresis(
+                enter_m: enter_m, exit_m: exit_m, maxAccuracy_m: maxAccuracy_m, confirmation: confirmation)
         case .threshold: return .threshold(radius_m: enter_m, confirmation: confirmation)
         case .conservative: return .conservative(radius_m: enter_m, confirmation: confirmation)
         }
     }
 
     /// The seeds' setting (seed 000: hysteresis 80/120 m, accuracy gate 30 m, no confirmation).
-    package static let seedReference = SweepPoint(kind: .hysteresis, enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirm_n: 1)
+    package static let seedReference = SweepPoint(
+        kind: .hysteresis, enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirm_n: 1)
 
     /// Order: radii, gate, confirmation, rule kind, then input (raw, kalman, imm) and q — so a
     /// grid of raw points keeps its order and ids when filtered inputs are added after it.
     package static func < (a: SweepPoint, b: SweepPoint) -> Bool {
         if (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) != (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n) {
-            return (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) < (b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n)
+            return (a.enter_m, a.exit_m, a.maxAccuracy_m, a.confirm_n) < (
+                b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n
+            )
         }
         if a.kind != b.kind { return a.kind.rawValue < b.kind.rawValue }
-        let ra = FenceInput.Kind.allCases.firstIndex(of: a.input) ?? 0, rb = FenceInput.Kind.allCases.firstIndex(of: b.input) ?? 0
+        let ra = FenceInput.Kind.allCases.firstIndex(of: a.input) ?? 0
+        let rb = FenceInput.Kind.allCases.firstIndex(of: b.input) ?? 0
         return ra != rb ? ra < rb : a.q_m2s3 < b.q_m2s3
     }
 }
@@ -210,8 +226,12 @@ package struct SweepGrid: Sendable, Hashable {
 
     /// The number of distinct points `init` would build (the seeds' reference included), without
     /// building them: Σ over enter radii of the exit radii above it, × accuracies × confirmations.
-    package static func pointCount(kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double], confirm: [Int]) -> Int {
-        let enters = Set(enter.values), accuracies = Set(maxAccuracy), confirms = Set(confirm)
+    package static func pointCount(
+        kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double], confirm: [Int]
+    ) -> Int {
+        let enters = Set(enter.values)
+        let accuracies = Set(maxAccuracy)
+        let confirms = Set(confirm)
         let reference = SweepPoint.seedReference
         switch kind {
         case .hysteresis:
@@ -219,13 +239,18 @@ package struct SweepGrid: Sendable, Hashable {
             var pairs = 0
             for e in enters {
                 // Exit radii strictly above e: binary search in the sorted distinct exits.
-                var lo = 0, hi = exits.count
-                while lo < hi { let mid = (lo + hi) / 2; if exits[mid] > e { hi = mid } else { lo = mid + 1 } }
+                var lo = 0
+                var hi = exits.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if exits[mid] > e { hi = mid } else { lo = mid + 1 }
+                }
                 pairs += exits.count - lo
             }
             let (n, overflow) = pairs.multipliedReportingOverflow(by: accuracies.count * confirms.count)
             guard !overflow else { return .max }
-            let hasReference = enters.contains(reference.enter_m) && exits.contains(reference.exit_m)
+            let hasReference =
+                enters.contains(reference.enter_m) && exits.contains(reference.exit_m)
                 && accuracies.contains(reference.maxAccuracy_m) && confirms.contains(reference.confirm_n)
             return n + (hasReference ? 0 : 1)
         case .threshold, .conservative:
@@ -236,15 +261,24 @@ package struct SweepGrid: Sendable, Hashable {
     /// - Parameters:
     ///   - inputs: the input stages to cross with every rule setting (default raw only).
     ///   - kalmanQ: process noise values q (m²/s³, finite, > 0) for the filtered inputs (default 1).
-    package init(kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double],
-                confirm: [Int], inputs: [FenceInput.Kind] = [.raw], kalmanQ: [Double] = [FenceInput.defaultAccelerationDensity_m2ps3],
-                limit: Int? = defaultLimit) throws(SweepGridError) {
+    package init(
+        kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double],
+        confirm: [Int], inputs: [FenceInput.Kind] = [.raw],
+        kalmanQ: [Double] = [FenceInput.defaultAccelerationDensity_m2ps3],
+        limit: Int? = defaultLimit
+    ) throws(SweepGridError) {
         for v in enter.values where v < 0 { throw .invalidValue(option: "--enter", value: v, reason: "must be ≥ 0 m") }
-        for v in exit?.values ?? [] where v < 0 { throw .invalidValue(option: "--exit", value: v, reason: "must be ≥ 0 m") }
-        for v in maxAccuracy where !(v > 0 && v.isFinite) {
-            throw .invalidValue(option: "--max-accuracy", value: v, reason: "must be finite and > 0 m (a gate of 0 m rejects every fix)")
+        for v in exit?.values ?? [] where v < 0 {
+            throw .invalidValue(option: "--exit", value: v, reason: "must be ≥ 0 m")
         }
-        for c in confirm where c < 1 { throw .invalidValue(option: "--confirm", value: Double(c), reason: "must be ≥ 1 fix") }
+        for v in maxAccuracy where !(v > 0 && v.isFinite) {
+            throw .invalidValue(
+                option: "--max-accuracy", value: v, reason: "must be finite and > 0 m (a gate of 0 m rejects every fix)"
+            )
+        }
+        for c in confirm where c < 1 {
+            throw .invalidValue(option: "--confirm", value: Double(c), reason: "must be ≥ 1 fix")
+        }
         for q in kalmanQ where !(q > 0 && q.isFinite) {
             throw .invalidValue(option: "--kalman-q", value: q, reason: "must be finite and > 0 m²/s³")
         }
@@ -256,37 +290,53 @@ package struct SweepGrid: Sendable, Hashable {
         let hardLimit = Self.maxPoints
         let settings = Self.pointCount(kind: kind, enter: enter, exit: exit, maxAccuracy: maxAccuracy, confirm: confirm)
         let distinctInputs = Set(inputs)
-        let stageCount = (distinctInputs.contains(.raw) ? 1 : 0) + distinctInputs.filter { $0 != .raw }.count * Set(kalmanQ).count
+        let stageCount =
+            (distinctInputs.contains(.raw) ? 1 : 0) + distinctInputs.filter { $0 != .raw }.count * Set(kalmanQ).count
         let (staged, overflow) = settings.multipliedReportingOverflow(by: stageCount)
         let count = overflow ? .max : staged
-        if count > min(limit ?? hardLimit, hardLimit) { throw .tooManyPoints(count: count, limit: min(limit ?? hardLimit, hardLimit)) }
+        if count > min(limit ?? hardLimit, hardLimit) {
+            throw .tooManyPoints(count: count, limit: min(limit ?? hardLimit, hardLimit))
+        }
         var set = Set<SweepPoint>()
         switch kind {
         case .hysteresis:
             guard let exit else { throw .noValidPoint(reason: "hysteresis needs --exit") }
-            for e in enter.values { for x in exit.values where x > e { for a in maxAccuracy { for c in confirm {
-                set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: x, maxAccuracy_m: a, confirm_n: c))
-            } } } }
+            for e in enter.values {
+                for x in exit.values where x > e {
+                    for a in maxAccuracy {
+                        for c in confirm {
+                            set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: x, maxAccuracy_m: a, confirm_n: c))
+                        }
+                    }
+                }
+            }
             guard !set.isEmpty else { throw .noValidPoint(reason: "every exit radius is ≤ its enter radius") }
         case .threshold, .conservative:
-            for e in enter.values { for c in confirm {
-                set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: e, maxAccuracy_m: .infinity, confirm_n: c))
-            } }
+            for e in enter.values {
+                for c in confirm {
+                    set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: e, maxAccuracy_m: .infinity, confirm_n: c))
+                }
+            }
         }
         // Every rule setting on every input stage (a filtered one once per q).
         let stages: [(FenceInput.Kind, Double)] = inputs.flatMap { kind in
             kind == .raw ? [(kind, FenceInput.defaultAccelerationDensity_m2ps3)] : kalmanQ.map { (kind, $0) }
         }
-        set = Set(set.flatMap { p in
-            stages.map { SweepPoint(kind: p.kind, enter_m: p.enter_m, exit_m: p.exit_m, maxAccuracy_m: p.maxAccuracy_m,
-                                    confirm_n: p.confirm_n, input: $0.0, q_m2s3: $0.1) }
-        })
+        set = Set(
+            set.flatMap { p in
+                stages.map {
+                    SweepPoint(
+                        kind: p.kind, enter_m: p.enter_m, exit_m: p.exit_m, maxAccuracy_m: p.maxAccuracy_m,
+                        confirm_n: p.confirm_n, input: $0.0, q_m2s3: $0.1)
+                }
+            })
         set.insert(.seedReference)
         if let limit, set.count > limit { throw .tooManyPoints(count: set.count, limit: limit) }
         for p in set {
             do { _ = try p.rule.evaluator() } catch {
-                throw .invalidValue(option: p.kind == .hysteresis ? "--enter/--exit" : "--enter", value: p.enter_m,
-                                    reason: "gives an invalid rule \(p.label): \(error)")
+                throw .invalidValue(
+                    option: p.kind == .hysteresis ? "--enter/--exit" : "--enter", value: p.enter_m,
+                    reason: "gives an invalid rule \(p.label): \(error)")
             }
         }
         points = set.sorted()

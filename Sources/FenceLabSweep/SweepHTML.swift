@@ -1,7 +1,8 @@
-import GeoPolicy
 import FenceLab
+import GeoPolicy
 import ReportKit
 import _FenceLabSupport
+
 /// `index.html` of a sweep: first the one recommendation over the mix with its reasons and the
 /// mix frontier plot (`SweepMixHTML`), then per scenario the flutter trade-off plot (spurious vs
 /// median latency, missed marked, Pareto frontier highlighted, 80/120/30 and the recommendation
@@ -15,17 +16,25 @@ enum SweepHTML {
     /// The page, streamed: each scenario's plots and full table (which grow with the grid) go
     /// straight to `out`.
     static func render(_ s: SweepSummary, into out: inout some TextSink) {
-        let x = ReportText.xml, m = s.manifest
+        let x = ReportText.xml
+        let m = s.manifest
         let kinds = FenceInput.Kind.allCases.filter { k in m.points.contains { $0.input == k } }
         let inputs = kinds.count > 1 ? " (\(kinds.map(\.rawValue).joined(separator: ", ")) inputs)" : ""
-        let banner = HTMLPage.Banner(cssClass: "unknownband", style: "background:#24292f", heading: "Threshold sweep",
-                                     lines: ["\(m.points.count) \(x(m.rule.rawValue)) settings\(x(inputs)) · \(m.scenarios.count) scenarios · \(m.items) work items"])
-        var h = HTMLPage.open(title: "FenceLab sweep: \(m.points.count) settings × \(m.scenarios.count) scenarios", banner: banner)
-        h += "<p class=\"muted\">Every setting sees the same generated drives (common random numbers). Settings are ranked against the place each scenario states (visits); the per-scenario sections below show the flutter of each setting against its own noiseless decisions, which does not rank settings.</p>\n"
+        let banner = HTMLPage.Banner(
+            cssClass: "unknownband", style: "background:#24292f", heading: "Threshold sweep",
+            lines: [
+                "\(m.points.count) \(x(m.rule.rawValue)) settings\(x(inputs)) · \(m.scenarios.count) scenarios · \(m.items) work items"
+            ])
+        var h = HTMLPage.open(
+            title: "FenceLab sweep: \(m.points.count) settings × \(m.scenarios.count) scenarios", banner: banner)
+        h +=
+            "<p class=\"muted\">Every setting sees the same generated drives (common random numbers). Settings are ranked against the place each scenario states (visits); the per-scenario sections below show the flutter of each setting against its own noiseless decisions, which does not rank settings.</p>\n"
         out.append(h)
         SweepMixHTML.section(s, into: &out)
         out.append(filterSection(s))
-        for (i, sc) in s.scenarios.enumerated() { scenario(sc, manifest: m, index: i, recommended: s.mix.recommended, into: &out) }
+        for (i, sc) in s.scenarios.enumerated() {
+            scenario(sc, manifest: m, index: i, recommended: s.mix.recommended, into: &out)
+        }
         out.append(HTMLPage.close(toolVersion: m.toolVersion, note: "No coordinates are included."))
     }
 
@@ -37,23 +46,28 @@ enum SweepHTML {
             for f in sc.filterErrors(points: s.manifest.points) {
                 for (q, rmse) in f.byQ {
                     let qText = x(ReportText.plain(q))
-                    rows += "<tr><td>\(x(sc.scenario.name))</td><td>\(f.kind.rawValue)</td><td>\(q == f.best_q_m2s3 ? "<b>\(qText)</b>" : qText)</td>"
+                    rows +=
+                        "<tr><td>\(x(sc.scenario.name))</td><td>\(f.kind.rawValue)</td><td>\(q == f.best_q_m2s3 ? "<b>\(qText)</b>" : qText)</td>"
                         + "<td>\(x(ReportText.plainEstimate(rmse)))</td></tr>"
                 }
             }
         }
         guard !rows.isEmpty else { return "" }
-        return "<h2>Filters: RMSE per process noise q</h2><p class=\"muted\">The input filter's position error against the truth "
+        return
+            "<h2>Filters: RMSE per process noise q</h2><p class=\"muted\">The input filter's position error against the truth "
             + "(every fix it accepts; the same for every rule setting), mean over replicates [95 % interval]; bold: the q with the "
             + "smallest RMSE.</p><div class=\"scroll\"><table><thead><tr><th>scenario</th><th>filter</th><th>q m²/s³</th>"
             + "<th>RMSE m</th></tr></thead><tbody>" + rows + "</tbody></table></div>\n"
     }
 
-    static func scenario(_ sc: SweepScenarioSummary, manifest m: SweepManifest, index: Int, recommended: Int?,
-                         into out: inout some TextSink) {
+    static func scenario(
+        _ sc: SweepScenarioSummary, manifest m: SweepManifest, index: Int, recommended: Int?,
+        into out: inout some TextSink
+    ) {
         let x = ReportText.xml
         var h = "<section class=\"scenario\" id=\"s\(index)\">\n<h2>\(x(sc.scenario.name))</h2>\n"
-        h += "<p class=\"muted\">seed \(sc.scenario.seed) · \(sc.scenario.replicates) replicates · \(sc.frontier.count) settings on the frontier</p>\n"
+        h +=
+            "<p class=\"muted\">seed \(sc.scenario.seed) · \(sc.scenario.replicates) replicates · \(sc.frontier.count) settings on the frontier</p>\n"
         h += "<div class=\"plots\">"
         out.append(h)
         let extent = FlutterExtent(sc.cells)
@@ -70,7 +84,8 @@ enum SweepHTML {
         out.append(h)
         h = ""
         if front.count > SweepOutput.listedFrontier {
-            h += "<p class=\"muted\">\(front.count - SweepOutput.listedFrontier) more settings on the frontier (\(front.count) in all): see the full table below or sweep.csv.</p>\n"
+            h +=
+                "<p class=\"muted\">\(front.count - SweepOutput.listedFrontier) more settings on the frontier (\(front.count) in all): see the full table below or sweep.csv.</p>\n"
         }
         h += "<details><summary>All settings (\(sc.cells.count))</summary>"
         out.append(h)
@@ -78,23 +93,30 @@ enum SweepHTML {
         out.append("</details>\n</section>\n")
     }
 
-    static let flutterCaption = "Flutter: spurious transitions vs median detection latency against each setting's own noiseless decisions (means over replicates)"
+    static let flutterCaption =
+        "Flutter: spurious transitions vs median detection latency against each setting's own noiseless decisions (means over replicates)"
 
     static func table(_ rows: [(String, Int)], _ sc: SweepScenarioSummary, _ m: SweepManifest) -> String {
         HTMLPage.string { table(rows, sc, m, into: &$0) }
     }
 
     /// One row per (tag, point), appended as it is built.
-    static func table(_ rows: some Sequence<(String, Int)>, _ sc: SweepScenarioSummary, _ m: SweepManifest,
-                      into out: inout some TextSink) {
+    static func table(
+        _ rows: some Sequence<(String, Int)>, _ sc: SweepScenarioSummary, _ m: SweepManifest,
+        into out: inout some TextSink
+    ) {
         let x = ReportText.xml
-        out.append("<div class=\"scroll\"><table><thead><tr><th>setting</th><th></th><th>spurious per drive</th><th>missed per drive</th><th>flaps per drive</th><th>median latency s</th><th>p95 latency s</th></tr></thead><tbody>")
+        out.append(
+            "<div class=\"scroll\"><table><thead><tr><th>setting</th><th></th><th>spurious per drive</th><th>missed per drive</th><th>flaps per drive</th><th>median latency s</th><th>p95 latency s</th></tr></thead><tbody>"
+        )
         for (tag, id) in rows {
             let c = sc.cells[id]
             let missedClass = c.missed.mean > 0 ? " class=\"bad\"" : ""
-            var h = "<tr><td>\(x(m.points[id].label))</td><td>\(x(tag))</td><td>\(x(ReportText.estimate(c.spurious)))</td>"
+            var h =
+                "<tr><td>\(x(m.points[id].label))</td><td>\(x(tag))</td><td>\(x(ReportText.estimate(c.spurious)))</td>"
             h += "<td\(missedClass)>\(x(ReportText.estimate(c.missed)))</td><td>\(x(ReportText.estimate(c.flaps)))</td>"
-            h += "<td>\(x(ReportText.latencyEstimate(c.latencyMedian_s)))</td><td>\(x(ReportText.latencyEstimate(c.latencyP95_s)))</td></tr>"
+            h +=
+                "<td>\(x(ReportText.latencyEstimate(c.latencyMedian_s)))</td><td>\(x(ReportText.latencyEstimate(c.latencyP95_s)))</td></tr>"
             out.append(h)
         }
         out.append("</tbody></table></div>\n")
@@ -126,36 +148,53 @@ enum SweepHTML {
     }
 
     /// Scatter of (median latency, spurious). Settings with nothing detected sit in a strip on the right.
-    static func plot(_ sc: SweepScenarioSummary, extent: FlutterExtent, manifest m: SweepManifest, recommended: Int?, width: Double,
-                     into out: inout some TextSink) {
+    static func plot(
+        _ sc: SweepScenarioSummary, extent: FlutterExtent, manifest m: SweepManifest, recommended: Int?, width: Double,
+        into out: inout some TextSink
+    ) {
         let n = SVGPlots.n
-        let left = 52.0, right = 14.0, top = 12.0, plotH = width < 600 ? 200.0 : 260.0
-        let legendH = width < 600 ? 64.0 : 40.0, height = top + plotH + 30 + legendH
+        let left = 52.0
+        let right = 14.0
+        let top = 12.0
+        let plotH = width < 600 ? 200.0 : 260.0
+        let legendH = width < 600 ? 64.0 : 40.0
+        let height = top + plotH + 30 + legendH
         let cells = sc.cells
         let stripW = extent.hasUndetected ? 46.0 : 0
-        let lo = extent.latency?.min ?? 0, hi = extent.latency?.max ?? 1
+        let lo = extent.latency?.min ?? 0
+        let hi = extent.latency?.max ?? 1
         let xMin = lo < 0 ? -SVGPlots.niceCeiling(-lo) : 0
         let xMax = hi > 0 ? max(SVGPlots.niceCeiling(hi), xMin + 1) : (xMin < 0 ? 0 : 1)
         let yMax = SVGPlots.niceCeiling(max(1, extent.spuriousMax ?? 1))  // counts: at least 0…1
         let plotW = width - left - right - stripW
-        let f = PlotFrame(width: width, height: height, left: left, top: top, plotWidth: plotW, plotHeight: plotH,
-                          x: (xMin, xMax), y: (0, yMax))
+        let f = PlotFrame(
+            width: width, height: height, left: left, top: top, plotWidth: plotW, plotHeight: plotH,
+            x: (xMin, xMax), y: (0, yMax))
         func px(_ c: SweepCell) -> Double { c.latencyMedian_s.map { f.x($0.mean) } ?? left + plotW + stripW / 2 }
         let py = f.y
         out.append(f.svgOpen(label: "Spurious transitions versus median latency, \(sc.scenario.name)"))
         out.append(f.yGrid((0...4).map { yMax * Double($0) / 4 }))
         let ticks = width < 600 ? 2 : 4
-        out.append(f.xLabels((0...ticks).map { k in
-            let v = xMin + (xMax - xMin) * Double(k) / Double(ticks)
-            return (f.x.atFraction(Double(k) / Double(ticks)), "\(ReportText.short(abs(v) < 1e-9 * (xMax - xMin) ? 0 : v))\(k == ticks ? " s" : "")")
-        }, anchorEnds: true, gridLines: true))
+        out.append(
+            f.xLabels(
+                (0...ticks).map { k in
+                    let v = xMin + (xMax - xMin) * Double(k) / Double(ticks)
+                    return (
+                        f.x.atFraction(Double(k) / Double(ticks)),
+                        "\(ReportText.short(abs(v) < 1e-9 * (xMax - xMin) ? 0 : v))\(k == ticks ? " s" : "")"
+                    )
+                }, anchorEnds: true, gridLines: true))
         if extent.hasUndetected {
             let cx = left + plotW + stripW / 2
-            out.append(SweepScatter.strip(x: left + plotW, width: stripW, top: top, height: plotH,
-                                          below: "<text x=\"\(n(cx))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"middle\">none</text>",
-                                          lines: ["nothing", "detected"]))
+            out.append(
+                SweepScatter.strip(
+                    x: left + plotW, width: stripW, top: top, height: plotH,
+                    below: "<text x=\"\(n(cx))\" y=\"\(n(top + plotH + 16))\" text-anchor=\"middle\">none</text>",
+                    lines: ["nothing", "detected"]))
         }
-        out.append("<text x=\"\(n(left))\" y=\"\(n(top + plotH + 30))\" class=\"muted\">x: median latency s · y: spurious per drive</text>")
+        out.append(
+            "<text x=\"\(n(left))\" y=\"\(n(top + plotH + 30))\" class=\"muted\">x: median latency s · y: spurious per drive</text>"
+        )
         // Frontier as a step line through its points sorted by latency.
         let front = SweepOutput.frontierOrder(sc).compactMap { id -> (Double, Double)? in
             let c = cells[id]
@@ -163,8 +202,11 @@ enum SweepHTML {
         }
         out.append(SweepScatter.frontierLine(front))
         for c in cells {
-            let cx = px(c), cy = py(c.spurious.mean), p = m.points[c.point]
-            let tip = "<title>\(ReportText.xml("\(p.label): spurious \(ReportText.estimate(c.spurious)), missed \(ReportText.estimate(c.missed)), latency \(ReportText.latencyEstimate(c.latencyMedian_s)) s"))</title>"
+            let cx = px(c)
+            let cy = py(c.spurious.mean)
+            let p = m.points[c.point]
+            let tip =
+                "<title>\(ReportText.xml("\(p.label): spurious \(ReportText.estimate(c.spurious)), missed \(ReportText.estimate(c.missed)), latency \(ReportText.latencyEstimate(c.latencyMedian_s)) s"))</title>"
             if c.missed.mean > 0 {
                 out.append(SweepScatter.cross(cx, cy, stroke: "stroke-width=\"1.5\"", tip: tip))
             } else {
@@ -173,20 +215,26 @@ enum SweepHTML {
         }
         var labels: [(text: String, x: Double, y: Double)] = []
         if let r = recommended {
-            let c = cells[r], cx = px(c), cy = py(c.spurious.mean)
+            let c = cells[r]
+            let cx = px(c)
+            let cy = py(c.spurious.mean)
             out.append(SweepScatter.recommendedMark(cx, cy))
             labels.append(("recommended", cx, cy))
         }
         if let ref = m.points.firstIndex(of: .seedReference) {
-            let c = cells[ref], cx = px(c), cy = py(c.spurious.mean)
+            let c = cells[ref]
+            let cx = px(c)
+            let cy = py(c.spurious.mean)
             out.append(SweepScatter.referenceMark(cx, cy))
             labels.append(("80/120/30", cx, cy))
         }
         // Labels never overprint each other (same placement as the mix plot).
         out.append(SweepMixHTML.placeLabels(labels, bounds: (0, 0, width, top + plotH)).joined())
-        let items: [(String, String, String)] = [("dot", pointColour, "setting"), ("dot", frontierColour, "Pareto frontier"),
-                                                 ("dot", missedColour, "× missed > 0"), ("line", referenceColour, "□ 80/120/30"),
-                                                 ("line", recommendedColour, "○ recommended")]
+        let items: [(String, String, String)] = [
+            ("dot", pointColour, "setting"), ("dot", frontierColour, "Pareto frontier"),
+            ("dot", missedColour, "× missed > 0"), ("line", referenceColour, "□ 80/120/30"),
+            ("line", recommendedColour, "○ recommended"),
+        ]
         out.append(legend(items, width: width, left: left, y: top + plotH + 30 + 20) + "</svg>")
     }
 
@@ -221,7 +269,8 @@ enum SweepScatter {
     static func frontierLine(_ points: [(x: Double, y: Double)]) -> String {
         guard points.count > 1 else { return "" }
         let pts = points.map { "\(n($0.x)),\(n($0.y))" }.joined(separator: " ")
-        return "<polyline fill=\"none\" stroke=\"\(SweepHTML.frontierColour)\" stroke-width=\"1.5\" stroke-opacity=\"0.6\" points=\"\(pts)\"/>"
+        return
+            "<polyline fill=\"none\" stroke=\"\(SweepHTML.frontierColour)\" stroke-width=\"1.5\" stroke-opacity=\"0.6\" points=\"\(pts)\"/>"
     }
 
     /// ○ around the recommended setting.
@@ -237,9 +286,12 @@ enum SweepScatter {
     /// The grey strip right of the plot area (from `x`, `width` wide) for settings off the x axis:
     /// `below` (SVG, may be empty) and then `lines` of small text from its top.
     static func strip(x: Double, width: Double, top: Double, height: Double, below: String, lines: [String]) -> String {
-        var out = "<rect x=\"\(n(x + 2))\" y=\"\(n(top))\" width=\"\(n(width - 2))\" height=\"\(n(height))\" fill=\"#f4f4f4\"/>" + below
+        var out =
+            "<rect x=\"\(n(x + 2))\" y=\"\(n(top))\" width=\"\(n(width - 2))\" height=\"\(n(height))\" fill=\"#f4f4f4\"/>"
+            + below
         for (k, line) in lines.enumerated() {
-            out += "<text x=\"\(n(x + width / 2))\" y=\"\(n(top + 14 + 12 * Double(k)))\" text-anchor=\"middle\" font-size=\"10\">\(line)</text>"
+            out +=
+                "<text x=\"\(n(x + width / 2))\" y=\"\(n(top + 14 + 12 * Double(k)))\" text-anchor=\"middle\" font-size=\"10\">\(line)</text>"
         }
         return out
     }

@@ -15,18 +15,26 @@ package enum SweepMerge {
 
     /// The files of a shard folder, streamed: `items.jsonl` is written a record at a time.
     package static func shardFiles(_ run: SweepRun) -> [(name: String, render: (inout FileSink) -> Void)] {
-        [(manifestName, { sink in
-             run.manifest.encode(pretty: true) { sink.append($0) }
-             sink.append("\n")
-         }),
-         (itemsName, { sink in
-             for k in 0..<run.records.count {
-                 do throws(SweepError) { sink.append(try run.records.record(k).jsonLine + "\n") } catch {
-                     sink.fail(OutputError.io(path: itemsName, operation: "write", reason: error.description))
-                     return
-                 }
-             }
-         })]
+        [
+            (
+                manifestName,
+                { sink in
+                    run.manifest.encode(pretty: true) { sink.append($0) }
+                    sink.append("\n")
+                }
+            ),
+            (
+                itemsName,
+                { sink in
+                    for k in 0..<run.records.count {
+                        do throws(SweepError) { sink.append(try run.records.record(k).jsonLine + "\n") } catch {
+                            sink.fail(OutputError.io(path: itemsName, operation: "write", reason: error.description))
+                            return
+                        }
+                    }
+                }
+            ),
+        ]
     }
 
     /// The shard folders among `inputs`, as `fencelab merge` takes them: an input holding
@@ -38,20 +46,35 @@ package enum SweepMerge {
     ///
     /// Refused: an input that does not exist, `out` equal to or inside an input (the merge
     /// would read or replace its own inputs), and inputs holding no shard folder at all.
-    package static func selectShardFolders(inputs: [String], out: String) throws(SweepError) -> (folders: [String], ignored: [String]) {
+    package static func selectShardFolders(
+        inputs: [String], out: String
+    ) throws(SweepError) -> (folders: [String], ignored: [String]) {
         let fm = FileManager.default
         let outPath = resolved(out)
-        var folders: [String] = [], ignored: [String] = []
-        func isShard(_ path: String) -> Bool { fm.fileExists(atPath: (path as NSString).appendingPathComponent(manifestName)) }
+        var folders: [String] = []
+        var ignored: [String] = []
+        func isShard(_ path: String) -> Bool {
+            fm.fileExists(atPath: (path as NSString).appendingPathComponent(manifestName))
+        }
         for input in inputs {
             var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: input, isDirectory: &isDirectory) else { throw .mergeInput(path: input, reason: "no such folder") }
+            guard fm.fileExists(atPath: input, isDirectory: &isDirectory) else {
+                throw .mergeInput(path: input, reason: "no such folder")
+            }
             let inPath = resolved(input)
             if outPath == inPath || outPath.hasPrefix(inPath == "/" ? "/" : inPath + "/") {
-                throw .mergeInput(path: input, reason: "the output folder \(out) is this input or inside it; write the merged sweep elsewhere")
+                throw .mergeInput(
+                    path: input,
+                    reason: "the output folder \(out) is this input or inside it; write the merged sweep elsewhere")
             }
-            guard isDirectory.boolValue else { ignored.append(input); continue }
-            if isShard(input) { folders.append(input); continue }
+            guard isDirectory.boolValue else {
+                ignored.append(input)
+                continue
+            }
+            if isShard(input) {
+                folders.append(input)
+                continue
+            }
             let children = ((try? fm.contentsOfDirectory(atPath: input)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
             let before = folders.count
             for child in children {
@@ -61,8 +84,11 @@ package enum SweepMerge {
             if folders.count == before { ignored.append(input) }
         }
         guard !folders.isEmpty else {
-            throw .mergeInput(path: inputs.joined(separator: ", "),
-                              reason: "no shard folder (a folder holding \(manifestName), written by `fencelab sweep --shard K/N --out DIR`) there or one level below")
+            throw .mergeInput(
+                path: inputs.joined(separator: ", "),
+                reason:
+                    "no shard folder (a folder holding \(manifestName), written by `fencelab sweep --shard K/N --out DIR`) there or one level below"
+            )
         }
         return (folders, ignored)
     }
@@ -76,7 +102,9 @@ package enum SweepMerge {
     /// in a `SweepRecordStore` whose scratch file is made in `scratchDirectory`. Each `items.jsonl`
     /// is read 1 MiB at a time straight into the store (`RecordLineReader`, as `--resume` reads),
     /// so merge's memory does not grow with the number of work items.
-    package static func load(folders: [String], scratchDirectory: String = NSTemporaryDirectory()) throws(SweepError) -> (SweepManifest, SweepRecordStore) {
+    package static func load(
+        folders: [String], scratchDirectory: String = NSTemporaryDirectory()
+    ) throws(SweepError) -> (SweepManifest, SweepRecordStore) {
         // The first shard's manifest is kept; the others are compared with it and dropped (a
         // manifest holds every grid point: ≈ 8 MB at 10⁵ points).
         var first: (folder: String, manifest: SweepManifest)?
@@ -88,7 +116,11 @@ package enum SweepMerge {
             let data: [UInt8]
             do { data = try InputFileReader.readAll(path: mpath, limit_bytes: .max) } catch {
                 if case .missing = error {
-                    throw .badManifest(file: mpath, reason: "missing: \(folder) is not a sweep shard folder (run `fencelab sweep --shard K/N --out \(folder)`)")
+                    throw .badManifest(
+                        file: mpath,
+                        reason:
+                            "missing: \(folder) is not a sweep shard folder (run `fencelab sweep --shard K/N --out \(folder)`)"
+                    )
                 }
                 throw .badManifest(file: mpath, reason: error.description)
             }
@@ -103,22 +135,29 @@ package enum SweepMerge {
                 throw .badManifest(file: ipath, reason: "missing: the shard's records are not there")
             }
             if records == nil {
-                records = try SweepRecordStore(count: m.items, directory: scratchDirectory,
-                                               streams: m.scenarios.reduce(0) { $0 + $1.replicates })
+                records = try SweepRecordStore(
+                    count: m.items, directory: scratchDirectory,
+                    streams: m.scenarios.reduce(0) { $0 + $1.replicates })
                 seen = [Bool](repeating: false, count: m.items)
             }
             guard let store = records else { throw .missingShards(count: 0, missing: []) }
             // Every line is parsed first (a malformed one is reported before any item that does not
             // belong), then the first item that is not this shard's or comes twice is reported.
             let shard = Shard(index: m.shard, count: m.shards)
-            var lineNumber = 0, found = 0, misplaced: (line: Int, item: Int)?
+            var lineNumber = 0
+            var found = 0
+            var misplaced: (line: Int, item: Int)?
             var batch: [SweepRecord] = []
             func take(_ line: ArraySlice<UInt8>) throws(SweepError) {
                 lineNumber += 1
-                let r = try SweepRecord(parsing: String(decoding: line, as: UTF8.self)[...], file: ipath, line: lineNumber)
+                let r = try SweepRecord(
+                    parsing: String(decoding: line, as: UTF8.self)[...], file: ipath, line: lineNumber)
                 found += 1
                 guard misplaced == nil else { return }
-                guard r.item < m.items, shard.owns(r.item), !seen[r.item] else { misplaced = (lineNumber, r.item); return }
+                guard r.item < m.items, shard.owns(r.item), !seen[r.item] else {
+                    misplaced = (lineNumber, r.item)
+                    return
+                }
                 seen[r.item] = true
                 batch.append(r)
                 if batch.count >= SweepRunner.recordsPerPiece {
@@ -129,7 +168,9 @@ package enum SweepMerge {
             let unterminated = try reader.lines(take)
             if !unterminated.isEmpty { try take(unterminated[...]) }  // a last line without its newline is read too
             if let misplaced {
-                throw .badRecord(file: ipath, line: misplaced.line, reason: "item \(misplaced.item) does not belong to shard \(shard) or appears twice")
+                throw .badRecord(
+                    file: ipath, line: misplaced.line,
+                    reason: "item \(misplaced.item) does not belong to shard \(shard) or appears twice")
             }
             let expected = m.items > m.shard ? (m.items - 1 - m.shard) / m.shards + 1 : 0
             guard found == expected else { throw .incompleteShard(folder: folder, expected: expected, found: found) }
@@ -146,19 +187,31 @@ package enum SweepMerge {
 
     /// Names the first difference between two manifests.
     static func compare(_ a: SweepManifest, _ af: String, _ b: SweepManifest, _ bf: String) throws(SweepError) {
-        func fail(_ what: String, _ detail: String) -> SweepError { .mismatch(what: what, first: af, other: bf, detail: detail) }
+        func fail(_ what: String, _ detail: String) -> SweepError {
+            .mismatch(what: what, first: af, other: bf, detail: detail)
+        }
         if a.format != b.format { throw fail("shard format", "\(a.format) vs \(b.format)") }
         if a.toolVersion != b.toolVersion { throw fail("tool version", "\(a.toolVersion) vs \(b.toolVersion)") }
         if a.rule != b.rule || a.points != b.points {
-            throw fail("grid", "\(a.points.count) \(a.rule.rawValue) points vs \(b.points.count) \(b.rule.rawValue) points")
+            throw fail(
+                "grid", "\(a.points.count) \(a.rule.rawValue) points vs \(b.points.count) \(b.rule.rawValue) points")
         }
         if a.scenarios.map(\.name) != b.scenarios.map(\.name) {
-            throw fail("scenario set", a.scenarios.map(\.name).joined(separator: ",") + " vs " + b.scenarios.map(\.name).joined(separator: ","))
+            throw fail(
+                "scenario set",
+                a.scenarios.map(\.name).joined(separator: ",") + " vs " + b.scenarios.map(\.name).joined(separator: ",")
+            )
         }
         for (x, y) in zip(a.scenarios, b.scenarios) {
-            if x.sha256 != y.sha256 { throw fail("scenario file hash", "\(x.name): \(x.sha256.prefix(12))… vs \(y.sha256.prefix(12))…") }
-            if x.seed != y.seed || x.generator != y.generator { throw fail("seed", "\(x.name): \(x.seed) vs \(y.seed)") }
-            if x.replicates != y.replicates { throw fail("replicate count", "\(x.name): \(x.replicates) vs \(y.replicates)") }
+            if x.sha256 != y.sha256 {
+                throw fail("scenario file hash", "\(x.name): \(x.sha256.prefix(12))… vs \(y.sha256.prefix(12))…")
+            }
+            if x.seed != y.seed || x.generator != y.generator {
+                throw fail("seed", "\(x.name): \(x.seed) vs \(y.seed)")
+            }
+            if x.replicates != y.replicates {
+                throw fail("replicate count", "\(x.name): \(x.replicates) vs \(y.replicates)")
+            }
         }
         if a.window_s != b.window_s || a.maxFixAge_s != b.maxFixAge_s || a.maxLatency_s != b.maxLatency_s {
             throw fail("settings", "--window/--max-age/--max-latency differ")

@@ -1,4 +1,5 @@
 import ReportKit
+
 /// A constraint of the mix objective that a point misses in one scenario.
 package struct MixViolation: Sendable, Hashable {
     package enum Constraint: String, Sendable, Hashable {
@@ -37,7 +38,8 @@ package struct MixPoint: Sendable, Hashable {
 /// 24 per violation, where `[MixPoint]` with an array per point took ≈ 240); `MixPoint`s are
 /// made when asked for.
 package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
-    var unwantedPerHour: [Double] = [], worstEntryP95_s: [Double] = [], worstRecall: [Double?] = [], matchedVisits: [Double] = []
+    var unwantedPerHour: [Double] = [], worstEntryP95_s: [Double] = [], worstRecall: [Double?] = [],
+        matchedVisits: [Double] = []
     /// Point i's violations are `violations[violationStart[i]..<violationStart[i + 1]]`.
     var violationStart: [Int32] = [0]
     var violations: [MixViolation] = []
@@ -46,23 +48,30 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
     package var endIndex: Int { unwantedPerHour.count }
 
     package subscript(i: Int) -> MixPoint {
-        MixPoint(point: i, unwantedPerHour: unwantedPerHour[i], worstEntryP95_s: worstEntryP95_s[i], worstRecall: worstRecall[i],
-                 matchedVisits: matchedVisits[i], violations: Array(violations[Int(violationStart[i])..<Int(violationStart[i + 1])]))
+        MixPoint(
+            point: i, unwantedPerHour: unwantedPerHour[i], worstEntryP95_s: worstEntryP95_s[i],
+            worstRecall: worstRecall[i],
+            matchedVisits: matchedVisits[i],
+            violations: Array(violations[Int(violationStart[i])..<Int(violationStart[i + 1])]))
     }
-
 
     /// `MixPoint.feasible` of point i without making the point.
     func feasible(_ i: Int) -> Bool { violationStart[i + 1] == violationStart[i] && matchedVisits[i] > 0 }
 
     mutating func reserveCapacity(_ n: Int) {
-        unwantedPerHour.reserveCapacity(n); worstEntryP95_s.reserveCapacity(n); worstRecall.reserveCapacity(n)
-        matchedVisits.reserveCapacity(n); violationStart.reserveCapacity(n + 1)
+        unwantedPerHour.reserveCapacity(n)
+        worstEntryP95_s.reserveCapacity(n)
+        worstRecall.reserveCapacity(n)
+        matchedVisits.reserveCapacity(n)
+        violationStart.reserveCapacity(n + 1)
     }
 
     /// Appends the next point (its `point` must be `count`).
     mutating func append(_ p: MixPoint) {
         precondition(p.point == count, "mix points are appended in point order")
-        unwantedPerHour.append(p.unwantedPerHour); worstEntryP95_s.append(p.worstEntryP95_s); worstRecall.append(p.worstRecall)
+        unwantedPerHour.append(p.unwantedPerHour)
+        worstEntryP95_s.append(p.worstEntryP95_s)
+        worstRecall.append(p.worstRecall)
         matchedVisits.append(p.matchedVisits)
         violations += p.violations
         violationStart.append(Int32(violations.count))
@@ -90,7 +99,8 @@ package struct SweepMix: Sendable, Hashable {
         let totalWeight = m.scenarios.reduce(0) { $0 + $1.weight }
         var points = MixPoints()
         for p in m.points.indices {
-            points.append(score(point: p, visits: scenarios.map { $0.cells[p].visits }, manifest: m, totalWeight: totalWeight))
+            points.append(
+                score(point: p, visits: scenarios.map { $0.cells[p].visits }, manifest: m, totalWeight: totalWeight))
         }
         return make(manifest: m, scenarios: scenarios, points: points)
     }
@@ -100,10 +110,12 @@ package struct SweepMix: Sendable, Hashable {
         let frontier = mixFrontier(points)
         let names = m.scenarios.map(\.name)
         guard scenarios.contains(where: { $0.cells.first?.visits.hasVisits ?? false }) else {
-            return SweepMix(points: points, frontier: frontier, recommended: nil, reasons: [
-                "No recommendation: no scenario has a true visit of its place, so a setting that never fires would win. "
-                    + "Add scenarios in which the user really visits the place.",
-            ], closest: [])
+            return SweepMix(
+                points: points, frontier: frontier, recommended: nil,
+                reasons: [
+                    "No recommendation: no scenario has a true visit of its place, so a setting that never fires would win. "
+                        + "Add scenarios in which the user really visits the place."
+                ], closest: [])
         }
         // The minimum of `better` over the feasible points, and the `listedClosest` smallest by
         // `closer` of those matching a visit (both strict total orders: the same as sorting all).
@@ -120,19 +132,27 @@ package struct SweepMix: Sendable, Hashable {
                 closest.insert(p, at: closest.firstIndex { closer(p, $0) } ?? closest.count)
                 if closest.count > listedClosest { closest.removeLast() }
             }
-            return SweepMix(points: points, frontier: frontier, recommended: nil, reasons: [
-                "No setting meets recall ≥ \(fmt(m.minRecall)) and p95 entry latency ≤ \(fmt(m.maxLatency_s)) s in every "
-                    + "scenario with true visits; the closest settings are listed with what they miss. Widen the grid "
-                    + "or relax --min-recall / --max-latency.",
-            ], closest: closest.map(\.point))
+            return SweepMix(
+                points: points, frontier: frontier, recommended: nil,
+                reasons: [
+                    "No setting meets recall ≥ \(fmt(m.minRecall)) and p95 entry latency ≤ \(fmt(m.maxLatency_s)) s in every "
+                        + "scenario with true visits; the closest settings are listed with what they miss. Widen the grid "
+                        + "or relax --min-recall / --max-latency."
+                ], closest: closest.map(\.point))
         }
-        return SweepMix(points: points, frontier: frontier, recommended: best.point,
-                        reasons: reasons(best, points: points, manifest: m, scenarios: scenarios, names: names), closest: [])
+        return SweepMix(
+            points: points, frontier: frontier, recommended: best.point,
+            reasons: reasons(best, points: points, manifest: m, scenarios: scenarios, names: names), closest: [])
     }
 
     /// Point `p` on the mix, from its visit cells in every scenario (scenario order).
-    static func score(point p: Int, visits: [SweepVisitCell], manifest m: SweepManifest, totalWeight: Double) -> MixPoint {
-        var unwanted = 0.0, worstLatency = 0.0, worstRecall: Double?, matched = 0.0
+    static func score(
+        point p: Int, visits: [SweepVisitCell], manifest m: SweepManifest, totalWeight: Double
+    ) -> MixPoint {
+        var unwanted = 0.0
+        var worstLatency = 0.0
+        var worstRecall: Double?
+        var matched = 0.0
         var violations: [MixViolation] = []
         for (s, v) in visits.enumerated() {
             unwanted += m.scenarios[s].weight * v.unwantedPerHour
@@ -143,10 +163,13 @@ package struct SweepMix: Sendable, Hashable {
             worstRecall = min(worstRecall ?? recall, recall)
             worstLatency = max(worstLatency, latency)
             if recall < m.minRecall { violations.append(MixViolation(constraint: .recall, scenario: s, value: recall)) }
-            if latency > m.maxLatency_s { violations.append(MixViolation(constraint: .latency, scenario: s, value: latency)) }
+            if latency > m.maxLatency_s {
+                violations.append(MixViolation(constraint: .latency, scenario: s, value: latency))
+            }
         }
-        return MixPoint(point: p, unwantedPerHour: unwanted / totalWeight, worstEntryP95_s: worstLatency,
-                        worstRecall: worstRecall, matchedVisits: matched, violations: violations)
+        return MixPoint(
+            point: p, unwantedPerHour: unwanted / totalWeight, worstEntryP95_s: worstLatency,
+            worstRecall: worstRecall, matchedVisits: matched, violations: violations)
     }
 
     /// The objective's order: fewer unwanted visits per hour, then lower worst latency, then higher
@@ -155,7 +178,8 @@ package struct SweepMix: Sendable, Hashable {
     static func better(_ a: MixPoint, _ b: MixPoint) -> Bool {
         if a.unwantedPerHour != b.unwantedPerHour { return a.unwantedPerHour < b.unwantedPerHour }
         if a.worstEntryP95_s != b.worstEntryP95_s { return a.worstEntryP95_s < b.worstEntryP95_s }
-        let ra = a.worstRecall ?? 1, rb = b.worstRecall ?? 1
+        let ra = a.worstRecall ?? 1
+        let rb = b.worstRecall ?? 1
         if ra != rb { return ra > rb }
         return a.point < b.point
     }
@@ -163,7 +187,8 @@ package struct SweepMix: Sendable, Hashable {
     /// Closeness to feasibility: fewer missed constraints, then the smaller total relative shortfall, then the objective.
     static func closer(_ a: MixPoint, _ b: MixPoint) -> Bool {
         if a.violations.count != b.violations.count { return a.violations.count < b.violations.count }
-        let sa = shortfall(a), sb = shortfall(b)
+        let sa = shortfall(a)
+        let sb = shortfall(b)
         if sa != sb { return sa < sb }
         return better(a, b)
     }
@@ -180,12 +205,17 @@ package struct SweepMix: Sendable, Hashable {
     /// Ids of the points not dominated in (unwanted ↓, worst latency ↓, worst recall ↑, nil as 1);
     /// O(n log n) (`Pareto.nonDominated`, recall negated: exact).
     static func mixFrontier(_ points: [MixPoint]) -> Set<Int> {
-        frontier(ids: points.map(\.point), keys: points.map { SIMD3($0.unwantedPerHour, $0.worstEntryP95_s, -($0.worstRecall ?? 1)) })
+        frontier(
+            ids: points.map(\.point),
+            keys: points.map { SIMD3($0.unwantedPerHour, $0.worstEntryP95_s, -($0.worstRecall ?? 1)) })
     }
 
     static func mixFrontier(_ points: MixPoints) -> Set<Int> {
-        frontier(ids: Array(points.indices),
-                 keys: points.indices.map { SIMD3(points.unwantedPerHour[$0], points.worstEntryP95_s[$0], -(points.worstRecall[$0] ?? 1)) })
+        frontier(
+            ids: Array(points.indices),
+            keys: points.indices.map {
+                SIMD3(points.unwantedPerHour[$0], points.worstEntryP95_s[$0], -(points.worstRecall[$0] ?? 1))
+            })
     }
 
     private static func frontier(ids: [Int], keys: [SIMD3<Double>]) -> Set<Int> {
@@ -201,8 +231,10 @@ package struct SweepMix: Sendable, Hashable {
             let rp = p.worstRecall ?? 1
             let dominated = points.contains { q in
                 let rq = q.worstRecall ?? 1
-                return q.point != p.point && q.unwantedPerHour <= p.unwantedPerHour && q.worstEntryP95_s <= p.worstEntryP95_s
-                    && rq >= rp && (q.unwantedPerHour < p.unwantedPerHour || q.worstEntryP95_s < p.worstEntryP95_s || rq > rp)
+                return q.point != p.point && q.unwantedPerHour <= p.unwantedPerHour
+                    && q.worstEntryP95_s <= p.worstEntryP95_s
+                    && rq >= rp
+                    && (q.unwantedPerHour < p.unwantedPerHour || q.worstEntryP95_s < p.worstEntryP95_s || rq > rp)
             }
             if !dominated { out.insert(p.point) }
         }
@@ -211,28 +243,40 @@ package struct SweepMix: Sendable, Hashable {
 
     /// The reasons shown with a recommendation: what it costs and where, which constraint stopped
     /// the settings with fewer unwanted visits, and its tightest margin.
-    static func reasons(_ best: MixPoint, points: MixPoints, manifest m: SweepManifest,
-                        scenarios: [SweepScenarioSummary], names: [String]) -> [String] {
+    static func reasons(
+        _ best: MixPoint, points: MixPoints, manifest m: SweepManifest,
+        scenarios: [SweepScenarioSummary], names: [String]
+    ) -> [String] {
         var lines: [String] = []
-        let contributions = scenarios.indices.map { s in m.scenarios[s].weight * scenarios[s].cells[best.point].visits.unwantedPerHour }
-        if best.unwantedPerHour > 0, let top = contributions.indices.max(by: { contributions[$0] < contributions[$1] }) {
+        let contributions = scenarios.indices.map { s in
+            m.scenarios[s].weight * scenarios[s].cells[best.point].visits.unwantedPerHour
+        }
+        if best.unwantedPerHour > 0, let top = contributions.indices.max(by: { contributions[$0] < contributions[$1] })
+        {
             let total = contributions.reduce(0, +)
-            lines.append("Its \(short(best.unwantedPerHour)) unwanted (false + fragment) visits per hour come mostly from "
-                         + "\(names[top]) (\(percent(contributions[top] / total)) of the weighted total).")
+            lines.append(
+                "Its \(short(best.unwantedPerHour)) unwanted (false + fragment) visits per hour come mostly from "
+                    + "\(names[top]) (\(percent(contributions[top] / total)) of the weighted total).")
         } else {
             lines.append("It produced no false or fragment visit in any replicate of any scenario.")
         }
         let cheaper = points.indices.filter { points.unwantedPerHour[$0] < best.unwantedPerHour }
-        let tied = points.indices.count(where: { points.feasible($0) && points.unwantedPerHour[$0] == best.unwantedPerHour && $0 != best.point })
+        let tied = points.indices.count(where: {
+            points.feasible($0) && points.unwantedPerHour[$0] == best.unwantedPerHour && $0 != best.point
+        })
         if tied > 0 {
             var worst = ""
-            for (s, sc) in scenarios.enumerated() where sc.cells[best.point].visits.hasVisits
-                && (sc.cells[best.point].visits.lateEntryP95_s?.mean ?? .infinity) == best.worstEntryP95_s {
+            for (s, sc) in scenarios.enumerated()
+            where sc.cells[best.point].visits.hasVisits
+                && (sc.cells[best.point].visits.lateEntryP95_s?.mean ?? .infinity) == best.worstEntryP95_s
+            {
                 worst = " in \(names[s])"
                 break
             }
-            lines.append("\(tied) other setting\(tied == 1 ? "" : "s") meet every constraint with as few unwanted visits; "
-                         + "this one has the lowest worst-scenario p95 entry latency (\(ReportText.latency(best.worstEntryP95_s)) s\(worst)).")
+            lines.append(
+                "\(tied) other setting\(tied == 1 ? "" : "s") meet every constraint with as few unwanted visits; "
+                    + "this one has the lowest worst-scenario p95 entry latency (\(ReportText.latency(best.worstEntryP95_s)) s\(worst))."
+            )
         }
         if cheaper.isEmpty {
             lines.append("No setting has fewer unwanted visits per hour, so no constraint had to give way.")
@@ -241,25 +285,35 @@ package struct SweepMix: Sendable, Hashable {
             for i in cheaper {
                 let p = points[i]
                 for v in p.violations {
-                    let key = v.constraint == .recall ? "recall < \(fmt(m.minRecall)) in \(names[v.scenario])"
+                    let key =
+                        v.constraint == .recall
+                        ? "recall < \(fmt(m.minRecall)) in \(names[v.scenario])"
                         : "p95 entry latency > \(fmt(m.maxLatency_s)) s in \(names[v.scenario])"
                     tally[key, default: 0] += 1
                 }
                 if p.violations.isEmpty { tally["no visit matched at all", default: 0] += 1 }
             }
             let ranked = tally.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-            lines.append("\(cheaper.count) setting\(cheaper.count == 1 ? "" : "s") with fewer unwanted visits per hour "
-                         + "fail a constraint: " + ranked.prefix(4).map { "\($0.key) (\($0.value))" }.joined(separator: "; ") + ".")
+            lines.append(
+                "\(cheaper.count) setting\(cheaper.count == 1 ? "" : "s") with fewer unwanted visits per hour "
+                    + "fail a constraint: " + ranked.prefix(4).map { "\($0.key) (\($0.value))" }.joined(separator: "; ")
+                    + ".")
         }
         var tight: (String, Double)?
         for (s, sc) in scenarios.enumerated() where sc.cells[best.point].visits.hasVisits {
             let v = sc.cells[best.point].visits
-            let recall = v.recall?.mean ?? 0, latency = v.lateEntryP95_s?.mean ?? 0
+            let recall = v.recall?.mean ?? 0
+            let latency = v.lateEntryP95_s?.mean ?? 0
             let recallMargin = 1 - m.minRecall > 0 ? (recall - m.minRecall) / (1 - m.minRecall) : 1
             let latencyMargin = m.maxLatency_s > 0 ? (m.maxLatency_s - latency) / m.maxLatency_s : 1
-            if recallMargin < (tight?.1 ?? .infinity) { tight = ("recall \(short(recall)) in \(names[s]) (bound \(fmt(m.minRecall)))", recallMargin) }
+            if recallMargin < (tight?.1 ?? .infinity) {
+                tight = ("recall \(short(recall)) in \(names[s]) (bound \(fmt(m.minRecall)))", recallMargin)
+            }
             if latencyMargin < (tight?.1 ?? .infinity) {
-                tight = ("p95 entry latency \(ReportText.latency(latency)) s in \(names[s]) (bound \(fmt(m.maxLatency_s)) s)", latencyMargin)
+                tight = (
+                    "p95 entry latency \(ReportText.latency(latency)) s in \(names[s]) (bound \(fmt(m.maxLatency_s)) s)",
+                    latencyMargin
+                )
             }
         }
         if let tight { lines.append("Tightest margin: \(tight.0).") }

@@ -7,7 +7,8 @@ import _FenceLabSupport
 enum SweepMixHTML {
     /// The section, streamed: the plots draw every setting, so they go straight to `out`.
     static func section(_ s: SweepSummary, into out: inout some TextSink) {
-        let x = ReportText.xml, mix = s.mix
+        let x = ReportText.xml
+        let mix = s.mix
         let lines = SweepOutput.recommendationLines(s)
         var h = "<section class=\"scenario\" id=\"recommendation\">\n<h2>\(x(lines[0]))</h2>\n<ul>"
         for l in lines.dropFirst() { h += "<li>\(x(l))</li>" }
@@ -21,17 +22,20 @@ enum SweepMixHTML {
         h = "</div>\n"
         h += scenarioTable(s)
         let front = SweepOutput.mixFrontierOrder(mix)
-        h += "<details><summary>Mix frontier (\(front.count) settings)</summary><div class=\"scroll\"><table><thead><tr><th>setting</th>"
+        h +=
+            "<details><summary>Mix frontier (\(front.count) settings)</summary><div class=\"scroll\"><table><thead><tr><th>setting</th>"
             + "<th>unwanted visits per hour</th><th>worst p95 entry latency s</th><th>worst recall</th><th>constraints</th></tr></thead><tbody>"
         out.append(h)
         for id in front { out.append(mixRow("", id, s)) }
         out.append("</tbody></table></div></details>\n</section>\n")
     }
 
-    static let mixCaption = "Mix frontier: unwanted (false + fragment) visits per hour vs worst-scenario p95 entry latency"
+    static let mixCaption =
+        "Mix frontier: unwanted (false + fragment) visits per hour vs worst-scenario p95 entry latency"
 
     static func mixRow(_ tag: String, _ id: Int, _ s: SweepSummary) -> String {
-        let x = ReportText.xml, p = s.mix.points[id]
+        let x = ReportText.xml
+        let p = s.mix.points[id]
         let bad = p.feasible ? "" : " class=\"bad\""
         return "<tr><td>\(x(s.manifest.points[id].label))\(tag.isEmpty ? "" : " <b>(\(x(tag)))</b>")</td>"
             + "<td>\(x(ReportText.plain(p.unwantedPerHour)))</td><td>\(x(ReportText.latency(p.worstEntryP95_s)))</td>"
@@ -39,7 +43,8 @@ enum SweepMixHTML {
     }
 
     static func mixTable(_ s: SweepSummary) -> String {
-        var h = "<div class=\"scroll\"><table><thead><tr><th>setting</th><th>unwanted visits per hour</th><th>worst p95 entry latency s</th>"
+        var h =
+            "<div class=\"scroll\"><table><thead><tr><th>setting</th><th>unwanted visits per hour</th><th>worst p95 entry latency s</th>"
             + "<th>worst recall</th><th>constraints</th></tr></thead><tbody>"
         for (tag, id) in SweepOutput.headlineRows(s) { h += mixRow(tag, id, s) }
         return h + "</tbody></table></div>\n"
@@ -47,7 +52,8 @@ enum SweepMixHTML {
 
     static func scenarioTable(_ s: SweepSummary) -> String {
         let x = ReportText.xml
-        var h = "<div class=\"scroll\"><table><thead><tr><th>scenario</th><th>weight</th><th>setting</th><th>true visits per drive</th>"
+        var h =
+            "<div class=\"scroll\"><table><thead><tr><th>scenario</th><th>weight</th><th>setting</th><th>true visits per drive</th>"
             + "<th>recall</th><th>false visits per hour</th><th>fragments per hour</th><th>p95 entry latency s (early as 0)</th>"
             + "<th>p95 exit latency s</th></tr></thead><tbody>"
         let ref = s.manifest.points.firstIndex(of: .seedReference)
@@ -55,13 +61,15 @@ enum SweepMixHTML {
             for (tag, id) in [("recommended", s.mix.recommended), ("80/120/30", ref)] {
                 guard let id else { continue }
                 let v = sc.cells[id].visits
-                h += "<tr><td>\(x(sc.scenario.name))</td><td>\(x(ReportText.plain(sc.scenario.weight)))</td><td>\(x(tag))</td>"
+                h +=
+                    "<tr><td>\(x(sc.scenario.name))</td><td>\(x(ReportText.plain(sc.scenario.weight)))</td><td>\(x(tag))</td>"
                     + "<td>\(x(ReportText.plainEstimate(v.trueVisits)))</td><td>\(x(ReportText.plainEstimate(v.recall)))</td>"
                     + "<td>\(x(ReportText.plainEstimate(v.falsePerHour)))</td><td>\(x(ReportText.plainEstimate(v.fragmentsPerHour)))</td>"
                     + "<td>\(x(ReportText.latencyEstimate(v.lateEntryP95_s)))</td><td>\(x(ReportText.latencyEstimate(v.exitLatencyP95_s)))</td></tr>"
             }
         }
-        return h + "</tbody></table></div>\n<p class=\"muted\">Means over replicates, brackets: 95 % Student-t interval. "
+        return h
+            + "</tbody></table></div>\n<p class=\"muted\">Means over replicates, brackets: 95 % Student-t interval. "
             + "Rates are per hour of drive; a visit is matched when its span overlaps the true visit widened by "
             + "\(x(ReportText.latency(s.manifest.matchSlack_s))) s (docs/metrics.md).</p>\n"
     }
@@ -84,12 +92,15 @@ enum SweepMixHTML {
     /// Places text labels next to their points so that no two label boxes overlap (greedy, first
     /// free candidate among eight positions around the point, then further out); boxes are estimated
     /// from a 7 px character width and a 12 px line height.
-    static func placeLabels(_ items: [(text: String, x: Double, y: Double)], bounds: (Double, Double, Double, Double)) -> [String] {
+    static func placeLabels(
+        _ items: [(text: String, x: Double, y: Double)], bounds: (Double, Double, Double, Double)
+    ) -> [String] {
         var boxes: [(Double, Double, Double, Double)] = []
         var out: [String] = []
         let n = SVGPlots.n
         for item in items {
-            let w = Double(item.text.count) * 7 + 4, h = 12.0
+            let w = Double(item.text.count) * 7 + 4
+            let h = 12.0
             var chosen: (Double, Double)?
             search: for ring in 1...6 {
                 let r = Double(ring) * 10
@@ -99,7 +110,9 @@ enum SweepMixHTML {
                     let box = (x0, y0, x0 + w, y0 + h)
                     guard box.0 >= bounds.0, box.2 <= bounds.2, box.1 >= bounds.1, box.3 <= bounds.3 else { continue }
                     if boxes.allSatisfy({ box.2 <= $0.0 || box.0 >= $0.2 || box.3 <= $0.1 || box.1 >= $0.3 }) {
-                        chosen = (x0, y0); boxes.append(box); break search
+                        chosen = (x0, y0)
+                        boxes.append(box)
+                        break search
                     }
                 }
             }
@@ -113,9 +126,14 @@ enum SweepMixHTML {
     /// Scatter of every setting: x worst-scenario p95 entry latency (early as 0), y unwanted visits
     /// per hour; settings that match no visit in some scenario sit in a strip on the right.
     static func plot(_ s: SweepSummary, width: Double, into out: inout some TextSink) {
-        let n = SVGPlots.n, mix = s.mix
-        let left = 52.0, right = 14.0, top = 12.0, plotH = width < 600 ? 200.0 : 280.0
-        let legendH = width < 600 ? 64.0 : 40.0, height = top + plotH + 34 + legendH
+        let n = SVGPlots.n
+        let mix = s.mix
+        let left = 52.0
+        let right = 14.0
+        let top = 12.0
+        let plotH = width < 600 ? 200.0 : 280.0
+        let legendH = width < 600 ? 64.0 : 40.0
+        let height = top + plotH + 34 + legendH
         // The axes cover the frontier, the recommendation, 80/120/30 and the latency bound; settings
         // beyond them sit in the strip on the right (latency) or on the top edge as ▲ (unwanted visits).
         var focus = Array(mix.frontier)
@@ -130,31 +148,46 @@ enum SweepMixHTML {
         let plotW = width - left - right - stripW
         let yTicks = niceTicks(maxValue: focusPoints.map(\.unwantedPerHour).max() ?? 1, count: 4)
         let yMax = yTicks.last!
-        let f = PlotFrame(width: width, height: height, left: left, top: top, plotWidth: plotW, plotHeight: plotH,
-                          x: (0, xMax), y: (0, yMax))
-        func px(_ p: MixPoint) -> Double { p.worstEntryP95_s <= xMax ? f.x(p.worstEntryP95_s) : left + plotW + stripW / 2 }
+        let f = PlotFrame(
+            width: width, height: height, left: left, top: top, plotWidth: plotW, plotHeight: plotH,
+            x: (0, xMax), y: (0, yMax))
+        func px(_ p: MixPoint) -> Double {
+            p.worstEntryP95_s <= xMax ? f.x(p.worstEntryP95_s) : left + plotW + stripW / 2
+        }
         let py = f.y.capped
         out.append(f.svgOpen(label: "Mix frontier: unwanted visits per hour versus worst p95 entry latency"))
         out.append(f.yGrid(yTicks, label: ReportText.plain))
-        out.append(f.xLabels(xTicks.enumerated().map { k, v in
-            (f.x(v), "\(ReportText.latency(v))\(k == xTicks.count - 1 ? " s" : "")")
-        }, anchorEnds: true, gridLines: true))
+        out.append(
+            f.xLabels(
+                xTicks.enumerated().map { k, v in
+                    (f.x(v), "\(ReportText.latency(v))\(k == xTicks.count - 1 ? " s" : "")")
+                }, anchorEnds: true, gridLines: true))
         if s.manifest.maxLatency_s <= xMax {
             let xx = f.x(s.manifest.maxLatency_s)
-            out.append("<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"\(SweepHTML.missedColour)\" stroke-dasharray=\"4 3\"/>")
+            out.append(
+                "<line x1=\"\(n(xx))\" x2=\"\(n(xx))\" y1=\"\(n(top))\" y2=\"\(n(top + plotH))\" stroke=\"\(SweepHTML.missedColour)\" stroke-dasharray=\"4 3\"/>"
+            )
         }
         if hasStrip {
-            out.append(SweepScatter.strip(x: left + plotW, width: stripW, top: top, height: plotH, below: "",
-                                          lines: ["&gt; \(ReportText.latency(xMax)) s", "or none", "matched"]))
+            out.append(
+                SweepScatter.strip(
+                    x: left + plotW, width: stripW, top: top, height: plotH, below: "",
+                    lines: ["&gt; \(ReportText.latency(xMax)) s", "or none", "matched"]))
         }
-        out.append("<text x=\"\(n(left))\" y=\"\(n(top + plotH + 32))\" class=\"muted\">x: worst p95 entry latency s (dashed: bound) · y: unwanted visits per hour (▲ off scale)</text>")
+        out.append(
+            "<text x=\"\(n(left))\" y=\"\(n(top + plotH + 32))\" class=\"muted\">x: worst p95 entry latency s (dashed: bound) · y: unwanted visits per hour (▲ off scale)</text>"
+        )
         let front = SweepOutput.mixFrontierOrder(mix).filter { mix.points[$0].worstEntryP95_s.isFinite }
         out.append(SweepScatter.frontierLine(front.map { (px(mix.points[$0]), py(mix.points[$0].unwantedPerHour)) }))
         for p in mix.points {
-            let cx = px(p), cy = py(p.unwantedPerHour)
-            let tip = "<title>\(ReportText.xml("\(s.manifest.points[p.point].label): \(ReportText.plain(p.unwantedPerHour)) per hour, p95 entry \(ReportText.latency(p.worstEntryP95_s)) s, worst recall \(p.worstRecall.map(ReportText.plain) ?? "–")"))</title>"
+            let cx = px(p)
+            let cy = py(p.unwantedPerHour)
+            let tip =
+                "<title>\(ReportText.xml("\(s.manifest.points[p.point].label): \(ReportText.plain(p.unwantedPerHour)) per hour, p95 entry \(ReportText.latency(p.worstEntryP95_s)) s, worst recall \(p.worstRecall.map(ReportText.plain) ?? "–")"))</title>"
             if p.unwantedPerHour > yMax {
-                out.append("<path d=\"M\(n(cx - 4)) \(n(cy + 4))l4 -7l4 7z\" fill=\"\(p.feasible ? SweepHTML.pointColour : SweepHTML.missedColour)\" fill-opacity=\"0.6\">\(tip)</path>")
+                out.append(
+                    "<path d=\"M\(n(cx - 4)) \(n(cy + 4))l4 -7l4 7z\" fill=\"\(p.feasible ? SweepHTML.pointColour : SweepHTML.missedColour)\" fill-opacity=\"0.6\">\(tip)</path>"
+                )
             } else if !p.feasible {
                 out.append(SweepScatter.cross(cx, cy, stroke: "stroke-width=\"1.3\" stroke-opacity=\"0.7\"", tip: tip))
             } else {
@@ -163,19 +196,26 @@ enum SweepMixHTML {
         }
         var labels: [(text: String, x: Double, y: Double)] = []
         if let r = mix.recommended {
-            let p = mix.points[r], cx = px(p), cy = py(p.unwantedPerHour)
+            let p = mix.points[r]
+            let cx = px(p)
+            let cy = py(p.unwantedPerHour)
             out.append(SweepScatter.recommendedMark(cx, cy))
             labels.append(("recommended " + s.manifest.points[r].label, cx, cy))
         }
         if let ref = s.manifest.points.firstIndex(of: .seedReference) {
-            let p = mix.points[ref], cx = px(p), cy = py(p.unwantedPerHour)
+            let p = mix.points[ref]
+            let cx = px(p)
+            let cy = py(p.unwantedPerHour)
             out.append(SweepScatter.referenceMark(cx, cy))
             labels.append(("80/120/30", cx, cy))
         }
         out.append(placeLabels(labels, bounds: (0, 0, width, top + plotH)).joined())
-        let items: [(String, String, String)] = [("dot", SweepHTML.pointColour, "meets constraints"), ("dot", SweepHTML.frontierColour, "mix frontier"),
-                                                 ("dot", SweepHTML.missedColour, "× misses a constraint"), ("line", SweepHTML.referenceColour, "□ 80/120/30"),
-                                                 ("line", SweepHTML.recommendedColour, "○ recommended")]
+        let items: [(String, String, String)] = [
+            ("dot", SweepHTML.pointColour, "meets constraints"), ("dot", SweepHTML.frontierColour, "mix frontier"),
+            ("dot", SweepHTML.missedColour, "× misses a constraint"),
+            ("line", SweepHTML.referenceColour, "□ 80/120/30"),
+            ("line", SweepHTML.recommendedColour, "○ recommended"),
+        ]
         out.append(SweepHTML.legend(items, width: width, left: left, y: top + plotH + 34 + 20) + "</svg>")
     }
 }

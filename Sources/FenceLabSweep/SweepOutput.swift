@@ -1,5 +1,5 @@
-import Foundation
 import FenceLab
+import Foundation
 import ReportKit
 import _FenceLabSupport
 
@@ -16,8 +16,10 @@ package enum SweepOutput {
     /// The four files as renderers that stream into their file (`ReportFolder.write(streams:)`):
     /// sweep.json, sweep.csv and index.html grow with the grid, so none is held whole in memory.
     package static func streams(_ s: SweepSummary) -> [(name: String, render: (inout FileSink) -> Void)] {
-        [("sweep.json", { json(s, into: &$0) }), ("sweep.csv", { csv(s, into: &$0) }),
-         ("sweep.md", { $0.append(markdown(s)) }), ("index.html", { SweepHTML.render(s, into: &$0) })]
+        [
+            ("sweep.json", { json(s, into: &$0) }), ("sweep.csv", { csv(s, into: &$0) }),
+            ("sweep.md", { $0.append(markdown(s)) }), ("index.html", { SweepHTML.render(s, into: &$0) }),
+        ]
     }
 
     // MARK: JSON
@@ -35,32 +37,45 @@ package enum SweepOutput {
         func opt(_ e: Estimate?) -> JSONValue { e.map(JSONReport.estimate) ?? .null }
         func point(_ i: Int) -> JSONValue {
             let p = m.points[i]
-            return .object([("id", .integer(i)), ("label", .string(p.label)), ("rule", .string(p.setupDescription)),
-                     ("kind", .string(p.kind.rawValue)), ("enter_m", .number(p.enter_m)), ("exit_m", .number(p.exit_m)),
-                     ("band_m", .number(p.band_m)), ("maxAccuracy_m", p.maxAccuracy_m.isFinite ? .number(p.maxAccuracy_m) : .null),
-                     ("confirm_n", .integer(p.confirm_n)), ("reference", .bool(p == .seedReference)),
-                     ("input", .string(p.input.rawValue)), ("q_m2s3", p.input == .raw ? .null : .number(p.q_m2s3))])
+            return .object([
+                ("id", .integer(i)), ("label", .string(p.label)), ("rule", .string(p.setupDescription)),
+                ("kind", .string(p.kind.rawValue)), ("enter_m", .number(p.enter_m)), ("exit_m", .number(p.exit_m)),
+                ("band_m", .number(p.band_m)),
+                ("maxAccuracy_m", p.maxAccuracy_m.isFinite ? .number(p.maxAccuracy_m) : .null),
+                ("confirm_n", .integer(p.confirm_n)), ("reference", .bool(p == .seedReference)),
+                ("input", .string(p.input.rawValue)), ("q_m2s3", p.input == .raw ? .null : .number(p.q_m2s3)),
+            ])
         }
         func result(_ sc: SweepScenarioSummary, _ c: SweepCell) -> JSONValue {
-            .object([("point", .integer(c.point)), ("spurious", JSONReport.estimate(c.spurious)),
-                         ("missed", JSONReport.estimate(c.missed)), ("flaps", JSONReport.estimate(c.flaps)),
-                         ("transitions", JSONReport.estimate(c.transitions)),
-                         ("truthTransitions", JSONReport.estimate(c.truthTransitions)),
-                         ("latency_s", .object([("median", opt(c.latencyMedian_s)), ("p95", opt(c.latencyP95_s))])),
-                         ("frontier", .bool(sc.frontier.contains(c.point))), ("visits", visitsJSON(c.visits)),
-                         ("filterRMSE_m", opt(c.filterRMSE_m))])
+            .object([
+                ("point", .integer(c.point)), ("spurious", JSONReport.estimate(c.spurious)),
+                ("missed", JSONReport.estimate(c.missed)), ("flaps", JSONReport.estimate(c.flaps)),
+                ("transitions", JSONReport.estimate(c.transitions)),
+                ("truthTransitions", JSONReport.estimate(c.truthTransitions)),
+                ("latency_s", .object([("median", opt(c.latencyMedian_s)), ("p95", opt(c.latencyP95_s))])),
+                ("frontier", .bool(sc.frontier.contains(c.point))), ("visits", visitsJSON(c.visits)),
+                ("filterRMSE_m", opt(c.filterRMSE_m)),
+            ])
         }
         let head: [(String, JSONValue)] = [
             ("schema", .string(schema)),
-            ("sweep", .object([
-                ("toolVersion", .string(m.toolVersion)), ("rule", .string(m.rule.rawValue)),
-                ("points", .integer(m.points.count)), ("items", .integer(m.items)),
-                ("referencePoint", m.points.firstIndex(of: .seedReference).map { .integer($0) } ?? .null),
-                ("window_s", .number(m.window_s)), ("maxFixAge_s", .number(m.maxFixAge_s)),
-                ("matchSlack_s", .number(m.matchSlack_s)),
-                ("objective", .object([("text", .string(s.objective)), ("minRecall", .number(m.minRecall)),
-                                       ("maxLatency_s", .number(m.maxLatency_s))])),
-            ])),
+            (
+                "sweep",
+                .object([
+                    ("toolVersion", .string(m.toolVersion)), ("rule", .string(m.rule.rawValue)),
+                    ("points", .integer(m.points.count)), ("items", .integer(m.items)),
+                    ("referencePoint", m.points.firstIndex(of: .seedReference).map { .integer($0) } ?? .null),
+                    ("window_s", .number(m.window_s)), ("maxFixAge_s", .number(m.maxFixAge_s)),
+                    ("matchSlack_s", .number(m.matchSlack_s)),
+                    (
+                        "objective",
+                        .object([
+                            ("text", .string(s.objective)), ("minRecall", .number(m.minRecall)),
+                            ("maxLatency_s", .number(m.maxLatency_s)),
+                        ])
+                    ),
+                ])
+            ),
             ("recommendation", recommendationJSON(s)),
             ("frontier", .array(mixFrontierOrder(s.mix).map { mixPointJSON(s.mix.points[$0], s) })),
         ]
@@ -76,7 +91,9 @@ package enum SweepOutput {
         array(count: m.points.count, indent: 1, into: &out, element: point)
         out.append(",\n")
         member("scenarios", indent: 1, into: &out)
-        if s.scenarios.isEmpty { out.append("[]") } else {
+        if s.scenarios.isEmpty {
+            out.append("[]")
+        } else {
             out.append("[\n")
             for (k, sc) in s.scenarios.enumerated() {
                 JSONValue.pad(&out, 2)
@@ -87,11 +104,26 @@ package enum SweepOutput {
                     ("generator", .string(sc.scenario.generator)), ("duration_s", .number(sc.scenario.duration_s)),
                     ("weight", .number(sc.scenario.weight)),
                     ("frontier", .array(sc.frontier.sorted().map { .integer($0) })),
-                    ("filterErrors", .array(sc.filterErrors(points: m.points).map { f in
-                        .object([("input", .string(f.kind.rawValue)),
-                                 ("byQ", .array(f.byQ.map { .object([("q_m2s3", .number($0.q_m2s3)), ("rmse_m", JSONReport.estimate($0.rmse))]) })),
-                                 ("best_q_m2s3", .number(f.best_q_m2s3))])
-                    })),
+                    (
+                        "filterErrors",
+                        .array(
+                            sc.filterErrors(points: m.points).map { f in
+                                .object([
+                                    ("input", .string(f.kind.rawValue)),
+                                    (
+                                        "byQ",
+                                        .array(
+                                            f.byQ.map {
+                                                .object([
+                                                    ("q_m2s3", .number($0.q_m2s3)),
+                                                    ("rmse_m", JSONReport.estimate($0.rmse)),
+                                                ])
+                                            })
+                                    ),
+                                    ("best_q_m2s3", .number(f.best_q_m2s3)),
+                                ])
+                            })
+                    ),
                 ]
                 for (key, value) in fields {
                     member(key, indent: 3, into: &out)
@@ -119,7 +151,10 @@ package enum SweepOutput {
 
     /// An array of objects, one per line, as `JSONValue` lays it out, built one element at a time.
     private static func array<S: TextSink>(count: Int, indent: Int, into out: inout S, element: (Int) -> JSONValue) {
-        if count == 0 { out.append("[]"); return }
+        if count == 0 {
+            out.append("[]")
+            return
+        }
         out.append("[\n")
         for i in 0..<count {
             JSONValue.pad(&out, indent + 1)
@@ -136,8 +171,12 @@ package enum SweepOutput {
             ("trueVisits", JSONReport.estimate(v.trueVisits)), ("matchedVisits", JSONReport.estimate(v.matchedVisits)),
             ("recall", opt(v.recall)), ("falseVisits", JSONReport.estimate(v.falseVisits)),
             ("fragments", JSONReport.estimate(v.fragments)), ("falsePerHour", JSONReport.estimate(v.falsePerHour)),
-            ("fragmentsPerHour", JSONReport.estimate(v.fragmentsPerHour)), ("earlyEntries", JSONReport.estimate(v.earlyEntries)),
-            ("entryLatency_s", .object([("p95", opt(v.entryLatencyP95_s)), ("p95EarlyAsZero", opt(v.lateEntryP95_s))])),
+            ("fragmentsPerHour", JSONReport.estimate(v.fragmentsPerHour)),
+            ("earlyEntries", JSONReport.estimate(v.earlyEntries)),
+            (
+                "entryLatency_s",
+                .object([("p95", opt(v.entryLatencyP95_s)), ("p95EarlyAsZero", opt(v.lateEntryP95_s))])
+            ),
             ("exitLatency_s", .object([("p95", opt(v.exitLatencyP95_s))])),
         ])
     }
@@ -150,40 +189,65 @@ package enum SweepOutput {
             ("point", .integer(p.point)), ("label", .string(s.manifest.points[p.point].label)),
             ("unwantedPerHour", .number(p.unwantedPerHour)), ("worstEntryP95_s", finite(p.worstEntryP95_s)),
             ("worstRecall", finite(p.worstRecall)), ("feasible", .bool(p.feasible)),
-            ("violations", .array(p.violations.map { v in
-                .object([("constraint", .string(v.constraint.rawValue)), ("scenario", .string(s.manifest.scenarios[v.scenario].name)),
-                         ("value", finite(v.value))])
-            })),
+            (
+                "violations",
+                .array(
+                    p.violations.map { v in
+                        .object([
+                            ("constraint", .string(v.constraint.rawValue)),
+                            ("scenario", .string(s.manifest.scenarios[v.scenario].name)),
+                            ("value", finite(v.value)),
+                        ])
+                    })
+            ),
         ])
     }
 
     /// The per-scenario figures of one point, for the recommendation.
     static func perScenarioJSON(_ point: Int, _ s: SweepSummary) -> JSONValue {
-        .array(s.scenarios.map { sc in
-            .object([("name", .string(sc.scenario.name)), ("weight", .number(sc.scenario.weight)),
-                     ("visits", visitsJSON(sc.cells[point].visits))])
-        })
+        .array(
+            s.scenarios.map { sc in
+                .object([
+                    ("name", .string(sc.scenario.name)), ("weight", .number(sc.scenario.weight)),
+                    ("visits", visitsJSON(sc.cells[point].visits)),
+                ])
+            })
     }
 
     static func recommendationJSON(_ s: SweepSummary) -> JSONValue {
-        let m = s.manifest, mix = s.mix
+        let m = s.manifest
+        let mix = s.mix
         var pairs: [(String, JSONValue)] = [("point", mix.recommended.map { .integer($0) } ?? .null)]
         if let r = mix.recommended {
             pairs += [("label", .string(m.points[r].label)), ("rule", .string(m.points[r].rule.description))]
         }
         pairs += [
             ("reason", .array(mix.reasons.map(JSONValue.string))),
-            ("objective", .object([("minimise", .string("weighted mean of falsePerHour + fragmentsPerHour")),
-                                   ("value", mix.recommended.map { .number(mix.points[$0].unwantedPerHour) } ?? .null)])),
-            ("constraints", .object([("minRecall", .number(m.minRecall)), ("maxEntryLatencyP95_s", .number(m.maxLatency_s)),
-                                     ("earlyEntriesCountAs_s", .number(0)), ("matchSlack_s", .number(m.matchSlack_s))])),
+            (
+                "objective",
+                .object([
+                    ("minimise", .string("weighted mean of falsePerHour + fragmentsPerHour")),
+                    ("value", mix.recommended.map { .number(mix.points[$0].unwantedPerHour) } ?? .null),
+                ])
+            ),
+            (
+                "constraints",
+                .object([
+                    ("minRecall", .number(m.minRecall)), ("maxEntryLatencyP95_s", .number(m.maxLatency_s)),
+                    ("earlyEntriesCountAs_s", .number(0)), ("matchSlack_s", .number(m.matchSlack_s)),
+                ])
+            ),
             ("weights", .object(m.scenarios.map { ($0.name, .number($0.weight)) })),
         ]
         if let r = mix.recommended {
             pairs += [("mix", mixPointJSON(mix.points[r], s)), ("scenarios", perScenarioJSON(r, s))]
         }
         if let ref = m.points.firstIndex(of: .seedReference) {
-            pairs.append(("reference", .object([("mix", mixPointJSON(mix.points[ref], s)), ("scenarios", perScenarioJSON(ref, s))])))
+            pairs.append(
+                (
+                    "reference",
+                    .object([("mix", mixPointJSON(mix.points[ref], s)), ("scenarios", perScenarioJSON(ref, s))])
+                ))
         }
         pairs.append(("closest", .array(mix.closest.map { mixPointJSON(mix.points[$0], s) })))
         return .object(pairs)
@@ -192,7 +256,8 @@ package enum SweepOutput {
     /// Mix frontier points by worst p95 entry latency, then unwanted visits per hour, then id.
     static func mixFrontierOrder(_ mix: SweepMix) -> [Int] {
         mix.frontier.sorted { a, b in
-            let pa = mix.points[a], pb = mix.points[b]
+            let pa = mix.points[a]
+            let pb = mix.points[b]
             if pa.worstEntryP95_s != pb.worstEntryP95_s { return pa.worstEntryP95_s < pb.worstEntryP95_s }
             if pa.unwantedPerHour != pb.unwantedPerHour { return pa.unwantedPerHour < pb.unwantedPerHour }
             return a < b
@@ -207,7 +272,8 @@ package enum SweepOutput {
         "replicates", "spurious_mean", "spurious_lo", "spurious_hi", "missed_mean", "missed_lo", "missed_hi",
         "flaps_mean", "flaps_lo", "flaps_hi", "transitions_mean", "truthTransitions_mean",
         "latency_median_s_mean", "latency_median_s_lo", "latency_median_s_hi", "latency_n",
-        "latency_p95_s_mean", "trueVisits_mean", "matchedVisits_mean", "recall_mean", "falseVisits_mean", "fragments_mean",
+        "latency_p95_s_mean", "trueVisits_mean", "matchedVisits_mean", "recall_mean", "falseVisits_mean",
+        "fragments_mean",
         "falsePerHour_mean", "fragmentsPerHour_mean", "entryLatency_p95_s_mean", "exitLatency_p95_s_mean",
         "input", "q_m2s3", "filterRMSE_m_mean", "frontier", "mixFrontier", "recommended",
     ]
@@ -222,23 +288,33 @@ package enum SweepOutput {
     package static func csv(_ s: SweepSummary, into out: inout some TextSink) {
         func d(_ v: Double) -> String { v.isFinite ? v.description : "" }
         func e(_ x: Estimate?) -> [String] { x.map { [d($0.mean), d($0.lower), d($0.upper)] } ?? ["", "", ""] }
-        func q(_ t: String) -> String { t.contains(",") || t.contains("\"") ? "\"" + t.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : t }
+        func q(_ t: String) -> String {
+            t.contains(",") || t.contains("\"") ? "\"" + t.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : t
+        }
         out.append(csvColumns.joined(separator: ",") + "\n")
         for sc in s.scenarios {
             for c in sc.cells {
                 let p = s.manifest.points[c.point]
-                var row = [q(sc.scenario.name), "\(c.point)", q(p.setupDescription), p.kind.rawValue, d(p.enter_m), d(p.exit_m),
-                           d(p.band_m), d(p.maxAccuracy_m), "\(p.confirm_n)", p == .seedReference ? "1" : "0",
-                           "\(sc.scenario.replicates)"]
+                var row = [
+                    q(sc.scenario.name), "\(c.point)", q(p.setupDescription), p.kind.rawValue, d(p.enter_m),
+                    d(p.exit_m),
+                    d(p.band_m), d(p.maxAccuracy_m), "\(p.confirm_n)", p == .seedReference ? "1" : "0",
+                    "\(sc.scenario.replicates)",
+                ]
                 row += e(c.spurious) + e(c.missed) + e(c.flaps) + [d(c.transitions.mean), d(c.truthTransitions.mean)]
                 row += e(c.latencyMedian_s) + ["\(c.latencyMedian_s?.n ?? 0)", c.latencyP95_s.map { d($0.mean) } ?? ""]
                 let v = c.visits
-                row += [d(v.trueVisits.mean), d(v.matchedVisits.mean), v.recall.map { d($0.mean) } ?? "", d(v.falseVisits.mean),
-                        d(v.fragments.mean), d(v.falsePerHour.mean), d(v.fragmentsPerHour.mean),
-                        v.entryLatencyP95_s.map { d($0.mean) } ?? "", v.exitLatencyP95_s.map { d($0.mean) } ?? ""]
+                row += [
+                    d(v.trueVisits.mean), d(v.matchedVisits.mean), v.recall.map { d($0.mean) } ?? "",
+                    d(v.falseVisits.mean),
+                    d(v.fragments.mean), d(v.falsePerHour.mean), d(v.fragmentsPerHour.mean),
+                    v.entryLatencyP95_s.map { d($0.mean) } ?? "", v.exitLatencyP95_s.map { d($0.mean) } ?? "",
+                ]
                 row += [p.input.rawValue, p.input == .raw ? "" : d(p.q_m2s3), c.filterRMSE_m.map { d($0.mean) } ?? ""]
-                row += [sc.frontier.contains(c.point) ? "1" : "0", s.mix.frontier.contains(c.point) ? "1" : "0",
-                        s.mix.recommended == c.point ? "1" : "0"]
+                row += [
+                    sc.frontier.contains(c.point) ? "1" : "0", s.mix.frontier.contains(c.point) ? "1" : "0",
+                    s.mix.recommended == c.point ? "1" : "0",
+                ]
                 out.append(row.joined(separator: ",") + "\n")
             }
         }
@@ -247,53 +323,78 @@ package enum SweepOutput {
     // MARK: Markdown
 
     package static func markdown(_ s: SweepSummary) -> String {
-        let m = s.manifest, mix = s.mix
+        let m = s.manifest
+        let mix = s.mix
         let ref = m.points.firstIndex(of: .seedReference)
         var lines = ["# FenceLab sweep", ""]
         lines += recommendationLines(s).flatMap { [$0, ""] }
-        lines += ["## Mix: recommended setting beside the seeds' 80/120/30", "",
-                  "| | setting | unwanted visits per hour | worst p95 entry latency s | worst recall | constraints |",
-                  "|---|---|---:|---:|---:|---|"]
+        lines += [
+            "## Mix: recommended setting beside the seeds' 80/120/30", "",
+            "| | setting | unwanted visits per hour | worst p95 entry latency s | worst recall | constraints |",
+            "|---|---|---:|---:|---:|---|",
+        ]
         func mixRow(_ tag: String, _ id: Int) -> String {
             let p = mix.points[id]
             return "| \(tag) | \(ReportText.cell(m.points[id].label)) | \(ReportText.plain(p.unwantedPerHour)) | "
                 + "\(ReportText.latency(p.worstEntryP95_s)) | \(p.worstRecall.map(ReportText.plain) ?? "–") | \(ReportText.cell(violationText(p, m))) |"
         }
         for (tag, id) in headlineRows(s) { lines.append(mixRow(tag == "recommended" ? "**recommended**" : tag, id)) }
-        lines += ["", "Per scenario (means over replicates [95 % interval]; rates per hour of drive; latency p95 with early entries counted as 0):", "",
-                  "| scenario | weight | setting | true visits per drive | recall | false visits per hour | fragments per hour | p95 entry latency s | p95 exit latency s |",
-                  "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+        lines += [
+            "",
+            "Per scenario (means over replicates [95 % interval]; rates per hour of drive; latency p95 with early entries counted as 0):",
+            "",
+            "| scenario | weight | setting | true visits per drive | recall | false visits per hour | fragments per hour | p95 entry latency s | p95 exit latency s |",
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+        ]
         for sc in s.scenarios {
             for (tag, id) in [("recommended", mix.recommended), ("80/120/30", ref)] {
                 guard let id else { continue }
                 let v = sc.cells[id].visits
-                lines.append("| \(ReportText.cell(sc.scenario.name)) | \(ReportText.plain(sc.scenario.weight)) | \(tag) | "
-                             + "\(ReportText.plainEstimate(v.trueVisits)) | \(ReportText.plainEstimate(v.recall)) | "
-                             + "\(ReportText.plainEstimate(v.falsePerHour)) | \(ReportText.plainEstimate(v.fragmentsPerHour)) | "
-                             + "\(ReportText.latencyEstimate(v.lateEntryP95_s)) | \(ReportText.latencyEstimate(v.exitLatencyP95_s)) |")
+                lines.append(
+                    "| \(ReportText.cell(sc.scenario.name)) | \(ReportText.plain(sc.scenario.weight)) | \(tag) | "
+                        + "\(ReportText.plainEstimate(v.trueVisits)) | \(ReportText.plainEstimate(v.recall)) | "
+                        + "\(ReportText.plainEstimate(v.falsePerHour)) | \(ReportText.plainEstimate(v.fragmentsPerHour)) | "
+                        + "\(ReportText.latencyEstimate(v.lateEntryP95_s)) | \(ReportText.latencyEstimate(v.exitLatencyP95_s)) |"
+                )
             }
         }
         let front = mixFrontierOrder(mix)
-        lines += ["", "## Mix frontier", "",
-                  "Settings no other setting beats in all of unwanted visits per hour, worst p95 entry latency and worst recall (\(front.count) in all).", "",
-                  "| setting | unwanted visits per hour | worst p95 entry latency s | worst recall | meets the constraints |",
-                  "|---|---:|---:|---:|---|"]
+        lines += [
+            "", "## Mix frontier", "",
+            "Settings no other setting beats in all of unwanted visits per hour, worst p95 entry latency and worst recall (\(front.count) in all).",
+            "",
+            "| setting | unwanted visits per hour | worst p95 entry latency s | worst recall | meets the constraints |",
+            "|---|---:|---:|---:|---|",
+        ]
         for id in front.prefix(listedFrontier) {
             let p = mix.points[id]
-            lines.append("| \(ReportText.cell(m.points[id].label)) | \(ReportText.plain(p.unwantedPerHour)) | \(ReportText.latency(p.worstEntryP95_s)) | "
-                         + "\(p.worstRecall.map(ReportText.plain) ?? "–") | \(p.feasible ? "yes" : "no") |")
+            lines.append(
+                "| \(ReportText.cell(m.points[id].label)) | \(ReportText.plain(p.unwantedPerHour)) | \(ReportText.latency(p.worstEntryP95_s)) | "
+                    + "\(p.worstRecall.map(ReportText.plain) ?? "–") | \(p.feasible ? "yes" : "no") |")
         }
-        if front.count > listedFrontier { lines.append("\n\(front.count - listedFrontier) more in sweep.csv (`mixFrontier` = 1).") }
-        lines += ["", "## Per scenario: flutter of each setting against its own noiseless decisions", "",
-                  "\(m.points.count) \(m.rule.rawValue) settings (plus the seeds' 80/120/30) × \(m.scenarios.count) scenario(s); "
-                    + "\(m.items) work items; common random numbers (every setting sees the same drives). These figures measure "
-                    + "noise-induced flutter of each setting; they do not rank settings (the truth moves with the setting).", ""]
+        if front.count > listedFrontier {
+            lines.append("\n\(front.count - listedFrontier) more in sweep.csv (`mixFrontier` = 1).")
+        }
+        lines += [
+            "", "## Per scenario: flutter of each setting against its own noiseless decisions", "",
+            "\(m.points.count) \(m.rule.rawValue) settings (plus the seeds' 80/120/30) × \(m.scenarios.count) scenario(s); "
+                + "\(m.items) work items; common random numbers (every setting sees the same drives). These figures measure "
+                + "noise-induced flutter of each setting; they do not rank settings (the truth moves with the setting).",
+            "",
+        ]
         for sc in s.scenarios {
-            lines += ["### \(sc.scenario.name)", "", "seed \(sc.scenario.seed) · \(sc.scenario.replicates) replicates", ""]
-            lines += ["| | setting | spurious per drive | missed per drive | flaps per drive | median latency s | p95 latency s |", "|---|---|---:|---:|---:|---:|---:|"]
+            lines += [
+                "### \(sc.scenario.name)", "", "seed \(sc.scenario.seed) · \(sc.scenario.replicates) replicates", "",
+            ]
+            lines += [
+                "| | setting | spurious per drive | missed per drive | flaps per drive | median latency s | p95 latency s |",
+                "|---|---|---:|---:|---:|---:|---:|",
+            ]
             func row(_ tag: String, _ id: Int) -> String {
-                let c = sc.cells[id], p = m.points[id]
-                return "| \(tag) | \(ReportText.cell(p.label)) | \(ReportText.plainEstimate(c.spurious)) | \(ReportText.plainEstimate(c.missed)) | "
+                let c = sc.cells[id]
+                let p = m.points[id]
+                return
+                    "| \(tag) | \(ReportText.cell(p.label)) | \(ReportText.plainEstimate(c.spurious)) | \(ReportText.plainEstimate(c.missed)) | "
                     + "\(ReportText.plainEstimate(c.flaps)) | \(ReportText.latencyEstimate(c.latencyMedian_s)) | \(ReportText.latencyEstimate(c.latencyP95_s)) |"
             }
             if let r = mix.recommended { lines.append(row("**recommended**", r)) }
@@ -302,7 +403,10 @@ package enum SweepOutput {
             for id in front.prefix(listedFrontier) { lines.append(row("frontier", id)) }
             lines.append("")
             if front.count > listedFrontier {
-                lines += ["\(front.count - listedFrontier) more frontier settings (\(front.count) in all) are marked in sweep.csv (`frontier` = 1).", ""]
+                lines += [
+                    "\(front.count - listedFrontier) more frontier settings (\(front.count) in all) are marked in sweep.csv (`frontier` = 1).",
+                    "",
+                ]
             }
         }
         lines += filterLines(s)
@@ -314,16 +418,19 @@ package enum SweepOutput {
     static func filterLines(_ s: SweepSummary) -> [String] {
         let perScenario = s.scenarios.map { ($0.scenario.name, $0.filterErrors(points: s.manifest.points)) }
         guard perScenario.contains(where: { !$0.1.isEmpty }) else { return [] }
-        var lines = ["## Filters: RMSE per process noise q", "",
-                     "The input filter's position error against the truth (every fix it accepts; the same for every rule "
-                        + "setting), mean over replicates [95 % interval]; **bold**: the q with the smallest RMSE.", "",
-                     "| scenario | filter | q m²/s³ | RMSE m |", "|---|---|---:|---:|"]
+        var lines = [
+            "## Filters: RMSE per process noise q", "",
+            "The input filter's position error against the truth (every fix it accepts; the same for every rule "
+                + "setting), mean over replicates [95 % interval]; **bold**: the q with the smallest RMSE.", "",
+            "| scenario | filter | q m²/s³ | RMSE m |", "|---|---|---:|---:|",
+        ]
         for (name, filters) in perScenario {
             for f in filters {
                 for (q, rmse) in f.byQ {
                     let text = "\(ReportText.plain(q))"
-                    lines.append("| \(ReportText.cell(name)) | \(f.kind.rawValue) | \(q == f.best_q_m2s3 ? "**\(text)**" : text) | "
-                                 + "\(ReportText.plainEstimate(rmse)) |")
+                    lines.append(
+                        "| \(ReportText.cell(name)) | \(f.kind.rawValue) | \(q == f.best_q_m2s3 ? "**\(text)**" : text) | "
+                            + "\(ReportText.plainEstimate(rmse)) |")
                 }
             }
         }
@@ -332,16 +439,19 @@ package enum SweepOutput {
 
     /// The headline and the reasons, for sweep.md, index.html and the terminal.
     package static func recommendationLines(_ s: SweepSummary) -> [String] {
-        let m = s.manifest, mix = s.mix
+        let m = s.manifest
+        let mix = s.mix
         var lines: [String] = []
         if let r = mix.recommended {
-            lines.append("Recommended setting for the mix: \(m.points[r].label) (rule \(m.points[r].setupDescription)).")
+            lines.append(
+                "Recommended setting for the mix: \(m.points[r].label) (rule \(m.points[r].setupDescription)).")
         } else {
             lines.append("No recommended setting.")
         }
         lines += mix.reasons
-        lines.append("Objective: \(s.objective). Weights: "
-                     + m.scenarios.map { "\($0.name) \(ReportText.plain($0.weight))" }.joined(separator: ", ") + ".")
+        lines.append(
+            "Objective: \(s.objective). Weights: "
+                + m.scenarios.map { "\($0.name) \(ReportText.plain($0.weight))" }.joined(separator: ", ") + ".")
         return lines
     }
 
@@ -360,37 +470,43 @@ package enum SweepOutput {
         if p.matchedVisits == 0 { return "misses every visit" }
         if p.violations.isEmpty { return "meets all" }
         return p.violations.map { v in
-            v.constraint == .recall ? "recall \(ReportText.plain(v.value)) in \(m.scenarios[v.scenario].name)"
+            v.constraint == .recall
+                ? "recall \(ReportText.plain(v.value)) in \(m.scenarios[v.scenario].name)"
                 : "p95 entry latency \(ReportText.latency(v.value)) s in \(m.scenarios[v.scenario].name)"
         }.joined(separator: "; ")
     }
 
     /// The terminal summary of a sweep or merge: the recommendation, its reasons and the mix beside 80/120/30.
     package static func terminal(_ s: SweepSummary) -> String {
-        let m = s.manifest, mix = s.mix
+        let m = s.manifest
+        let mix = s.mix
         var lines = recommendationLines(s)
         lines.append("setting | unwanted visits per hour | worst p95 entry latency s | worst recall | constraints")
         for (tag, id) in headlineRows(s) {
             let p = mix.points[id]
-            lines.append("\(tag): \(m.points[id].label) | \(ReportText.plain(p.unwantedPerHour)) | \(ReportText.latency(p.worstEntryP95_s)) | "
-                         + "\(p.worstRecall.map(ReportText.plain) ?? "–") | \(violationText(p, m))")
+            lines.append(
+                "\(tag): \(m.points[id].label) | \(ReportText.plain(p.unwantedPerHour)) | \(ReportText.latency(p.worstEntryP95_s)) | "
+                    + "\(p.worstRecall.map(ReportText.plain) ?? "–") | \(violationText(p, m))")
         }
         if let r = mix.recommended {
-            lines.append("per scenario (recommended): scenario | true visits | recall | false/h | fragments/h | p95 entry s")
+            lines.append(
+                "per scenario (recommended): scenario | true visits | recall | false/h | fragments/h | p95 entry s")
             for sc in s.scenarios {
                 let v = sc.cells[r].visits
-                lines.append("  \(sc.scenario.name) | \(ReportText.plain(v.trueVisits.mean)) | \(v.recall.map { ReportText.plain($0.mean) } ?? "–") | "
-                             + "\(ReportText.plain(v.falsePerHour.mean)) | \(ReportText.plain(v.fragmentsPerHour.mean)) | "
-                             + "\(v.lateEntryP95_s.map { ReportText.latency($0.mean) } ?? "–")")
+                lines.append(
+                    "  \(sc.scenario.name) | \(ReportText.plain(v.trueVisits.mean)) | \(v.recall.map { ReportText.plain($0.mean) } ?? "–") | "
+                        + "\(ReportText.plain(v.falsePerHour.mean)) | \(ReportText.plain(v.fragmentsPerHour.mean)) | "
+                        + "\(v.lateEntryP95_s.map { ReportText.latency($0.mean) } ?? "–")")
             }
         }
         for sc in s.scenarios {
             let best = sc.filterErrors(points: m.points)
             guard !best.isEmpty else { continue }
-            lines.append("  \(sc.scenario.name): q with the smallest filter RMSE: "
-                         + best.map { f in
-                             "\(f.kind.rawValue) q \(ReportText.plain(f.best_q_m2s3)) (\(ReportText.plain(f.byQ.first { $0.q_m2s3 == f.best_q_m2s3 }?.rmse.mean ?? .nan)) m)"
-                         }.joined(separator: ", "))
+            lines.append(
+                "  \(sc.scenario.name): q with the smallest filter RMSE: "
+                    + best.map { f in
+                        "\(f.kind.rawValue) q \(ReportText.plain(f.best_q_m2s3)) (\(ReportText.plain(f.byQ.first { $0.q_m2s3 == f.best_q_m2s3 }?.rmse.mean ?? .nan)) m)"
+                    }.joined(separator: ", "))
         }
         return lines.joined(separator: "\n")
     }

@@ -1,7 +1,7 @@
 import DriveSim
+import FenceLab
 import Foundation
 import GeoPolicy
-import FenceLab
 import _FenceLabSupport
 
 /// What `fencelab sweep` is asked to do.
@@ -99,12 +99,16 @@ package struct SweepManifest: Sendable, Hashable, Codable {
     /// manifest with its first point only, at that point's place, re-indented by one level when
     /// pretty. `SweepPlanTests` checks the bytes against one whole `JSONEncoder` run.
     package func encode(pretty: Bool, into emit: (String) -> Void) {
-        guard points.count > Self.pointsPerPiece else { emit(Self.encodeWhole(self, pretty: pretty)); return }
+        guard points.count > Self.pointsPerPiece else {
+            emit(Self.encodeWhole(self, pretty: pretty))
+            return
+        }
         var head = self
         head.points = [points[0]]
         let whole = Self.encodeWhole(head, pretty: pretty)
         let first = Self.elements(Array(points[0..<1]), pretty: pretty)
-        guard let at = whole.range(of: first), whole.range(of: first, range: at.upperBound..<whole.endIndex) == nil else {
+        guard let at = whole.range(of: first), whole.range(of: first, range: at.upperBound..<whole.endIndex) == nil
+        else {
             emit(Self.encodeWhole(self, pretty: pretty))  // cannot happen with today's keys; correct either way
             return
         }
@@ -121,9 +125,11 @@ package struct SweepManifest: Sendable, Hashable, Codable {
 
     static func encoder(pretty: Bool) -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         // FenceLab's one spelling of non-finite numbers in JSON (README, "Limits and output safety").
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         return encoder
     }
 
@@ -164,7 +170,8 @@ package struct SweepManifest: Sendable, Hashable, Codable {
 
     static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         return decoder
     }
 
@@ -187,7 +194,7 @@ package struct SweepManifest: Sendable, Hashable, Codable {
             return pieces(bytes, span: span)
         }
         switch decoded {
-        case .none: return nil                       // no top-level points array: read whole
+        case .none: return nil  // no top-level points array: read whole
         case .some(.some(let m)): return m
         case .some(.none): return try decodeWhole(data, file: file)  // refused in pieces: the whole reading's message
         }
@@ -230,11 +237,13 @@ package struct SweepManifest: Sendable, Hashable, Codable {
             throw .badManifest(file: file, reason: "format '\(m.format)', expected '\(currentFormat)'")
         }
         guard m.shards >= 1, m.shard >= 0, m.shard < m.shards, m.items >= 0, !m.points.isEmpty else {
-            throw .badManifest(file: file, reason: "shard \(m.shard)/\(m.shards) with \(m.items) items is not a valid shard")
+            throw .badManifest(
+                file: file, reason: "shard \(m.shard)/\(m.shards) with \(m.items) items is not a valid shard")
         }
         let expected = m.scenarios.reduce(0) { $0 + $1.replicates } * m.points.count
         guard expected == m.items else {
-            throw .badManifest(file: file, reason: "items = \(m.items), but scenarios × replicates × points = \(expected)")
+            throw .badManifest(
+                file: file, reason: "items = \(m.items), but scenarios × replicates × points = \(expected)")
         }
         return m
     }
@@ -242,7 +251,8 @@ package struct SweepManifest: Sendable, Hashable, Codable {
     /// The same sweep with another shard label (what merge compares).
     func withShard(_ k: Int, of n: Int) -> SweepManifest {
         var m = self
-        m.shard = k; m.shards = n
+        m.shard = k
+        m.shards = n
         return m
     }
 
@@ -251,8 +261,12 @@ package struct SweepManifest: Sendable, Hashable, Codable {
 
     /// First work item of each scenario, and the total.
     var offsets: [Int] {
-        var out: [Int] = [], next = 0
-        for s in scenarios { out.append(next); next += s.replicates * points.count }
+        var out: [Int] = []
+        var next = 0
+        for s in scenarios {
+            out.append(next)
+            next += s.replicates * points.count
+        }
         return out
     }
 }
@@ -277,26 +291,31 @@ package struct SweepPlan: Sendable {
         run.seed = request.seed
         let scenarios = try ScenarioRunner.prepare(run)
         guard !scenarios.isEmpty else { throw SweepError.noScenarios(paths: request.paths) }
-        if let missing = scenarios.first(where: { $0.spec.place == nil }) { throw SweepError.noPlace(file: missing.path) }
+        if let missing = scenarios.first(where: { $0.spec.place == nil }) {
+            throw SweepError.noPlace(file: missing.path)
+        }
         let names = scenarios.map(\.spec.name)
         if let unknown = request.weights.keys.sorted().first(where: { !names.contains($0) }) {
             throw SweepError.unknownWeightScenario(name: unknown, known: names)
         }
         let shard = request.shard ?? .whole
         let described = scenarios.map {
-            SweepScenario(name: $0.spec.name, sha256: $0.sha256, seed: $0.spec.seed, replicates: $0.spec.replicates,
-                          generator: $0.spec.generator.rawValue, duration_s: $0.spec.sampling.duration_s,
-                          weight: request.weights[$0.spec.name] ?? $0.spec.weight)
+            SweepScenario(
+                name: $0.spec.name, sha256: $0.sha256, seed: $0.spec.seed, replicates: $0.spec.replicates,
+                generator: $0.spec.generator.rawValue, duration_s: $0.spec.sampling.duration_s,
+                weight: request.weights[$0.spec.name] ?? $0.spec.weight)
         }
         let items = described.reduce(0) { $0 + $1.replicates } * request.grid.points.count
         let manifest = SweepManifest(
-            toolVersion: ToolVersion.string, rule: request.grid.points.first { $0 != .seedReference }?.kind ?? .hysteresis,
+            toolVersion: ToolVersion.string,
+            rule: request.grid.points.first { $0 != .seedReference }?.kind ?? .hysteresis,
             points: request.grid.points, scenarios: described, window_s: request.settings.window_s,
             maxFixAge_s: request.settings.maxFixAge_s, maxLatency_s: request.maxLatency_s,
             minRecall: request.minRecall, matchSlack_s: request.settings.matchSlack_s,
             shard: shard.index, shards: shard.count, items: items)
-        return SweepPlan(scenarios: scenarios, manifest: manifest, settings: request.settings, shard: shard,
-                         offsets: manifest.offsets)
+        return SweepPlan(
+            scenarios: scenarios, manifest: manifest, settings: request.settings, shard: shard,
+            offsets: manifest.offsets)
     }
 
     /// Grid points P.
@@ -321,7 +340,9 @@ package struct SweepPlan: Sendable {
 
     /// How many items this process owns.
     package var ownedCount: Int {
-        let n = manifest.items, k = shard.index, c = shard.count
+        let n = manifest.items
+        let k = shard.index
+        let c = shard.count
         return n > k ? (n - 1 - k) / c + 1 : 0
     }
 }
@@ -334,7 +355,8 @@ enum ManifestScan {
     /// the top-level object, or nil.
     static func topLevelArray(named name: String, in b: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         let key = Array("\"\(name)\"".utf8)
-        var i = 0, depth = 0
+        var i = 0
+        var depth = 0
         while i < b.count {
             switch b[i] {
             case UInt8(ascii: "\""):
@@ -342,7 +364,10 @@ enum ManifestScan {
                 if depth == 1, end - i == key.count, b[i..<end].elementsEqual(key) {
                     var j = end
                     while j < b.count, isSpace(b[j]) { j += 1 }
-                    guard j < b.count, b[j] == UInt8(ascii: ":") else { i = end; continue }
+                    guard j < b.count, b[j] == UInt8(ascii: ":") else {
+                        i = end
+                        continue
+                    }
                     j += 1
                     while j < b.count, isSpace(b[j]) { j += 1 }
                     guard j < b.count, b[j] == UInt8(ascii: "[") else { return nil }
@@ -350,8 +375,12 @@ enum ManifestScan {
                     return j..<(close + 1)
                 }
                 i = end
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; i += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1; i += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                i += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                i += 1
             default: i += 1
             }
         }
@@ -362,15 +391,21 @@ enum ManifestScan {
     /// top-level commas, whitespace kept; `[]` gives none, `[ ]` one blank element.
     static func elements(of span: Range<Int>, in b: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
         var out: [Range<Int>] = []
-        var start = span.lowerBound + 1, i = start, depth = 0
+        var start = span.lowerBound + 1
+        var i = start
+        var depth = 0
         let end = span.upperBound - 1
         guard end > start else { return [] }
         while i < end {
             switch b[i] {
-            case UInt8(ascii: "\""): i = stringEnd(b, from: i); continue
+            case UInt8(ascii: "\""):
+                i = stringEnd(b, from: i)
+                continue
             case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-            case UInt8(ascii: ",") where depth == 0: out.append(start..<i); start = i + 1
+            case UInt8(ascii: ",") where depth == 0:
+                out.append(start..<i)
+                start = i + 1
             default: break
             }
             i += 1
@@ -383,7 +418,10 @@ enum ManifestScan {
     static func stringEnd(_ b: UnsafeBufferPointer<UInt8>, from: Int) -> Int {
         var i = from + 1
         while i < b.count {
-            if b[i] == UInt8(ascii: "\\") { i += 2; continue }
+            if b[i] == UInt8(ascii: "\\") {
+                i += 2
+                continue
+            }
             if b[i] == UInt8(ascii: "\"") { return i + 1 }
             i += 1
         }
@@ -392,10 +430,13 @@ enum ManifestScan {
 
     /// Index of the bracket closing the one at `open`, or nil.
     static func matching(_ b: UnsafeBufferPointer<UInt8>, open: Int) -> Int? {
-        var i = open, depth = 0
+        var i = open
+        var depth = 0
         while i < b.count {
             switch b[i] {
-            case UInt8(ascii: "\""): i = stringEnd(b, from: i); continue
+            case UInt8(ascii: "\""):
+                i = stringEnd(b, from: i)
+                continue
             case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1

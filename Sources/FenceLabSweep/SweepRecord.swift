@@ -1,6 +1,7 @@
 import DriveSim
 import FenceLab
 import _FenceLabSupport
+
 /// What one sweep work item (scenario × replicate × grid point) measured: the flutter counts
 /// and latencies of one rule on one generated drive, and its visits against the place.
 ///
@@ -35,27 +36,41 @@ package struct SweepRecord: Sendable, Hashable {
     /// nil for raw input.
     package var filterRMSE_m: Double?
 
-    package init(item: Int, spurious: Int, missed: Int, flaps: Int, transitions: Int, truthTransitions: Int,
-                latencyMedian_s: Double?, latencyP95_s: Double?) {
-        self.item = item; self.spurious = spurious; self.missed = missed; self.flaps = flaps
-        self.transitions = transitions; self.truthTransitions = truthTransitions
-        self.latencyMedian_s = latencyMedian_s; self.latencyP95_s = latencyP95_s
+    package init(
+        item: Int, spurious: Int, missed: Int, flaps: Int, transitions: Int, truthTransitions: Int,
+        latencyMedian_s: Double?, latencyP95_s: Double?
+    ) {
+        self.item = item
+        self.spurious = spurious
+        self.missed = missed
+        self.flaps = flaps
+        self.transitions = transitions
+        self.truthTransitions = truthTransitions
+        self.latencyMedian_s = latencyMedian_s
+        self.latencyP95_s = latencyP95_s
     }
 
     /// The record of `flutter` and `visits` for `item`.
     package init(item: Int, flutter: FlutterMetrics, visits: VisitMetrics) {
-        self.init(item: item, spurious: flutter.spurious, missed: flutter.missed, flaps: flutter.flaps,
-                  transitions: flutter.transitions, truthTransitions: flutter.truthTransitions,
-                  latencyMedian_s: flutter.latencyMedian_s, latencyP95_s: flutter.latencyP95_s)
-        trueVisits = visits.trueVisits; matchedVisits = visits.matchedVisits; falseVisits = visits.falseVisits
-        fragments = visits.fragments; earlyEntries = visits.earlyEntries
-        entryLatencyP95_s = visits.entryLatencyP95_s; lateEntryP95_s = visits.lateEntryP95_s
+        self.init(
+            item: item, spurious: flutter.spurious, missed: flutter.missed, flaps: flutter.flaps,
+            transitions: flutter.transitions, truthTransitions: flutter.truthTransitions,
+            latencyMedian_s: flutter.latencyMedian_s, latencyP95_s: flutter.latencyP95_s)
+        trueVisits = visits.trueVisits
+        matchedVisits = visits.matchedVisits
+        falseVisits = visits.falseVisits
+        fragments = visits.fragments
+        earlyEntries = visits.earlyEntries
+        entryLatencyP95_s = visits.entryLatencyP95_s
+        lateEntryP95_s = visits.lateEntryP95_s
         exitLatencyP95_s = visits.exitLatencyP95_s
     }
 
-    static let keys = ["item", "spurious", "missed", "flaps", "transitions", "truthTransitions",
-                       "latencyMedian_s", "latencyP95_s", "trueVisits", "matchedVisits", "falseVisits", "fragments",
-                       "earlyEntries", "entryLatencyP95_s", "lateEntryP95_s", "exitLatencyP95_s", "filterRMSE_m"]
+    static let keys = [
+        "item", "spurious", "missed", "flaps", "transitions", "truthTransitions",
+        "latencyMedian_s", "latencyP95_s", "trueVisits", "matchedVisits", "falseVisits", "fragments",
+        "earlyEntries", "entryLatencyP95_s", "lateEntryP95_s", "exitLatencyP95_s", "filterRMSE_m",
+    ]
 
     /// One JSON object on one line (no newline), keys in `keys` order.
     package var jsonLine: String {
@@ -65,7 +80,9 @@ package struct SweepRecord: Sendable, Hashable {
     }
 
     /// `{"item":…,…}` of each key with its comma, as UTF-8.
-    private static let keyPrefixes: [[UInt8]] = keys.enumerated().map { k, key in Array(((k == 0 ? "{" : ",") + "\"\(key)\":").utf8) }
+    private static let keyPrefixes: [[UInt8]] = keys.enumerated().map { k, key in
+        Array(((k == 0 ? "{" : ",") + "\"\(key)\":").utf8)
+    }
 
     /// Appends `jsonLine` and a newline to `bytes` as UTF-8: the resume file and every shard's
     /// items.jsonl get one line per item, so this is on the sweep's per-item path (no
@@ -74,27 +91,52 @@ package struct SweepRecord: Sendable, Hashable {
         let prefixes = Self.keyPrefixes
         func int(_ k: Int, _ v: Int, _ bytes: inout [UInt8]) {
             bytes.append(contentsOf: prefixes[k])
-            guard v != 0 else { bytes.append(UInt8(ascii: "0")); return }
-            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                          UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            var n = v.magnitude, count = 0
+            guard v != 0 else {
+                bytes.append(UInt8(ascii: "0"))
+                return
+            }
+            var digits:
+                (
+                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+                ) =
+                    (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            var n = v.magnitude
+            var count = 0
             withUnsafeMutableBytes(of: &digits) { buffer in
-                while n > 0 { buffer[count] = UInt8(ascii: "0") + UInt8(n % 10); n /= 10; count += 1 }
+                while n > 0 {
+                    buffer[count] = UInt8(ascii: "0") + UInt8(n % 10)
+                    n /= 10
+                    count += 1
+                }
                 if v < 0 { bytes.append(UInt8(ascii: "-")) }
                 for i in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[i]) }
             }
         }
         func double(_ k: Int, _ v: Double?, _ bytes: inout [UInt8]) {
             bytes.append(contentsOf: prefixes[k])
-            if let v, v.isFinite { bytes.append(contentsOf: v.description.utf8) } else { bytes.append(contentsOf: "null".utf8) }
+            if let v, v.isFinite {
+                bytes.append(contentsOf: v.description.utf8)
+            } else {
+                bytes.append(contentsOf: "null".utf8)
+            }
         }
-        int(0, item, &bytes); int(1, spurious, &bytes); int(2, missed, &bytes); int(3, flaps, &bytes)
-        int(4, transitions, &bytes); int(5, truthTransitions, &bytes)
-        double(6, latencyMedian_s, &bytes); double(7, latencyP95_s, &bytes)
-        int(8, trueVisits, &bytes); int(9, matchedVisits, &bytes); int(10, falseVisits, &bytes)
-        int(11, fragments, &bytes); int(12, earlyEntries, &bytes)
-        double(13, entryLatencyP95_s, &bytes); double(14, lateEntryP95_s, &bytes); double(15, exitLatencyP95_s, &bytes)
+        int(0, item, &bytes)
+        int(1, spurious, &bytes)
+        int(2, missed, &bytes)
+        int(3, flaps, &bytes)
+        int(4, transitions, &bytes)
+        int(5, truthTransitions, &bytes)
+        double(6, latencyMedian_s, &bytes)
+        double(7, latencyP95_s, &bytes)
+        int(8, trueVisits, &bytes)
+        int(9, matchedVisits, &bytes)
+        int(10, falseVisits, &bytes)
+        int(11, fragments, &bytes)
+        int(12, earlyEntries, &bytes)
+        double(13, entryLatencyP95_s, &bytes)
+        double(14, lateEntryP95_s, &bytes)
+        double(15, exitLatencyP95_s, &bytes)
         double(16, filterRMSE_m, &bytes)
         bytes.append(UInt8(ascii: "}"))
     }
@@ -108,25 +150,40 @@ package struct SweepRecord: Sendable, Hashable {
         do { root = try StrictJSON.parse(text, limits: StrictJSON.Limits(maxBytes: 4096, maxDepth: 2)) } catch {
             throw bad("not a JSON object on one line: \(error)")
         }
-        guard case let .object(members, _) = root else { throw bad("not a JSON object on one line") }
-        guard members.map(\.key) == Self.keys else { throw bad("expected the keys \(Self.keys.joined(separator: ", "))") }
-        var ints: [Int] = [], doubles: [Double?] = []
+        guard case .object(let members, _) = root else { throw bad("not a JSON object on one line") }
+        guard members.map(\.key) == Self.keys else {
+            throw bad("expected the keys \(Self.keys.joined(separator: ", "))")
+        }
+        var ints: [Int] = []
+        var doubles: [Double?] = []
         for (key, value) in members {
             if key.hasSuffix("_s") || key.hasSuffix("_m") {
-                if case .null = value { doubles.append(nil); continue }
-                guard case let .number(v, _, _) = value, v.isFinite else { throw bad("\(key): not a finite number: \(value.kindDescription)") }
+                if case .null = value {
+                    doubles.append(nil)
+                    continue
+                }
+                guard case .number(let v, _, _) = value, v.isFinite else {
+                    throw bad("\(key): not a finite number: \(value.kindDescription)")
+                }
                 doubles.append(v)
             } else {
-                guard case let .number(x, _, _) = value, let v = Int(exactly: x), v >= 0 else {
+                guard case .number(let x, _, _) = value, let v = Int(exactly: x), v >= 0 else {
                     throw bad("\(key): not a count: \(value.kindDescription)")
                 }
                 ints.append(v)
             }
         }
-        self.init(item: ints[0], spurious: ints[1], missed: ints[2], flaps: ints[3], transitions: ints[4],
-                  truthTransitions: ints[5], latencyMedian_s: doubles[0], latencyP95_s: doubles[1])
-        trueVisits = ints[6]; matchedVisits = ints[7]; falseVisits = ints[8]; fragments = ints[9]; earlyEntries = ints[10]
-        entryLatencyP95_s = doubles[2]; lateEntryP95_s = doubles[3]; exitLatencyP95_s = doubles[4]
+        self.init(
+            item: ints[0], spurious: ints[1], missed: ints[2], flaps: ints[3], transitions: ints[4],
+            truthTransitions: ints[5], latencyMedian_s: doubles[0], latencyP95_s: doubles[1])
+        trueVisits = ints[6]
+        matchedVisits = ints[7]
+        falseVisits = ints[8]
+        fragments = ints[9]
+        earlyEntries = ints[10]
+        entryLatencyP95_s = doubles[2]
+        lateEntryP95_s = doubles[3]
+        exitLatencyP95_s = doubles[4]
         filterRMSE_m = doubles[5]
     }
 }
@@ -154,27 +211,31 @@ package enum SweepError: Error, Sendable, Hashable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .grid(e): return e.description
-        case let .badRecord(f, l, r): return "\(f): line \(l): \(r)"
-        case let .badManifest(f, r): return "\(f): \(r)"
-        case let .mismatch(what, a, b, d):
-            return "cannot merge: \(b) was made with a different \(what) than \(a) (\(d)); merge only shards of one sweep"
-        case let .missingShards(n, missing):
+        case .grid(let e): return e.description
+        case .badRecord(let f, let l, let r): return "\(f): line \(l): \(r)"
+        case .badManifest(let f, let r): return "\(f): \(r)"
+        case .mismatch(let what, let a, let b, let d):
+            return
+                "cannot merge: \(b) was made with a different \(what) than \(a) (\(d)); merge only shards of one sweep"
+        case .missingShards(let n, let missing):
             return "cannot merge: incomplete shard set, missing shard\(missing.count > 1 ? "s" : "") "
                 + missing.map { "\($0)/\(n)" }.joined(separator: ", ")
-        case let .duplicateShard(k, n, a, b): return "cannot merge: shard \(k)/\(n) given twice (\(a) and \(b))"
-        case let .incompleteShard(f, e, n):
+        case .duplicateShard(let k, let n, let a, let b):
+            return "cannot merge: shard \(k)/\(n) given twice (\(a) and \(b))"
+        case .incompleteShard(let f, let e, let n):
             return "cannot merge: \(f) holds \(n) of its \(e) work items (an unfinished shard); rerun it with --resume"
-        case let .partialMismatch(f):
-            return "\(f): the unfinished results there belong to a different sweep (grid, scenarios, seeds or shard); remove the file or run without --resume"
-        case let .io(p, r): return "\(p): \(r)"
-        case let .noScenarios(paths): return "no scenario files found in \(paths.joined(separator: ", "))"
-        case let .noPlace(f):
-            return "\(f): place: missing; a sweep ranks settings against the place the app means (e.g. \"place\": {\"radius_m\": 100}, docs/metrics.md)"
-        case let .unknownWeightScenario(n, known):
+        case .partialMismatch(let f):
+            return
+                "\(f): the unfinished results there belong to a different sweep (grid, scenarios, seeds or shard); remove the file or run without --resume"
+        case .io(let p, let r): return "\(p): \(r)"
+        case .noScenarios(let paths): return "no scenario files found in \(paths.joined(separator: ", "))"
+        case .noPlace(let f):
+            return
+                "\(f): place: missing; a sweep ranks settings against the place the app means (e.g. \"place\": {\"radius_m\": 100}, docs/metrics.md)"
+        case .unknownWeightScenario(let n, let known):
             return "--weight: no scenario named '\(n)' in this sweep (scenarios: \(known.joined(separator: ", ")))"
-        case let .mergeInput(p, r): return "cannot merge: \(p): \(r)"
-        case let .interrupted(k): return "sweep interrupted after \(k) work units"
+        case .mergeInput(let p, let r): return "cannot merge: \(p): \(r)"
+        case .interrupted(let k): return "sweep interrupted after \(k) work units"
         }
     }
 }

@@ -80,7 +80,8 @@ package final class SweepRecordStore: Sendable {
     package func store(_ records: [SweepRecord]) throws(SweepError) {
         var words: [UInt64] = []
         words.reserveCapacity(min(records.count, 4096) * Self.words)
-        var runStart = -1, runEnd = -1
+        var runStart = -1
+        var runEnd = -1
         func flush() throws(SweepError) {
             guard runStart >= 0 else { return }
             let failure = words.withUnsafeBytes { raw -> OutputError? in
@@ -89,13 +90,16 @@ package final class SweepRecordStore: Sendable {
                     return nil
                 } catch { return error }
             }
-            if let failure { throw .io(path: directory, reason: "storing the sweep's records failed: \(failure.reason)") }
+            if let failure {
+                throw .io(path: directory, reason: "storing the sweep's records failed: \(failure.reason)")
+            }
             words.removeAll(keepingCapacity: true)
             runStart = -1
         }
         for r in records {
             guard let k = ordinal(ofItem: r.item) else {
-                throw .io(path: directory, reason: "internal: item \(r.item) is not one of this store's \(count) records")
+                throw .io(
+                    path: directory, reason: "internal: item \(r.item) is not one of this store's \(count) records")
             }
             if k != runEnd || words.count >= 4096 * Self.words { try flush() }
             if runStart < 0 { runStart = k }
@@ -120,7 +124,9 @@ package final class SweepRecordStore: Sendable {
             c.blocks[block] = records
             return records[k - block * blockRecords]
         }
-        guard let found else { throw .io(path: directory, reason: "internal: sweep record \(k) of \(count) was never stored") }
+        guard let found else {
+            throw .io(path: directory, reason: "internal: sweep record \(k) of \(count) was never stored")
+        }
         return found
     }
 
@@ -133,7 +139,8 @@ package final class SweepRecordStore: Sendable {
 
     /// The records of `block`, nil where a slot was never written.
     private func read(block: Int) throws(SweepError) -> [SweepRecord?] {
-        let start = block * blockRecords, n = min(blockRecords, count - start)
+        let start = block * blockRecords
+        let n = min(blockRecords, count - start)
         var words = [UInt64](repeating: 0, count: n * Self.words)
         let failure = words.withUnsafeMutableBytes { raw -> OutputError? in
             do throws(OutputError) {
@@ -141,15 +148,26 @@ package final class SweepRecordStore: Sendable {
                 return nil
             } catch { return error }
         }
-        if let failure { throw .io(path: directory, reason: "reading back the sweep's records failed: \(failure.reason)") }
+        if let failure {
+            throw .io(path: directory, reason: "reading back the sweep's records failed: \(failure.reason)")
+        }
         return (0..<n).map { Self.decode(words, at: $0 * Self.words) }
     }
 
     /// Appends the record's words (no allocation beyond `words`' growth: this is on the per-item path).
     static func encode(_ r: SweepRecord, into words: inout [UInt64]) {
         func int(_ v: Int) { words.append(UInt64(bitPattern: Int64(v))) }
-        int(r.item); int(r.spurious); int(r.missed); int(r.flaps); int(r.transitions); int(r.truthTransitions)
-        int(r.trueVisits); int(r.matchedVisits); int(r.falseVisits); int(r.fragments); int(r.earlyEntries)
+        int(r.item)
+        int(r.spurious)
+        int(r.missed)
+        int(r.flaps)
+        int(r.transitions)
+        int(r.truthTransitions)
+        int(r.trueVisits)
+        int(r.matchedVisits)
+        int(r.falseVisits)
+        int(r.fragments)
+        int(r.earlyEntries)
         var present = writtenFlag
         if r.latencyMedian_s != nil { present |= 1 << 0 }
         if r.latencyP95_s != nil { present |= 1 << 1 }
@@ -159,19 +177,33 @@ package final class SweepRecordStore: Sendable {
         if r.filterRMSE_m != nil { present |= 1 << 5 }
         words.append(present)
         func figure(_ f: Double?) { words.append(f?.bitPattern ?? 0) }
-        figure(r.latencyMedian_s); figure(r.latencyP95_s); figure(r.entryLatencyP95_s)
-        figure(r.lateEntryP95_s); figure(r.exitLatencyP95_s); figure(r.filterRMSE_m)
+        figure(r.latencyMedian_s)
+        figure(r.latencyP95_s)
+        figure(r.entryLatencyP95_s)
+        figure(r.lateEntryP95_s)
+        figure(r.exitLatencyP95_s)
+        figure(r.filterRMSE_m)
     }
 
     static func decode(_ words: [UInt64], at i: Int) -> SweepRecord? {
         let present = words[i + 11]
         guard present & writtenFlag != 0 else { return nil }
         func int(_ k: Int) -> Int { Int(Int64(bitPattern: words[i + k])) }
-        func figure(_ k: Int) -> Double? { present & (1 << UInt64(k)) != 0 ? Double(bitPattern: words[i + 12 + k]) : nil }
-        var r = SweepRecord(item: int(0), spurious: int(1), missed: int(2), flaps: int(3), transitions: int(4),
-                            truthTransitions: int(5), latencyMedian_s: figure(0), latencyP95_s: figure(1))
-        r.trueVisits = int(6); r.matchedVisits = int(7); r.falseVisits = int(8); r.fragments = int(9); r.earlyEntries = int(10)
-        r.entryLatencyP95_s = figure(2); r.lateEntryP95_s = figure(3); r.exitLatencyP95_s = figure(4); r.filterRMSE_m = figure(5)
+        func figure(_ k: Int) -> Double? {
+            present & (1 << UInt64(k)) != 0 ? Double(bitPattern: words[i + 12 + k]) : nil
+        }
+        var r = SweepRecord(
+            item: int(0), spurious: int(1), missed: int(2), flaps: int(3), transitions: int(4),
+            truthTransitions: int(5), latencyMedian_s: figure(0), latencyP95_s: figure(1))
+        r.trueVisits = int(6)
+        r.matchedVisits = int(7)
+        r.falseVisits = int(8)
+        r.fragments = int(9)
+        r.earlyEntries = int(10)
+        r.entryLatencyP95_s = figure(2)
+        r.lateEntryP95_s = figure(3)
+        r.exitLatencyP95_s = figure(4)
+        r.filterRMSE_m = figure(5)
         return r
     }
 }

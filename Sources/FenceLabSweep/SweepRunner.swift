@@ -24,16 +24,18 @@ package enum SweepRunner {
     /// is the manifest (one line); then one `SweepRecord` per line.
     package static func partialPath(out: String) -> String {
         let url = URL(fileURLWithPath: out).standardizedFileURL
-        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).sweep-partial.jsonl").path
+        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).sweep-partial.jsonl")
+            .path
     }
 
     package static func run(_ plan: SweepPlan, request: SweepRequest, out: String) throws -> SweepRun {
         let path = partialPath(out: out)
         // Every owned record goes to its slot of the store (item k of shard K/N is the (k / N)-th
         // owned one), out of memory: the records never exist all at once in the process.
-        let store = try SweepRecordStore(count: plan.ownedCount, stride: plan.shard.count, first: plan.shard.index,
-                                         directory: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-                                         streams: plan.scenarios.reduce(0) { $0 + $1.spec.replicates })
+        let store = try SweepRecordStore(
+            count: plan.ownedCount, stride: plan.shard.count, first: plan.shard.index,
+            directory: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+            streams: plan.scenarios.reduce(0) { $0 + $1.spec.replicates })
         // Which owned records the resume file gave (by position in the store).
         var done = [Bool](repeating: false, count: plan.ownedCount)
         if request.resume { done = try loadPartial(path: path, plan: plan, into: store) }
@@ -53,7 +55,8 @@ package enum SweepRunner {
         for (s, p) in plan.scenarios.enumerated() {
             for r in 0..<p.spec.replicates {
                 let todo = plan.ownedPoints(scenario: s, replicate: r).filter {
-                    store.ordinal(ofItem: plan.itemIndex(scenario: s, replicate: r, point: $0)).map { !kept[$0] } ?? true
+                    store.ordinal(ofItem: plan.itemIndex(scenario: s, replicate: r, point: $0)).map { !kept[$0] }
+                        ?? true
                 }
                 if !todo.isEmpty { todoUnits.append((s, r, todo)) }
             }
@@ -62,16 +65,22 @@ package enum SweepRunner {
         let units = todoUnits
         let remaining = units.reduce(0) { $0 + $1.points.count }
         if resumed > 0 { request.onResume?(resumed, remaining, path) }
-        let progress = ProgressReporter(scenarios: plan.scenarios.count, totalWorkItems: plan.ownedCount,
-                                        alreadyDone: resumed, force: request.forceProgress)
+        let progress = ProgressReporter(
+            scenarios: plan.scenarios.count, totalWorkItems: plan.ownedCount,
+            alreadyDone: resumed, force: request.forceProgress)
         let stopAfter = request.stopAfterUnits
         let finished = Locked(0)  // work units done, for the interruption test hook
         let settings = plan.settings
-        _ = try WorkPool.map(count: units.count, jobs: request.jobs, onDone: { i in
-            progress.advance(by: units[i].points.count, unit: "sweep items (grid point × drive)")
-        }) { i in
+        _ = try WorkPool.map(
+            count: units.count, jobs: request.jobs,
+            onDone: { i in
+                progress.advance(by: units[i].points.count, unit: "sweep items (grid point × drive)")
+            }
+        ) { i in
             let unit = units[i]
-            if let stopAfter, finished.withLock({ $0 }) >= stopAfter { throw SweepError.interrupted(afterUnits: stopAfter) }
+            if let stopAfter, finished.withLock({ $0 }) >= stopAfter {
+                throw SweepError.interrupted(afterUnits: stopAfter)
+            }
             let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r, filters: plan.filters)
             var scratch = SweepScratch()
             // A drive's points in pieces, so that its records and their lines (≈ 500 bytes per
@@ -81,9 +90,11 @@ package enum SweepRunner {
             for start in Swift.stride(from: 0, to: unit.points.count, by: Self.recordsPerPiece) {
                 records.removeAll(keepingCapacity: true)
                 for p in unit.points[start..<min(unit.points.count, start + Self.recordsPerPiece)] {
-                    records.append(try drive.evaluate(plan.manifest.points[p],
-                                                      item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
-                                                      settings: settings, scratch: &scratch))
+                    records.append(
+                        try drive.evaluate(
+                            plan.manifest.points[p],
+                            item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
+                            settings: settings, scratch: &scratch))
                 }
                 try appender.append(records)
                 try store.store(records)
@@ -93,7 +104,8 @@ package enum SweepRunner {
         progress.finish()
         appender.close()
         guard store.storedCount == plan.ownedCount else {
-            throw SweepError.io(path: path, reason: "internal: \(store.storedCount) of \(plan.ownedCount) owned records were evaluated")
+            throw SweepError.io(
+                path: path, reason: "internal: \(store.storedCount) of \(plan.ownedCount) owned records were evaluated")
         }
         return SweepRun(manifest: plan.manifest, records: store, resumedItems: resumed, evaluatedItems: remaining)
     }
@@ -121,8 +133,14 @@ package enum SweepRunner {
             guard header.matches, header.failure == nil else { return }
             for byte in piece.utf8 {
                 do throws(SweepError) {
-                    guard try reader.peek() == byte else { header.matches = false; return }
-                } catch { header.failure = error; return }
+                    guard try reader.peek() == byte else {
+                        header.matches = false
+                        return
+                    }
+                } catch {
+                    header.failure = error
+                    return
+                }
                 reader.skip()
             }
         }
@@ -141,7 +159,8 @@ package enum SweepRunner {
         _ = try reader.lines { (line) throws(SweepError) in
             defer { lineNumber += 1 }
             let r = try SweepRecord(parsing: String(decoding: line, as: UTF8.self)[...], file: path, line: lineNumber)
-            guard r.item < plan.manifest.items, plan.shard.owns(r.item), let k = store.ordinal(ofItem: r.item), !done[k] else { return }
+            guard r.item < plan.manifest.items, plan.shard.owns(r.item), let k = store.ordinal(ofItem: r.item), !done[k]
+            else { return }
             done[k] = true
             batch.append(r)
             if batch.count >= recordsPerPiece {
@@ -177,7 +196,10 @@ final class RecordAppender: Sendable {
     func append(_ records: [SweepRecord]) throws(SweepError) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.count * 320)
-        for r in records { r.appendJSONLine(to: &bytes); bytes.append(UInt8(ascii: "\n")) }
+        for r in records {
+            r.appendJSONLine(to: &bytes)
+            bytes.append(UInt8(ascii: "\n"))
+        }
         try fd.withLock { (fd) throws(SweepError) in
             do throws(OutputError) { try FileSystem.writeAll(fd: fd, bytes, path: path) } catch {
                 throw .io(path: path, reason: "append failed: \(error.reason)")
@@ -187,7 +209,10 @@ final class RecordAppender: Sendable {
 
     func close() {
         fd.withLock { fd in
-            if fd >= 0 { FileSystem.closeFile(fd); fd = -1 }
+            if fd >= 0 {
+                FileSystem.closeFile(fd)
+                fd = -1
+            }
         }
     }
 
@@ -211,7 +236,8 @@ package enum SweepJob {
         let run = try SweepRunner.run(plan, request: request, out: out)
         var summary: SweepSummary?
         if request.shard != nil {
-            try ReportFolder.write(streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
+            try ReportFolder.write(
+                streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
         } else {
             let s = try SweepSummary.make(manifest: run.manifest, store: run.records)
             try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
@@ -224,7 +250,9 @@ package enum SweepJob {
     /// Checks and merges shard folders into the files of one unsharded run.
     package static func merge(folders: [String], out: String) throws -> SweepSummary {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
-        let (manifest, records) = try SweepMerge.load(folders: folders, scratchDirectory: URL(fileURLWithPath: out).standardizedFileURL.deletingLastPathComponent().path)
+        let (manifest, records) = try SweepMerge.load(
+            folders: folders,
+            scratchDirectory: URL(fileURLWithPath: out).standardizedFileURL.deletingLastPathComponent().path)
         let s = try SweepSummary.make(manifest: manifest, store: records)
         try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
         return s

@@ -1,5 +1,5 @@
-import GeoPolicy
 import FenceLab
+import GeoPolicy
 
 /// The per-drive inputs of the sweep's inner loop, computed once per drive into contiguous
 /// arrays so that a grid point costs one tight scan and no distance computation.
@@ -35,7 +35,9 @@ package struct SweepFixArrays: Sendable {
             timestamp_s.append(f.timestamp_s)
             var a = f.horizontalAccuracy_m
             var d = Double.nan
-            if f.timestamp_s.isFinite, now_s[i].isFinite, let c = try? Coordinate(latitude: f.latitude, longitude: f.longitude) {
+            if f.timestamp_s.isFinite, now_s[i].isFinite,
+                let c = try? Coordinate(latitude: f.latitude, longitude: f.longitude)
+            {
                 d = model.distance_m(center, c)
             } else {
                 a = .nan
@@ -105,7 +107,8 @@ enum SweepScan {
         out.accuracy_m.removeAll(keepingCapacity: true)
         var lastTimestamp_s = -Double.infinity
         for i in 0..<x.count {
-            let a = x.gateAccuracy_m[i], t = x.timestamp_s[i]
+            let a = x.gateAccuracy_m[i]
+            let t = x.timestamp_s[i]
             guard a <= maxAccuracy_m, !(x.now_s[i] - t > maxAge_s), t > lastTimestamp_s else { continue }
             lastTimestamp_s = t
             let d = x.distance_m[i]
@@ -119,8 +122,10 @@ enum SweepScan {
     /// The determined-state changes of `rule` over accepted fixes (or truth slots), appended to
     /// `changes` (emptied first). The tight loop of a grid point: raw buffers, the rule kind and
     /// confirmation hoisted out of the loop, nothing allocated while `changes` has capacity.
-    static func changes(time_s: UnsafeBufferPointer<Double>, distance_m: UnsafeBufferPointer<Double>,
-                        accuracy_m: UnsafeBufferPointer<Double>?, rule: ScanRule, into changes: inout [StateChange]) {
+    static func changes(
+        time_s: UnsafeBufferPointer<Double>, distance_m: UnsafeBufferPointer<Double>,
+        accuracy_m: UnsafeBufferPointer<Double>?, rule: ScanRule, into changes: inout [StateChange]
+    ) {
         changes.removeAll(keepingCapacity: true)
         switch (rule.kind, rule.confirm_n > 1) {
         case (.hysteresis, false):
@@ -128,15 +133,18 @@ enum SweepScan {
         case (.hysteresis, true): scan(time_s, distance_m, accuracy_m, rule, .hysteresis, confirms: true, &changes)
         case (.threshold, false): scan(time_s, distance_m, accuracy_m, rule, .threshold, confirms: false, &changes)
         case (.threshold, true): scan(time_s, distance_m, accuracy_m, rule, .threshold, confirms: true, &changes)
-        case (.conservative, false): scan(time_s, distance_m, accuracy_m, rule, .conservative, confirms: false, &changes)
+        case (.conservative, false):
+            scan(time_s, distance_m, accuracy_m, rule, .conservative, confirms: false, &changes)
         case (.conservative, true): scan(time_s, distance_m, accuracy_m, rule, .conservative, confirms: true, &changes)
         }
     }
 
     /// Hysteresis without confirmation, the common grid point: a branch-free state update per fix
     /// and a rarely taken branch when the state changes.
-    private static func hysteresis(_ time: UnsafeBufferPointer<Double>, _ dist: UnsafeBufferPointer<Double>,
-                                   enter_m: Double, exit_m: Double, _ changes: inout [StateChange]) {
+    private static func hysteresis(
+        _ time: UnsafeBufferPointer<Double>, _ dist: UnsafeBufferPointer<Double>,
+        enter_m: Double, exit_m: Double, _ changes: inout [StateChange]
+    ) {
         var cur: UInt8 = 0
         for i in 0..<dist.count {
             let d = dist[i]
@@ -149,14 +157,21 @@ enum SweepScan {
     }
 
     @inline(__always)
-    private static func scan(_ time: UnsafeBufferPointer<Double>, _ dist: UnsafeBufferPointer<Double>,
-                             _ acc: UnsafeBufferPointer<Double>?, _ rule: ScanRule, _ kind: SweepRuleKind,
-                             confirms: Bool, _ changes: inout [StateChange]) {
+    private static func scan(
+        _ time: UnsafeBufferPointer<Double>, _ dist: UnsafeBufferPointer<Double>,
+        _ acc: UnsafeBufferPointer<Double>?, _ rule: ScanRule, _ kind: SweepRuleKind,
+        confirms: Bool, _ changes: inout [StateChange]
+    ) {
         let required = rule.confirm_n
-        var cur: UInt8 = 0, pending: UInt8 = 0, pendingCount = 0
+        var cur: UInt8 = 0
+        var pending: UInt8 = 0
+        var pendingCount = 0
         for i in 0..<dist.count {
             let proposal = propose(kind, rule, dist[i], acc?[i] ?? 0, cur)
-            if proposal == cur { pendingCount = 0; continue }
+            if proposal == cur {
+                pendingCount = 0
+                continue
+            }
             if confirms {
                 if pendingCount == 0 || proposal != pending {
                     pending = proposal
@@ -183,7 +198,12 @@ enum SweepScan {
         var visits: [Visit] = []
         var start: Double?
         for c in changes {
-            if c.inside { start = c.time_s } else if let t = start { visits.append(Visit(start_s: t, end_s: c.time_s)); start = nil }
+            if c.inside {
+                start = c.time_s
+            } else if let t = start {
+                visits.append(Visit(start_s: t, end_s: c.time_s))
+                start = nil
+            }
         }
         if let t = start { visits.append(Visit(start_s: t, end_s: Swift.max(end_s, t), openAtEnd: true)) }
         return visits

@@ -1,6 +1,6 @@
+import FenceLab
 import Foundation
 import GeoPolicy
-import FenceLab
 
 /// One grid point on one scenario, aggregated over replicates (mean and 95 % CI).
 package struct SweepCell: Sendable, Hashable {
@@ -21,8 +21,9 @@ package struct SweepCell: Sendable, Hashable {
 
     /// The cell as a trade-off point (latency NaN when nothing was detected).
     func tradeOff(_ p: SweepPoint) -> TradeOffPoint {
-        TradeOffPoint(id: point, spurious: spurious.mean, latency_s: latencyMedian_s?.mean ?? .nan,
-                      missed: missed.mean, band_m: p.band_m)
+        TradeOffPoint(
+            id: point, spurious: spurious.mean, latency_s: latencyMedian_s?.mean ?? .nan,
+            missed: missed.mean, band_m: p.band_m)
     }
 }
 
@@ -68,7 +69,9 @@ package struct SweepCells: RandomAccessCollection, Sendable, Hashable {
 
     package subscript(point: Int) -> SweepCell {
         if let kept { return kept[point] }
-        do { return try cell(point, records: (0..<replicates).map { store.recordReadBack(offset + $0 * points + point) }) } catch {
+        do {
+            return try cell(point, records: (0..<replicates).map { store.recordReadBack(offset + $0 * points + point) })
+        } catch {
             fatalError("fencelab: \(error) (aggregated without error before)")
         }
     }
@@ -142,16 +145,20 @@ package struct SweepSummary: Sendable, Hashable {
         var seen = [Bool](repeating: false, count: manifest.items)
         for r in records {
             guard r.item >= 0, r.item < manifest.items else {
-                throw SweepError.badRecord(file: source, line: 0, reason: "item \(r.item) is outside 0..<\(manifest.items)")
+                throw SweepError.badRecord(
+                    file: source, line: 0, reason: "item \(r.item) is outside 0..<\(manifest.items)")
             }
-            guard !seen[r.item] else { throw SweepError.badRecord(file: source, line: 0, reason: "item \(r.item) appears twice") }
+            guard !seen[r.item] else {
+                throw SweepError.badRecord(file: source, line: 0, reason: "item \(r.item) appears twice")
+            }
             seen[r.item] = true
         }
         if let missing = seen.firstIndex(of: false) {
             throw SweepError.badRecord(file: source, line: 0, reason: "item \(missing) is missing")
         }
-        let store = try SweepRecordStore(count: manifest.items, directory: NSTemporaryDirectory(),
-                                         streams: manifest.scenarios.reduce(0) { $0 + $1.replicates })
+        let store = try SweepRecordStore(
+            count: manifest.items, directory: NSTemporaryDirectory(),
+            streams: manifest.scenarios.reduce(0) { $0 + $1.replicates })
         try store.store(records)
         return try make(manifest: manifest, store: store)
     }
@@ -168,16 +175,21 @@ package struct SweepSummary: Sendable, Hashable {
     /// the page's tables and plot), which cost 9–23 % of a 20-replicate sweep's CPU.
     package static let keptCellsBudget_bytes = 16 << 20
 
-    package static func make(manifest: SweepManifest, store: SweepRecordStore,
-                            keepingCellsUpTo budget_bytes: Int = keptCellsBudget_bytes) throws -> SweepSummary {
+    package static func make(
+        manifest: SweepManifest, store: SweepRecordStore,
+        keepingCellsUpTo budget_bytes: Int = keptCellsBudget_bytes
+    ) throws -> SweepSummary {
         guard store.count == manifest.items, store.stride == 1, store.storedCount == manifest.items else {
-            throw SweepError.badRecord(file: "records", line: 0,
-                                       reason: "\(store.storedCount) of \(manifest.items) work items stored")
+            throw SweepError.badRecord(
+                file: "records", line: 0,
+                reason: "\(store.storedCount) of \(manifest.items) work items stored")
         }
-        let offsets = manifest.offsets, points = manifest.points
+        let offsets = manifest.offsets
+        let points = manifest.points
         var cells = manifest.scenarios.enumerated().map { s, scenario in
-            SweepCells(store: store, offset: offsets[s], points: points.count, replicates: scenario.replicates,
-                       scenario: scenario.name, scenarioHours: scenario.duration_s / 3600)
+            SweepCells(
+                store: store, offset: offsets[s], points: points.count, replicates: scenario.replicates,
+                scenario: scenario.name, scenarioHours: scenario.duration_s / 3600)
         }
         var trade = [[TradeOffPoint]](repeating: [], count: cells.count)
         for s in trade.indices { trade[s].reserveCapacity(points.count) }
@@ -213,24 +225,33 @@ package struct SweepSummary: Sendable, Hashable {
                 if a.spurious != b.spurious { return a.spurious < b.spurious }
                 return a.id < b.id
             }.map(\.id)
-            summaries.append(SweepScenarioSummary(scenario: scenario, cells: cells[s], frontier: frontier, frontierByLatency: byLatency))
+            summaries.append(
+                SweepScenarioSummary(
+                    scenario: scenario, cells: cells[s], frontier: frontier, frontierByLatency: byLatency))
             trade[s] = []
         }
-        return SweepSummary(manifest: manifest, scenarios: summaries, mix: SweepMix.make(manifest: manifest, scenarios: summaries, points: mix))
+        return SweepSummary(
+            manifest: manifest, scenarios: summaries,
+            mix: SweepMix.make(manifest: manifest, scenarios: summaries, points: mix))
     }
 
-    static func cell(point: Int, _ records: [SweepRecord], scenario: String, scenarioHours: Double) throws -> SweepCell {
+    static func cell(point: Int, _ records: [SweepRecord], scenario: String, scenarioHours: Double) throws -> SweepCell
+    {
         func est(_ values: [Double], _ key: String) throws -> Estimate {
             do { return try Estimate.of(values, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
         }
-        let medians = records.compactMap(\.latencyMedian_s), p95 = records.compactMap(\.latencyP95_s)
-        func optional(_ values: [Double], _ key: String) throws -> Estimate? { values.isEmpty ? nil : try est(values, key) }
+        let medians = records.compactMap(\.latencyMedian_s)
+        let p95 = records.compactMap(\.latencyP95_s)
+        func optional(_ values: [Double], _ key: String) throws -> Estimate? {
+            values.isEmpty ? nil : try est(values, key)
+        }
         let hours = records.map { _ in scenarioHours }
         let visits = SweepVisitCell(
             trueVisits: try est(records.map { Double($0.trueVisits) }, "visits.trueVisits"),
             matchedVisits: try est(records.map { Double($0.matchedVisits) }, "visits.matchedVisits"),
-            recall: try optional(records.filter { $0.trueVisits > 0 }.map { Double($0.matchedVisits) / Double($0.trueVisits) },
-                                 "visits.recall"),
+            recall: try optional(
+                records.filter { $0.trueVisits > 0 }.map { Double($0.matchedVisits) / Double($0.trueVisits) },
+                "visits.recall"),
             falseVisits: try est(records.map { Double($0.falseVisits) }, "visits.falseVisits"),
             fragments: try est(records.map { Double($0.fragments) }, "visits.fragments"),
             falsePerHour: try est(zip(records, hours).map { Double($0.falseVisits) / $1 }, "visits.falsePerHour"),

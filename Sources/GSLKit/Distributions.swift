@@ -11,7 +11,8 @@ extension RandomSource {
     ///   - sigmaY: standard deviation of y, ≥ 0.
     ///   - rho: correlation coefficient, −1 < ρ < 1.
     @inlinable public func bivariateGaussian(sigmaX: Double, sigmaY: Double, rho: Double) -> SIMD2<Double> {
-        var x = 0.0, y = 0.0
+        var x = 0.0
+        var y = 0.0
         gsl_ran_bivariate_gaussian(rng, sigmaX, sigmaY, rho, &x, &y)
         return SIMD2(x, y)
     }

@@ -9,9 +9,9 @@ public enum GSLError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .allocationFailed(what): return "GSL could not allocate \(what)"
-        case let .invalidArgument(why): return "invalid argument: \(why)"
-        case let .failed(routine, reason): return "\(routine) failed: \(reason)"
+        case .allocationFailed(let what): return "GSL could not allocate \(what)"
+        case .invalidArgument(let why): return "invalid argument: \(why)"
+        case .failed(let routine, let reason): return "\(routine) failed: \(reason)"
         }
     }
 }

@@ -22,13 +22,18 @@ public enum Integration {
     /// - Parameters:
     ///   - absoluteTolerance, relativeTolerance: ≥ 0, not both 0 (GSL's epsabs, epsrel).
     ///   - limit: ≥ 1, subintervals the workspace holds.
-    public static func integrate(from a: Double, to b: Double,
-                                 absoluteTolerance: Double = 0, relativeTolerance: Double = 1e-10,
-                                 limit: Int = defaultLimit,
-                                 _ f: (Double) -> Double) throws(GSLError) -> IntegrationResult {
-        guard a.isFinite, b.isFinite else { throw .invalidArgument("integration bounds must be finite, got [\(a), \(b)]") }
+    public static func integrate(
+        from a: Double, to b: Double,
+        absoluteTolerance: Double = 0, relativeTolerance: Double = 1e-10,
+        limit: Int = defaultLimit,
+        _ f: (Double) -> Double
+    ) throws(GSLError) -> IntegrationResult {
+        guard a.isFinite, b.isFinite else {
+            throw .invalidArgument("integration bounds must be finite, got [\(a), \(b)]")
+        }
         if a == b { return IntegrationResult(value: 0, absoluteError: 0) }
-        return try run(routine: "gsl_integration_qags on [\(a), \(b)]", absoluteTolerance, relativeTolerance, limit, f) {
+        return try run(routine: "gsl_integration_qags on [\(a), \(b)]", absoluteTolerance, relativeTolerance, limit, f)
+        {
             fn, epsabs, epsrel, lim, ws, result, abserr in
             gsl_integration_qags(fn, a, b, epsabs, epsrel, lim, ws, result, abserr)
         }
@@ -36,10 +41,12 @@ public enum Integration {
 
     /// ∫ₐ^∞ f(x) dx by QAGIU (`gsl_integration_qagiu`: x = a + (1 − t)/t mapped to (0, 1], then QAGS).
     /// Same tolerance rules as `integrate(from:to:_:)`.
-    public static func integrateToInfinity(from a: Double,
-                                 absoluteTolerance: Double = 0, relativeTolerance: Double = 1e-10,
-                                 limit: Int = defaultLimit,
-                                 _ f: (Double) -> Double) throws(GSLError) -> IntegrationResult {
+    public static func integrateToInfinity(
+        from a: Double,
+        absoluteTolerance: Double = 0, relativeTolerance: Double = 1e-10,
+        limit: Int = defaultLimit,
+        _ f: (Double) -> Double
+    ) throws(GSLError) -> IntegrationResult {
         guard a.isFinite else { throw .invalidArgument("integration lower bound must be finite, got \(a)") }
         return try run(routine: "gsl_integration_qagiu from \(a)", absoluteTolerance, relativeTolerance, limit, f) {
             fn, epsabs, epsrel, lim, ws, result, abserr in
@@ -53,14 +60,19 @@ public enum Integration {
         init(_ f: @escaping (Double) -> Double) { self.f = f }
     }
 
-    private typealias Routine = (UnsafeMutablePointer<gsl_function>, Double, Double, Int,
-                                 UnsafeMutablePointer<gsl_integration_workspace>,
-                                 UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>) -> Int32
+    private typealias Routine = (
+        UnsafeMutablePointer<gsl_function>, Double, Double, Int,
+        UnsafeMutablePointer<gsl_integration_workspace>,
+        UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>
+    ) -> Int32
 
-    private static func run(routine: String, _ epsabs: Double, _ epsrel: Double, _ limit: Int,
-                            _ f: (Double) -> Double, _ call: Routine) throws(GSLError) -> IntegrationResult {
+    private static func run(
+        routine: String, _ epsabs: Double, _ epsrel: Double, _ limit: Int,
+        _ f: (Double) -> Double, _ call: Routine
+    ) throws(GSLError) -> IntegrationResult {
         guard epsabs >= 0, epsrel >= 0, epsabs.isFinite, epsrel.isFinite, epsabs > 0 || epsrel > 0 else {
-            throw .invalidArgument("integration tolerances must be finite, ≥ 0 and not both 0, got abs \(epsabs), rel \(epsrel)")
+            throw .invalidArgument(
+                "integration tolerances must be finite, ≥ 0 and not both 0, got abs \(epsabs), rel \(epsrel)")
         }
         guard limit >= 1 else { throw .invalidArgument("integration limit must be ≥ 1, got \(limit)") }
         _ = GSLRuntime.handlerOff
@@ -68,7 +80,8 @@ public enum Integration {
             throw .allocationFailed("an integration workspace of \(limit) intervals")
         }
         defer { gsl_integration_workspace_free(workspace) }
-        var value = 0.0, abserr = 0.0
+        var value = 0.0
+        var abserr = 0.0
         let status: Int32 = withoutActuallyEscaping(f) { escapable in
             let context = Context(escapable)
             return withExtendedLifetime(context) {

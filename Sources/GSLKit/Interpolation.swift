@@ -34,10 +34,16 @@ public final class GSLCubicSpline {
         _ = yb.initialize(from: ys)
         let status = gsl_interp_init(i, xb.baseAddress, yb.baseAddress, xs.count)
         guard status == GSL_SUCCESS else {
-            gsl_interp_free(i); gsl_interp_accel_free(a); xb.deallocate(); yb.deallocate()
+            gsl_interp_free(i)
+            gsl_interp_accel_free(a)
+            xb.deallocate()
+            yb.deallocate()
             throw .failed(routine: "gsl_interp_init", reason: GSLRuntime.reason(status))
         }
-        interp = i; accel = a; x = xb; y = yb
+        interp = i
+        accel = a
+        x = xb
+        y = yb
     }
 
     deinit {

@@ -18,7 +18,8 @@ enum OrderStatistics {
     /// - Parameters: `lower` ≤ `rank` < `a.count`.
     static func select(_ a: UnsafeMutableBufferPointer<Double>, rank k: Int, lower: Int) {
         precondition(lower <= k && k < a.count, "OrderStatistics.select: rank \(k) outside \(lower)..<\(a.count)")
-        var left = lower, right = a.count - 1
+        var left = lower
+        var right = a.count - 1
         var rounds = 0
         while right > left {
             if k == left {  // the minimum of the range: one pass, no partition
@@ -39,7 +40,8 @@ enum OrderStatistics {
             if a[right] < a[left] { a.swapAt(right, left) }
             if a[right] < a[mid] { a.swapAt(right, mid) }
             let pivot = a[mid]
-            var i = left, j = right
+            var i = left
+            var j = right
             while i <= j {
                 while a[i] < pivot { i += 1 }
                 while pivot < a[j] { j -= 1 }
@@ -75,7 +77,10 @@ enum OrderStatistics {
                 while i > 0, ranks[i - 1] > r { i -= 1 }
                 if i > 0, ranks[i - 1] == r { return }
                 var j = count
-                while j > i { ranks[j] = ranks[j - 1]; j -= 1 }
+                while j > i {
+                    ranks[j] = ranks[j - 1]
+                    j -= 1
+                }
                 ranks[i] = r
                 count += 1
             }

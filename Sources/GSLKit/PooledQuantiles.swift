@@ -56,14 +56,26 @@ public struct PooledQuantiles: Sendable {
         precondition(needed.isEmpty && collected == 0, "PooledQuantiles: summarize after the second pass began")
         if firstNonFinite == nil, let bad = part.first(where: { !$0.isFinite }) { firstNonFinite = bad }
         guard !part.isEmpty else { return }
-        if firstNonFinite != nil { total += part.count; return }
+        if firstNonFinite != nil {
+            total += part.count
+            return
+        }
         part.sort()
-        var values: [Double] = [], ranks: [Int] = []
+        var values: [Double] = []
+        var ranks: [Int] = []
         let sampled = (part.count - 1) / stride + 2
-        values.reserveCapacity(sampled); ranks.reserveCapacity(sampled)
+        values.reserveCapacity(sampled)
+        ranks.reserveCapacity(sampled)
         var i = 0
-        while i < part.count { values.append(part[i]); ranks.append(i); i += stride }
-        if ranks.last != part.count - 1 { values.append(part[part.count - 1]); ranks.append(part.count - 1) }
+        while i < part.count {
+            values.append(part[i])
+            ranks.append(i)
+            i += stride
+        }
+        if ranks.last != part.count - 1 {
+            values.append(part[part.count - 1])
+            ranks.append(part.count - 1)
+        }
         parts.append((values, ranks, part.count))
         total += part.count
     }
@@ -101,7 +113,8 @@ public struct PooledQuantiles: Sendable {
 
     /// First index of ascending `a` where the (monotone) `predicate` holds, or `a.count`.
     private static func firstIndex(_ a: [Double], where predicate: (Double) -> Bool) -> Int {
-        var lo = 0, hi = a.count
+        var lo = 0
+        var hi = a.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if predicate(a[mid]) { hi = mid } else { lo = mid + 1 }
@@ -141,7 +154,8 @@ public struct PooledQuantiles: Sendable {
         beginSecondPass()
         collected += 1
         guard !intervals.isEmpty else { return }
-        var lo = 0, hi = intervals.count
+        var lo = 0
+        var hi = intervals.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if intervals[mid].low <= x { lo = mid + 1 } else { hi = mid }
@@ -171,7 +185,10 @@ public struct PooledQuantiles: Sendable {
         for i in buckets.indices { buckets[i].sort() }
         var below = Array(repeating: 0, count: intervals.count)
         var running = 0
-        for j in intervals.indices { running += positionCounts[j]; below[j] = running }
+        for j in intervals.indices {
+            running += positionCounts[j]
+            below[j] = running
+        }
         var value: [Int: Double] = [:]
         for (rank, j) in needed {
             let local = rank - below[j]

@@ -48,7 +48,6 @@ public final class RandomSource {
     /// Uniform on [0, 1) (`gsl_rng_uniform`).
     @inlinable public func uniform() -> Double { gsl_rng_uniform(rng) }
 
-
     /// Gaussian with mean 0 and standard deviation `sigma` (`gsl_ran_gaussian`, Box–Muller polar).
     @inlinable public func gaussian(sigma: Double) -> Double { gsl_ran_gaussian(rng, sigma) }
 

@@ -14,9 +14,9 @@
 ///   the same result on every run.
 public struct RunningConfidence: Sendable, Hashable {
     #if arch(x86_64) && !os(Windows)
-    @usableFromInline typealias Wide = Float80
+        @usableFromInline typealias Wide = Float80
     #else
-    @usableFromInline typealias Wide = Double
+        @usableFromInline typealias Wide = Double
     #endif
 
     /// Number of values added.

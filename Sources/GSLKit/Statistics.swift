@@ -14,7 +14,11 @@ public struct ConfidenceInterval: Sendable, Hashable {
     public var level: Double
 
     public init(mean: Double, lower: Double, upper: Double, n: Int, level: Double) {
-        self.mean = mean; self.lower = lower; self.upper = upper; self.n = n; self.level = level
+        self.mean = mean
+        self.lower = lower
+        self.upper = upper
+        self.n = n
+        self.level = level
     }
 }
 
@@ -59,7 +63,9 @@ public enum Statistics {
 
     /// The same quantiles as `quantiles(_:probabilities:)`, selected in `values` itself: its order
     /// changes and no copy is made (a pool of millions of values is not held twice).
-    public static func quantiles(reordering values: inout [Double], probabilities: [Double]) throws(GSLError) -> [Double] {
+    public static func quantiles(
+        reordering values: inout [Double], probabilities: [Double]
+    ) throws(GSLError) -> [Double] {
         try check(values, minimumCount: 1, routine: "quantile")
         for p in probabilities where !(p >= 0 && p <= 1) {
             throw .invalidArgument("quantile probability must be within 0...1, got \(p)")
@@ -113,7 +119,9 @@ public enum Statistics {
     /// - Parameters:
     ///   - values: finite values.
     ///   - level: confidence level in (0, 1), default 0.95.
-    public static func meanWithConfidence(_ values: [Double], level: Double = 0.95) throws(GSLError) -> ConfidenceInterval? {
+    public static func meanWithConfidence(
+        _ values: [Double], level: Double = 0.95
+    ) throws(GSLError) -> ConfidenceInterval? {
         guard level > 0, level < 1 else {
             throw .invalidArgument("confidence level must be within (0, 1), got \(level)")
         }
@@ -130,7 +138,8 @@ public enum Statistics {
 
     /// The two-sided Student-t factor t_{(1+level)/2, dof} of an interval at `level` (table for 95 %).
     static func studentT(level: Double, degreesOfFreedom dof: Int) throws(GSLError) -> Double {
-        level == 0.95 && dof < t975.count ? t975[dof]
+        level == 0.95 && dof < t975.count
+            ? t975[dof]
             : try studentTQuantile(probability: (1 + level) / 2, degreesOfFreedom: Double(dof))
     }
 
@@ -143,8 +152,10 @@ public enum Statistics {
     }()
 
     /// Checks `values`, then applies a `gsl_stats_*` reduction to them (data, stride 1, count).
-    private static func reduce(_ values: [Double], minimumCount: Int, routine: String,
-                               _ gslReduction: (UnsafePointer<Double>?, Int, Int) -> Double) throws(GSLError) -> Double {
+    private static func reduce(
+        _ values: [Double], minimumCount: Int, routine: String,
+        _ gslReduction: (UnsafePointer<Double>?, Int, Int) -> Double
+    ) throws(GSLError) -> Double {
         try check(values, minimumCount: minimumCount, routine: routine)
         _ = GSLRuntime.handlerOff
         return values.withUnsafeBufferPointer { gslReduction($0.baseAddress, 1, $0.count) }

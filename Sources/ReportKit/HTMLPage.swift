@@ -1,4 +1,5 @@
 import _FenceLabSupport
+
 /// The frame every HTML page of FenceLab shares (run report, acceptance and replay reports,
 /// sweep, calibration): one self-contained page (inline CSS and SVG, no script, no network),
 /// responsive down to phone width, a coloured banner, `<main>`, and a footer naming the tool.
@@ -28,7 +29,8 @@ package enum HTMLPage {
         let x = ReportText.xml
         var h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        h += "<title>\(x(title))</title>\n<style>\(css)\(pageCSS.isEmpty ? "" : "\n" + pageCSS)</style>\n</head>\n<body>\n"
+        h +=
+            "<title>\(x(title))</title>\n<style>\(css)\(pageCSS.isEmpty ? "" : "\n" + pageCSS)</style>\n</head>\n<body>\n"
         h += "<header class=\"banner \(banner.cssClass)\"\(banner.style.map { " style=\"\(x($0))\"" } ?? "")>"
         h += "<h1>\(x(banner.heading))</h1>" + banner.lines.map { "<p>\($0)</p>" }.joined() + "</header>\n<main>\n"
         return h
@@ -52,8 +54,10 @@ package enum HTMLPage {
     /// `figure(caption, responsive(wide, narrow), wide: true)` streamed: `draw(width, &out)` writes
     /// the plot at `wideWidth`, then at `narrowWidth`, straight to `out` (plots that draw every
     /// setting of a sweep are never held as strings).
-    package static func responsiveFigure<Sink: TextSink>(caption: String, wideWidth: Double, narrowWidth: Double, into out: inout Sink,
-                                                 draw: (Double, inout Sink) -> Void) {
+    package static func responsiveFigure<Sink: TextSink>(
+        caption: String, wideWidth: Double, narrowWidth: Double, into out: inout Sink,
+        draw: (Double, inout Sink) -> Void
+    ) {
         out.append("<figure class=\"wide\"><div class=\"v-wide\">")
         draw(wideWidth, &out)
         out.append("</div><div class=\"v-narrow\">")
@@ -70,47 +74,47 @@ package enum HTMLPage {
 
     /// The style sheet of every page (classes: banner and level colours, tables, plots, phone layout).
     package static let css = """
-    :root{--ok:#1a7f37;--bad:#c62828;--unk:#6b6b6b;--ink:#1f2328;--muted:#59636e;--line:#d0d7de}
-    *{box-sizing:border-box}
-    body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:#fff}
-    main{max-width:1100px;margin:0 auto;padding:0 14px 24px}
-    .banner{padding:18px 14px;color:#fff;text-align:center}
-    .banner h1{margin:0;font-size:1.7em;letter-spacing:.02em}
-    .banner p{margin:4px 0 0}
-    .banner.pass{background:var(--ok)} .banner.fail{background:var(--bad)} .banner.unknown{background:var(--unk)}
-    .replay{border-top:1px solid var(--line);margin-top:8px;padding-top:4px}
-    .replay h3{margin:4px 0;font-size:1em;overflow-wrap:anywhere}
-    .levels{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:12px;margin:16px 0}
-    .level{border:2px solid var(--line);border-radius:8px;padding:10px 14px}
-    .level h2{margin:0 0 4px;font-size:1.1em}
-    .level .status{font-weight:700;font-size:1.25em;margin:0 0 4px;text-transform:uppercase}
-    .level.pass{border-color:var(--ok)} .level.pass .status{color:var(--ok)}
-    .level.fail{border-color:var(--bad)} .level.fail .status{color:var(--bad)}
-    .level.unknown{border-color:var(--unk);border-style:dashed} .level.unknown .status{color:var(--unk)}
-    .failures{margin:6px 0 0;padding-left:18px;color:var(--bad);overflow-wrap:anywhere}
-    .meta{display:flex;flex-wrap:wrap;gap:4px 18px;margin:0 0 8px;font-size:.85em;color:var(--muted)}
-    .meta div{display:flex;gap:4px;min-width:0} .meta dt{font-weight:600} .meta dd{margin:0;overflow-wrap:anywhere}
-    .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}
-    table.summary th{white-space:normal;vertical-align:bottom}
-    table{border-collapse:collapse;font-size:.9em;font-variant-numeric:tabular-nums}
-    th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:right;white-space:nowrap}
-    th:first-child,td:first-child{text-align:left}
-    .ok{color:var(--ok)} .bad{color:var(--bad);font-weight:700} .nobound{color:var(--unk);font-style:italic}
-    .badge{font-size:.7em;border:1px solid currentColor;border-radius:4px;padding:0 6px;vertical-align:middle}
-    .scenario{border-top:1px solid var(--line);margin-top:22px;padding-top:4px}
-    .scenario h2{overflow-wrap:anywhere}
-    .muted{color:var(--muted)}
-    .warning{border-left:4px solid #b26a00;background:#fff4e0;padding:6px 10px;overflow-wrap:anywhere}
-    .expect{padding-left:0;list-style:none;overflow-wrap:anywhere}
-    .plots{display:grid;align-items:start;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:12px}
-    figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:6px;min-width:0}
-    figure.wide{grid-column:1/-1}
-    figure svg{width:100%;height:auto;display:block;font:12px system-ui,sans-serif}
-    figure svg text{fill:#333}
-    figcaption{font-size:.85em;color:var(--muted);margin-top:4px}
-    details{margin:10px 0} summary{cursor:pointer;color:var(--muted)}
-    footer{max-width:1100px;margin:0 auto;padding:12px 14px 30px;color:var(--muted);font-size:.8em}
-    .v-narrow{display:none}
-    @media (max-width:600px){body{font-size:14px}.banner h1{font-size:1.35em}.v-wide{display:none}.v-narrow{display:block}}
-    """
+        :root{--ok:#1a7f37;--bad:#c62828;--unk:#6b6b6b;--ink:#1f2328;--muted:#59636e;--line:#d0d7de}
+        *{box-sizing:border-box}
+        body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:#fff}
+        main{max-width:1100px;margin:0 auto;padding:0 14px 24px}
+        .banner{padding:18px 14px;color:#fff;text-align:center}
+        .banner h1{margin:0;font-size:1.7em;letter-spacing:.02em}
+        .banner p{margin:4px 0 0}
+        .banner.pass{background:var(--ok)} .banner.fail{background:var(--bad)} .banner.unknown{background:var(--unk)}
+        .replay{border-top:1px solid var(--line);margin-top:8px;padding-top:4px}
+        .replay h3{margin:4px 0;font-size:1em;overflow-wrap:anywhere}
+        .levels{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:12px;margin:16px 0}
+        .level{border:2px solid var(--line);border-radius:8px;padding:10px 14px}
+        .level h2{margin:0 0 4px;font-size:1.1em}
+        .level .status{font-weight:700;font-size:1.25em;margin:0 0 4px;text-transform:uppercase}
+        .level.pass{border-color:var(--ok)} .level.pass .status{color:var(--ok)}
+        .level.fail{border-color:var(--bad)} .level.fail .status{color:var(--bad)}
+        .level.unknown{border-color:var(--unk);border-style:dashed} .level.unknown .status{color:var(--unk)}
+        .failures{margin:6px 0 0;padding-left:18px;color:var(--bad);overflow-wrap:anywhere}
+        .meta{display:flex;flex-wrap:wrap;gap:4px 18px;margin:0 0 8px;font-size:.85em;color:var(--muted)}
+        .meta div{display:flex;gap:4px;min-width:0} .meta dt{font-weight:600} .meta dd{margin:0;overflow-wrap:anywhere}
+        .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}
+        table.summary th{white-space:normal;vertical-align:bottom}
+        table{border-collapse:collapse;font-size:.9em;font-variant-numeric:tabular-nums}
+        th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:right;white-space:nowrap}
+        th:first-child,td:first-child{text-align:left}
+        .ok{color:var(--ok)} .bad{color:var(--bad);font-weight:700} .nobound{color:var(--unk);font-style:italic}
+        .badge{font-size:.7em;border:1px solid currentColor;border-radius:4px;padding:0 6px;vertical-align:middle}
+        .scenario{border-top:1px solid var(--line);margin-top:22px;padding-top:4px}
+        .scenario h2{overflow-wrap:anywhere}
+        .muted{color:var(--muted)}
+        .warning{border-left:4px solid #b26a00;background:#fff4e0;padding:6px 10px;overflow-wrap:anywhere}
+        .expect{padding-left:0;list-style:none;overflow-wrap:anywhere}
+        .plots{display:grid;align-items:start;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:12px}
+        figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:6px;min-width:0}
+        figure.wide{grid-column:1/-1}
+        figure svg{width:100%;height:auto;display:block;font:12px system-ui,sans-serif}
+        figure svg text{fill:#333}
+        figcaption{font-size:.85em;color:var(--muted);margin-top:4px}
+        details{margin:10px 0} summary{cursor:pointer;color:var(--muted)}
+        footer{max-width:1100px;margin:0 auto;padding:12px 14px 30px;color:var(--muted);font-size:.8em}
+        .v-narrow{display:none}
+        @media (max-width:600px){body{font-size:14px}.banner h1{font-size:1.35em}.v-wide{display:none}.v-narrow{display:block}}
+        """
 }

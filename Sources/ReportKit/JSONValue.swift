@@ -1,4 +1,5 @@
 import _FenceLabSupport
+
 /// A JSON document with ordered object keys, serialized to deterministic bytes.
 package indirect enum JSONValue: Sendable, Hashable {
     case object([(String, JSONValue)])
@@ -25,8 +26,11 @@ package indirect enum JSONValue: Sendable, Hashable {
         // Appends in place (no per-node padding strings, parts arrays or joins): sweep.json has
         // tens of thousands of estimates, each a small one-line object.
         switch self {
-        case let .object(pairs):
-            if pairs.isEmpty { out.append("{}"); return }
+        case .object(let pairs):
+            if pairs.isEmpty {
+                out.append("{}")
+                return
+            }
             if pairs.count <= 4, pairs.allSatisfy({ $0.1.isFlat }) {
                 // Small leaf objects such as estimates stay on one line.
                 out.append("{")
@@ -49,8 +53,11 @@ package indirect enum JSONValue: Sendable, Hashable {
             }
             Self.pad(&out, indent)
             out.append("}")
-        case let .array(items):
-            if items.isEmpty { out.append("[]"); return }
+        case .array(let items):
+            if items.isEmpty {
+                out.append("[]")
+                return
+            }
             if items.allSatisfy(\.isScalar) {
                 out.append("[")
                 for (i, item) in items.enumerated() {
@@ -68,10 +75,10 @@ package indirect enum JSONValue: Sendable, Hashable {
             }
             Self.pad(&out, indent)
             out.append("]")
-        case let .number(x): out.append(x.isFinite ? x.description : "null")
-        case let .integer(i): out.append(String(i))
-        case let .string(s): Self.appendQuoted(s, to: &out)
-        case let .bool(b): out.append(b ? "true" : "false")
+        case .number(let x): out.append(x.isFinite ? x.description : "null")
+        case .integer(let i): out.append(String(i))
+        case .string(let s): Self.appendQuoted(s, to: &out)
+        case .bool(let b): out.append(b ? "true" : "false")
         case .null: out.append("null")
         }
     }
@@ -94,7 +101,7 @@ package indirect enum JSONValue: Sendable, Hashable {
 
     /// A scalar, or an array of scalars.
     private var isFlat: Bool {
-        if case let .array(items) = self { return items.allSatisfy(\.isScalar) }
+        if case .array(let items) = self { return items.allSatisfy(\.isScalar) }
         return isScalar
     }
 

@@ -39,16 +39,21 @@ package struct PlotFrame {
     package let x: LinearScale, y: LinearScale
 
     /// `x` maps `xDomain` onto [left, left + plotWidth]; `y` maps `yDomain` onto the rectangle bottom-up.
-    package init(width: Double, height: Double, left: Double, top: Double, plotWidth: Double, plotHeight: Double,
-         x xDomain: (Double, Double), y yDomain: (Double, Double)) {
-        self.init(width: width, height: height, left: left, top: top, plotWidth: plotWidth, plotHeight: plotHeight,
-                  x: LinearScale(domain: xDomain, start: left, length: plotWidth),
-                  y: LinearScale(domain: yDomain, start: top + plotHeight, length: -plotHeight))
+    package init(
+        width: Double, height: Double, left: Double, top: Double, plotWidth: Double, plotHeight: Double,
+        x xDomain: (Double, Double), y yDomain: (Double, Double)
+    ) {
+        self.init(
+            width: width, height: height, left: left, top: top, plotWidth: plotWidth, plotHeight: plotHeight,
+            x: LinearScale(domain: xDomain, start: left, length: plotWidth),
+            y: LinearScale(domain: yDomain, start: top + plotHeight, length: -plotHeight))
     }
 
     /// A frame with scales of its own (e.g. the track plot's equal metres per pixel on both axes).
-    package init(width: Double, height: Double, left: Double, top: Double, plotWidth: Double, plotHeight: Double,
-         x: LinearScale, y: LinearScale) {
+    package init(
+        width: Double, height: Double, left: Double, top: Double, plotWidth: Double, plotHeight: Double,
+        x: LinearScale, y: LinearScale
+    ) {
         self.width = width
         self.height = height
         self.left = left
@@ -72,7 +77,8 @@ package struct PlotFrame {
         var out = ""
         for v in ticks {
             out += "<line x1=\"\(n(left))\" x2=\"\(n(right))\" y1=\"\(n(y(v)))\" y2=\"\(n(y(v)))\" stroke=\"#e3e3e3\"/>"
-            out += "<text x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(label(v))\(v == ticks.last ? unit : "")</text>"
+            out +=
+                "<text x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(label(v))\(v == ticks.last ? unit : "")</text>"
         }
         return out
     }
@@ -85,7 +91,8 @@ package struct PlotFrame {
         var out = ""
         for (k, t) in ticks.enumerated() {
             if gridLines {
-                out += "<line x1=\"\(n(t.x))\" x2=\"\(n(t.x))\" y1=\"\(n(top))\" y2=\"\(n(top + plotHeight))\" stroke=\"#f0f0f0\"/>"
+                out +=
+                    "<line x1=\"\(n(t.x))\" x2=\"\(n(t.x))\" y1=\"\(n(top))\" y2=\"\(n(top + plotHeight))\" stroke=\"#f0f0f0\"/>"
             }
             let anchor = !anchorEnds ? "middle" : k == 0 ? "start" : k == ticks.count - 1 ? "end" : "middle"
             out += "<text x=\"\(n(t.x))\" y=\"\(n(top + plotHeight + 16))\" text-anchor=\"\(anchor)\">\(t.label)</text>"

@@ -1,5 +1,5 @@
-import GeoPolicy
 import Foundation
+import GeoPolicy
 
 /// Human-readable number formatting for report.md, index.html and summaries.
 /// Locale-independent ("." decimals: `CFormat`, the C library's printf in the "C" locale).
@@ -29,7 +29,8 @@ package enum ReportText {
     }
 
     /// Explains a negative latency where latencies are shown.
-    package static let negativeLatencyNote = "A negative latency means the observed transition came before the true one "
+    package static let negativeLatencyNote =
+        "A negative latency means the observed transition came before the true one "
         + "(noise carried the fix across the boundary early)."
 
     /// Escapes `|` and line breaks for a Markdown table cell.

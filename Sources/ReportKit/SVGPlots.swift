@@ -4,8 +4,11 @@ import GeoPolicy
 /// Inline SVG plots for index.html. Inputs are plain metres/seconds/states; every plot
 /// decimates to a bounded number of elements so the page stays small for long runs.
 package enum SVGPlots {
-    package static let insideColour = "#1b9e77", outsideColour = "#d95f02", unknownColour = "#9a9a9a", mixedColour = "#7570b3"
-    package static let seriesColours = ["raw": "#8c8c8c", "filtered": "#0072b2", "smoothed": "#009e73", "seedBaseline": "#e69f00", "imm": "#d55e00"]
+    package static let insideColour = "#1b9e77", outsideColour = "#d95f02", unknownColour = "#9a9a9a",
+        mixedColour = "#7570b3"
+    package static let seriesColours = [
+        "raw": "#8c8c8c", "filtered": "#0072b2", "smoothed": "#009e73", "seedBaseline": "#e69f00", "imm": "#d55e00",
+    ]
     package static let methodColours = ["linear": "#0072b2", "cubicSpline": "#cc79a7", "hermite": "#009e73"]
 
     /// Fixed-point coordinate text, one decimal, locale-free.
@@ -36,12 +39,17 @@ package enum SVGPlots {
 
     package static func legend(_ items: [(String, String, String)], x: Double, y: Double) -> String {
         // (kind "dot"/"line"/"dash", colour, label)
-        var out = "", cx = x
+        var out = ""
+        var cx = x
         for (kind, colour, label) in items {
             switch kind {
             case "dot": out += "<circle cx=\"\(n(cx + 5))\" cy=\"\(n(y - 4))\" r=\"4\" fill=\"\(colour)\"/>"
-            case "dash": out += "<line x1=\"\(n(cx))\" y1=\"\(n(y - 4))\" x2=\"\(n(cx + 12))\" y2=\"\(n(y - 4))\" stroke=\"\(colour)\" stroke-width=\"2\" stroke-dasharray=\"3 2\"/>"
-            default: out += "<line x1=\"\(n(cx))\" y1=\"\(n(y - 4))\" x2=\"\(n(cx + 12))\" y2=\"\(n(y - 4))\" stroke=\"\(colour)\" stroke-width=\"2.5\"/>"
+            case "dash":
+                out +=
+                    "<line x1=\"\(n(cx))\" y1=\"\(n(y - 4))\" x2=\"\(n(cx + 12))\" y2=\"\(n(y - 4))\" stroke=\"\(colour)\" stroke-width=\"2\" stroke-dasharray=\"3 2\"/>"
+            default:
+                out +=
+                    "<line x1=\"\(n(cx))\" y1=\"\(n(y - 4))\" x2=\"\(n(cx + 12))\" y2=\"\(n(y - 4))\" stroke=\"\(colour)\" stroke-width=\"2.5\"/>"
             }
             out += "<text x=\"\(n(cx + 16))\" y=\"\(n(y))\">\(ReportText.xml(label))</text>"
             cx += 24 + Double(label.count) * 7.4
@@ -56,10 +64,12 @@ package enum SVGPlots {
     /// Time labels on round values: multiples of `niceTimeStep` inside the domain of `x` (seconds,
     /// earliest first), about `ticks` intervals, at pixel height `y`.
     package static func timeAxis(_ x: LinearScale, ticks: Int, y: Double) -> String {
-        let t0 = x.lower, t1 = x.upper
+        let t0 = x.lower
+        let t1 = x.upper
         var out = ""
         for t in niceTimes(t0: t0, t1: t1, intervals: ticks) {
-            let px = x(t), span = x(t1) - x(t0)
+            let px = x(t)
+            let span = x(t1) - x(t0)
             // Labels near an end are anchored inward so they stay inside the plot.
             let anchor = px - x(t0) < 0.04 * span ? "start" : x(t1) - px < 0.04 * span ? "end" : "middle"
             out += "<line x1=\"\(n(px))\" x2=\"\(n(px))\" y1=\"\(n(y - 14))\" y2=\"\(n(y - 10))\" stroke=\"#666\"/>"
@@ -75,7 +85,10 @@ package enum SVGPlots {
         let step = niceTimeStep((t1 - t0) / Double(intervals))
         var out: [Double] = []
         var k = (t0 / step).rounded(.up)
-        while k * step <= t1 + 1e-9 * step, out.count < 50 { out.append(k * step); k += 1 }
+        while k * step <= t1 + 1e-9 * step, out.count < 50 {
+            out.append(k * step)
+            k += 1
+        }
         return out
     }
 
@@ -83,7 +96,9 @@ package enum SVGPlots {
     package static func niceTimeStep(_ minimum_s: Double) -> Double {
         guard minimum_s > 0, minimum_s.isFinite else { return 1 }
         if minimum_s > 60 {
-            for m in [60.0, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 21600, 43200] where m >= minimum_s { return m }
+            for m in [60.0, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 21600, 43200] where m >= minimum_s {
+                return m
+            }
             return 86400 * niceCeiling(minimum_s / 86400)
         }
         let p = pow(10, floor(log10(minimum_s)))

@@ -30,7 +30,9 @@ package struct OptionDeclaration: Sendable {
             case .any: return nil
             case .positive: return "> 0"
             case .nonNegative: return ">= 0"
-            case let .within(r): return "within \(OptionDeclaration.defaultText(r.lowerBound))...\(OptionDeclaration.defaultText(r.upperBound))"
+            case .within(let r):
+                return
+                    "within \(OptionDeclaration.defaultText(r.lowerBound))...\(OptionDeclaration.defaultText(r.upperBound))"
             }
         }
 
@@ -39,7 +41,7 @@ package struct OptionDeclaration: Sendable {
             case .any: return true
             case .positive: return v > 0
             case .nonNegative: return v >= 0
-            case let .within(r): return r.contains(v)
+            case .within(let r): return r.contains(v)
             }
         }
     }
@@ -70,10 +72,14 @@ package struct OptionDeclaration: Sendable {
     /// Accepted but left out of help and synopsis (an option one process passes to another).
     package let isHidden: Bool
 
-    package init(_ name: String, _ value: Value, repetition: Repetition = .last, default defaultValue: String? = nil,
-                requires: String? = nil, required isRequired: Bool = false, hidden isHidden: Bool = false, help: String) {
+    package init(
+        _ name: String, _ value: Value, repetition: Repetition = .last, default defaultValue: String? = nil,
+        requires: String? = nil, required isRequired: Bool = false, hidden isHidden: Bool = false, help: String
+    ) {
         precondition(name.hasPrefix("--") && !name.contains("="), "option names are --word: \(name)")
-        precondition(value != .flag || (defaultValue == nil && repetition == .last), "\(name): a flag has no default and is not repeated")
+        precondition(
+            value != .flag || (defaultValue == nil && repetition == .last),
+            "\(name): a flag has no default and is not repeated")
         self.name = name
         self.value = value
         self.repetition = repetition
@@ -88,8 +94,8 @@ package struct OptionDeclaration: Sendable {
     package var placeholder: String {
         switch value {
         case .flag: return ""
-        case let .text(p), let .integer(p, _), let .number(p, _): return repetition == .greedy ? p + "..." : p
-        case let .choice(words): return words.joined(separator: "|")
+        case .text(let p), .integer(let p, _), .number(let p, _): return repetition == .greedy ? p + "..." : p
+        case .choice(let words): return words.joined(separator: "|")
         }
     }
 
@@ -128,9 +134,11 @@ extension OptionDeclaration {
     package static func synopsis(tool: String, arguments: String, options: [OptionDeclaration]) -> String {
         let head = "USAGE: \(tool)"
         let indent = String(repeating: " ", count: head.count + 1)
-        var lines: [String] = [], line = head
+        var lines: [String] = []
+        var line = head
         let shown = options.filter { !$0.isHidden }
-        let words = (arguments.isEmpty ? [] : [arguments]) + shown.map { $0.isRequired ? $0.signature : "[\($0.signature)]" }
+        let words =
+            (arguments.isEmpty ? [] : [arguments]) + shown.map { $0.isRequired ? $0.signature : "[\($0.signature)]" }
         for w in words {
             if line.count + 1 + w.count > 96, line != head {
                 lines.append(line)

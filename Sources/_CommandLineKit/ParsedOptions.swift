@@ -1,4 +1,5 @@
 import _FenceLabSupport
+
 /// A refused command line, as the tools report it.
 package enum OptionError: Error, Equatable, CustomStringConvertible {
     /// Wrong usage: unknown option, missing value, missing companion option, malformed integer or
@@ -9,7 +10,7 @@ package enum OptionError: Error, Equatable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .usage(m), let .badValue(m): return m
+        case .usage(let m), .badValue(let m): return m
         }
     }
 }
@@ -31,12 +32,15 @@ package struct ParsedOptions: Sendable {
     ///   - context: prefixed to messages (`"run"` gives `run: --jobs must be ...`); empty for none.
     ///   - helpHint: what the unknown-option message sends the user to, e.g. "`fencelab run --help`".
     ///   - refused: options that are deliberately not supported, with the reason given instead of "unknown".
-    package init(_ argv: [String], declarations: [OptionDeclaration], context: String, helpHint: String,
-                refused: [String: String] = [:]) throws(OptionError) {
+    package init(
+        _ argv: [String], declarations: [OptionDeclaration], context: String, helpHint: String,
+        refused: [String: String] = [:]
+    ) throws(OptionError) {
         self.declarations = declarations
         self.context = context
         let prefix = context.isEmpty ? "" : context + ": "
-        var given: [String: [String]] = [:], positionals: [String] = []
+        var given: [String: [String]] = [:]
+        var positionals: [String] = []
         var i = 0
         while i < argv.count {
             let token = argv[i]
@@ -48,7 +52,8 @@ package struct ParsedOptions: Sendable {
             let (name, inline) = Self.split(token)
             guard let d = declarations.first(where: { $0.name == name }) else {
                 if let reason = refused[name] { throw .usage("\(prefix)\(name) is not supported; \(reason)") }
-                let hint = OptionDeclaration.suggestion(for: name, among: declarations).map { " (did you mean \($0)?)" } ?? ""
+                let hint =
+                    OptionDeclaration.suggestion(for: name, among: declarations).map { " (did you mean \($0)?)" } ?? ""
                 throw .usage("\(prefix)unknown option '\(token)'\(hint); see \(helpHint)")
             }
             if d.value == .flag {
@@ -110,7 +115,10 @@ package struct ParsedOptions: Sendable {
     }
 
     /// Every value given, in order (for repeated and greedy options).
-    package func options(_ name: String) -> [String] { _ = declaration(name); return given[name] ?? [] }
+    package func options(_ name: String) -> [String] {
+        _ = declaration(name)
+        return given[name] ?? []
+    }
 
     /// An `.integer` option's value (validated against its declared range at parse time).
     package func integer(_ name: String) -> Int? { option(name).flatMap { Int($0) } }
@@ -123,17 +131,18 @@ package struct ParsedOptions: Sendable {
         switch d.value {
         case .flag, .text:
             return
-        case let .integer(_, range):
+        case .integer(_, let range):
             guard let v = Int(text), range.contains(v) else {
-                throw .usage("\(prefix)\(d.name) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+                throw .usage(
+                    "\(prefix)\(d.name) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
             }
-        case let .number(_, bound):
+        case .number(_, let bound):
             guard let v = Double(text) else { throw .badValue("\(d.name): not a number: '\(text)'") }
             guard v.isFinite else { throw .badValue("\(d.name): must be finite, got \(text)") }
             if let requirement = bound.requirement, !bound.admits(v) {
                 throw .badValue("\(d.name): must be \(requirement), got \(text)")
             }
-        case let .choice(words):
+        case .choice(let words):
             guard words.contains(text) else {
                 throw .usage("\(prefix)\(d.name) must be \(Self.alternatives(words)), got '\(text)'")
             }

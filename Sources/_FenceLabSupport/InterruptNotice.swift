@@ -18,7 +18,8 @@ package enum InterruptNotice {
     /// on stderr and exits with `exitStatus`. Call once, before the long work starts.
     package static func install(_ message: @escaping @Sendable () -> String) {
         Syscalls.ignoreInterruptSignal()
-        let s = DispatchSource.makeSignalSource(signal: Syscalls.SIGINT, queue: DispatchQueue(label: "fencelab.interrupt"))
+        let s = DispatchSource.makeSignalSource(
+            signal: Syscalls.SIGINT, queue: DispatchQueue(label: "fencelab.interrupt"))
         s.setEventHandler {
             FileHandle.standardError.write(Data(("\nfencelab: " + message() + "\n").utf8))
             Syscalls.exit(exitStatus)
@@ -39,7 +40,7 @@ package enum InterruptNotice {
     /// `resumeFile`: the sweep's resume file (`SweepRunner.partialPath(out:)`).
     package static func sweepMessage(resumeFile path: String) -> String {
         let lines = newlineCount(path: path)
-        let kept = max(0, lines - 1) // the first line is the manifest; a torn last line has no newline and is dropped on resume
+        let kept = max(0, lines - 1)  // the first line is the manifest; a torn last line has no newline and is dropped on resume
         return "interrupted; at least \(kept) finished work item\(kept == 1 ? "" : "s") kept in \(path); "
             + "run the same command with --resume to continue without recomputing them"
     }

@@ -37,10 +37,12 @@ package final class ProgressReporter: Sendable {
     ///   - minimumInterval_s: throttle, seconds (≥ 0).
     ///   - clock: monotonic seconds; injectable for tests.
     ///   - sink: where text goes; default stderr.
-    package init(scenarios: Int, totalWorkItems: Int, alreadyDone: Int = 0, force: Bool = false,
-                isTerminal: Bool = Syscalls.isTerminal(2), minimumInterval_s: Double = 0.5,
-                clock: @escaping @Sendable () -> Double = ProgressReporter.monotonicSeconds,
-                sink: @escaping @Sendable (String) -> Void = ProgressReporter.standardError) {
+    package init(
+        scenarios: Int, totalWorkItems: Int, alreadyDone: Int = 0, force: Bool = false,
+        isTerminal: Bool = Syscalls.isTerminal(2), minimumInterval_s: Double = 0.5,
+        clock: @escaping @Sendable () -> Double = ProgressReporter.monotonicSeconds,
+        sink: @escaping @Sendable (String) -> Void = ProgressReporter.standardError
+    ) {
         self.scenarios = max(0, scenarios)
         self.totalItems = max(0, totalWorkItems)
         self.alreadyDone = min(max(0, alreadyDone), self.totalItems)
@@ -62,9 +64,15 @@ package final class ProgressReporter: Sendable {
             let now = clock()
             guard t.done >= totalItems || now - t.lastEmit_s >= minimumInterval_s else { return }
             t.lastEmit_s = now
-            let line = Self.line(scenario: scenario, of: scenarios, replicate: replicate, of: replicates,
-                                 done: t.done, total: totalItems, elapsed_s: now - start_s)
-            if inPlace { sink("\r" + line + "\u{1B}[K"); t.printedInPlace = true } else { sink(line + "\n") }
+            let line = Self.line(
+                scenario: scenario, of: scenarios, replicate: replicate, of: replicates,
+                done: t.done, total: totalItems, elapsed_s: now - start_s)
+            if inPlace {
+                sink("\r" + line + "\u{1B}[K")
+                t.printedInPlace = true
+            } else {
+                sink(line + "\n")
+            }
         }
     }
 
@@ -80,7 +88,12 @@ package final class ProgressReporter: Sendable {
             t.lastEmit_s = now
             let eta = Self.eta(elapsed_s: now - start_s, doneHere: t.done - alreadyDone, remaining: totalItems - t.done)
             let line = "\(unit) \(t.done)/\(totalItems), ETA \(eta)"
-            if inPlace { sink("\r" + line + "\u{1B}[K"); t.printedInPlace = true } else { sink(line + "\n") }
+            if inPlace {
+                sink("\r" + line + "\u{1B}[K")
+                t.printedInPlace = true
+            } else {
+                sink(line + "\n")
+            }
         }
     }
 
@@ -88,13 +101,18 @@ package final class ProgressReporter: Sendable {
     package func finish() {
         guard isEnabled else { return }
         tally.withLock { t in
-            if t.printedInPlace { sink("\n"); t.printedInPlace = false }
+            if t.printedInPlace {
+                sink("\n")
+                t.printedInPlace = false
+            }
         }
     }
 
     /// The progress text. ETA = elapsed · (total − done)/done, "--" before the first item.
-    package static func line(scenario: Int, of scenarios: Int, replicate: Int, of replicates: Int,
-                            done: Int, total: Int, elapsed_s: Double) -> String {
+    package static func line(
+        scenario: Int, of scenarios: Int, replicate: Int, of replicates: Int,
+        done: Int, total: Int, elapsed_s: Double
+    ) -> String {
         let eta: String
         if done <= 0 || !elapsed_s.isFinite || elapsed_s < 0 {
             eta = "--"
@@ -114,7 +132,9 @@ package final class ProgressReporter: Sendable {
     package static func duration(_ seconds: Double) -> String {
         // Int(exactly:) is nil for NaN, ±∞ and beyond Int: an absurd estimate prints "--:--", never traps.
         guard let s = Int(exactly: seconds.rounded(.up)), s >= 0 else { return "--:--" }
-        let h = s / 3600, m = (s % 3600) / 60, sec = s % 60
+        let h = s / 3600
+        let m = (s % 3600) / 60
+        let sec = s % 60
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         return h > 0 ? "\(h):\(two(m)):\(two(sec))" : "\(m):\(two(sec))"
     }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Every call FenceLab makes into the C library, in one file: the single seam to port to another
@@ -16,9 +16,9 @@ package enum Syscalls {
     /// `errno` of the calling thread.
     package static var errno: Int32 {
         #if canImport(Glibc)
-        Glibc.errno
+            Glibc.errno
         #else
-        Darwin.errno
+            Darwin.errno
         #endif
     }
 
@@ -31,23 +31,23 @@ package enum Syscalls {
     /// `errno` values the callers tell apart.
     package static let EINTR: Int32 = {
         #if canImport(Glibc)
-        Glibc.EINTR
+            Glibc.EINTR
         #else
-        Darwin.EINTR
+            Darwin.EINTR
         #endif
     }()
     package static let ENOENT: Int32 = {
         #if canImport(Glibc)
-        Glibc.ENOENT
+            Glibc.ENOENT
         #else
-        Darwin.ENOENT
+            Darwin.ENOENT
         #endif
     }()
     package static let ENOTDIR: Int32 = {
         #if canImport(Glibc)
-        Glibc.ENOTDIR
+            Glibc.ENOTDIR
         #else
-        Darwin.ENOTDIR
+            Darwin.ENOTDIR
         #endif
     }()
 
@@ -62,9 +62,9 @@ package enum Syscalls {
     /// `open(path, flags, mode)`: a descriptor, or -1 with `errno`.
     package static func open(_ path: String, _ flags: Int32, _ mode: UInt32 = 0) -> Int32 {
         #if canImport(Glibc)
-        Glibc.open(path, flags, mode)
+            Glibc.open(path, flags, mode)
         #else
-        Darwin.open(path, flags, mode_t(mode))
+            Darwin.open(path, flags, mode_t(mode))
         #endif
     }
 
@@ -72,72 +72,72 @@ package enum Syscalls {
     @discardableResult
     package static func close(_ fd: Int32) -> Int32 {
         #if canImport(Glibc)
-        Glibc.close(fd)
+            Glibc.close(fd)
         #else
-        Darwin.close(fd)
+            Darwin.close(fd)
         #endif
     }
 
     /// `read(fd, buffer, count)`: bytes read, 0 at the end, -1 with `errno`.
     package static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
         #if canImport(Glibc)
-        Glibc.read(fd, buffer, count)
+            Glibc.read(fd, buffer, count)
         #else
-        Darwin.read(fd, buffer, count)
+            Darwin.read(fd, buffer, count)
         #endif
     }
 
     /// `write(fd, bytes, count)`: bytes written, -1 with `errno`.
     package static func write(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
         #if canImport(Glibc)
-        Glibc.write(fd, bytes, count)
+            Glibc.write(fd, bytes, count)
         #else
-        Darwin.write(fd, bytes, count)
+            Darwin.write(fd, bytes, count)
         #endif
     }
 
     /// `pread(fd, buffer, count, offset)`.
     package static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, _ offset: Int) -> Int {
         #if canImport(Glibc)
-        Glibc.pread(fd, buffer, count, off_t(offset))
+            Glibc.pread(fd, buffer, count, off_t(offset))
         #else
-        Darwin.pread(fd, buffer, count, off_t(offset))
+            Darwin.pread(fd, buffer, count, off_t(offset))
         #endif
     }
 
     /// `pwrite(fd, bytes, count, offset)`.
     package static func pwrite(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int, _ offset: Int) -> Int {
         #if canImport(Glibc)
-        Glibc.pwrite(fd, bytes, count, off_t(offset))
+            Glibc.pwrite(fd, bytes, count, off_t(offset))
         #else
-        Darwin.pwrite(fd, bytes, count, off_t(offset))
+            Darwin.pwrite(fd, bytes, count, off_t(offset))
         #endif
     }
 
     /// `fsync(fd)`.
     package static func fsync(_ fd: Int32) -> Int32 {
         #if canImport(Glibc)
-        Glibc.fsync(fd)
+            Glibc.fsync(fd)
         #else
-        Darwin.fsync(fd)
+            Darwin.fsync(fd)
         #endif
     }
 
     /// `ftruncate(fd, length)`.
     package static func ftruncate(_ fd: Int32, _ length: Int) -> Int32 {
         #if canImport(Glibc)
-        Glibc.ftruncate(fd, off_t(length))
+            Glibc.ftruncate(fd, off_t(length))
         #else
-        Darwin.ftruncate(fd, off_t(length))
+            Darwin.ftruncate(fd, off_t(length))
         #endif
     }
 
     /// `rename(from, to)`.
     package static func rename(_ from: String, _ to: String) -> Int32 {
         #if canImport(Glibc)
-        Glibc.rename(from, to)
+            Glibc.rename(from, to)
         #else
-        Darwin.rename(from, to)
+            Darwin.rename(from, to)
         #endif
     }
 
@@ -145,18 +145,18 @@ package enum Syscalls {
     @discardableResult
     package static func unlink(_ path: String) -> Int32 {
         #if canImport(Glibc)
-        Glibc.unlink(path)
+            Glibc.unlink(path)
         #else
-        Darwin.unlink(path)
+            Darwin.unlink(path)
         #endif
     }
 
     /// `mkdir(path, mode)`.
     package static func mkdir(_ path: String, _ mode: UInt32) -> Int32 {
         #if canImport(Glibc)
-        Glibc.mkdir(path, mode)
+            Glibc.mkdir(path, mode)
         #else
-        Darwin.mkdir(path, mode_t(mode))
+            Darwin.mkdir(path, mode_t(mode))
         #endif
     }
 
@@ -230,18 +230,18 @@ package enum Syscalls {
     /// `exit(status)`: flushes C streams and ends the process.
     package static func exit(_ status: Int32) -> Never {
         #if canImport(Glibc)
-        Glibc.exit(status)
+            Glibc.exit(status)
         #else
-        Darwin.exit(status)
+            Darwin.exit(status)
         #endif
     }
 
     /// The signal number of SIGINT (for a dispatch signal source).
     package static let SIGINT: Int32 = {
         #if canImport(Glibc)
-        Glibc.SIGINT
+            Glibc.SIGINT
         #else
-        Darwin.SIGINT
+            Darwin.SIGINT
         #endif
     }()
 
@@ -279,13 +279,15 @@ package enum Syscalls {
     /// (`POSIX_SPAWN_SETPGROUP`, pgid = pid), with `stdin`, `stdout` and `stderr` dup'ed onto its
     /// 0, 1 and 2, SIGPIPE back to its default action and no signal blocked. Returns the child's
     /// pid, or the error number `posix_spawn` returned.
-    package static func spawnShell(command: String, stdin: Int32, stdout: Int32, stderr: Int32) -> Result<Int32, SpawnFailure> {
+    package static func spawnShell(
+        command: String, stdin: Int32, stdout: Int32, stderr: Int32
+    ) -> Result<Int32, SpawnFailure> {
         #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t? = nil
-        var attributes: posix_spawnattr_t? = nil
+            var actions: posix_spawn_file_actions_t? = nil
+            var attributes: posix_spawnattr_t? = nil
         #else
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
+            var actions = posix_spawn_file_actions_t()
+            var attributes = posix_spawnattr_t()
         #endif
         posix_spawn_file_actions_init(&actions)
         posix_spawnattr_init(&attributes)
@@ -305,7 +307,8 @@ package enum Syscalls {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setsigmask(&attributes, &mask)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0

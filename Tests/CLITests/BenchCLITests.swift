@@ -1,5 +1,5 @@
-import Testing
 import Foundation
+import Testing
 import _TestSupport
 
 /// Runs the built `fencelab-bench` (debug in `swift test`) on cheap benchmarks only.
@@ -12,14 +12,16 @@ import _TestSupport
     static func bench(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
         // /usr/bin/env sets the variables: runProcess inherits the test's environment.
         let assignments = environment.map { "\($0.key)=\($0.value)" }
-        return try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
-                              assignments + [TestPaths.product("fencelab-bench").path] + arguments,
-                              currentDirectory: TestPaths.packageRoot)
+        return try runProcess(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            assignments + [TestPaths.product("fencelab-bench").path] + arguments,
+            currentDirectory: TestPaths.packageRoot)
     }
 
     static func temporaryFolder() throws -> URL {
         let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("fencelab-bench-test-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
+            .appendingPathComponent(
+                "fencelab-bench-test-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -33,7 +35,8 @@ import _TestSupport
     /// and a misspelling is refused with a suggestion.
     @Test func helpAndParserAgree() throws {
         let help = try Self.bench(["--help"]).stdout
-        let section = try #require(help.components(separatedBy: "\nOPTIONS:\n").last?.components(separatedBy: "\n\n").first)
+        let section = try #require(
+            help.components(separatedBy: "\nOPTIONS:\n").last?.components(separatedBy: "\n\n").first)
         let samples = ["SUBSTR": "rng/", "NAME": "x", "T": "10%", "N": "5", "DIR": "/tmp"]
         var listed: [String] = []
         for line in section.split(separator: "\n") where line.hasPrefix("  --") {
@@ -42,7 +45,9 @@ import _TestSupport
             guard words[0] != "--help" else { continue }
             var argv = [words[0]]
             if words.count > 1, words[1].contains("|") || words[1] == words[1].uppercased() {
-                argv.append(words[1].contains("|") ? String(words[1].split(separator: "|").last!) : samples[words[1], default: "x"])
+                argv.append(
+                    words[1].contains("|")
+                        ? String(words[1].split(separator: "|").last!) : samples[words[1], default: "x"])
             }
             if words[0] == "--threshold" { argv += ["--compare", "x"] }
             // Accepted: not unknown and given its value (some apply to one --metric only, and say so).
@@ -64,8 +69,10 @@ import _TestSupport
         let help = try Self.bench(["--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("--compare"))
-        for bad in [["--bogus"], ["--format", "yaml"], ["--compare", "x", "--threshold", "-5%"],
-                    ["--threshold", "10%"], ["--save-baseline", "../escape"], ["--filter", "no-such-benchmark"]] {
+        for bad in [
+            ["--bogus"], ["--format", "yaml"], ["--compare", "x", "--threshold", "-5%"],
+            ["--threshold", "10%"], ["--save-baseline", "../escape"], ["--filter", "no-such-benchmark"],
+        ] {
             let r = try Self.bench(bad)
             #expect(r.status == 64, "\(bad)")
             #expect(r.stderr.split(separator: "\n").count == 1, "\(bad): \(r.stderr)")
@@ -77,9 +84,11 @@ import _TestSupport
             #expect(slow.stderr.contains("FENCELAB_BENCH_SLOWDOWN"), "\(bad)")
             #expect(slow.stderr.split(separator: "\n").count == 1, "\(bad): \(slow.stderr)")
         }
-        for bad in [["--metric", "energy"], ["--metric", "instructions", "--quick"],
-                    ["--metric", "instructions", "--samples", "3"], ["--runs", "3"], ["--callgrind-out", "/tmp/x"],
-                    ["--metric", "instructions", "--runs", "0"], ["--instructions-child", "rng/gaussianZiggurat"]] {
+        for bad in [
+            ["--metric", "energy"], ["--metric", "instructions", "--quick"],
+            ["--metric", "instructions", "--samples", "3"], ["--runs", "3"], ["--callgrind-out", "/tmp/x"],
+            ["--metric", "instructions", "--runs", "0"], ["--instructions-child", "rng/gaussianZiggurat"],
+        ] {
             let r = try Self.bench(bad)
             #expect(r.status == 64, "\(bad)")
             #expect(r.stderr.split(separator: "\n").count == 1, "\(bad): \(r.stderr)")
@@ -104,8 +113,9 @@ import _TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let env = ["FENCELAB_BENCH_BASELINES": folder.path]
         #expect(try Self.bench(Self.cheap + ["--save-baseline", "t"], environment: env).status == 0)
-        try FileManager.default.copyItem(at: folder.appendingPathComponent("t.json"),
-                                         to: folder.appendingPathComponent("t-instructions.json"))
+        try FileManager.default.copyItem(
+            at: folder.appendingPathComponent("t.json"),
+            to: folder.appendingPathComponent("t-instructions.json"))
         let r = try Self.bench(["--metric", "instructions", "--filter", "rng/", "--compare", "t"], environment: env)
         #expect(r.status == 1, "\(r.stderr)")
         #expect(r.stderr.contains("t-instructions.json") && r.stderr.contains("--metric time"), "\(r.stderr)")
@@ -134,7 +144,8 @@ import _TestSupport
         #expect(r.status == 2, "\(r.stderr)")
         let comparison = try #require(try Self.json(r.stdout)["comparison"] as? [String: Any])
         let rows = try #require(comparison["rows"] as? [[String: Any]])
-        let verdicts = Dictionary(uniqueKeysWithValues: rows.map { ($0["name"] as? String ?? "", $0["verdict"] as? String ?? "") })
+        let verdicts = Dictionary(
+            uniqueKeysWithValues: rows.map { ($0["name"] as? String ?? "", $0["verdict"] as? String ?? "") })
         #expect(verdicts["rng/gaussianZiggurat"] == "regressed")
         #expect(verdicts["geohash/encode-p7"] == "tracked")
         let spread = try #require(rows.first { $0["name"] as? String == "geohash/encode-p7" }?["spread"] as? Double)
@@ -144,9 +155,11 @@ import _TestSupport
     @Test func listNamesKernelsAndReferences() throws {
         let r = try Self.bench(["--list"])
         #expect(r.status == 0)
-        for name in ["reference/c-fence-scalar", "reference/c-kalman-cv", "reference/c-kalman-geo", "reference/c-gsl-ziggurat",
-                     "reference/c-gsl-cspline", "fence/validate-haversine-hysteresis/batch",
-                     "rng/gaussianZiggurat\t4096 draws/run\tvs reference/c-gsl-ziggurat"] {
+        for name in [
+            "reference/c-fence-scalar", "reference/c-kalman-cv", "reference/c-kalman-geo", "reference/c-gsl-ziggurat",
+            "reference/c-gsl-cspline", "fence/validate-haversine-hysteresis/batch",
+            "rng/gaussianZiggurat\t4096 draws/run\tvs reference/c-gsl-ziggurat",
+        ] {
             #expect(r.stdout.contains(name), "\(name)")
         }
     }
@@ -166,7 +179,8 @@ import _TestSupport
             #expect(median_ns > 0 && p90_ns >= median_ns)
             #expect(isClose(rate, items / median_ns * 1e9, relativeTolerance: relativeTolerance))
         }
-        let rng = results[0], demo = results[1]
+        let rng = results[0]
+        let demo = results[1]
         #expect((rng["ratio"] as? Double ?? 0) > 0)
         #expect((rng["referenceItemsPerSecond"] as? Double ?? 0) > 0)
         #expect(demo["ratio"] == nil)
@@ -236,8 +250,10 @@ import _TestSupport
     /// SeedKalman vs its C transcription, the spline vs GSL's cspline, quantiles vs gsl_sort)
     /// and say so on stderr when they disagree.
     @Test func setUpSelfChecksAgree() throws {
-        let r = try Self.bench(["--quick", "--samples", "3", "--filter", "hysteresis/batch", "--filter", "kalman/",
-                                "--filter", "gapfill/", "--filter", "stats/", "--format", "json"])
+        let r = try Self.bench([
+            "--quick", "--samples", "3", "--filter", "hysteresis/batch", "--filter", "kalman/",
+            "--filter", "gapfill/", "--filter", "stats/", "--format", "json",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         for word in ["disagrees", "differs"] { #expect(!r.stderr.contains(word), "\(r.stderr)") }
         let results = try #require(try Self.json(r.stdout)["results"] as? [[String: Any]])
@@ -247,8 +263,9 @@ import _TestSupport
     @Test func missingBaselineExitsFive() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let r = try Self.bench(Self.cheap + ["--compare", "does-not-exist"],
-                               environment: ["FENCELAB_BENCH_BASELINES": folder.path])
+        let r = try Self.bench(
+            Self.cheap + ["--compare", "does-not-exist"],
+            environment: ["FENCELAB_BENCH_BASELINES": folder.path])
         #expect(r.status == 5)
         #expect(r.stderr.contains("does-not-exist.json"))
         #expect(r.stdout.isEmpty)
@@ -258,8 +275,9 @@ import _TestSupport
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data("{".utf8).write(to: folder.appendingPathComponent("broken.json"))
-        let r = try Self.bench(Self.cheap + ["--compare", "broken"],
-                               environment: ["FENCELAB_BENCH_BASELINES": folder.path])
+        let r = try Self.bench(
+            Self.cheap + ["--compare", "broken"],
+            environment: ["FENCELAB_BENCH_BASELINES": folder.path])
         #expect(r.status == 1)
         #expect(r.stderr.contains("broken.json"))
         #expect(r.stderr.split(separator: "\n").count == 1)
@@ -286,9 +304,11 @@ import _TestSupport
     /// ≈ 2 s): a plain ratio row, the Kalman filter, two stateful bodies (a generator moving along
     /// its route, GSL draws) and a C kernel (shown, not gated, never slowed). Every row of the
     /// release build is proven by .ci/run with the committed baseline.
-    static let instructionArgs = ["--metric", "instructions", "--runs", "1", "--format", "json",
-                                  "--filter", "hysteresis/scalar", "--filter", "rng/", "--filter", "kalman/cv-update",
-                                  "--filter", "generator/isotropic-moving", "--filter", "reference/c-gsl-ziggurat"]
+    static let instructionArgs = [
+        "--metric", "instructions", "--runs", "1", "--format", "json",
+        "--filter", "hysteresis/scalar", "--filter", "rng/", "--filter", "kalman/cv-update",
+        "--filter", "generator/isotropic-moving", "--filter", "reference/c-gsl-ziggurat",
+    ]
 
     static func instructionRows(_ r: ProcessResult) throws -> [String: [String: Any]] {
         let comparison = try #require(try json(r.stdout)["comparison"] as? [String: Any], "\(r.stderr)")
@@ -304,14 +324,18 @@ import _TestSupport
         let env = ["FENCELAB_BENCH_BASELINES": folder.path]
         let save = try Self.bench(Self.instructionArgs + ["--save-baseline", "gate"], environment: env)
         #expect(save.status == 0, "\(save.stderr)")
-        let stored = try Self.json(String(decoding: try Data(contentsOf: folder.appendingPathComponent("gate-instructions.json")), as: UTF8.self))
+        let stored = try Self.json(
+            String(
+                decoding: try Data(contentsOf: folder.appendingPathComponent("gate-instructions.json")), as: UTF8.self))
         #expect(stored["metric"] as? String == "instructions")
         let machine = try #require(stored["machine"] as? [String: Any])
         for key in ["toolchain", "gslVersion", "valgrindVersion"] { #expect(machine[key] is String, "machine.\(key)") }
         let baselineRows = try #require(stored["results"] as? [String: Any])
         // The filters are substrings: rows added later that match them join the proof.
-        let required: Set = ["fence/validate-haversine-hysteresis/scalar", "rng/gaussianZiggurat", "kalman/cv-update",
-                             "generator/isotropic-moving", "reference/c-gsl-ziggurat"]
+        let required: Set = [
+            "fence/validate-haversine-hysteresis/scalar", "rng/gaussianZiggurat", "kalman/cv-update",
+            "generator/isotropic-moving", "reference/c-gsl-ziggurat",
+        ]
         #expect(Set(baselineRows.keys).isSuperset(of: required), "\(baselineRows.keys.sorted())")
 
         for run in 1...3 {
@@ -325,8 +349,9 @@ import _TestSupport
             }
         }
 
-        let slow = try Self.bench(Self.instructionArgs + ["--compare", "gate"],
-                                  environment: env.merging(["FENCELAB_BENCH_SLOWDOWN": "1.1"]) { $1 })
+        let slow = try Self.bench(
+            Self.instructionArgs + ["--compare", "gate"],
+            environment: env.merging(["FENCELAB_BENCH_SLOWDOWN": "1.1"]) { $1 })
         #expect(slow.status == 2, "\(slow.stderr)")
         let rows = try Self.instructionRows(slow)
         #expect(Set(rows.keys) == Set(baselineRows.keys))
@@ -352,7 +377,10 @@ import _TestSupport
         let second = try Self.bench(base + ["--filter", "rng/"], environment: env)
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stderr.contains("1 rows counted now, 1 kept"), "\(second.stderr)")
-        let stored = try Self.json(String(decoding: try Data(contentsOf: folder.appendingPathComponent("merge-instructions.json")), as: UTF8.self))
+        let stored = try Self.json(
+            String(
+                decoding: try Data(contentsOf: folder.appendingPathComponent("merge-instructions.json")), as: UTF8.self)
+        )
         let results = try #require(stored["results"] as? [String: [String: Any]])
         #expect(Set(results.keys) == ["reference/c-gsl-ziggurat", "rng/gaussianZiggurat"])
         for (name, m) in results {
@@ -370,10 +398,14 @@ import _TestSupport
         machine["toolchain"] = "Swift 5.0"
         doc["machine"] = machine
         try JSONSerialization.data(withJSONObject: doc).write(to: file)
-        let compare = try Self.bench(["--metric", "instructions", "--runs", "1", "--filter", "rng/", "--compare", "merge"], environment: env)
+        let compare = try Self.bench(
+            ["--metric", "instructions", "--runs", "1", "--filter", "rng/", "--compare", "merge"], environment: env)
         #expect(compare.status == 0, "\(compare.stderr)")
-        #expect(compare.stderr.split(separator: "\n").filter { $0.contains("warning: baseline 'merge' was recorded with toolchain Swift 5.0") }.count == 1,
-                "\(compare.stderr)")
+        #expect(
+            compare.stderr.split(separator: "\n").filter {
+                $0.contains("warning: baseline 'merge' was recorded with toolchain Swift 5.0")
+            }.count == 1,
+            "\(compare.stderr)")
         let mixed = try Self.bench(base + ["--filter", "rng/"], environment: env)
         #expect(mixed.status == 64, "\(mixed.stderr)")
         #expect(mixed.stderr.contains("Swift 5.0"))

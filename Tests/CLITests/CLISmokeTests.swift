@@ -1,5 +1,5 @@
-import Testing
 import Foundation
+import Testing
 import _TestSupport
 
 @Suite struct CLISmokeTests {
@@ -54,7 +54,11 @@ import _TestSupport
     }
 
     @Test func engineServeRefusesMalformedInput() throws {
-        let r = try runFencelab(["engine-serve"], stdin: Data("{\"type\":\"fence\",\"protocol\":1,\"center\":[0,0],\"rule\":{\"kind\":\"hysteresis\",\"enter_m\":80,\"exit_m\":120,\"maxAccuracy_m\":30}}\nnot json\n".utf8))
+        let r = try runFencelab(
+            ["engine-serve"],
+            stdin: Data(
+                "{\"type\":\"fence\",\"protocol\":1,\"center\":[0,0],\"rule\":{\"kind\":\"hysteresis\",\"enter_m\":80,\"exit_m\":120,\"maxAccuracy_m\":30}}\nnot json\n"
+                    .utf8))
         #expect(r.status == 2)
         #expect(r.stderr.contains("line 2"))
     }

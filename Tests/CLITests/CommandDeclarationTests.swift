@@ -1,9 +1,10 @@
+import FenceLab
 import Foundation
 import Testing
-import FenceLab
-@testable import FenceLabCLI
 import _CommandLineKit
 import _TestSupport
+
+@testable import FenceLabCLI
 
 /// Every command's help and parser come from one declaration: walk them all and check they agree.
 @Suite struct CommandDeclarationTests {
@@ -12,10 +13,10 @@ import _TestSupport
         switch d.value {
         case .flag: return [d.name]
         case .text: return [d.name, "x"]
-        case let .integer(_, range): return [d.name, String(range.lowerBound)]
-        case let .number(_, .within(range)): return [d.name, "\(range.lowerBound)"]
+        case .integer(_, let range): return [d.name, String(range.lowerBound)]
+        case .number(_, .within(let range)): return [d.name, "\(range.lowerBound)"]
         case .number: return [d.name, "1.5"]
-        case let .choice(words): return [d.name, words[words.count - 1]]
+        case .choice(let words): return [d.name, words[words.count - 1]]
         }
     }
 
@@ -28,7 +29,8 @@ import _TestSupport
         return argv
     }
 
-    static let allNames = Set(CLI.commands.flatMap { $0.options.map(\.name) } + ["--undeclared", "--verbose", "--out-dir"])
+    static let allNames = Set(
+        CLI.commands.flatMap { $0.options.map(\.name) } + ["--undeclared", "--verbose", "--out-dir"])
 
     @Test(arguments: CLI.commands.map { $0.name })
     func helpListsAndParserAcceptsEveryDeclaredOption(command: String) throws {
@@ -37,14 +39,18 @@ import _TestSupport
         let optionsSection = try #require(help.range(of: "\nOPTIONS:\n")).upperBound
         #expect(Set(c.options.map(\.name)).count == c.options.count, "\(command): an option is declared twice")
         for d in c.options {
-            #expect(d.isHidden != help[optionsSection...].contains("  " + d.signature), "\(command) --help and \(d.signature)")
+            #expect(
+                d.isHidden != help[optionsSection...].contains("  " + d.signature),
+                "\(command) --help and \(d.signature)")
             #expect(d.isHidden != c.synopsis.contains(d.name), "\(command) synopsis and \(d.name)")
             let parsed = try c.parse(Self.line(d, of: c))
             #expect(parsed.isGiven(d.name) && parsed.positionals.isEmpty, "\(command) \(d.name)")
             if d.value != .flag {
                 let inline = Self.sample(d)
                 let rest = Self.line(d, of: c).dropFirst(2)
-                #expect(try c.parse(["\(inline[0])=\(inline[1])"] + rest).option(d.name) == inline[1], "\(command) \(d.name)=")
+                #expect(
+                    try c.parse(["\(inline[0])=\(inline[1])"] + rest).option(d.name) == inline[1],
+                    "\(command) \(d.name)=")
                 let missing = #expect(throws: OptionError.self) { try c.parse([d.name]) }
                 #expect(missing?.description.contains(d.name) == true, "\(command) \(d.name) without a value")
             }
@@ -64,8 +70,10 @@ import _TestSupport
         let declared = Set(c.options.map(\.name))
         let required = c.options.filter(\.isRequired).flatMap(Self.sample)
         for name in Self.allNames.subtracting(declared).sorted() {
-            let error = #expect(throws: OptionError.self, "\(command) accepted \(name)") { try c.parse(required + [name, "1"]) }
-            guard case let .usage(message) = error else {
+            let error = #expect(throws: OptionError.self, "\(command) accepted \(name)") {
+                try c.parse(required + [name, "1"])
+            }
+            guard case .usage(let message) = error else {
                 Issue.record("\(command) \(name): \(String(describing: error))")
                 continue
             }
@@ -80,7 +88,9 @@ import _TestSupport
                 let typo = String(d.name.dropLast())  // --replicate for --replicates
                 guard !c.options.contains(where: { $0.name == typo }) else { continue }
                 let error = #expect(throws: OptionError.self) { try c.parse([typo]) }
-                #expect(error?.description.contains("did you mean --") == true, "\(c.name) \(typo): \(String(describing: error))")
+                #expect(
+                    error?.description.contains("did you mean --") == true,
+                    "\(c.name) \(typo): \(String(describing: error))")
             }
         }
     }
@@ -99,12 +109,15 @@ import _TestSupport
         let typo = try runFencelab(["run", "--replicats", "2"])
         #expect(typo.status == 64 && typo.stderr.contains("did you mean --replicates?"), "\(typo.stderr)")
         let bound = try runFencelab(["run", "--engine", "x", "--engine-timeout", "0"])
-        #expect(bound.status == 2 && bound.stderr == "fencelab: --engine-timeout: must be > 0, got 0\n", "\(bound.stderr)")
+        #expect(
+            bound.status == 2 && bound.stderr == "fencelab: --engine-timeout: must be > 0, got 0\n", "\(bound.stderr)")
     }
 
     @Test func formerlyUndocumentedOptionsAreListed() throws {
         let sweep = try runFencelab(["sweep", "--help"])
-        for name in ["--include-coordinates", "--window", "--max-age"] { #expect(sweep.stdout.contains("  \(name)"), "\(name)") }
+        for name in ["--include-coordinates", "--window", "--max-age"] {
+            #expect(sweep.stdout.contains("  \(name)"), "\(name)")
+        }
         let merge = try runFencelab(["merge", "--help"])
         #expect(merge.stdout.hasPrefix("USAGE: fencelab merge SHARD_DIR|PARENT... [--out DIR]\n"), "\(merge.stdout)")
     }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import _TestSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The shipped cluster recipes (deploy/): parsed as YAML by an independent parser (PyYAML, the
@@ -15,7 +16,8 @@ import Glibc
     /// All YAML documents of `path` as JSON values, via PyYAML's safe loader.
     static func yamlDocuments(_ path: String) throws -> [Any] {
         let script = "import sys, json, yaml; json.dump(list(yaml.safe_load_all(open(sys.argv[1]))), sys.stdout)"
-        let r = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, root.appendingPathComponent(path).path])
+        let r = try runProcess(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, root.appendingPathComponent(path).path])
         #expect(r.status == 0, "\(path) is not valid YAML (or python3-yaml, the test oracle, is missing): \(r.stderr)")
         let value = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8), options: [.fragmentsAllowed])
         return value as? [Any] ?? []
@@ -50,7 +52,8 @@ import Glibc
             #expect(concrete.contains("--shard \"\(k)/\(matrix.count)\""), "shard \(k): \(concrete)")
             #expect(concrete.contains("--out \"shards/\(k)\""))
         }
-        let upload = Self.dict(steps.first { ($0["uses"] as? String)?.hasPrefix("actions/upload-artifact") == true }?["with"])
+        let upload = Self.dict(
+            steps.first { ($0["uses"] as? String)?.hasPrefix("actions/upload-artifact") == true }?["with"])
         #expect(upload["name"] as? String == "shard-${{ matrix.shard }}")
         #expect(upload["path"] as? String == "shards/${{ matrix.shard }}")
 
@@ -59,7 +62,8 @@ import Glibc
         #expect(needs.contains("sweep"))
         let mergeSteps = Self.list(merge["steps"]).map(Self.dict)
         let download = try #require(mergeSteps.map { Self.dict($0["with"]) }.first { $0["pattern"] != nil })
-        let pattern = try #require(download["pattern"] as? String), folder = try #require(download["path"] as? String)
+        let pattern = try #require(download["pattern"] as? String)
+        let folder = try #require(download["path"] as? String)
         for k in matrix { #expect(Self.globMatches(pattern, "shard-\(k)"), "\(pattern) misses shard-\(k)") }
         // Every other artifact of the workflow (binary, merged output) stays out of the glob.
         let otherNames = jobs.values.flatMap { Self.list(Self.dict($0)["steps"]).map(Self.dict) }
@@ -67,16 +71,21 @@ import Glibc
             .compactMap { Self.dict($0["with"])["name"] as? String }.filter { !$0.contains("matrix.shard") }
         #expect(otherNames.count >= 2)
         for name in otherNames { #expect(!Self.globMatches(pattern, name), "\(pattern) also takes artifact \(name)") }
-        let mergeRun = try #require(mergeSteps.compactMap { $0["run"] as? String }.first { $0.contains("fencelab merge") })
+        let mergeRun = try #require(
+            mergeSteps.compactMap { $0["run"] as? String }.first { $0.contains("fencelab merge") })
         #expect(mergeRun.contains("fencelab merge \(folder) --out "), "\(mergeRun)")
         let out = String(mergeRun.components(separatedBy: "--out ")[1].prefix { !$0.isWhitespace })
         #expect(out != folder && !out.hasPrefix(folder + "/"), "the merge output \(out) must not be inside \(folder)")
 
         for job in jobs.values {
             for step in Self.list(Self.dict(job)["steps"]).map(Self.dict) {
-                guard let text = step["run"] as? String, let install = text.range(of: "apt-get install") else { continue }
+                guard let text = step["run"] as? String, let install = text.range(of: "apt-get install") else {
+                    continue
+                }
                 let update = text.range(of: "apt-get update")
-                #expect(update.map { $0.lowerBound < install.lowerBound } == true, "apt-get install without apt-get update first: \(text)")
+                #expect(
+                    update.map { $0.lowerBound < install.lowerBound } == true,
+                    "apt-get install without apt-get update first: \(text)")
             }
         }
     }
@@ -93,26 +102,35 @@ import Glibc
         let pod = Self.dict(Self.dict(job["template"])["spec"])
         let container = Self.dict(Self.list(pod["containers"]).first)
         let args = Self.list(container["args"]).compactMap { $0 as? String }.joined(separator: " ")
-        #expect(Self.number(after: "--shard \"$JOB_COMPLETION_INDEX/", in: args) == n, "--shard K/N must use N = completions = \(n): \(args)")
+        #expect(
+            Self.number(after: "--shard \"$JOB_COMPLETION_INDEX/", in: args) == n,
+            "--shard K/N must use N = completions = \(n): \(args)")
         #expect(args.contains("--resume") && args.contains("--out \"out/shards/$JOB_COMPLETION_INDEX\""))
         #expect(args.contains("--jobs \"$CPU_LIMIT\""))
         let cpuEnv = Self.list(container["env"]).map(Self.dict).first { $0["name"] as? String == "CPU_LIMIT" }
         #expect(Self.dict(Self.dict(cpuEnv?["valueFrom"])["resourceFieldRef"])["resource"] as? String == "limits.cpu")
         #expect(container["workingDir"] as? String == "/work")
         #expect(Self.list(container["volumeMounts"]).map(Self.dict).first?["mountPath"] as? String == "/work/out")
-        #expect(Self.dict(Self.dict(Self.list(pod["volumes"]).first)["persistentVolumeClaim"])["claimName"] as? String == claim)
+        #expect(
+            Self.dict(Self.dict(Self.list(pod["volumes"]).first)["persistentVolumeClaim"])["claimName"] as? String
+                == claim)
 
         let merge = Self.dict(Self.dict(try Self.yamlDocuments("deploy/k8s/merge-job.yaml").first)["spec"])
         let mpod = Self.dict(Self.dict(merge["template"])["spec"])
         let mcontainer = Self.dict(Self.list(mpod["containers"]).first)
         let margs = Self.list(mcontainer["args"]).compactMap { $0 as? String }.joined(separator: "\n")
-        #expect(margs.contains("out/shards/*/shard.json") && margs.contains("-ge \(n) "), "the merge must wait for \(n) finished shards: \(margs)")
+        #expect(
+            margs.contains("out/shards/*/shard.json") && margs.contains("-ge \(n) "),
+            "the merge must wait for \(n) finished shards: \(margs)")
         #expect(margs.contains("fencelab merge out/shards --out out/sweep"))
         #expect(mcontainer["workingDir"] as? String == "/work")
         #expect(Self.list(mcontainer["volumeMounts"]).map(Self.dict).first?["mountPath"] as? String == "/work/out")
-        #expect(Self.dict(Self.dict(Self.list(mpod["volumes"]).first)["persistentVolumeClaim"])["claimName"] as? String == claim)
+        #expect(
+            Self.dict(Self.dict(Self.list(mpod["volumes"]).first)["persistentVolumeClaim"])["claimName"] as? String
+                == claim)
 
-        let dockerfile = try String(contentsOf: Self.root.appendingPathComponent("deploy/k8s/Dockerfile"), encoding: .utf8)
+        let dockerfile = try String(
+            contentsOf: Self.root.appendingPathComponent("deploy/k8s/Dockerfile"), encoding: .utf8)
         #expect(dockerfile.contains("COPY scenarios /work/scenarios") && dockerfile.contains("WORKDIR /work"))
     }
 
@@ -137,7 +155,9 @@ import Glibc
             #expect(named.contains(file), "the docs do not name \(file)")
         }
         for path in named {
-            #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(path).path), "docs name \(path), which is not shipped")
+            #expect(
+                FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(path).path),
+                "docs name \(path), which is not shipped")
         }
     }
 
@@ -146,23 +166,30 @@ import Glibc
     static func workFolder(_ name: String) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-deploy-\(name)-\(getpid())")
         try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
         let source = try String(contentsOf: root.appendingPathComponent("scenarios/urban-canyon.json"), encoding: .utf8)
         let short = source.replacingOccurrences(of: "\"replicates\": 20", with: "\"replicates\": 1")
         #expect(short != source, "urban-canyon.json no longer has \"replicates\": 20")
-        try short.write(to: dir.appendingPathComponent("scenarios/urban-canyon.json"), atomically: true, encoding: .utf8)
+        try short.write(
+            to: dir.appendingPathComponent("scenarios/urban-canyon.json"), atomically: true, encoding: .utf8)
         return dir
     }
 
     static func shell(_ script: String, in dir: URL, env: [String: String] = [:]) throws -> ProcessResult {
-        var assignments = ["PATH=\(TestPaths.productsDirectory.path):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"]
+        var assignments = [
+            "PATH=\(TestPaths.productsDirectory.path):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"
+        ]
         for (k, v) in env.sorted(by: { $0.key < $1.key }) { assignments.append("\(k)=\(v)") }
-        return try runProcess(URL(fileURLWithPath: "/usr/bin/env"), assignments + ["sh", "-c", script], currentDirectory: dir)
+        return try runProcess(
+            URL(fileURLWithPath: "/usr/bin/env"), assignments + ["sh", "-c", script], currentDirectory: dir)
     }
 
     static func expectSameSweep(_ a: URL, _ b: URL) throws {
         for name in ["sweep.json", "sweep.csv", "sweep.md", "index.html"] {
-            #expect(try Data(contentsOf: a.appendingPathComponent(name)) == Data(contentsOf: b.appendingPathComponent(name)), "\(name) differs")
+            #expect(
+                try Data(contentsOf: a.appendingPathComponent(name))
+                    == Data(contentsOf: b.appendingPathComponent(name)), "\(name) differs")
         }
     }
 
@@ -170,12 +197,16 @@ import Glibc
     @Test func kubernetesCommandsAsWrittenMergeToTheUnshardedSweep() throws {
         let dir = try Self.workFolder("k8s")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let job = Self.dict(try Self.yamlDocuments("deploy/k8s/sweep-job.yaml").map(Self.dict).first { $0["kind"] as? String == "Job" }?["spec"])
+        let job = Self.dict(
+            try Self.yamlDocuments("deploy/k8s/sweep-job.yaml").map(Self.dict).first {
+                $0["kind"] as? String == "Job"
+            }?["spec"])
         let n = try #require(job["completions"] as? Int)
         let container = Self.dict(Self.list(Self.dict(Self.dict(job["template"])["spec"])["containers"]).first)
         let script = try #require(Self.list(container["args"]).first as? String)
         // A mounted volume holds lost+found; a shard folder left by an earlier attempt does not matter.
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("out/shards/lost+found"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("out/shards/lost+found"), withIntermediateDirectories: true)
         for k in 0..<n {
             let r = try Self.shell(script, in: dir, env: ["JOB_COMPLETION_INDEX": "\(k)", "CPU_LIMIT": "1"])
             #expect(r.status == 0, "pod \(k): \(r.stderr)")
@@ -185,9 +216,10 @@ import Glibc
         let r = try Self.shell(try #require(Self.list(mcontainer["args"]).first as? String), in: dir)
         #expect(r.status == 0, "merge: \(r.stderr)")
         #expect(r.stderr.contains("lost+found"), "the ignored folder is named: \(r.stderr)")
-        let whole = try Self.shell(script.replacingOccurrences(of: " --shard \"$JOB_COMPLETION_INDEX/\(n)\" --resume", with: "")
-                                       .replacingOccurrences(of: "out/shards/$JOB_COMPLETION_INDEX", with: "whole"),
-                                   in: dir, env: ["CPU_LIMIT": "2"])
+        let whole = try Self.shell(
+            script.replacingOccurrences(of: " --shard \"$JOB_COMPLETION_INDEX/\(n)\" --resume", with: "")
+                .replacingOccurrences(of: "out/shards/$JOB_COMPLETION_INDEX", with: "whole"),
+            in: dir, env: ["CPU_LIMIT": "2"])
         #expect(whole.status == 0, "\(whole.stderr)")
         try Self.expectSameSweep(dir.appendingPathComponent("whole"), dir.appendingPathComponent("out/sweep"))
     }
@@ -200,7 +232,10 @@ import Glibc
         let jobs = Self.dict(Self.dict(try Self.yamlDocuments("deploy/github-actions/sweep.yml").first)["jobs"])
         let sweep = Self.dict(jobs["sweep"])
         let matrix = Self.list(Self.dict(Self.dict(sweep["strategy"])["matrix"])["shard"]).compactMap { $0 as? Int }
-        let run = try #require(Self.list(sweep["steps"]).compactMap { Self.dict($0)["run"] as? String }.first { $0.contains("fencelab sweep") })
+        let run = try #require(
+            Self.list(sweep["steps"]).compactMap { Self.dict($0)["run"] as? String }.first {
+                $0.contains("fencelab sweep")
+            })
         let fm = FileManager.default
         try fm.createDirectory(at: dir.appendingPathComponent("bin"), withIntermediateDirectories: true)
         try fm.copyItem(at: TestPaths.product("fencelab"), to: dir.appendingPathComponent("bin/fencelab"))
@@ -209,15 +244,18 @@ import Glibc
         for k in matrix {
             let r = try Self.shell(run.replacingOccurrences(of: "${{ matrix.shard }}", with: "\(k)"), in: dir)
             #expect(r.status == 0, "shard \(k): \(r.stderr)")
-            try fm.copyItem(at: dir.appendingPathComponent("shards/\(k)"), to: downloads.appendingPathComponent("shard-\(k)"))
+            try fm.copyItem(
+                at: dir.appendingPathComponent("shards/\(k)"), to: downloads.appendingPathComponent("shard-\(k)"))
         }
-        let mergeRun = try #require(Self.list(Self.dict(jobs["merge"])["steps"]).compactMap { Self.dict($0)["run"] as? String }
-            .first { $0.contains("fencelab merge") })
+        let mergeRun = try #require(
+            Self.list(Self.dict(jobs["merge"])["steps"]).compactMap { Self.dict($0)["run"] as? String }
+                .first { $0.contains("fencelab merge") })
         try fm.copyItem(at: dir.appendingPathComponent("bin"), to: dir.appendingPathComponent("merge-job/bin"))
         let r = try Self.shell(mergeRun, in: dir.appendingPathComponent("merge-job"))
         #expect(r.status == 0, "merge: \(r.stderr)")
-        let whole = try Self.shell(run.replacingOccurrences(of: " --shard \"${{ matrix.shard }}/\(matrix.count)\"", with: "")
-                                       .replacingOccurrences(of: "shards/${{ matrix.shard }}", with: "whole"), in: dir)
+        let whole = try Self.shell(
+            run.replacingOccurrences(of: " --shard \"${{ matrix.shard }}/\(matrix.count)\"", with: "")
+                .replacingOccurrences(of: "shards/${{ matrix.shard }}", with: "whole"), in: dir)
         #expect(whole.status == 0, "\(whole.stderr)")
         try Self.expectSameSweep(dir.appendingPathComponent("whole"), dir.appendingPathComponent("merge-job/sweep"))
     }

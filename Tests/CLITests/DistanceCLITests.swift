@@ -1,5 +1,5 @@
-import Testing
 import Foundation
+import Testing
 import _TestSupport
 
 /// `fencelab distance ... --model wgs84` run as a process.

@@ -1,10 +1,11 @@
-import Testing
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import GeoPolicy
+import Testing
 import _TestSupport
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 @Suite struct ExportCLITests {
     static let dateline = "scenarios/dateline-fiji.json"
@@ -35,12 +36,13 @@ import _TestSupport
         let waypoints = try runFencelab(["export", Self.dateline, "--format", "gpx", "--start", "2026-01-01T00:00:00Z"])
         let wpts = Self.points(waypoints.stdout, tag: "wpt")
         #expect(wpts.count == 1200 && Self.points(waypoints.stdout, tag: "trkpt").isEmpty)
-        #expect(waypoints.stdout.count < r.stdout.count + 100) // not both lists
+        #expect(waypoints.stdout.count < r.stdout.count + 100)  // not both lists
         #expect(wpts.contains { $0.1 > 179.9 } && wpts.contains { $0.1 < -179.9 })
         // 50 km/h at 1 Hz is 13.9 m per step; with σ = 5 m noise a step beyond 150 m would be a jump.
         let maxStep_m = 150.0
         for (a, b) in zip(trkpts, trkpts.dropFirst()) {
-            let d = Haversine().distance_m(try Coordinate(latitude: a.0, longitude: a.1), try Coordinate(latitude: b.0, longitude: b.1))
+            let d = Haversine().distance_m(
+                try Coordinate(latitude: a.0, longitude: a.1), try Coordinate(latitude: b.0, longitude: b.1))
             #expect(d <= maxStep_m, "step of \(d) m between \(a) and \(b)")
         }
         let times = r.stdout.components(separatedBy: "<time>").dropFirst().map { String($0.prefix(24)) }
@@ -65,7 +67,10 @@ import _TestSupport
         #expect(lines.count > 300)
         for line in lines {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            #expect(Set(object.keys) == ["timestamp", "latitude", "longitude", "horizontal_accuracy", "speed", "course", "event"])
+            #expect(
+                Set(object.keys) == [
+                    "timestamp", "latitude", "longitude", "horizontal_accuracy", "speed", "course", "event",
+                ])
         }
     }
 
@@ -74,13 +79,17 @@ import _TestSupport
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("fiji.gpx").path
-        let r = try runFencelab(["export", Self.dateline, "--format", "gpx", "--out", out, "--start", "2026-01-01T00:00:00Z"])
+        let r = try runFencelab([
+            "export", Self.dateline, "--format", "gpx", "--out", out, "--start", "2026-01-01T00:00:00Z",
+        ])
         #expect(r.status == 0 && r.stdout.isEmpty)
         let stdoutRun = try runFencelab(["export", Self.dateline, "--format", "gpx", "--start", "2026-01-01T00:00:00Z"])
         #expect(try String(contentsOfFile: out, encoding: .utf8) == stdoutRun.stdout)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["fiji.gpx"])
         // An unwritable target leaves nothing behind and says why, on one line.
-        let bad = try runFencelab(["export", Self.dateline, "--format", "gpx", "--out", dir.appendingPathComponent("missing/x.gpx").path])
+        let bad = try runFencelab([
+            "export", Self.dateline, "--format", "gpx", "--out", dir.appendingPathComponent("missing/x.gpx").path,
+        ])
         #expect(bad.status == 2 && bad.stderr.split(separator: "\n").count == 1)
     }
 
@@ -99,20 +108,26 @@ import _TestSupport
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let source = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(Self.dateline), encoding: .utf8)
+        let source = try String(
+            contentsOf: TestPaths.packageRoot.appendingPathComponent(Self.dateline), encoding: .utf8)
         let path = dir.appendingPathComponent("x.json").path
-        try source.replacingOccurrences(of: "\"sigma_m\": 5", with: "\"sigma_m\": -3").write(toFile: path, atomically: true, encoding: .utf8)
+        try source.replacingOccurrences(of: "\"sigma_m\": 5", with: "\"sigma_m\": -3").write(
+            toFile: path, atomically: true, encoding: .utf8)
         let r = try runFencelab(["export", path, "--format", "csv"])
         #expect(r.status == 2)
         #expect(r.stderr == "fencelab: \(path): noise.sigma_m: must be ≥ 0, got -3\n")
     }
 
     @Test func startIsValidatedAndDefaultsToNowRoundedToTheMinute() throws {
-        for (value, message) in [("noon", "expected an ISO-8601 time with a zone"), ("2026-13-01T00:00:00Z", "out of range"),
-                                 ("2026-03-01T12:00:00", "missing zone"), ("1969-12-31T23:59:59Z", "at or after 1970")] {
+        for (value, message) in [
+            ("noon", "expected an ISO-8601 time with a zone"), ("2026-13-01T00:00:00Z", "out of range"),
+            ("2026-03-01T12:00:00", "missing zone"), ("1969-12-31T23:59:59Z", "at or after 1970"),
+        ] {
             let r = try runFencelab(["export", Self.dateline, "--format", "csv", "--start", value])
             #expect(r.status == 2 && r.stdout.isEmpty, "\(value)")
-            #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("--start") && r.stderr.contains(message), "\(r.stderr)")
+            #expect(
+                r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("--start")
+                    && r.stderr.contains(message), "\(r.stderr)")
         }
         let nmea = try runFencelab(["export", Self.dateline, "--format", "nmea", "--start", "2090-01-01T00:00:00Z"])
         #expect(nmea.status == 2 && nmea.stderr.contains("two-digit year"))
@@ -120,12 +135,14 @@ import _TestSupport
         let r = try runFencelab(["export", Self.dateline, "--format", "csv"])
         let after = Date().timeIntervalSince1970
         let first = try #require(r.stdout.split(separator: "\n").dropFirst().first?.split(separator: ",").first)
-        #expect(first.hasSuffix(":00.000Z"), "\(first)") // whole minute
+        #expect(first.hasSuffix(":00.000Z"), "\(first)")  // whole minute
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let start = try #require(formatter.date(from: String(first))).timeIntervalSince1970
         #expect(start <= after && start > before - 61)
-        let offset = try runFencelab(["export", Self.dateline, "--format", "csv", "--start", "2026-03-01T13:00:00+01:00"])
+        let offset = try runFencelab([
+            "export", Self.dateline, "--format", "csv", "--start", "2026-03-01T13:00:00+01:00",
+        ])
         #expect(offset.stdout.split(separator: "\n")[1].hasPrefix("2026-03-01T12:00:00.000Z,"))
     }
 
@@ -133,14 +150,22 @@ import _TestSupport
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-export-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let r = try runFencelab(["export", "scenarios/fault-storm.json", "--format", "csv", "--start", "2026-03-01T12:00:00Z",
-                                 "--out", dir.appendingPathComponent("storm.csv").path])
+        let r = try runFencelab([
+            "export", "scenarios/fault-storm.json", "--format", "csv", "--start", "2026-03-01T12:00:00Z",
+            "--out", dir.appendingPathComponent("storm.csv").path,
+        ])
         #expect(r.status == 0)
         // Oracle: count rows whose timestamp is not after the previous row's (ISO strings of one zone sort as times).
-        let rows = try String(contentsOf: dir.appendingPathComponent("storm.csv"), encoding: .utf8).split(separator: "\n").dropFirst()
+        let rows = try String(contentsOf: dir.appendingPathComponent("storm.csv"), encoding: .utf8).split(
+            separator: "\n"
+        ).dropFirst()
         let times = rows.map { String($0.prefix { $0 != "," }) }
-        var expected = 0, newest = ""
-        for t in times { if t <= newest { expected += 1 }; newest = max(newest, t) }
+        var expected = 0
+        var newest = ""
+        for t in times {
+            if t <= newest { expected += 1 }
+            newest = max(newest, t)
+        }
         #expect(expected > 0)
         #expect(r.stderr.contains("; \(expected) non-increasing timestamps (injected faults"), "\(r.stderr)")
     }
@@ -149,7 +174,8 @@ import _TestSupport
         let r = try runFencelab(["export", Self.dateline, "--format", "kml", "--start", "2026-01-01T00:00:00Z"])
         #expect(r.status == 0)
         #expect(r.stdout.contains("<kml xmlns=\"http://www.opengis.net/kml/2.2\""))
-        let whens = r.stdout.components(separatedBy: "<when>").count - 1, coords = r.stdout.components(separatedBy: "<gx:coord>").count - 1
+        let whens = r.stdout.components(separatedBy: "<when>").count - 1
+        let coords = r.stdout.components(separatedBy: "<gx:coord>").count - 1
         #expect(whens == 1200 && coords == whens)
         #expect(XMLParser(data: Data(r.stdout.utf8)).parse())
     }
@@ -166,12 +192,15 @@ import _TestSupport
             }
         }
         // The schema is not vacuous: hdop before time breaks GPX 1.1's element order, a longitude of 180 its range.
-        let gpx = try runFencelab(["export", Self.dateline, "--format", "gpx", "--start", "2026-01-01T00:00:00Z"]).stdout
+        let gpx = try runFencelab(["export", Self.dateline, "--format", "gpx", "--start", "2026-01-01T00:00:00Z"])
+            .stdout
         let first = try #require(gpx.firstMatch(of: /<time>[^<]+<\/time><hdop>[^<]+<\/hdop>/))
         let time = try #require(String(first.output).firstMatch(of: /<time>[^<]+<\/time>/)).output
-        let swapped = gpx.replacingCharacters(in: first.range, with: String(first.output).replacingOccurrences(of: time, with: "") + time)
+        let swapped = gpx.replacingCharacters(
+            in: first.range, with: String(first.output).replacingOccurrences(of: time, with: "") + time)
         #expect(try XMLSchema.validate(swapped, schema: schema).status != 0)
-        let outOfRange = gpx.replacingOccurrences(of: " lon=\"", with: " lon=\"18", options: [], range: gpx.range(of: " lon=\""))
+        let outOfRange = gpx.replacingOccurrences(
+            of: " lon=\"", with: " lon=\"18", options: [], range: gpx.range(of: " lon=\""))
         #expect(try XMLSchema.validate(outOfRange, schema: schema).status != 0)
     }
 }

@@ -1,5 +1,5 @@
-import Testing
 import Foundation
+import Testing
 import _TestSupport
 
 @Suite struct FixturesCLITests {
@@ -41,7 +41,9 @@ import _TestSupport
     }
 
     @Test func failingCheckExits1WithUnroundedValues() throws {
-        let dir = try Self.tempDir(["ok.json": Self.ruleFixture(expect: "outside"), "wrong.json": Self.ruleFixture(expect: "inside")])
+        let dir = try Self.tempDir([
+            "ok.json": Self.ruleFixture(expect: "outside"), "wrong.json": Self.ruleFixture(expect: "inside"),
+        ])
         defer { try? FileManager.default.removeItem(at: dir) }
         let r = try runFencelab(["fixtures", dir.path])
         #expect(r.status == 1)

@@ -1,5 +1,5 @@
-import Testing
 import Foundation
+import Testing
 import _TestSupport
 
 /// Regression tests: hostile or careless input ends with one line and a
@@ -7,13 +7,15 @@ import _TestSupport
 @Suite struct HardeningCLITests {
     static func tempDir(_ tag: String) throws -> URL {
         // Unique per call: parameterised cases run concurrently.
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-hardening-\(tag)-\(getpid())-\(UUID().uuidString)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fencelab-hardening-\(tag)-\(getpid())-\(UUID().uuidString)")
         try? FileManager.default.removeItem(at: dir)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }
 
-    static let fenceLine = "{\"type\":\"fence\",\"protocol\":1,\"center\":[0,0],\"rule\":{\"kind\":\"hysteresis\",\"enter_m\":80,\"exit_m\":120,\"maxAccuracy_m\":30}}\n"
+    static let fenceLine =
+        "{\"type\":\"fence\",\"protocol\":1,\"center\":[0,0],\"rule\":{\"kind\":\"hysteresis\",\"enter_m\":80,\"exit_m\":120,\"maxAccuracy_m\":30}}\n"
 
     /// A shell engine that says ready, then answers every fix with `answer`.
     static func engine(answering answer: String) -> String {
@@ -22,13 +24,17 @@ import _TestSupport
 
     // MARK: floating → integer conversions
 
-    @Test(arguments: ["{\"index\":1e300,\"state\":\"inside\"}", "{\"index\":\"Infinity\",\"state\":\"inside\"}",
-                      "{\"index\":-1e300,\"state\":\"inside\"}", "{\"index\":0.5,\"state\":\"inside\"}"])
+    @Test(arguments: [
+        "{\"index\":1e300,\"state\":\"inside\"}", "{\"index\":\"Infinity\",\"state\":\"inside\"}",
+        "{\"index\":-1e300,\"state\":\"inside\"}", "{\"index\":0.5,\"state\":\"inside\"}",
+    ])
     func hugeEngineIndexIsAnErrorNotATrap(answer: String) throws {
         let dir = try Self.tempDir("index")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let run = try runFencelab(["run", "--engine", Self.engine(answering: answer), "scenarios/edge-loiter-100m.json",
-                                   "--replicates", "1", "--out", dir.appendingPathComponent("out").path])
+        let run = try runFencelab([
+            "run", "--engine", Self.engine(answering: answer), "scenarios/edge-loiter-100m.json",
+            "--replicates", "1", "--out", dir.appendingPathComponent("out").path,
+        ])
         #expect(run.status == 2, "\(run.stderr)")
         #expect(run.stderr.contains("index"))
         let check = try runFencelab(["engine-check", Self.engine(answering: answer), "--timeout", "2"])
@@ -38,7 +44,8 @@ import _TestSupport
 
     @Test(arguments: ["1e300", "-1", "\"Infinity\"", "0.5"])
     func engineServeRefusesANonIntegerIndex(index: String) throws {
-        let fix = "{\"index\":\(index),\"timestamp\":0,\"latitude\":0,\"longitude\":0,\"horizontal_accuracy\":5,\"now\":0}\n"
+        let fix =
+            "{\"index\":\(index),\"timestamp\":0,\"latitude\":0,\"longitude\":0,\"horizontal_accuracy\":5,\"now\":0}\n"
         let r = try runFencelab(["engine-serve"], stdin: Data((Self.fenceLine + fix).utf8))
         #expect(r.status == 2, "\(r.stderr)")
         #expect(r.stderr.contains("line 2") && r.stderr.contains("index"))
@@ -46,15 +53,18 @@ import _TestSupport
     }
 
     @Test func engineServeRefusesAHugeConfirmCount() throws {
-        let fence = "{\"type\":\"fence\",\"protocol\":1,\"center\":[0,0],\"rule\":{\"kind\":\"threshold\",\"radius_m\":80,\"confirm_n\":1e300}}\n"
+        let fence =
+            "{\"type\":\"fence\",\"protocol\":1,\"center\":[0,0],\"rule\":{\"kind\":\"threshold\",\"radius_m\":80,\"confirm_n\":1e300}}\n"
         let r = try runFencelab(["engine-serve"], stdin: Data(fence.utf8))
         #expect(r.status == 2, "\(r.stderr)")
         #expect(r.stderr.contains("confirm_n"))
     }
 
-    @Test(arguments: [("\"rate_hz\":1,\"duration_s\":1e19", "duration_s"), ("\"rate_hz\":1000,\"duration_s\":1e300", "duration_s"),
-                      ("\"rate_hz\":1,\"duration_s\":60,\"start_unix_s\":1e300", "start_unix_s"),
-                      ("\"rate_hz\":1,\"duration_s\":60,\"start_unix_s\":-1e300", "start_unix_s")])
+    @Test(arguments: [
+        ("\"rate_hz\":1,\"duration_s\":1e19", "duration_s"), ("\"rate_hz\":1000,\"duration_s\":1e300", "duration_s"),
+        ("\"rate_hz\":1,\"duration_s\":60,\"start_unix_s\":1e300", "start_unix_s"),
+        ("\"rate_hz\":1,\"duration_s\":60,\"start_unix_s\":-1e300", "start_unix_s"),
+    ])
     func hugeSamplingIsBadInput(sampling: String, key: String) throws {
         let dir = try Self.tempDir("sampling")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -65,8 +75,10 @@ import _TestSupport
         let patched = text.replacingCharacters(in: open.upperBound..<close.lowerBound, with: sampling)
         let file = dir.appendingPathComponent("huge.json")
         try patched.write(to: file, atomically: true, encoding: .utf8)
-        for args in [["run", file.path, "--out", dir.appendingPathComponent("out").path],
-                     ["export", file.path, "--format", "gpx", "--out", dir.appendingPathComponent("x.gpx").path]] {
+        for args in [
+            ["run", file.path, "--out", dir.appendingPathComponent("out").path],
+            ["export", file.path, "--format", "gpx", "--out", dir.appendingPathComponent("x.gpx").path],
+        ] {
             let r = try runFencelab(args)
             #expect(r.status == 2, "\(args[0]): \(r.stderr)")
             #expect(r.stderr.contains("sampling.\(key)"), "\(r.stderr)")
@@ -74,11 +86,14 @@ import _TestSupport
         }
     }
 
-    @Test(arguments: [["--enter", "0:100:1e-17", "--exit", "100:180:10"], ["--enter", "60:80:10", "--exit", "-1e308:1e308:1"]])
+    @Test(arguments: [
+        ["--enter", "0:100:1e-17", "--exit", "100:180:10"], ["--enter", "60:80:10", "--exit", "-1e308:1e308:1"],
+    ])
     func sweepRangeWithTooManyValuesIsBadInput(grid: [String]) throws {
         let dir = try Self.tempDir("sweep")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let r = try runFencelab(["sweep", "scenarios/urban-canyon.json"] + grid + ["--out", dir.appendingPathComponent("out").path])
+        let r = try runFencelab(
+            ["sweep", "scenarios/urban-canyon.json"] + grid + ["--out", dir.appendingPathComponent("out").path])
         #expect(r.status == 2, "\(r.stderr)")
         #expect(r.stderr.contains("more than 1000000 values"))
         #expect(r.stderr.split(separator: "\n").count == 1)
@@ -90,12 +105,15 @@ import _TestSupport
     func thirtyThousandCommentsDoNotOverflowTheStack(markup: String) throws {
         let dir = try Self.tempDir("gpx")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let gpx = "<?xml version=\"1.0\"?><gpx version=\"1.1\" creator=\"t\">" + String(repeating: markup, count: 30_000)
+        let gpx =
+            "<?xml version=\"1.0\"?><gpx version=\"1.1\" creator=\"t\">" + String(repeating: markup, count: 30_000)
             + "<trk><trkseg><trkpt lat=\"52.52\" lon=\"13.405\"><time>2026-01-01T00:00:00Z</time><hdop>1</hdop></trkpt>"
             + "<trkpt lat=\"52.52\" lon=\"13.405\"><time>2026-01-01T00:00:01Z</time><hdop>1</hdop></trkpt></trkseg></trk></gpx>\n"
         let file = dir.appendingPathComponent("many.gpx")
         try gpx.write(to: file, atomically: true, encoding: .utf8)
-        let r = try runFencelab(["replay", file.path, "--fence", "52.52,13.405", "--out", dir.appendingPathComponent("out").path])
+        let r = try runFencelab([
+            "replay", file.path, "--fence", "52.52,13.405", "--out", dir.appendingPathComponent("out").path,
+        ])
         // Two fixes replay fine (exit 0 or 1 by the device criteria); a stack overflow would be 132/139.
         #expect(r.status == 0 || r.status == 1, "\(r.status) \(r.stderr)")
     }
@@ -117,22 +135,29 @@ import _TestSupport
         defer { try? FileManager.default.removeItem(at: dir) }
         // A marker no other process carries: the shell forks `sleep`, FenceLab must kill both.
         let marker = "9\(getpid() % 10_000).25"
-        let clock = ContinuousClock(), start = clock.now
-        let r = try runFencelab(["run", "--engine", "sleep \(marker); true", "--engine-timeout", "0.2",
-                                 "scenarios/edge-loiter-100m.json", "--replicates", "1", "--out", dir.appendingPathComponent("out").path])
+        let clock = ContinuousClock()
+        let start = clock.now
+        let r = try runFencelab([
+            "run", "--engine", "sleep \(marker); true", "--engine-timeout", "0.2",
+            "scenarios/edge-loiter-100m.json", "--replicates", "1", "--out", dir.appendingPathComponent("out").path,
+        ])
         #expect(r.status == 2, "\(r.stderr)")
         #expect(r.stderr.contains("no ready line"))
         #expect(start.duration(to: clock.now) < .seconds(30))
         Thread.sleep(forTimeInterval: 0.2)
-        #expect(Self.processes(containing: "sleep \(marker)").isEmpty, "left behind: \(Self.processes(containing: marker))")
+        #expect(
+            Self.processes(containing: "sleep \(marker)").isEmpty, "left behind: \(Self.processes(containing: marker))")
     }
 
     @Test func garbageSpewingEngineStopsAtOnce() throws {
         let dir = try Self.tempDir("yes")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let clock = ContinuousClock(), start = clock.now
-        let r = try runFencelab(["run", "--engine", "yes garbage", "--engine-timeout", "0.05", "scenarios/edge-loiter-100m.json",
-                                 "--replicates", "1", "--out", dir.appendingPathComponent("out").path])
+        let clock = ContinuousClock()
+        let start = clock.now
+        let r = try runFencelab([
+            "run", "--engine", "yes garbage", "--engine-timeout", "0.05", "scenarios/edge-loiter-100m.json",
+            "--replicates", "1", "--out", dir.appendingPathComponent("out").path,
+        ])
         #expect(r.status == 2)
         #expect(r.stderr.contains("line 1") && r.stderr.contains("garbage"))
         #expect(start.duration(to: clock.now) < .seconds(30))
@@ -144,10 +169,14 @@ import _TestSupport
     @Test func timeoutIsPerAnswer() throws {
         let dir = try Self.tempDir("per-answer")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let engine = "read l; echo '{\"type\":\"ready\",\"protocol\":1}'; read l; echo '{\"index\":0,\"state\":\"unknown\"}'; exec sleep 3"
-        let clock = ContinuousClock(), start = clock.now
-        let r = try runFencelab(["run", "--engine", engine, "--engine-timeout", "0.3", "scenarios/edge-loiter-100m.json",
-                                 "--replicates", "1", "--out", dir.appendingPathComponent("out").path])
+        let engine =
+            "read l; echo '{\"type\":\"ready\",\"protocol\":1}'; read l; echo '{\"index\":0,\"state\":\"unknown\"}'; exec sleep 3"
+        let clock = ContinuousClock()
+        let start = clock.now
+        let r = try runFencelab([
+            "run", "--engine", engine, "--engine-timeout", "0.3", "scenarios/edge-loiter-100m.json",
+            "--replicates", "1", "--out", dir.appendingPathComponent("out").path,
+        ])
         let elapsed = start.duration(to: clock.now)
         #expect(r.status == 2, "\(r.stderr)")
         #expect(r.stderr.contains("no answer for fix 1 within 0.3 s"), "\(r.stderr)")
@@ -156,7 +185,8 @@ import _TestSupport
 
     @Test(arguments: ["cat >/dev/null", "exec sleep 30"])
     func engineCheckFailsAnEngineThatNeverSendsReady(engine: String) throws {
-        let clock = ContinuousClock(), start = clock.now
+        let clock = ContinuousClock()
+        let start = clock.now
         let r = try runFencelab(["engine-check", engine, "--timeout", "1"])
         #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("FAIL protocol: empty session") && r.stdout.contains("ready line"))
@@ -169,13 +199,18 @@ import _TestSupport
         defer { try? FileManager.default.removeItem(at: dir) }
         let a = dir.appendingPathComponent("a")
         try FileManager.default.createDirectory(at: a, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: "scenarios/edge-loiter-100m.json", toPath: a.appendingPathComponent("s.json").path)
-        try FileManager.default.createSymbolicLink(atPath: a.appendingPathComponent("up").path, withDestinationPath: "..")
-        try FileManager.default.createSymbolicLink(atPath: a.appendingPathComponent("again").path, withDestinationPath: "../a")
+        try FileManager.default.copyItem(
+            atPath: "scenarios/edge-loiter-100m.json", toPath: a.appendingPathComponent("s.json").path)
+        try FileManager.default.createSymbolicLink(
+            atPath: a.appendingPathComponent("up").path, withDestinationPath: "..")
+        try FileManager.default.createSymbolicLink(
+            atPath: a.appendingPathComponent("again").path, withDestinationPath: "../a")
         let out = dir.appendingPathComponent("out")
         let r = try runFencelab(["run", a.path, "--replicates", "1", "--out", out.path])
         #expect(r.status == 0, "\(r.stderr)")
-        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("report.json"))) as? [String: Any]
+        let report =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("report.json")))
+            as? [String: Any]
         let scenarios = try #require(report?["scenarios"] as? [Any])
         #expect(scenarios.count == 1)
     }
@@ -205,7 +240,9 @@ import _TestSupport
         defer { try? FileManager.default.removeItem(at: dir) }
         // A 1 MB unknown key and a 1 MB name: each error line stays short.
         let key = String(repeating: "k", count: 1_000_000)
-        let unknown = try Self.patchedScenario(in: dir) { $0.replacingOccurrences(of: "\"name\"", with: "\"\(key)\": 1, \"name\"") }
+        let unknown = try Self.patchedScenario(in: dir) {
+            $0.replacingOccurrences(of: "\"name\"", with: "\"\(key)\": 1, \"name\"")
+        }
         let r = try runFencelab(["run", unknown.path, "--out", dir.appendingPathComponent("out").path])
         #expect(r.status == 2)
         #expect(r.stderr.contains("unknown key") && r.stderr.contains("…"))
@@ -229,8 +266,10 @@ import _TestSupport
     @Test func engineControlCharactersAreEscapedOnStderr() throws {
         let dir = try Self.tempDir("esc")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let r = try runFencelab(["run", "--engine", "printf '\\033]0;pwned\\007\\n'", "scenarios/edge-loiter-100m.json",
-                                 "--replicates", "1", "--out", dir.appendingPathComponent("out").path])
+        let r = try runFencelab([
+            "run", "--engine", "printf '\\033]0;pwned\\007\\n'", "scenarios/edge-loiter-100m.json",
+            "--replicates", "1", "--out", dir.appendingPathComponent("out").path,
+        ])
         #expect(r.status == 2)
         #expect(!r.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(r.stderr.debugDescription)")
     }
@@ -243,7 +282,8 @@ import _TestSupport
         let fifo = dir.appendingPathComponent("fifo").path
         #expect(mkfifo(fifo, 0o644) == 0)
         let link = dir.appendingPathComponent("link").path
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: dir.appendingPathComponent("target.gpx").path)
+        try FileManager.default.createSymbolicLink(
+            atPath: link, withDestinationPath: dir.appendingPathComponent("target.gpx").path)
         for (out, kind) in [("/dev/full", "a character device"), (fifo, "a FIFO"), (link, "a symbolic link")] {
             let r = try runFencelab(["export", "scenarios/edge-loiter-100m.json", "--format", "gpx", "--out", out])
             #expect(r.status == 2, "\(out): \(r.stderr)")
@@ -261,7 +301,8 @@ import _TestSupport
         let dir = try Self.tempDir("dangling")
         defer { try? FileManager.default.removeItem(at: dir) }
         let link = dir.appendingPathComponent("report").path
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: dir.appendingPathComponent("missing").path)
+        try FileManager.default.createSymbolicLink(
+            atPath: link, withDestinationPath: dir.appendingPathComponent("missing").path)
         let r = try runFencelab(["run", "--out", link])
         #expect(r.status == 2)
         #expect(r.stderr.contains("refusing to replace a symbolic link"))
@@ -272,11 +313,15 @@ import _TestSupport
         // `sh -c '… > /dev/full'`: the binary's own stdout is the full device.
         let bin = TestPaths.product("fencelab").path
         let fence = #"{"type":"fence","protocol":1,"center":[0,0],"rule":{"kind":"threshold","radius_m":80}}"#
-        for args in ["--help", "distance 0 0 1 1", "geohash encode 52.52 13.405",
-                     "export scenarios/edge-loiter-100m.json --format csv", "engine-serve < /tmp/fencelab-fence-\(getpid()).jsonl"] {
+        for args in [
+            "--help", "distance 0 0 1 1", "geohash encode 52.52 13.405",
+            "export scenarios/edge-loiter-100m.json --format csv",
+            "engine-serve < /tmp/fencelab-fence-\(getpid()).jsonl",
+        ] {
             try (fence + "\n").write(toFile: "/tmp/fencelab-fence-\(getpid()).jsonl", atomically: true, encoding: .utf8)
-            let r = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "'\(bin)' \(args) > /dev/full"],
-                                   currentDirectory: TestPaths.packageRoot)
+            let r = try runProcess(
+                URL(fileURLWithPath: "/bin/sh"), ["-c", "'\(bin)' \(args) > /dev/full"],
+                currentDirectory: TestPaths.packageRoot)
             #expect(r.status == 2, "\(args): \(r.status)")
             #expect(r.stderr.contains("cannot write to standard output"))
         }
@@ -298,11 +343,14 @@ import _TestSupport
 
     // MARK: one strict JSON reader
 
-    @Test(arguments: [("\"protocol\":true", "protocol"), ("\"protocol\":1.7", "protocol"),
-                      ("\"protocol\":1,\"extra\":0", "unknown key 'extra'"), ("\"protocol\":01", "leading zero"),
-                      ("\"protocol\":1,\"protocol\":1", "duplicate key")])
+    @Test(arguments: [
+        ("\"protocol\":true", "protocol"), ("\"protocol\":1.7", "protocol"),
+        ("\"protocol\":1,\"extra\":0", "unknown key 'extra'"), ("\"protocol\":01", "leading zero"),
+        ("\"protocol\":1,\"protocol\":1", "duplicate key"),
+    ])
     func engineServeFenceLineIsReadStrictly(members: String, mentions: String) throws {
-        let fence = "{\"type\":\"fence\",\(members),\"center\":[0,0],\"rule\":{\"kind\":\"threshold\",\"radius_m\":80}}\n"
+        let fence =
+            "{\"type\":\"fence\",\(members),\"center\":[0,0],\"rule\":{\"kind\":\"threshold\",\"radius_m\":80}}\n"
         let r = try runFencelab(["engine-serve"], stdin: Data(fence.utf8))
         #expect(r.status == 2, "\(r.stdout) \(r.stderr)")
         #expect(r.stderr.contains(mentions), "\(r.stderr)")
@@ -312,14 +360,17 @@ import _TestSupport
     @Test func scenarioAndFixtureFilesRefuseLeadingZerosAndDuplicateKeys() throws {
         let dir = try Self.tempDir("strict")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let zero = try Self.patchedScenario(in: dir) { $0.replacingOccurrences(of: "\"replicates\": 20", with: "\"replicates\": 020") }
+        let zero = try Self.patchedScenario(in: dir) {
+            $0.replacingOccurrences(of: "\"replicates\": 20", with: "\"replicates\": 020")
+        }
         let z = try runFencelab(["run", zero.path, "--out", dir.appendingPathComponent("out").path])
         #expect(z.status == 2)
         #expect(z.stderr.contains("leading zero") && z.stderr.contains("patched.json:"), "\(z.stderr)")
         let fixtures = dir.appendingPathComponent("fixtures")
         try FileManager.default.createDirectory(at: fixtures, withIntermediateDirectories: true)
         let source = try String(contentsOfFile: "scenarios/fixtures/seed000-hysteresis.json", encoding: .utf8)
-        let duplicated = source.replacingOccurrences(of: "{", with: "{\"kind\": \"x\", ", options: [], range: source.range(of: "{"))
+        let duplicated = source.replacingOccurrences(
+            of: "{", with: "{\"kind\": \"x\", ", options: [], range: source.range(of: "{"))
         try duplicated.write(to: fixtures.appendingPathComponent("dup.json"), atomically: true, encoding: .utf8)
         let f = try runFencelab(["fixtures", fixtures.path])
         #expect(f.status == 2, "\(f.stdout) \(f.stderr)")
@@ -328,7 +379,9 @@ import _TestSupport
 
     @Test func hugeArgumentsGiveOneBoundedLine() throws {
         let huge = String(repeating: "9", count: 100_000)  // below Linux's 128 KiB per argument
-        for args in [["distance", huge, "0", "0", "0"], ["sweep", "--enter", huge + ":1:1", "--exit", "1:2:1"], ["--" + huge]] {
+        for args in [
+            ["distance", huge, "0", "0", "0"], ["sweep", "--enter", huge + ":1:1", "--exit", "1:2:1"], ["--" + huge],
+        ] {
             let r = try runFencelab(args)
             #expect(r.status == 2 || r.status == 64, "\(r.status)")
             #expect(r.stderr.split(separator: "\n").count == 1)
@@ -375,7 +428,11 @@ import _TestSupport
         switch command {
         case "replay": return ["replay", input, "--fence", "52.52,13.405", "--out", out]
         case "calibrate": return ["calibrate", input, "--out", out]
-        case "accept": return ["accept", "scenarios/edge-loiter-100m.json", "--device-log", input, "--fence", "52.52,13.405", "--out", out]
+        case "accept":
+            return [
+                "accept", "scenarios/edge-loiter-100m.json", "--device-log", input, "--fence", "52.52,13.405", "--out",
+                out,
+            ]
         case "run": return ["run", input, "--replicates", "1", "--out", out]
         case "export": return ["export", input, "--format", "csv", "--out", out]
         default: return ["sweep", input, "--enter", "50:60:10", "--exit", "100:120:20", "--out", out]
@@ -389,7 +446,8 @@ import _TestSupport
         let isDeviceLog = ["replay", "calibrate", "accept"].contains(command)
         let path = try input.path(in: dir, ext: isDeviceLog ? "csv" : "json")
         let out = dir.appendingPathComponent("out").path
-        let r = try runFencelab(Self.notAFileArguments(command, input: path, out: out), deadline_s: Self.notAFileDeadline_s)
+        let r = try runFencelab(
+            Self.notAFileArguments(command, input: path, out: out), deadline_s: Self.notAFileDeadline_s)
         Self.expectRefused(r, path: path, kind: input.kind)
         #expect(!FileManager.default.fileExists(atPath: out), "no output for refused input")
     }

@@ -1,5 +1,5 @@
-import Testing
 import Foundation
+import Testing
 import _TestSupport
 
 /// Small things a user trips on: Ctrl-C says what was kept, `accept` finds its
@@ -34,13 +34,20 @@ import _TestSupport
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("sweep").path
         let partial = dir.appendingPathComponent(".sweep.sweep-partial.jsonl").path
-        let args = ["sweep", "scenarios/edge-loiter-100m.json", "--enter", "50:95:5", "--exit", "100:180:10", "--jobs", "1", "--out", out]
+        let args = [
+            "sweep", "scenarios/edge-loiter-100m.json", "--enter", "50:95:5", "--exit", "100:180:10", "--jobs", "1",
+            "--out", out,
+        ]
         let (status, stderr) = try Self.interrupt(args) {
             ((try? String(contentsOfFile: partial, encoding: .utf8))?.split(separator: "\n").count ?? 0) >= 3
         }
         #expect(status == 130, "\(stderr)")
         let line = try #require(stderr.split(separator: "\n").last { $0.hasPrefix("fencelab: interrupted") })
-        let kept = try #require(line.firstMatch(of: /interrupted; at least ([0-9]+) finished work items kept in (.+); run the same command with --resume/))
+        let kept = try #require(
+            line.firstMatch(
+                of:
+                    /interrupted; at least ([0-9]+) finished work items kept in (.+); run the same command with --resume/
+            ))
         #expect(Int(kept.1)! >= 2 && kept.2 == partial, "\(line)")
         let resumed = try runFencelab(args + ["--resume"])
         #expect(resumed.status == 0)
@@ -52,11 +59,16 @@ import _TestSupport
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("run").path
         let started = Date()
-        let (status, stderr) = try Self.interrupt(["run", "scenarios", "--replicates", "400", "--jobs", "1", "--out", out]) {
+        let (status, stderr) = try Self.interrupt([
+            "run", "scenarios", "--replicates", "400", "--jobs", "1", "--out", out,
+        ]) {
             Date().timeIntervalSince(started) > 1.5
         }
         #expect(status == 130, "\(stderr)")
-        #expect(stderr.contains("fencelab: interrupted; nothing was kept: the report is written only when the run completes, so \(out) is unchanged."))
+        #expect(
+            stderr.contains(
+                "fencelab: interrupted; nothing was kept: the report is written only when the run completes, so \(out) is unchanged."
+            ))
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
@@ -75,13 +87,19 @@ import _TestSupport
         let b = try runFencelab(["accept", "myscen/", "--replicates", "2", "--out", "b"], currentDirectory: dir)
         #expect(b.status == 0, "\(b.stderr)")
         let json = try String(contentsOf: dir.appendingPathComponent("b/report.json"), encoding: .utf8)
-        #expect(json.contains("\(TestPaths.packageRoot.path)/scenarios/fixtures/seed000-hysteresis.json")
+        #expect(
+            json.contains("\(TestPaths.packageRoot.path)/scenarios/fixtures/seed000-hysteresis.json")
                 || json.contains("scenarios/fixtures/seed000-hysteresis.json"))
         // A missing explicit folder names the flag.
         let c = try runFencelab(["accept", "myscen/", "--fixtures", "nope", "--out", "c"], currentDirectory: dir)
         #expect(c.status == 2 && c.stderr.contains("nope"))
         // A folder given as --device-log is named as a folder.
-        let d = try runFencelab(["accept", "myscen/", "--device-log", "myscen", "--fence", "52.52,13.405", "--out", "d"], currentDirectory: dir)
-        #expect(d.status == 2 && d.stderr.contains("myscen: cannot read file: is a directory; --device-log takes log files"), "\(d.stderr)")
+        let d = try runFencelab(
+            ["accept", "myscen/", "--device-log", "myscen", "--fence", "52.52,13.405", "--out", "d"],
+            currentDirectory: dir)
+        #expect(
+            d.status == 2
+                && d.stderr.contains("myscen: cannot read file: is a directory; --device-log takes log files"),
+            "\(d.stderr)")
     }
 }

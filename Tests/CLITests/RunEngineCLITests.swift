@@ -23,20 +23,23 @@ import _TestSupport
     }
 
     @Test func pythonSeedEngineMatchesTheBuiltInEngine() throws {
-        let external = outputFolder("python"), builtIn = outputFolder("builtin")
+        let external = outputFolder("python")
+        let builtIn = outputFolder("builtin")
         defer {
             try? FileManager.default.removeItem(at: external)
             try? FileManager.default.removeItem(at: builtIn)
         }
         let args = ["scenarios/edge-loiter-100m.json", "--replicates", "2"]
-        let e = try runFencelab(["run", "--engine", "python3 Examples/engines/seed_rules.py"] + args + ["--out", external.path])
+        let e = try runFencelab(
+            ["run", "--engine", "python3 Examples/engines/seed_rules.py"] + args + ["--out", external.path])
         #expect(e.status == 0, "\(e.stderr)")
         #expect(e.stdout.contains("edge-loiter-100m"))
         let b = try runFencelab(["run"] + args + ["--out", builtIn.path])
         #expect(b.status == 0, "\(b.stderr)")
         // The Python engine (seed 000 in ~30 lines) is an independent implementation of the
         // same rules: on the same seeded fixes it must decide exactly as FenceMonitor.
-        let fe = try flutterMeans(external), fb = try flutterMeans(builtIn)
+        let fe = try flutterMeans(external)
+        let fb = try flutterMeans(builtIn)
         for key in ["transitions", "truthTransitions", "spurious", "missed", "flaps"] {
             let value = try #require(fe[key], "\(key)")
             #expect(value == fb[key], "\(key)")
@@ -50,8 +53,10 @@ import _TestSupport
     @Test func crashingEngineIsBadInputNamingTheWorkItem() throws {
         let out = outputFolder("crash")
         defer { try? FileManager.default.removeItem(at: out) }
-        let r = try runFencelab(["run", "--engine", "exit 3", "scenarios/edge-loiter-100m.json",
-                                 "--replicates", "2", "--out", out.path])
+        let r = try runFencelab([
+            "run", "--engine", "exit 3", "scenarios/edge-loiter-100m.json",
+            "--replicates", "2", "--out", out.path,
+        ])
         #expect(r.status == 2)
         let lines = r.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(r.stderr)")
@@ -64,8 +69,10 @@ import _TestSupport
         let out = outputFolder("short")
         defer { try? FileManager.default.removeItem(at: out) }
         // `head` keeps the ready line and 10 answers, then closes: the engine answered too few fixes.
-        let r = try runFencelab(["run", "--engine", "python3 Examples/engines/seed_rules.py | head -n 11",
-                                 "scenarios/edge-loiter-100m.json", "--replicates", "1", "--out", out.path])
+        let r = try runFencelab([
+            "run", "--engine", "python3 Examples/engines/seed_rules.py | head -n 11",
+            "scenarios/edge-loiter-100m.json", "--replicates", "1", "--out", out.path,
+        ])
         #expect(r.status == 2)
         #expect(r.stderr.contains("scenario edge-loiter-100m, replicate 0"))
         #expect(r.stderr.contains("answering 10 of 3600 fixes"), "\(r.stderr)")
@@ -77,8 +84,9 @@ import _TestSupport
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         // A 20 s scenario and a short start-up grace keep the item deadline short: 0.2 s + 20 fixes × 0.05 s.
-        let source = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("scenarios/edge-loiter-100m.json"),
-                                encoding: .utf8)
+        let source = try String(
+            contentsOf: TestPaths.packageRoot.appendingPathComponent("scenarios/edge-loiter-100m.json"),
+            encoding: .utf8)
         let short = source.replacingOccurrences(of: "\"duration_s\": 3600", with: "\"duration_s\": 20")
         #expect(short != source)
         let scenario = dir.appendingPathComponent("short.json")
@@ -86,8 +94,10 @@ import _TestSupport
         let out = dir.appendingPathComponent("out")
         let clock = ContinuousClock()
         let start = clock.now
-        let r = try runFencelab(["run", "--engine", "exec sleep 60", "--engine-timeout", "0.05", "--engine-startup", "0.2", scenario.path,
-                                 "--replicates", "1", "--out", out.path])
+        let r = try runFencelab([
+            "run", "--engine", "exec sleep 60", "--engine-timeout", "0.05", "--engine-startup", "0.2", scenario.path,
+            "--replicates", "1", "--out", out.path,
+        ])
         let elapsed = start.duration(to: clock.now)
         #expect(r.status == 2)
         #expect(r.stderr.contains("scenario edge-loiter-100m, replicate 0"))

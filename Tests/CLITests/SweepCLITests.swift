@@ -4,40 +4,63 @@ import _TestSupport
 
 @Suite struct SweepCLITests {
     /// Grids refused before any work: malformed text is a usage error (64), invalid values are bad input (2).
-    @Test(arguments: [
-        (["--enter", "60:100", "--exit", "110:130:10"], Int32(64), "--enter"),
-        (["--enter", "a:b:c", "--exit", "110:130:10"], 64, "--enter"),
-        (["--exit", "110:130:10"], 64, "--enter"),
-        (["--enter", "60:100:10"], 64, "--exit"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--rule", "circle"], 64, "--rule"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--shard", "3/3"], 64, "--shard"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--max-accuracy", "25,x"], 64, "--max-accuracy"),
-        (["--enter", "60:100:0", "--exit", "110:130:10"], 2, "STEP"),
-        (["--enter", "60:100:-5", "--exit", "110:130:10"], 2, "STEP"),
-        (["--enter", "100:60:10", "--exit", "110:130:10"], 2, "empty range"),
-        (["--enter", "100:120:10", "--exit", "60:90:10"], 2, "exit radius"),
-        (["--enter", "0:1000:1", "--exit", "1001:1010:1"], 2, "--force"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--max-points", "10"], 2, "limit 10"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--confirm", "0"], 2, "--confirm"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--max-latency", "-1"], 2, "--max-latency"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--max-accuracy", "0"], 2, "--max-accuracy"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--max-accuracy=-5"], 2, "--max-accuracy"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--min-recall", "1.5"], 2, "--min-recall"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=0"], 2, "--weight edge-loiter-100m"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=-2"], 2, "--weight edge-loiter-100m"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=nan"], 2, "--weight edge-loiter-100m"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=inf"], 2, "--weight edge-loiter-100m"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "no-such-scenario=2"], 2, "no-such-scenario"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "=2"], 64, "--weight"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--match-slack", "-1"], 2, "--match-slack"),
-        (["scenarios/device-logs", "--enter", "60:100:10", "--exit", "110:130:10"], 2, "no scenario files"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--input", "raw,smoothed"], 64, "--input"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--input", "kalman", "--kalman-q", "0"], 2, "--kalman-q"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--input", "imm", "--kalman-q=-1"], 2, "--kalman-q"),
-        (["--enter", "60:100:10", "--exit", "110:130:10", "--input", "imm", "--kalman-q", "1,x"], 64, "--kalman-q"),
-    ] as [([String], Int32, String)])
+    @Test(
+        arguments: [
+            (["--enter", "60:100", "--exit", "110:130:10"], Int32(64), "--enter"),
+            (["--enter", "a:b:c", "--exit", "110:130:10"], 64, "--enter"),
+            (["--exit", "110:130:10"], 64, "--enter"),
+            (["--enter", "60:100:10"], 64, "--exit"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--rule", "circle"], 64, "--rule"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--shard", "3/3"], 64, "--shard"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--max-accuracy", "25,x"], 64, "--max-accuracy"),
+            (["--enter", "60:100:0", "--exit", "110:130:10"], 2, "STEP"),
+            (["--enter", "60:100:-5", "--exit", "110:130:10"], 2, "STEP"),
+            (["--enter", "100:60:10", "--exit", "110:130:10"], 2, "empty range"),
+            (["--enter", "100:120:10", "--exit", "60:90:10"], 2, "exit radius"),
+            (["--enter", "0:1000:1", "--exit", "1001:1010:1"], 2, "--force"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--max-points", "10"], 2, "limit 10"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--confirm", "0"], 2, "--confirm"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--max-latency", "-1"], 2, "--max-latency"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--max-accuracy", "0"], 2, "--max-accuracy"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--max-accuracy=-5"], 2, "--max-accuracy"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--min-recall", "1.5"], 2, "--min-recall"),
+            (
+                ["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=0"], 2,
+                "--weight edge-loiter-100m"
+            ),
+            (
+                ["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=-2"], 2,
+                "--weight edge-loiter-100m"
+            ),
+            (
+                ["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=nan"], 2,
+                "--weight edge-loiter-100m"
+            ),
+            (
+                ["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "edge-loiter-100m=inf"], 2,
+                "--weight edge-loiter-100m"
+            ),
+            (
+                ["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "no-such-scenario=2"], 2,
+                "no-such-scenario"
+            ),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--weight", "=2"], 64, "--weight"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--match-slack", "-1"], 2, "--match-slack"),
+            (["scenarios/device-logs", "--enter", "60:100:10", "--exit", "110:130:10"], 2, "no scenario files"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--input", "raw,smoothed"], 64, "--input"),
+            (
+                ["--enter", "60:100:10", "--exit", "110:130:10", "--input", "kalman", "--kalman-q", "0"], 2,
+                "--kalman-q"
+            ),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--input", "imm", "--kalman-q=-1"], 2, "--kalman-q"),
+            (
+                ["--enter", "60:100:10", "--exit", "110:130:10", "--input", "imm", "--kalman-q", "1,x"], 64,
+                "--kalman-q"
+            ),
+        ] as [([String], Int32, String)])
     func refusedGrids(arguments: [String], status: Int32, mentions: String) throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-refused-\(getpid())").path
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-refused-\(getpid())")
+            .path
         let r = try runFencelab(["sweep"] + arguments + ["--out", out])
         #expect(r.status == status, "\(arguments): \(r.stderr)")
         #expect(r.stderr.contains(mentions), "\(r.stderr)")
@@ -49,8 +72,10 @@ import _TestSupport
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-cli-\(getpid())")
         try? FileManager.default.removeItem(at: dir)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let common = ["sweep", "scenarios/urban-canyon.json", "--enter", "70:90:10", "--exit", "110:130:10",
-                      "--confirm", "1,2", "--replicates", "2", "--input", "raw,kalman,imm", "--kalman-q", "0.3,1"]
+        let common = [
+            "sweep", "scenarios/urban-canyon.json", "--enter", "70:90:10", "--exit", "110:130:10",
+            "--confirm", "1,2", "--replicates", "2", "--input", "raw,kalman,imm", "--kalman-q", "0.3,1",
+        ]
         let whole = try runFencelab(common + ["--out", dir.appendingPathComponent("whole").path])
         #expect(whole.status == 0, "\(whole.stderr)")
         #expect(whole.stdout.contains("urban-canyon"))
@@ -59,18 +84,24 @@ import _TestSupport
             let s = try runFencelab(common + ["--shard", "\(k)/2", "--out", dir.appendingPathComponent("s\(k)").path])
             #expect(s.status == 0, "\(s.stderr)")
         }
-        let merged = try runFencelab(["merge", dir.appendingPathComponent("s1").path, dir.appendingPathComponent("s0").path,
-                                      "--out", dir.appendingPathComponent("merged").path])
+        let merged = try runFencelab([
+            "merge", dir.appendingPathComponent("s1").path, dir.appendingPathComponent("s0").path,
+            "--out", dir.appendingPathComponent("merged").path,
+        ])
         #expect(merged.status == 0, "\(merged.stderr)")
         for name in ["sweep.json", "sweep.csv", "sweep.md", "index.html"] {
             let a = try Data(contentsOf: dir.appendingPathComponent("whole/\(name)"))
             let b = try Data(contentsOf: dir.appendingPathComponent("merged/\(name)"))
             #expect(a == b, "\(name) differs")
         }
-        let incomplete = try runFencelab(["merge", dir.appendingPathComponent("s0").path, "--out", dir.appendingPathComponent("m2").path])
+        let incomplete = try runFencelab([
+            "merge", dir.appendingPathComponent("s0").path, "--out", dir.appendingPathComponent("m2").path,
+        ])
         #expect(incomplete.status == 2)
         #expect(incomplete.stderr.contains("missing shard 1/2"))
-        let notShard = try runFencelab(["merge", dir.appendingPathComponent("whole").path, "--out", dir.appendingPathComponent("m3").path])
+        let notShard = try runFencelab([
+            "merge", dir.appendingPathComponent("whole").path, "--out", dir.appendingPathComponent("m3").path,
+        ])
         #expect(notShard.status == 2)
         #expect(notShard.stderr.contains("shard.json"))
         let noArgs = try runFencelab(["merge"])
@@ -82,13 +113,17 @@ import _TestSupport
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-tuning-\(getpid())")
         try? FileManager.default.removeItem(at: dir)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let r = try runFencelab(["sweep", "scenarios/tuning", "--enter", "60:100:20", "--exit", "120:160:20", "--confirm", "1,2",
-                                 "--replicates", "3", "--weight", "walk-in=2", "--out", dir.path])
+        let r = try runFencelab([
+            "sweep", "scenarios/tuning", "--enter", "60:100:20", "--exit", "120:160:20", "--confirm", "1,2",
+            "--replicates", "3", "--weight", "walk-in=2", "--out", dir.path,
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n")
         #expect(lines.filter { $0.hasPrefix("Recommended setting for the mix:") }.count == 1, "\(r.stdout)")
         #expect(r.stdout.contains("walk-in 2"), "the --weight override is shown")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("sweep.json"))) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("sweep.json")))
+                as? [String: Any])
         #expect(json["schema"] as? String == "fencelab-sweep/2")
         let rec = try #require(json["recommendation"] as? [String: Any])
         let point = try #require(rec["point"] as? Int)
@@ -97,14 +132,18 @@ import _TestSupport
         #expect(frontier.contains { $0["point"] as? Int == point }, "the recommendation lies on the mix frontier")
         let csv = try String(contentsOf: dir.appendingPathComponent("sweep.csv"), encoding: .utf8)
         let header = csv.split(separator: "\n")[0].split(separator: ",").map(String.init)
-        for column in ["trueVisits_mean", "matchedVisits_mean", "recall_mean", "falseVisits_mean", "fragments_mean",
-                       "falsePerHour_mean", "fragmentsPerHour_mean", "entryLatency_p95_s_mean", "exitLatency_p95_s_mean"] {
+        for column in [
+            "trueVisits_mean", "matchedVisits_mean", "recall_mean", "falseVisits_mean", "fragments_mean",
+            "falsePerHour_mean", "fragmentsPerHour_mean", "entryLatency_p95_s_mean", "exitLatency_p95_s_mean",
+        ] {
             #expect(header.contains(column), "sweep.csv lacks \(column)")
         }
         let recommendedRows = csv.split(separator: "\n").dropFirst().filter { $0.hasSuffix(",1") }
         #expect(recommendedRows.count == 5, "one recommended row per scenario of the mix")
         let md = try String(contentsOf: dir.appendingPathComponent("sweep.md"), encoding: .utf8)
-        #expect(md.split(separator: "\n").dropFirst(1).first?.hasPrefix("Recommended setting for the mix:") == true, "sweep.md leads with it")
+        #expect(
+            md.split(separator: "\n").dropFirst(1).first?.hasPrefix("Recommended setting for the mix:") == true,
+            "sweep.md leads with it")
     }
 
     /// A scenario without a place cannot be tuned: one line naming the file and the key, exit 2, nothing written.
@@ -131,9 +170,13 @@ import _TestSupport
         try? FileManager.default.removeItem(at: dir)
         defer { try? FileManager.default.removeItem(at: dir) }
         func path(_ p: String) -> String { dir.appendingPathComponent(p).path }
-        let common = ["sweep", "scenarios/urban-canyon.json", "--enter", "70:80:10", "--exit", "110:120:10", "--replicates", "2"]
+        let common = [
+            "sweep", "scenarios/urban-canyon.json", "--enter", "70:80:10", "--exit", "110:120:10", "--replicates", "2",
+        ]
         #expect(try runFencelab(common + ["--out", path("whole")]).status == 0)
-        for k in 0..<3 { #expect(try runFencelab(common + ["--shard", "\(k)/3", "--out", path("shards/\(k)")]).status == 0) }
+        for k in 0..<3 {
+            #expect(try runFencelab(common + ["--shard", "\(k)/3", "--out", path("shards/\(k)")]).status == 0)
+        }
         // What lands next to shards: logs, lost+found, a file, and a shard's temporary folder mid-write.
         let fm = FileManager.default
         try fm.createDirectory(atPath: path("shards/logs"), withIntermediateDirectories: true)
@@ -144,10 +187,13 @@ import _TestSupport
 
         let parent = try runFencelab(["merge", path("shards"), "--out", path("merged")])
         #expect(parent.status == 0, "\(parent.stderr)")
-        #expect(parent.stderr.contains("ignored") && parent.stderr.contains("lost+found") && parent.stderr.contains("submit.args"))
+        #expect(
+            parent.stderr.contains("ignored") && parent.stderr.contains("lost+found")
+                && parent.stderr.contains("submit.args"))
         #expect(!parent.stderr.contains(".2.tmp"))
-        let glob = try runFencelab(["merge"] + ["0", "1", "2", "logs", "lost+found", "submit.args"].map { path("shards/\($0)") }
-                                   + ["--out", path("merged-glob")])
+        let glob = try runFencelab(
+            ["merge"] + ["0", "1", "2", "logs", "lost+found", "submit.args"].map { path("shards/\($0)") }
+                + ["--out", path("merged-glob")])
         #expect(glob.status == 0, "\(glob.stderr)")
         for name in ["sweep.json", "sweep.csv", "sweep.md", "index.html"] {
             let whole = try Data(contentsOf: URL(fileURLWithPath: path("whole/\(name)")))
@@ -159,7 +205,12 @@ import _TestSupport
         let refusals: [([String], String, String?)] = [
             (["merge", path("shards"), "--out", path("shards/merged")], "inside", path("shards/merged")),
             (["merge", path("shards"), "--out", path("shards")], "inside", nil),
-            (["merge", path("shards/0"), path("shards/1"), path("shards/2"), path("merged"), "--out", path("merged")], "inside", nil),
+            (
+                [
+                    "merge", path("shards/0"), path("shards/1"), path("shards/2"), path("merged"), "--out",
+                    path("merged"),
+                ], "inside", nil
+            ),
             (["merge", path("shards/../shards"), "--out", path("shards/./x")], "inside", path("shards/x")),
             (["merge", path("nowhere"), "--out", path("m4")], "no such folder", path("m4")),
             (["merge", path("shards/logs"), path("whole"), "--out", path("m5")], "shard.json", path("m5")),
@@ -178,32 +229,53 @@ import _TestSupport
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-resume-\(getpid())")
         try? FileManager.default.removeItem(at: dir)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let common = ["sweep", "scenarios/urban-canyon.json", "--enter", "70:90:10", "--exit", "110:130:10", "--replicates", "3",
-                      "--shard", "1/2", "--jobs", "1"]
+        let common = [
+            "sweep", "scenarios/urban-canyon.json", "--enter", "70:90:10", "--exit", "110:130:10", "--replicates", "3",
+            "--shard", "1/2", "--jobs", "1",
+        ]
         #expect(try runFencelab(common + ["--out", dir.appendingPathComponent("full").path]).status == 0)
         // The resume file an interrupted run leaves: the manifest on one line, then finished records.
         let pretty = try String(contentsOf: dir.appendingPathComponent("full/shard.json"), encoding: .utf8)
-        var header = "", inString = false, escaped = false
+        var header = ""
+        var inString = false
+        var escaped = false
         for c in pretty {
             if inString {
                 header.append(c)
-                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
-            } else if c == "\"" { inString = true; header.append(c) } else if !c.isWhitespace { header.append(c) }
+                if escaped {
+                    escaped = false
+                } else if c == "\\" {
+                    escaped = true
+                } else if c == "\"" {
+                    inString = false
+                }
+            } else if c == "\"" {
+                inString = true
+                header.append(c)
+            } else if !c.isWhitespace {
+                header.append(c)
+            }
         }
-        let items = try String(contentsOf: dir.appendingPathComponent("full/items.jsonl"), encoding: .utf8).split(separator: "\n")
+        let items = try String(contentsOf: dir.appendingPathComponent("full/items.jsonl"), encoding: .utf8).split(
+            separator: "\n")
         let kept = items.count / 2
         #expect(kept >= 2)
         try (([header] + items.prefix(kept).map(String.init)).joined(separator: "\n") + "\n")
             .write(to: dir.appendingPathComponent(".resumed.sweep-partial.jsonl"), atomically: true, encoding: .utf8)
-        let r = try runFencelab(common + ["--resume", "--progress", "--out", dir.appendingPathComponent("resumed").path])
+        let r = try runFencelab(
+            common + ["--resume", "--progress", "--out", dir.appendingPathComponent("resumed").path])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stderr.split(separator: "\n")
         #expect(lines.first?.hasPrefix("fencelab: resumed \(kept) finished work items") == true, "\(r.stderr)")
         #expect(lines.first?.hasSuffix("evaluating the remaining \(items.count - kept)") == true, "\(r.stderr)")
         #expect(lines.dropFirst().allSatisfy { !$0.contains("resumed") }, "said once, at the start: \(r.stderr)")
-        #expect(lines.last?.hasPrefix("sweep items (grid point × drive) \(items.count)/\(items.count)") == true, "\(r.stderr)")
+        #expect(
+            lines.last?.hasPrefix("sweep items (grid point × drive) \(items.count)/\(items.count)") == true,
+            "\(r.stderr)")
         for name in ["shard.json", "items.jsonl"] {
-            #expect(try Data(contentsOf: dir.appendingPathComponent("full/\(name)")) == Data(contentsOf: dir.appendingPathComponent("resumed/\(name)")))
+            #expect(
+                try Data(contentsOf: dir.appendingPathComponent("full/\(name)"))
+                    == Data(contentsOf: dir.appendingPathComponent("resumed/\(name)")))
         }
     }
 

@@ -20,8 +20,10 @@ import _CommandLineKit
     }
 
     @Test func valuesDefaultsAndPositionals() throws {
-        let p = try parse(["a", "--jobs", "3", "--window=2.5", "--fence=-16.8,180", "--fence", "-1,2", "-12.5",
-                           "--log", "x.csv", "y.csv", "--progress", "b"])
+        let p = try parse([
+            "a", "--jobs", "3", "--window=2.5", "--fence=-16.8,180", "--fence", "-1,2", "-12.5",
+            "--log", "x.csv", "y.csv", "--progress", "b",
+        ])
         #expect(p.integer("--jobs") == 3)
         #expect(p.number("--window") == 2.5)
         #expect(p.options("--fence") == ["-16.8,180", "-1,2"])
@@ -34,21 +36,25 @@ import _CommandLineKit
         #expect(last.option("--out") == "b")
     }
 
-    @Test(arguments: [
-        (["--jobs", "9"], OptionError.usage("cmd: --jobs must be an integer in 1...8, got '9'")),
-        (["--jobs", "two"], .usage("cmd: --jobs must be an integer in 1...8, got 'two'")),
-        (["--window", "0"], .badValue("--window: must be > 0, got 0")),
-        (["--window", "nan"], .badValue("--window: must be finite, got nan")),
-        (["--window", "x"], .badValue("--window: not a number: 'x'")),
-        (["--model", "flat"], .usage("cmd: --model must be sphere or wgs84, got 'flat'")),
-        (["--out"], .usage("cmd: --out needs a value")),
-        (["--out", "--progress"], .usage("cmd: --out needs a value")),
-        (["--progress=yes"], .usage("cmd: --progress takes no value, got '--progress=yes'")),
-        (["--engine-timeout", "3"], .usage("cmd: --engine-timeout needs --engine 'COMMAND'")),
-        (["--windw", "3"], .usage("cmd: unknown option '--windw' (did you mean --window?); see `cmd --help`")),
-        (["--engine-t", "3"], .usage("cmd: unknown option '--engine-t' (did you mean --engine-timeout?); see `cmd --help`")),
-        (["-x"], .usage("cmd: unknown option '-x'; see `cmd --help`")),
-    ] as [([String], OptionError)])
+    @Test(
+        arguments: [
+            (["--jobs", "9"], OptionError.usage("cmd: --jobs must be an integer in 1...8, got '9'")),
+            (["--jobs", "two"], .usage("cmd: --jobs must be an integer in 1...8, got 'two'")),
+            (["--window", "0"], .badValue("--window: must be > 0, got 0")),
+            (["--window", "nan"], .badValue("--window: must be finite, got nan")),
+            (["--window", "x"], .badValue("--window: not a number: 'x'")),
+            (["--model", "flat"], .usage("cmd: --model must be sphere or wgs84, got 'flat'")),
+            (["--out"], .usage("cmd: --out needs a value")),
+            (["--out", "--progress"], .usage("cmd: --out needs a value")),
+            (["--progress=yes"], .usage("cmd: --progress takes no value, got '--progress=yes'")),
+            (["--engine-timeout", "3"], .usage("cmd: --engine-timeout needs --engine 'COMMAND'")),
+            (["--windw", "3"], .usage("cmd: unknown option '--windw' (did you mean --window?); see `cmd --help`")),
+            (
+                ["--engine-t", "3"],
+                .usage("cmd: unknown option '--engine-t' (did you mean --engine-timeout?); see `cmd --help`")
+            ),
+            (["-x"], .usage("cmd: unknown option '-x'; see `cmd --help`")),
+        ] as [([String], OptionError)])
     func refusals(argv: [String], expected: OptionError) {
         #expect(throws: expected) { try parse(argv) }
     }
@@ -59,8 +65,9 @@ import _CommandLineKit
             try ParsedOptions(["log.csv"], declarations: required, context: "replay", helpHint: "h")
         }
         #expect(throws: OptionError.usage("sweep: --engine is not supported; built-in only")) {
-            try ParsedOptions(["--fence", "1,2", "--engine", "x"], declarations: required, context: "sweep", helpHint: "h",
-                              refused: ["--engine": "built-in only"])
+            try ParsedOptions(
+                ["--fence", "1,2", "--engine", "x"], declarations: required, context: "sweep", helpHint: "h",
+                refused: ["--engine": "built-in only"])
         }
     }
 
@@ -70,7 +77,8 @@ import _CommandLineKit
         // One column for the help text, after the longest signature ("--model sphere|wgs84", 20 characters) + 2.
         for (line, d) in zip(lines, Self.declarations) {
             #expect(line.hasPrefix("  " + d.signature + " "), "\(line)")
-            #expect(line.dropFirst(2 + 22).first?.isWhitespace == false && line.dropFirst(2 + 21).first == " ", "\(line)")
+            #expect(
+                line.dropFirst(2 + 22).first?.isWhitespace == false && line.dropFirst(2 + 21).first == " ", "\(line)")
         }
         #expect(lines[0].hasSuffix("Output folder (default reports)."))
         #expect(lines[3].hasPrefix("  --log FILE... "))

@@ -1,12 +1,15 @@
 import Foundation
-import Testing
 import GeoPolicy
+import Testing
 import _TestSupport
+
 @testable import DeviceLogKit
 
 /// Parses text as a device log named `file`.
-private func parse(_ text: String, _ format: DeviceLogFormat, file: String? = nil,
-                   limits: DeviceLogLimits = .standard) throws(DeviceLogError) -> DeviceLog {
+private func parse(
+    _ text: String, _ format: DeviceLogFormat, file: String? = nil,
+    limits: DeviceLogLimits = .standard
+) throws(DeviceLogError) -> DeviceLog {
     try DeviceLogImporter.parse(bytes: Array(text.utf8), file: file ?? "log.\(format)", format: format, limits: limits)
 }
 
@@ -31,17 +34,24 @@ private let malformedCases: [MalformedCase] = [
     MalformedCase(name: "header only", format: .csv, text: header + "\n", line: 1) { $0 == .noData },
     MalformedCase(name: "header only (no newline)", format: .csv, text: header, line: 1) { $0 == .noData },
     MalformedCase(name: "blank header", format: .csv, text: "\n1,2,3,4\n", line: 1) { $0 == .missingHeader },
-    MalformedCase(name: "gpx without points", format: .gpx, text: "<gpx version=\"1.1\">\n</gpx>\n", line: 3) { $0 == .noData },
-    MalformedCase(name: "missing required column", format: .csv, text: "timestamp,latitude,longitude\n1,2,3\n", line: 1) {
+    MalformedCase(name: "gpx without points", format: .gpx, text: "<gpx version=\"1.1\">\n</gpx>\n", line: 3) {
+        $0 == .noData
+    },
+    MalformedCase(name: "missing required column", format: .csv, text: "timestamp,latitude,longitude\n1,2,3\n", line: 1)
+    {
         $0 == .missingColumn("horizontal_accuracy")
     },
-    MalformedCase(name: "missing required key", format: .jsonl,
-                  text: "{\"timestamp\":1,\"latitude\":2,\"longitude\":3}\n", line: 1) { $0 == .missingColumn("horizontal_accuracy") },
+    MalformedCase(
+        name: "missing required key", format: .jsonl,
+        text: "{\"timestamp\":1,\"latitude\":2,\"longitude\":3}\n", line: 1
+    ) { $0 == .missingColumn("horizontal_accuracy") },
     MalformedCase(name: "unknown column", format: .csv, text: header + ",altitude\n1,2,3,4,5\n", line: 1) {
         $0 == .unknownColumn("altitude")
     },
-    MalformedCase(name: "unknown key", format: .jsonl,
-                  text: "{\"timestamp\":1,\"latitude\":2,\"longitude\":3,\"horizontal_accuracy\":4,\"alt\":5}\n", line: 1) {
+    MalformedCase(
+        name: "unknown key", format: .jsonl,
+        text: "{\"timestamp\":1,\"latitude\":2,\"longitude\":3,\"horizontal_accuracy\":4,\"alt\":5}\n", line: 1
+    ) {
         $0 == .unknownColumn("alt")
     },
     MalformedCase(name: "duplicate column", format: .csv, text: header + ",latitude\n1,2,3,4,5\n", line: 1) {
@@ -59,12 +69,16 @@ private let malformedCases: [MalformedCase] = [
     MalformedCase(name: "hex float refused", format: .csv, text: header + "\n1,2,0x1p3,4\n", line: 2) {
         $0 == .notANumber(column: "longitude", value: "0x1p3")
     },
-    MalformedCase(name: "non-numeric field", format: .jsonl,
-                  text: "{\"timestamp\":1,\"latitude\":\"north\",\"longitude\":3,\"horizontal_accuracy\":4}", line: 1) {
+    MalformedCase(
+        name: "non-numeric field", format: .jsonl,
+        text: "{\"timestamp\":1,\"latitude\":\"north\",\"longitude\":3,\"horizontal_accuracy\":4}", line: 1
+    ) {
         $0 == .notANumber(column: "latitude", value: "north")
     },
-    MalformedCase(name: "non-numeric attribute", format: .gpx,
-                  text: "<gpx>\n<wpt lat=\"x\" lon=\"1\"><time>2026-03-01T00:00:00Z</time><hdop>1</hdop></wpt></gpx>", line: 2) {
+    MalformedCase(
+        name: "non-numeric attribute", format: .gpx,
+        text: "<gpx>\n<wpt lat=\"x\" lon=\"1\"><time>2026-03-01T00:00:00Z</time><hdop>1</hdop></wpt></gpx>", line: 2
+    ) {
         $0 == .notANumber(column: "lat", value: "x")
     },
     MalformedCase(name: "unparseable timestamp", format: .csv, text: header + "\n1,2,3,4\nyesterday,2,3,4\n", line: 3) {
@@ -73,18 +87,25 @@ private let malformedCases: [MalformedCase] = [
     MalformedCase(name: "timestamp month 13", format: .csv, text: header + "\n2026-13-01T00:00:00Z,2,3,4\n", line: 2) {
         if case .badTimestamp = $0 { return true } else { return false }
     },
-    MalformedCase(name: "timestamp without zone", format: .csv, text: header + "\n2026-03-01T12:00:00,2,3,4\n", line: 2) {
+    MalformedCase(name: "timestamp without zone", format: .csv, text: header + "\n2026-03-01T12:00:00,2,3,4\n", line: 2)
+    {
         if case .badTimestamp = $0 { return true } else { return false }
     },
-    MalformedCase(name: "timestamp NaN", format: .jsonl,
-                  text: "{\"timestamp\":\"NaN\",\"latitude\":2,\"longitude\":3,\"horizontal_accuracy\":4}", line: 1) {
+    MalformedCase(
+        name: "timestamp NaN", format: .jsonl,
+        text: "{\"timestamp\":\"NaN\",\"latitude\":2,\"longitude\":3,\"horizontal_accuracy\":4}", line: 1
+    ) {
         if case .badTimestamp = $0 { return true } else { return false }
     },
-    MalformedCase(name: "unparseable timestamp", format: .gpx,
-                  text: "<gpx>\n<wpt lat=\"1\" lon=\"1\">\n<time>noon</time><hdop>1</hdop></wpt></gpx>", line: 2) {
+    MalformedCase(
+        name: "unparseable timestamp", format: .gpx,
+        text: "<gpx>\n<wpt lat=\"1\" lon=\"1\">\n<time>noon</time><hdop>1</hdop></wpt></gpx>", line: 2
+    ) {
         if case .badTimestamp(value: "noon", _) = $0 { return true } else { return false }
     },
-    MalformedCase(name: "bad event", format: .csv, text: header + ",event\n1,2,3,4,arrive\n", line: 2) { $0 == .badEvent("arrive") },
+    MalformedCase(name: "bad event", format: .csv, text: header + ",event\n1,2,3,4,arrive\n", line: 2) {
+        $0 == .badEvent("arrive")
+    },
     MalformedCase(name: "missing value", format: .csv, text: header + "\n1,2,,4\n", line: 2) {
         $0 == .missingValue(column: "longitude")
     },
@@ -92,57 +113,90 @@ private let malformedCases: [MalformedCase] = [
     MalformedCase(name: "10 MB single line", format: .csv, text: header + "\n" + tenMegabytes + "\n", line: 2) {
         $0 == .lineTooLong(limit_bytes: 64 << 10)
     },
-    MalformedCase(name: "10 MB single line", format: .jsonl, text: tenMegabytes, line: 1) { $0 == .lineTooLong(limit_bytes: 64 << 10) },
-    MalformedCase(name: "10 MB text node", format: .gpx, text: "<gpx>\n<wpt lat=\"1\" lon=\"2\"><name>" + tenMegabytes + "</name></wpt></gpx>",
-                  line: 2) { $0 == .xmlTokenTooLong(limit_bytes: 64 << 10) },
-    MalformedCase(name: "malformed JSON line", format: .jsonl,
-                  text: "{\"timestamp\":1,\"latitude\":2,\"longitude\":3,\"horizontal_accuracy\":4}\n{\"timestamp\":1,\n", line: 2) {
+    MalformedCase(name: "10 MB single line", format: .jsonl, text: tenMegabytes, line: 1) {
+        $0 == .lineTooLong(limit_bytes: 64 << 10)
+    },
+    MalformedCase(
+        name: "10 MB text node", format: .gpx,
+        text: "<gpx>\n<wpt lat=\"1\" lon=\"2\"><name>" + tenMegabytes + "</name></wpt></gpx>",
+        line: 2
+    ) { $0 == .xmlTokenTooLong(limit_bytes: 64 << 10) },
+    MalformedCase(
+        name: "malformed JSON line", format: .jsonl,
+        text: "{\"timestamp\":1,\"latitude\":2,\"longitude\":3,\"horizontal_accuracy\":4}\n{\"timestamp\":1,\n", line: 2
+    ) {
         if case .json = $0 { return true } else { return false }
     },
-    MalformedCase(name: "nested JSON value", format: .jsonl,
-                  text: "{\"timestamp\":1,\"latitude\":[2],\"longitude\":3,\"horizontal_accuracy\":4}", line: 1) {
+    MalformedCase(
+        name: "nested JSON value", format: .jsonl,
+        text: "{\"timestamp\":1,\"latitude\":[2],\"longitude\":3,\"horizontal_accuracy\":4}", line: 1
+    ) {
         if case .json = $0 { return true } else { return false }
     },
-    MalformedCase(name: "JSON trailing text", format: .jsonl,
-                  text: "{\"timestamp\":1,\"latitude\":2,\"longitude\":3,\"horizontal_accuracy\":4} x", line: 1) {
+    MalformedCase(
+        name: "JSON trailing text", format: .jsonl,
+        text: "{\"timestamp\":1,\"latitude\":2,\"longitude\":3,\"horizontal_accuracy\":4} x", line: 1
+    ) {
         if case .json = $0 { return true } else { return false }
     },
-    MalformedCase(name: "truncated GPX", format: .gpx,
-                  text: "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\">\n<trk><trkseg>\n<trkpt lat=\"1\" lon=\"2\"><time>2026-03-01T12:00:0",
-                  line: 4) {
+    MalformedCase(
+        name: "truncated GPX", format: .gpx,
+        text:
+            "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\">\n<trk><trkseg>\n<trkpt lat=\"1\" lon=\"2\"><time>2026-03-01T12:00:0",
+        line: 4
+    ) {
         if case .xml = $0 { return true } else { return false }
     },
-    MalformedCase(name: "truncated GPX after a point", format: .gpx,
-                  text: "<gpx version=\"1.1\">\n<wpt lat=\"1\" lon=\"2\"><time>2026-03-01T12:00:00Z</time><hdop>1</hdop></wpt>\n", line: 3) {
+    MalformedCase(
+        name: "truncated GPX after a point", format: .gpx,
+        text: "<gpx version=\"1.1\">\n<wpt lat=\"1\" lon=\"2\"><time>2026-03-01T12:00:00Z</time><hdop>1</hdop></wpt>\n",
+        line: 3
+    ) {
         if case .xml = $0 { return true } else { return false }
     },
-    MalformedCase(name: "XML entity expansion attempt", format: .gpx,
-                  text: "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;&lol;\">]>\n<gpx><wpt lat=\"1\" lon=\"2\"><name>&lol2;</name></wpt></gpx>",
-                  line: 2) {
+    MalformedCase(
+        name: "XML entity expansion attempt", format: .gpx,
+        text:
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;&lol;\">]>\n<gpx><wpt lat=\"1\" lon=\"2\"><name>&lol2;</name></wpt></gpx>",
+        line: 2
+    ) {
         if case .xmlDeclarationRefused = $0 { return true } else { return false }
     },
-    MalformedCase(name: "undeclared entity reference", format: .gpx,
-                  text: "<gpx>\n<wpt lat=\"1\" lon=\"2\"><time>2026-03-01T12:00:00Z</time>\n<hdop>&lol;</hdop></wpt></gpx>", line: 3) {
+    MalformedCase(
+        name: "undeclared entity reference", format: .gpx,
+        text: "<gpx>\n<wpt lat=\"1\" lon=\"2\"><time>2026-03-01T12:00:00Z</time>\n<hdop>&lol;</hdop></wpt></gpx>",
+        line: 3
+    ) {
         $0 == .xmlEntityRefused("&lol;")
     },
-    MalformedCase(name: "external entity", format: .gpx,
-                  text: "<gpx>\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\"><wpt/></gpx>", line: 2) {
+    MalformedCase(
+        name: "external entity", format: .gpx,
+        text: "<gpx>\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\"><wpt/></gpx>", line: 2
+    ) {
         if case .xmlDeclarationRefused = $0 { return true } else { return false }
     },
-    MalformedCase(name: "mismatched end tag", format: .gpx,
-                  text: "<gpx>\n<wpt lat=\"1\" lon=\"2\"><time>2026-03-01T12:00:00Z</hdop></wpt></gpx>", line: 2) {
+    MalformedCase(
+        name: "mismatched end tag", format: .gpx,
+        text: "<gpx>\n<wpt lat=\"1\" lon=\"2\"><time>2026-03-01T12:00:00Z</hdop></wpt></gpx>", line: 2
+    ) {
         if case .xml = $0 { return true } else { return false }
     },
-    MalformedCase(name: "long name echoed shortened (fuzz regression)", format: .gpx,
-                  text: "<gpx>\n<wpt lat=\"1\" lon=\"2\"></" + String(repeating: "n", count: 4000) + "></gpx>", line: 2) {
+    MalformedCase(
+        name: "long name echoed shortened (fuzz regression)", format: .gpx,
+        text: "<gpx>\n<wpt lat=\"1\" lon=\"2\"></" + String(repeating: "n", count: 4000) + "></gpx>", line: 2
+    ) {
         if case .xml = $0 { return true } else { return false }
     },
-    MalformedCase(name: "point without time", format: .gpx,
-                  text: "<gpx>\n<trkpt lat=\"1\" lon=\"2\"><hdop>1</hdop></trkpt></gpx>", line: 2) {
+    MalformedCase(
+        name: "point without time", format: .gpx,
+        text: "<gpx>\n<trkpt lat=\"1\" lon=\"2\"><hdop>1</hdop></trkpt></gpx>", line: 2
+    ) {
         $0 == .gpx("point has no <time>")
     },
-    MalformedCase(name: "point without accuracy", format: .gpx,
-                  text: "<gpx>\n<trkpt lat=\"1\" lon=\"2\">\n<time>2026-03-01T12:00:00Z</time></trkpt></gpx>", line: 2) {
+    MalformedCase(
+        name: "point without accuracy", format: .gpx,
+        text: "<gpx>\n<trkpt lat=\"1\" lon=\"2\">\n<time>2026-03-01T12:00:00Z</time></trkpt></gpx>", line: 2
+    ) {
         if case .gpx = $0 { return true } else { return false }
     },
     MalformedCase(name: "not GPX", format: .gpx, text: "<kml>\n</kml>", line: 1) {
@@ -200,7 +254,9 @@ private let malformedCases: [MalformedCase] = [
         // The engine's own validation gives the reason for each invalid coordinate.
         #expect(throws: CoordinateError.self) { try f[0].coordinate() }
         #expect(throws: CoordinateError.latitudeOutOfRange(91)) { try f[2].coordinate() }
-        #expect(throws: CoordinateError.longitudeOutOfRange(-181)) { try Fix(timestamp_s: 0, latitude: 0, longitude: -181, horizontalAccuracy_m: 1).coordinate() }
+        #expect(throws: CoordinateError.longitudeOutOfRange(-181)) {
+            try Fix(timestamp_s: 0, latitude: 0, longitude: -181, horizontalAccuracy_m: 1).coordinate()
+        }
     }
 
     @Test func invalidValuesAreKeptRawInJSONLinesAndGPX() throws {
@@ -221,7 +277,9 @@ private let malformedCases: [MalformedCase] = [
             """
         let g = try parse(gpx, .gpx)
         #expect(g.fixes.map(\.line) == [2, 3])
-        #expect(g.fixes[0].fix.latitude.isNaN && g.fixes[0].fix.longitude == 200 && g.fixes[0].fix.horizontalAccuracy_m == -1)
+        #expect(
+            g.fixes[0].fix.latitude.isNaN && g.fixes[0].fix.longitude == 200
+                && g.fixes[0].fix.horizontalAccuracy_m == -1)
         #expect(g.fixes[1].fix.timestamp_s < g.fixes[0].fix.timestamp_s, "backwards time kept")
     }
 
@@ -267,7 +325,11 @@ private let malformedCases: [MalformedCase] = [
             """
         let log = try parse(csv, .csv)
         #expect(log.fixes.count == 2)
-        #expect(log.events == [SystemEvent(kind: .enter, timestamp_s: 100, line: 2), SystemEvent(kind: .exit, timestamp_s: 102, line: 4)])
+        #expect(
+            log.events == [
+                SystemEvent(kind: .enter, timestamp_s: 100, line: 2),
+                SystemEvent(kind: .exit, timestamp_s: 102, line: 4),
+            ])
         let jsonl = "{\"timestamp\":5,\"event\":\"enter\"}\n{\"timestamp\":6,\"event\":\"exit\",\"latitude\":null}\n"
         let j = try parse(jsonl, .jsonl)
         #expect(j.fixes.isEmpty)
@@ -281,23 +343,29 @@ private let malformedCases: [MalformedCase] = [
         switch format {
         case .csv: lf = "\(header),event\n2026-03-01T12:00:00Z,52.5,13.4,5,\n2026-03-01T12:00:01Z,52.5,13.4,5,enter\n"
         case .jsonl:
-            lf = "{\"timestamp\":\"2026-03-01T12:00:00Z\",\"latitude\":52.5,\"longitude\":13.4,\"horizontal_accuracy\":5}\n"
+            lf =
+                "{\"timestamp\":\"2026-03-01T12:00:00Z\",\"latitude\":52.5,\"longitude\":13.4,\"horizontal_accuracy\":5}\n"
                 + "{\"timestamp\":\"2026-03-01T12:00:01Z\",\"latitude\":52.5,\"longitude\":13.4,\"horizontal_accuracy\":5,\"event\":\"enter\"}\n"
         case .gpx:
-            lf = "<gpx version=\"1.1\">\n<wpt lat=\"52.5\" lon=\"13.4\"><time>2026-03-01T12:00:00Z</time><extensions><horizontal_accuracy>5</horizontal_accuracy></extensions></wpt>\n"
+            lf =
+                "<gpx version=\"1.1\">\n<wpt lat=\"52.5\" lon=\"13.4\"><time>2026-03-01T12:00:00Z</time><extensions><horizontal_accuracy>5</horizontal_accuracy></extensions></wpt>\n"
                 + "<wpt lat=\"52.5\" lon=\"13.4\"><time>2026-03-01T12:00:01Z</time><extensions><horizontal_accuracy>5</horizontal_accuracy><event>enter</event></extensions></wpt>\n</gpx>\n"
         case .nmea:
-            lf = ["GPGGA,120000.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,", "GPRMC,120000.00,A,5230.00000,N,01324.00000,E,,,010326,,,A",
-                  "GPGGA,120001.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,"]
-                .map { NMEASentence.sentence($0).replacingOccurrences(of: "\r\n", with: "\n") }.joined()
+            lf = [
+                "GPGGA,120000.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,",
+                "GPRMC,120000.00,A,5230.00000,N,01324.00000,E,,,010326,,,A",
+                "GPGGA,120001.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,",
+            ]
+            .map { NMEASentence.sentence($0).replacingOccurrences(of: "\r\n", with: "\n") }.joined()
         }
         let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
         let plain = try parse(lf, format)
-        let bomCRLF = try DeviceLogImporter.parse(bytes: [0xEF, 0xBB, 0xBF] + Array(crlf.utf8), file: "bom.\(format)", format: format)
+        let bomCRLF = try DeviceLogImporter.parse(
+            bytes: [0xEF, 0xBB, 0xBF] + Array(crlf.utf8), file: "bom.\(format)", format: format)
         #expect(plain.fixes.count == 2)
         #expect(bomCRLF.fixes == plain.fixes)
         #expect(bomCRLF.events == plain.events)
-        #expect(plain.events.count == (format == .nmea ? 0 : 1)) // NMEA carries no geofence events
+        #expect(plain.events.count == (format == .nmea ? 0 : 1))  // NMEA carries no geofence events
     }
 
     @Test func isoAndUnixTimestampsAgree() throws {
@@ -335,10 +403,14 @@ private let malformedCases: [MalformedCase] = [
             #expect(exact.fixes.count == 1)
         }
         let tight = DeviceLogLimits(maxLineLength_bytes: header.utf8.count - 1)
-        #expect(throws: DeviceLogError(file: "log.csv", line: 1, problem: .lineTooLong(limit_bytes: header.utf8.count - 1))) {
+        #expect(
+            throws: DeviceLogError(file: "log.csv", line: 1, problem: .lineTooLong(limit_bytes: header.utf8.count - 1))
+        ) {
             try parse(header + "\r\n" + row, .csv, limits: tight)
         }
-        #expect(throws: DeviceLogError(file: "log.csv", line: nil, problem: .fileTooLarge(size_bytes: 64, limit_bytes: 63))) {
+        #expect(
+            throws: DeviceLogError(file: "log.csv", line: nil, problem: .fileTooLarge(size_bytes: 64, limit_bytes: 63))
+        ) {
             try parse(header + "\n" + row, .csv, limits: DeviceLogLimits(maxFileSize_bytes: 63))
         }
     }
@@ -354,30 +426,41 @@ private let malformedCases: [MalformedCase] = [
         let texts: [String]
         switch format {
         case .csv:
-            texts = ["\u{FEFF}\(header),event\r\n\r\n2026-03-01T12:00:00Z,52.5,\"13.4\",5,\r\n  \n100,91,13.4,-1,enter\r\n",
-                     "\n  \n\u{FEFF}\n", "\n \nx\n", "\(header)\n1,2,3\n", "\(header)\n1,2,3,4\n1,2,3,4,5,6,7,8,9,10,11,12"]
+            texts = [
+                "\u{FEFF}\(header),event\r\n\r\n2026-03-01T12:00:00Z,52.5,\"13.4\",5,\r\n  \n100,91,13.4,-1,enter\r\n",
+                "\n  \n\u{FEFF}\n", "\n \nx\n", "\(header)\n1,2,3\n", "\(header)\n1,2,3,4\n1,2,3,4,5,6,7,8,9,10,11,12",
+            ]
         case .jsonl:
-            texts = ["{\"timestamp\":1,\"latitude\":2,\"longitude\":3,\"horizontal_accuracy\":4}\r\n\n{\"timestamp\":\"5\",\"event\":\"exit\"}",
-                     "{\"timestamp\":1,\n", " \n\t\n"]
+            texts = [
+                "{\"timestamp\":1,\"latitude\":2,\"longitude\":3,\"horizontal_accuracy\":4}\r\n\n{\"timestamp\":\"5\",\"event\":\"exit\"}",
+                "{\"timestamp\":1,\n", " \n\t\n",
+            ]
         case .gpx:
-            texts = ["\u{FEFF}<?xml version=\"1.0\"?>\r\n<!-- a <comment> -->\n<gpx version=\"1.1\" xmlns:fl=\"x\"><trk><trkseg>\n"
-                     + "<trkpt lat='52.5' lon=\"13.4\"><time>2026-03-01T12:00:00Z</time><hdop>1.5</hdop>"
-                     + "<extensions><fl:event><![CDATA[enter]]></fl:event></extensions></trkpt>\n"
-                     + "<trkpt lat=\"52.50001\" lon=\"13.4\"><time>2026-03-01T12:00:01&#x5A;</time>"
-                     + "<extensions><fl:horizontal_accuracy>7&#46;5</fl:horizontal_accuracy><fl:speed> 1.5 </fl:speed></extensions></trkpt>"
-                     + "<?pi x?></trkseg></trk></gpx>\n",
-                     "<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>1970-01-01T00:00:00Z</time><hdop>1</hdop></trkpt></trkseg></trk>"
-                     + "<wpt lat=\"1\" lon=\"2\"><name>&amp;&lt;&gt;&quot;&apos;</name><time>1970-01-01T00:00:01Z</time><hdop>1</hdop></wpt></gpx>",
-                     "<gpx><averyveryveryverylongelementname_over_thirty/></gpx>",
-                     "<gpx><!-- never closed -",
-                     "<!DOCTYPE gpx><gpx/>",
-                     "  \r\n\t \u{FEFF}\n",
-                     "<!-- only --><?only?>",
-                     "<gpx><wpt lat=\"1\" lon=\"2\"><time>x&bogus;</time></wpt></gpx>"]
+            texts = [
+                "\u{FEFF}<?xml version=\"1.0\"?>\r\n<!-- a <comment> -->\n<gpx version=\"1.1\" xmlns:fl=\"x\"><trk><trkseg>\n"
+                    + "<trkpt lat='52.5' lon=\"13.4\"><time>2026-03-01T12:00:00Z</time><hdop>1.5</hdop>"
+                    + "<extensions><fl:event><![CDATA[enter]]></fl:event></extensions></trkpt>\n"
+                    + "<trkpt lat=\"52.50001\" lon=\"13.4\"><time>2026-03-01T12:00:01&#x5A;</time>"
+                    + "<extensions><fl:horizontal_accuracy>7&#46;5</fl:horizontal_accuracy><fl:speed> 1.5 </fl:speed></extensions></trkpt>"
+                    + "<?pi x?></trkseg></trk></gpx>\n",
+                "<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>1970-01-01T00:00:00Z</time><hdop>1</hdop></trkpt></trkseg></trk>"
+                    + "<wpt lat=\"1\" lon=\"2\"><name>&amp;&lt;&gt;&quot;&apos;</name><time>1970-01-01T00:00:01Z</time><hdop>1</hdop></wpt></gpx>",
+                "<gpx><averyveryveryverylongelementname_over_thirty/></gpx>",
+                "<gpx><!-- never closed -",
+                "<!DOCTYPE gpx><gpx/>",
+                "  \r\n\t \u{FEFF}\n",
+                "<!-- only --><?only?>",
+                "<gpx><wpt lat=\"1\" lon=\"2\"><time>x&bogus;</time></wpt></gpx>",
+            ]
         default:
-            texts = [["GPGGA,120000.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,", "GPRMC,120000.00,A,5230.00000,N,01324.00000,E,,,010326,,,A",
-                      "GPGGA,120001.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,"].map { NMEASentence.sentence($0) }.joined(),
-                     "$GPGGA,1*00\r\n"]
+            texts = [
+                [
+                    "GPGGA,120000.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,",
+                    "GPRMC,120000.00,A,5230.00000,N,01324.00000,E,,,010326,,,A",
+                    "GPGGA,120001.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,",
+                ].map { NMEASentence.sentence($0) }.joined(),
+                "$GPGGA,1*00\r\n",
+            ]
         }
         for text in texts {
             let bytes = Array(text.utf8)
@@ -386,13 +469,18 @@ private let malformedCases: [MalformedCase] = [
                 let whole = Result { () throws(DeviceLogError) in
                     try DeviceLogImporter.parse(bytes: bytes, file: "t.\(format)", format: format, limits: limit)
                 }
-                var sources = (0...bytes.count).map { p in DeviceLogByteSource.pieces([Array(bytes[..<p]), Array(bytes[p...])]) }
+                var sources = (0...bytes.count).map { p in
+                    DeviceLogByteSource.pieces([Array(bytes[..<p]), Array(bytes[p...])])
+                }
                 sources.append(.pieces(bytes.map { [$0] }))
                 for (k, source) in sources.enumerated() {
                     let pieced = Result { () throws(DeviceLogError) in
-                        try DeviceLogImporter.parse(source, file: "t.\(format)", format: format, limits: limit, reservingFixes: 0)
+                        try DeviceLogImporter.parse(
+                            source, file: "t.\(format)", format: format, limits: limit, reservingFixes: 0)
                     }
-                    #expect(pieced == whole, "split at \(k) of \(text.debugDescription), line limit \(limit.maxLineLength_bytes)")
+                    #expect(
+                        pieced == whole,
+                        "split at \(k) of \(text.debugDescription), line limit \(limit.maxLineLength_bytes)")
                 }
             }
         }
@@ -407,14 +495,21 @@ private let malformedCases: [MalformedCase] = [
     /// `keepingFix` sees every well-formed fix in file order and stores only those it keeps;
     /// events are stored either way, and a file whose fixes are all left out is not "no data".
     @Test func keepingFixStoresOnlyTheKeptFixes() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("devicelog-keep-\(ProcessInfo.processInfo.processIdentifier)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "devicelog-keep-\(ProcessInfo.processInfo.processIdentifier)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let csvPath = dir.appendingPathComponent("log.csv").path
-        try Data("timestamp,latitude,longitude,horizontal_accuracy,event\n1,52,13,5,\n2,52,13,-1,enter\n3,52,13,5,\n4,,,,exit\n".utf8)
-            .write(to: URL(fileURLWithPath: csvPath))
+        try Data(
+            "timestamp,latitude,longitude,horizontal_accuracy,event\n1,52,13,5,\n2,52,13,-1,enter\n3,52,13,5,\n4,,,,exit\n"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: csvPath))
         var seen: [Double] = []
-        let log = try DeviceLogImporter.load(path: csvPath) { fix in seen.append(fix.timestamp_s); return fix.horizontalAccuracy_m > 0 }
+        let log = try DeviceLogImporter.load(path: csvPath) { fix in
+            seen.append(fix.timestamp_s)
+            return fix.horizontalAccuracy_m > 0
+        }
         #expect(seen == [1, 2, 3])
         #expect(log.fixes.map(\.fix.timestamp_s) == [1, 3] && log.fixes.map(\.line) == [2, 4])
         #expect(log.events.map(\.kind) == [.enter, .exit])
@@ -422,22 +517,26 @@ private let malformedCases: [MalformedCase] = [
         #expect(none.fixes.isEmpty && none.events.count == 2)
         // The same for GPX (read from the whole buffer) and for a file of fixes only.
         let gpxPath = dir.appendingPathComponent("log.gpx").path
-        try Data("""
+        try Data(
+            """
             <?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
             <trkpt lat="52" lon="13"><time>2024-01-01T00:00:01Z</time><hdop>1</hdop></trkpt>
             <trkpt lat="52.1" lon="13"><time>2024-01-01T00:00:02Z</time><hdop>1</hdop></trkpt>
             </trkseg></trk></gpx>
-            """.utf8).write(to: URL(fileURLWithPath: gpxPath))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: gpxPath))
         let gpxAll = try DeviceLogImporter.load(path: gpxPath)
         let gpx = try DeviceLogImporter.load(path: gpxPath) { $0.latitude > 52.05 }
         #expect(gpxAll.fixes.count == 2 && gpx.fixes.map(\.fix) == [gpxAll.fixes[1].fix])
         let fixesOnly = dir.appendingPathComponent("fixes.csv").path
-        try Data("timestamp,latitude,longitude,horizontal_accuracy\n1,52,13,5\n".utf8).write(to: URL(fileURLWithPath: fixesOnly))
+        try Data("timestamp,latitude,longitude,horizontal_accuracy\n1,52,13,5\n".utf8).write(
+            to: URL(fileURLWithPath: fixesOnly))
         #expect(try DeviceLogImporter.load(path: fixesOnly) { _ in false }.fixes.isEmpty)
     }
 
     @Test func fileLevelChecks() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("devicelog-\(ProcessInfo.processInfo.processIdentifier)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "devicelog-\(ProcessInfo.processInfo.processIdentifier)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("track.CSV").path
@@ -446,9 +545,11 @@ private let malformedCases: [MalformedCase] = [
         let log = try DeviceLogImporter.load(path: path)
         #expect(log.format == .csv && log.fixes.count == 1 && log.file == path)
         // Too large: refused before reading, naming the file.
-        #expect { try DeviceLogImporter.load(path: path, limits: DeviceLogLimits(maxFileSize_bytes: 10)) } throws: { error in
+        #expect { try DeviceLogImporter.load(path: path, limits: DeviceLogLimits(maxFileSize_bytes: 10)) } throws: {
+            error in
             guard let e = error as? DeviceLogError else { return false }
-            return e.problem == .fileTooLarge(size_bytes: content.count, limit_bytes: 10) && e.description.hasPrefix(path + ": ")
+            return e.problem == .fileTooLarge(size_bytes: content.count, limit_bytes: 10)
+                && e.description.hasPrefix(path + ": ")
         }
         #expect(throws: DeviceLogError(file: "a.kml", line: nil, problem: .unknownFormat(extension: "kml"))) {
             try DeviceLogImporter.load(path: "a.kml")
@@ -464,11 +565,14 @@ private let malformedCases: [MalformedCase] = [
 
     @Test func committedFuzzSeedsParseOrFailCleanly() throws {
         let root = TestPaths.packageRoot.appendingPathComponent("fuzz/corpus")
-        let expectedValid: Set<String> = ["basic.csv", "bom_crlf_invalid.csv", "reordered_quoted.csv",
-                                          "basic.jsonl", "bom_crlf.jsonl", "track.gpx", "storm.nmea", "gsv_then_gst.nmea"]
+        let expectedValid: Set<String> = [
+            "basic.csv", "bom_crlf_invalid.csv", "reordered_quoted.csv",
+            "basic.jsonl", "bom_crlf.jsonl", "track.gpx", "storm.nmea", "gsv_then_gst.nmea",
+        ]
         for format in DeviceLogFormat.allCases {
             let folder = root.appendingPathComponent(format.rawValue)
-            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where expectedValid.contains(name) {
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            where expectedValid.contains(name) {
                 let log = try DeviceLogImporter.load(path: folder.appendingPathComponent(name).path)
                 #expect(!log.fixes.isEmpty, "\(name)")
             }

@@ -1,7 +1,8 @@
-import Testing
 import Foundation
-@testable import DriveSim
 import GSLKit
+import Testing
+
+@testable import DriveSim
 
 @Suite struct DeterminismTests {
     @Test func replicateSeedsAreDeterministicInRangeAndDistinct() {
@@ -14,7 +15,9 @@ import GSLKit
         }
         #expect(seen.count == 2000)
         #expect(SeedDerivation.replicateSeed(scenarioSeed: 0, replicate: 0) != 0)
-        #expect(SeedDerivation.replicateSeed(scenarioSeed: 7, replicate: 0) != SeedDerivation.replicateSeed(scenarioSeed: 8, replicate: 0))
+        #expect(
+            SeedDerivation.replicateSeed(scenarioSeed: 7, replicate: 0)
+                != SeedDerivation.replicateSeed(scenarioSeed: 8, replicate: 0))
     }
 
     /// SplitMix64 reference: the first outputs of the generator seeded 0 are
@@ -38,10 +41,15 @@ import GSLKit
         let spec = try TestScenarios.catalog("fault-storm")
         let n = 8
         var sequential: [[UInt64]] = []
-        for r in (0..<n).reversed() { sequential.insert(TestScenarios.signature(try ScenarioGenerator.generate(spec: spec, replicate: r).samples), at: 0) }
+        for r in (0..<n).reversed() {
+            sequential.insert(
+                TestScenarios.signature(try ScenarioGenerator.generate(spec: spec, replicate: r).samples), at: 0)
+        }
         let parallel = try await withThrowingTaskGroup(of: (Int, [UInt64]).self) { group in
             for r in 0..<n {
-                group.addTask { (r, TestScenarios.signature(try ScenarioGenerator.generate(spec: spec, replicate: r).samples)) }
+                group.addTask {
+                    (r, TestScenarios.signature(try ScenarioGenerator.generate(spec: spec, replicate: r).samples))
+                }
             }
             var out = [[UInt64]](repeating: [], count: n)
             for try await (r, sig) in group { out[r] = sig }
@@ -69,7 +77,10 @@ import GSLKit
 
     @Test func replicateOutOfRangeIsRefused() throws {
         let spec = try TestScenarios.catalog("edge-loiter-100m")
-        #expect(throws: ScenarioError.invalidReplicate(scenario: spec.name, replicate: spec.replicates, replicates: spec.replicates)) {
+        #expect(
+            throws: ScenarioError.invalidReplicate(
+                scenario: spec.name, replicate: spec.replicates, replicates: spec.replicates)
+        ) {
             try ScenarioGenerator(spec: spec, replicate: spec.replicates)
         }
     }

@@ -1,5 +1,6 @@
-import Testing
 import GeoPolicy
+import Testing
+
 @testable import DriveSim
 
 /// The specialised path for plain scenarios (`ScenarioGenerator.makePlainSample`) gives exactly
@@ -7,12 +8,16 @@ import GeoPolicy
 /// (a gap window after the end, faults on their own random stream) must not change one bit.
 @Suite struct PlainPathTests {
     static func waypointSpec(rate_hz: Double, duration_s: Double, accuracy: AccuracySpec) throws -> ScenarioSpec {
-        let points = [try Coordinate(latitude: 52.52, longitude: 13.405), try Coordinate(latitude: 52.60, longitude: 13.60),
-                      try Coordinate(latitude: -0.2, longitude: 179.9), try Coordinate(latitude: 0.1, longitude: -179.8)]
+        let points = [
+            try Coordinate(latitude: 52.52, longitude: 13.405), try Coordinate(latitude: 52.60, longitude: 13.60),
+            try Coordinate(latitude: -0.2, longitude: 179.9), try Coordinate(latitude: 0.1, longitude: -179.8),
+        ]
         return ScenarioSpec(
             name: "plain", description: "plain", rulesVersion: "threshold-100", seed: 18, replicates: 2,
             fence: FenceSpec(center: points[0], rule: FenceRuleSpec(kind: .threshold(radius_m: 100))),
-            route: .waypoints(WaypointRouteSpec(points: points, speed: .constant(speed_mps: 25, variation_mps: 2, variationTau_s: 30))),
+            route: .waypoints(
+                WaypointRouteSpec(points: points, speed: .constant(speed_mps: 25, variation_mps: 2, variationTau_s: 30))
+            ),
             sampling: SamplingSpec(rate_hz: rate_hz, duration_s: duration_s),
             noise: NoiseSpec(white: .gaussian(sigma_m: 5)), accuracy: accuracy)
     }
@@ -51,12 +56,16 @@ import GeoPolicy
 
     @Test func settingsThatNeedTheGeneralPathAreNotPlain() throws {
         let base = try Self.waypointSpec(rate_hz: 1, duration_s: 10, accuracy: AccuracySpec())
-        var tails = base; tails.noise = NoiseSpec(white: .gaussian(sigma_m: 5), tails: .studentT(nu: 4))
-        var bias = base; bias.noise = NoiseSpec(white: .gaussian(sigma_m: 5), bias: NoiseSpec.Bias(sigma_m: 2, tau_s: 60))
-        var aniso = base; aniso.noise = NoiseSpec(white: .anisotropic(alongTrackSigma_m: 6, crossTrackSigma_m: 3, rho: 0.3))
+        var tails = base
+        tails.noise = NoiseSpec(white: .gaussian(sigma_m: 5), tails: .studentT(nu: 4))
+        var bias = base
+        bias.noise = NoiseSpec(white: .gaussian(sigma_m: 5), bias: NoiseSpec.Bias(sigma_m: 2, tau_s: 60))
+        var aniso = base
+        aniso.noise = NoiseSpec(white: .anisotropic(alongTrackSigma_m: 6, crossTrackSigma_m: 3, rho: 0.3))
         let misreport = try Self.waypointSpec(rate_hz: 1, duration_s: 10, accuracy: AccuracySpec(misreportSigma: 0.2))
         let invalid = try Self.waypointSpec(rate_hz: 1, duration_s: 10, accuracy: AccuracySpec(invalidProbability: 0.1))
-        var duplicate = base; duplicate.faults.duplicateProbability = 0.1
+        var duplicate = base
+        duplicate.faults.duplicateProbability = 0.1
         #expect(try ScenarioGenerator(spec: base, replicate: 0).isPlain)
         for s in [tails, bias, aniso, misreport, invalid, duplicate] {
             #expect(try !ScenarioGenerator(spec: s, replicate: 0).isPlain)

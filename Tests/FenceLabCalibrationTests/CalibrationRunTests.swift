@@ -1,18 +1,20 @@
 import DeviceLogKit
 import DriveSim
 import FenceLab
+import FenceLabCalibration
 import Foundation
 import GeoPolicy
 import Testing
 import _TestSupport
-import FenceLabCalibration
 
 /// `CalibrationRun` end to end: DriveSim generates 2 h at 1 Hz with known noise, the export is
 /// imported as a device log, calibrated, and the known parameters come back.
 @Suite struct CalibrationRunTests {
     static let white_m = 5.0, bias_m = 2.5, tau_s = 45.0
 
-    static func scenarioJSON(noise: String, accuracy: String, seed: Int, route: String, duration_s: Int = 7200) -> String {
+    static func scenarioJSON(
+        noise: String, accuracy: String, seed: Int, route: String, duration_s: Int = 7200
+    ) -> String {
         """
         {"name": "calibration-test", "description": "known noise for calibration", "rulesVersion": "hysteresis-80-120-acc30", "seed": \(seed), "replicates": 1,
          "fence": {"center": [-33.86, 151.21], "rule": {"kind": "hysteresis", "enter_m": 80, "exit_m": 120, "maxAccuracy_m": 30}},
@@ -36,8 +38,10 @@ import FenceLabCalibration
 
     @Test func stationaryRecoversSigmaAndTau() throws {
         let noise = #"{"model": "gaussian", "sigma_m": 5, "bias": {"sigma_m": 2.5, "tau_s": 45}}"#
-        let log = try Self.log(Self.scenarioJSON(noise: noise, accuracy: #"{"model": "drms", "misreportSigma": 0.3}"#,
-                                                 seed: 77, route: Self.stationary))
+        let log = try Self.log(
+            Self.scenarioJSON(
+                noise: noise, accuracy: #"{"model": "drms", "misreportSigma": 0.3}"#,
+                seed: 77, route: Self.stationary))
         let r = try CalibrationRun.run(log, mode: .stationary, options: Self.quick)
         let e = r.estimate
         let total_m = (Self.white_m * Self.white_m + Self.bias_m * Self.bias_m).squareRoot()
@@ -55,14 +59,23 @@ import FenceLabCalibration
     /// and carries the fitted numbers.
     @Test func blockPastesIntoAScenario() throws {
         let noise = #"{"model": "gaussian", "sigma_m": 3, "bias": {"sigma_m": 2, "tau_s": 20}}"#
-        let log = try Self.log(Self.scenarioJSON(noise: noise, accuracy: #"{"model": "fixed", "value_m": 20}"#,
-                                                 seed: 5, route: Self.stationary))
+        let log = try Self.log(
+            Self.scenarioJSON(
+                noise: noise, accuracy: #"{"model": "fixed", "value_m": 20}"#,
+                seed: 5, route: Self.stationary))
         let r = try CalibrationRun.run(log, mode: .stationary, options: Self.quick)
-        guard case let .object(pairs) = r.scenarioBlock else { Issue.record("not an object"); return }
+        guard case .object(let pairs) = r.scenarioBlock else {
+            Issue.record("not an object")
+            return
+        }
         let noiseText = try #require(pairs.first { $0.0 == "noise" }?.1.serialized())
         let accuracyText = try #require(pairs.first { $0.0 == "accuracy" }?.1.serialized())
-        let spec = try ScenarioSpec.decode(Array(Self.scenarioJSON(noise: noiseText, accuracy: accuracyText, seed: 1,
-                                                                   route: Self.stationary).utf8), file: "pasted.json")
+        let spec = try ScenarioSpec.decode(
+            Array(
+                Self.scenarioJSON(
+                    noise: noiseText, accuracy: accuracyText, seed: 1,
+                    route: Self.stationary
+                ).utf8), file: "pasted.json")
         #expect(spec.noise.bias?.tau_s == r.estimate.tau_s)
         // 20 m reported against a ~5 m DRMS: not DRMS semantics, so a fixed accuracy at the reported median.
         #expect(spec.accuracy.model == .fixed(value_m: r.estimate.reportedMedian_m))
@@ -74,23 +87,32 @@ import FenceLabCalibration
     /// measured 4.47 m for 5 m (−11 %), checked within −15 %…0 %. The block's σ is scaled back
     /// (`undoSmootherShrinkage`) and must be within 5 % of 5 m.
     @Test func trackModeOnAMovingDrive() throws {
-        let route = #"{"kind": "waypoints", "points": [[-33.86, 151.20], [-33.86, 151.30], [-33.80, 151.30]], "speed": {"profile": "constant", "speed_kmh": 36}}"#
-        let json = Self.scenarioJSON(noise: #"{"model": "gaussian", "sigma_m": 5}"#, accuracy: #"{"model": "drms"}"#,
-                                     seed: 9, route: route)
+        let route =
+            #"{"kind": "waypoints", "points": [[-33.86, 151.20], [-33.86, 151.30], [-33.80, 151.30]], "speed": {"profile": "constant", "speed_kmh": 36}}"#
+        let json = Self.scenarioJSON(
+            noise: #"{"model": "gaussian", "sigma_m": 5}"#, accuracy: #"{"model": "drms"}"#,
+            seed: 9, route: route)
         let log = try Self.log(json)
         let r = try CalibrationRun.run(log, mode: .track, options: Self.quick)
-        let perAxis_m = ((r.estimate.sigmaEast_m * r.estimate.sigmaEast_m + r.estimate.sigmaNorth_m * r.estimate.sigmaNorth_m) / 2).squareRoot()
+        let perAxis_m =
+            ((r.estimate.sigmaEast_m * r.estimate.sigmaEast_m + r.estimate.sigmaNorth_m * r.estimate.sigmaNorth_m) / 2)
+            .squareRoot()
         #expect(perAxis_m > 0.85 * 5 && perAxis_m <= 5, "per-axis σ \(perAxis_m)")
         // The block's σ undoes that shrinkage: synthetic drives through the same smoother match.
-        print("track: residual σ \(perAxis_m) m, block white σ \(r.estimate.whiteSigma_m) m (scale \(r.estimate.smootherScale))")
+        print(
+            "track: residual σ \(perAxis_m) m, block white σ \(r.estimate.whiteSigma_m) m (scale \(r.estimate.smootherScale))"
+        )
         #expect(isClose(r.estimate.whiteSigma_m, 5, relativeTolerance: 0.05), "white σ \(r.estimate.whiteSigma_m)")
         #expect(r.goodness.matches, "\(r.goodness.verdict)")
     }
 
     @Test func tooFewFixesIsAnError() throws {
-        let log = DeviceLog(file: "short.csv", format: .csv, fixes: (0..<10).map {
-            DeviceLogFix(fix: Fix(timestamp_s: Double($0), latitude: 1, longitude: 1, horizontalAccuracy_m: 5), line: $0 + 2)
-        }, events: [])
+        let log = DeviceLog(
+            file: "short.csv", format: .csv,
+            fixes: (0..<10).map {
+                DeviceLogFix(
+                    fix: Fix(timestamp_s: Double($0), latitude: 1, longitude: 1, horizontalAccuracy_m: 5), line: $0 + 2)
+            }, events: [])
         #expect(throws: CalibrationError.tooFewFixes(got: 10, needed: NoiseCalibrator.minimumFixes)) {
             try CalibrationRun.run(log, mode: .stationary)
         }
@@ -101,18 +123,23 @@ import FenceLabCalibration
     /// Moving average over the fixes `before` earlier to `after` later (fewer at the ends).
     static func average(_ x: [SIMD2<Double>], before: Int, after: Int) -> [SIMD2<Double>] {
         x.indices.map { i in
-            let lo = max(0, i - before), hi = min(x.count - 1, i + after)
+            let lo = max(0, i - before)
+            let hi = min(x.count - 1, i + after)
             return x[lo...hi].reduce(SIMD2<Double>.zero, +) / Double(hi - lo + 1)
         }
     }
 
     /// Generated noise (white + Gauss–Markov, 1 Hz), passed through `filter`, calibrated as a stationary log.
-    static func calibrateFiltered(seconds: Int, white_m: Double, bias_m: Double, tau_s: Double, seed: UInt64,
-                                  _ filter: ([SIMD2<Double>]) -> [SIMD2<Double>]) throws -> CalibrationResult {
+    static func calibrateFiltered(
+        seconds: Int, white_m: Double, bias_m: Double, tau_s: Double, seed: UInt64,
+        _ filter: ([SIMD2<Double>]) -> [SIMD2<Double>]
+    ) throws -> CalibrationResult {
         let times = (0..<seconds).map(Double.init)
-        let raw = try NoiseCalibratorTests.recording(times_s: times, white_m: white_m, bias_m: bias_m, tau_s: tau_s, seed: seed)
-        return try CalibrationRun.run(log(times: times, offsets: filter(raw.residuals_m), accuracy: raw.reportedAccuracy_m),
-                                      mode: .stationary, options: quick)
+        let raw = try NoiseCalibratorTests.recording(
+            times_s: times, white_m: white_m, bias_m: bias_m, tau_s: tau_s, seed: seed)
+        return try CalibrationRun.run(
+            log(times: times, offsets: filter(raw.residuals_m), accuracy: raw.reportedAccuracy_m),
+            mode: .stationary, options: quick)
     }
 
     /// A device log whose fixes lie at `offsets` (east/north metres) from `anchor`.
@@ -120,8 +147,10 @@ import FenceLabCalibration
         let frame = LocalFrame(anchor: anchor)
         let fixes = times.indices.map { i -> DeviceLogFix in
             let c = frame.coordinate(offsets[i])
-            return DeviceLogFix(fix: Fix(timestamp_s: times[i], latitude: c.latitude, longitude: c.longitude,
-                                         horizontalAccuracy_m: accuracy[i]), line: i + 2)
+            return DeviceLogFix(
+                fix: Fix(
+                    timestamp_s: times[i], latitude: c.latitude, longitude: c.longitude,
+                    horizontalAccuracy_m: accuracy[i]), line: i + 2)
         }
         return DeviceLog(file: "generated.csv", format: .csv, fixes: fixes, events: [])
     }
@@ -132,14 +161,28 @@ import FenceLabCalibration
     @Test func irregularLogWithGapsDuplicatesAndInvalidFixes() throws {
         let times = try NoiseCalibratorTests.irregularTimes(duration_s: 8 * 3600, seed: 7)
         let clean = try NoiseCalibratorTests.recording(times_s: times, white_m: 4, bias_m: 3, tau_s: 30, seed: 8)
-        var t = clean.times_s, o = clean.residuals_m, a = clean.reportedAccuracy_m
+        var t = clean.times_s
+        var o = clean.residuals_m
+        var a = clean.reportedAccuracy_m
         // Every 100th fix re-delivered (same time, same place) → duplicateTimestamp.
         var k = t.count - 1
-        while k > 0 { if k % 100 == 0 { t.insert(t[k], at: k + 1); o.insert(o[k], at: k + 1); a.insert(a[k], at: k + 1) }; k -= 1 }
+        while k > 0 {
+            if k % 100 == 0 {
+                t.insert(t[k], at: k + 1)
+                o.insert(o[k], at: k + 1)
+                a.insert(a[k], at: k + 1)
+            }
+            k -= 1
+        }
         // One fix back in time → outOfOrder; three invalid accuracies (−1, NaN, 0) → invalidAccuracy.
-        t.insert(t[500] - 0.25, at: 501); o.insert(o[500], at: 501); a.insert(a[500], at: 501)
-        a[1000] = -1; a[2000] = .nan; a[3000] = 0
-        let r = try CalibrationRun.run(Self.log(times: t, offsets: o, accuracy: a), mode: .stationary, options: Self.quick)
+        t.insert(t[500] - 0.25, at: 501)
+        o.insert(o[500], at: 501)
+        a.insert(a[500], at: 501)
+        a[1000] = -1
+        a[2000] = .nan
+        a[3000] = 0
+        let r = try CalibrationRun.run(
+            Self.log(times: t, offsets: o, accuracy: a), mode: .stationary, options: Self.quick)
         let acc = r.accounting
         let duplicates = (1...(clean.times_s.count - 1)).filter { $0 % 100 == 0 }.count
         #expect(acc.read == t.count)
@@ -152,22 +195,31 @@ import FenceLabCalibration
         let e = r.estimate
         let tau = try #require(e.tau_s)
         print("irregular log: \(acc.summary); white \(e.whiteSigma_m) m, bias \(e.biasSigma_m) m, tau \(tau) s")
-        #expect(isClose(e.whiteSigma_m, 4, relativeTolerance: NoiseCalibratorTests.whiteTolerance), "white σ \(e.whiteSigma_m)")
-        #expect(isClose(e.biasSigma_m, 3, relativeTolerance: NoiseCalibratorTests.biasTolerance), "bias σ \(e.biasSigma_m)")
+        #expect(
+            isClose(e.whiteSigma_m, 4, relativeTolerance: NoiseCalibratorTests.whiteTolerance),
+            "white σ \(e.whiteSigma_m)")
+        #expect(
+            isClose(e.biasSigma_m, 3, relativeTolerance: NoiseCalibratorTests.biasTolerance), "bias σ \(e.biasSigma_m)")
         #expect(isClose(tau, 30, relativeTolerance: NoiseCalibratorTests.tauTolerance), "τ \(tau)")
         #expect(!r.filtered.detected, "\(r.filtered)")
         #expect(r.goodness.matches, "\(r.goodness.verdict)")
         #expect(r.warnings.isEmpty, "\(r.warnings)")
         let summary = CalibrationReport.summaryLines(r).joined(separator: "\n")
-        #expect(summary.contains("\(duplicates) duplicateTimestamp") && summary.contains("1 outOfOrder") && summary.contains("3 invalidAccuracy"))
+        #expect(
+            summary.contains("\(duplicates) duplicateTimestamp") && summary.contains("1 outOfOrder")
+                && summary.contains("3 invalidAccuracy"))
     }
 
     /// White + Gauss–Markov noise passed through a 5-fix moving average (what a provider's smoothing
     /// does): the tool must say the residuals look filtered — in the warnings, the JSON and the HTML —
     /// and the two-sample test must not call it a match.
     @Test func movingAverageSmoothedInputIsReportedAsFiltered() throws {
-        let r = try Self.calibrateFiltered(seconds: 7200, white_m: 4, bias_m: 2, tau_s: 20, seed: 51) { Self.average($0, before: 4, after: 0) }
-        print("moving average: lag-1 ρ \(r.filtered.lag1Rho), convexity excess \(r.filtered.convexityExcess) at \(r.filtered.convexityLag_s) s; \(r.goodness.verdict)")
+        let r = try Self.calibrateFiltered(seconds: 7200, white_m: 4, bias_m: 2, tau_s: 20, seed: 51) {
+            Self.average($0, before: 4, after: 0)
+        }
+        print(
+            "moving average: lag-1 ρ \(r.filtered.lag1Rho), convexity excess \(r.filtered.convexityExcess) at \(r.filtered.convexityLag_s) s; \(r.goodness.verdict)"
+        )
         #expect(r.filtered.detected)
         let warning = try #require(r.filtered.warning)
         #expect(warning.contains("smoothed/filtered upstream"))
@@ -182,8 +234,12 @@ import FenceLabCalibration
     /// A slow bias dominating, smoothed by a 5-fix moving average (the shipped 2 h example
     /// smoothed): the ACF barely bends, but no white part is left, and the tool says so.
     @Test func smoothedBiasDominatedInputIsReportedAsFiltered() throws {
-        let r = try Self.calibrateFiltered(seconds: 3600, white_m: 4, bias_m: 3, tau_s: 30, seed: 53) { Self.average($0, before: 4, after: 0) }
-        print("smoothed bias: white fraction \(r.filtered.whiteFraction), lag-1 ρ \(r.filtered.lag1Rho); \(r.goodness.verdict)")
+        let r = try Self.calibrateFiltered(seconds: 3600, white_m: 4, bias_m: 3, tau_s: 30, seed: 53) {
+            Self.average($0, before: 4, after: 0)
+        }
+        print(
+            "smoothed bias: white fraction \(r.filtered.whiteFraction), lag-1 ρ \(r.filtered.lag1Rho); \(r.goodness.verdict)"
+        )
         #expect(r.filtered.noWhiteFlag)
         #expect(r.filtered.warning?.contains("no independent (white) part left") == true)
     }
@@ -196,7 +252,9 @@ import FenceLabCalibration
             let low = Self.average(residuals, before: 1, after: 1)
             return zip(low, Self.average(low, before: 7, after: 7)).map { $0 - $1 }
         }
-        print("band-pass: lag-1 ρ \(r.filtered.lag1Rho), minimum ρ \(r.filtered.minimumRho) at \(r.filtered.minimumRhoLag_s) s")
+        print(
+            "band-pass: lag-1 ρ \(r.filtered.lag1Rho), minimum ρ \(r.filtered.minimumRho) at \(r.filtered.minimumRhoLag_s) s"
+        )
         #expect(r.filtered.negativeFlag)
         #expect(r.filtered.warning?.contains("negative at") == true)
     }
@@ -205,20 +263,28 @@ import FenceLabCalibration
     /// average of the coordinates), calibrated with --track: the residuals against our smoothed path
     /// go negative at a few seconds, and the tool says so instead of printing a plain block.
     @Test func providerSmoothedCarTraceIsReportedAsFiltered() throws {
-        let route = #"{"kind": "waypoints", "points": [[-33.86, 151.20], [-33.86, 151.30]], "speed": {"profile": "constant", "speed_kmh": 50}}"#
-        let json = Self.scenarioJSON(noise: #"{"model": "gaussian", "sigma_m": 5, "bias": {"sigma_m": 3, "tau_s": 60}}"#,
-                                     accuracy: #"{"model": "drms"}"#, seed: 10, route: route, duration_s: 1800)
+        let route =
+            #"{"kind": "waypoints", "points": [[-33.86, 151.20], [-33.86, 151.30]], "speed": {"profile": "constant", "speed_kmh": 50}}"#
+        let json = Self.scenarioJSON(
+            noise: #"{"model": "gaussian", "sigma_m": 5, "bias": {"sigma_m": 3, "tau_s": 60}}"#,
+            accuracy: #"{"model": "drms"}"#, seed: 10, route: route, duration_s: 1800)
         let log = try Self.log(json)
-        let frame = LocalFrame(anchor: try Coordinate(latitude: log.fixes[0].fix.latitude, longitude: log.fixes[0].fix.longitude))
-        let offsets = log.fixes.map { frame.offset_m(try! Coordinate(latitude: $0.fix.latitude, longitude: $0.fix.longitude)) }
+        let frame = LocalFrame(
+            anchor: try Coordinate(latitude: log.fixes[0].fix.latitude, longitude: log.fixes[0].fix.longitude))
+        let offsets = log.fixes.map {
+            frame.offset_m(try! Coordinate(latitude: $0.fix.latitude, longitude: $0.fix.longitude))
+        }
         let smoothed = Self.average(offsets, before: 2, after: 2)
         var provider = log
         for i in provider.fixes.indices {
             let c = frame.coordinate(smoothed[i])
-            provider.fixes[i].fix.latitude = c.latitude; provider.fixes[i].fix.longitude = c.longitude
+            provider.fixes[i].fix.latitude = c.latitude
+            provider.fixes[i].fix.longitude = c.longitude
         }
         let r = try CalibrationRun.run(provider, mode: .track, options: Self.quick)
-        print("provider-smoothed car trace: ρ \(r.filtered.lag1Rho) at 1 s, minimum \(r.filtered.minimumRho) at \(r.filtered.minimumRhoLag_s) s; \(r.goodness.verdict)")
+        print(
+            "provider-smoothed car trace: ρ \(r.filtered.lag1Rho) at 1 s, minimum \(r.filtered.minimumRho) at \(r.filtered.minimumRhoLag_s) s; \(r.goodness.verdict)"
+        )
         #expect(r.filtered.detected)
         #expect(r.filtered.warning?.contains("smoothed/filtered upstream") == true)
         // The unsmoothed trace through the same pipeline raises no such warning.
@@ -244,7 +310,8 @@ import FenceLabCalibration
             }
         }
         csv += "\(input.times_s.last! + 1),,,,exit\n"
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("calibration-load-\(ProcessInfo.processInfo.processIdentifier)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "calibration-load-\(ProcessInfo.processInfo.processIdentifier)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("log.csv").path
@@ -282,7 +349,7 @@ import FenceLabCalibration
         let section = try #require(page.range(of: "## `calibration.json`").map { String(page[$0.upperBound...]) })
         let json = try #require(JSONSerialization.jsonObject(with: Data(a.utf8)) as? [String: Any])
         var keys = Array(json.keys)
-        for case let (key, inner as [String: Any]) in json where key != "scenario" { keys += inner.keys }
+        for case (let key, let inner as [String: Any]) in json where key != "scenario" { keys += inner.keys }
         let missing = Set(keys).filter { !section.contains("`\($0)`") }
         #expect(missing.isEmpty, "calibration.json keys not in docs/report-format.md: \(missing.sorted())")
     }

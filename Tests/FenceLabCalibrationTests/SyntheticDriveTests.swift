@@ -1,7 +1,8 @@
-@testable import FenceLab
-import GeoPolicy
 import GSLKit
+import GeoPolicy
 import Testing
+
+@testable import FenceLab
 @testable import FenceLabCalibration
 
 /// `GoodnessOfFit.syntheticDrive` builds a drive without arrays of fixes, with its residuals
@@ -12,23 +13,31 @@ import Testing
     @Test(arguments: CalibrationMode.allCases)
     func syntheticDriveIsThePipelineOnTheDrawnFixes(mode: CalibrationMode) throws {
         let input = try NoiseCalibratorTests.recording(seconds: 1200, white_m: 4, bias_m: 2, tau_s: 20, seed: 71)
-        let log = CalibrationRunTests.log(times: input.times_s, offsets: input.residuals_m, accuracy: input.reportedAccuracy_m)
+        let log = CalibrationRunTests.log(
+            times: input.times_s, offsets: input.residuals_m, accuracy: input.reportedAccuracy_m)
         let r = try CalibrationRun.residuals(ScreenedFixes(log), mode: mode)
         let series = ResidualSeries(times_s: r.input.times_s, residuals_m: r.input.residuals_m)
         let estimate = try NoiseCalibrator.estimate(r.input, seed: 5, replicates: 20)
         let block = CalibrationRun.BlockParameters(estimate)
 
-        let drive = try GoodnessOfFit.syntheticDrive(r, recordingSeries: series, block: block, mode: mode, rng: try RandomSource(seed: 17),
-                                                     keepingAccuracy: true)
+        let drive = try GoodnessOfFit.syntheticDrive(
+            r, recordingSeries: series, block: block, mode: mode, rng: try RandomSource(seed: 17),
+            keepingAccuracy: true)
 
         // The direct construction from the same stream.
-        var fixes: [Fix] = [], points: [Coordinate] = []
-        SyntheticNoise(block).draw(times_s: r.input.times_s, rng: try RandomSource(seed: 17)) { i, offset_m, accuracy_m in
+        var fixes: [Fix] = []
+        var points: [Coordinate] = []
+        SyntheticNoise(block).draw(times_s: r.input.times_s, rng: try RandomSource(seed: 17)) {
+            i, offset_m, accuracy_m in
             let c = LocalFrame(anchor: r.truth[i]).coordinate(offset_m)
-            fixes.append(Fix(timestamp_s: r.input.times_s[i], latitude: c.latitude, longitude: c.longitude, horizontalAccuracy_m: accuracy_m))
+            fixes.append(
+                Fix(
+                    timestamp_s: r.input.times_s[i], latitude: c.latitude, longitude: c.longitude,
+                    horizontalAccuracy_m: accuracy_m))
             points.append(c)
         }
-        let direct = try CalibrationRun.pipeline(count: fixes.count, fix: { fixes[$0] }, point: { points[$0] }, mode: mode)
+        let direct = try CalibrationRun.pipeline(
+            count: fixes.count, fix: { fixes[$0] }, point: { points[$0] }, mode: mode)
         let expected = ResidualSeries(times_s: direct.input.times_s, residuals_m: direct.input.residuals_m)
 
         #expect(drive.series.count == r.input.times_s.count, "every fix used")

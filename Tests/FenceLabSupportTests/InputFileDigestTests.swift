@@ -1,5 +1,6 @@
-import Testing
 import Foundation
+import Testing
+
 @testable import _FenceLabSupport
 
 /// `run.inputFiles` carries the SHA-256 of every fixture and device log: read in 1 MiB chunks,
@@ -16,7 +17,9 @@ import Foundation
     @Test func shortFileMatchesThePublishedVector() throws {
         let path = try Self.temporaryFile(Array("abc".utf8))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(InputFileReader.sha256HexIfReadable(path: path) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            InputFileReader.sha256HexIfReadable(path: path)
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
     @Test func fileOfSeveralChunksMatchesTheOneShotDigest() throws {

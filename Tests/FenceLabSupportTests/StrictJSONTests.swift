@@ -10,12 +10,15 @@ import _FenceLabSupport
 
     @Test func numbersInTheGrammarKeepValueAndText() throws {
         let v = try StrictJSON.parse("[0, -0.5, 1e2, 2E-3, 1e999, -0]")
-        guard case let .array(items, _) = v else { Issue.record("not an array"); return }
-        let values: [Double] = items.compactMap { if case let .number(x, _, _) = $0 { return x } else { return nil } }
+        guard case .array(let items, _) = v else {
+            Issue.record("not an array")
+            return
+        }
+        let values: [Double] = items.compactMap { if case .number(let x, _, _) = $0 { return x } else { return nil } }
         #expect(values.count == 6)
         #expect(values[0] == 0 && values[1] == -0.5 && values[2] == 100 && values[3] == 0.002)
         #expect(values[4] == .infinity, "overflow is kept (as text 1e999) for the caller to refuse by key")
-        if case let .number(_, text, _) = items[4] { #expect(text == "1e999") }
+        if case .number(_, let text, _) = items[4] { #expect(text == "1e999") }
     }
 
     @Test func duplicateKeysAreRefusedWithTheKeyPath() {
@@ -32,7 +35,8 @@ import _FenceLabSupport
             _ = try StrictJSON.parse("{\"route\": {\"points\": [[1, 2],\n   [3, x]]}}")
         } throws: { error in
             guard let e = error as? StrictJSON.ParseError else { return false }
-            return e.line == 2 && e.column == 8 && e.keyPath == "route.points[1][1]" && e.description.contains("line 2, column 8")
+            return e.line == 2 && e.column == 8 && e.keyPath == "route.points[1][1]"
+                && e.description.contains("line 2, column 8")
         }
     }
 
@@ -53,7 +57,10 @@ import _FenceLabSupport
     }
 
     @Test func stringsAreStrict() throws {
-        guard case let .string(s, _) = try StrictJSON.parse(#""\ud83d\ude00 \u00e9 \n""#) else { Issue.record("not a string"); return }
+        guard case .string(let s, _) = try StrictJSON.parse(#""\ud83d\ude00 \u00e9 \n""#) else {
+            Issue.record("not a string")
+            return
+        }
         #expect(s == "😀 é \n")
         for bad in [#""\ud83d""#, #""\ude00""#, "\"a\u{01}b\"", #""\x""#, "\"abc", "\"\u{7F}\"x"] {
             #expect(throws: StrictJSON.ParseError.self, "\(bad)") { _ = try StrictJSON.parse(bad) }
@@ -70,7 +77,10 @@ import _FenceLabSupport
     @Test func longFlatInputIsLinear() throws {
         // 200 000 elements: parses (no per-element recursion, no quadratic work).
         let text = "[" + Array(repeating: "1", count: 200_000).joined(separator: ",") + "]"
-        guard case let .array(items, _) = try StrictJSON.parse(text) else { Issue.record("not an array"); return }
+        guard case .array(let items, _) = try StrictJSON.parse(text) else {
+            Issue.record("not an array")
+            return
+        }
         #expect(items.count == 200_000)
     }
 }

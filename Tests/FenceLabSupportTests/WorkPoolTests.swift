@@ -1,5 +1,6 @@
-import Testing
 import Foundation
+import Testing
+
 @testable import _FenceLabSupport
 
 @Suite struct WorkPoolTests {
@@ -30,16 +31,19 @@ import Foundation
             let aheadMax = Locked(0)
             let consumedSoFar = Locked(0)
             var seen: [Int] = []
-            try WorkPool.forEachInOrder(count: 300, jobs: jobs, window: 5, { i in
-                let ahead = i - consumedSoFar.withLock { $0 }
-                aheadMax.withLock { $0 = max($0, ahead) }
-                usleep(UInt32((i * 7 % 5) * 200))
-                return i * i
-            }, consume: { i, value in
-                #expect(value == i * i)
-                seen.append(i)
-                consumedSoFar.withLock { $0 = i + 1 }
-            })
+            try WorkPool.forEachInOrder(
+                count: 300, jobs: jobs, window: 5,
+                { i in
+                    let ahead = i - consumedSoFar.withLock { $0 }
+                    aheadMax.withLock { $0 = max($0, ahead) }
+                    usleep(UInt32((i * 7 % 5) * 200))
+                    return i * i
+                },
+                consume: { i, value in
+                    #expect(value == i * i)
+                    seen.append(i)
+                    consumedSoFar.withLock { $0 = i + 1 }
+                })
             #expect(seen == Array(0..<300), "jobs \(jobs)")
             // One item may be claimed while the consumer has not yet recorded the last take.
             #expect(aheadMax.withLock { $0 } <= max(5, jobs) + 1, "jobs \(jobs)")
@@ -55,24 +59,32 @@ import Foundation
         for jobs in [1, 2, 4] {
             var consumed: [Int] = []
             #expect(throws: Boom(item: 40)) {
-                try WorkPool.forEachInOrder(count: 500, jobs: jobs, { i -> Int in
-                    // A later item fails first in time: 40 is slow, 41… fail at once.
-                    if i == 40 { usleep(20_000); throw Boom(item: 40) }
-                    if i > 40 { throw Boom(item: i) }
-                    return i
-                }, consume: { i, _ in consumed.append(i) })
+                try WorkPool.forEachInOrder(
+                    count: 500, jobs: jobs,
+                    { i -> Int in
+                        // A later item fails first in time: 40 is slow, 41… fail at once.
+                        if i == 40 {
+                            usleep(20_000)
+                            throw Boom(item: 40)
+                        }
+                        if i > 40 { throw Boom(item: i) }
+                        return i
+                    }, consume: { i, _ in consumed.append(i) })
             }
             #expect(consumed == Array(0..<40), "jobs \(jobs)")
             consumed = []
             let ran = Locked(0)
             #expect(throws: Boom(item: 12)) {
-                try WorkPool.forEachInOrder(count: 10_000, jobs: jobs, window: 4, { i -> Int in
-                    ran.withLock { $0 += 1 }
-                    return i
-                }, consume: { i, _ in
-                    if i == 12 { throw Boom(item: 12) }
-                    consumed.append(i)
-                })
+                try WorkPool.forEachInOrder(
+                    count: 10_000, jobs: jobs, window: 4,
+                    { i -> Int in
+                        ran.withLock { $0 += 1 }
+                        return i
+                    },
+                    consume: { i, _ in
+                        if i == 12 { throw Boom(item: 12) }
+                        consumed.append(i)
+                    })
             }
             #expect(consumed == Array(0..<12), "jobs \(jobs)")
             #expect(ran.withLock { $0 } <= 12 + 1 + max(4, jobs), "jobs \(jobs): items ran after the failure")

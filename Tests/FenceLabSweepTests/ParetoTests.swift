@@ -1,5 +1,6 @@
 import GSLKit
 import Testing
+
 @testable import FenceLab
 @testable import FenceLabSweep
 
@@ -25,15 +26,22 @@ import Testing
                     points.append(twin)
                     continue
                 }
-                let latency = rng.uniform() < 0.15 ? Double.nan : Self.level(rng, [-1, 0, 4.5, 10, 10.5, 30, .infinity])
+                let latency =
+                    rng.uniform() < 0.15 ? Double.nan : Self.level(rng, [-1, 0, 4.5, 10, 10.5, 30, .infinity])
                 let spurious = rng.uniform() < 0.01 ? Double.nan : Self.level(rng, spread)
-                points.append(TradeOffPoint(id: id, spurious: spurious, latency_s: latency, missed: Self.level(rng, spread),
-                                            band_m: 10))
+                points.append(
+                    TradeOffPoint(
+                        id: id, spurious: spurious, latency_s: latency, missed: Self.level(rng, spread),
+                        band_m: 10))
             }
             var shuffler = GSLShuffle(rng)
             points.shuffle(using: &shuffler)
-            let fast = TradeOff.frontier(points), slow = TradeOff.frontierByDefinition(points)
-            #expect(fast == slow, "round \(round), \(n) points: only fast \(fast.subtracting(slow).sorted()), only definition \(slow.subtracting(fast).sorted())")
+            let fast = TradeOff.frontier(points)
+            let slow = TradeOff.frontierByDefinition(points)
+            #expect(
+                fast == slow,
+                "round \(round), \(n) points: only fast \(fast.subtracting(slow).sorted()), only definition \(slow.subtracting(fast).sorted())"
+            )
         }
     }
 
@@ -50,14 +58,20 @@ import Testing
                     continue
                 }
                 let recall: Double? = rng.uniform() < 0.2 ? nil : Self.level(rng, [0, 0.5, 0.9, 0.95, 1])
-                points.append(MixPoint(point: id, unwantedPerHour: Self.level(rng, [0, -0.0, 0.25, 1, 2, 8]),
-                                       worstEntryP95_s: Self.level(rng, [0, 5, 12.5, 60, .infinity]), worstRecall: recall,
-                                       matchedVisits: 1, violations: []))
+                points.append(
+                    MixPoint(
+                        point: id, unwantedPerHour: Self.level(rng, [0, -0.0, 0.25, 1, 2, 8]),
+                        worstEntryP95_s: Self.level(rng, [0, 5, 12.5, 60, .infinity]), worstRecall: recall,
+                        matchedVisits: 1, violations: []))
             }
             var shuffler = GSLShuffle(rng)
             points.shuffle(using: &shuffler)
-            let fast = SweepMix.mixFrontier(points), slow = SweepMix.mixFrontierByDefinition(points)
-            #expect(fast == slow, "round \(round), \(n) points: only fast \(fast.subtracting(slow).sorted()), only definition \(slow.subtracting(fast).sorted())")
+            let fast = SweepMix.mixFrontier(points)
+            let slow = SweepMix.mixFrontierByDefinition(points)
+            #expect(
+                fast == slow,
+                "round \(round), \(n) points: only fast \(fast.subtracting(slow).sorted()), only definition \(slow.subtracting(fast).sorted())"
+            )
         }
     }
 

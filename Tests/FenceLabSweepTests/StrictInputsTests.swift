@@ -1,5 +1,6 @@
-import Testing
 import Foundation
+import Testing
+
 @testable import FenceLab
 @testable import FenceLabSweep
 
@@ -8,29 +9,37 @@ import Foundation
 @Suite struct StrictInputsTests {
     /// A valid record line with every key `SweepRecord` writes: item 3, latencyMedian_s 1.5, other
     /// measured values null, other counts 1.
-    static let record: String = "{" + SweepRecord.keys.map { key in
-        let value = key == "item" ? "3" : key == "latencyMedian_s" ? "1.5" : (key.hasSuffix("_s") || key.hasSuffix("_m")) ? "null" : "1"
-        return "\"\(key)\":\(value)"
-    }.joined(separator: ",") + "}"
+    static let record: String =
+        "{"
+        + SweepRecord.keys.map { key in
+            let value =
+                key == "item"
+                ? "3" : key == "latencyMedian_s" ? "1.5" : (key.hasSuffix("_s") || key.hasSuffix("_m")) ? "null" : "1"
+            return "\"\(key)\":\(value)"
+        }.joined(separator: ",") + "}"
 
     @Test func sweepRecordsAreReadStrictly() throws {
         let r = try SweepRecord(parsing: Self.record[...], file: "r.jsonl", line: 1)
         #expect(r.item == 3 && r.latencyMedian_s == 1.5 && r.latencyP95_s == nil)
         let variants = [
-            Self.record.replacingOccurrences(of: #""item":3"#, with: #""item":03"#),            // leading zero
-            Self.record.replacingOccurrences(of: #""item":3"#, with: #""item":3.5"#),           // not a count
+            Self.record.replacingOccurrences(of: #""item":3"#, with: #""item":03"#),  // leading zero
+            Self.record.replacingOccurrences(of: #""item":3"#, with: #""item":3.5"#),  // not a count
             Self.record.replacingOccurrences(of: #""item":3,"#, with: #""item":3,"item":4,"#),  // duplicate key
-            Self.record.replacingOccurrences(of: "1.5", with: "1e999"),                         // out of range
-            Self.record + " x",                                                                 // trailing text
+            Self.record.replacingOccurrences(of: "1.5", with: "1e999"),  // out of range
+            Self.record + " x",  // trailing text
         ]
         for bad in variants {
-            #expect(throws: SweepError.self, "\(bad)") { _ = try SweepRecord(parsing: bad[...], file: "r.jsonl", line: 7) }
+            #expect(throws: SweepError.self, "\(bad)") {
+                _ = try SweepRecord(parsing: bad[...], file: "r.jsonl", line: 7)
+            }
         }
     }
 
     @Test func engineLinesRefuseWhatRFC8259Refuses() {
-        for bad in [#"{"index":01,"state":"inside"}"#, #"{"index":1,"index":1,"state":"inside"}"#,
-                    #"{"index":1,"state":"inside"} {}"#, #"{"index":[1],"state":"inside"}"#, #"{"index":1e999}"#] {
+        for bad in [
+            #"{"index":01,"state":"inside"}"#, #"{"index":1,"index":1,"state":"inside"}"#,
+            #"{"index":1,"state":"inside"} {}"#, #"{"index":[1],"state":"inside"}"#, #"{"index":1e999}"#,
+        ] {
             #expect(throws: FlatJSONError.self, "\(bad)") { _ = try FlatJSON.parseObject(bad) }
         }
     }

@@ -1,27 +1,37 @@
-import Testing
 import FenceLab
 import FenceLabSweep
+import Testing
 
 @Suite struct SweepGridTests {
     /// Found by fuzz/targets/cli_options.swift (timeouts): the grid was enumerated before the
     /// limit was checked. The count is now exact without enumerating, and a huge grid is refused at once.
     @Test func pointCountIsExactAndHugeGridsAreRefusedWithoutEnumerating() throws {
         let cases: [(SweepRange, SweepRange, [Double], [Int])] = [
-            (try SweepRange(parsing: "60:100:10", option: "e"), try SweepRange(parsing: "90:130:10", option: "x"), [30, 30, 50], [1, 3]),
-            (try SweepRange(parsing: "80:80:1", option: "e"), try SweepRange(parsing: "120:120:1", option: "x"), [30], [1]),
+            (
+                try SweepRange(parsing: "60:100:10", option: "e"), try SweepRange(parsing: "90:130:10", option: "x"),
+                [30, 30, 50], [1, 3]
+            ),
+            (
+                try SweepRange(parsing: "80:80:1", option: "e"), try SweepRange(parsing: "120:120:1", option: "x"),
+                [30], [1]
+            ),
             (try SweepRange(parsing: "0:50:5", option: "e"), try SweepRange(parsing: "0:50:5", option: "x"), [10], [1]),
         ]
         for (e, x, a, c) in cases {
             let grid = try SweepGrid(kind: .hysteresis, enter: e, exit: x, maxAccuracy: a, confirm: c, limit: nil)
-            #expect(SweepGrid.pointCount(kind: .hysteresis, enter: e, exit: x, maxAccuracy: a, confirm: c) == grid.points.count)
+            #expect(
+                SweepGrid.pointCount(kind: .hysteresis, enter: e, exit: x, maxAccuracy: a, confirm: c)
+                    == grid.points.count)
         }
-        let clock = ContinuousClock(), start = clock.now
+        let clock = ContinuousClock()
+        let start = clock.now
         #expect {
-            _ = try SweepGrid(kind: .hysteresis, enter: try SweepRange(parsing: "0:100:10", option: "--enter"),
-                              exit: try SweepRange(parsing: "101:100100.8:0.2", option: "--exit"),
-                              maxAccuracy: [30], confirm: [1])
+            _ = try SweepGrid(
+                kind: .hysteresis, enter: try SweepRange(parsing: "0:100:10", option: "--enter"),
+                exit: try SweepRange(parsing: "101:100100.8:0.2", option: "--exit"),
+                maxAccuracy: [30], confirm: [1])
         } throws: { error in
-            guard case let SweepGridError.tooManyPoints(count, limit) = error else { return false }
+            guard case SweepGridError.tooManyPoints(let count, let limit) = error else { return false }
             return count >= 5_500_000 && count <= 5_500_001 && limit == 2_000  // 11 × 500 000 (+ the reference)
         }
         #expect(start.duration(to: clock.now) < .seconds(5))
@@ -55,8 +65,9 @@ import FenceLabSweep
     }
 
     @Test func hysteresisGridDropsInvalidPairsAndAlwaysHasTheSeedSetting() throws {
-        let grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "60:100:20", option: "--enter"),
-                                 exit: SweepRange(parsing: "90:130:20", option: "--exit"), maxAccuracy: [25, 50], confirm: [1])
+        let grid = try SweepGrid(
+            kind: .hysteresis, enter: SweepRange(parsing: "60:100:20", option: "--enter"),
+            exit: SweepRange(parsing: "90:130:20", option: "--exit"), maxAccuracy: [25, 50], confirm: [1])
         #expect(grid.points.allSatisfy { $0.exit_m > $0.enter_m })
         // valid (enter, exit): (60,90) (60,110) (60,130) (80,90) (80,110) (80,130) (100,110) (100,130) = 8, × 2 accuracies, + 80/120/30
         #expect(grid.points.count == 17)
@@ -68,10 +79,12 @@ import FenceLabSweep
     /// Inputs cross every rule setting (a filtered input once per q); the raw points keep their
     /// order in front of the filtered ones of the same setting; q ≤ 0 or non-finite is refused.
     @Test func inputsAndProcessNoiseCrossEverySetting() throws {
-        let enter = try SweepRange(parsing: "60:80:20", option: "--enter"), exit = SweepRange(values: [120])
+        let enter = try SweepRange(parsing: "60:80:20", option: "--enter")
+        let exit = SweepRange(values: [120])
         let raw = try SweepGrid(kind: .hysteresis, enter: enter, exit: exit, maxAccuracy: [30], confirm: [1])
-        let grid = try SweepGrid(kind: .hysteresis, enter: enter, exit: exit, maxAccuracy: [30], confirm: [1],
-                                 inputs: [.raw, .kalman, .imm], kalmanQ: [0.5, 2])
+        let grid = try SweepGrid(
+            kind: .hysteresis, enter: enter, exit: exit, maxAccuracy: [30], confirm: [1],
+            inputs: [.raw, .kalman, .imm], kalmanQ: [0.5, 2])
         // (60,120) and (80,120), each raw + kalman×2 + imm×2; the seeds' 80/120/30 is the raw (80,120).
         #expect(grid.points.count == 10)
         #expect(grid.points == grid.points.sorted())
@@ -82,7 +95,9 @@ import FenceLabSweep
         #expect(grid.points[try #require(grid.referenceIndex)] == .seedReference)
         for q in [0, -1, Double.nan, .infinity] {
             #expect(throws: SweepGridError.self) {
-                try SweepGrid(kind: .hysteresis, enter: enter, exit: exit, maxAccuracy: [30], confirm: [1], inputs: [.kalman], kalmanQ: [q])
+                try SweepGrid(
+                    kind: .hysteresis, enter: enter, exit: exit, maxAccuracy: [30], confirm: [1], inputs: [.kalman],
+                    kalmanQ: [q])
             }
         }
     }
@@ -90,34 +105,47 @@ import FenceLabSweep
     /// The command line's text form: defaults 30 m and 1 fix, exit ignored outside hysteresis,
     /// whole numbers of fixes only.
     @Test func gridFromText() throws {
-        let grid = try SweepGrid(parsing: .hysteresis, enter: "80:80:10", exit: "120:140:20", maxAccuracy: nil, confirm: "1,2", limit: nil)
+        let grid = try SweepGrid(
+            parsing: .hysteresis, enter: "80:80:10", exit: "120:140:20", maxAccuracy: nil, confirm: "1,2", limit: nil)
         #expect(Set(grid.points.map(\.maxAccuracy_m)) == [30])
         #expect(Set(grid.points.map(\.confirm_n)) == [1, 2])
         #expect(Set(grid.points.map(\.exit_m)) == [120, 140])
-        let threshold = try SweepGrid(parsing: .threshold, enter: "100:100:1", exit: "1:2:1", maxAccuracy: nil, confirm: nil, limit: nil)
+        let threshold = try SweepGrid(
+            parsing: .threshold, enter: "100:100:1", exit: "1:2:1", maxAccuracy: nil, confirm: nil, limit: nil)
         #expect(threshold.points.filter { $0.kind == .threshold }.map(\.enter_m) == [100])
         #expect(throws: SweepGridError.malformedList(option: "--confirm", text: "1.5 (whole numbers of fixes)")) {
-            try SweepGrid(parsing: .hysteresis, enter: "80:80:10", exit: "120:120:1", maxAccuracy: nil, confirm: "1.5", limit: nil)
+            try SweepGrid(
+                parsing: .hysteresis, enter: "80:80:10", exit: "120:120:1", maxAccuracy: nil, confirm: "1.5", limit: nil
+            )
         }
         // NaN and ±∞ parse as numbers: refused as bad values (exit 2), not as malformed text (64).
         #expect(throws: SweepGridError.nonFinite(option: "--enter", text: "50:120:nan")) {
-            try SweepGrid(parsing: .hysteresis, enter: "50:120:nan", exit: "120:140:20", maxAccuracy: nil, confirm: nil, limit: nil)
+            try SweepGrid(
+                parsing: .hysteresis, enter: "50:120:nan", exit: "120:140:20", maxAccuracy: nil, confirm: nil,
+                limit: nil)
         }
         #expect(throws: SweepGridError.nonFinite(option: "--max-accuracy", text: "30,inf")) {
-            try SweepGrid(parsing: .hysteresis, enter: "80:80:10", exit: "120:140:20", maxAccuracy: "30,inf", confirm: nil, limit: nil)
+            try SweepGrid(
+                parsing: .hysteresis, enter: "80:80:10", exit: "120:140:20", maxAccuracy: "30,inf", confirm: nil,
+                limit: nil)
         }
         #expect(throws: SweepGridError.malformedList(option: "--max-accuracy", text: "30,x")) {
-            try SweepGrid(parsing: .hysteresis, enter: "80:80:10", exit: "120:140:20", maxAccuracy: "30,x", confirm: nil, limit: nil)
+            try SweepGrid(
+                parsing: .hysteresis, enter: "80:80:10", exit: "120:140:20", maxAccuracy: "30,x", confirm: nil,
+                limit: nil)
         }
     }
 
     @Test func gridThatIsAllInvalidOrTooLargeIsRefused() {
         #expect(throws: SweepGridError.self) {
-            try SweepGrid(kind: .hysteresis, enter: SweepRange(values: [100]), exit: SweepRange(values: [90]), maxAccuracy: [30], confirm: [1])
+            try SweepGrid(
+                kind: .hysteresis, enter: SweepRange(values: [100]), exit: SweepRange(values: [90]), maxAccuracy: [30],
+                confirm: [1])
         }
         #expect(throws: SweepGridError.tooManyPoints(count: 101, limit: 50)) {
-            try SweepGrid(kind: .hysteresis, enter: SweepRange(values: Array(stride(from: 0.0, to: 100, by: 1))),
-                          exit: SweepRange(values: [200]), maxAccuracy: [30], confirm: [1], limit: 50)
+            try SweepGrid(
+                kind: .hysteresis, enter: SweepRange(values: Array(stride(from: 0.0, to: 100, by: 1))),
+                exit: SweepRange(values: [200]), maxAccuracy: [30], confirm: [1], limit: 50)
         }
     }
 
@@ -139,10 +167,10 @@ import FenceLabSweep
         let pts = [
             TradeOffPoint(id: 0, spurious: 4, latency_s: 5, missed: 0, band_m: 20),
             TradeOffPoint(id: 1, spurious: 1, latency_s: 20, missed: 0, band_m: 40),
-            TradeOffPoint(id: 2, spurious: 1, latency_s: 25, missed: 0, band_m: 40),   // dominated by 1
+            TradeOffPoint(id: 2, spurious: 1, latency_s: 25, missed: 0, band_m: 40),  // dominated by 1
             TradeOffPoint(id: 3, spurious: 0, latency_s: 80, missed: 0, band_m: 80),
-            TradeOffPoint(id: 4, spurious: 0, latency_s: 10, missed: 1, band_m: 60),   // on frontier (missed trade-off)
-            TradeOffPoint(id: 5, spurious: 1, latency_s: 20, missed: 0, band_m: 30),   // ties 1, narrower band
+            TradeOffPoint(id: 4, spurious: 0, latency_s: 10, missed: 1, band_m: 60),  // on frontier (missed trade-off)
+            TradeOffPoint(id: 5, spurious: 1, latency_s: 20, missed: 0, band_m: 30),  // ties 1, narrower band
         ]
         let f = TradeOff.frontier(pts)
         #expect(f == [0, 1, 3, 4, 5])

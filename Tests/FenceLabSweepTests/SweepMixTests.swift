@@ -2,6 +2,7 @@ import Foundation
 import GSLKit
 import Testing
 import _TestSupport
+
 @testable import FenceLab
 @testable import FenceLabSweep
 
@@ -35,8 +36,9 @@ import _TestSupport
     }
 
     static func request(_ root: URL, shard: Shard? = nil) throws -> SweepRequest {
-        let grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "10:100:30", option: "--enter"),
-                                 exit: SweepRange(parsing: "110:170:30", option: "--exit"), maxAccuracy: [30], confirm: [1, 2])
+        let grid = try SweepGrid(
+            kind: .hysteresis, enter: SweepRange(parsing: "10:100:30", option: "--enter"),
+            exit: SweepRange(parsing: "110:170:30", option: "--exit"), maxAccuracy: [30], confirm: [1, 2])
         var r = SweepRequest(grid: grid)
         r.paths = [root.path]
         r.shard = shard
@@ -50,8 +52,10 @@ import _TestSupport
         defer { try? FileManager.default.removeItem(at: root) }
         let scenarios = root.appendingPathComponent("scenarios")
         try Self.writeScenarios(scenarios)
-        let whole = try #require(try SweepJob.sweep(try Self.request(scenarios), out: root.appendingPathComponent("whole").path).summary)
-        let m = whole.manifest, mix = whole.mix
+        let whole = try #require(
+            try SweepJob.sweep(try Self.request(scenarios), out: root.appendingPathComponent("whole").path).summary)
+        let m = whole.manifest
+        let mix = whole.mix
         let parked = try #require(whole.scenarios.first { $0.scenario.name == "parked-outside" })
         let driveIn = try #require(whole.scenarios.first { $0.scenario.name == "drive-in" })
         #expect(parked.scenario.weight == 3 && driveIn.scenario.weight == 1)
@@ -116,7 +120,8 @@ import _TestSupport
         defer { try? FileManager.default.removeItem(at: root) }
         try Self.writeScenarios(root)
         try FileManager.default.removeItem(at: root.appendingPathComponent("drive-in.json"))
-        let s = try #require(try SweepJob.sweep(try Self.request(root), out: root.appendingPathComponent("out").path).summary)
+        let s = try #require(
+            try SweepJob.sweep(try Self.request(root), out: root.appendingPathComponent("out").path).summary)
         #expect(s.mix.recommended == nil)
         #expect(s.mix.reasons.first?.contains("no scenario has a true visit") == true)
     }
@@ -129,8 +134,9 @@ import _TestSupport
         defer { try? FileManager.default.removeItem(at: root) }
         try Self.writeScenarios(root)
         // Small enter radii only: the drive-in is noticed after the true entry (latency > 0) or not at all.
-        let grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "10:40:30", option: "--enter"),
-                                 exit: SweepRange(parsing: "110:170:30", option: "--exit"), maxAccuracy: [30], confirm: [1, 2])
+        let grid = try SweepGrid(
+            kind: .hysteresis, enter: SweepRange(parsing: "10:40:30", option: "--enter"),
+            exit: SweepRange(parsing: "110:170:30", option: "--exit"), maxAccuracy: [30], confirm: [1, 2])
         var request = SweepRequest(grid: grid)
         request.paths = [root.path]
         request.maxLatency_s = 0
@@ -142,10 +148,13 @@ import _TestSupport
             #expect(s.mix.points[id].matchedVisits > 0)
             #expect(!s.mix.points[id].violations.isEmpty)
         }
-        #expect(s.mix.reasons.first?.hasPrefix("No setting meets recall ≥ 1 and p95 entry latency ≤ 0 s") == true, "\(s.mix.reasons)")
+        #expect(
+            s.mix.reasons.first?.hasPrefix("No setting meets recall ≥ 1 and p95 entry latency ≤ 0 s") == true,
+            "\(s.mix.reasons)")
         let md = SweepOutput.markdown(s)
         #expect(md.contains("No recommended setting.") && md.contains("| closest |"))
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(SweepOutput.json(s).utf8)) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(SweepOutput.json(s).utf8)) as? [String: Any])
         let rec = try #require(json["recommendation"] as? [String: Any])
         #expect(rec["point"] is NSNull)
         #expect((rec["closest"] as? [Any])?.count == s.mix.closest.count)
@@ -160,14 +169,17 @@ import _TestSupport
 
     /// Labels never overprint: two labels at the same point get disjoint boxes.
     @Test func labelsDoNotOverlap() {
-        let texts = SweepMixHTML.placeLabels([("recommended hysteresis 90/140", 300, 100), ("80/120/30", 302, 101)],
-                                             bounds: (0, 0, 800, 300))
+        let texts = SweepMixHTML.placeLabels(
+            [("recommended hysteresis 90/140", 300, 100), ("80/120/30", 302, 101)],
+            bounds: (0, 0, 800, 300))
         func box(_ t: String) -> (Double, Double, Double, Double) {
-            let x = Double(t.split(separator: "\"")[1])!, y = Double(t.split(separator: "\"")[3])!
+            let x = Double(t.split(separator: "\"")[1])!
+            let y = Double(t.split(separator: "\"")[3])!
             let label = t.components(separatedBy: ">")[1].components(separatedBy: "<")[0]
             return (x, y - 10, x + Double(label.count) * 7, y)
         }
-        let a = box(texts[0]), b = box(texts[1])
+        let a = box(texts[0])
+        let b = box(texts[1])
         #expect(a.2 <= b.0 || b.2 <= a.0 || a.3 <= b.1 || b.3 <= a.1, "\(texts)")
     }
 }

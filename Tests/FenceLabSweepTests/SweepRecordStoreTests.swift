@@ -1,6 +1,7 @@
 import Foundation
 import GSLKit
 import Testing
+
 @testable import FenceLab
 @testable import FenceLabSweep
 
@@ -10,11 +11,17 @@ import Testing
     static func record(item: Int, _ rng: RandomSource) -> SweepRecord {
         func count() -> Int { Int(rng.uniform() * 50) }
         func figure() -> Double? { rng.uniform() < 0.3 ? nil : rng.uniform() * 300 }
-        var r = SweepRecord(item: item, spurious: count(), missed: count(), flaps: count(), transitions: count(),
-                            truthTransitions: count(), latencyMedian_s: figure(), latencyP95_s: figure())
-        r.trueVisits = count(); r.matchedVisits = count(); r.falseVisits = count(); r.fragments = count()
+        var r = SweepRecord(
+            item: item, spurious: count(), missed: count(), flaps: count(), transitions: count(),
+            truthTransitions: count(), latencyMedian_s: figure(), latencyP95_s: figure())
+        r.trueVisits = count()
+        r.matchedVisits = count()
+        r.falseVisits = count()
+        r.fragments = count()
         r.earlyEntries = Int.max - count()  // the full range of Int survives
-        r.entryLatencyP95_s = figure(); r.lateEntryP95_s = -0.0; r.exitLatencyP95_s = figure()
+        r.entryLatencyP95_s = figure()
+        r.lateEntryP95_s = -0.0
+        r.exitLatencyP95_s = figure()
         r.filterRMSE_m = rng.uniform() < 0.5 ? nil : .infinity
         return r
     }
@@ -24,8 +31,9 @@ import Testing
         for (stride, first, streams) in [(1, 0, 1), (3, 2, 5), (1, 0, 4000)] {
             let count = 1000
             let records = (0..<count).map { Self.record(item: $0 * stride + first, rng) }
-            let store = try SweepRecordStore(count: count, stride: stride, first: first,
-                                             directory: NSTemporaryDirectory(), streams: streams)
+            let store = try SweepRecordStore(
+                count: count, stride: stride, first: first,
+                directory: NSTemporaryDirectory(), streams: streams)
             // Stored in pieces, back to front, as workers finishing out of order would.
             for start in Swift.stride(from: 0, to: count, by: 97).reversed() {
                 try store.store(Array(records[start..<min(count, start + 97)]))
@@ -53,8 +61,10 @@ import Testing
     /// that crosses a 1 MiB piece, and what follows the last newline.
     @Test func lineReaderCrossesPiecesAndKeepsTheUnterminatedTail() throws {
         let piece = RecordLineReader.pieceBytes
-        let lines = [String(repeating: "a", count: piece - 3), String(repeating: "b", count: 10), "",
-                     String(repeating: "c", count: piece + 5), "d"]
+        let lines = [
+            String(repeating: "a", count: piece - 3), String(repeating: "b", count: 10), "",
+            String(repeating: "c", count: piece + 5), "d",
+        ]
         let path = NSTemporaryDirectory() + "fencelab-line-reader-\(getpid()).txt"
         defer { try? FileManager.default.removeItem(atPath: path) }
         for tail in ["", "torn{\"item\""] {

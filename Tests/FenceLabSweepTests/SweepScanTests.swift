@@ -3,6 +3,7 @@ import Foundation
 import GeoPolicy
 import Testing
 import _TestSupport
+
 @testable import FenceLab
 @testable import FenceLabSweep
 
@@ -23,21 +24,27 @@ struct SweepScanTests {
     ]
 
     /// The monitor's transitions and visits of `point` on `fixes`.
-    static func monitor(_ fixes: [Fix], now_s: [Double], center: Coordinate, point: SweepPoint,
-                        end_s: Double) throws -> ([Transition], [Visit]) {
+    static func monitor(
+        _ fixes: [Fix], now_s: [Double], center: Coordinate, point: SweepPoint,
+        end_s: Double
+    ) throws -> ([Transition], [Visit]) {
         var settings = EvaluationSettings()
         settings.engine = nil
-        let states = try FenceDecisions.observe(fixes: fixes, now_s: now_s, center: center, rule: point.rule,
-                                                settings: settings, scenario: "test", replicate: 0,
-                                                compareModels: false).states
+        let states = try FenceDecisions.observe(
+            fixes: fixes, now_s: now_s, center: center, rule: point.rule,
+            settings: settings, scenario: "test", replicate: 0,
+            compareModels: false
+        ).states
         return (Flutter.transitions(of: states), Visits.observedVisits(of: states, end_s: end_s))
     }
 
     /// The scan's transitions and visits of `point` on `arrays`.
     static func scan(_ arrays: SweepFixArrays, point: SweepPoint, end_s: Double) -> ([Transition], [Visit]) {
         let rule = ScanRule(point)
-        var accepted = AcceptedFixes(), changes: [StateChange] = []
-        SweepScan.accepted(arrays, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: EvaluationSettings().maxFixAge_s, into: &accepted)
+        var accepted = AcceptedFixes()
+        var changes: [StateChange] = []
+        SweepScan.accepted(
+            arrays, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: EvaluationSettings().maxFixAge_s, into: &accepted)
         accepted.now_s.withUnsafeBufferPointer { t in
             accepted.distance_m.withUnsafeBufferPointer { d in
                 accepted.accuracy_m.withUnsafeBufferPointer { a in
@@ -53,7 +60,8 @@ struct SweepScanTests {
     /// fixes, around a 100 m circle so that every rule changes state many times.
     @Test func scanEqualsMonitorOnAdversarialFixes() throws {
         let center = try Coordinate(latitude: 52.52, longitude: 13.405)
-        var fixes: [Fix] = [], now: [Double] = []
+        var fixes: [Fix] = []
+        var now: [Double] = []
         let metresPerDegree = 111_195.0
         var t = 0.0
         for i in 0..<4000 {
@@ -62,7 +70,8 @@ struct SweepScanTests {
             var lat = 52.52 + r_m / metresPerDegree
             var lon = 13.405
             var a = i % 23 == 11 ? 3 : 5 + 40 * abs(sin(Double(i) * 0.53))  // fix 11 passes every gate
-            var ts = t, n = t
+            var ts = t
+            var n = t
             switch i % 23 {
             case 1: a = .nan
             case 2: a = -1
@@ -97,12 +106,20 @@ struct SweepScanTests {
     /// fixes), and the truth changes against `FenceDecisions.truth`.
     @Test(arguments: ["fault-storm", "edge-loiter-100m", "urban-canyon"])
     func scanEqualsMonitorOnCatalogDrives(name: String) throws {
-        let spec = try ScenarioSpec.load(path: TestPaths.packageRoot.appendingPathComponent("scenarios/\(name).json").path)
+        let spec = try ScenarioSpec.load(
+            path: TestPaths.packageRoot.appendingPathComponent("scenarios/\(name).json").path)
         var generator = try ScenarioGenerator(spec: spec, replicate: 1)
         let samples = generator.collect()
-        var fixes: [Fix] = [], now: [Double] = []
-        for s in samples { if let f = s.fix { fixes.append(f); now.append(s.time_s) } }
-        let center = spec.fence.center, end_s = spec.sampling.duration_s
+        var fixes: [Fix] = []
+        var now: [Double] = []
+        for s in samples {
+            if let f = s.fix {
+                fixes.append(f)
+                now.append(s.time_s)
+            }
+        }
+        let center = spec.fence.center
+        let end_s = spec.sampling.duration_s
         let arrays = SweepFixArrays(fixes: fixes, now_s: now, center: center)
         let truth = TruthDistances(samples: samples, center: center)
         for point in Self.points {
@@ -118,7 +135,9 @@ struct SweepScanTests {
                     SweepScan.changes(time_s: t, distance_m: d, accuracy_m: nil, rule: ScanRule(point), into: &changes)
                 }
             }
-            #expect(SweepScan.transitions(changes) == Flutter.transitions(of: trueStates), "\(name) \(point.label): truth differs")
+            #expect(
+                SweepScan.transitions(changes) == Flutter.transitions(of: trueStates),
+                "\(name) \(point.label): truth differs")
         }
     }
 }

@@ -3,6 +3,7 @@ import GSLKit
 import GeoPolicy
 import Testing
 import _TestSupport
+
 @testable import FenceLab
 @testable import FenceLabSweep
 @testable import _FenceLabSupport
@@ -15,7 +16,8 @@ private struct SweepFixture {
     init(_ tag: String, duration_s: Double = 300, replicates: Int = 3) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-\(tag)-\(getpid())")
         try? FileManager.default.removeItem(at: root)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
         for name in ["edge-loiter-100m", "urban-canyon"] {
             let data = try Data(contentsOf: TestPaths.packageRoot.appendingPathComponent("scenarios/\(name).json"))
             var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -32,8 +34,9 @@ private struct SweepFixture {
     func path(_ name: String) -> String { root.appendingPathComponent(name).path }
 
     func request(shard: Shard? = nil, jobs: Int = 2) throws -> SweepRequest {
-        let grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "70:90:10", option: "--enter"),
-                                 exit: SweepRange(parsing: "110:130:10", option: "--exit"), maxAccuracy: [30], confirm: [1, 2])
+        let grid = try SweepGrid(
+            kind: .hysteresis, enter: SweepRange(parsing: "70:90:10", option: "--enter"),
+            exit: SweepRange(parsing: "110:130:10", option: "--exit"), maxAccuracy: [30], confirm: [1, 2])
         var r = SweepRequest(grid: grid)
         r.paths = [scenarios]
         r.shard = shard
@@ -43,7 +46,9 @@ private struct SweepFixture {
 
     func files(_ folder: String) throws -> [String: Data] {
         var out: [String: Data] = [:]
-        for name in SweepOutput.fileNames { out[name] = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)) }
+        for name in SweepOutput.fileNames {
+            out[name] = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
+        }
         return out
     }
 }
@@ -59,7 +64,7 @@ private func shardFolders(_ fx: SweepFixture, count: Int) throws -> [String] {
 
 private func mismatch(_ body: () throws -> Any) -> String? {
     do { _ = try body() } catch let error as SweepError {
-        if case let .mismatch(what, _, _, _) = error { return what }
+        if case .mismatch(let what, _, _, _) = error { return what }
     } catch {}
     return nil
 }
@@ -72,9 +77,11 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         let fx = try SweepFixture("stream", replicates: 2)
         defer { try? FileManager.default.removeItem(at: fx.root) }
         // 9 × 9 × 2 × 2 = 324 settings: index.html and sweep.json outgrow one buffer.
-        var request = SweepRequest(grid: try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "60:100:5", option: "--enter"),
-                                                       exit: SweepRange(parsing: "110:150:5", option: "--exit"),
-                                                       maxAccuracy: [20, 30], confirm: [1, 2]))
+        var request = SweepRequest(
+            grid: try SweepGrid(
+                kind: .hysteresis, enter: SweepRange(parsing: "60:100:5", option: "--enter"),
+                exit: SweepRange(parsing: "110:150:5", option: "--exit"),
+                maxAccuracy: [20, 30], confirm: [1, 2]))
         request.paths = [fx.scenarios]
         let s = try #require(try SweepJob.sweep(request, out: fx.path("out")).summary)
         let written = try fx.files(fx.path("out"))
@@ -98,9 +105,10 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         defer { try? FileManager.default.removeItem(at: fx.root) }
         for (exit, inputs) in [("101:1125:1", [FenceInput.Kind.raw]), ("101:300:1", [.raw, .kalman])] {
             var request = try fx.request()
-            request.grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "60:100:20", option: "--enter"),
-                                         exit: SweepRange(parsing: exit, option: "--exit"), maxAccuracy: [20, 30], confirm: [1, 3],
-                                         inputs: inputs, kalmanQ: [0.5], limit: nil)
+            request.grid = try SweepGrid(
+                kind: .hysteresis, enter: SweepRange(parsing: "60:100:20", option: "--enter"),
+                exit: SweepRange(parsing: exit, option: "--exit"), maxAccuracy: [20, 30], confirm: [1, 3],
+                inputs: inputs, kalmanQ: [0.5], limit: nil)
             let m = try SweepPlan.prepare(request).manifest
             #expect(m.points.count > SweepManifest.pointsPerPiece)
             for pretty in [false, true] {
@@ -118,9 +126,10 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         let fx = try SweepFixture("manifest-read", duration_s: 60, replicates: 1)
         defer { try? FileManager.default.removeItem(at: fx.root) }
         var request = try fx.request()
-        request.grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(parsing: "60:100:20", option: "--enter"),
-                                     exit: SweepRange(parsing: "101:1125:1", option: "--exit"), maxAccuracy: [20, 30], confirm: [1, 3],
-                                     inputs: [.raw], kalmanQ: [0.5], limit: nil)
+        request.grid = try SweepGrid(
+            kind: .hysteresis, enter: SweepRange(parsing: "60:100:20", option: "--enter"),
+            exit: SweepRange(parsing: "101:1125:1", option: "--exit"), maxAccuracy: [20, 30], confirm: [1, 3],
+            inputs: [.raw], kalmanQ: [0.5], limit: nil)
         let m = try SweepPlan.prepare(request).manifest
         let text = m.encoded(pretty: true)
         let data = Array(text.utf8)
@@ -128,24 +137,27 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         let pieces = try #require(try SweepManifest.decodeInPieces(data, file: "shard.json"))
         #expect(pieces == m)
         #expect(try SweepManifest.decode(data, file: "shard.json") == m)
-        #expect(try SweepManifest.decodeInPieces(Array(SweepManifest.encodeWhole(m, pretty: false).utf8), file: "s") == m)
+        #expect(
+            try SweepManifest.decodeInPieces(Array(SweepManifest.encodeWhole(m, pretty: false).utf8), file: "s") == m)
         // Broken texts: the piecewise reading refuses them with the whole reading's message.
         let lastPoint = try #require(text.range(of: "}\n  ],", options: .backwards))
         let firstPoint = try #require(text.range(of: "\"points\" : [\n"))
         let broken = [
-            text.replacingCharacters(in: lastPoint, with: "},\n  ],"),                       // trailing comma
-            text.replacingCharacters(in: firstPoint, with: "\"points\" : [\n,"),               // leading comma
-            text.replacingCharacters(in: firstPoint, with: "\"points\" : [], \"points\" : [\n"), // duplicate key
+            text.replacingCharacters(in: lastPoint, with: "},\n  ],"),  // trailing comma
+            text.replacingCharacters(in: firstPoint, with: "\"points\" : [\n,"),  // leading comma
+            text.replacingCharacters(in: firstPoint, with: "\"points\" : [], \"points\" : [\n"),  // duplicate key
             text.replacingOccurrences(of: "\"enter_m\" : 60,", with: "\"enter_m\" : 060,"),  // number grammar
-            text.replacingOccurrences(of: "\"enter_m\" : 80,", with: "\"enter_m\" : \"80\","), // type
-            String(text.dropLast(40)),                                                         // truncated
+            text.replacingOccurrences(of: "\"enter_m\" : 80,", with: "\"enter_m\" : \"80\","),  // type
+            String(text.dropLast(40)),  // truncated
         ]
         for b in broken {
             let bad = Array(b.utf8)
-            var whole: SweepError?, piecewise: SweepError?
+            var whole: SweepError?
+            var piecewise: SweepError?
             do { _ = try SweepManifest.decodeWhole(bad, file: "shard.json") } catch { whole = error }
             do { _ = try SweepManifest.decode(bad, file: "shard.json") } catch { piecewise = error }
-            #expect(whole != nil && piecewise == whole, "\(String(describing: piecewise)) vs \(String(describing: whole))")
+            #expect(
+                whole != nil && piecewise == whole, "\(String(describing: piecewise)) vs \(String(describing: whole))")
         }
     }
 
@@ -172,8 +184,12 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         let whole = try SweepJob.sweep(try fx.request(), out: fx.path("whole"))
         let expected = try fx.files(fx.path("whole"))
         #expect(whole.run.evaluatedItems + whole.run.resumedItems == whole.run.manifest.items)
-        #expect(whole.run.records.count == whole.run.manifest.items && whole.run.records.storedCount == whole.run.manifest.items)
-        let left = try FileManager.default.contentsOfDirectory(atPath: fx.root.path).filter { $0.contains("sweep-records") }
+        #expect(
+            whole.run.records.count == whole.run.manifest.items
+                && whole.run.records.storedCount == whole.run.manifest.items)
+        let left = try FileManager.default.contentsOfDirectory(atPath: fx.root.path).filter {
+            $0.contains("sweep-records")
+        }
         #expect(left.isEmpty, "the records' scratch file is unlinked at once: \(left)")
         #expect(expected["sweep.csv"].map { $0.count > 100 } == true)
         for n in [1, 2, 3, 7] {
@@ -204,8 +220,9 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         _ = try SweepJob.sweep(other, out: fx.path("other-seed"))
         #expect(mismatch { try SweepMerge.load(folders: [folders[0], fx.path("other-seed"), folders[2]]) } == "seed")
         var wider = try fx.request(shard: Shard(index: 1, count: 3), jobs: 1)
-        wider.grid = try SweepGrid(kind: .hysteresis, enter: SweepRange(values: [70]), exit: SweepRange(values: [130]),
-                                   maxAccuracy: [30], confirm: [1])
+        wider.grid = try SweepGrid(
+            kind: .hysteresis, enter: SweepRange(values: [70]), exit: SweepRange(values: [130]),
+            maxAccuracy: [30], confirm: [1])
         _ = try SweepJob.sweep(wider, out: fx.path("other-grid"))
         #expect(mismatch { try SweepMerge.load(folders: [folders[0], fx.path("other-grid"), folders[2]]) } == "grid")
         // A shard folder whose records lost their last lines is incomplete.
@@ -238,10 +255,16 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         // Shard 0's first item (0) given in shard 1 on line 2, a duplicate on line 3.
         let foreign = lines[0].replacingOccurrences(of: "{\"item\":1,", with: "{\"item\":0,")
         #expect(foreign != lines[0])
-        #expect(throws: SweepError.badRecord(file: file, line: 2, reason: "item 0 does not belong to shard 1/2 or appears twice")) {
+        #expect(
+            throws: SweepError.badRecord(
+                file: file, line: 2, reason: "item 0 does not belong to shard 1/2 or appears twice")
+        ) {
             try load(([lines[0], foreign] + lines.dropFirst() + [""]).joined(separator: "\n"))
         }
-        #expect(throws: SweepError.badRecord(file: file, line: 3, reason: "item 1 does not belong to shard 1/2 or appears twice")) {
+        #expect(
+            throws: SweepError.badRecord(
+                file: file, line: 3, reason: "item 1 does not belong to shard 1/2 or appears twice")
+        ) {
             try load(([lines[0], lines[1], lines[0]] + lines.dropFirst(2) + [""]).joined(separator: "\n"))
         }
         // A malformed later line wins over an earlier misplaced item.
@@ -267,7 +290,9 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         defer { try? FileManager.default.removeItem(at: fx.root) }
         let summary = try #require(try SweepJob.sweep(try fx.request(), out: fx.path("out")).summary)
         if let r = summary.mix.recommended {
-            #expect(summary.mix.frontier.contains(r), "recommended \(r) not on the mix frontier \(summary.mix.frontier.sorted())")
+            #expect(
+                summary.mix.frontier.contains(r),
+                "recommended \(r) not on the mix frontier \(summary.mix.frontier.sorted())")
             #expect(summary.mix.points[r].feasible)
         } else {
             let anyFeasible = summary.mix.points.contains { $0.feasible }
@@ -277,12 +302,14 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         let rng = try RandomSource(seed: 2024)
         for _ in 0..<200 {
             let points = (0..<12).map { i -> MixPoint in
-                let recall = Double(Int(rng.uniform() * 3)) * 0.05 + 0.9, latency = Double(Int(rng.uniform() * 5)) * 20
+                let recall = Double(Int(rng.uniform() * 3)) * 0.05 + 0.9
+                let latency = Double(Int(rng.uniform() * 5)) * 20
                 var violations: [MixViolation] = []
                 if recall < 0.95 { violations.append(MixViolation(constraint: .recall, scenario: 0, value: recall)) }
                 if latency > 60 { violations.append(MixViolation(constraint: .latency, scenario: 0, value: latency)) }
-                return MixPoint(point: i, unwantedPerHour: Double(Int(rng.uniform() * 4)), worstEntryP95_s: latency,
-                                worstRecall: recall, matchedVisits: 1, violations: violations)
+                return MixPoint(
+                    point: i, unwantedPerHour: Double(Int(rng.uniform() * 4)), worstEntryP95_s: latency,
+                    worstRecall: recall, matchedVisits: 1, violations: violations)
             }
             if let r = points.filter(\.feasible).min(by: SweepMix.better) {
                 #expect(SweepMix.mixFrontier(points).contains(r.point))
@@ -304,7 +331,9 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         for r in 0..<spec.replicates {
             let drive = try SweepDrive(spec: spec, replicate: r)
             let records = try bands.map { e, x in
-                try drive.evaluate(SweepPoint(kind: .hysteresis, enter_m: e, exit_m: x, maxAccuracy_m: 30, confirm_n: 1), item: 0, settings: settings)
+                try drive.evaluate(
+                    SweepPoint(kind: .hysteresis, enter_m: e, exit_m: x, maxAccuracy_m: 30, confirm_n: 1), item: 0,
+                    settings: settings)
             }
             narrowestTotal += records[0].spurious
             for (narrow, wide) in zip(records, records.dropFirst()) {
@@ -323,7 +352,9 @@ private func mismatch(_ body: () throws -> Any) -> String? {
 
         var interrupted = try fx.request(jobs: 1)
         interrupted.stopAfterUnits = 2
-        #expect(throws: SweepError.interrupted(afterUnits: 2)) { try SweepJob.sweep(interrupted, out: fx.path("resumed")) }
+        #expect(throws: SweepError.interrupted(afterUnits: 2)) {
+            try SweepJob.sweep(interrupted, out: fx.path("resumed"))
+        }
         #expect(!FileManager.default.fileExists(atPath: fx.path("resumed")), "no final output after an interruption")
         let partial = SweepRunner.partialPath(out: fx.path("resumed"))
         // A torn last line, as a kill in the middle of an append leaves.
@@ -362,26 +393,40 @@ private func mismatch(_ body: () throws -> Any) -> String? {
     @Test func recordsAndManifestsRoundTripExactly() throws {
         let awkward: [Double?] = [0.1 + 0.2, -1e-300, Double.leastNonzeroMagnitude, 123456.789e10, -0.0, nil, 1 / 3]
         for (i, v) in awkward.enumerated() {
-            var r = SweepRecord(item: i, spurious: 3, missed: 0, flaps: 1, transitions: 4, truthTransitions: 2,
-                                latencyMedian_s: v, latencyP95_s: v.map { $0 * 7 })
-            r.trueVisits = 2; r.matchedVisits = 1; r.falseVisits = 5; r.fragments = 7; r.earlyEntries = 1
-            r.entryLatencyP95_s = v.map { -$0 }; r.lateEntryP95_s = v; r.exitLatencyP95_s = v.map { $0 / 3 }
+            var r = SweepRecord(
+                item: i, spurious: 3, missed: 0, flaps: 1, transitions: 4, truthTransitions: 2,
+                latencyMedian_s: v, latencyP95_s: v.map { $0 * 7 })
+            r.trueVisits = 2
+            r.matchedVisits = 1
+            r.falseVisits = 5
+            r.fragments = 7
+            r.earlyEntries = 1
+            r.entryLatencyP95_s = v.map { -$0 }
+            r.lateEntryP95_s = v
+            r.exitLatencyP95_s = v.map { $0 / 3 }
             r.filterRMSE_m = v.map { abs($0) * 5 }
             let back = try SweepRecord(parsing: Substring(r.jsonLine), file: "t", line: 1)
             #expect(back.jsonLine == r.jsonLine)
             #expect(back.filterRMSE_m?.bitPattern == r.filterRMSE_m?.bitPattern)
-            #expect(back.entryLatencyP95_s?.bitPattern == r.entryLatencyP95_s?.bitPattern && back.fragments == 7 && back.trueVisits == 2)
+            #expect(
+                back.entryLatencyP95_s?.bitPattern == r.entryLatencyP95_s?.bitPattern && back.fragments == 7
+                    && back.trueVisits == 2)
             #expect(back.latencyMedian_s?.bitPattern == r.latencyMedian_s?.bitPattern && back.item == r.item)
             #expect(back.latencyP95_s?.bitPattern == r.latencyP95_s?.bitPattern)
         }
         #expect(throws: SweepError.self) { try SweepRecord(parsing: "{\"item\":1}", file: "t", line: 3) }
-        let grid = try SweepGrid(kind: .threshold, enter: SweepRange(parsing: "0.1:0.7:0.3", option: "--enter"), exit: nil,
-                                 maxAccuracy: [30], confirm: [1, 3], inputs: [.raw, .imm], kalmanQ: [0.1 + 0.2])
-        let m = SweepManifest(toolVersion: "t", rule: .threshold, points: grid.points,
-                              scenarios: [SweepScenario(name: "a", sha256: "00", seed: 3, replicates: 2, generator: "mt19937",
-                                                        duration_s: 600, weight: 2.5)],
-                              window_s: 60, maxFixAge_s: 30, maxLatency_s: 45.5, minRecall: 0.9, matchSlack_s: 60,
-                              shard: 1, shards: 4, items: 2 * grid.points.count)
+        let grid = try SweepGrid(
+            kind: .threshold, enter: SweepRange(parsing: "0.1:0.7:0.3", option: "--enter"), exit: nil,
+            maxAccuracy: [30], confirm: [1, 3], inputs: [.raw, .imm], kalmanQ: [0.1 + 0.2])
+        let m = SweepManifest(
+            toolVersion: "t", rule: .threshold, points: grid.points,
+            scenarios: [
+                SweepScenario(
+                    name: "a", sha256: "00", seed: 3, replicates: 2, generator: "mt19937",
+                    duration_s: 600, weight: 2.5)
+            ],
+            window_s: 60, maxFixAge_s: 30, maxLatency_s: 45.5, minRecall: 0.9, matchSlack_s: 60,
+            shard: 1, shards: 4, items: 2 * grid.points.count)
         let back = try SweepManifest.decode(Array(m.encoded(pretty: true).utf8), file: "shard.json")
         #expect(back == m)
         #expect(grid.referenceIndex != nil, "80/120/30 is evaluated for every rule kind")
@@ -392,6 +437,14 @@ private func mismatch(_ body: () throws -> Any) -> String? {
 final class ResumeCalls: @unchecked Sendable {
     private let lock = NSLock()
     private var list: [(resumed: Int, remaining: Int, file: String)] = []
-    var calls: [(resumed: Int, remaining: Int, file: String)] { lock.lock(); defer { lock.unlock() }; return list }
-    func append(_ resumed: Int, _ remaining: Int, _ file: String) { lock.lock(); list.append((resumed, remaining, file)); lock.unlock() }
+    var calls: [(resumed: Int, remaining: Int, file: String)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return list
+    }
+    func append(_ resumed: Int, _ remaining: Int, _ file: String) {
+        lock.lock()
+        list.append((resumed, remaining, file))
+        lock.unlock()
+    }
 }

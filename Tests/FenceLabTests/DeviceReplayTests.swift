@@ -19,7 +19,9 @@ import _TestSupport
             try Data(log.csv.utf8).write(to: URL(fileURLWithPath: p))
         }
         let committed = try String(contentsOfFile: p, encoding: .utf8)
-        #expect(committed == log.csv, "\(log.name) differs from the generator; regenerate with FENCELAB_WRITE_DEVICE_LOGS=1")
+        #expect(
+            committed == log.csv, "\(log.name) differs from the generator; regenerate with FENCELAB_WRITE_DEVICE_LOGS=1"
+        )
     }
 
     /// Every injected fault is classified under its class at its line, nothing else fails
@@ -30,7 +32,9 @@ import _TestSupport
         let result = try DeviceReplay.run(imported, center: log.fence)
         let found = result.divergences.divergences.map { ($0.kind, result.line(of: $0) ?? -1) }
         for (kind, line) in log.expected {
-            #expect(found.contains { $0 == kind && $1 == line }, "\(log.name): expected \(kind) at line \(line); got \(result.divergenceLines)")
+            #expect(
+                found.contains { $0 == kind && $1 == line },
+                "\(log.name): expected \(kind) at line \(line); got \(result.divergenceLines)")
         }
         #expect(found.count == log.expected.count, "\(log.name): \(result.divergenceLines)")
         let matchedLines = result.divergences.matched.map { result.eventLines[$0.eventIndex] }
@@ -53,7 +57,8 @@ import _TestSupport
         func fix(_ t: Double, _ line: Int) -> DeviceLogFix {
             DeviceLogFix(fix: Fix(timestamp_s: t, latitude: 0.01, longitude: 0, horizontalAccuracy_m: 5), line: line)
         }
-        let log = DeviceLog(file: "t.csv", format: .csv, fixes: [fix(100, 2), fix(101, 3), fix(60, 4), fix(90, 5)], events: [])
+        let log = DeviceLog(
+            file: "t.csv", format: .csv, fixes: [fix(100, 2), fix(101, 3), fix(60, 4), fix(90, 5)], events: [])
         let r = try DeviceReplay.run(log, center: c, maxAge_s: 30)
         #expect(r.decisions.map(\.rejectionReason) == [nil, nil, "stale", "outOfOrder"])
         #expect(r.rejections == [ReasonCount(reason: "outOfOrder", count: 1), ReasonCount(reason: "stale", count: 1)])

@@ -1,6 +1,7 @@
 import DeviceLogKit
-import Testing
 import GeoPolicy
+import Testing
+
 @testable import FenceLab
 
 /// Hand-made decision/event sequences, one per divergence class (docs/device-logs.md).
@@ -10,7 +11,8 @@ import GeoPolicy
         var previous = FenceState.unknown
         var decisions: [EngineDecision] = []
         for (k, step) in steps.enumerated() {
-            decisions.append(EngineDecision(index: startIndex + k, timestamp_s: step.0, oldState: previous, newState: step.1))
+            decisions.append(
+                EngineDecision(index: startIndex + k, timestamp_s: step.0, oldState: previous, newState: step.1))
             previous = step.1
         }
         return decisions
@@ -38,8 +40,9 @@ import GeoPolicy
 
     @Test func togglingWithoutEventsIsRuleFlutter() {
         // outside → inside (matched by the enter event) → outside → inside within 20 s, no events for the toggles.
-        let decisions = Self.engine(Self.steady(.outside, from: 0, to: 90) + [(100, .inside), (110, .outside), (120, .inside)]
-                                    + Self.steady(.inside, from: 130, to: 200))
+        let decisions = Self.engine(
+            Self.steady(.outside, from: 0, to: 90) + [(100, .inside), (110, .outside), (120, .inside)]
+                + Self.steady(.inside, from: 130, to: 200))
         let report = DivergenceClassifier.classify(decisions: decisions, events: [Self.enter(101)])
         #expect(report.matched.map(\.decisionIndex) == [10])
         #expect(report.count(.ruleFlutter) == 2)
@@ -55,8 +58,9 @@ import GeoPolicy
         return distances.enumerated().map { k, d in
             let next = rule.update(distance_m: d, accuracy_m: 10, timestamp_s: Double(k) * 2)
             defer { previous = next }
-            return EngineDecision(index: k, timestamp_s: Double(k) * 2, oldState: previous, newState: next,
-                                  distance_m: d, accuracy_m: 10)
+            return EngineDecision(
+                index: k, timestamp_s: Double(k) * 2, oldState: previous, newState: next,
+                distance_m: d, accuracy_m: 10)
         }
     }
 
@@ -71,7 +75,10 @@ import GeoPolicy
         let report = DivergenceClassifier.classify(decisions: decisions, events: [], settings: settings)
         #expect(report.count(.ruleFlutter) == 0, "\(report.divergences.map(\.detail))")
         #expect(report.count(.missingSystemEvent) == 2)
-        #expect(report.divergences.allSatisfy { $0.detail.contains("short genuine visit") || $0.detail.contains("short genuine absence") })
+        #expect(
+            report.divergences.allSatisfy {
+                $0.detail.contains("short genuine visit") || $0.detail.contains("short genuine absence")
+            })
         // Without a band (timing alone) the same reversal counts as flutter: the band is what decides.
         #expect(DivergenceClassifier.classify(decisions: decisions, events: []).count(.ruleFlutter) == 2)
     }
@@ -82,7 +89,8 @@ import GeoPolicy
         let edge = [125.0, 79, 95, 110, 125]  // 79 ≥ 80 − 10: consistent with a position in the band
         var settings = DivergenceSettings()
         settings.band_m = FlutterBand(inner_m: 80, outer_m: 120)
-        let report = DivergenceClassifier.classify(decisions: Self.drive(outside + edge + outside), events: [], settings: settings)
+        let report = DivergenceClassifier.classify(
+            decisions: Self.drive(outside + edge + outside), events: [], settings: settings)
         #expect(report.count(.ruleFlutter) == 2)
         #expect(FlutterBand(inner_m: 80, outer_m: 120).admits(distance_m: 69.9, accuracy_m: 10) == false)
         #expect(FlutterBand(inner_m: 80, outer_m: 120).admits(distance_m: .nan, accuracy_m: 10) == true)
@@ -116,17 +124,20 @@ import GeoPolicy
         #expect(abs((report.divergences.first?.delay_s ?? .nan) - 200) <= delayTolerance_s)
         #expect(report.status == .failed)
         // A wider match window turns the same event into a match.
-        let wide = DivergenceClassifier.classify(decisions: decisions, events: [Self.enter(300)],
-                                                 settings: DivergenceSettings(matchWindow_s: 250))
+        let wide = DivergenceClassifier.classify(
+            decisions: decisions, events: [Self.enter(300)],
+            settings: DivergenceSettings(matchWindow_s: 250))
         #expect(wide.divergences.isEmpty)
         #expect(wide.matched.count == 1)
     }
 
     @Test func lateNeedsTheEngineStillInTheClaimedState() {
         // The engine went inside at 100 and left at 200; an enter at 300 is not late, it is unsupported.
-        let decisions = Self.engine(Self.steady(.outside, from: 0, to: 90) + Self.steady(.inside, from: 100, to: 190)
-                                    + Self.steady(.outside, from: 200, to: 400))
-        let report = DivergenceClassifier.classify(decisions: decisions, events: [Self.enter(110), Self.exit(205), Self.enter(300)])
+        let decisions = Self.engine(
+            Self.steady(.outside, from: 0, to: 90) + Self.steady(.inside, from: 100, to: 190)
+                + Self.steady(.outside, from: 200, to: 400))
+        let report = DivergenceClassifier.classify(
+            decisions: decisions, events: [Self.enter(110), Self.exit(205), Self.enter(300)])
         #expect(report.matched.count == 2)
         #expect(report.divergences.map(\.kind) == [.unsupportedSystemEvent])
         #expect(report.divergences.first?.eventIndex == 2)
@@ -146,9 +157,11 @@ import GeoPolicy
     }
 
     @Test func repeatAfterAnOppositeEventIsNotDuplicate() {
-        let decisions = Self.engine(Self.steady(.outside, from: 0, to: 90) + [(100, .inside), (110, .outside), (120, .inside)]
-                                    + Self.steady(.inside, from: 130, to: 200))
-        let report = DivergenceClassifier.classify(decisions: decisions, events: [Self.enter(100), Self.exit(110), Self.enter(120)])
+        let decisions = Self.engine(
+            Self.steady(.outside, from: 0, to: 90) + [(100, .inside), (110, .outside), (120, .inside)]
+                + Self.steady(.inside, from: 130, to: 200))
+        let report = DivergenceClassifier.classify(
+            decisions: decisions, events: [Self.enter(100), Self.exit(110), Self.enter(120)])
         #expect(report.count(.duplicateSystemEvent) == 0)
         #expect(report.matched.count == 3)
         #expect(report.divergences.isEmpty)
@@ -157,24 +170,33 @@ import GeoPolicy
     @Test func staleFixNearAnEventIsReportedAndTolerated() {
         var decisions = Self.engine(Self.steady(.outside, from: 0, to: 90) + Self.steady(.inside, from: 100, to: 110))
         // Delivered after the fix at 110 s with a 40 s old timestamp; rejected as stale.
-        decisions.append(EngineDecision(index: 12, timestamp_s: 40, oldState: .inside, newState: .inside, rejection: .stale))
+        decisions.append(
+            EngineDecision(index: 12, timestamp_s: 40, oldState: .inside, newState: .inside, rejection: .stale))
         decisions += Self.engine(Self.steady(.inside, from: 120, to: 200), startIndex: 13).map {
-            var d = $0; d.oldState = .inside; return d
+            var d = $0
+            d.oldState = .inside
+            return d
         }
         // Another stale fix far from any event: not reported.
-        decisions.append(EngineDecision(index: 22, timestamp_s: 150, oldState: .inside, newState: .inside, rejection: .stale))
+        decisions.append(
+            EngineDecision(index: 22, timestamp_s: 150, oldState: .inside, newState: .inside, rejection: .stale))
         // An inaccurate fix near the event: not a stale fix.
-        decisions.append(EngineDecision(index: 23, timestamp_s: 111, oldState: .inside, newState: .inside, rejection: .inaccurate))
+        decisions.append(
+            EngineDecision(index: 23, timestamp_s: 111, oldState: .inside, newState: .inside, rejection: .inaccurate))
         let report = DivergenceClassifier.classify(decisions: decisions, events: [Self.enter(105), Self.exit(400)])
         let stale = report.divergences.filter { $0.kind == .staleFix }
         #expect(stale.map(\.decisionIndex) == [12])
         #expect(stale.first?.relatedEventIndex == 0)
         #expect(abs((stale.first?.timestamp_s ?? .nan) - 110) <= delayTolerance_s)
         // The exit at 400 s has no fix near it: unsupported; the stale fix itself is tolerated.
-        #expect(report.divergences.map(\.kind).sorted { $0.rawValue < $1.rawValue } == [.staleFix, .unsupportedSystemEvent])
+        #expect(
+            report.divergences.map(\.kind).sorted { $0.rawValue < $1.rawValue } == [.staleFix, .unsupportedSystemEvent])
         var lenient = DivergenceSettings()
         lenient.failingClasses.remove(.unsupportedSystemEvent)
-        #expect(DivergenceClassifier.classify(decisions: decisions, events: [Self.enter(105), Self.exit(400)], settings: lenient).status == .passed)
+        #expect(
+            DivergenceClassifier.classify(
+                decisions: decisions, events: [Self.enter(105), Self.exit(400)], settings: lenient
+            ).status == .passed)
     }
 
     @Test func stableCrossingWithoutEventIsMissing() {
@@ -202,7 +224,8 @@ import GeoPolicy
 
     @Test func rejectedFixesNeverMakeTransitions() {
         var decisions = Self.engine(Self.steady(.outside, from: 0, to: 100))
-        decisions.append(EngineDecision(index: 11, timestamp_s: 105, oldState: .outside, newState: .outside, rejection: .inaccurate))
+        decisions.append(
+            EngineDecision(index: 11, timestamp_s: 105, oldState: .outside, newState: .outside, rejection: .inaccurate))
         let report = DivergenceClassifier.classify(decisions: decisions, events: [Self.enter(105)])
         #expect(report.divergences.map(\.kind) == [.unsupportedSystemEvent])
     }

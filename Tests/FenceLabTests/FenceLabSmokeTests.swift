@@ -1,5 +1,5 @@
-import Testing
 import FenceLab
+import Testing
 import _CommandLineKit
 
 @Suite struct FenceLabSmokeTests {

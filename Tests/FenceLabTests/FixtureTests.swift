@@ -1,7 +1,7 @@
-import Testing
-import Foundation
 import FenceLab
+import Foundation
 import GeoPolicy
+import Testing
 import _TestSupport
 
 @Suite struct FixtureTests {
@@ -11,7 +11,8 @@ import _TestSupport
 
     /// A fresh temporary directory holding `files` (name → JSON text).
     static func tempFixtures(_ files: [String: String]) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-fixtures-\(UUID().uuidString)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fencelab-fixtures-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         for (name, text) in files {
             try Data(text.utf8).write(to: dir.appendingPathComponent(name))
@@ -46,8 +47,10 @@ import _TestSupport
         #expect(report.passed)
         #expect(report.checks.count >= 100)
         #expect(report.summary == "Rules fixtures: passed (\(report.checks.count) checks)")
-        for version in ["contract-1", "hysteresis-80-120-acc30", "threshold-500", "conservative-100",
-                        "hysteresis-80-120-acc30+confirm3", "hysteresis-80-120-acc30+confirm10s"] {
+        for version in [
+            "contract-1", "hysteresis-80-120-acc30", "threshold-500", "conservative-100",
+            "hysteresis-80-120-acc30+confirm3", "hysteresis-80-120-acc30+confirm10s",
+        ] {
             #expect(report.rulesVersions.contains(version), "missing fixtures for \(version)")
         }
     }
@@ -55,15 +58,18 @@ import _TestSupport
     @Test func seedCasesArePresent() throws {
         let report = try FixtureSuite.load(directory: Self.fixtureDirectory).run()
         let assertions = report.checks.map(\.assertion)
-        for needle in ["(0.0, 179.999) -> (0.0, -179.999) = 222.39 ± 0.5", "(89.9, 0.0) -> (89.9, 180.0) within 20000.0...23000.0",
-                       "latitude: 91.0, longitude: 0.0) is rejected", "isInside(distance_m: 500.0, radius_m: 500.0) == true",
-                       "isInside(distance_m: nan, radius_m: 500.0) == false", "isInside(distance_m: 0.0, radius_m: -1.0) == false"] {
+        for needle in [
+            "(0.0, 179.999) -> (0.0, -179.999) = 222.39 ± 0.5", "(89.9, 0.0) -> (89.9, 180.0) within 20000.0...23000.0",
+            "latitude: 91.0, longitude: 0.0) is rejected", "isInside(distance_m: 500.0, radius_m: 500.0) == true",
+            "isInside(distance_m: nan, radius_m: 500.0) == false", "isInside(distance_m: 0.0, radius_m: -1.0) == false",
+        ] {
             #expect(assertions.contains { $0.contains(needle) }, "no check for \(needle)")
         }
     }
 
     @Test func aFailingCheckIsReportedWithUnroundedValues() throws {
-        let wrong = Self.goodRuleFixture.replacingOccurrences(of: "\"distance_m\": 500,", with: "\"distance_m\": 500.0000001,")
+        let wrong = Self.goodRuleFixture.replacingOccurrences(
+            of: "\"distance_m\": 500,", with: "\"distance_m\": 500.0000001,")
         let dir = try Self.tempFixtures(["a.json": wrong])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let report = try FixtureSuite.load(directory: dir).run()
@@ -77,8 +83,11 @@ import _TestSupport
     @Test func pinnedRuleWithOtherVersionIsRefused() throws {
         let text = Self.goodRuleFixture.replacingOccurrences(of: "\"threshold-500\"", with: "\"threshold-400\"")
         let (error, message) = try #require(try Self.refusal(text))
-        #expect(error == .rulesVersionMismatch(file: (error.fileForTest), fixtureVersion: "threshold-400",
-                                               ruleVersion: "threshold-500", rule: "threshold:500"))
+        #expect(
+            error
+                == .rulesVersionMismatch(
+                    file: (error.fileForTest), fixtureVersion: "threshold-400",
+                    ruleVersion: "threshold-500", rule: "threshold:500"))
         #expect(message.contains("bad.json") && message.contains("threshold-400") && message.contains("threshold-500"))
         #expect(message.contains("reviewed"))
     }
@@ -92,9 +101,13 @@ import _TestSupport
     }
 
     @Test func unknownKeyIsRefusedWithKeyPath() throws {
-        let text = Self.goodRuleFixture.replacingOccurrences(of: "\"accuracy_m\": 5,", with: "\"accuracy_m\": 5, \"acuracy\": 5,")
+        let text = Self.goodRuleFixture.replacingOccurrences(
+            of: "\"accuracy_m\": 5,", with: "\"accuracy_m\": 5, \"acuracy\": 5,")
         let (error, message) = try #require(try Self.refusal(text))
-        guard case let .unknownKey(_, keyPath) = error else { Issue.record("got \(error)"); return }
+        guard case .unknownKey(_, let keyPath) = error else {
+            Issue.record("got \(error)")
+            return
+        }
         #expect(keyPath == "sequences[0].steps[0].acuracy")
         #expect(message.contains("bad.json") && message.contains("sequences[0].steps[0].acuracy"))
     }
@@ -102,7 +115,10 @@ import _TestSupport
     @Test func wrongTypeIsRefusedWithKeyPath() throws {
         let text = Self.goodRuleFixture.replacingOccurrences(of: "\"accuracy_m\": 5,", with: "\"accuracy_m\": \"5\",")
         let (error, message) = try #require(try Self.refusal(text))
-        guard case let .wrongType(_, keyPath, _, _) = error else { Issue.record("got \(error)"); return }
+        guard case .wrongType(_, let keyPath, _, _) = error else {
+            Issue.record("got \(error)")
+            return
+        }
         #expect(keyPath == "sequences[0].steps[0].accuracy_m")
         #expect(message.contains("bad.json") && message.contains("accuracy_m") && message.contains("\"5\""))
     }
@@ -117,16 +133,23 @@ import _TestSupport
     @Test func truncatedJSONIsRefusedWithFile() throws {
         let text = String(Self.goodRuleFixture.prefix(80))
         let (error, message) = try #require(try Self.refusal(text))
-        guard case .malformedJSON = error else { Issue.record("got \(error)"); return }
+        guard case .malformedJSON = error else {
+            Issue.record("got \(error)")
+            return
+        }
         #expect(message.contains("bad.json") && message.contains("not valid JSON"))
     }
 
     @Test func bareNaNIsNotJSONButTheStringIs() throws {
         let bare = Self.goodRuleFixture.replacingOccurrences(of: "\"accuracy_m\": 5,", with: "\"accuracy_m\": NaN,")
         let (error, _) = try #require(try Self.refusal(bare))
-        guard case .malformedJSON = error else { Issue.record("got \(error)"); return }
-        let quoted = Self.goodRuleFixture.replacingOccurrences(of: "\"accuracy_m\": 5, \"expect\": \"inside\"",
-                                                               with: "\"accuracy_m\": \"NaN\", \"expect\": \"unknown\"")
+        guard case .malformedJSON = error else {
+            Issue.record("got \(error)")
+            return
+        }
+        let quoted = Self.goodRuleFixture.replacingOccurrences(
+            of: "\"accuracy_m\": 5, \"expect\": \"inside\"",
+            with: "\"accuracy_m\": \"NaN\", \"expect\": \"unknown\"")
         #expect(try Self.refusal(quoted) == nil)
     }
 
@@ -154,10 +177,10 @@ extension FixtureError {
     /// The file a case names (tests compare the rest of the case exactly).
     var fileForTest: String {
         switch self {
-        case let .unreadable(f, _), let .malformedJSON(f, _), let .unknownKey(f, _), let .missingKey(f, _),
-             let .wrongType(f, _, _, _), let .invalidValue(f, _, _), let .rulesVersionMismatch(f, _, _, _):
+        case .unreadable(let f, _), .malformedJSON(let f, _), .unknownKey(let f, _), .missingKey(let f, _),
+            .wrongType(let f, _, _, _), .invalidValue(let f, _, _), .rulesVersionMismatch(let f, _, _, _):
             return f
-        case let .noFixtures(d): return d
+        case .noFixtures(let d): return d
         }
     }
 }

@@ -1,7 +1,7 @@
-import Testing
 import FenceLab
 import GSLKit
 import GeoPolicy
+import Testing
 import _TestSupport
 
 private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transition(time_s: time, direction: d) }
@@ -46,16 +46,18 @@ private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transit
         let m = try Flutter.measure(truth: truth, observed: observed)
         #expect(m.matches == [TransitionMatch(observedIndex: 0, truthIndex: 0, latency_s: -5)])
         #expect(m.spurious == 2 && m.missed == 0)
-        #expect(m.flaps == 2) // 95→105 and 105→110
+        #expect(m.flaps == 2)  // 95→105 and 105→110
         // Two same-direction truths in the window: the earlier observation takes the earlier truth.
-        let two = try Flutter.measure(truth: [t(0, .entered), t(50, .entered)], observed: [t(40, .entered), t(45, .entered)])
+        let two = try Flutter.measure(
+            truth: [t(0, .entered), t(50, .entered)], observed: [t(40, .entered), t(45, .entered)])
         #expect(two.matches.map(\.truthIndex) == [0, 1])
         #expect(two.matches.map(\.latency_s) == [40, -5])
     }
 
     @Test func flapsNeedTheOppositeDirectionWithinTheWindow() throws {
-        let m = try Flutter.measure(truth: [], observed: [t(0, .entered), t(61, .exited), t(120, .entered), t(121, .entered)])
-        #expect(m.flaps == 1) // 61 → 120 (59 s); 0 → 61 is too late; 120 → 121 same direction
+        let m = try Flutter.measure(
+            truth: [], observed: [t(0, .entered), t(61, .exited), t(120, .entered), t(121, .entered)])
+        #expect(m.flaps == 1)  // 61 → 120 (59 s); 0 → 61 is too late; 120 → 121 same direction
         #expect(m.spurious == 4 && m.missed == 0 && m.latencyP95_s == nil)
     }
 
@@ -74,7 +76,9 @@ private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transit
         #expect(none.transitions == 0 && none.spurious == 0 && none.missed == 0)
         let onlyTruth = try Flutter.measure(truth: [t(1, .entered)], observed: [])
         #expect(onlyTruth.missed == 1)
-        #expect(throws: MetricsError.self) { try Flutter.measure(truth: [t(5, .entered), t(1, .exited)], observed: []) }
+        #expect(throws: MetricsError.self) {
+            try Flutter.measure(truth: [t(5, .entered), t(1, .exited)], observed: [])
+        }
         #expect(throws: MetricsError.self) { try Flutter.measure(truth: [], observed: [t(.nan, .entered)]) }
         #expect(throws: MetricsError.self) { try Flutter.measure(truth: [], observed: [], window_s: 0) }
         do {
@@ -112,28 +116,36 @@ private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transit
     }
 
     @Test func gapFillGroupsByMethodAndBucket() throws {
-        let g = try GapFillMetrics.measure([
-            FilledGap(method: "linear", duration_s: 20, errors_m: [3, 4]),
-            FilledGap(method: "linear", duration_s: 25, errors_m: [0]),
-            FilledGap(method: "linear", duration_s: 90, errors_m: [10]),
-            FilledGap(method: "hermite", duration_s: 20, errors_m: []),
-        ], methods: ["cubicSpline"])
+        let g = try GapFillMetrics.measure(
+            [
+                FilledGap(method: "linear", duration_s: 20, errors_m: [3, 4]),
+                FilledGap(method: "linear", duration_s: 25, errors_m: [0]),
+                FilledGap(method: "linear", duration_s: 90, errors_m: [10]),
+                FilledGap(method: "hermite", duration_s: 20, errors_m: []),
+            ], methods: ["cubicSpline"])
         let lin = try #require(g.byMethod["linear"])
         #expect(lin[.from10To30s]?.gaps == 2)
-        #expect(isClose(try #require(lin[.from10To30s]?.rmse_m), (25.0 / 3).squareRoot(), absoluteTolerance: tolerance_m))
+        #expect(
+            isClose(try #require(lin[.from10To30s]?.rmse_m), (25.0 / 3).squareRoot(), absoluteTolerance: tolerance_m))
         #expect(lin[.from10To30s]?.max_m == 4)
         #expect(lin[.over60s]?.gaps == 1 && lin[.upTo10s]?.gaps == 0 && lin[.upTo10s]?.rmse_m == nil)
         #expect(g.byMethod["hermite"]?[.from10To30s] == GapBucketSummary(gaps: 1, rmse_m: nil, max_m: nil))
         #expect(g.byMethod["cubicSpline"]?.count == 4)
-        #expect(throws: MetricsError.self) { try GapFillMetrics.measure([FilledGap(method: "x", duration_s: 20, errors_m: [.nan])]) }
+        #expect(throws: MetricsError.self) {
+            try GapFillMetrics.measure([FilledGap(method: "x", duration_s: 20, errors_m: [.nan])])
+        }
     }
 
     @Test func rejectionsAndFaultsCaught() {
         let m = RejectionMetrics.measure(
-            rejections: [Rejection(fixIndex: 3, reason: "stale"), Rejection(fixIndex: 7, reason: "inaccurate"),
-                         Rejection(fixIndex: 8, reason: "stale")],
-            faults: [LabelledFault(fixIndex: 3, label: "stale"), LabelledFault(fixIndex: 5, label: "stale"),
-                     LabelledFault(fixIndex: 7, label: "invalidValue")])
+            rejections: [
+                Rejection(fixIndex: 3, reason: "stale"), Rejection(fixIndex: 7, reason: "inaccurate"),
+                Rejection(fixIndex: 8, reason: "stale"),
+            ],
+            faults: [
+                LabelledFault(fixIndex: 3, label: "stale"), LabelledFault(fixIndex: 5, label: "stale"),
+                LabelledFault(fixIndex: 7, label: "invalidValue"),
+            ])
         #expect(m.byReason == ["stale": 2, "inaccurate": 1])
         #expect(m.faultsLabelled == ["stale": 2, "invalidValue": 1])
         #expect(m.faultsCaught == ["stale": 1, "invalidValue": 1])
@@ -147,16 +159,19 @@ private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transit
         var flutter = try! Flutter.measure(truth: [], observed: [])
         flutter.spurious = spurious
         let rej = RejectionMetrics(byReason: stale.map { ["stale": $0] } ?? [:], faultsLabelled: [:], faultsCaught: [:])
-        return ReplicateMetrics(flutter: flutter, rejections: rej,
-                                kalman: [.raw: ErrorSummary(count: 1, rmse_m: rmse, p50_m: rmse, p95_m: rmse, max_m: rmse)])
+        return ReplicateMetrics(
+            flutter: flutter, rejections: rej,
+            kalman: [.raw: ErrorSummary(count: 1, rmse_m: rmse, p50_m: rmse, p95_m: rmse, max_m: rmse)])
     }
 
     @Test func aggregateMeanAndStudentTInterval() throws {
-        let a = try MetricAggregate.aggregate([replicate(spurious: 1, rmse: 2.1, stale: 4),
-                                               replicate(spurious: 3, rmse: 2.4, stale: nil),
-                                               replicate(spurious: 2, rmse: 1.9, stale: 2),
-                                               replicate(spurious: 0, rmse: 2.6, stale: 0),
-                                               replicate(spurious: 4, rmse: 2.2, stale: 1)])
+        let a = try MetricAggregate.aggregate([
+            replicate(spurious: 1, rmse: 2.1, stale: 4),
+            replicate(spurious: 3, rmse: 2.4, stale: nil),
+            replicate(spurious: 2, rmse: 1.9, stale: 2),
+            replicate(spurious: 0, rmse: 2.6, stale: 0),
+            replicate(spurious: 4, rmse: 2.2, stale: 1),
+        ])
         let rmse = try #require(a.estimate("kalman.raw.rmse_m"))
         // SciPy: mean 2.24, t(0.975, 4)·s/√5 interval [1.9045208615…, 2.5754791384…]
         #expect(rmse.n == 5 && isClose(rmse.mean, 2.24, absoluteTolerance: tolerance))
@@ -184,7 +199,9 @@ private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transit
         // A latency reported by some replicates only: the estimate is that of the reported values
         // in replicate order (gaps skipped); a count path first reported by replicate 1 and absent
         // from replicates 3 and 6 takes a 0 from each of them, replicate 0 included.
-        var reps = (0..<7).map { replicate(spurious: $0, rmse: 1.5 + 0.37 * Double($0 * $0 % 5), stale: $0 % 3 == 0 ? nil : $0) }
+        var reps = (0..<7).map {
+            replicate(spurious: $0, rmse: 1.5 + 0.37 * Double($0 * $0 % 5), stale: $0 % 3 == 0 ? nil : $0)
+        }
         let latencies: [Double?] = [12.5, nil, 3.25, nil, nil, 40.0, 7.75]
         for (i, l) in latencies.enumerated() { reps[i].flutter?.latencyMedian_s = l }
         let a = try MetricAggregate.aggregate(reps)
@@ -210,9 +227,10 @@ private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transit
         var accumulator = MetricAccumulator()
         for i in 0..<2_000 {
             let spurious = Int(rng.uniform() * 9)
-            var r = replicate(spurious: i == 1_500 || i == 1_700 ? 20 : spurious, rmse: 1 + rng.uniform(),
-                              stale: rng.uniform() < 0.3 ? nil : Int(rng.uniform() * 5))
-            if i >= 1_000 { r.rejections?.byReason["late"] = 1 }   // a count path first seen at 1 000
+            var r = replicate(
+                spurious: i == 1_500 || i == 1_700 ? 20 : spurious, rmse: 1 + rng.uniform(),
+                stale: rng.uniform() < 0.3 ? nil : Int(rng.uniform() * 5))
+            if i >= 1_000 { r.rejections?.byReason["late"] = 1 }  // a count path first seen at 1 000
             reps.append(r)
             try accumulator.add(r)
         }
@@ -221,19 +239,23 @@ private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transit
         let folded = try accumulator.aggregate()
         #expect(folded == (try MetricAggregate.aggregate(reps)))
         try expectSameEstimate(folded.estimate("rejections.late"), (0..<2_000).map { $0 >= 1_000 ? 1 : 0 }, "late")
-        try expectSameEstimate(folded.estimate("flutter.spurious"), reps.map { Double($0.flutter!.spurious) }, "spurious")
+        try expectSameEstimate(
+            folded.estimate("flutter.spurious"), reps.map { Double($0.flutter!.spurious) }, "spurious")
         #expect(ScenarioReport.worstReplicate(reps, by: "flutter.spurious") == accumulator.worst?.replicate)
     }
 
     @Test func expectationsUseTheMeanAndReportViolations() throws {
-        let a = try MetricAggregate.aggregate([replicate(spurious: 1, rmse: 2, stale: 0), replicate(spurious: 2, rmse: 4, stale: 0)])
-        let results = try Expectations.check([
-            ExpectationBound(path: "flutter.spurious", max: 0),
-            ExpectationBound(path: "flutter.spurious", min: 1.5, max: 1.5),
-            ExpectationBound(path: "kalman.raw.rmse_m", min: 0, max: 2.9),
-            ExpectationBound(path: "rejections.stale", max: 0),
-            ExpectationBound(path: "flutter.latency_s.p95", max: 30),
-        ], against: a)
+        let a = try MetricAggregate.aggregate([
+            replicate(spurious: 1, rmse: 2, stale: 0), replicate(spurious: 2, rmse: 4, stale: 0),
+        ])
+        let results = try Expectations.check(
+            [
+                ExpectationBound(path: "flutter.spurious", max: 0),
+                ExpectationBound(path: "flutter.spurious", min: 1.5, max: 1.5),
+                ExpectationBound(path: "kalman.raw.rmse_m", min: 0, max: 2.9),
+                ExpectationBound(path: "rejections.stale", max: 0),
+                ExpectationBound(path: "flutter.latency_s.p95", max: 30),
+            ], against: a)
         #expect(results.map(\.passed) == [false, true, false, true, false])
         #expect(isClose(try #require(results[0].measured).mean, 1.5, absoluteTolerance: tolerance))
         #expect(results[0].message.contains("violates max 0"))

@@ -1,6 +1,6 @@
-import Testing
-import Foundation
 import FenceLab
+import Foundation
+import Testing
 import _FenceLabSupport
 
 /// A fresh temporary folder per test, removed afterwards.
@@ -20,7 +20,7 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
 @Suite struct OutputTests {
     @Test func writesNewFolderAndReplacesOldOne() throws {
         try withScratch { dir in
-            let dest = dir + "/reports/latest" // parent created by preflight
+            let dest = dir + "/reports/latest"  // parent created by preflight
             try ReportFolder.write(files: files("first"), to: dest, replaceable: ReportWriter.replaceableNames)
             #expect(read(dest + "/report.json") == "first report.json\n")
             try ReportFolder.write(files: files("second"), to: dest, replaceable: ReportWriter.replaceableNames)
@@ -37,7 +37,9 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
             try ReportFolder.write(files: files("old"), to: dest, replaceable: ReportWriter.replaceableNames)
             // A bad file name fails midway, after some files went into the temporary folder.
             let bad = files("new") + [(name: "../escape", bytes: [1])]
-            #expect(throws: OutputError.self) { try ReportFolder.write(files: bad, to: dest, replaceable: ReportWriter.replaceableNames) }
+            #expect(throws: OutputError.self) {
+                try ReportFolder.write(files: bad, to: dest, replaceable: ReportWriter.replaceableNames)
+            }
             for name in ReportWriter.fileNames { #expect(read(dest + "/" + name) == "old \(name)\n") }
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out"])
         }
@@ -65,7 +67,10 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
             try Data("old".utf8).write(to: URL(fileURLWithPath: aside + "/report.json"))
             try Data("unrelated".utf8).write(to: URL(fileURLWithPath: aside + "/report.md"))
             // A failing write still restores the old folder first and leaves it in place.
-            #expect(throws: OutputError.self) { try ReportFolder.write(files: [(name: "a/b", bytes: [])], to: dir + "/out", replaceable: ReportWriter.replaceableNames) }
+            #expect(throws: OutputError.self) {
+                try ReportFolder.write(
+                    files: [(name: "a/b", bytes: [])], to: dir + "/out", replaceable: ReportWriter.replaceableNames)
+            }
             #expect(read(dir + "/out/report.json") == "old")
             #expect(!FileManager.default.fileExists(atPath: aside))
         }
@@ -77,7 +82,7 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
             try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked)
             defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked) }
-            let isRoot = getuid() == 0 // root ignores permission bits; use a file as parent instead
+            let isRoot = getuid() == 0  // root ignores permission bits; use a file as parent instead
             let target = isRoot ? dir + "/plainfile/out" : locked + "/out"
             if isRoot { try Data().write(to: URL(fileURLWithPath: dir + "/plainfile")) }
             do {
@@ -100,7 +105,9 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
             }
             #expect(read(home + "/thesis.tex") == "precious")
             try Data().write(to: URL(fileURLWithPath: dir + "/afile"))
-            #expect(throws: OutputError.notADirectory(path: dir + "/afile")) { try ReportFolder.preflight(destination: dir + "/afile", replaceable: ReportWriter.replaceableNames) }
+            #expect(throws: OutputError.notADirectory(path: dir + "/afile")) {
+                try ReportFolder.preflight(destination: dir + "/afile", replaceable: ReportWriter.replaceableNames)
+            }
         }
     }
 }
@@ -110,13 +117,20 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
         let lock = NSLock()
         var text = ""
         var now = 0.0
-        func append(_ s: String) { lock.lock(); text += s; lock.unlock() }
+        func append(_ s: String) {
+            lock.lock()
+            text += s
+            lock.unlock()
+        }
     }
 
     @Test func lineAndETA() {
-        #expect(ProgressReporter.line(scenario: 2, of: 8, replicate: 13, of: 20, done: 33, total: 160, elapsed_s: 33)
+        #expect(
+            ProgressReporter.line(scenario: 2, of: 8, replicate: 13, of: 20, done: 33, total: 160, elapsed_s: 33)
                 == "scenario 2/8, replicate 13/20, ETA 2:07")
-        #expect(ProgressReporter.line(scenario: 1, of: 1, replicate: 0, of: 5, done: 0, total: 5, elapsed_s: 0).hasSuffix("ETA --"))
+        #expect(
+            ProgressReporter.line(scenario: 1, of: 1, replicate: 0, of: 5, done: 0, total: 5, elapsed_s: 0).hasSuffix(
+                "ETA --"))
         #expect(ProgressReporter.duration(3725.2) == "1:02:06")
         #expect(ProgressReporter.duration(0) == "0:00")
     }
@@ -124,11 +138,19 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
     /// After a resume the ETA comes from the items this process evaluated, not from the resumed ones.
     @Test func etaAfterResumeUsesOnlyItemsEvaluatedHere() {
         let box = Box()
-        let p = ProgressReporter(scenarios: 1, totalWorkItems: 100, alreadyDone: 50, force: true, isTerminal: false,
-                                 minimumInterval_s: 0, clock: { box.lock.lock(); defer { box.lock.unlock() }; return box.now },
-                                 sink: { box.append($0) })
-        box.now = 10; p.advance(by: 10, unit: "items")   // 10 items in 10 s, 40 left: 40 s (not 10 · 40/60 ≈ 7 s)
-        box.now = 30; p.advance(by: 10, unit: "items")   // 20 in 30 s, 30 left: 45 s
+        let p = ProgressReporter(
+            scenarios: 1, totalWorkItems: 100, alreadyDone: 50, force: true, isTerminal: false,
+            minimumInterval_s: 0,
+            clock: {
+                box.lock.lock()
+                defer { box.lock.unlock() }
+                return box.now
+            },
+            sink: { box.append($0) })
+        box.now = 10
+        p.advance(by: 10, unit: "items")  // 10 items in 10 s, 40 left: 40 s (not 10 · 40/60 ≈ 7 s)
+        box.now = 30
+        p.advance(by: 10, unit: "items")  // 20 in 30 s, 30 left: 45 s
         #expect(box.text == "items 60/100, ETA 0:40\nitems 70/100, ETA 0:45\n")
         #expect(ProgressReporter.eta(elapsed_s: 5, doneHere: 0, remaining: 10) == "--")
         #expect(ProgressReporter.eta(elapsed_s: .nan, doneHere: 3, remaining: 10) == "--")
@@ -140,20 +162,30 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
         quiet.completed(scenario: 1, replicate: 1, of: 3)
         quiet.finish()
         #expect(box.text.isEmpty && !quiet.isEnabled)
-        let forced = ProgressReporter(scenarios: 1, totalWorkItems: 1, force: true, isTerminal: false, sink: { box.append($0) })
+        let forced = ProgressReporter(
+            scenarios: 1, totalWorkItems: 1, force: true, isTerminal: false, sink: { box.append($0) })
         forced.completed(scenario: 1, replicate: 1, of: 1)
         #expect(box.text == "scenario 1/1, replicate 1/1, ETA 0:00\n")
     }
 
     @Test func throttledOnATerminalAndFinalUpdateAlwaysShown() {
         let box = Box()
-        let p = ProgressReporter(scenarios: 1, totalWorkItems: 4, isTerminal: true, minimumInterval_s: 1,
-                                 clock: { box.lock.lock(); defer { box.lock.unlock() }; return box.now },
-                                 sink: { box.append($0) })
-        box.now = 0.1; p.completed(scenario: 1, replicate: 1, of: 4)   // shown (first)
-        box.now = 0.5; p.completed(scenario: 1, replicate: 2, of: 4)   // throttled
-        box.now = 0.9; p.completed(scenario: 1, replicate: 3, of: 4)   // throttled
-        box.now = 1.0; p.completed(scenario: 1, replicate: 4, of: 4)   // final: shown
+        let p = ProgressReporter(
+            scenarios: 1, totalWorkItems: 4, isTerminal: true, minimumInterval_s: 1,
+            clock: {
+                box.lock.lock()
+                defer { box.lock.unlock() }
+                return box.now
+            },
+            sink: { box.append($0) })
+        box.now = 0.1
+        p.completed(scenario: 1, replicate: 1, of: 4)  // shown (first)
+        box.now = 0.5
+        p.completed(scenario: 1, replicate: 2, of: 4)  // throttled
+        box.now = 0.9
+        p.completed(scenario: 1, replicate: 3, of: 4)  // throttled
+        box.now = 1.0
+        p.completed(scenario: 1, replicate: 4, of: 4)  // final: shown
         p.finish()
         let updates = box.text.components(separatedBy: "\r").filter { !$0.isEmpty }
         #expect(updates.count == 2)

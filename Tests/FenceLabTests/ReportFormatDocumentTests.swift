@@ -2,6 +2,7 @@ import Foundation
 import ReportKit
 import Testing
 import _TestSupport
+
 @testable import FenceLab
 
 /// docs/report-format.md names every key report.json writes.
@@ -17,12 +18,12 @@ import _TestSupport
         var keys = Set<String>()
         func walk(_ v: JSONValue) {
             switch v {
-            case let .object(pairs):
+            case .object(let pairs):
                 for (key, value) in pairs {
                     keys.insert(key)
                     if !JSONReport.metricGroups.contains(key) { walk(value) }
                 }
-            case let .array(items): items.forEach(walk)
+            case .array(let items): items.forEach(walk)
             default: break
             }
         }

@@ -1,10 +1,10 @@
-import Testing
 import DriveSim
 import FenceLab
-import GeoPolicy
-import GSLKit
-import _TestSupport
 import Foundation
+import GSLKit
+import GeoPolicy
+import Testing
+import _TestSupport
 
 /// Rice CDF against SciPy 1.17 (`stats.rice.cdf(x/σ, ν/σ)`, `stats.rice.sf`), an
 /// independent implementation (Marcum-Q based, not integration).
@@ -21,9 +21,10 @@ import Foundation
         (30.0, 10.0, 30.0, 0.4325202377091385, 0.5674797622908615),
     ])
     func cdfAndSurvivalMatchSciPy(nu: Double, sigma: Double, x: Double, cdf: Double, sf: Double) throws {
-        let tolerance = 1e-9 // absolute, probability
+        let tolerance = 1e-9  // absolute, probability
         let model = try RiceModel(nu_m: nu, sigma_m: sigma)
-        let c = try model.cdf(x), s = try model.survival(x)
+        let c = try model.cdf(x)
+        let s = try model.survival(x)
         #expect(isClose(c, cdf, absoluteTolerance: tolerance), "cdf(\(x)) = \(c)")
         #expect(isClose(s, sf, absoluteTolerance: tolerance), "sf(\(x)) = \(s)")
         // The smaller tail is computed directly, so it is also relatively accurate.
@@ -72,7 +73,11 @@ import Foundation
         return rule.next(previous: previous, distance_m: distance_m, accuracy_m: 0)
     }
 
-    struct Count { var flips = 0; var steps = 0; var batchFlips: [Double] = [] }
+    struct Count {
+        var flips = 0
+        var steps = 0
+        var batchFlips: [Double] = []
+    }
 
     /// Simulates `fixes` fixes at true distance d (east offset) with N(0, σ²) noise per axis,
     /// counts inside↔outside flips between consecutive fixes after the first determination.
@@ -80,15 +85,25 @@ import Foundation
         let rng = try RandomSource(kind: .mt19937, seed: seed)
         var state = FenceState.unknown
         var count = Count()
-        var inBatch = 0, batchCount = 0
+        var inBatch = 0
+        var batchCount = 0
         for _ in 0..<fixes {
-            let east = d + rng.gaussian(sigma: sigma), north = rng.gaussian(sigma: sigma)
-            let next = hysteresis(state, distance_m: (east * east + north * north).squareRoot(), enter_m: 80, exit_m: 120)
+            let east = d + rng.gaussian(sigma: sigma)
+            let north = rng.gaussian(sigma: sigma)
+            let next = hysteresis(
+                state, distance_m: (east * east + north * north).squareRoot(), enter_m: 80, exit_m: 120)
             if state != .unknown {
                 count.steps += 1
-                if next != state { count.flips += 1; batchCount += 1 }
+                if next != state {
+                    count.flips += 1
+                    batchCount += 1
+                }
                 inBatch += 1
-                if inBatch == batch { count.batchFlips.append(Double(batchCount)); inBatch = 0; batchCount = 0 }
+                if inBatch == batch {
+                    count.batchFlips.append(Double(batchCount))
+                    inBatch = 0
+                    batchCount = 0
+                }
             }
             state = next
         }
@@ -110,8 +125,10 @@ import Foundation
         let measured = try Self.simulate(d: d, sigma: sigma, fixes: fixes, seed: seed, batch: batch)
         #expect(measured.steps >= fixes - 1000)
         let interval = try prediction.countInterval(steps: measured.steps, level: 0.99)
-        #expect(Double(measured.flips) >= interval.lower && Double(measured.flips) <= interval.upper,
-                "d \(d) σ \(sigma): \(measured.flips) flips in \(measured.steps) steps, 99 % interval \(interval), rate \(prediction.flipsPerFix)")
+        #expect(
+            Double(measured.flips) >= interval.lower && Double(measured.flips) <= interval.upper,
+            "d \(d) σ \(sigma): \(measured.flips) flips in \(measured.steps) steps, 99 % interval \(interval), rate \(prediction.flipsPerFix)"
+        )
         let batchVariance = try Statistics.variance(measured.batchFlips) / Double(batch)
         let ratio = batchVariance / prediction.countVariancePerFix
         #expect(ratio > 0.6 && ratio < 1.6, "batch-means variance / chain variance = \(ratio)")
@@ -142,20 +159,26 @@ import Foundation
             """
         let spec = try ScenarioSpec.decode(Array(json.utf8), file: "rice.json")
         var generator = try ScenarioGenerator(spec: spec, replicate: 0)
-        var monitor = try FenceMonitor(center: spec.fence.center, evaluator: RuleSpec.parse("hysteresis:80:120:1000000000").evaluator(),
-                                       maxAge_s: .infinity, logging: .off)
+        var monitor = try FenceMonitor(
+            center: spec.fence.center, evaluator: RuleSpec.parse("hysteresis:80:120:1000000000").evaluator(),
+            maxAge_s: .infinity, logging: .off)
         var state = FenceState.unknown
-        var flips = 0, steps = 0
+        var flips = 0
+        var steps = 0
         while let sample = generator.next() {
             guard let fix = sample.fix else { continue }
             let next = monitor.process(fix, now_s: sample.time_s).newState
-            if state != .unknown { steps += 1; if next != state { flips += 1 } }
+            if state != .unknown {
+                steps += 1
+                if next != state { flips += 1 }
+            }
             state = next
         }
         #expect(steps >= 99_000)
         let prediction = try FlipRatePrediction(model: RiceModel(nu_m: d, sigma_m: sigma), enter_m: 80, exit_m: 120)
         let interval = try prediction.countInterval(steps: steps, level: 0.99)
-        #expect(Double(flips) >= interval.lower && Double(flips) <= interval.upper,
-                "d \(d) σ \(sigma): \(flips) flips in \(steps) steps, 99 % interval \(interval)")
+        #expect(
+            Double(flips) >= interval.lower && Double(flips) <= interval.upper,
+            "d \(d) σ \(sigma): \(flips) flips in \(steps) steps, 99 % interval \(interval)")
     }
 }

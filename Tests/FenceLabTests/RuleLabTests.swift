@@ -76,7 +76,8 @@ import Testing
             d <= 80 ? .inside : (d >= 120 ? .outside : previous)
         }
         let lab = RuleLab()
-        let a = try lab.run(scenario: scenario, rule: closure, rulesVersion: .override(scenarioRecordedFor: "hysteresis-80-120-acc30"))
+        let a = try lab.run(
+            scenario: scenario, rule: closure, rulesVersion: .override(scenarioRecordedFor: "hysteresis-80-120-acc30"))
         let b = try lab.run(scenario: scenario, rule: Hysteresis.seedDefault)
         #expect(a.rulesVersion == "closure-seed")
         #expect(try a.values("flutter.transitions") == b.values("flutter.transitions"))
@@ -89,8 +90,9 @@ import Testing
         let scenario = try RuleLab.scenario(json: Self.loiter())
         let policy = RulesVersionPolicy.override(scenarioRecordedFor: "hysteresis-80-120-acc30")
         let plain = try RuleLab().run(scenario: scenario, rule: Hysteresis.seedDefault)
-        let dwell = try RuleLab().run(scenario: scenario, rule: Hysteresis.seedDefault, confirmation: .seconds(10),
-                                      rulesVersion: policy)
+        let dwell = try RuleLab().run(
+            scenario: scenario, rule: Hysteresis.seedDefault, confirmation: .seconds(10),
+            rulesVersion: policy)
         #expect(dwell.rulesVersion == "hysteresis-80-120-acc30+confirm10s")
         #expect(try dwell.mean("flutter.spurious") < plain.mean("flutter.spurious"))
     }
@@ -98,13 +100,21 @@ import Testing
     @Test func rulesVersionChecks() throws {
         let scenario = try RuleLab.scenario(json: Self.loiter(), name: "inline:loiter")
         let other = try Hysteresis(enter_m: 70, exit_m: 130, maxAccuracy_m: 30)
-        #expect(throws: LabError.rulesVersionMismatch(file: "inline:loiter", scenario: "hysteresis-80-120-acc30",
-                                                      rule: "hysteresis-70-130-acc30")) {
+        #expect(
+            throws: LabError.rulesVersionMismatch(
+                file: "inline:loiter", scenario: "hysteresis-80-120-acc30",
+                rule: "hysteresis-70-130-acc30")
+        ) {
             _ = try RuleLab().run(scenario: scenario, rule: other)
         }
-        #expect(throws: LabError.overrideMismatch(file: "inline:loiter", scenario: "hysteresis-80-120-acc30",
-                                                  named: "hysteresis-80-120-acc25")) {
-            _ = try RuleLab().run(scenario: scenario, rule: other, rulesVersion: .override(scenarioRecordedFor: "hysteresis-80-120-acc25"))
+        #expect(
+            throws: LabError.overrideMismatch(
+                file: "inline:loiter", scenario: "hysteresis-80-120-acc30",
+                named: "hysteresis-80-120-acc25")
+        ) {
+            _ = try RuleLab().run(
+                scenario: scenario, rule: other, rulesVersion: .override(scenarioRecordedFor: "hysteresis-80-120-acc25")
+            )
         }
     }
 
@@ -126,7 +136,10 @@ import Testing
         #expect(throws: LabError.invalidArgument(name: "window_s", value: "0.0", reason: "must be finite and > 0")) {
             _ = try RuleLab(window_s: 0).run(scenario: scenario, rule: Hysteresis.seedDefault)
         }
-        #expect(throws: LabError.invalidRule(rulesVersion: "hysteresis-80-120-acc30", reason: "confirmation needs at least 1 fix, got 0")) {
+        #expect(
+            throws: LabError.invalidRule(
+                rulesVersion: "hysteresis-80-120-acc30", reason: "confirmation needs at least 1 fix, got 0")
+        ) {
             _ = try RuleLab().run(scenario: scenario, rule: Hysteresis.seedDefault, confirmation: .fixes(0))
         }
         #expect(throws: LabError.invalidArgument(name: "rulesVersion", value: "\"\"", reason: "must not be empty")) {
@@ -139,7 +152,8 @@ import Testing
             #expect(error.description.contains("/nonexistent/scenario.json"))
         }
         do {
-            _ = try RuleLab.scenario(json: Self.loiter().replacingOccurrences(of: "\"seed\": 5", with: "\"sede\": 5"), name: "typo")
+            _ = try RuleLab.scenario(
+                json: Self.loiter().replacingOccurrences(of: "\"seed\": 5", with: "\"sede\": 5"), name: "typo")
             Issue.record("an unknown key must throw")
         } catch {
             #expect(error.description.contains("typo"))

@@ -30,8 +30,11 @@ enum SyntheticDeviceLogs {
 
     static let folder = "scenarios/device-logs"
 
-    static func exportRows(_ scenario: String, limit_s: Double? = nil) throws -> (header: String, rows: [String], fixes: [DeviceLogFix]) {
-        let spec = try ScenarioSpec.load(path: TestPaths.packageRoot.appendingPathComponent("scenarios/\(scenario).json").path)
+    static func exportRows(
+        _ scenario: String, limit_s: Double? = nil
+    ) throws -> (header: String, rows: [String], fixes: [DeviceLogFix]) {
+        let spec = try ScenarioSpec.load(
+            path: TestPaths.packageRoot.appendingPathComponent("scenarios/\(scenario).json").path)
         let text = try ScenarioExport.render(spec: spec, format: "csv", replicate: 0).text
         var lines = text.split(separator: "\n").map(String.init)
         let header = lines.removeFirst()
@@ -45,8 +48,10 @@ enum SyntheticDeviceLogs {
     static func crossings(_ fixes: [DeviceLogFix], fence: Coordinate) throws -> [(Int, FenceState)] {
         let log = DeviceLog(file: "clean", format: .csv, fixes: fixes, events: [])
         let r = try DeviceReplay.run(log, center: fence)
-        return r.decisions.filter { $0.isAccepted && $0.oldState != .unknown && $0.newState != $0.oldState && $0.newState != .unknown }
-            .map { ($0.index, $0.newState) }
+        return r.decisions.filter {
+            $0.isAccepted && $0.oldState != .unknown && $0.newState != $0.oldState && $0.newState != .unknown
+        }
+        .map { ($0.index, $0.newState) }
     }
 
     /// The timestamp text of a row (first field).
@@ -54,11 +59,14 @@ enum SyntheticDeviceLogs {
 
     static func event(_ kind: String, at row: String) -> String { "\(time(row)),,,,,,\(kind)" }
 
-    static func assemble(_ name: String, fence: Coordinate, header: String, rows: [String], injections: [Injection],
-                         flutterRows: [Int] = []) -> Log {
+    static func assemble(
+        _ name: String, fence: Coordinate, header: String, rows: [String], injections: [Injection],
+        flutterRows: [Int] = []
+    ) -> Log {
         var out = [header]
         var rowLine: [Int] = []
-        var expected: [(DivergenceClass, Int)] = [], matched: [Int] = []
+        var expected: [(DivergenceClass, Int)] = []
+        var matched: [Int] = []
         for (i, row) in rows.enumerated() {
             out.append(row)
             rowLine.append(out.count)
@@ -69,7 +77,9 @@ enum SyntheticDeviceLogs {
             }
         }
         expected += flutterRows.map { (.ruleFlutter, rowLine[$0]) }
-        return Log(name: name, fence: fence, csv: out.joined(separator: "\n") + "\n", expected: expected, matchedEventLines: matched)
+        return Log(
+            name: name, fence: fence, csv: out.joined(separator: "\n") + "\n", expected: expected,
+            matchedEventLines: matched)
     }
 
     /// A drive through the Fiji fence on the antimeridian (dateline-fiji): the enter is
@@ -81,7 +91,8 @@ enum SyntheticDeviceLogs {
         let (header, rows, fixes) = try exportRows("dateline-fiji")
         let cross = try crossings(fixes, fence: fence)
         guard let enter = cross.first(where: { $0.1 == .inside })?.0,
-              let exit = cross.first(where: { $0.1 == .outside && $0.0 > enter })?.0 else { throw GenerationError.noCrossing }
+            let exit = cross.first(where: { $0.1 == .outside && $0.0 > enter })?.0
+        else { throw GenerationError.noCrossing }
         let injections = [
             Injection(afterRow: 200, text: event("enter", at: rows[200]), expected: .unsupportedSystemEvent),
             Injection(afterRow: enter + 3, text: event("enter", at: rows[enter + 3]), expected: nil, matched: true),
@@ -101,23 +112,33 @@ enum SyntheticDeviceLogs {
         let (header, rows, fixes) = try exportRows("edge-loiter-100m", limit_s: 1200)
         let cross = try crossings(fixes, fence: fence)
         let time = { (i: Int) in fixes[i].fix.timestamp_s }
-        var isolated: [(Int, FenceState)] = [], flutter: [Int] = []
+        var isolated: [(Int, FenceState)] = []
+        var flutter: [Int] = []
         for (k, c) in cross.enumerated() {
-            let paired = cross.enumerated().contains { j, o in j != k && o.1 != c.1 && abs(time(o.0) - time(c.0)) <= 60 }
+            let paired = cross.enumerated().contains { j, o in j != k && o.1 != c.1 && abs(time(o.0) - time(c.0)) <= 60
+            }
             if paired { flutter.append(c.0) } else { isolated.append(c) }
         }
-        guard let firstExit = isolated.first(where: { $0.1 == .outside })?.0, !flutter.isEmpty else { throw GenerationError.noCrossing }
+        guard let firstExit = isolated.first(where: { $0.1 == .outside })?.0, !flutter.isEmpty else {
+            throw GenerationError.noCrossing
+        }
         var injections: [Injection] = []
         for (row, state) in isolated where row + 16 < rows.count {
             let kind = state == .inside ? "enter" : "exit"
-            injections.append(Injection(afterRow: row + 4, text: event(kind, at: rows[row + 4]), expected: nil, matched: true))
+            injections.append(
+                Injection(afterRow: row + 4, text: event(kind, at: rows[row + 4]), expected: nil, matched: true))
             if row == firstExit {
-                injections.append(Injection(afterRow: row + 10, text: event(kind, at: rows[row + 10]), expected: .duplicateSystemEvent))
-                injections.append(Injection(afterRow: row + 16, text: event(kind, at: rows[row + 16]), expected: .duplicateSystemEvent))
+                injections.append(
+                    Injection(
+                        afterRow: row + 10, text: event(kind, at: rows[row + 10]), expected: .duplicateSystemEvent))
+                injections.append(
+                    Injection(
+                        afterRow: row + 16, text: event(kind, at: rows[row + 16]), expected: .duplicateSystemEvent))
             }
         }
-        return assemble("synthetic-loiter-berlin.csv", fence: fence, header: header, rows: rows, injections: injections,
-                        flutterRows: flutter)
+        return assemble(
+            "synthetic-loiter-berlin.csv", fence: fence, header: header, rows: rows, injections: injections,
+            flutterRows: flutter)
     }
 
     enum GenerationError: Error { case noCrossing }

@@ -1,8 +1,8 @@
 import DriveSim
 import FenceLab
 import Foundation
-import GeoPolicy
 import GSLKit
+import GeoPolicy
 import Testing
 import _TestSupport
 
@@ -23,16 +23,22 @@ import _TestSupport
         // Truth every 10 s over 2000 s: inside 100–390, outside 400–420 (30 s < mergeGap), inside 430–690,
         // inside 1000–1010 (a 20 s span < minDwell), inside from 1500 to the end.
         let times = stride(from: 0.0, to: 2000, by: 10).map { $0 }
-        let inside = times.map { t in (t >= 100 && t < 400) || (t >= 430 && t < 700) || (t >= 1000 && t < 1020) || t >= 1500 }
+        let inside = times.map { t in
+            (t >= 100 && t < 400) || (t >= 430 && t < 700) || (t >= 1000 && t < 1020) || t >= 1500
+        }
         let truth = Visits.trueVisits(time_s: times, inside: inside, place: place, end_s: 2000)
         #expect(truth == [Visit(start_s: 100, end_s: 700), Visit(start_s: 1500, end_s: 2000, openAtEnd: true)])
 
-        let observed = Visits.observedVisits(of: Self.states([
-            (0, nil), (50, false), (130, true), (350, false), (380, true), (720, false),
-            (1005, true), (1030, false), (1480, true), (1990, true),
-        ]), end_s: 2000)
-        #expect(observed == [Visit(start_s: 130, end_s: 350), Visit(start_s: 380, end_s: 720), Visit(start_s: 1005, end_s: 1030),
-                             Visit(start_s: 1480, end_s: 2000, openAtEnd: true)])
+        let observed = Visits.observedVisits(
+            of: Self.states([
+                (0, nil), (50, false), (130, true), (350, false), (380, true), (720, false),
+                (1005, true), (1030, false), (1480, true), (1990, true),
+            ]), end_s: 2000)
+        #expect(
+            observed == [
+                Visit(start_s: 130, end_s: 350), Visit(start_s: 380, end_s: 720), Visit(start_s: 1005, end_s: 1030),
+                Visit(start_s: 1480, end_s: 2000, openAtEnd: true),
+            ])
 
         let v = try Visits.measure(truth: truth, observed: observed, duration_s: 2000, matchSlack_s: 60)
         #expect(v.trueVisits == 2 && v.matchedVisits == 2 && v.missedVisits == 0)
@@ -59,10 +65,12 @@ import _TestSupport
         let times = (0..<100).map { Double($0) * 10 }
         let inside = times.map { $0 < 100 || ($0 >= 300 && $0 < 400) || ($0 >= 800 && $0 < 850) }
         let truth = Visits.trueVisits(time_s: times, inside: inside, place: place, end_s: 1000)
-        #expect(truth == [Visit(start_s: 0, end_s: 100), Visit(start_s: 300, end_s: 400), Visit(start_s: 800, end_s: 850)])
+        #expect(
+            truth == [Visit(start_s: 0, end_s: 100), Visit(start_s: 300, end_s: 400), Visit(start_s: 800, end_s: 850)])
 
-        let observed = Visits.observedVisits(of: Self.states([(0, nil), (5, true), (350, false), (360, true), (380, nil), (390, false)]),
-                                             end_s: 1000)
+        let observed = Visits.observedVisits(
+            of: Self.states([(0, nil), (5, true), (350, false), (360, true), (380, nil), (390, false)]),
+            end_s: 1000)
         #expect(observed == [Visit(start_s: 5, end_s: 350), Visit(start_s: 360, end_s: 390)])
         let v = try Visits.measure(truth: truth, observed: observed, duration_s: 1000, matchSlack_s: 60)
         #expect(v.trueVisits == 3 && v.matchedVisits == 2 && v.missedVisits == 1)
@@ -97,10 +105,15 @@ import _TestSupport
 
     @Test func badInputsAreRefused() {
         #expect(throws: MetricsError.self) { try Visits.measure(truth: [], observed: [], duration_s: 0) }
-        #expect(throws: MetricsError.self) { try Visits.measure(truth: [], observed: [], duration_s: 10, matchSlack_s: -1) }
-        #expect(throws: MetricsError.self) { try Visits.measure(truth: [], observed: [], duration_s: 10, matchSlack_s: .nan) }
         #expect(throws: MetricsError.self) {
-            try Visits.measure(truth: [Visit(start_s: 10, end_s: 20), Visit(start_s: 15, end_s: 30)], observed: [], duration_s: 100)
+            try Visits.measure(truth: [], observed: [], duration_s: 10, matchSlack_s: -1)
+        }
+        #expect(throws: MetricsError.self) {
+            try Visits.measure(truth: [], observed: [], duration_s: 10, matchSlack_s: .nan)
+        }
+        #expect(throws: MetricsError.self) {
+            try Visits.measure(
+                truth: [Visit(start_s: 10, end_s: 20), Visit(start_s: 15, end_s: 30)], observed: [], duration_s: 100)
         }
     }
 
@@ -111,12 +124,16 @@ import _TestSupport
         // Due north 0.0009°: about 100.08 m on the sphere, about 0.2 % more on WGS84 (the meridian
         // radius of curvature at 60° exceeds R), within the margin where the ellipsoid decides.
         let p = try Coordinate(latitude: 60.0009, longitude: 10)
-        let sphere = Haversine().distance_m(center, p), ellipsoid = WGS84().distance_m(center, p)
+        let sphere = Haversine().distance_m(center, p)
+        let ellipsoid = WGS84().distance_m(center, p)
         #expect(sphere < ellipsoid)
         let radius = (sphere + ellipsoid) / 2
-        let visits = Visits.trueVisits(time_s: [0, 1], truth: [p, center], center: center,
-                                       place: PlaceSpec(radius_m: radius), end_s: 2)
-        #expect(visits == [Visit(start_s: 1, end_s: 2, openAtEnd: true)], "outside by WGS84 at t = 0 although inside on the sphere")
+        let visits = Visits.trueVisits(
+            time_s: [0, 1], truth: [p, center], center: center,
+            place: PlaceSpec(radius_m: radius), end_s: 2)
+        #expect(
+            visits == [Visit(start_s: 1, end_s: 2, openAtEnd: true)],
+            "outside by WGS84 at t = 0 although inside on the sphere")
     }
 }
 
@@ -126,7 +143,9 @@ import _TestSupport
 /// Outside the place every observed visit is false; inside, all but the first are fragments.
 @Suite struct VisitsMarkovTests {
     /// Runs DriveSim's stationary route through the engine and scores visits against a place of `radius_m`.
-    static func simulate(d: Double, sigma: Double, radius_m: Double, seed: UInt64) throws -> (visits: VisitMetrics, steps: Int) {
+    static func simulate(
+        d: Double, sigma: Double, radius_m: Double, seed: UInt64
+    ) throws -> (visits: VisitMetrics, steps: Int) {
         let json = """
             {"name": "markov", "description": "stationary visits check",
              "rulesVersion": "hysteresis-80-120-acc1000000000", "seed": \(seed), "replicates": 1,
@@ -140,8 +159,9 @@ import _TestSupport
         let spec = try ScenarioSpec.decode(Array(json.utf8), file: "markov.json")
         var generator = try ScenarioGenerator(spec: spec, replicate: 0)
         let samples = generator.collect()
-        var monitor = try FenceMonitor(center: spec.fence.center, evaluator: RuleSpec.parse("hysteresis:80:120:1000000000").evaluator(),
-                                       maxAge_s: .infinity, logging: .off)
+        var monitor = try FenceMonitor(
+            center: spec.fence.center, evaluator: RuleSpec.parse("hysteresis:80:120:1000000000").evaluator(),
+            maxAge_s: .infinity, logging: .off)
         var states: [StateSample] = []
         var steps = 0
         for s in samples {
@@ -153,13 +173,16 @@ import _TestSupport
         let place = try #require(spec.place)
         let end = spec.sampling.duration_s
         let truth = Visits.trueVisits(samples: samples, center: spec.fence.center, place: place, end_s: end)
-        let visits = try Visits.measure(truth: truth, observed: Visits.observedVisits(of: states, end_s: end), duration_s: end)
+        let visits = try Visits.measure(
+            truth: truth, observed: Visits.observedVisits(of: states, end_s: end), duration_s: end)
         return (visits, steps)
     }
 
     /// The entry-count interval: the flip interval at 99 % halved, widened by 1 for the first
     /// determination (which opens a visit without an entry when it is `inside`).
-    static func entryInterval(d: Double, sigma: Double, steps: Int) throws -> (lower: Double, upper: Double, perFix: Double) {
+    static func entryInterval(
+        d: Double, sigma: Double, steps: Int
+    ) throws -> (lower: Double, upper: Double, perFix: Double) {
         let prediction = try FlipRatePrediction(model: RiceModel(nu_m: d, sigma_m: sigma), enter_m: 80, exit_m: 120)
         let flips = try prediction.countInterval(steps: steps, level: 0.99)
         let perFix = prediction.pInside * prediction.pOutside / (prediction.pInside + prediction.pOutside)
@@ -172,8 +195,9 @@ import _TestSupport
         let (v, steps) = try Self.simulate(d: d, sigma: sigma, radius_m: d - 30, seed: seed)
         #expect(v.trueVisits == 0 && v.fragments == 0 && v.recall == nil)
         let interval = try Self.entryInterval(d: d, sigma: sigma, steps: steps)
-        #expect(Double(v.falseVisits) >= interval.lower && Double(v.falseVisits) <= interval.upper,
-                "d \(d) σ \(sigma): \(v.falseVisits) false visits in \(steps) steps, interval \(interval)")
+        #expect(
+            Double(v.falseVisits) >= interval.lower && Double(v.falseVisits) <= interval.upper,
+            "d \(d) σ \(sigma): \(v.falseVisits) false visits in \(steps) steps, interval \(interval)")
     }
 
     @Test(arguments: [(100.0, 10.0, 33 as UInt64), (90, 15, 34)])
@@ -181,8 +205,9 @@ import _TestSupport
         let (v, steps) = try Self.simulate(d: d, sigma: sigma, radius_m: d + 30, seed: seed)
         #expect(v.trueVisits == 1 && v.matchedVisits == 1 && v.falseVisits == 0)
         let interval = try Self.entryInterval(d: d, sigma: sigma, steps: steps)
-        #expect(Double(v.fragments) >= interval.lower && Double(v.fragments) <= interval.upper,
-                "d \(d) σ \(sigma): \(v.fragments) fragments in \(steps) steps, interval \(interval)")
+        #expect(
+            Double(v.fragments) >= interval.lower && Double(v.fragments) <= interval.upper,
+            "d \(d) σ \(sigma): \(v.fragments) fragments in \(steps) steps, interval \(interval)")
     }
 
     /// The interval is not vacuous: the 80/120 prediction at σ 10 excludes the count at σ 20.

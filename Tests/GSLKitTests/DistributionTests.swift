@@ -1,6 +1,6 @@
-import Testing
 import Foundation
 import GSLKit
+import Testing
 import _TestSupport
 
 /// The GSL variates DriveSim draws, checked on 10⁵ seeded draws each against their
@@ -25,17 +25,25 @@ import _TestSupport
     @Test func quantilesInvertTheCDF() throws {
         let tolerance = 1e-12
         #expect(isClose(try Statistics.normalQuantile(probability: 0.975), 1.959963984540054, absoluteTolerance: 1e-12))
-        #expect(isClose(try DistributionCDF.gaussianP(2 * Statistics.normalQuantile(probability: 0.3), sigma: 2), 0.3, absoluteTolerance: tolerance))
+        #expect(
+            isClose(
+                try DistributionCDF.gaussianP(2 * Statistics.normalQuantile(probability: 0.3), sigma: 2), 0.3,
+                absoluteTolerance: tolerance))
         // χ²(2) is Exp(mean 2): P(X ≤ x) = 1 − e^(−x/2).
         #expect(isClose(DistributionCDF.chiSquaredP(3, nu: 2), 1 - exp(-1.5), absoluteTolerance: tolerance))
-        #expect(isClose(try Statistics.chiSquareQuantile(probability: 1 - exp(-1.5), degreesOfFreedom: 2), 3, absoluteTolerance: 1e-9))
+        #expect(
+            isClose(
+                try Statistics.chiSquareQuantile(probability: 1 - exp(-1.5), degreesOfFreedom: 2), 3,
+                absoluteTolerance: 1e-9))
         // Student-t with ν = 1 is Cauchy: P(T ≤ 1) = 3/4.
         #expect(isClose(DistributionCDF.studentTP(1, nu: 1), 0.75, absoluteTolerance: tolerance))
     }
 
     @Test func bivariateGaussianMomentsAndCorrelation() throws {
         let rng = try RandomSource(seed: 21)
-        let sx = 3.0, sy = 7.0, rho = -0.4
+        let sx = 3.0
+        let sy = 7.0
+        let rho = -0.4
         let v = (0..<Self.n).map { _ in rng.bivariateGaussian(sigmaX: sx, sigmaY: sy, rho: rho) }
         Self.expectMean(v.map(\.x), 0, sd: sx)
         Self.expectMean(v.map(\.y), 0, sd: sy)
@@ -48,7 +56,8 @@ import _TestSupport
         let rng = try RandomSource(seed: 22)
         let x = (0..<Self.n).map { _ in rng.gaussianZiggurat(sigma: 2) }
         Self.expectMean(x, 0, sd: 2)
-        Self.expectFraction(x.filter { $0 <= 1.5 }.count, of: Self.n, probability: DistributionCDF.gaussianP(1.5, sigma: 2))
+        Self.expectFraction(
+            x.filter { $0 <= 1.5 }.count, of: Self.n, probability: DistributionCDF.gaussianP(1.5, sigma: 2))
     }
 
     @Test(arguments: [3.0, 10.0])
@@ -56,7 +65,8 @@ import _TestSupport
         let rng = try RandomSource(seed: 23)
         let t = (0..<Self.n).map { _ in rng.studentT(nu: nu) }
         for q in [-2.0, 0.5, 3.0] {
-            Self.expectFraction(t.filter { $0 <= q }.count, of: Self.n, probability: DistributionCDF.studentTP(q, nu: nu))
+            Self.expectFraction(
+                t.filter { $0 <= q }.count, of: Self.n, probability: DistributionCDF.studentTP(q, nu: nu))
         }
     }
 
@@ -68,7 +78,8 @@ import _TestSupport
 
     @Test func logNormalMedianAndLogMoments() throws {
         let rng = try RandomSource(seed: 25)
-        let zeta = 0.3, sigma = 0.5
+        let zeta = 0.3
+        let sigma = 0.5
         let x = (0..<Self.n).map { _ in rng.logNormal(zeta: zeta, sigma: sigma) }
         Self.expectFraction(x.filter { $0 <= exp(zeta) }.count, of: Self.n, probability: 0.5)
         Self.expectMean(x.map { log($0) }, zeta, sd: sigma)
@@ -79,7 +90,8 @@ import _TestSupport
         let mean = 20.0
         let x = (0..<Self.n).map { _ in rng.exponential(mean: mean) }
         Self.expectMean(x, mean, sd: mean)
-        Self.expectFraction(x.filter { $0 <= 10 }.count, of: Self.n, probability: DistributionCDF.exponentialP(10, mean: mean))
+        Self.expectFraction(
+            x.filter { $0 <= 10 }.count, of: Self.n, probability: DistributionCDF.exponentialP(10, mean: mean))
     }
 
     @Test func poissonMeanAndCDF() throws {
@@ -87,7 +99,8 @@ import _TestSupport
         let mean = 3.5
         let k = (0..<Self.n).map { _ in rng.poisson(mean: mean) }
         Self.expectMean(k.map(Double.init), mean, sd: mean.squareRoot())
-        Self.expectFraction(k.filter { $0 <= 2 }.count, of: Self.n, probability: DistributionCDF.poissonP(2, mean: mean))
+        Self.expectFraction(
+            k.filter { $0 <= 2 }.count, of: Self.n, probability: DistributionCDF.poissonP(2, mean: mean))
     }
 
     @Test func uniformIntRangeAndFrequencies() throws {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GSLKit
 
 /// `PooledQuantiles` (two passes, the pool never held) against `Statistics.quantiles` on the whole
@@ -7,10 +8,15 @@ import Testing
     /// The calibration's QQ probabilities plus both ends.
     static let probabilities = [0.0, 1] + (1...199).map { Double($0) / 200 }
 
-    static func pooled(_ parts: [[Double]], stride: Int, secondPass: [[Double]]? = nil,
-                       probabilities: [Double] = probabilities) throws -> (quantiles: [Double], held: Int, samples: Int) {
+    static func pooled(
+        _ parts: [[Double]], stride: Int, secondPass: [[Double]]? = nil,
+        probabilities: [Double] = probabilities
+    ) throws -> (quantiles: [Double], held: Int, samples: Int) {
         var q = PooledQuantiles(probabilities: probabilities, stride: stride)
-        for part in parts { var work = part; q.summarize(&work) }
+        for part in parts {
+            var work = part
+            q.summarize(&work)
+        }
         let samples = q.heldAfterFirstPass
         for part in secondPass ?? parts { for x in part { q.collect(x) } }
         let held = q.heldInSecondPass
@@ -39,7 +45,9 @@ import Testing
     /// Pass 2 may deliver the values in another order and grouping, and parts may differ in size.
     @Test func secondPassOrderAndUnevenPartsDoNotMatter() throws {
         let rng = try RandomSource(seed: 32)
-        let parts = [1, 0, 2_000, 37, 500].map { n in (0..<n).map { _ in rng.gaussian(sigma: 1) * rng.gaussian(sigma: 1) } }
+        let parts = [1, 0, 2_000, 37, 500].map { n in
+            (0..<n).map { _ in rng.gaussian(sigma: 1) * rng.gaussian(sigma: 1) }
+        }
         let whole = parts.flatMap { $0 }
         let expected = try Statistics.quantiles(whole, probabilities: Self.probabilities)
         let regrouped = [Array(whole.reversed().prefix(1_000)), Array(whole.reversed().dropFirst(1_000))]

@@ -1,5 +1,5 @@
-import Testing
 import GSLKit
+import Testing
 import _TestSupport
 
 @Suite struct RandomSourceTests {
@@ -20,7 +20,8 @@ import _TestSupport
     }
 
     @Test func sameSeedSameStreamDifferentSeedDifferentStream() throws {
-        let a = try RandomSource(kind: .taus2, seed: 7), b = try RandomSource(kind: .taus2, seed: 7)
+        let a = try RandomSource(kind: .taus2, seed: 7)
+        let b = try RandomSource(kind: .taus2, seed: 7)
         let c = try RandomSource(kind: .taus2, seed: 8)
         let xa = (0..<100).map { _ in a.uniform() }
         let xb = (0..<100).map { _ in b.uniform() }

@@ -1,7 +1,8 @@
-import Testing
-@testable import GSLKit
-import _TestSupport
 import Foundation
+import Testing
+import _TestSupport
+
+@testable import GSLKit
 
 /// Reference values come from SciPy 1.17 / NumPy (independent implementations):
 /// `stats.t.ppf`, `stats.norm.ppf`, `stats.chi2.ppf`, `np.quantile` (linear, type 7),
@@ -25,8 +26,10 @@ import Foundation
         #expect(try Statistics.quantile([42], probability: 0.95) == 42)
     }
 
-    @Test(arguments: [(1.0, 12.706204736174694), (2, 4.302652729749462), (4, 2.7764451051977934),
-                      (9, 2.262157162798205), (29, 2.045229642132703)])
+    @Test(arguments: [
+        (1.0, 12.706204736174694), (2, 4.302652729749462), (4, 2.7764451051977934),
+        (9, 2.262157162798205), (29, 2.045229642132703),
+    ])
     func studentTQuantileMatchesSciPy(dof: Double, expected: Double) throws {
         let tolerance = 1e-9
         let t = try Statistics.studentTQuantile(probability: 0.975, degreesOfFreedom: dof)
@@ -35,10 +38,19 @@ import Foundation
 
     @Test func normalAndChiSquareQuantilesMatchSciPy() throws {
         let tolerance = 1e-9
-        #expect(isClose(try Statistics.normalQuantile(probability: 0.995), 2.5758293035489004, relativeTolerance: tolerance))
-        #expect(isClose(try Statistics.normalQuantile(probability: 0.975), 1.959963984540054, relativeTolerance: tolerance))
-        #expect(isClose(try Statistics.chiSquareQuantile(probability: 0.95, degreesOfFreedom: 1), 3.841458820694124, relativeTolerance: tolerance))
-        #expect(isClose(try Statistics.chiSquareQuantile(probability: 0.95, degreesOfFreedom: 10), 18.307038053275146, relativeTolerance: tolerance))
+        #expect(
+            isClose(try Statistics.normalQuantile(probability: 0.995), 2.5758293035489004, relativeTolerance: tolerance)
+        )
+        #expect(
+            isClose(try Statistics.normalQuantile(probability: 0.975), 1.959963984540054, relativeTolerance: tolerance))
+        #expect(
+            isClose(
+                try Statistics.chiSquareQuantile(probability: 0.95, degreesOfFreedom: 1), 3.841458820694124,
+                relativeTolerance: tolerance))
+        #expect(
+            isClose(
+                try Statistics.chiSquareQuantile(probability: 0.95, degreesOfFreedom: 10), 18.307038053275146,
+                relativeTolerance: tolerance))
     }
 
     @Test func meanWithConfidenceMatchesSciPyInterval() throws {
@@ -63,7 +75,8 @@ import Foundation
                 let m = try Statistics.mean(values)
                 let t = try Statistics.studentTQuantile(probability: (1 + level) / 2, degreesOfFreedom: Double(n - 1))
                 let half = t * (try Statistics.standardDeviation(values)) / Double(n).squareRoot()
-                #expect(ci.mean.bitPattern == m.bitPattern && ci.lower.bitPattern == (m - half).bitPattern
+                #expect(
+                    ci.mean.bitPattern == m.bitPattern && ci.lower.bitPattern == (m - half).bitPattern
                         && ci.upper.bitPattern == (m + half).bitPattern, "n \(n), level \(level)")
             }
         }
@@ -86,8 +99,8 @@ import Foundation
         var sets: [[Double]] = []
         for n in [2, 3, 5, 17, 64, 65, 200, 5_000] {
             sets.append((0..<n).map { _ in rng.uniform() * 1000 - 100 })
-            sets.append((0..<n).map { _ in 1e6 + rng.gaussian(sigma: 0.01) })      // large offset, tiny spread
-            sets.append((0..<n).map { _ in (rng.uniform() * 7).rounded(.down) })     // counts with ties
+            sets.append((0..<n).map { _ in 1e6 + rng.gaussian(sigma: 0.01) })  // large offset, tiny spread
+            sets.append((0..<n).map { _ in (rng.uniform() * 7).rounded(.down) })  // counts with ties
         }
         sets.append([4.25, 4.25, 4.25, 4.25])
         for values in sets {
@@ -99,9 +112,11 @@ import Foundation
                 let scale = max(want.upper - want.lower, 1e-300)
                 #expect(got.n == want.n && got.level == level)
                 #if arch(x86_64)
-                #expect(got.mean.bitPattern == want.mean.bitPattern, "n \(values.count): mean \(got.mean) vs \(want.mean)")
+                    #expect(
+                        got.mean.bitPattern == want.mean.bitPattern,
+                        "n \(values.count): mean \(got.mean) vs \(want.mean)")
                 #else
-                #expect(abs(got.mean - want.mean) <= 1e-13 * max(abs(want.mean), scale))
+                    #expect(abs(got.mean - want.mean) <= 1e-13 * max(abs(want.mean), scale))
                 #endif
                 #expect(abs(got.lower - want.lower) <= 1e-13 * scale + 4 * want.lower.ulp, "n \(values.count) lower")
                 #expect(abs(got.upper - want.upper) <= 1e-13 * scale + 4 * want.upper.ulp, "n \(values.count) upper")
@@ -140,8 +155,10 @@ import Foundation
         }
     }
 
-    @Test(arguments: [(0.0, 1.0), (1e-3, 0.9990007495835156), (1, 0.46575960759364043),
-                      (10, 0.1278333371634286), (700, 0.015081295651531355), (1e6, 0.00039894233026924577)])
+    @Test(arguments: [
+        (0.0, 1.0), (1e-3, 0.9990007495835156), (1, 0.46575960759364043),
+        (10, 0.1278333371634286), (700, 0.015081295651531355), (1e6, 0.00039894233026924577),
+    ])
     func besselI0ScaledMatchesSciPy(x: Double, expected: Double) throws {
         let tolerance = 1e-12
         let got = try SpecialFunctions.besselI0Scaled(x)
@@ -170,17 +187,25 @@ import Foundation
 
     @Test func semiInfiniteClosedForms() throws {
         let tolerance = 1e-9
-        #expect(isClose(try Integration.integrateToInfinity(from: 0) { x in exp(-x) }.value, 1, absoluteTolerance: tolerance))
+        #expect(
+            isClose(
+                try Integration.integrateToInfinity(from: 0) { x in exp(-x) }.value, 1, absoluteTolerance: tolerance))
         let gaussianHalf = try Integration.integrateToInfinity(from: 0) { x in exp(-x * x) }
         #expect(isClose(gaussianHalf.value, Double.pi.squareRoot() / 2, absoluteTolerance: tolerance))
-        #expect(isClose(try Integration.integrateToInfinity(from: 1) { x in 1 / (x * x) }.value, 1, absoluteTolerance: tolerance))
+        #expect(
+            isClose(
+                try Integration.integrateToInfinity(from: 1) { x in 1 / (x * x) }.value, 1, absoluteTolerance: tolerance
+            ))
     }
 
     @Test func closureCapturesState() throws {
         let tolerance = 1e-10
         var calls = 0
         let scale = 3.0
-        let r = try Integration.integrate(from: 0, to: 2) { x in calls += 1; return scale * x }
+        let r = try Integration.integrate(from: 0, to: 2) { x in
+            calls += 1
+            return scale * x
+        }
         #expect(isClose(r.value, 6, absoluteTolerance: tolerance))
         #expect(calls >= 21)
     }
@@ -191,7 +216,10 @@ import Foundation
             _ = try Integration.integrate(from: 0, to: 1, limit: 5) { x in 1 / x }
             Issue.record("expected a GSL failure")
         } catch let error {
-            guard case let .failed(routine, reason) = error else { Issue.record("wrong case \(error)"); return }
+            guard case .failed(let routine, let reason) = error else {
+                Issue.record("wrong case \(error)")
+                return
+            }
             #expect(routine.contains("qags"))
             #expect(!reason.isEmpty)
         }
@@ -211,7 +239,9 @@ import Foundation
             // Continuous, heavy ties (rounded), sorted, reversed and constant data.
             let gaussian = (0..<n).map { _ in rng.gaussian(sigma: 5) }
             let ties = gaussian.map { ($0 / 2).rounded() }
-            let shapes = [gaussian, ties, gaussian.sorted(), gaussian.sorted().reversed(), Array(repeating: 3.5, count: n)]
+            let shapes = [
+                gaussian, ties, gaussian.sorted(), gaussian.sorted().reversed(), Array(repeating: 3.5, count: n),
+            ]
             for values in shapes {
                 let got = try Statistics.quantiles(values, probabilities: Self.probabilities)
                 let gsl = Statistics.quantilesBySortingWithGSL(values, probabilities: Self.probabilities)

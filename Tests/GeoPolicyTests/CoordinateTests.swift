@@ -1,12 +1,14 @@
-import Testing
 import GeoPolicy
+import Testing
 import _TestSupport
 
 @Suite struct CoordinateTests {
     static let distanceTolerance_m = 1e-6
 
-    @Test(arguments: [(91.0, 0.0), (-90.0001, 0.0), (0.0, 181.0), (0.0, -180.5),
-                      (Double.nan, 0.0), (0.0, Double.infinity), (-Double.infinity, 0.0)])
+    @Test(arguments: [
+        (91.0, 0.0), (-90.0001, 0.0), (0.0, 181.0), (0.0, -180.5),
+        (Double.nan, 0.0), (0.0, Double.infinity), (-Double.infinity, 0.0),
+    ])
     func invalidCoordinatesAreRejectedNotClamped(lat: Double, lon: Double) {
         #expect(throws: CoordinateError.self) { try Coordinate(latitude: lat, longitude: lon) }
         #expect(!Coordinate.isValid(latitude: lat, longitude: lon))
@@ -30,8 +32,9 @@ import _TestSupport
             for (e, n) in [(100.0, -50.0), (-1500.0, 2500.0), (0.0, 0.0)] {
                 let c = frame.coordinate(east_m: e, north_m: n)
                 let back = frame.offset_m(c)
-                #expect(isClose(back.x, e, absoluteTolerance: 1e-6) && isClose(back.y, n, absoluteTolerance: 1e-6),
-                        "anchor \(anchor) offset (\(e), \(n)) came back as \(back)")
+                #expect(
+                    isClose(back.x, e, absoluteTolerance: 1e-6) && isClose(back.y, n, absoluteTolerance: 1e-6),
+                    "anchor \(anchor) offset (\(e), \(n)) came back as \(back)")
                 let d = Haversine().distance_m(anchor, c)
                 #expect(isClose(d, (e * e + n * n).squareRoot(), absoluteTolerance: 1e-6))
             }

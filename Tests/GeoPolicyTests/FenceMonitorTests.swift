@@ -1,5 +1,5 @@
-import Testing
 import GeoPolicy
+import Testing
 import _TestSupport
 
 @Suite struct FenceMonitorTests {
@@ -12,8 +12,11 @@ import _TestSupport
         return Fix(timestamp_s: t, latitude: c.latitude, longitude: c.longitude, horizontalAccuracy_m: accuracy_m)
     }
 
-    static func monitor(_ spec: RuleSpec = .default, logging: FenceLogOptions = .decisions) throws
-        -> FenceMonitor<AnyFenceRule, Haversine> {
+    static func monitor(
+        _ spec: RuleSpec = .default, logging: FenceLogOptions = .decisions
+    ) throws
+        -> FenceMonitor<AnyFenceRule, Haversine>
+    {
         try FenceMonitor(center: center, evaluator: try spec.evaluator(), maxAge_s: maxAge_s, logging: logging)
     }
 
@@ -45,7 +48,9 @@ import _TestSupport
         var m = try Self.monitor()
         var events: [FenceEvent] = []
         for i in 0..<50 {
-            if let e = m.process(Self.fix(Double(i), i % 7 == 0 ? 100 : 20), now_s: Double(i)).event { events.append(e) }
+            if let e = m.process(Self.fix(Double(i), i % 7 == 0 ? 100 : 20), now_s: Double(i)).event {
+                events.append(e)
+            }
         }
         #expect(events.count == 1)
         #expect(events.first?.kind == .determined && events.first?.state == .inside)
@@ -147,8 +152,8 @@ import _TestSupport
             t += 1
             var f = Self.fix(t, Double((i * 37) % 260), accuracy_m: Double((i * 13) % 40))
             switch i % 11 {
-            case 3: f.timestamp_s -= 30          // stale
-            case 5: f.timestamp_s -= 1.5         // out of order
+            case 3: f.timestamp_s -= 30  // stale
+            case 5: f.timestamp_s -= 1.5  // out of order
             case 7: f.latitude = .nan
             case 9: f.horizontalAccuracy_m = -1
             default: break
@@ -171,10 +176,12 @@ import _TestSupport
 
     @Test func invalidMaxAgeThrows() {
         #expect(throws: FenceRuleError.negative(parameter: "maxAge_s", value: -1)) {
-            try FenceMonitor(center: Self.center, evaluator: try FenceEvaluator(rule: Hysteresis.seedDefault), maxAge_s: -1)
+            try FenceMonitor(
+                center: Self.center, evaluator: try FenceEvaluator(rule: Hysteresis.seedDefault), maxAge_s: -1)
         }
         #expect(throws: FenceRuleError.self) {
-            try FenceMonitor(center: Self.center, evaluator: try FenceEvaluator(rule: Hysteresis.seedDefault), maxAge_s: .nan)
+            try FenceMonitor(
+                center: Self.center, evaluator: try FenceEvaluator(rule: Hysteresis.seedDefault), maxAge_s: .nan)
         }
     }
 }

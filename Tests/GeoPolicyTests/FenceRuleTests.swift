@@ -1,8 +1,9 @@
-import Testing
 import GeoPolicy
+import Testing
 
 /// Distances and accuracies that every rule must handle: a grid plus the special values.
-private let distanceGrid_m: [Double] = stride(from: -5.0, through: 600, by: 0.25).map { $0 }
+private let distanceGrid_m: [Double] =
+    stride(from: -5.0, through: 600, by: 0.25).map { $0 }
     + [0, -0.0, 80, 120, 100, 500, .nan, .infinity, -.infinity, .ulpOfOne, .greatestFiniteMagnitude]
 private let accuracyGrid_m: [Double] = [0, 1, 10, 29.999, 30, 30.01, 100, 1000, -1, .nan, .infinity, -.infinity]
 
@@ -47,8 +48,17 @@ private let accuracyGrid_m: [Double] = [0, 1, 10, 29.999, 30, 30.01, 100, 1000, 
                 for p in FenceState.allCases {
                     let n = rule.next(previous: p, distance_m: d, accuracy_m: a)
                     let counts = d.isFinite && d >= 0 && a.isFinite && a >= 0 && a <= 30
-                    if !counts { #expect(n == p); continue }
-                    if d <= 80 { #expect(n == .inside) } else if d >= 120 { #expect(n == .outside) } else { #expect(n == p) }
+                    if !counts {
+                        #expect(n == p)
+                        continue
+                    }
+                    if d <= 80 {
+                        #expect(n == .inside)
+                    } else if d >= 120 {
+                        #expect(n == .outside)
+                    } else {
+                        #expect(n == p)
+                    }
                 }
             }
         }
@@ -56,7 +66,8 @@ private let accuracyGrid_m: [Double] = [0, 1, 10, 29.999, 30, 30.01, 100, 1000, 
 
     @Test func rulesVersionFromParameters() throws {
         #expect(rule.rulesVersion == "hysteresis-80-120-acc30")
-        #expect(try Hysteresis(enter_m: 75.5, exit_m: 130, maxAccuracy_m: 25).rulesVersion == "hysteresis-75.5-130-acc25")
+        #expect(
+            try Hysteresis(enter_m: 75.5, exit_m: 130, maxAccuracy_m: 25).rulesVersion == "hysteresis-75.5-130-acc25")
     }
 
     @Test func invalidParametersThrowTheReason() {
@@ -119,7 +130,7 @@ private let accuracyGrid_m: [Double] = [0, 1, 10, 29.999, 30, 30.01, 100, 1000, 
 @Suite struct ConservativeTests {
     @Test func seed001Classification() {
         let r_m = 100.0
-        #expect(Conservative.classify(distance_m: 70, accuracy_m: 30, radius_m: r_m) == .inside)   // d + a == r
+        #expect(Conservative.classify(distance_m: 70, accuracy_m: 30, radius_m: r_m) == .inside)  // d + a == r
         #expect(Conservative.classify(distance_m: 70.5, accuracy_m: 30, radius_m: r_m) == .unknown)
         #expect(Conservative.classify(distance_m: 130, accuracy_m: 30, radius_m: r_m) == .unknown)  // d − a == r
         #expect(Conservative.classify(distance_m: 130.5, accuracy_m: 30, radius_m: r_m) == .outside)
@@ -142,17 +153,22 @@ private let accuracyGrid_m: [Double] = [0, 1, 10, 29.999, 30, 30.01, 100, 1000, 
 
     /// With accuracy 0 the conservative rule is the threshold rule (same boundary, equality inside).
     @Test func zeroAccuracyEqualsThreshold() throws {
-        let c = try Conservative(radius_m: 100), t = try Threshold(radius_m: 100)
+        let c = try Conservative(radius_m: 100)
+        let t = try Threshold(radius_m: 100)
         for d in distanceGrid_m {
             for p in FenceState.allCases {
-                #expect(c.next(previous: p, distance_m: d, accuracy_m: 0) == t.next(previous: p, distance_m: d, accuracy_m: 0))
+                #expect(
+                    c.next(previous: p, distance_m: d, accuracy_m: 0)
+                        == t.next(previous: p, distance_m: d, accuracy_m: 0))
             }
         }
     }
 
     @Test func versionAndErrors() throws {
         #expect(try Conservative(radius_m: 100).rulesVersion == "conservative-100")
-        #expect(throws: FenceRuleError.notFinite(parameter: "radius_m", value: .infinity)) { try Conservative(radius_m: .infinity) }
+        #expect(throws: FenceRuleError.notFinite(parameter: "radius_m", value: .infinity)) {
+            try Conservative(radius_m: .infinity)
+        }
     }
 }
 
@@ -173,7 +189,8 @@ private let accuracyGrid_m: [Double] = [0, 1, 10, 29.999, 30, 30.01, 100, 1000, 
         var plain = try FenceEvaluator(rule: Hysteresis.seedDefault)
         var one = try FenceEvaluator(rule: Hysteresis.seedDefault, confirmation: .fixes(1))
         for (i, d) in distanceGrid_m.reversed().enumerated() {
-            #expect(plain.update(distance_m: d, accuracy_m: 5, timestamp_s: Double(i))
+            #expect(
+                plain.update(distance_m: d, accuracy_m: 5, timestamp_s: Double(i))
                     == one.update(distance_m: d, accuracy_m: 5, timestamp_s: Double(i)))
         }
     }
@@ -195,7 +212,8 @@ private let accuracyGrid_m: [Double] = [0, 1, 10, 29.999, 30, 30.01, 100, 1000, 
         #expect(e.update(distance_m: 50, accuracy_m: 5, timestamp_s: 109.5) == .outside)
         #expect(e.update(distance_m: 50, accuracy_m: 5, timestamp_s: 110) == .inside)
         #expect(e.rulesVersion == "threshold-100+confirm10s")
-        #expect(try FenceEvaluator(rule: Hysteresis.seedDefault, confirmation: .seconds(2.5)).rulesVersion
+        #expect(
+            try FenceEvaluator(rule: Hysteresis.seedDefault, confirmation: .seconds(2.5)).rulesVersion
                 == "hysteresis-80-120-acc30+confirm2.5s")
     }
 
@@ -203,8 +221,12 @@ private let accuracyGrid_m: [Double] = [0, 1, 10, 29.999, 30, 30.01, 100, 1000, 
         #expect(throws: FenceRuleError.confirmationCount(0)) {
             try FenceEvaluator(rule: Hysteresis.seedDefault, confirmation: .fixes(0))
         }
-        #expect(throws: FenceRuleError.self) { try FenceEvaluator(rule: Hysteresis.seedDefault, confirmation: .seconds(-1)) }
-        #expect(throws: FenceRuleError.self) { try FenceEvaluator(rule: Hysteresis.seedDefault, confirmation: .seconds(.nan)) }
+        #expect(throws: FenceRuleError.self) {
+            try FenceEvaluator(rule: Hysteresis.seedDefault, confirmation: .seconds(-1))
+        }
+        #expect(throws: FenceRuleError.self) {
+            try FenceEvaluator(rule: Hysteresis.seedDefault, confirmation: .seconds(.nan))
+        }
     }
 
     @Test func resetDropsPendingChange() throws {
@@ -235,7 +257,10 @@ private let accuracyGrid_m: [Double] = [0, 1, 10, 29.999, 30, 30.01, 100, 1000, 
 
     @Test func errorsNameTheBadPart() {
         func message(_ text: String) -> String {
-            do { _ = try RuleSpec.parse(text); return "" } catch { return error.description }
+            do {
+                _ = try RuleSpec.parse(text)
+                return ""
+            } catch { return error.description }
         }
         #expect(message("hysteresis:80:x:30").contains("'x'"))
         #expect(message("hysteresis:80:x:30").contains("EXIT_M"))
@@ -253,13 +278,16 @@ private let accuracyGrid_m: [Double] = [0, 1, 10, 29.999, 30, 30.01, 100, 1000, 
     }
 
     @Test func anyRuleDispatchesToTheConcreteRule() throws {
-        let h = Hysteresis.seedDefault, c = try Conservative(radius_m: 100)
+        let h = Hysteresis.seedDefault
+        let c = try Conservative(radius_m: 100)
         let any: [(AnyFenceRule, any FenceRule)] = [(.hysteresis(h), h), (.conservative(c), c)]
         for (wrapped, rule) in any {
             #expect(wrapped.rulesVersion == rule.rulesVersion && wrapped.maxAccuracy_m == rule.maxAccuracy_m)
             for d in distanceGrid_m {
                 for p in FenceState.allCases {
-                    #expect(wrapped.next(previous: p, distance_m: d, accuracy_m: 20) == rule.next(previous: p, distance_m: d, accuracy_m: 20))
+                    #expect(
+                        wrapped.next(previous: p, distance_m: d, accuracy_m: 20)
+                            == rule.next(previous: p, distance_m: d, accuracy_m: 20))
                 }
             }
         }

@@ -1,7 +1,8 @@
-import Testing
-@testable import GeoPolicy
 import GSLKit
+import Testing
 import _TestSupport
+
+@testable import GeoPolicy
 
 /// The fence input stage: `FilteredFenceMonitor` and the `+kalman` / `+imm` spec parts.
 @Suite struct FilteredFenceMonitorTests {
@@ -12,8 +13,11 @@ import _TestSupport
     }
 
     /// The raw monitor of `FenceMonitorTests` (staleness 10 s, logging off) and its filtered twin.
-    static func monitors(_ spec: RuleSpec = .default, input kind: FenceInput.Kind = .kalman) throws
-        -> (raw: FenceMonitor<AnyFenceRule, Haversine>, filtered: FilteredFenceMonitor<AnyFenceRule, Haversine>) {
+    static func monitors(
+        _ spec: RuleSpec = .default, input kind: FenceInput.Kind = .kalman
+    ) throws
+        -> (raw: FenceMonitor<AnyFenceRule, Haversine>, filtered: FilteredFenceMonitor<AnyFenceRule, Haversine>)
+    {
         let raw = try FenceMonitorTests.monitor(spec, logging: .off)
         return (raw, try FilteredFenceMonitor(monitor: raw, input: try FenceInput(kind)))
     }
@@ -55,7 +59,9 @@ import _TestSupport
     /// whose accuracy falls below 30 m, and the rule then decides on it.
     @Test func accuracyGateSeesTheFiltersUncertainty() throws {
         var (raw, filtered) = try Self.monitors()
-        var rawInaccurate = 0, filteredInaccurate = 0, last: FenceDecision?
+        var rawInaccurate = 0
+        var filteredInaccurate = 0
+        var last: FenceDecision?
         for i in 0..<60 {
             let f = Self.fix(Double(i), 200, accuracy_m: 60)
             if raw.process(f, now_s: Double(i)).rejection == .inaccurate { rawInaccurate += 1 }
@@ -64,7 +70,9 @@ import _TestSupport
             last = d
         }
         #expect(rawInaccurate == 60)
-        #expect(filteredInaccurate > 0 && filteredInaccurate < 20, "the first estimates carry the fix's 60 m: \(filteredInaccurate)")
+        #expect(
+            filteredInaccurate > 0 && filteredInaccurate < 20,
+            "the first estimates carry the fix's 60 m: \(filteredInaccurate)")
         let d = try #require(last)
         #expect(d.accuracy_m < 30 && d.newState == .outside)
         let distanceTolerance_m = 1.0  // noiseless fixes: the estimate sits on them
@@ -74,7 +82,8 @@ import _TestSupport
     @Test func rulesVersionCarriesTheInput() throws {
         let (_, kalman) = try Self.monitors()
         #expect(kalman.rulesVersion == "hysteresis-80-120-acc30+kalman-q1")
-        let imm = try FilteredFenceMonitor(monitor: try Self.monitors().raw, input: try FenceInput(.imm, accelerationDensity_m2ps3: 0.25))
+        let imm = try FilteredFenceMonitor(
+            monitor: try Self.monitors().raw, input: try FenceInput(.imm, accelerationDensity_m2ps3: 0.25))
         #expect(imm.rulesVersion == "hysteresis-80-120-acc30+imm-q0.25")
         #expect(throws: TrackError.self) { try FilteredFenceMonitor(monitor: try Self.monitors().raw, input: .raw) }
     }
@@ -94,14 +103,28 @@ import _TestSupport
     }
 
     @Test func badInputPartsNameThePart() {
-        #expect(throws: RuleSpecError.badInput(spec: "threshold:1+kalman:x", part: "kalman:x")) { try FenceSetup.parse("threshold:1+kalman:x") }
-        #expect(throws: RuleSpecError.badInput(spec: "threshold:1+imm:-1", part: "imm:-1")) { try FenceSetup.parse("threshold:1+imm:-1") }
-        #expect(throws: RuleSpecError.badInput(spec: "threshold:1+imm:nan", part: "imm:nan")) { try FenceSetup.parse("threshold:1+imm:nan") }
-        #expect(throws: RuleSpecError.badInput(spec: "threshold:1+raw:2", part: "raw:2")) { try FenceSetup.parse("threshold:1+raw:2") }
-        #expect(throws: RuleSpecError.extraPart(spec: "threshold:1+kalman+imm", part: "imm")) { try FenceSetup.parse("threshold:1+kalman+imm") }
-        #expect(throws: RuleSpecError.unknownKind(spec: "circle:1+kalman", kind: "circle")) { try FenceSetup.parse("circle:1+kalman") }
+        #expect(throws: RuleSpecError.badInput(spec: "threshold:1+kalman:x", part: "kalman:x")) {
+            try FenceSetup.parse("threshold:1+kalman:x")
+        }
+        #expect(throws: RuleSpecError.badInput(spec: "threshold:1+imm:-1", part: "imm:-1")) {
+            try FenceSetup.parse("threshold:1+imm:-1")
+        }
+        #expect(throws: RuleSpecError.badInput(spec: "threshold:1+imm:nan", part: "imm:nan")) {
+            try FenceSetup.parse("threshold:1+imm:nan")
+        }
+        #expect(throws: RuleSpecError.badInput(spec: "threshold:1+raw:2", part: "raw:2")) {
+            try FenceSetup.parse("threshold:1+raw:2")
+        }
+        #expect(throws: RuleSpecError.extraPart(spec: "threshold:1+kalman+imm", part: "imm")) {
+            try FenceSetup.parse("threshold:1+kalman+imm")
+        }
+        #expect(throws: RuleSpecError.unknownKind(spec: "circle:1+kalman", kind: "circle")) {
+            try FenceSetup.parse("circle:1+kalman")
+        }
         // Where only a rule is accepted (fixtures, engines), an input stage is refused by name.
-        #expect(throws: RuleSpecError.inputNotAccepted(spec: "threshold:1+kalman", part: "kalman")) { try RuleSpec.parse("threshold:1+kalman") }
+        #expect(throws: RuleSpecError.inputNotAccepted(spec: "threshold:1+kalman", part: "kalman")) {
+            try RuleSpec.parse("threshold:1+kalman")
+        }
     }
 
     /// A parked phone 100 m from the centre (in the 80/120 band), 8 m noise: the raw rule flutters,
@@ -110,16 +133,28 @@ import _TestSupport
     func filteredInputFluttersLessOnAParkedPhone(kind: FenceInput.Kind) throws {
         let rng = try RandomSource(seed: 23)
         var (raw, filtered) = try Self.monitors(input: kind)
-        var rawChanges = 0, filteredChanges = 0
-        var rawState = FenceState.unknown, filteredState = FenceState.unknown
+        var rawChanges = 0
+        var filteredChanges = 0
+        var rawState = FenceState.unknown
+        var filteredState = FenceState.unknown
         let spot = Self.center.destination(bearing_deg: 45, distance_m: 100)
         for i in 0..<3_600 {
             let c = LocalFrame(anchor: spot).coordinate(east_m: rng.gaussian(sigma: 8), north_m: rng.gaussian(sigma: 8))
-            let f = Fix(timestamp_s: Double(i), latitude: c.latitude, longitude: c.longitude, horizontalAccuracy_m: 8 * 2.0.squareRoot())
-            let a = raw.process(f, now_s: Double(i)).newState, b = filtered.process(f, now_s: Double(i)).newState
-            if a != rawState { rawChanges += 1; rawState = a }
-            if b != filteredState { filteredChanges += 1; filteredState = b }
+            let f = Fix(
+                timestamp_s: Double(i), latitude: c.latitude, longitude: c.longitude,
+                horizontalAccuracy_m: 8 * 2.0.squareRoot())
+            let a = raw.process(f, now_s: Double(i)).newState
+            let b = filtered.process(f, now_s: Double(i)).newState
+            if a != rawState {
+                rawChanges += 1
+                rawState = a
+            }
+            if b != filteredState {
+                filteredChanges += 1
+                filteredState = b
+            }
         }
-        #expect(filteredChanges * 5 < rawChanges, "\(kind): \(filteredChanges) state changes vs \(rawChanges) on raw fixes")
+        #expect(
+            filteredChanges * 5 < rawChanges, "\(kind): \(filteredChanges) state changes vs \(rawChanges) on raw fixes")
     }
 }

@@ -1,5 +1,5 @@
-import Testing
 import GeoPolicy
+import Testing
 import _TestSupport
 
 @Suite struct GeohashTests {
@@ -7,7 +7,8 @@ import _TestSupport
 
     // Published vectors (Wikipedia "Geohash", geohash.org).
     @Test func publishedVectors() throws {
-        #expect(try Geohash.encode(try Coordinate(latitude: 57.64911, longitude: 10.40744), precision: 11) == "u4pruydqqvj")
+        #expect(
+            try Geohash.encode(try Coordinate(latitude: 57.64911, longitude: 10.40744), precision: 11) == "u4pruydqqvj")
         #expect(try Geohash.encode(try Coordinate(latitude: 90, longitude: 180), precision: 12) == "zzzzzzzzzzzz")
         #expect(try Geohash.encode(try Coordinate(latitude: -90, longitude: -180), precision: 12) == "000000000000")
         let cell = try Geohash.decode("ezs42")
@@ -19,17 +20,26 @@ import _TestSupport
     }
 
     @Test func typedErrors() {
-        #expect(throws: GeohashError.invalidPrecision(0)) { try Geohash.encode(try Coordinate(latitude: 0, longitude: 0), precision: 0) }
-        #expect(throws: GeohashError.invalidPrecision(13)) { try Geohash.encode(try Coordinate(latitude: 0, longitude: 0), precision: 13) }
-        #expect(throws: GeohashError.invalidCharacter(hash: "u4pa", character: "a", position: 4)) { try Geohash.decode("u4pa") }
-        #expect(throws: GeohashError.invalidCharacter(hash: "ü", character: "ü", position: 1)) { try Geohash.decode("ü") }
+        #expect(throws: GeohashError.invalidPrecision(0)) {
+            try Geohash.encode(try Coordinate(latitude: 0, longitude: 0), precision: 0)
+        }
+        #expect(throws: GeohashError.invalidPrecision(13)) {
+            try Geohash.encode(try Coordinate(latitude: 0, longitude: 0), precision: 13)
+        }
+        #expect(throws: GeohashError.invalidCharacter(hash: "u4pa", character: "a", position: 4)) {
+            try Geohash.decode("u4pa")
+        }
+        #expect(throws: GeohashError.invalidCharacter(hash: "ü", character: "ü", position: 1)) {
+            try Geohash.decode("ü")
+        }
         #expect(throws: GeohashError.invalidPrecision(0)) { try Geohash.decode("") }
         #expect(throws: GeohashError.invalidPrecision(13)) { try Geohash.neighbors("0123456789bcd") }
         #expect(throws: GeohashError.invalidRadius(-1)) {
             try Geohash.cells(coveringCircle: try Coordinate(latitude: 0, longitude: 0), radius_m: -1, precision: 5)
         }
         #expect(throws: GeohashError.tooManyCells(candidates: 1024, limit: 10)) {
-            try Geohash.cells(coveringCircle: try Coordinate(latitude: 0, longitude: 0), radius_m: 3e7, precision: 2, maxCells: 10)
+            try Geohash.cells(
+                coveringCircle: try Coordinate(latitude: 0, longitude: 0), radius_m: 3e7, precision: 2, maxCells: 10)
         }
     }
 
@@ -58,7 +68,8 @@ import _TestSupport
     @Test func antimeridianNeighbours() throws {
         #expect(try Geohash.neighbor("xzrbx", .east) == "8p208")
         #expect(try Geohash.neighbor("8p208", .west) == "xzrbx")
-        let a = try Geohash.decode("xzrbx"), b = try Geohash.decode("8p208")
+        let a = try Geohash.decode("xzrbx")
+        let b = try Geohash.decode("8p208")
         #expect(a.longitudeMax == 180 && b.longitudeMin == -180 && a.latitudeMin == b.latitudeMin)
     }
 
@@ -91,12 +102,17 @@ import _TestSupport
         var lat = -85.0
         while lat < 86 {
             var lon = -180.0
-            while lon < 180 { hashes.append(try Geohash.encode(try Coordinate(latitude: lat, longitude: lon), precision: 7)); lon += 9.99 }
+            while lon < 180 {
+                hashes.append(try Geohash.encode(try Coordinate(latitude: lat, longitude: lon), precision: 7))
+                lon += 9.99
+            }
             lat += 5.55
         }
-        let opposite: [GeohashDirection: GeohashDirection] = [.north: .south, .south: .north, .east: .west, .west: .east,
-                                                               .northEast: .southWest, .southWest: .northEast,
-                                                               .northWest: .southEast, .southEast: .northWest]
+        let opposite: [GeohashDirection: GeohashDirection] = [
+            .north: .south, .south: .north, .east: .west, .west: .east,
+            .northEast: .southWest, .southWest: .northEast,
+            .northWest: .southEast, .southEast: .northWest,
+        ]
         for h in hashes {
             let cell = try Geohash.decode(h)
             let topOrBottom = cell.latitudeMax == 90 || cell.latitudeMin == -90
@@ -111,20 +127,29 @@ import _TestSupport
                 dLon /= 2 * cell.longitudeError_deg
                 let expected: (Double, Double) = {
                     switch d {
-                    case .north: return (1, 0); case .northEast: return (1, 1); case .east: return (0, 1)
-                    case .southEast: return (-1, 1); case .south: return (-1, 0); case .southWest: return (-1, -1)
-                    case .west: return (0, -1); case .northWest: return (1, -1)
+                    case .north: return (1, 0)
+                    case .northEast: return (1, 1)
+                    case .east: return (0, 1)
+                    case .southEast: return (-1, 1)
+                    case .south: return (-1, 0)
+                    case .southWest: return (-1, -1)
+                    case .west: return (0, -1)
+                    case .northWest: return (1, -1)
                     }
                 }()
-                #expect(isClose(dLat, expected.0, absoluteTolerance: 1e-9) && isClose(dLon, expected.1, absoluteTolerance: 1e-9), "\(h) \(d)")
+                #expect(
+                    isClose(dLat, expected.0, absoluteTolerance: 1e-9)
+                        && isClose(dLon, expected.1, absoluteTolerance: 1e-9), "\(h) \(d)")
             }
         }
     }
 
     /// Covering cells: every point sampled inside the circle lies in a returned cell, and every
     /// returned cell has a sampled point within the radius (up to the sampling step).
-    @Test(arguments: [(52.52, 13.405, 3000.0, 6), (0.001, 179.999, 5000.0, 5), (89.99, 0.0, 4000.0, 5),
-                      (-45.0, -70.0, 800.0, 7)])
+    @Test(arguments: [
+        (52.52, 13.405, 3000.0, 6), (0.001, 179.999, 5000.0, 5), (89.99, 0.0, 4000.0, 5),
+        (-45.0, -70.0, 800.0, 7),
+    ])
     func coverCircle(lat: Double, lon: Double, radius_m: Double, precision: Int) throws {
         let center = try Coordinate(latitude: lat, longitude: lon)
         let cells = try Geohash.cells(coveringCircle: center, radius_m: radius_m, precision: precision)
@@ -139,11 +164,14 @@ import _TestSupport
         for h in cells {
             let cell = try Geohash.decode(h)
             var best = Double.infinity
-            for i in 0...20 { for j in 0...20 {
-                let p = try Coordinate(latitude: cell.latitudeMin + Double(i) / 20 * (cell.latitudeMax - cell.latitudeMin),
-                                       longitude: cell.longitudeMin + Double(j) / 20 * (cell.longitudeMax - cell.longitudeMin))
-                best = min(best, haversine.distance_m(center, p))
-            } }
+            for i in 0...20 {
+                for j in 0...20 {
+                    let p = try Coordinate(
+                        latitude: cell.latitudeMin + Double(i) / 20 * (cell.latitudeMax - cell.latitudeMin),
+                        longitude: cell.longitudeMin + Double(j) / 20 * (cell.longitudeMax - cell.longitudeMin))
+                    best = min(best, haversine.distance_m(center, p))
+                }
+            }
             // Sampling step: 1/20 of the cell size (≤ 250 m at precision 5).
             #expect(best <= radius_m + 260, "\(h) nearest sample \(best) m")
         }

@@ -1,8 +1,9 @@
-import Testing
 import Foundation
-@testable import GeoPolicy
 import GSLKit
+import Testing
 import _TestSupport
+
+@testable import GeoPolicy
 
 /// The stop-and-go IMM: equality with the CV filter for equal models, KalmanFilter's interfaces,
 /// model probabilities. Error statistics on generated drives are in FenceLabTests/FilterConsistencyTests.
@@ -12,35 +13,49 @@ import _TestSupport
 
     /// Noisy fixes (σ per axis `sigma_m`, seeded GSL) along a great circle from `start`, 1 Hz, with a
     /// 40 s gap after fix 100 and accuracies varying between 3 and 30 m.
-    static func noisyDrive(start: Coordinate, bearing_deg: Double, speed_mps: Double, count: Int,
-                           sigma_m: Double = 6, seed: UInt64 = 17) throws -> [Fix] {
+    static func noisyDrive(
+        start: Coordinate, bearing_deg: Double, speed_mps: Double, count: Int,
+        sigma_m: Double = 6, seed: UInt64 = 17
+    ) throws -> [Fix] {
         let rng = try RandomSource(seed: seed)
         var fixes: [Fix] = []
         for i in 0..<count where !(100..<140).contains(i) {
             let truth = start.destination(bearing_deg: bearing_deg, distance_m: speed_mps * Double(i))
-            let noisy = LocalFrame(anchor: truth).coordinate(east_m: rng.gaussian(sigma: sigma_m), north_m: rng.gaussian(sigma: sigma_m))
+            let noisy = LocalFrame(anchor: truth).coordinate(
+                east_m: rng.gaussian(sigma: sigma_m), north_m: rng.gaussian(sigma: sigma_m))
             let accuracy = 3 + 27 * rng.uniform()
-            fixes.append(Fix(timestamp_s: Double(i), latitude: noisy.latitude, longitude: noisy.longitude, horizontalAccuracy_m: accuracy))
+            fixes.append(
+                Fix(
+                    timestamp_s: Double(i), latitude: noisy.latitude, longitude: noisy.longitude,
+                    horizontalAccuracy_m: accuracy))
         }
         return fixes
     }
 
-    @Test(arguments: [(52.5, 13.4, 90.0, 30.0), (-16.8, 179.99, 90.0, 25.0), (89.97, 10.0, 0.0, 20.0), (40.0, -74.0, 200.0, 0.0)])
+    @Test(arguments: [
+        (52.5, 13.4, 90.0, 30.0), (-16.8, 179.99, 90.0, 25.0), (89.97, 10.0, 0.0, 20.0), (40.0, -74.0, 200.0, 0.0),
+    ])
     func equalModelsEqualTheConstantVelocityFilter(lat: Double, lon: Double, bearing: Double, speed: Double) throws {
         let q = 0.7
         var cv = try KalmanFilter(accelerationDensity_m2ps3: q)
-        var imm = try IMMFilter(models: .constantVelocity(accelerationDensity_m2ps3: q), .constantVelocity(accelerationDensity_m2ps3: q))
-        let fixes = try Self.noisyDrive(start: try Coordinate(latitude: lat, longitude: lon), bearing_deg: bearing,
-                                        speed_mps: speed, count: 400)
+        var imm = try IMMFilter(
+            models: .constantVelocity(accelerationDensity_m2ps3: q), .constantVelocity(accelerationDensity_m2ps3: q))
+        let fixes = try Self.noisyDrive(
+            start: try Coordinate(latitude: lat, longitude: lon), bearing_deg: bearing,
+            speed_mps: speed, count: 400)
         let haversine = Haversine()
-        var worstPosition_m = 0.0, worstVelocity_mps = 0.0, worstAccuracy_m = 0.0
+        var worstPosition_m = 0.0
+        var worstVelocity_mps = 0.0
+        var worstAccuracy_m = 0.0
         for fix in fixes {
             try cv.update(fix)
             try imm.update(fix)
-            let a = try #require(cv.estimate), b = try #require(imm.estimate)
+            let a = try #require(cv.estimate)
+            let b = try #require(imm.estimate)
             worstPosition_m = max(worstPosition_m, haversine.distance_m(a.position, b.position))
-            worstVelocity_mps = max(worstVelocity_mps, abs(a.velocityEast_mps - b.velocityEast_mps),
-                                    abs(a.velocityNorth_mps - b.velocityNorth_mps))
+            worstVelocity_mps = max(
+                worstVelocity_mps, abs(a.velocityEast_mps - b.velocityEast_mps),
+                abs(a.velocityNorth_mps - b.velocityNorth_mps))
             worstAccuracy_m = max(worstAccuracy_m, abs(a.horizontalAccuracy_m - b.horizontalAccuracy_m))
         }
         #expect(worstPosition_m <= Self.equalModelsTolerance_m, "position differs by \(worstPosition_m) m")
@@ -49,9 +64,11 @@ import _TestSupport
         #expect(cv.reanchorCount == imm.reanchorCount)
         // Predictions over a gap agree as well.
         let t = try #require(fixes.last).timestamp_s + 30
-        let pa = try #require(try cv.predict(to: t)), pb = try #require(try imm.predict(to: t))
+        let pa = try #require(try cv.predict(to: t))
+        let pb = try #require(try imm.predict(to: t))
         #expect(haversine.distance_m(pa.position, pb.position) <= Self.equalModelsTolerance_m)
-        #expect(isClose(pa.horizontalAccuracy_m, pb.horizontalAccuracy_m, absoluteTolerance: Self.equalModelsTolerance_m))
+        #expect(
+            isClose(pa.horizontalAccuracy_m, pb.horizontalAccuracy_m, absoluteTolerance: Self.equalModelsTolerance_m))
     }
 
     @Test func invalidParametersAreRefused() {
@@ -70,8 +87,14 @@ import _TestSupport
         try f.update(Fix(timestamp_s: 11, latitude: 52.0001, longitude: 13, horizontalAccuracy_m: 5))
         let before = (f.state0, f.state1, f.covariance0, f.covariance1, f.probabilities, f.timestamp_s)
         let cases: [(Fix, TrackRejection)] = [
-            (Fix(timestamp_s: 11, latitude: 52, longitude: 13, horizontalAccuracy_m: 5), .nonIncreasingTimestamp(previous_s: 11, timestamp_s: 11)),
-            (Fix(timestamp_s: 12, latitude: 91, longitude: 13, horizontalAccuracy_m: 5), .invalidCoordinate(.latitudeOutOfRange(91))),
+            (
+                Fix(timestamp_s: 11, latitude: 52, longitude: 13, horizontalAccuracy_m: 5),
+                .nonIncreasingTimestamp(previous_s: 11, timestamp_s: 11)
+            ),
+            (
+                Fix(timestamp_s: 12, latitude: 91, longitude: 13, horizontalAccuracy_m: 5),
+                .invalidCoordinate(.latitudeOutOfRange(91))
+            ),
             (Fix(timestamp_s: 12, latitude: 52, longitude: 13, horizontalAccuracy_m: -1), .invalidAccuracy(-1)),
             (Fix(timestamp_s: 12, latitude: 52, longitude: 13, horizontalAccuracy_m: 0), .invalidAccuracy(0)),
         ]
@@ -81,10 +104,14 @@ import _TestSupport
             #expect(throws: reason) { try f.update(fix) }
             #expect(throws: reason) { try cv.update(fix) }
         }
-        #expect(throws: TrackRejection.self) { try f.update(Fix(timestamp_s: .nan, latitude: 52, longitude: 13, horizontalAccuracy_m: 5)) }
+        #expect(throws: TrackRejection.self) {
+            try f.update(Fix(timestamp_s: .nan, latitude: 52, longitude: 13, horizontalAccuracy_m: 5))
+        }
         #expect(f.state0 == before.0 && f.state1 == before.1 && f.covariance0 == before.2 && f.covariance1 == before.3)
         #expect(f.probabilities == before.4 && f.timestamp_s == before.5)
-        #expect(throws: TrackRejection.nonIncreasingTimestamp(previous_s: 11, timestamp_s: 10)) { try f.predict(to: 10) }
+        #expect(throws: TrackRejection.nonIncreasingTimestamp(previous_s: 11, timestamp_s: 10)) {
+            try f.predict(to: 10)
+        }
         #expect(throws: TrackRejection.invalidTimestamp(.infinity)) { try f.predict(to: .infinity) }
     }
 
@@ -97,7 +124,10 @@ import _TestSupport
         var worst_m = 0.0
         for i in 0..<600 {
             let truth = start.destination(bearing_deg: bearing, distance_m: 25 * Double(i))
-            try f.update(Fix(timestamp_s: Double(i), latitude: truth.latitude, longitude: truth.longitude, horizontalAccuracy_m: 5))
+            try f.update(
+                Fix(
+                    timestamp_s: Double(i), latitude: truth.latitude, longitude: truth.longitude,
+                    horizontalAccuracy_m: 5))
             if i >= 60 { worst_m = max(worst_m, Haversine().distance_m(try #require(f.estimate).position, truth)) }
         }
         let positionTolerance_m = 0.5
@@ -113,7 +143,10 @@ import _TestSupport
         var t = 0.0
         func feed(_ c: Coordinate) throws {
             let n = LocalFrame(anchor: c).coordinate(east_m: rng.gaussian(sigma: 4), north_m: rng.gaussian(sigma: 4))
-            try f.update(Fix(timestamp_s: t, latitude: n.latitude, longitude: n.longitude, horizontalAccuracy_m: 4 * 2.0.squareRoot()))
+            try f.update(
+                Fix(
+                    timestamp_s: t, latitude: n.latitude, longitude: n.longitude,
+                    horizontalAccuracy_m: 4 * 2.0.squareRoot()))
             t += 1
         }
         for _ in 0..<300 { try feed(start) }
@@ -130,7 +163,8 @@ import _TestSupport
         let start = try Coordinate(latitude: 10, longitude: 10)
         for i in 0..<100 {
             let c = start.destination(bearing_deg: 90, distance_m: 20 * Double(i))
-            try f.update(Fix(timestamp_s: Double(i), latitude: c.latitude, longitude: c.longitude, horizontalAccuracy_m: 5))
+            try f.update(
+                Fix(timestamp_s: Double(i), latitude: c.latitude, longitude: c.longitude, horizontalAccuracy_m: 5))
         }
         let e = try #require(f.estimate)
         let later = try #require(try f.predict(to: 129))

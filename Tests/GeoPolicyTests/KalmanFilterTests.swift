@@ -1,7 +1,8 @@
-import Testing
 import Foundation
-@testable import GeoPolicy
+import Testing
 import _TestSupport
+
+@testable import GeoPolicy
 
 /// Noiseless tracks and rejections; the noisy statistics are in FenceLabTests/KalmanStatisticsTests.
 @Suite struct KalmanFilterTests {
@@ -9,16 +10,21 @@ import _TestSupport
     static let speed_mps = 1e-3
 
     /// Truth on a great circle from `start` with initial `bearing_deg` at `speed_mps`, sampled each second.
-    static func straightFixes(start: Coordinate, bearing_deg: Double, speed_mps: Double, count: Int,
-                              accuracy_m: Double = 5) -> [Fix] {
+    static func straightFixes(
+        start: Coordinate, bearing_deg: Double, speed_mps: Double, count: Int,
+        accuracy_m: Double = 5
+    ) -> [Fix] {
         (0..<count).map { i in
             let c = start.destination(bearing_deg: bearing_deg, distance_m: speed_mps * Double(i))
-            return Fix(timestamp_s: Double(i), latitude: c.latitude, longitude: c.longitude, horizontalAccuracy_m: accuracy_m)
+            return Fix(
+                timestamp_s: Double(i), latitude: c.latitude, longitude: c.longitude, horizontalAccuracy_m: accuracy_m)
         }
     }
 
     @Test func invalidParametersAreRefused() {
-        #expect(throws: TrackError.invalidParameter(name: "accelerationDensity_m2ps3", value: 0, expected: "finite and > 0")) {
+        #expect(
+            throws: TrackError.invalidParameter(name: "accelerationDensity_m2ps3", value: 0, expected: "finite and > 0")
+        ) {
             try KalmanFilter(accelerationDensity_m2ps3: 0)
         }
         #expect(throws: TrackError.self) { try KalmanFilter(reanchorDistance_m: .nan) }
@@ -31,15 +37,24 @@ import _TestSupport
         try f.update(Fix(timestamp_s: 11, latitude: 52.0001, longitude: 13, horizontalAccuracy_m: 5))
         let before = (f.state, f.covariance, f.timestamp_s)
         let cases: [(Fix, TrackRejection)] = [
-            (Fix(timestamp_s: 11, latitude: 52, longitude: 13, horizontalAccuracy_m: 5),
-             .nonIncreasingTimestamp(previous_s: 11, timestamp_s: 11)),
-            (Fix(timestamp_s: 9, latitude: 52, longitude: 13, horizontalAccuracy_m: 5),
-             .nonIncreasingTimestamp(previous_s: 11, timestamp_s: 9)),
-            (Fix(timestamp_s: 12, latitude: 91, longitude: 13, horizontalAccuracy_m: 5),
-             .invalidCoordinate(.latitudeOutOfRange(91))),
+            (
+                Fix(timestamp_s: 11, latitude: 52, longitude: 13, horizontalAccuracy_m: 5),
+                .nonIncreasingTimestamp(previous_s: 11, timestamp_s: 11)
+            ),
+            (
+                Fix(timestamp_s: 9, latitude: 52, longitude: 13, horizontalAccuracy_m: 5),
+                .nonIncreasingTimestamp(previous_s: 11, timestamp_s: 9)
+            ),
+            (
+                Fix(timestamp_s: 12, latitude: 91, longitude: 13, horizontalAccuracy_m: 5),
+                .invalidCoordinate(.latitudeOutOfRange(91))
+            ),
             (Fix(timestamp_s: 12, latitude: 52, longitude: 13, horizontalAccuracy_m: -1), .invalidAccuracy(-1)),
             (Fix(timestamp_s: 12, latitude: 52, longitude: 13, horizontalAccuracy_m: 0), .invalidAccuracy(0)),
-            (Fix(timestamp_s: 12, latitude: 52, longitude: 13, horizontalAccuracy_m: .infinity), .invalidAccuracy(.infinity)),
+            (
+                Fix(timestamp_s: 12, latitude: 52, longitude: 13, horizontalAccuracy_m: .infinity),
+                .invalidAccuracy(.infinity)
+            ),
         ]
         for (fix, reason) in cases {
             #expect(throws: reason) { try f.update(fix) }
@@ -63,14 +78,15 @@ import _TestSupport
     /// Straight constant-speed drives, noiseless: the CV filter converges onto the truth,
     /// including across the date line and 1 km from the north pole.
     @Test(arguments: [
-        (45.0, 10.0, 60.0),          // mid-latitudes
-        (0.5, 179.5, 90.0),          // eastwards across +-180
-        (-10.0, -179.7, 270.0),      // westwards across +-180
-        (89.95, 0.0, 0.0),           // over the north pole
+        (45.0, 10.0, 60.0),  // mid-latitudes
+        (0.5, 179.5, 90.0),  // eastwards across +-180
+        (-10.0, -179.7, 270.0),  // westwards across +-180
+        (89.95, 0.0, 0.0),  // over the north pole
     ])
     func noiselessStraightDriveConverges(lat: Double, lon: Double, bearing: Double) throws {
-        let fixes = Self.straightFixes(start: try Coordinate(latitude: lat, longitude: lon),
-                                       bearing_deg: bearing, speed_mps: 30, count: 600)
+        let fixes = Self.straightFixes(
+            start: try Coordinate(latitude: lat, longitude: lon),
+            bearing_deg: bearing, speed_mps: 30, count: 600)
         var f = try KalmanFilter()
         for (i, fix) in fixes.enumerated() {
             try f.update(fix)
@@ -93,11 +109,13 @@ import _TestSupport
         for i in 0..<300 {
             let truth = start.destination(bearing_deg: 30 + Double(i) * 0.1, distance_m: 20 * Double(i))
             let wiggle = LocalFrame(anchor: truth).coordinate(east_m: i % 2 == 0 ? 3 : -3, north_m: i % 3 == 0 ? 2 : -1)
-            let fix = Fix(timestamp_s: Double(i), latitude: wiggle.latitude, longitude: wiggle.longitude,
-                          horizontalAccuracy_m: 4 + Double(i % 5))
+            let fix = Fix(
+                timestamp_s: Double(i), latitude: wiggle.latitude, longitude: wiggle.longitude,
+                horizontalAccuracy_m: 4 + Double(i % 5))
             try often.update(fix)
             try never.update(fix)
-            let a = try #require(often.estimate), b = try #require(never.estimate)
+            let a = try #require(often.estimate)
+            let b = try #require(never.estimate)
             #expect(Haversine().distance_m(a.position, b.position) < 1e-3, "step \(i)")
             #expect(isClose(a.velocityEast_mps, b.velocityEast_mps, absoluteTolerance: 1e-4))
             #expect(isClose(a.velocityNorth_mps, b.velocityNorth_mps, absoluteTolerance: 1e-4))
@@ -116,7 +134,9 @@ import _TestSupport
         let truth = try fixes[170].coordinate()
         #expect(Haversine().distance_m(ahead.position, truth) < 0.5)
         #expect(ahead.horizontalAccuracy_m > now.horizontalAccuracy_m)
-        #expect(throws: TrackRejection.nonIncreasingTimestamp(previous_s: 149, timestamp_s: 100)) { try f.predict(to: 100) }
+        #expect(throws: TrackRejection.nonIncreasingTimestamp(previous_s: 149, timestamp_s: 100)) {
+            try f.predict(to: 100)
+        }
         // The filter itself is unchanged by the prediction, and the gap is bridged by the next update.
         #expect(f.timestamp_s == 149)
         try f.update(fixes[170])
@@ -126,7 +146,9 @@ import _TestSupport
 
 /// The filter's libm-free projection equals `LocalFrame.offset_m` to rounding.
 @Suite struct AnchorProjectionTests {
-    @Test(arguments: [(0.0, 0.0), (52.5, 13.4), (-33.9, 151.2), (0.2, 179.999), (-10, -179.999), (89.9, 45.0), (-89.5, -120.0)])
+    @Test(arguments: [
+        (0.0, 0.0), (52.5, 13.4), (-33.9, 151.2), (0.2, 179.999), (-10, -179.999), (89.9, 45.0), (-89.5, -120.0),
+    ])
     func matchesTheFrame(lat: Double, lon: Double) throws {
         let frame = LocalFrame(anchor: try Coordinate(latitude: lat, longitude: lon))
         let fast = AnchorProjection(frame: frame)
@@ -138,9 +160,14 @@ import _TestSupport
                 let c = frame.coordinate(east_m: d * sin(bearing * .pi / 180), north_m: d * cos(bearing * .pi / 180))
                 let a = fast.offset_m(latitude: c.latitude, longitude: c.longitude)
                 let b = frame.offset_m(c)
-                #expect(abs(a.x - b.x) <= tolerance_m * max(1, d / 1000) && abs(a.y - b.y) <= tolerance_m * max(1, d / 1000),
-                        "anchor (\(lat), \(lon)) bearing \(bearing) d \(d): \(a) vs \(b)")
-                if abs(c.latitude - lat) < 0.5, abs(c.longitude - lon) < 0.5 || abs(abs(c.longitude - lon) - 360) < 0.5 { fastPathHits += 1 }
+                #expect(
+                    abs(a.x - b.x) <= tolerance_m * max(1, d / 1000)
+                        && abs(a.y - b.y) <= tolerance_m * max(1, d / 1000),
+                    "anchor (\(lat), \(lon)) bearing \(bearing) d \(d): \(a) vs \(b)")
+                if abs(c.latitude - lat) < 0.5, abs(c.longitude - lon) < 0.5 || abs(abs(c.longitude - lon) - 360) < 0.5
+                {
+                    fastPathHits += 1
+                }
             }
         }
         #expect(fastPathHits > 100)
@@ -157,11 +184,16 @@ import _TestSupport
         }
         for (i, a) in xs.enumerated() {
             let b = xs[(i * 7 + 3) % xs.count]
-            let s = AnchorProjection.sinSmall(SIMD2(a, b)), v = AnchorProjection.versSmall(SIMD2(a, b))
-            #expect(s.x.bitPattern == AnchorProjection.sinSmall(a).bitPattern && s.y.bitPattern == AnchorProjection.sinSmall(b).bitPattern,
-                    "sinSmall lanes (\(a), \(b))")
-            #expect(v.x.bitPattern == AnchorProjection.versSmall(a).bitPattern && v.y.bitPattern == AnchorProjection.versSmall(b).bitPattern,
-                    "versSmall lanes (\(a), \(b))")
+            let s = AnchorProjection.sinSmall(SIMD2(a, b))
+            let v = AnchorProjection.versSmall(SIMD2(a, b))
+            #expect(
+                s.x.bitPattern == AnchorProjection.sinSmall(a).bitPattern
+                    && s.y.bitPattern == AnchorProjection.sinSmall(b).bitPattern,
+                "sinSmall lanes (\(a), \(b))")
+            #expect(
+                v.x.bitPattern == AnchorProjection.versSmall(a).bitPattern
+                    && v.y.bitPattern == AnchorProjection.versSmall(b).bitPattern,
+                "versSmall lanes (\(a), \(b))")
         }
     }
 

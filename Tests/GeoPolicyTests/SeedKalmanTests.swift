@@ -1,5 +1,5 @@
-import Testing
 import GeoPolicy
+import Testing
 import _TestSupport
 
 @Suite struct SeedKalmanTests {

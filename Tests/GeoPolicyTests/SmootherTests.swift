@@ -1,13 +1,15 @@
-import Testing
 import GeoPolicy
+import Testing
 import _TestSupport
 
 @Suite struct SmootherTests {
     static func track(start: Coordinate, count: Int, turnRate_deg: Double) -> [Fix] {
         (0..<count).map { i in
             let truth = start.destination(bearing_deg: 80 + turnRate_deg * Double(i), distance_m: 25 * Double(i))
-            let w = LocalFrame(anchor: truth).coordinate(east_m: [4, -3, 1, -2, 0][i % 5], north_m: [-2, 3, -4, 1, 2][i % 5])
-            return Fix(timestamp_s: Double(i) * 1.0, latitude: w.latitude, longitude: w.longitude, horizontalAccuracy_m: 6)
+            let w = LocalFrame(anchor: truth).coordinate(
+                east_m: [4, -3, 1, -2, 0][i % 5], north_m: [-2, 3, -4, 1, 2][i % 5])
+            return Fix(
+                timestamp_s: Double(i) * 1.0, latitude: w.latitude, longitude: w.longitude, horizontalAccuracy_m: 6)
         }
     }
 
@@ -19,12 +21,13 @@ import _TestSupport
             #expect(s.horizontalAccuracy_m <= f.horizontalAccuracy_m + 1e-9)
             #expect(s.timestamp_s == f.timestamp_s)
         }
-        let lastS = try #require(result.smoothed.last), lastF = try #require(result.filtered.last)
+        let lastS = try #require(result.smoothed.last)
+        let lastF = try #require(result.filtered.last)
         #expect(Haversine().distance_m(lastS.position, lastF.position) < 1e-6)
     }
 
     @Test func noiselessTrackIsRecovered() throws {
-        let start = try Coordinate(latitude: -0.2, longitude: 179.8)   // crosses the date line
+        let start = try Coordinate(latitude: -0.2, longitude: 179.8)  // crosses the date line
         let fixes = (0..<400).map { i in
             let c = start.destination(bearing_deg: 100, distance_m: 30 * Double(i))
             return Fix(timestamp_s: Double(i), latitude: c.latitude, longitude: c.longitude, horizontalAccuracy_m: 5)
@@ -68,8 +71,11 @@ import _TestSupport
         for interval in [1, 7, 8, 40, 299, 300, 301] {
             let blocks = RTSSmoother.smoothedPositions(fixes, filter: filter, checkpointInterval: interval)
             #expect(blocks.acceptedIndices == full.acceptedIndices, "interval \(interval)")
-            #expect(zip(blocks.positions, light.positions).allSatisfy { $0.latitude == $1.latitude && $0.longitude == $1.longitude },
-                    "interval \(interval)")
+            #expect(
+                zip(blocks.positions, light.positions).allSatisfy {
+                    $0.latitude == $1.latitude && $0.longitude == $1.longitude
+                },
+                "interval \(interval)")
         }
         // A block with no accepted fix: its checkpoint shares the first step with the next block.
         var gap = fixes
@@ -77,8 +83,10 @@ import _TestSupport
         let gapFull = RTSSmoother.run(gap, filter: filter)
         let gapBlocks = RTSSmoother.smoothedPositions(gap, filter: filter, checkpointInterval: 8)
         #expect(gapBlocks.acceptedIndices == gapFull.acceptedIndices && gapBlocks.acceptedIndices.count == 290)
-        #expect(zip(gapBlocks.positions, gapFull.smoothed).allSatisfy {
-            $0.latitude == $1.position.latitude && $0.longitude == $1.position.longitude })
+        #expect(
+            zip(gapBlocks.positions, gapFull.smoothed).allSatisfy {
+                $0.latitude == $1.position.latitude && $0.longitude == $1.position.longitude
+            })
         // The recursion crossed re-anchored frames (what the compact recording keeps by index).
         var f = filter
         for fix in fixes { try? f.update(fix) }
@@ -87,7 +95,8 @@ import _TestSupport
         let one = RTSSmoother.smoothedPositions([fixes[0]], filter: filter)
         let oneFull = RTSSmoother.run([fixes[0]], filter: filter)
         #expect(one.acceptedIndices == [0] && one.positions.count == 1)
-        #expect(one.positions[0].latitude == oneFull.smoothed[0].position.latitude
+        #expect(
+            one.positions[0].latitude == oneFull.smoothed[0].position.latitude
                 && one.positions[0].longitude == oneFull.smoothed[0].position.longitude)
     }
 

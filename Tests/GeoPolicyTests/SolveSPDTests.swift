@@ -1,6 +1,7 @@
-import Testing
-@testable import GeoPolicy
 import GSLKit
+import Testing
+
+@testable import GeoPolicy
 
 /// `Matrix4.solveSPD` (written-out Cholesky, substitutions on SIMD4 rows) against the
 /// column-by-column loop it replaced: bit-identical results, and S X = B to rounding.
@@ -46,16 +47,22 @@ import GSLKit
             let scale = SIMD4<Double>(10, 10, 0.5, 0.5) * (1 + 100 * rng.uniform())
             let m = Matrix4(column() * scale, column() * scale, column() * scale, column() * scale)
             let delta = 1e-3 + rng.uniform()
-            let s = m * m.transposed + Matrix4(SIMD4(delta, 0, 0, 0), SIMD4(0, delta, 0, 0),
-                                                SIMD4(0, 0, delta, 0), SIMD4(0, 0, 0, delta))
-            return (Matrix4(Covariance4(c0: s.c.0, c1: s.c.1, c2: s.c.2, c3: s.c.3)),  // exactly symmetric
-                    Matrix4(column() * 100, column(), column() * 1e-3, column() * 1e4))
+            let s =
+                m * m.transposed
+                + Matrix4(
+                    SIMD4(delta, 0, 0, 0), SIMD4(0, delta, 0, 0),
+                    SIMD4(0, 0, delta, 0), SIMD4(0, 0, 0, delta))
+            return (
+                Matrix4(Covariance4(c0: s.c.0, c1: s.c.1, c2: s.c.2, c3: s.c.3)),  // exactly symmetric
+                Matrix4(column() * 100, column(), column() * 1e-3, column() * 1e4)
+            )
         }
     }
 
     @Test func closedFormIsBitIdenticalToTheLoop() throws {
         for (s, b) in try Self.randomCases(count: 5_000, seed: 18) {
-            let got = s.solveSPD(b), expected = Self.loopSolve(s, b)
+            let got = s.solveSPD(b)
+            let expected = Self.loopSolve(s, b)
             #expect(got == expected, "solveSPD differs from the loop for S = \(s)")
         }
     }
@@ -84,8 +91,9 @@ import GSLKit
         var checked = 0
         for i in 0..<3_000 {
             t += [0.001, 1, 5, 600][i % 4] * (0.5 + rng.uniform())
-            let fix = Fix(timestamp_s: t, latitude: 48 + 1e-4 * Double(i % 50), longitude: 11 + 1e-4 * Double(i % 70),
-                          horizontalAccuracy_m: 0.5 + 199.5 * rng.uniform())
+            let fix = Fix(
+                timestamp_s: t, latitude: 48 + 1e-4 * Double(i % 50), longitude: 11 + 1e-4 * Double(i % 70),
+                horizontalAccuracy_m: 0.5 + 199.5 * rng.uniform())
             try f.update(fix, recording: &step)
             guard !step.isFirst else { continue }
             let s = Matrix4(step.predictedCovariance)

@@ -1,5 +1,5 @@
-import Testing
 import GeoPolicy
+import Testing
 
 @Suite struct SpeedSegmentsTests {
     @Test func bandLimits() throws {
@@ -9,10 +9,10 @@ import GeoPolicy
         #expect(try SpeedBand(speed_kmh: 90) == .motorway)
         #expect(try SpeedBand(speed_kmh: 110) == .motorway)
         #expect(try SpeedBand(speed_kmh: 110.001) == .fast)
-        #expect(try SpeedBand(speed_mps: 10) == .city)        // 36 km/h
-        #expect(try SpeedBand(speed_mps: 20) == .countryRoad) // 72 km/h
-        #expect(try SpeedBand(speed_mps: 30) == .motorway)    // 108 km/h
-        #expect(try SpeedBand(speed_mps: 31) == .fast)        // 111.6 km/h
+        #expect(try SpeedBand(speed_mps: 10) == .city)  // 36 km/h
+        #expect(try SpeedBand(speed_mps: 20) == .countryRoad)  // 72 km/h
+        #expect(try SpeedBand(speed_mps: 30) == .motorway)  // 108 km/h
+        #expect(try SpeedBand(speed_mps: 31) == .fast)  // 111.6 km/h
         #expect(throws: TrackError.self) { try SpeedBand(speed_mps: -1) }
         #expect(throws: TrackError.self) { try SpeedBand(speed_kmh: .nan) }
     }

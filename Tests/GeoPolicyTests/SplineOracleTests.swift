@@ -1,6 +1,6 @@
-import Testing
-import GeoPolicy
 import GSLKit
+import GeoPolicy
+import Testing
 import _TestSupport
 
 /// `NaturalCubicSpline` (GeoPolicy, pure Swift) against GSL's `gsl_interp_cspline` as oracle.
@@ -10,7 +10,8 @@ import _TestSupport
     @Test(arguments: [(3, 11 as UInt64), (4, 12), (8, 13), (20, 14), (100, 15), (1000, 16)])
     func agreesWithGSL(knots: Int, seed: UInt64) throws {
         let rng = try RandomSource(seed: seed)
-        var x: [Double] = [], y: [Double] = []
+        var x: [Double] = []
+        var y: [Double] = []
         var t = -50.0
         for _ in 0..<knots {
             t += 0.05 + 2 * rng.uniform()

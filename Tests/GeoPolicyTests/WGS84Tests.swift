@@ -1,5 +1,5 @@
-import Testing
 import GeoPolicy
+import Testing
 import _TestSupport
 
 /// WGS84 (Karney 2013) against GeographicLib reference data and published values.
@@ -57,7 +57,8 @@ import _TestSupport
     @Test func symmetricInItsArguments() throws {
         for v in GeodesicReferenceVectors.all {
             let (a, b) = try Self.endpoints(v)
-            let ab = model.distance_m(a, b), ba = model.distance_m(b, a)
+            let ab = model.distance_m(a, b)
+            let ba = model.distance_m(b, a)
             #expect(isClose(ab, ba, absoluteTolerance: Self.symmetryTolerance_m), "\(ab) m vs \(ba) m")
         }
     }
@@ -77,8 +78,9 @@ import _TestSupport
             let d2 = abs((r.finalAzimuth_deg - v.azi2_deg).remainder(dividingBy: 360))
             let worst_deg = max(d1, d2)
             let sideways_m = r.distance_m * worst_deg * Double.pi / 180
-            #expect(worst_deg <= azimuthTolerance_deg || sideways_m <= sidewaysTolerance_m,
-                    "azimuths \(r.initialAzimuth_deg)°/\(r.finalAzimuth_deg)° vs \(v.azi1_deg)°/\(v.azi2_deg)°")
+            #expect(
+                worst_deg <= azimuthTolerance_deg || sideways_m <= sidewaysTolerance_m,
+                "azimuths \(r.initialAzimuth_deg)°/\(r.finalAzimuth_deg)° vs \(v.azi1_deg)°/\(v.azi2_deg)°")
         }
     }
 
@@ -87,7 +89,8 @@ import _TestSupport
         let azimuthTolerance_deg = 1e-6
         for v in GeodesicReferenceVectors.randomGlobal {
             let (a, b) = try Self.endpoints(v)
-            let forward = model.inverse(a, b), backward = model.inverse(b, a)
+            let forward = model.inverse(a, b)
+            let backward = model.inverse(b, a)
             var turn = backward.initialAzimuth_deg - forward.finalAzimuth_deg
             turn = abs(turn.remainder(dividingBy: 360))
             #expect(isClose(turn, 180, absoluteTolerance: azimuthTolerance_deg), "turned by \(turn)°")
@@ -111,9 +114,11 @@ import _TestSupport
     /// 2 × 10 001 965.729 m (the WGS84 quarter meridian, NIMA TR8350.2 derived constants).
     @Test func equatorAndMeridianClosedForms() throws {
         let quarterEquator_m = WGS84Ellipsoid.semiMajorAxis_m * Double.pi / 2
-        let a = try Coordinate(latitude: 0, longitude: -45), b = try Coordinate(latitude: 0, longitude: 45)
+        let a = try Coordinate(latitude: 0, longitude: -45)
+        let b = try Coordinate(latitude: 0, longitude: 45)
         #expect(isClose(model.distance_m(a, b), quarterEquator_m, absoluteTolerance: Self.tolerance_m))
-        let north = try Coordinate(latitude: 90, longitude: 0), south = try Coordinate(latitude: -90, longitude: 0)
+        let north = try Coordinate(latitude: 90, longitude: 0)
+        let south = try Coordinate(latitude: -90, longitude: 0)
         #expect(isClose(model.distance_m(north, south), 2 * 10_001_965.729, absoluteTolerance: Self.tolerance_m))
     }
 
@@ -121,7 +126,8 @@ import _TestSupport
         let sphere = Haversine()
         for v in GeodesicReferenceVectors.all where v.s12_m > 1 {
             let (a, b) = try Self.endpoints(v)
-            let e = model.distance_m(a, b), s = sphere.distance_m(a, b)
+            let e = model.distance_m(a, b)
+            let s = sphere.distance_m(a, b)
             #expect(isClose(e, s, relativeTolerance: Self.sphereRelativeTolerance), "ellipsoid \(e) m, sphere \(s) m")
         }
     }
@@ -142,8 +148,9 @@ import _TestSupport
                     let b = try Coordinate(latitude: lat2, longitude: 17.25 - 180 + dLon)
                     let d = model.distance_m(a, b)
                     count += 1
-                    #expect(d.isFinite && d <= halfMeridian_m + Self.tolerance_m && d > 19_900_000,
-                            "lat1 \(lat1), dLat \(dLat), dLon \(dLon): \(d) m")
+                    #expect(
+                        d.isFinite && d <= halfMeridian_m + Self.tolerance_m && d > 19_900_000,
+                        "lat1 \(lat1), dLat \(dLat), dLon \(dLon): \(d) m")
                     #expect(isClose(d, sphere.distance_m(a, b), relativeTolerance: Self.sphereRelativeTolerance))
                 }
             }

@@ -13,7 +13,9 @@ import _TestSupport
         let typeDecl = try! NSRegularExpression(
             pattern: #"^(public |package |)(?:final |indirect )*(?:struct|enum|class|protocol|actor|extension) (\w+)"#)
         let memberDecl = try! NSRegularExpression(
-            pattern: #"^\s+(?:@\w+ )*public (?:static |final |mutating |nonisolated )*(?:func|var|let|init|subscript)\b ?(\w*)"#)
+            pattern:
+                #"^\s+(?:@\w+ )*public (?:static |final |mutating |nonisolated )*(?:func|var|let|init|subscript)\b ?(\w*)"#
+        )
         for line in text.split(separator: "\n").map(String.init) {
             let range = NSRange(line.startIndex..., in: line)
             if let m = typeDecl.firstMatch(in: line, range: range), let name = Range(m.range(at: 2), in: line) {
@@ -64,15 +66,18 @@ import _TestSupport
             .filter { $0.hasSuffix(".swift") }
         var declared: Set<String> = []
         for file in files {
-            declared.formUnion(Self.publicDeclarations(
-                in: try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)))
+            declared.formUnion(
+                Self.publicDeclarations(
+                    in: try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)))
         }
         let page = try String(contentsOf: root.appendingPathComponent("docs/library.md"), encoding: .utf8)
         let documented = try Self.documentedDeclarations(in: page)
         #expect(declared.count >= 30, "found only \(declared.count) public declarations")
-        #expect(declared.subtracting(documented).isEmpty,
-                "public but not in docs/library.md: \(declared.subtracting(documented).sorted())")
-        #expect(documented.subtracting(declared).isEmpty,
-                "in docs/library.md but not public: \(documented.subtracting(declared).sorted())")
+        #expect(
+            declared.subtracting(documented).isEmpty,
+            "public but not in docs/library.md: \(declared.subtracting(documented).sorted())")
+        #expect(
+            documented.subtracting(declared).isEmpty,
+            "in docs/library.md but not public: \(documented.subtracting(declared).sorted())")
     }
 }

@@ -71,7 +71,8 @@ import _TestSupport
 
     /// Identifiers of `systemCalls` that `text` calls (`name(`), comments left out.
     static func systemCallsNamed(in text: String) -> [String] {
-        let code = text.split(separator: "\n").map { line in line.components(separatedBy: "//")[0] }.joined(separator: "\n")
+        let code = text.split(separator: "\n").map { line in line.components(separatedBy: "//")[0] }.joined(
+            separator: "\n")
         return systemCalls.filter { name in
             code.range(of: #"(?<![\w.])"# + name + #"\("#, options: .regularExpression) != nil
         }
@@ -98,7 +99,10 @@ import _TestSupport
     }
 
     @Test func importsParse() {
-        #expect(Self.imports(of: "import A\n@testable import B\nimport struct C.D\n// import E\nlet importX = 1\n") == ["A", "B", "C"])
+        #expect(
+            Self.imports(of: "import A\n@testable import B\nimport struct C.D\n// import E\nlet importX = 1\n") == [
+                "A", "B", "C",
+            ])
     }
 
     @Test func systemCallsAreFoundOutsideComments() {
@@ -135,8 +139,12 @@ import _TestSupport
     @Test func packageManifestDeclaresOnlyAllowedDependencies() throws {
         let root = TestPaths.packageRoot
         let folders = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
-        let swiftFolders = try folders.filter { !(try Self.swiftFiles(in: root.appendingPathComponent("Sources/" + $0))).isEmpty }
-        #expect(Set(swiftFolders).subtracting(Self.allowed.keys).isEmpty, "Sources/ folders not in the table: \(swiftFolders)")
+        let swiftFolders = try folders.filter {
+            !(try Self.swiftFiles(in: root.appendingPathComponent("Sources/" + $0))).isEmpty
+        }
+        #expect(
+            Set(swiftFolders).subtracting(Self.allowed.keys).isEmpty,
+            "Sources/ folders not in the table: \(swiftFolders)")
         let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
         let declared = try Self.declaredDependencies(manifest)
         #expect(declared.count >= 20, "found the dependency lists of only \(declared.keys.sorted())")

@@ -24,7 +24,8 @@ import _TestSupport
                 out.append(path)
                 var isDirectory: ObjCBool = false
                 if fm.fileExists(atPath: root.appendingPathComponent(path).path, isDirectory: &isDirectory),
-                   isDirectory.boolValue {
+                    isDirectory.boolValue
+                {
                     pending.append(path)
                 }
             }
@@ -41,6 +42,8 @@ import _TestSupport
     @Test func noTwoPathsDifferOnlyByCase() throws {
         let paths = try Self.repositoryPaths(root: TestPaths.packageRoot)
         #expect(paths.count > 200, "the scan found only \(paths.count) paths")
-        #expect(Self.caseClashes(paths).isEmpty, "paths that collide on a case-insensitive file system: \(Self.caseClashes(paths))")
+        #expect(
+            Self.caseClashes(paths).isEmpty,
+            "paths that collide on a case-insensitive file system: \(Self.caseClashes(paths))")
     }
 }

@@ -1,11 +1,11 @@
-import Foundation
-import Testing
 import DriveSim
 import FenceLab
-import GSLKit
-import _TestSupport
 import FenceLabSweep
+import Foundation
+import GSLKit
 import ReportKit
+import Testing
+import _TestSupport
 
 /// The repository is self-contained: every Markdown document a file names (a Markdown link,
 /// a backticked path, a source comment, a help text) exists in the repository, and no file
@@ -34,7 +34,8 @@ import ReportKit
     /// `.MD` and lowered, so that this file does not itself name missing documents.
     @Test func scannerFindsMissingDocumentsAndAcceptsRealOnes() throws {
         func md(_ s: String) -> String { s.replacingOccurrences(of: ".MD", with: ".md") }
-        let text = md("""
+        let text = md(
+            """
             See [the format](scenario-format.MD#fence) and `docs/report-format.MD`.
             // Contract in docs/nowhere.MD and [gone](../docs/gone.MD), written to report.MD.
             A folder link [fixtures](../scenarios/fixtures/) and a [missing folder](../nothere/).
@@ -42,12 +43,21 @@ import ReportKit
             """)
         let file = RepositoryScan.TextFile(relativePath: md("docs/example.MD"), text: text)
         let problems = RepositoryScan.missingDocuments(in: file, root: TestPaths.packageRoot)
-        #expect(problems == ["docs/example.MD:2: docs/nowhere.MD", "docs/example.MD:2: ../docs/gone.MD",
-                             "docs/example.MD:3: ../nothere/"].map(md), "\(problems)")
+        #expect(
+            problems
+                == [
+                    "docs/example.MD:2: docs/nowhere.MD", "docs/example.MD:2: ../docs/gone.MD",
+                    "docs/example.MD:3: ../nothere/",
+                ].map(md), "\(problems)")
         // In source files only document names count: `x[i](y)` is code, not a link.
-        let code = RepositoryScan.TextFile(relativePath: "Sources/X.swift", text: md("let y = f[0](z) // see docs/nowhere.MD"))
-        #expect(RepositoryScan.missingDocuments(in: code, root: TestPaths.packageRoot) == [md("Sources/X.swift:1: docs/nowhere.MD")])
-        let note = RepositoryScan.TextFile(relativePath: "Sources/X.swift", text: "a\n/// as in \(Self.designNote.lowercased())\n")
+        let code = RepositoryScan.TextFile(
+            relativePath: "Sources/X.swift", text: md("let y = f[0](z) // see docs/nowhere.MD"))
+        #expect(
+            RepositoryScan.missingDocuments(in: code, root: TestPaths.packageRoot) == [
+                md("Sources/X.swift:1: docs/nowhere.MD")
+            ])
+        let note = RepositoryScan.TextFile(
+            relativePath: "Sources/X.swift", text: "a\n/// as in \(Self.designNote.lowercased())\n")
         #expect(RepositoryScan.mentions(of: Self.designNote, in: note) == ["Sources/X.swift:2"])
     }
 }
@@ -62,11 +72,14 @@ import ReportKit
     /// The backticked names in the first column of the Markdown table that follows `heading`.
     static func firstColumnNames(_ page: String, after heading: String) throws -> [String] {
         let start = try #require(page.range(of: heading)).upperBound
-        var names: [String] = [], inTable = false
+        var names: [String] = []
+        var inTable = false
         for line in page[start...].split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("|") { inTable = true } else if inTable { break } else { continue }
             let cell = line.split(separator: "|", omittingEmptySubsequences: false)[1]
-            names += cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            names += cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter {
+                $0.offset % 2 == 1
+            }.map { String($0.element) }
         }
         return names
     }
@@ -85,7 +98,10 @@ import ReportKit
     @Test func everyKeyTheScenarioParserReadsIsDocumented() throws {
         let source = try Self.page("Sources/DriveSim/Scenario/ScenarioDecoding.swift")
         let page = try Self.page("docs/scenario-format.md")
-        let accessor = try NSRegularExpression(pattern: #"\.(?:string|double|int|nonNegative|positive|probability|object|optionalObject|array|optionalArray|optionalDouble|optionalInt|optionalString|choice|value)\("([A-Za-z_0-9]+)""#)
+        let accessor = try NSRegularExpression(
+            pattern:
+                #"\.(?:string|double|int|nonNegative|positive|probability|object|optionalObject|array|optionalArray|optionalDouble|optionalInt|optionalString|choice|value)\("([A-Za-z_0-9]+)""#
+        )
         let choice = try NSRegularExpression(pattern: #"choice\("[^"]+", \[([^\]]*)\]"#)
         func captures(_ regex: NSRegularExpression, in text: String) -> [String] {
             regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { m in
@@ -93,10 +109,18 @@ import ReportKit
             }
         }
         let keys = Set(captures(accessor, in: source))
-        let offered = Set(captures(choice, in: source).flatMap { $0.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) } })
+        let offered = Set(
+            captures(choice, in: source).flatMap {
+                $0.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }
+                    .map { String($0.element) }
+            })
         // The catalogue today: 71 keys, 16 choices. Far fewer means the decoder's reading calls changed shape: update the patterns.
-        #expect(keys.count >= 60 && offered.count >= 14, "found \(keys.count) keys and \(offered.count) choices in the decoder")
-        let missing = keys.union(offered).union(GeneratorKind.allCases.map(\.rawValue)).filter { !page.contains("`\($0)`") }.sorted()
+        #expect(
+            keys.count >= 60 && offered.count >= 14,
+            "found \(keys.count) keys and \(offered.count) choices in the decoder")
+        let missing = keys.union(offered).union(GeneratorKind.allCases.map(\.rawValue)).filter {
+            !page.contains("`\($0)`")
+        }.sorted()
         #expect(missing.isEmpty, "scenario keys or values not in docs/scenario-format.md: \(missing)")
     }
 
@@ -120,7 +144,8 @@ enum RepositoryScan {
     static let generatedFolders: Set<String> = ["reports/latest", "fuzz/out"]
 
     /// Markdown files `fencelab` writes (report and sweep folders): output, not documents.
-    static let writtenMarkdown: Set<String> = Set((ReportWriter.fileNames + SweepOutput.fileNames).filter { $0.hasSuffix(".md") })
+    static let writtenMarkdown: Set<String> = Set(
+        (ReportWriter.fileNames + SweepOutput.fileNames).filter { $0.hasSuffix(".md") })
 
     /// Every UTF-8 text file below `root`, skipping build products, hidden folders other than
     /// `.ci`, and generated output. Binary files (not UTF-8) are left out.
@@ -133,13 +158,16 @@ enum RepositoryScan {
             for name in try fm.contentsOfDirectory(atPath: folder.path).sorted() {
                 let path = relative.isEmpty ? name : relative + "/" + name
                 var isDirectory: ObjCBool = false
-                guard fm.fileExists(atPath: root.appendingPathComponent(path).path, isDirectory: &isDirectory) else { continue }
+                guard fm.fileExists(atPath: root.appendingPathComponent(path).path, isDirectory: &isDirectory) else {
+                    continue
+                }
                 if isDirectory.boolValue {
                     if skippedFolders.contains(name) || generatedFolders.contains(path) { continue }
                     if name.hasPrefix("."), name != ".ci" { continue }
                     pending.append(path)
                 } else if let data = fm.contents(atPath: root.appendingPathComponent(path).path),
-                          let text = String(data: data, encoding: .utf8) {
+                    let text = String(data: data, encoding: .utf8)
+                {
                     out.append(TextFile(relativePath: path, text: text))
                 }
             }
@@ -170,9 +198,12 @@ enum RepositoryScan {
                 }
             }
             for name in names where !writtenMarkdown.contains(name) {
-                let candidates = [root.appendingPathComponent(folder).appendingPathComponent(name),
-                                  root.appendingPathComponent(name)]
-                if !candidates.contains(where: { FileManager.default.fileExists(atPath: $0.standardizedFileURL.path) }) {
+                let candidates = [
+                    root.appendingPathComponent(folder).appendingPathComponent(name),
+                    root.appendingPathComponent(name),
+                ]
+                if !candidates.contains(where: { FileManager.default.fileExists(atPath: $0.standardizedFileURL.path) })
+                {
                     problems.append("\(file.relativePath):\(index + 1): \(name)")
                 }
             }
@@ -183,7 +214,8 @@ enum RepositoryScan {
     /// `FILE:LINE` of every line that mentions `name` (case-insensitive).
     static func mentions(of name: String, in file: TextFile) -> [String] {
         let needle = name.lowercased()
-        return file.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
+        return file.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap {
+            index, line in
             line.lowercased().contains(needle) ? "\(file.relativePath):\(index + 1)" : nil
         }
     }

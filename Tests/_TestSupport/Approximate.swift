@@ -55,13 +55,17 @@ public struct ProcessResult: Sendable {
 /// Runs an executable with arguments, waits, and captures both streams.
 /// With `deadline_s`, a child still running after that many seconds is killed (SIGKILL), so a
 /// regression that hangs fails its test (status 9, `uncaughtSignal`) instead of hanging the suite.
-public func runProcess(_ executable: URL, _ arguments: [String], currentDirectory: URL? = nil,
-                       stdin: Data? = nil, deadline_s: Double? = nil) throws -> ProcessResult {
+public func runProcess(
+    _ executable: URL, _ arguments: [String], currentDirectory: URL? = nil,
+    stdin: Data? = nil, deadline_s: Double? = nil
+) throws -> ProcessResult {
     let p = Process()
     p.executableURL = executable
     p.arguments = arguments
     if let currentDirectory { p.currentDirectoryURL = currentDirectory }
-    let out = Pipe(), err = Pipe(), inp = Pipe()
+    let out = Pipe()
+    let err = Pipe()
+    let inp = Pipe()
     p.standardOutput = out
     p.standardError = err
     p.standardInput = inp
@@ -85,14 +89,18 @@ public func runProcess(_ executable: URL, _ arguments: [String], currentDirector
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     p.waitUntilExit()
-    return ProcessResult(status: p.terminationStatus,
-                         stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
+    return ProcessResult(
+        status: p.terminationStatus,
+        stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self))
 }
 
 /// Runs the built `fencelab` binary.
-public func runFencelab(_ arguments: [String], currentDirectory: URL? = nil, stdin: Data? = nil,
-                        deadline_s: Double? = nil) throws -> ProcessResult {
-    try runProcess(TestPaths.product("fencelab"), arguments,
-                   currentDirectory: currentDirectory ?? TestPaths.packageRoot, stdin: stdin, deadline_s: deadline_s)
+public func runFencelab(
+    _ arguments: [String], currentDirectory: URL? = nil, stdin: Data? = nil,
+    deadline_s: Double? = nil
+) throws -> ProcessResult {
+    try runProcess(
+        TestPaths.product("fencelab"), arguments,
+        currentDirectory: currentDirectory ?? TestPaths.packageRoot, stdin: stdin, deadline_s: deadline_s)
 }

@@ -29,9 +29,11 @@ public enum XMLSchema {
     /// Validates `xml` against `schema`; status 0 when valid, stderr names each violation.
     public static func validate(_ xml: String, schema: URL) throws -> ProcessResult {
         guard let tool = xmllint else {
-            return ProcessResult(status: 127, stdout: "", stderr: "xmllint not found on PATH (apt-get install libxml2-utils)")
+            return ProcessResult(
+                status: 127, stdout: "", stderr: "xmllint not found on PATH (apt-get install libxml2-utils)")
         }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-xsd-\(UUID().uuidString).xml")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fencelab-xsd-\(UUID().uuidString).xml")
         try Data(xml.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         return try runProcess(tool, ["--noout", "--schema", schema.path, file.path])

@@ -13,8 +13,9 @@ func importOutcome(_ bytes: [UInt8], _ format: DeviceLogFormat, chunk_bytes: Int
     let limits = DeviceLogLimits(maxFileSize_bytes: 1 << 20, maxLineLength_bytes: 4096)
     do {
         let log = try bytes.withUnsafeBufferPointer { (buffer) throws(DeviceLogError) -> DeviceLog in
-            try DeviceLogImporter.parse(buffer: buffer, file: "fuzz.\(format)", format: format, limits: limits,
-                                        chunk_bytes: chunk_bytes ?? max(1, buffer.count))
+            try DeviceLogImporter.parse(
+                buffer: buffer, file: "fuzz.\(format)", format: format, limits: limits,
+                chunk_bytes: chunk_bytes ?? max(1, buffer.count))
         }
         let lineCount = bytes.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
         precondition(!log.fixes.isEmpty || !log.events.isEmpty, "empty log accepted")
@@ -25,8 +26,10 @@ func importOutcome(_ bytes: [UInt8], _ format: DeviceLogFormat, chunk_bytes: Int
         }
         return .log(
             fixes: log.fixes.map { f in
-                [f.fix.timestamp_s, f.fix.latitude, f.fix.longitude, f.fix.horizontalAccuracy_m,
-                 f.speed_mps ?? -0.0, f.course_deg ?? -0.0].map(\.bitPattern) + [f.speed_mps == nil ? 1 : 0, f.course_deg == nil ? 1 : 0]
+                [
+                    f.fix.timestamp_s, f.fix.latitude, f.fix.longitude, f.fix.horizontalAccuracy_m,
+                    f.speed_mps ?? -0.0, f.course_deg ?? -0.0,
+                ].map(\.bitPattern) + [f.speed_mps == nil ? 1 : 0, f.course_deg == nil ? 1 : 0]
             },
             lines: log.fixes.map(\.line),
             events: log.events.map { "\($0.kind)@\($0.timestamp_s.bitPattern)#\($0.line)" })
@@ -46,7 +49,9 @@ func checkImporter(_ data: UnsafePointer<UInt8>, _ size: Int, _ format: DeviceLo
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let plain = importOutcome(bytes, format)
     if let first = bytes.first {
-        precondition(importOutcome(bytes, format, chunk_bytes: 1 + Int(first % 64)) == plain, "reading in pieces changed the outcome")
+        precondition(
+            importOutcome(bytes, format, chunk_bytes: 1 + Int(first % 64)) == plain,
+            "reading in pieces changed the outcome")
     }
     if bytes.count < 3 || bytes[0] != 0xEF {
         precondition(importOutcome([0xEF, 0xBB, 0xBF] + bytes, format) == plain, "BOM changed the outcome")
@@ -54,7 +59,10 @@ func checkImporter(_ data: UnsafePointer<UInt8>, _ size: Int, _ format: DeviceLo
     if crlfInvariant, !bytes.contains(0x0D) {
         var crlf: [UInt8] = []
         crlf.reserveCapacity(bytes.count * 2)
-        for b in bytes { if b == 0x0A { crlf.append(0x0D) }; crlf.append(b) }
+        for b in bytes {
+            if b == 0x0A { crlf.append(0x0D) }
+            crlf.append(b)
+        }
         precondition(importOutcome(crlf, format) == plain, "CRLF changed the outcome")
     }
 }

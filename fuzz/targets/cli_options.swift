@@ -23,7 +23,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let r = try SweepRange(parsing: part(0), option: "--enter")
         precondition(!r.values.isEmpty && r.values.count <= SweepRange.maxValues, "range of \(r.values.count) values")
         precondition(r.values.allSatisfy(\.isFinite), "non-finite range value")
-        precondition(zip(r.values, r.values.dropFirst()).allSatisfy { $0 < $1 } || r.values.count == 1, "range not increasing")
+        precondition(
+            zip(r.values, r.values.dropFirst()).allSatisfy { $0 < $1 } || r.values.count == 1, "range not increasing")
         enter = r
     } catch { bounded(error.description) }
     var accuracy: [Double] = [30]
@@ -40,7 +41,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let enter {
         do {
             let exit = try SweepRange(parsing: part(4), option: "--exit")
-            let grid = try SweepGrid(kind: .hysteresis, enter: enter, exit: exit, maxAccuracy: accuracy, confirm: [1], limit: 10_000)
+            let grid = try SweepGrid(
+                kind: .hysteresis, enter: enter, exit: exit, maxAccuracy: accuracy, confirm: [1], limit: 10_000)
             precondition(grid.points.count <= 10_000, "grid over its limit")
         } catch { bounded(error.description) }
     }

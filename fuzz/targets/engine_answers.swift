@@ -1,3 +1,5 @@
+import Foundation
+
 // libFuzzer entry for the client side of the engine protocol (built by fuzz/run.sh):
 // what FenceLab reads from an external engine's stdout.
 // fuzz-links: FenceLab
@@ -11,7 +13,6 @@
 //   (the fast path is only a front end: it must never widen the grammar);
 // - an error's description is one line of bounded length.
 @testable import FenceLab
-import Foundation
 
 /// One scratch file per process: the engine's output is written there and read back.
 private let scratch: Int32 = {

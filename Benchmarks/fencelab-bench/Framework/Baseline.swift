@@ -34,11 +34,11 @@ enum BenchError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case let .usage(m): return m
-        case let .baselineMissing(path): return "baseline not found: \(path) (create it with --save-baseline)"
-        case let .baselineUnreadable(path, reason): return "\(path): not a fencelab-bench baseline: \(reason)"
-        case let .cannotWrite(path, reason): return "\(path): cannot write: \(reason)"
-        case let .toolMissing(m), let .measurementFailed(m): return m
+        case .usage(let m): return m
+        case .baselineMissing(let path): return "baseline not found: \(path) (create it with --save-baseline)"
+        case .baselineUnreadable(let path, let reason): return "\(path): not a fencelab-bench baseline: \(reason)"
+        case .cannotWrite(let path, let reason): return "\(path): cannot write: \(reason)"
+        case .toolMissing(let m), .measurementFailed(let m): return m
         }
     }
 
@@ -113,12 +113,15 @@ struct BaselineStore {
             let stored = try decoder.decode(StoredMetricHeader.self, from: data).metric ?? .time
             guard stored == R.metric else {
                 throw BenchError.baselineUnreadable(
-                    path: url.path, reason: "it holds --metric \(stored.rawValue) results, this run is --metric \(R.metric.rawValue)")
+                    path: url.path,
+                    reason: "it holds --metric \(stored.rawValue) results, this run is --metric \(R.metric.rawValue)")
             }
             let report = try decoder.decode(R.self, from: data)
             guard report.schemaVersion == BenchReport.currentSchemaVersion else {
                 throw BenchError.baselineUnreadable(
-                    path: url.path, reason: "schemaVersion \(report.schemaVersion), this tool reads \(BenchReport.currentSchemaVersion)")
+                    path: url.path,
+                    reason: "schemaVersion \(report.schemaVersion), this tool reads \(BenchReport.currentSchemaVersion)"
+                )
             }
             return report
         } catch let error as BenchError {

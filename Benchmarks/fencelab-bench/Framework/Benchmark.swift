@@ -62,11 +62,13 @@ struct Benchmark: Sendable {
     /// Builds the body (allocations and data set-up happen here, untimed).
     let setup: @Sendable () -> () -> Double
 
-    init(_ name: String, group: String, itemsPerRun: Int, unit: String = "item",
-         polarity: Polarity = .higherIsBetter, reference: String? = nil,
-         isReference: Bool = false, gated: Bool? = nil, target: String? = nil,
-         noise: Double? = nil, maxSamples: Int? = nil, instructions: InstructionPlan = .standard,
-         setup: @escaping @Sendable () -> () -> Double) {
+    init(
+        _ name: String, group: String, itemsPerRun: Int, unit: String = "item",
+        polarity: Polarity = .higherIsBetter, reference: String? = nil,
+        isReference: Bool = false, gated: Bool? = nil, target: String? = nil,
+        noise: Double? = nil, maxSamples: Int? = nil, instructions: InstructionPlan = .standard,
+        setup: @escaping @Sendable () -> () -> Double
+    ) {
         precondition(itemsPerRun >= 1, "\(name): itemsPerRun must be at least 1")
         self.name = name
         self.group = group
@@ -79,7 +81,7 @@ struct Benchmark: Sendable {
         self.target = target
         self.noise = noise
         self.maxSamples = maxSamples
-        if case let .counted(calls) = instructions {
+        if case .counted(let calls) = instructions {
             precondition(calls >= 1, "\(name): instruction calls must be at least 1")
         }
         self.instructions = instructions

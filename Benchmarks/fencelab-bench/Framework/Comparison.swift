@@ -64,16 +64,19 @@ struct Comparison: Codable, Sendable, Hashable {
     /// benchmark's polarity. A ratio row whose spread is at most `maximumGatedSpread` regresses
     /// beyond max(`threshold`, spread) in the bad direction; other rows are `tracked`. More
     /// allocations per item is a regression on every row.
-    static func compare(current: [Measurement], baseline: BenchReport, baselineName: String,
-                        threshold: Double) -> Comparison {
+    static func compare(
+        current: [Measurement], baseline: BenchReport, baselineName: String,
+        threshold: Double
+    ) -> Comparison {
         var rows: [ComparisonRow] = []
         for m in current {
             guard let b = baseline.results.first(where: { $0.name == m.name }) else {
-                rows.append(ComparisonRow(
-                    name: m.name, metric: m.scoreKind, polarity: m.polarity, baseline: nil,
-                    current: m.score, change: nil, baselineAllocationsPerItem: nil,
-                    currentAllocationsPerItem: m.allocationsPerItem, allocationsRegressed: false,
-                    verdict: .new, tolerance: nil, spread: nil, gated: m.gated))
+                rows.append(
+                    ComparisonRow(
+                        name: m.name, metric: m.scoreKind, polarity: m.polarity, baseline: nil,
+                        current: m.score, change: nil, baselineAllocationsPerItem: nil,
+                        currentAllocationsPerItem: m.allocationsPerItem, allocationsRegressed: false,
+                        verdict: .new, tolerance: nil, spread: nil, gated: m.gated))
                 continue
             }
             let useRatio = m.ratio != nil && b.ratio != nil
@@ -87,25 +90,30 @@ struct Comparison: Codable, Sendable, Hashable {
                 guard let a = m.allocationsPerItem, let ba = b.allocationsPerItem else { return false }
                 return a > ba + allocationTolerance
             }()
-            let scoreVerdict = verdict(change: change, polarity: m.polarity, threshold: tolerance,
-                                       allocationsRegressed: allocRegressed)
-            rows.append(ComparisonRow(
-                name: m.name, metric: useRatio ? "ratio" : "items/s", polarity: m.polarity,
-                baseline: base, current: now, change: change,
-                baselineAllocationsPerItem: b.allocationsPerItem,
-                currentAllocationsPerItem: m.allocationsPerItem,
-                allocationsRegressed: allocRegressed,
-                verdict: scoreGated || allocRegressed ? scoreVerdict : .tracked,
-                tolerance: scoreGated ? tolerance : nil, spread: scoreGated ? nil : spread, gated: m.gated))
+            let scoreVerdict = verdict(
+                change: change, polarity: m.polarity, threshold: tolerance,
+                allocationsRegressed: allocRegressed)
+            rows.append(
+                ComparisonRow(
+                    name: m.name, metric: useRatio ? "ratio" : "items/s", polarity: m.polarity,
+                    baseline: base, current: now, change: change,
+                    baselineAllocationsPerItem: b.allocationsPerItem,
+                    currentAllocationsPerItem: m.allocationsPerItem,
+                    allocationsRegressed: allocRegressed,
+                    verdict: scoreGated || allocRegressed ? scoreVerdict : .tracked,
+                    tolerance: scoreGated ? tolerance : nil, spread: scoreGated ? nil : spread, gated: m.gated))
         }
-        return Comparison(baselineName: baselineName, baselineMachine: baseline.machine,
-                          threshold: threshold, rows: rows)
+        return Comparison(
+            baselineName: baselineName, baselineMachine: baseline.machine,
+            threshold: threshold, rows: rows)
     }
 
     /// `--metric instructions`: instructions per item, lower is better, gated at `threshold`
     /// (counts are deterministic: no noise allowance). Rows in `order` (the registry's).
-    static func compare(current: [InstructionMeasurement], baseline: InstructionReport, baselineName: String,
-                        threshold: Double) -> Comparison {
+    static func compare(
+        current: [InstructionMeasurement], baseline: InstructionReport, baselineName: String,
+        threshold: Double
+    ) -> Comparison {
         let rows = current.map { m -> ComparisonRow in
             guard let b = baseline.results[m.name] else {
                 return ComparisonRow(
@@ -119,15 +127,19 @@ struct Comparison: Codable, Sendable, Hashable {
                 name: m.name, metric: "instr/item", polarity: .lowerIsBetter, baseline: b.instructionsPerItem,
                 current: m.instructionsPerItem, change: change, baselineAllocationsPerItem: nil,
                 currentAllocationsPerItem: nil, allocationsRegressed: false,
-                verdict: verdict(change: change, polarity: .lowerIsBetter, threshold: threshold, allocationsRegressed: false),
+                verdict: verdict(
+                    change: change, polarity: .lowerIsBetter, threshold: threshold, allocationsRegressed: false),
                 tolerance: threshold, spread: nil, gated: m.gated)
         }
-        return Comparison(baselineName: baselineName, baselineMachine: baseline.machine,
-                          threshold: threshold, rows: rows)
+        return Comparison(
+            baselineName: baselineName, baselineMachine: baseline.machine,
+            threshold: threshold, rows: rows)
     }
 
-    static func verdict(change: Double, polarity: Polarity, threshold: Double,
-                        allocationsRegressed: Bool) -> Verdict {
+    static func verdict(
+        change: Double, polarity: Polarity, threshold: Double,
+        allocationsRegressed: Bool
+    ) -> Verdict {
         if allocationsRegressed { return .regressed }
         let better = polarity == .higherIsBetter ? change : -change
         if !better.isFinite { return .regressed }

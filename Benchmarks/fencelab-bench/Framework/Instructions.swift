@@ -87,17 +87,26 @@ struct InstructionRunner {
 
     /// Finds valgrind and objcopy, checks that this binary can bracket its region, and makes
     /// the stripped copy. Throws a one-line `.toolMissing` naming the Debian package.
-    static func prepare(slowdown: Slowdown, callsOverride: Int?, keepProfiles: URL?) throws(BenchError) -> InstructionRunner {
+    static func prepare(
+        slowdown: Slowdown, callsOverride: Int?, keepProfiles: URL?
+    ) throws(BenchError) -> InstructionRunner {
         guard let valgrind = findExecutable("valgrind") else {
-            throw .toolMissing("--metric instructions needs valgrind, not found on PATH: install the Debian package valgrind (apt-get install valgrind)")
+            throw .toolMissing(
+                "--metric instructions needs valgrind, not found on PATH: install the Debian package valgrind (apt-get install valgrind)"
+            )
         }
         guard fl_callgrind_requests_compiled() != 0 else {
-            throw .toolMissing("this fencelab-bench was built without <valgrind/callgrind.h> (Debian package valgrind): install it, then rebuild (swift package clean && swift build -c release)")
+            throw .toolMissing(
+                "this fencelab-bench was built without <valgrind/callgrind.h> (Debian package valgrind): install it, then rebuild (swift package clean && swift build -c release)"
+            )
         }
         guard let objcopy = findExecutable("objcopy") ?? findExecutable("llvm-objcopy") else {
-            throw .toolMissing("--metric instructions needs objcopy to strip DWARF for valgrind, not found on PATH: install the Debian package binutils")
+            throw .toolMissing(
+                "--metric instructions needs objcopy to strip DWARF for valgrind, not found on PATH: install the Debian package binutils"
+            )
         }
-        let version = (try? runTool(valgrind, ["--version"]).stdout)?
+        let version =
+            (try? runTool(valgrind, ["--version"]).stdout)?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard !version.isEmpty else { throw .measurementFailed("\(valgrind.path) --version printed nothing") }
 
@@ -118,38 +127,48 @@ struct InstructionRunner {
             throw .measurementFailed("\(objcopy.path): \(error)")
         }
         guard strip.status == 0 else {
-            throw .measurementFailed("\(objcopy.path) --strip-debug \(own.path) failed: \(strip.stderr.split(separator: "\n").first ?? "")")
+            throw .measurementFailed(
+                "\(objcopy.path) --strip-debug \(own.path) failed: \(strip.stderr.split(separator: "\n").first ?? "")")
         }
-        return InstructionRunner(valgrind: valgrind, valgrindVersion: version, workDirectory: dir,
-                                 strippedBinary: stripped, slowdown: slowdown,
-                                 callsOverride: callsOverride, keepProfiles: keepProfiles)
+        return InstructionRunner(
+            valgrind: valgrind, valgrindVersion: version, workDirectory: dir,
+            strippedBinary: stripped, slowdown: slowdown,
+            callsOverride: callsOverride, keepProfiles: keepProfiles)
     }
 
     func cleanUp() { try? FileManager.default.removeItem(at: workDirectory) }
 
     /// Counts one benchmark in a fresh callgrind process.
     func measure(_ benchmark: Benchmark, index: Int) throws(BenchError) -> InstructionMeasurement {
-        guard case let .counted(planned) = benchmark.instructions else {
+        guard case .counted(let planned) = benchmark.instructions else {
             preconditionFailure("\(benchmark.name) is not counted")
         }
         let calls = callsOverride ?? planned
         let base = workDirectory.appendingPathComponent("callgrind-\(index).out")
-        let arguments = Self.valgrindArguments + ["--callgrind-out-file=\(base.path)", strippedBinary.path,
-                                                  "--instructions-child", benchmark.name,
-                                                  "--runs", String(calls), "--callgrind-dumps", base.path]
+        let arguments =
+            Self.valgrindArguments + [
+                "--callgrind-out-file=\(base.path)", strippedBinary.path,
+                "--instructions-child", benchmark.name,
+                "--runs", String(calls), "--callgrind-dumps", base.path,
+            ]
         let result: ToolResult
         do {
             result = try runTool(valgrind, arguments, environment: Self.childEnvironment(slowdown: slowdown))
         } catch {
             throw .measurementFailed("\(benchmark.name): cannot run valgrind: \(error)")
         }
-        guard result.status == 0, let line = result.stdout.split(separator: "\n").last(where: { $0.hasPrefix(ChildProtocol.prefix) }),
-              let report = ChildProtocol.parse(String(line)) else {
-            let why = result.stderr.split(separator: "\n").last(where: { !$0.isEmpty }) ?? "exit \(result.status), no count printed"
+        guard result.status == 0,
+            let line = result.stdout.split(separator: "\n").last(where: { $0.hasPrefix(ChildProtocol.prefix) }),
+            let report = ChildProtocol.parse(String(line))
+        else {
+            let why =
+                result.stderr.split(separator: "\n").last(where: { !$0.isEmpty })
+                ?? "exit \(result.status), no count printed"
             throw .measurementFailed("\(benchmark.name) under callgrind: \(why)")
         }
         if let keepProfiles {
-            let file = keepProfiles.appendingPathComponent(benchmark.name.replacingOccurrences(of: "/", with: "_") + ".callgrind")
+            let file = keepProfiles.appendingPathComponent(
+                benchmark.name.replacingOccurrences(of: "/", with: "_") + ".callgrind")
             do {
                 try FileManager.default.createDirectory(at: keepProfiles, withIntermediateDirectories: true)
                 try? FileManager.default.removeItem(at: file)
@@ -194,7 +213,8 @@ struct ChildProtocol: Hashable {
             if kv.count == 2 { fields[String(kv[0])] = String(kv[1]) }
         }
         guard let calls = fields["calls"].flatMap({ Int($0) }), let ir = fields["instructions"].flatMap({ UInt64($0) }),
-              let dump = fields["dump"].flatMap({ Int($0) }) else { return nil }
+            let dump = fields["dump"].flatMap({ Int($0) })
+        else { return nil }
         return ChildProtocol(calls: calls, instructions: Double(ir), dump: dump)
     }
 }
@@ -209,7 +229,8 @@ struct InstructionChild {
     private(set) var dumps = 0
 
     /// Counts the instructions of `work` (this thread only) and returns them with the dump number.
-    mutating func count(_ reason: String, _ work: () -> Double) throws(BenchError) -> (instructions: Double, dump: Int) {
+    mutating func count(_ reason: String, _ work: () -> Double) throws(BenchError) -> (instructions: Double, dump: Int)
+    {
         fl_callgrind_start_instrumentation()
         fl_callgrind_zero_stats()
         fl_callgrind_toggle_collect()
@@ -228,11 +249,14 @@ struct InstructionChild {
         throw .measurementFailed("\(path): no summary line")
     }
 
-    static func main(name: String, calls: Int, dumpBase: String, slowdown: Slowdown) throws(BenchError) -> ChildProtocol {
+    static func main(name: String, calls: Int, dumpBase: String, slowdown: Slowdown) throws(BenchError) -> ChildProtocol
+    {
         guard fl_running_on_valgrind() != 0 else {
             throw .usage("--instructions-child runs only under callgrind; use fencelab-bench --metric instructions")
         }
-        guard let benchmark = Registry.named(name) else { throw .usage("--instructions-child: no benchmark named '\(name)'") }
+        guard let benchmark = Registry.named(name) else {
+            throw .usage("--instructions-child: no benchmark named '\(name)'")
+        }
         var child = InstructionChild(dumpBase: dumpBase)
         let raw = benchmark.setup()
         blackHole(raw())  // warm call: lazy initialisation and first-touch costs stay uncounted
@@ -275,16 +299,19 @@ func runTool(_ executable: URL, _ arguments: [String], environment: [String: Str
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-bench-tool-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
-    let out = dir.appendingPathComponent("stdout"), err = dir.appendingPathComponent("stderr")
+    let out = dir.appendingPathComponent("stdout")
+    let err = dir.appendingPathComponent("stderr")
     guard FileManager.default.createFile(atPath: out.path, contents: nil),
-          FileManager.default.createFile(atPath: err.path, contents: nil) else {
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+    else {
         throw BenchError.measurementFailed("cannot create files in \(dir.path)")
     }
     let p = Process()
     p.executableURL = executable
     p.arguments = arguments
     if let environment { p.environment = environment }
-    let outHandle = try FileHandle(forWritingTo: out), errHandle = try FileHandle(forWritingTo: err)
+    let outHandle = try FileHandle(forWritingTo: out)
+    let errHandle = try FileHandle(forWritingTo: err)
     p.standardOutput = outHandle
     p.standardError = errHandle
     p.standardInput = FileHandle.nullDevice
@@ -292,7 +319,8 @@ func runTool(_ executable: URL, _ arguments: [String], environment: [String: Str
     p.waitUntilExit()
     try? outHandle.close()
     try? errHandle.close()
-    return ToolResult(status: p.terminationStatus,
-                      stdout: String(decoding: (try? Data(contentsOf: out)) ?? Data(), as: UTF8.self),
-                      stderr: String(decoding: (try? Data(contentsOf: err)) ?? Data(), as: UTF8.self))
+    return ToolResult(
+        status: p.terminationStatus,
+        stdout: String(decoding: (try? Data(contentsOf: out)) ?? Data(), as: UTF8.self),
+        stderr: String(decoding: (try? Data(contentsOf: err)) ?? Data(), as: UTF8.self))
 }

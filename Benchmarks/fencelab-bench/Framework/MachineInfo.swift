@@ -14,10 +14,11 @@ struct MachineInfo: Codable, Sendable, Hashable {
     var date: String
 
     static func current(valgrindVersion: String? = nil) -> MachineInfo {
-        MachineInfo(cpuModel: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount,
-                    operatingSystem: operatingSystem(), toolchain: toolchain,
-                    gslVersion: GSLRuntime.version, valgrindVersion: valgrindVersion,
-                    date: ISO8601DateFormatter().string(from: Date()))
+        MachineInfo(
+            cpuModel: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount,
+            operatingSystem: operatingSystem(), toolchain: toolchain,
+            gslVersion: GSLRuntime.version, valgrindVersion: valgrindVersion,
+            date: ISO8601DateFormatter().string(from: Date()))
     }
 
     /// One warning line per version that differs from `baseline` (toolchain, GSL, valgrind):
@@ -26,7 +27,9 @@ struct MachineInfo: Codable, Sendable, Hashable {
         var warnings: [String] = []
         func check(_ what: String, _ now: String?, _ then: String?) {
             guard let now, let then, now != then else { return }
-            warnings.append("warning: baseline '\(baselineName)' was recorded with \(what) \(then), this run uses \(now); counts move with it, re-save the baseline for this \(what)")
+            warnings.append(
+                "warning: baseline '\(baselineName)' was recorded with \(what) \(then), this run uses \(now); counts move with it, re-save the baseline for this \(what)"
+            )
         }
         check("toolchain", toolchain, baseline.toolchain)
         check("GSL", gslVersion, baseline.gslVersion)

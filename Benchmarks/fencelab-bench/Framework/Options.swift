@@ -26,29 +26,44 @@ struct Options: Sendable {
 
     /// Every option, declared once: parsing, the OPTIONS section of `--help` and suggestions derive from it.
     static let declarations = [
-        OptionDeclaration("--metric", .choice(Metric.allCases.map(\.rawValue)), default: Metric.time.rawValue,
-                          help: "What to measure: time, or instructions (needs valgrind, Debian package valgrind)"),
+        OptionDeclaration(
+            "--metric", .choice(Metric.allCases.map(\.rawValue)), default: Metric.time.rawValue,
+            help: "What to measure: time, or instructions (needs valgrind, Debian package valgrind)"),
         OptionDeclaration("--quick", .flag, help: "Fewer, shorter samples (the CI smoke pass; same table). Time only."),
-        OptionDeclaration("--filter", .text("SUBSTR"), repetition: .each,
-                          help: "Only benchmarks whose name contains SUBSTR (repeatable: any)."),
-        OptionDeclaration("--format", .choice(OutputFormat.allCases.map(\.rawValue)), default: OutputFormat.text.rawValue,
-                          help: "Output format"),
-        OptionDeclaration("--save-baseline", .text("NAME"), help: """
-            Write Benchmarks/baselines/NAME.json (time) or NAME-instructions.json
-            (machine info included). With --filter and an existing baseline of
-            the same toolchain, the measured rows replace theirs and the others stay.
-            """),
-        OptionDeclaration("--compare", .text("NAME"), help: """
-            Compare with that baseline: time on the ratio to the kernel where there
-            is one (rows with a wide measured spread are tracked-only), else items/s;
-            instructions on instructions per item (lower is better).
-            """),
-        OptionDeclaration("--threshold", .text("T"), requires: "--compare",
-                          help: "With --compare: the relative change that counts, e.g. 10% (time default)\nor 2% (instructions default)."),
-        OptionDeclaration("--samples", .integer("N", 1...1000), help: "Timed samples per benchmark (default 201, --quick 51). Time only."),
-        OptionDeclaration("--runs", .integer("N", 1...1000),
-                          help: "Body calls counted per benchmark (default: the benchmark's, 1-3). Instructions only."),
-        OptionDeclaration("--callgrind-out", .text("DIR"), help: "Keep each benchmark's callgrind profile in DIR (for callgrind_annotate)."),
+        OptionDeclaration(
+            "--filter", .text("SUBSTR"), repetition: .each,
+            help: "Only benchmarks whose name contains SUBSTR (repeatable: any)."),
+        OptionDeclaration(
+            "--format", .choice(OutputFormat.allCases.map(\.rawValue)), default: OutputFormat.text.rawValue,
+            help: "Output format"),
+        OptionDeclaration(
+            "--save-baseline", .text("NAME"),
+            help: """
+                Write Benchmarks/baselines/NAME.json (time) or NAME-instructions.json
+                (machine info included). With --filter and an existing baseline of
+                the same toolchain, the measured rows replace theirs and the others stay.
+                """),
+        OptionDeclaration(
+            "--compare", .text("NAME"),
+            help: """
+                Compare with that baseline: time on the ratio to the kernel where there
+                is one (rows with a wide measured spread are tracked-only), else items/s;
+                instructions on instructions per item (lower is better).
+                """),
+        OptionDeclaration(
+            "--threshold", .text("T"), requires: "--compare",
+            help:
+                "With --compare: the relative change that counts, e.g. 10% (time default)\nor 2% (instructions default)."
+        ),
+        OptionDeclaration(
+            "--samples", .integer("N", 1...1000),
+            help: "Timed samples per benchmark (default 201, --quick 51). Time only."),
+        OptionDeclaration(
+            "--runs", .integer("N", 1...1000),
+            help: "Body calls counted per benchmark (default: the benchmark's, 1-3). Instructions only."),
+        OptionDeclaration(
+            "--callgrind-out", .text("DIR"),
+            help: "Keep each benchmark's callgrind profile in DIR (for callgrind_annotate)."),
         OptionDeclaration("--list", .flag, help: "List the benchmarks and exit."),
         OptionDeclaration("--help", .flag, help: "Show this help (also -h)."),
         // The process callgrind runs (`--metric instructions` passes them); not for users.
@@ -80,12 +95,15 @@ struct Options: Sendable {
     static func parse(_ argv: [String]) throws(BenchError) -> Options {
         let parsed: ParsedOptions
         do {
-            parsed = try ParsedOptions(argv.map { $0 == "-h" ? "--help" : $0 }, declarations: declarations, context: "",
-                                       helpHint: "fencelab-bench --help")
+            parsed = try ParsedOptions(
+                argv.map { $0 == "-h" ? "--help" : $0 }, declarations: declarations, context: "",
+                helpHint: "fencelab-bench --help")
         } catch {
             throw .usage(error.description)
         }
-        if let stray = parsed.positionals.first { throw .usage("unknown argument '\(stray)'; see fencelab-bench --help") }
+        if let stray = parsed.positionals.first {
+            throw .usage("unknown argument '\(stray)'; see fencelab-bench --help")
+        }
         var o = Options()
         o.quick = parsed.flag("--quick")
         o.list = parsed.flag("--list")
@@ -105,13 +123,17 @@ struct Options: Sendable {
         o.callgrindDumps = parsed.option("--callgrind-dumps")
         if o.metric == .instructions {
             if o.quick { throw .usage("--quick applies to --metric time (instruction counts need no repeats)") }
-            if o.samples != nil { throw .usage("--samples applies to --metric time; use --runs N with --metric instructions") }
+            if o.samples != nil {
+                throw .usage("--samples applies to --metric time; use --runs N with --metric instructions")
+            }
         } else if o.instructionsChild == nil {
             if o.runs != nil { throw .usage("--runs applies to --metric instructions") }
             if o.callgrindOut != nil { throw .usage("--callgrind-out applies to --metric instructions") }
         }
         if (o.instructionsChild == nil) != (o.callgrindDumps == nil) {
-            throw .usage("--instructions-child and --callgrind-dumps go together (fencelab-bench --metric instructions passes them)")
+            throw .usage(
+                "--instructions-child and --callgrind-dumps go together (fencelab-bench --metric instructions passes them)"
+            )
         }
         return o
     }

@@ -76,14 +76,16 @@ struct Runner {
         // Heavy bodies (0.1–1 s per call): at most `maxSamples`.
         let samples = min(configuration.samples, benchmark.maxSamples ?? .max)
 
-        var times: [Double] = [], kernelTimes: [Double] = []
+        var times: [Double] = []
+        var kernelTimes: [Double] = []
         for sample in 0..<samples {
             guard kernel != nil, let kernelBody else {
                 times.append(time(body, runs: runs))
                 continue
             }
             // ABBA order: a load change during the pair biases neither side on average.
-            let t: Double, tk: Double
+            let t: Double
+            let tk: Double
             if sample % 2 == 0 {
                 t = time(body, runs: runs)
                 tk = time(kernelBody, runs: kernelRuns)
@@ -99,9 +101,10 @@ struct Runner {
         // see the same machine state; a preemption hits one side of a pair, pushing the
         // pair's ratio up or down with equal odds, and the median ignores it.
         let ratio: Double? = kernel.map { k in
-            SampleStatistics.median(zip(times, kernelTimes).map { t, tk in
-                (Double(benchmark.itemsPerRun) / t) / (Double(k.itemsPerRun) / tk)
-            })
+            SampleStatistics.median(
+                zip(times, kernelTimes).map { t, tk in
+                    (Double(benchmark.itemsPerRun) / t) / (Double(k.itemsPerRun) / tk)
+                })
         }
         return Measurement(
             name: benchmark.name, group: benchmark.group, unit: benchmark.unit,

@@ -38,7 +38,8 @@ struct Slowdown: Sendable, Hashable {
         var fillerIterations = 0
         if fraction > 0 {
             let bodyCost = cost(body)
-            let perIteration = cost { slowdownFiller(iterations: Slowdown.calibrationIterations, seed: 1) }
+            let perIteration =
+                cost { slowdownFiller(iterations: Slowdown.calibrationIterations, seed: 1) }
                 / Double(Slowdown.calibrationIterations)
             if perIteration > 0, bodyCost.isFinite {
                 fillerIterations = Int((fraction * bodyCost / perIteration).rounded())

@@ -12,7 +12,7 @@ enum AllocationBenchmarks {
             var s = 0.0
             for i in 0..<items {
                 let a = [Double](repeating: Double(i), count: 4)
-                escapedArray = a   // escapes: the optimiser cannot stack-promote it
+                escapedArray = a  // escapes: the optimiser cannot stack-promote it
                 s += a[3]
             }
             return s

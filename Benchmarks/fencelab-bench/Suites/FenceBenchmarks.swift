@@ -56,11 +56,15 @@ enum FenceBenchmarks {
                         // a fix the rule will not count needs no haversine.
                         let a = acc[i]
                         guard a.isFinite, a >= 0, a <= maxAccuracy_m else { continue }
-                        let d = Haversine.centralAngle_rad(
-                            latitude1: c.latitude, longitude1: c.longitude,
-                            latitude2: lat[i], longitude2: lon[i]) * radius_m
+                        let d =
+                            Haversine.centralAngle_rad(
+                                latitude1: c.latitude, longitude1: c.longitude,
+                                latitude2: lat[i], longitude2: lon[i]) * radius_m
                         let next = rule.next(previous: state, distance_m: d, accuracy_m: acc[i])
-                        if next != state { changes += 1; state = next }
+                        if next != state {
+                            changes += 1
+                            state = next
+                        }
                     }
                 }
             }

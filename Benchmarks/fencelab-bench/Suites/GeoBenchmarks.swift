@@ -14,14 +14,18 @@ enum GeoBenchmarks {
     ) {
         let w = Workloads.FenceFixes(count: ReferenceKernels.fixesPerRun, seed: 8)
         let fixes = (0..<w.count).map {
-            Fix(timestamp_s: Double($0), latitude: w.latitude[$0], longitude: w.longitude[$0], horizontalAccuracy_m: w.accuracy_m[$0])
+            Fix(
+                timestamp_s: Double($0), latitude: w.latitude[$0], longitude: w.longitude[$0],
+                horizontalAccuracy_m: w.accuracy_m[$0])
         }
         let center: Coordinate
         let prototype: FenceMonitor<Hysteresis, Haversine>
         do {
-            center = try Coordinate(latitude: Workloads.fenceCenter.latitude, longitude: Workloads.fenceCenter.longitude)
-            prototype = try FenceMonitor(center: center, evaluator: FenceEvaluator(rule: Hysteresis.seedDefault),
-                                         maxAge_s: 30, logging: .off)
+            center = try Coordinate(
+                latitude: Workloads.fenceCenter.latitude, longitude: Workloads.fenceCenter.longitude)
+            prototype = try FenceMonitor(
+                center: center, evaluator: FenceEvaluator(rule: Hysteresis.seedDefault),
+                maxAge_s: 30, logging: .off)
         } catch { fatalError("fencelab-bench: monitor: \(error)") }
         return {
             var m = prototype
@@ -41,10 +45,12 @@ enum GeoBenchmarks {
             let rng = Workloads.source(seed: seed)
             func uniformOnSphere() -> Coordinate {
                 let z = 2 * rng.uniform() - 1
-                let lat = _asinDegrees(z), lon = rng.uniform() * 360 - 180
+                let lat = _asinDegrees(z)
+                let lon = rng.uniform() * 360 - 180
                 do { return try Coordinate(latitude: lat, longitude: lon) } catch { fatalError("\(error)") }
             }
-            var a: [Coordinate] = [], b: [Coordinate] = []
+            var a: [Coordinate] = []
+            var b: [Coordinate] = []
             for _ in 0..<count {
                 let p = uniformOnSphere()
                 a.append(p)
@@ -54,7 +60,8 @@ enum GeoBenchmarks {
                     b.append(uniformOnSphere())
                 }
             }
-            self.a = a; self.b = b
+            self.a = a
+            self.b = b
         }
     }
 

@@ -38,8 +38,9 @@ enum HarnessBenchmarks {
         do { prepared = try ScenarioRunner.prepare(request) } catch {
             fatalError("fencelab-bench: harness: cannot load \(scenario): \(error)")
         }
-        precondition(prepared.count == 1 && prepared[0].spec.sampling.sampleCount == 3_000,
-                     "fencelab-bench: \(scenario) no longer has 3000 slots; update itemsPerRun")
+        precondition(
+            prepared.count == 1 && prepared[0].spec.sampling.sampleCount == 3_000,
+            "fencelab-bench: \(scenario) no longer has 3000 slots; update itemsPerRun")
         return {
             do { return Double(try ScenarioRunner.run(prepared, request: request).scenarios.count) } catch {
                 fatalError("fencelab-bench: harness run failed: \(error)")
@@ -59,7 +60,9 @@ enum HarnessBenchmarks {
         if FileManager.default.isExecutableFile(atPath: fencelab.path) {
             return "'\(fencelab.path)' engine-serve"
         }
-        printError("fencelab-bench: harness/external-engine: no fencelab binary next to \(own.path); using \(own.lastPathComponent) --engine-serve")
+        printError(
+            "fencelab-bench: harness/external-engine: no fencelab binary next to \(own.path); using \(own.lastPathComponent) --engine-serve"
+        )
         return "'\(own.path)' --engine-serve"
     }
 
@@ -68,20 +71,32 @@ enum HarnessBenchmarks {
     static let externalEngine = Benchmark(
         "harness/external-engine-builtin", group: "harness", itemsPerRun: engineFixes, unit: "fix",
         target: "≥ 2e5 fixes/s", noise: 4.4, maxSamples: 7,  // items/s 1.1e5–5.8e5 in 16 runs (load 12–20)
-        instructions: .notCounted(reason: "waits on a child process through pipes: the polling depends on timing, and the engine's own work runs in another process")
+        instructions: .notCounted(
+            reason:
+                "waits on a child process through pipes: the polling depends on timing, and the engine's own work runs in another process"
+        )
     ) {
         let w = Workloads.FenceFixes(count: engineFixes, seed: 41)
         let fixes = (0..<w.count).map {
-            Fix(timestamp_s: Double($0), latitude: w.latitude[$0], longitude: w.longitude[$0], horizontalAccuracy_m: w.accuracy_m[$0])
+            Fix(
+                timestamp_s: Double($0), latitude: w.latitude[$0], longitude: w.longitude[$0],
+                horizontalAccuracy_m: w.accuracy_m[$0])
         }
         let now = fixes.map { $0.timestamp_s + 0.25 }
         let center: Coordinate
-        do { center = try Coordinate(latitude: Workloads.fenceCenter.latitude, longitude: Workloads.fenceCenter.longitude) } catch {
+        do {
+            center = try Coordinate(
+                latitude: Workloads.fenceCenter.latitude, longitude: Workloads.fenceCenter.longitude)
+        } catch {
             fatalError("\(error)")
         }
-        let fence = EngineFence(center: center, rule: ["kind": .string("hysteresis"), "enter_m": .number(80),
-                                                       "exit_m": .number(120), "maxAccuracy_m": .number(30)],
-                                rulesVersion: "hysteresis-80-120-acc30")
+        let fence = EngineFence(
+            center: center,
+            rule: [
+                "kind": .string("hysteresis"), "enter_m": .number(80),
+                "exit_m": .number(120), "maxAccuracy_m": .number(30),
+            ],
+            rulesVersion: "hysteresis-80-120-acc30")
         let engine = ExternalEngine(command: engineCommand(), perFixTimeout_s: 1)
         return {
             do {

@@ -1,5 +1,5 @@
-import Foundation
 import CReference
+import Foundation
 import GeoPolicy
 
 /// The filters the benchmarks feed fix by fix.
@@ -23,8 +23,11 @@ enum KalmanBenchmarks {
 
     /// The workload's fixes (positions from the east/north plane at the fence centre).
     static func makeFixes(_ w: Workloads.TrackInPlane) -> [Fix] {
-        (0..<w.count).map { Fix(timestamp_s: w.time_s[$0], latitude: w.latitude[$0], longitude: w.longitude[$0],
-                                horizontalAccuracy_m: w.accuracy_m[$0]) }
+        (0..<w.count).map {
+            Fix(
+                timestamp_s: w.time_s[$0], latitude: w.latitude[$0], longitude: w.longitude[$0],
+                horizontalAccuracy_m: w.accuracy_m[$0])
+        }
     }
 
     /// `KalmanFilter.update` per fix (first fix initialises; items = the updates after it).
@@ -45,7 +48,9 @@ enum KalmanBenchmarks {
     /// `SweepDrive`) and the C kernels have: in the generic one the specialised loop calls the
     /// protocol witness, which the inliner leaves out of line (a call per update, the state
     /// through memory), so `KalmanFilter.update`, `@inlinable` for exactly this, was not inlined.
-    static func updates(_ prototype: KalmanFilter, _ fixes: [Fix], result: @escaping (KalmanFilter) -> Double) -> () -> Double {
+    static func updates(
+        _ prototype: KalmanFilter, _ fixes: [Fix], result: @escaping (KalmanFilter) -> Double
+    ) -> () -> Double {
         {
             var f = prototype
             var rejected = 0
@@ -59,7 +64,9 @@ enum KalmanBenchmarks {
     }
 
     /// The timed body shared by the filter benchmarks: a fresh copy of `prototype` takes every fix.
-    static func updates<F: BenchedTrackFilter>(_ prototype: F, _ fixes: [Fix], result: @escaping (F) -> Double) -> () -> Double {
+    static func updates<F: BenchedTrackFilter>(
+        _ prototype: F, _ fixes: [Fix], result: @escaping (F) -> Double
+    ) -> () -> Double {
         {
             var f = prototype
             var rejected = 0
@@ -78,19 +85,31 @@ enum KalmanBenchmarks {
     /// east/north frame at the estimate, 61 km east of the centre, rotated by the meridian
     /// convergence Δλ·sin φ ≈ 0.0125 rad against the kernel's axes, and rotation leaves the traces
     /// (not single variances of an anisotropic covariance) unchanged.
-    static func disagreements(_ name: String, estimate: KalmanEstimate?, covariance p: Covariance4, kernel c: [Double]) -> [String] {
+    static func disagreements(
+        _ name: String, estimate: KalmanEstimate?, covariance p: Covariance4, kernel c: [Double]
+    ) -> [String] {
         guard let e = estimate else { return ["the filter accepted no fix"] }
         let offset = Workloads.centerFrame().offset_m(e.position)
         let position_m = ((offset.x - c[0]) * (offset.x - c[0]) + (offset.y - c[1]) * (offset.y - c[1])).squareRoot()
         let velocity_mps = abs(e.speed_mps - (c[2] * c[2] + c[3] * c[3]).squareRoot())
-        let variance = max(abs(p.p00 + p.p11 - c[4] - c[5]) / (c[4] + c[5]), abs(p.p22 + p.p33 - c[6] - c[7]) / (c[6] + c[7]))
-        let positionTolerance_m = 1e-2, velocityTolerance_mps = 1e-3, varianceRelativeTolerance = 1e-4
+        let variance = max(
+            abs(p.p00 + p.p11 - c[4] - c[5]) / (c[4] + c[5]), abs(p.p22 + p.p33 - c[6] - c[7]) / (c[6] + c[7]))
+        let positionTolerance_m = 1e-2
+        let velocityTolerance_mps = 1e-3
+        let varianceRelativeTolerance = 1e-4
         var problems: [String] = []
-        if !(position_m <= positionTolerance_m) { problems.append("final position differs from the C kernel by \(position_m) m") }
-        if !(velocity_mps <= velocityTolerance_mps) { problems.append("final speed differs from the C kernel by \(velocity_mps) m/s") }
-        if !(variance <= varianceRelativeTolerance) { problems.append("final variances differ from the C kernel by \(variance) (relative)") }
+        if !(position_m <= positionTolerance_m) {
+            problems.append("final position differs from the C kernel by \(position_m) m")
+        }
+        if !(velocity_mps <= velocityTolerance_mps) {
+            problems.append("final speed differs from the C kernel by \(velocity_mps) m/s")
+        }
+        if !(variance <= varianceRelativeTolerance) {
+            problems.append("final variances differ from the C kernel by \(variance) (relative)")
+        }
         if ProcessInfo.processInfo.environment["FENCELAB_BENCH_VERBOSE"] != nil {
-            printError("\(name) vs C: position \(position_m) m, speed \(velocity_mps) m/s, variances \(variance) relative")
+            printError(
+                "\(name) vs C: position \(position_m) m, speed \(velocity_mps) m/s, variances \(variance) relative")
         }
         return problems
     }
@@ -104,7 +123,9 @@ enum KalmanBenchmarks {
     ) {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)
-        for problem in checkAgainstGeoKernel(w, fixes: fixes) { printError("fencelab-bench: kalman/cv-update-geo: \(problem)") }
+        for problem in checkAgainstGeoKernel(w, fixes: fixes) {
+            printError("fencelab-bench: kalman/cv-update-geo: \(problem)")
+        }
         return updates(makeFilter(), fixes) { $0.state.sum() }
     }
 
@@ -124,8 +145,12 @@ enum KalmanBenchmarks {
         let covariance = zip(swiftP, c[4..<14]).map { abs($0 - $1) / max(abs($1), 1e-300) }.max() ?? 0
         var problems: [String] = []
         if !(position_m <= 1e-9) { problems.append("final position differs from the C kernel by \(position_m) m") }
-        if !(velocity_mps <= 1e-9) { problems.append("final velocity differs from the C kernel by \(velocity_mps) m/s") }
-        if !(covariance <= 1e-12) { problems.append("final covariance differs from the C kernel by \(covariance) (relative)") }
+        if !(velocity_mps <= 1e-9) {
+            problems.append("final velocity differs from the C kernel by \(velocity_mps) m/s")
+        }
+        if !(covariance <= 1e-12) {
+            problems.append("final covariance differs from the C kernel by \(covariance) (relative)")
+        }
         if f.frame.anchor.latitude != c[14] || f.frame.anchor.longitude != c[15] {
             problems.append("final anchor differs: \(f.frame.anchor) vs (\(c[14]), \(c[15]))")
         }
@@ -133,7 +158,9 @@ enum KalmanBenchmarks {
             problems.append("re-anchorings/refusals differ: \(f.reanchorCount)/\(rejected) vs \(c[16])/\(c[17])")
         }
         if ProcessInfo.processInfo.environment["FENCELAB_BENCH_VERBOSE"] != nil {
-            printError("kalman/cv-update-geo vs C: position \(position_m) m, velocity \(velocity_mps) m/s, covariance \(covariance) relative, \(f.reanchorCount) re-anchorings")
+            printError(
+                "kalman/cv-update-geo vs C: position \(position_m) m, velocity \(velocity_mps) m/s, covariance \(covariance) relative, \(f.reanchorCount) re-anchorings"
+            )
         }
         return problems
     }
@@ -153,8 +180,9 @@ enum KalmanBenchmarks {
     /// The stop-and-go IMM with the C kernel's parameters (CV q, NCP density, sojourn times, velocity σ 10 m/s).
     static func makeIMM() -> IMMFilter {
         do {
-            return try IMMFilter(accelerationDensity_m2ps3: 0.5, positionDensity_m2ps: IMMFilter.defaultPositionDensity_m2ps,
-                                 meanSojourn_s: IMMFilter.defaultMeanSojourn_s, convention: .iOSDRMS, initialSpeedSigma_mps: 10)
+            return try IMMFilter(
+                accelerationDensity_m2ps3: 0.5, positionDensity_m2ps: IMMFilter.defaultPositionDensity_m2ps,
+                meanSojourn_s: IMMFilter.defaultMeanSojourn_s, convention: .iOSDRMS, initialSpeedSigma_mps: 10)
         } catch { fatalError("fencelab-bench: IMMFilter: \(error)") }
     }
 
@@ -179,11 +207,14 @@ enum KalmanBenchmarks {
         for fix in fixes { try? f.update(fix) }
         var c = [Double](repeating: 0, count: 10)
         let tau = IMMFilter.defaultMeanSojourn_s
-        _ = fl_ref_imm(w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5, IMMFilter.defaultPositionDensity_m2ps,
-                       tau[0], tau[1], 100, &c)
+        _ = fl_ref_imm(
+            w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5, IMMFilter.defaultPositionDensity_m2ps,
+            tau[0], tau[1], 100, &c)
         var problems = disagreements("kalman/imm-update", estimate: f.estimate, covariance: f.covariance, kernel: c)
         let probability = abs(f.probabilities[0] - c[8])
-        if !(probability <= 1e-6) { problems.append("final model probability differs from the C kernel by \(probability)") }
+        if !(probability <= 1e-6) {
+            problems.append("final model probability differs from the C kernel by \(probability)")
+        }
         return problems
     }
 
@@ -217,7 +248,8 @@ enum KalmanBenchmarks {
 
     /// `RTSSmoother.smooth` on recorded steps, per point (the forward filter runs in set-up).
     static let rtsSmoother = Benchmark(
-        "track/rts-smooth", group: "track", itemsPerRun: 1024, unit: "point", target: "0 allocs/point (1 array per call)",
+        "track/rts-smooth", group: "track", itemsPerRun: 1024, unit: "point",
+        target: "0 allocs/point (1 array per call)",
         noise: 0.09  // items/s, 16 runs 2026-11-30 (load 12–20); 9.2e5–1.85e6 across days
     ) {
         let w = Workloads.TrackInPlane(count: 1024, seed: 10)
@@ -225,7 +257,10 @@ enum KalmanBenchmarks {
         var steps: [KalmanStep] = []
         var step = KalmanStep()
         for fix in makeFixes(w) {
-            do { try f.update(fix, recording: &step); steps.append(step) } catch { fatalError("\(error)") }
+            do {
+                try f.update(fix, recording: &step)
+                steps.append(step)
+            } catch { fatalError("\(error)") }
         }
         return {
             let s = RTSSmoother.smooth(steps)

@@ -26,11 +26,16 @@ enum RandomBenchmarks {
     ) {
         let d = ReferenceKernels.QuantileData()
         let body = {
-            do { return try Statistics.quantiles(d.values, probabilities: d.probabilities).reduce(0, +) } catch { return .nan }
+            do { return try Statistics.quantiles(d.values, probabilities: d.probabilities).reduce(0, +) } catch {
+                return .nan
+            }
         }
-        var work = [Double](repeating: 0, count: d.values.count), out = [Double](repeating: 0, count: 3)
+        var work = [Double](repeating: 0, count: d.values.count)
+        var out = [Double](repeating: 0, count: 3)
         let c = fl_ref_gsl_sort_quantiles(d.values, d.values.count, d.probabilities, 3, &work, &out)
-        if body() != c { printError("fencelab-bench: stats/report-quantiles disagrees with gsl_sort: \(body()) vs \(c)") }
+        if body() != c {
+            printError("fencelab-bench: stats/report-quantiles disagrees with gsl_sort: \(body()) vs \(c)")
+        }
         return body
     }
 }

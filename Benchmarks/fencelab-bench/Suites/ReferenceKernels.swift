@@ -9,7 +9,9 @@ enum ReferenceKernels {
     static let drawsPerRun = 4096
     static let updatesPerRun = 4096
 
-    static let all: [Benchmark] = [fenceScalar, kalmanCV, kalmanGeo, imm, seedKalman, ziggurat, cspline, sortQuantiles, sweepScan]
+    static let all: [Benchmark] = [
+        fenceScalar, kalmanCV, kalmanGeo, imm, seedKalman, ziggurat, cspline, sortQuantiles, sweepScan,
+    ]
 
     static let fenceScalar = Benchmark(
         "reference/c-fence-scalar", group: "reference", itemsPerRun: fixesPerRun, unit: "fix",
@@ -19,8 +21,9 @@ enum ReferenceKernels {
         let c = Workloads.fenceCenter
         return {
             var state: Int32 = 0
-            let changes = fl_ref_fence_scalar(w.latitude, w.longitude, w.accuracy_m, w.count,
-                                              c.latitude, c.longitude, 80, 120, 30, &state)
+            let changes = fl_ref_fence_scalar(
+                w.latitude, w.longitude, w.accuracy_m, w.count,
+                c.latitude, c.longitude, 80, 120, 30, &state)
             return Double(changes)
         }
     }
@@ -34,13 +37,15 @@ enum ReferenceKernels {
         guard let drive = SweepBenchmarks.loiterDrive() else { return { 0 } }
         let x = drive.fixArrays
         let maxAge_s = EvaluationSettings().maxFixAge_s
-        var time = [Double](repeating: 0, count: x.count), inside = [UInt8](repeating: 0, count: x.count)
+        var time = [Double](repeating: 0, count: x.count)
+        var inside = [UInt8](repeating: 0, count: x.count)
         return {
             var total = 0
             for p in SweepBenchmarks.scanPoints {
-                total += fl_ref_sweep_scan(x.now_s, x.timestamp_s, x.distance_m, x.gateAccuracy_m, x.count,
-                                           p.enter_m, p.exit_m, p.maxAccuracy_m, maxAge_s, Int32(p.confirm_n),
-                                           &time, &inside)
+                total += fl_ref_sweep_scan(
+                    x.now_s, x.timestamp_s, x.distance_m, x.gateAccuracy_m, x.count,
+                    p.enter_m, p.exit_m, p.maxAccuracy_m, maxAge_s, Int32(p.confirm_n),
+                    &time, &inside)
             }
             return Double(total)
         }
@@ -69,8 +74,11 @@ enum ReferenceKernels {
     ) {
         let w = Workloads.TrackInPlane(count: updatesPerRun, seed: 9)
         let tau = IMMFilter.defaultMeanSojourn_s
-        return { fl_ref_imm(w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5, IMMFilter.defaultPositionDensity_m2ps,
-                            tau[0], tau[1], 100, nil) }
+        return {
+            fl_ref_imm(
+                w.time_s, w.east_m, w.north_m, w.accuracy_m, w.count, 0.5, IMMFilter.defaultPositionDensity_m2ps,
+                tau[0], tau[1], 100, nil)
+        }
     }
 
     static let seedKalman = Benchmark(
@@ -104,7 +112,8 @@ enum ReferenceKernels {
         isReference: true
     ) {
         let d = QuantileData()
-        var work = [Double](repeating: 0, count: QuantileData.count), out = [Double](repeating: 0, count: 3)
+        var work = [Double](repeating: 0, count: QuantileData.count)
+        var out = [Double](repeating: 0, count: 3)
         return { fl_ref_gsl_sort_quantiles(d.values, d.values.count, d.probabilities, 3, &work, &out) }
     }
 
@@ -116,7 +125,8 @@ enum ReferenceKernels {
         init() {
             let rng = Workloads.source(seed: 13)
             values = (0..<QuantileData.count).map { _ in
-                let e = rng.gaussianZiggurat(sigma: 5), n = rng.gaussianZiggurat(sigma: 5)
+                let e = rng.gaussianZiggurat(sigma: 5)
+                let n = rng.gaussianZiggurat(sigma: 5)
                 return (e * e + n * n).squareRoot()
             }
         }

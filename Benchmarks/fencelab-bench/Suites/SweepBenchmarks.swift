@@ -1,7 +1,7 @@
 import DriveSim
 import FenceLab
-import Foundation
 import FenceLabSweep
+import Foundation
 
 /// The marginal cost of a sweep grid point: one rule evaluated on an already generated
 /// 1 Hz, one-hour drive (edge-loiter-100m, replicate 0): fence decisions over the delivered
@@ -37,7 +37,8 @@ enum SweepBenchmarks {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         let path = root.appendingPathComponent("scenarios/edge-loiter-100m.json").path
-        guard let spec = try? ScenarioSpec.load(path: path), let drive = try? SweepDrive(spec: spec, replicate: 0) else {
+        guard let spec = try? ScenarioSpec.load(path: path), let drive = try? SweepDrive(spec: spec, replicate: 0)
+        else {
             printError("fencelab-bench: sweep: cannot load \(path)")
             return nil
         }

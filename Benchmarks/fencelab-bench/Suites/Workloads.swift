@@ -35,8 +35,12 @@ enum Workloads {
         init(count: Int, seed: UInt64) {
             let rng = Workloads.source(seed: seed)
             let frame = Workloads.centerFrame()
-            var lat: [Double] = [], lon: [Double] = [], acc: [Double] = []
-            lat.reserveCapacity(count); lon.reserveCapacity(count); acc.reserveCapacity(count)
+            var lat: [Double] = []
+            var lon: [Double] = []
+            var acc: [Double] = []
+            lat.reserveCapacity(count)
+            lon.reserveCapacity(count)
+            acc.reserveCapacity(count)
             var r = 100.0
             for i in 0..<count {
                 r = min(200, max(0, r + rng.gaussianZiggurat(sigma: 12)))
@@ -46,7 +50,9 @@ enum Workloads {
                 lon.append(c.longitude)
                 acc.append(i % 89 == 5 ? -1 : 2 + 38 * rng.uniform())
             }
-            latitude = lat; longitude = lon; accuracy_m = acc
+            latitude = lat
+            longitude = lon
+            accuracy_m = acc
         }
     }
 
@@ -59,24 +65,37 @@ enum Workloads {
         init(count: Int, seed: UInt64, sigma_m: Double = 5) {
             let rng = Workloads.source(seed: seed)
             let frame = Workloads.centerFrame()
-            var t: [Double] = [], e: [Double] = [], n: [Double] = [], a: [Double] = []
-            var la: [Double] = [], lo: [Double] = []
+            var t: [Double] = []
+            var e: [Double] = []
+            var n: [Double] = []
+            var a: [Double] = []
+            var la: [Double] = []
+            var lo: [Double] = []
             for i in 0..<count {
                 let east = 15 * Double(i) + rng.gaussianZiggurat(sigma: sigma_m)
                 let north = rng.gaussianZiggurat(sigma: sigma_m)
-                t.append(Double(i)); e.append(east); n.append(north); a.append(sigma_m * 2.0.squareRoot())
+                t.append(Double(i))
+                e.append(east)
+                n.append(north)
+                a.append(sigma_m * 2.0.squareRoot())
                 let c = frame.coordinate(east_m: east, north_m: north)
-                la.append(c.latitude); lo.append(c.longitude)
+                la.append(c.latitude)
+                lo.append(c.longitude)
             }
-            time_s = t; east_m = e; north_m = n; accuracy_m = a; latitude = la; longitude = lo
+            time_s = t
+            east_m = e
+            north_m = n
+            accuracy_m = a
+            latitude = la
+            longitude = lo
         }
     }
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 @inline(__always) func _sin(_ x: Double) -> Double { sin(x) }
 @inline(__always) func _cos(_ x: Double) -> Double { cos(x) }

@@ -56,14 +56,14 @@ struct FaultProcess {
     }
 
     /// Whether time `t_s` (non-decreasing between calls) lies in a gap.
-    
+
     mutating func inGap(_ t_s: Double, rng: RandomSource) -> Bool {
         if let g = randomGaps {
             while t_s >= nextGapStart_s {
                 let duration: Double
                 switch g.duration {
-                case let .exponential(mean): duration = rng.exponential(mean: mean)
-                case let .logNormal(median, sigma): duration = median * rng.logNormal(zeta: 0, sigma: sigma)
+                case .exponential(let mean): duration = rng.exponential(mean: mean)
+                case .logNormal(let median, let sigma): duration = median * rng.logNormal(zeta: 0, sigma: sigma)
                 }
                 gapEnd_s = max(gapEnd_s, nextGapStart_s + duration)
                 nextGapStart_s += rng.exponential(mean: 3600 / g.ratePerHour)
@@ -75,7 +75,7 @@ struct FaultProcess {
     }
 
     /// The per-sample fault for the next sample (one uniform draw when any is enabled).
-    
+
     func choose(rng: RandomSource) -> SampleFault {
         guard anyPerSample else { return .none }
         let u = rng.uniform()

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import GeoPolicy
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One delivery of the generated stream: what the device hands the app at `time_s`, with
 /// the truth the harness scores against and a label saying which fault (if any) was injected.
@@ -24,7 +25,13 @@ public struct GeneratedSample: Sendable, Hashable {
     public var fix: Fix? {
         get { hasFix ? observed : nil }
         set {
-            if let f = newValue { observed = f; hasFix = true } else { observed = Self.noFix; hasFix = false }
+            if let f = newValue {
+                observed = f
+                hasFix = true
+            } else {
+                observed = Self.noFix
+                hasFix = false
+            }
         }
     }
     /// The true position when `fix` was measured (differs from `truth` for stale and late fixes), or nil without a fix.
@@ -41,14 +48,21 @@ public struct GeneratedSample: Sendable, Hashable {
     var observedTruth: Coordinate
     var hasFix: Bool
     /// A placeholder to pass to `ScenarioGenerator.next(into:)`.
-    public static let placeholder = GeneratedSample(sequence: 0, sampleIndex: 0, time_s: 0, truth: Coordinate(unitVector: SIMD3(1, 0, 0)),
-                                                    truthSpeed_mps: 0, truthHeading: .zero, fix: nil, fixTruth: nil, fault: .none)
+    public static let placeholder = GeneratedSample(
+        sequence: 0, sampleIndex: 0, time_s: 0, truth: Coordinate(unitVector: SIMD3(1, 0, 0)),
+        truthSpeed_mps: 0, truthHeading: .zero, fix: nil, fixTruth: nil, fault: .none)
     static let noFix = Fix(timestamp_s: 0, latitude: 0, longitude: 0, horizontalAccuracy_m: 0)
 
-    public init(sequence: Int, sampleIndex: Int, time_s: Double, truth: Coordinate, truthSpeed_mps: Double,
-                truthHeading: SIMD2<Double>, fix: Fix?, fixTruth: Coordinate?, fault: FaultLabel) {
-        self.sequence = sequence; self.sampleIndex = sampleIndex; self.time_s = time_s; self.truth = truth
-        self.truthSpeed_mps = truthSpeed_mps; self.truthHeading = truthHeading
+    public init(
+        sequence: Int, sampleIndex: Int, time_s: Double, truth: Coordinate, truthSpeed_mps: Double,
+        truthHeading: SIMD2<Double>, fix: Fix?, fixTruth: Coordinate?, fault: FaultLabel
+    ) {
+        self.sequence = sequence
+        self.sampleIndex = sampleIndex
+        self.time_s = time_s
+        self.truth = truth
+        self.truthSpeed_mps = truthSpeed_mps
+        self.truthHeading = truthHeading
         self.observed = fix ?? Self.noFix
         self.observedTruth = fixTruth ?? truth
         self.hasFix = fix != nil

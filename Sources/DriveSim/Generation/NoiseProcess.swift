@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import GSLKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Draws the position error of successive fixes, in metres east and north (see `NoiseSpec`).
 ///
@@ -32,15 +33,35 @@ struct NoiseProcess {
 
     init(spec: NoiseSpec, dt_s: Double, rng: RandomSource) {
         switch spec.white {
-        case let .gaussian(s):
-            white = .gaussian; sigma_m = s; alongSigma_m = s; acrossSigma_m = s; rho = 0
-        case let .anisotropic(a, c, r):
-            white = .anisotropic; sigma_m = 0; alongSigma_m = a; acrossSigma_m = c; rho = r
+        case .gaussian(let s):
+            white = .gaussian
+            sigma_m = s
+            alongSigma_m = s
+            acrossSigma_m = s
+            rho = 0
+        case .anisotropic(let a, let c, let r):
+            white = .anisotropic
+            sigma_m = 0
+            alongSigma_m = a
+            acrossSigma_m = c
+            rho = r
         }
         switch spec.tails {
-        case nil: tails = .none; nu = 0; outlierProbability = 0; outlierScale = 1
-        case let .studentT(n)?: tails = .studentT; nu = n; outlierProbability = 0; outlierScale = 1
-        case let .mixture(p, k)?: tails = .mixture; nu = 0; outlierProbability = p; outlierScale = k
+        case nil:
+            tails = .none
+            nu = 0
+            outlierProbability = 0
+            outlierScale = 1
+        case .studentT(let n)?:
+            tails = .studentT
+            nu = n
+            outlierProbability = 0
+            outlierScale = 1
+        case .mixture(let p, let k)?:
+            tails = .mixture
+            nu = 0
+            outlierProbability = p
+            outlierScale = k
         }
         if let b = spec.bias {
             hasBias = true
@@ -48,12 +69,14 @@ struct NoiseProcess {
             biasInnovation_m = b.sigma_m * (1 - biasPhi * biasPhi).squareRoot()
             bias_m = SIMD2(rng.gaussianZiggurat(sigma: b.sigma_m), rng.gaussianZiggurat(sigma: b.sigma_m))
         } else {
-            hasBias = false; biasPhi = 0; biasInnovation_m = 0
+            hasBias = false
+            biasPhi = 0
+            biasInnovation_m = 0
         }
     }
 
     /// The error of the next fix; `alongTrack` is the unit east-north direction of travel.
-    
+
     @inline(__always)
     mutating func draw(rng: RandomSource, alongTrack: SIMD2<Double>) -> SIMD2<Double> {
         var e: SIMD2<Double>
@@ -71,8 +94,11 @@ struct NoiseProcess {
         case .mixture: if rng.uniform() < outlierProbability { e *= outlierScale }
         }
         if hasBias {
-            bias_m = bias_m * biasPhi + SIMD2(rng.gaussianZiggurat(sigma: biasInnovation_m),
-                                              rng.gaussianZiggurat(sigma: biasInnovation_m))
+            bias_m =
+                bias_m * biasPhi
+                + SIMD2(
+                    rng.gaussianZiggurat(sigma: biasInnovation_m),
+                    rng.gaussianZiggurat(sigma: biasInnovation_m))
             e += bias_m
         }
         return e
@@ -89,14 +115,14 @@ struct AccuracyProcess {
     init(spec: AccuracySpec, noise: NoiseSpec) {
         switch spec.model {
         case .drms: base_m = noise.drms_m
-        case let .fixed(v): base_m = v
+        case .fixed(let v): base_m = v
         }
         misreportSigma = spec.misreportSigma
         invalidProbability = spec.invalidProbability
     }
 
     /// The next reported accuracy in metres; `invalid` when it is −1 or NaN on purpose.
-    
+
     @inline(__always)
     func draw(rng: RandomSource) -> (value_m: Double, invalid: Bool) {
         var a = base_m

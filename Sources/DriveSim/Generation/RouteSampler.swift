@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import GeoPolicy
 import GSLKit
+import GeoPolicy
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The true state at one sample time.
 
@@ -67,56 +68,67 @@ struct RouteSampler {
         self.dt_s = dt_s
         let center = spec.fence.center
         centerFrame = LocalFrame(anchor: center)
-        still = TruthState(unit: center.unitVector, coordinate: center, speed_mps: 0, heading: .zero, alongTrack: SIMD2(0, 1),
-                           basis: TangentBasis(at: center.unitVector))
-        loiter = LoiterSpec(distance_m: 0, bearing_deg: 0, radialSigma_m: 0, tau_s: 1, tangentialSigma_m: 0, maxDeviation_m: 0)
+        still = TruthState(
+            unit: center.unitVector, coordinate: center, speed_mps: 0, heading: .zero, alongTrack: SIMD2(0, 1),
+            basis: TangentBasis(at: center.unitVector))
+        loiter = LoiterSpec(
+            distance_m: 0, bearing_deg: 0, radialSigma_m: 0, tau_s: 1, tangentialSigma_m: 0, maxDeviation_m: 0)
         loiterPhi = 0
         legs = []
         totalLength_m = 0
         speed = .constant(speed_mps: 0, variation_mps: 0, variationTau_s: 1)
         speedPhi = 0
         switch spec.route {
-        case let .stationary(d, b):
+        case .stationary(let d, let b):
             mode = .stationary
-            let u = centerFrame.unitVector(east_m: d * sin(b * EarthModel.radiansPerDegree),
-                                           north_m: d * cos(b * EarthModel.radiansPerDegree))
+            let u = centerFrame.unitVector(
+                east_m: d * sin(b * EarthModel.radiansPerDegree),
+                north_m: d * cos(b * EarthModel.radiansPerDegree))
             still = RouteSampler.state(at: u, speed_mps: 0, direction: .zero, from: center.unitVector)
-        case let .loiter(l):
+        case .loiter(let l):
             mode = .loiter
             loiter = l
             loiterPhi = exp(-dt_s / l.tau_s)
             radius_m = l.distance_m
             bearing_rad = l.bearing_deg * EarthModel.radiansPerDegree
-        case let .waypoints(w):
+        case .waypoints(let w):
             mode = .waypoints
             var built: [Leg] = []
             var total = 0.0
             for (a, b) in zip(w.points, w.points.dropFirst()) {
-                let ua = a.unitVector, ub = b.unitVector
+                let ua = a.unitVector
+                let ub = b.unitVector
                 let axis = SphereStep.unitCross(ua, ub)
-                let angle = atan2((SphereStep.cross(ua, ub) * SphereStep.cross(ua, ub)).sum().squareRoot(), (ua * ub).sum())
+                let angle = atan2(
+                    (SphereStep.cross(ua, ub) * SphereStep.cross(ua, ub)).sum().squareRoot(), (ua * ub).sum())
                 let length = angle * SphereStep.radius_m
-                built.append(Leg(start: ua, tangent: SphereStep.cross(axis, ua), axis: axis,
-                                 startDistance_m: total, length_m: length))
+                built.append(
+                    Leg(
+                        start: ua, tangent: SphereStep.cross(axis, ua), axis: axis,
+                        startDistance_m: total, length_m: length))
                 total += length
             }
             legs = built
             totalLength_m = total
             speed = w.speed
-            if case let .constant(_, _, tau) = w.speed { speedPhi = exp(-dt_s / tau) }
+            if case .constant(_, _, let tau) = w.speed { speedPhi = exp(-dt_s / tau) }
         }
     }
 
     /// Truth at a unit vector, with the motion direction given as a 3-D tangent (or zero).
-    
+
     @inline(__always)
-    static func state(at u: SIMD3<Double>, speed_mps: Double, direction: SIMD3<Double>, from center: SIMD3<Double>) -> TruthState {
+    static func state(
+        at u: SIMD3<Double>, speed_mps: Double, direction: SIMD3<Double>, from center: SIMD3<Double>
+    ) -> TruthState {
         state(at: u, coordinate: Coordinate(unitVector: u), speed_mps: speed_mps, direction: direction, from: center)
     }
 
     @inline(__always)
-    static func state(at u: SIMD3<Double>, coordinate: Coordinate, speed_mps: Double, direction: SIMD3<Double>,
-                      from center: SIMD3<Double>, directionIsUnit: Bool = false) -> TruthState {
+    static func state(
+        at u: SIMD3<Double>, coordinate: Coordinate, speed_mps: Double, direction: SIMD3<Double>,
+        from center: SIMD3<Double>, directionIsUnit: Bool = false
+    ) -> TruthState {
         let basis = TangentBasis(at: u)
         var heading = basis.components(direction)
         // A unit tangent has unit components in the orthonormal basis; others are normalised.
@@ -129,11 +141,12 @@ struct RouteSampler {
             let rn = (radial * radial).sum().squareRoot()
             along = rn > 0 ? radial / rn : SIMD2(0, 1)
         }
-        return TruthState(unit: u, coordinate: coordinate, speed_mps: speed_mps, heading: heading, alongTrack: along, basis: basis)
+        return TruthState(
+            unit: u, coordinate: coordinate, speed_mps: speed_mps, heading: heading, alongTrack: along, basis: basis)
     }
 
     /// The truth at sample `k` (called with k = 0, 1, 2 … in order).
-    
+
     @inline(__always)
     mutating func sample(_ k: Int, rng: RandomSource) -> TruthState {
         switch mode {
@@ -142,14 +155,15 @@ struct RouteSampler {
         case .waypoints: return sampleWaypoints(k, rng: rng)
         }
     }
-    
+
     mutating func sampleLoiter(_ k: Int, rng: RandomSource) -> TruthState {
         if k > 0 {
             let l = loiter
             let innovation = l.radialSigma_m * (1 - loiterPhi * loiterPhi).squareRoot()
             var r = l.distance_m + loiterPhi * (radius_m - l.distance_m) + rng.gaussianZiggurat(sigma: innovation)
             // Reflect at the band edges (the walk is bounded, not clamped: the excess folds back).
-            let lo = l.distance_m - l.maxDeviation_m, hi = l.distance_m + l.maxDeviation_m
+            let lo = l.distance_m - l.maxDeviation_m
+            let hi = l.distance_m + l.maxDeviation_m
             if l.maxDeviation_m > 0 {
                 while r < lo || r > hi { r = r < lo ? 2 * lo - r : 2 * hi - r }
             } else {
@@ -164,19 +178,21 @@ struct RouteSampler {
         let delta = k > 0 ? u - previousUnit : .zero
         let chord_m = (delta * delta).sum().squareRoot() * SphereStep.radius_m
         previousUnit = u
-        return RouteSampler.state(at: u, speed_mps: chord_m / dt_s, direction: delta, from: centerFrame.anchor.unitVector)
+        return RouteSampler.state(
+            at: u, speed_mps: chord_m / dt_s, direction: delta, from: centerFrame.anchor.unitVector)
     }
-    
+
     @inline(__always)
     mutating func sampleWaypoints(_ k: Int, rng: RandomSource) -> TruthState {
         let t = Double(k) * dt_s
         var v: Double
         switch speed {
-        case let .constant(v0, sv, _):
+        case .constant(let v0, let sv, _):
             if sv > 0 {
                 if k > 0 {
                     distance_m += max(0, v0 + speedDeviation_mps) * dt_s
-                    speedDeviation_mps = speedPhi * speedDeviation_mps
+                    speedDeviation_mps =
+                        speedPhi * speedDeviation_mps
                         + rng.gaussianZiggurat(sigma: sv * (1 - speedPhi * speedPhi).squareRoot())
                 }
                 v = max(0, v0 + speedDeviation_mps)
@@ -184,10 +200,14 @@ struct RouteSampler {
                 distance_m = v0 * t
                 v = v0
             }
-        case let .accelerateCruiseBrake(vc, a, b):
-            (distance_m, v) = RouteSampler.accelerateCruiseBrake(t: t, length_m: totalLength_m, cruise_mps: vc, accel_mps2: a, brake_mps2: b)
+        case .accelerateCruiseBrake(let vc, let a, let b):
+            (distance_m, v) = RouteSampler.accelerateCruiseBrake(
+                t: t, length_m: totalLength_m, cruise_mps: vc, accel_mps2: a, brake_mps2: b)
         }
-        if distance_m >= totalLength_m { distance_m = totalLength_m; v = 0 }
+        if distance_m >= totalLength_m {
+            distance_m = totalLength_m
+            v = 0
+        }
         while legIndex < legs.count - 1, distance_m > legs[legIndex].startDistance_m + legs[legIndex].length_m {
             legIndex += 1
         }
@@ -201,27 +221,39 @@ struct RouteSampler {
         // with sin and cos from their Taylor series (truncation < 10⁻²⁴). In the anchor's azimuthal
         // frame the point sits exactly at `ahead_m` along the anchor's heading, so its latitude and
         // longitude follow from the anchor's by `SphereStep.offsetDegrees`.
-        let delta = ahead_m / SphereStep.radius_m, d2 = delta * delta
+        let delta = ahead_m / SphereStep.radius_m
+        let d2 = delta * delta
         let u = anchor.unit * (1 - d2 * 0.5 + d2 * d2 * (1.0 / 24)) + anchor.tangent * (delta * (1 - d2 * (1.0 / 6)))
-        let ll = SphereStep.offsetDegrees(latitude: anchor.coordinate.latitude, longitude: anchor.coordinate.longitude,
-                                          unit: anchor.unit, basis: anchor.basis, offset_m: anchor.heading * ahead_m)
+        let ll = SphereStep.offsetDegrees(
+            latitude: anchor.coordinate.latitude, longitude: anchor.coordinate.longitude,
+            unit: anchor.unit, basis: anchor.basis, offset_m: anchor.heading * ahead_m)
         let c = (try? Coordinate(latitude: ll.latitude, longitude: ll.longitude)) ?? Coordinate(unitVector: u)
         let direction = v > 0 ? SphereStep.cross(leg.axis, u) : .zero
-        return RouteSampler.state(at: u, coordinate: c, speed_mps: v, direction: direction, from: u, directionIsUnit: true)
+        return RouteSampler.state(
+            at: u, coordinate: c, speed_mps: v, direction: direction, from: u, directionIsUnit: true)
     }
 
     /// Distance (m) and speed (m/s) at time `t` of a trapezoidal (or triangular, when the
     /// route is too short to reach cruise) speed profile that starts and ends at rest.
-    
-    static func accelerateCruiseBrake(t: Double, length_m L: Double, cruise_mps vc: Double,
-                                      accel_mps2 a: Double, brake_mps2 b: Double) -> (Double, Double) {
+
+    static func accelerateCruiseBrake(
+        t: Double, length_m L: Double, cruise_mps vc: Double,
+        accel_mps2 a: Double, brake_mps2 b: Double
+    ) -> (Double, Double) {
         var vp = vc
         if vc * vc / (2 * a) + vc * vc / (2 * b) > L { vp = (2 * L * a * b / (a + b)).squareRoot() }
-        let d1 = vp * vp / (2 * a), d3 = vp * vp / (2 * b)
-        let t1 = vp / a, cruise_m = max(0, L - d1 - d3), t2 = t1 + cruise_m / vp, t3 = t2 + vp / b
+        let d1 = vp * vp / (2 * a)
+        let d3 = vp * vp / (2 * b)
+        let t1 = vp / a
+        let cruise_m = max(0, L - d1 - d3)
+        let t2 = t1 + cruise_m / vp
+        let t3 = t2 + vp / b
         if t < t1 { return (0.5 * a * t * t, a * t) }
         if t < t2 { return (d1 + vp * (t - t1), vp) }
-        if t < t3 { let s = t - t2; return (d1 + cruise_m + vp * s - 0.5 * b * s * s, vp - b * s) }
+        if t < t3 {
+            let s = t - t2
+            return (d1 + cruise_m + vp * s - 0.5 * b * s * s, vp - b * s)
+        }
         return (L, 0)
     }
 }
@@ -244,7 +276,8 @@ struct WaypointAnchor {
         self.legIndex = legIndex
         self.distance_m = distance_m
         let angle = (distance_m - leg.startDistance_m) / SphereStep.radius_m
-        let c = cos(angle), s = sin(angle)
+        let c = cos(angle)
+        let s = sin(angle)
         unit = leg.start * c + leg.tangent * s
         tangent = leg.tangent * c - leg.start * s
         coordinate = Coordinate(unitVector: unit)

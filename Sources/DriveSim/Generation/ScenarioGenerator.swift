@@ -1,5 +1,5 @@
-import GeoPolicy
 import GSLKit
+import GeoPolicy
 
 /// Generates the delivered fix stream of one replicate of a scenario, one item at a time.
 ///
@@ -66,8 +66,9 @@ public struct ScenarioGenerator: IteratorProtocol {
         } catch {
             throw .generator(scenario: spec.name, reason: error.description)
         }
-        provenance = GenerationProvenance(generator: spec.generator.rawValue, replicateSeed: seed,
-                                          streamSeeds: streams, gslVersion: GSLRuntime.version)
+        provenance = GenerationProvenance(
+            generator: spec.generator.rawValue, replicateSeed: seed,
+            streamSeeds: streams, gslVersion: GSLRuntime.version)
         sampleCount = spec.sampling.sampleCount
         interval_s = spec.sampling.interval_s
         route = RouteSampler(spec: spec, dt_s: interval_s)
@@ -80,12 +81,14 @@ public struct ScenarioGenerator: IteratorProtocol {
             staleAgeSamples = 0
         }
         let origin = spec.fence.center
-        pending = GeneratedSample(sequence: 0, sampleIndex: 0, time_s: 0, truth: origin, truthSpeed_mps: 0,
-                                  truthHeading: .zero, fix: nil, fixTruth: nil, fault: .none)
+        pending = GeneratedSample(
+            sequence: 0, sampleIndex: 0, time_s: 0, truth: origin, truthSpeed_mps: 0,
+            truthHeading: .zero, fix: nil, fixTruth: nil, fault: .none)
         heldTruth = origin
         history = staleAgeSamples > 0 ? Array(repeating: nil, count: staleAgeSamples + 1) : []
         historyTruth = history.map { _ in nil }
-        isPlain = noise.white == .gaussian && noise.tails == .none && !noise.hasBias
+        isPlain =
+            noise.white == .gaussian && noise.tails == .none && !noise.hasBias
             && accuracy.misreportSigma == 0 && accuracy.invalidProbability == 0
             && !faults.anyGaps && !faults.anyPerSample && staleAgeSamples == 0
     }
@@ -127,10 +130,12 @@ public struct ScenarioGenerator: IteratorProtocol {
         let gap = faults.anyGaps && faults.inGap(t, rng: faultRNG)
         let chosen = faults.anyPerSample ? faults.choose(rng: faultRNG) : .none
 
-        let observed = SphereStep.offsetDegrees(latitude: truth.coordinate.latitude, longitude: truth.coordinate.longitude,
-                                                unit: truth.unit, basis: truth.basis, offset_m: error_m)
-        let fix = Fix(timestamp_s: t, latitude: observed.latitude, longitude: observed.longitude,
-                      horizontalAccuracy_m: reported.value_m)
+        let observed = SphereStep.offsetDegrees(
+            latitude: truth.coordinate.latitude, longitude: truth.coordinate.longitude,
+            unit: truth.unit, basis: truth.basis, offset_m: error_m)
+        let fix = Fix(
+            timestamp_s: t, latitude: observed.latitude, longitude: observed.longitude,
+            horizontalAccuracy_m: reported.value_m)
         item.sampleIndex = k
         item.time_s = t
         item.truth = truth.coordinate
@@ -169,22 +174,24 @@ public struct ScenarioGenerator: IteratorProtocol {
         let truth = route.sample(k, rng: routeRNG)
         let sigma_m = noise.sigma_m
         let error_m = SIMD2(noiseRNG.gaussianZiggurat(sigma: sigma_m), noiseRNG.gaussianZiggurat(sigma: sigma_m))
-        let observed = SphereStep.offsetDegrees(latitude: truth.coordinate.latitude, longitude: truth.coordinate.longitude,
-                                                unit: truth.unit, basis: truth.basis, offset_m: error_m)
+        let observed = SphereStep.offsetDegrees(
+            latitude: truth.coordinate.latitude, longitude: truth.coordinate.longitude,
+            unit: truth.unit, basis: truth.basis, offset_m: error_m)
         item.sampleIndex = k
         item.time_s = t
         item.truth = truth.coordinate
         item.truthSpeed_mps = truth.speed_mps
         item.truthHeading = truth.heading
-        item.observed = Fix(timestamp_s: t, latitude: observed.latitude, longitude: observed.longitude,
-                            horizontalAccuracy_m: accuracy.base_m)
+        item.observed = Fix(
+            timestamp_s: t, latitude: observed.latitude, longitude: observed.longitude,
+            horizontalAccuracy_m: accuracy.base_m)
         item.observedTruth = truth.coordinate
         item.hasFix = true
         item.fault = .none
     }
 
     /// Queues the fix held back by an out-of-order fault for delivery right after `item`.
-    
+
     mutating func releaseHeld(at item: GeneratedSample) {
         guard hasHeld else { return }
         pending = item
@@ -195,7 +202,7 @@ public struct ScenarioGenerator: IteratorProtocol {
         hasPending = true
         hasHeld = false
     }
-    
+
     mutating func applyFault(_ chosen: SampleFault, to item: inout GeneratedSample, slot k: Int) {
         switch chosen {
         case .none:
@@ -246,6 +253,7 @@ public struct ScenarioGenerator: IteratorProtocol {
     /// A whole replicate in memory.
     public static func generate(spec: ScenarioSpec, replicate: Int) throws(ScenarioError) -> GeneratedReplicate {
         var g = try ScenarioGenerator(spec: spec, replicate: replicate)
-        return GeneratedReplicate(scenario: spec.name, replicate: replicate, provenance: g.provenance, samples: g.collect())
+        return GeneratedReplicate(
+            scenario: spec.name, replicate: replicate, provenance: g.provenance, samples: g.collect())
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import GeoPolicy
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// East and north unit vectors of the tangent plane at a point of the unit sphere: the
 /// same frame as `GeoPolicy.LocalFrame(anchor:)` at that point (at a pole, where east is
@@ -15,13 +16,14 @@ struct TangentBasis: Sendable {
     var north: SIMD3<Double>
     /// 1 / cos(latitude) of the point, 0 at a pole (where `north.z` = cos(latitude) = 0).
     var secantLatitude: Double
-    
+
     @inline(__always)
     init(at p: SIMD3<Double>) {
         let h = (p.x * p.x + p.y * p.y).squareRoot()
         if h > 0 {
             let inverse = 1 / h
-            let cl = p.x * inverse, sl = p.y * inverse
+            let cl = p.x * inverse
+            let sl = p.y * inverse
             east = SIMD3(-sl, cl, 0)
             north = SIMD3(-p.z * cl, -p.z * sl, h)
             secantLatitude = inverse
@@ -51,7 +53,7 @@ enum SphereStep {
 
     /// The point at `offset_m` (east, north) from `p` in the azimuthal equidistant frame at `p`
     /// (Snyder 1987, §25): the great-circle point at distance |offset| in the offset's direction.
-    
+
     static func displace(_ p: SIMD3<Double>, by offset_m: SIMD2<Double>, basis: TangentBasis) -> SIMD3<Double> {
         let d = (offset_m.x * offset_m.x + offset_m.y * offset_m.y).squareRoot()
         if d == 0 { return p }
@@ -72,13 +74,16 @@ enum SphereStep {
     /// (agrees with the exact formula to < 10 µm there, checked in the tests); elsewhere the exact
     /// 3-D rotation (`displace` + `degrees`). No trigonometric call on the series path.
     @inline(__always)
-    static func offsetDegrees(latitude: Double, longitude: Double, unit p: SIMD3<Double>, basis: TangentBasis,
-                              offset_m: SIMD2<Double>) -> (latitude: Double, longitude: Double) {
+    static func offsetDegrees(
+        latitude: Double, longitude: Double, unit p: SIMD3<Double>, basis: TangentBasis,
+        offset_m: SIMD2<Double>
+    ) -> (latitude: Double, longitude: Double) {
         // cos(latitude) of p is the z component of its north vector (0 at a pole).
         let cosLat = basis.north.z
         let d2 = offset_m.x * offset_m.x + offset_m.y * offset_m.y
         if cosLat >= seriesMinCosLatitude, d2 <= seriesMaxOffset_m * seriesMaxOffset_m {
-            let x = offset_m.x * inverseRadius_m, y = offset_m.y * inverseRadius_m
+            let x = offset_m.x * inverseRadius_m
+            let y = offset_m.y * inverseRadius_m
             let secLat = basis.secantLatitude
             let tanLat = p.z * secLat
             let lat = latitude + (y - 0.5 * x * x * tanLat) * degreesPerRadian
@@ -90,7 +95,7 @@ enum SphereStep {
     }
 
     /// Latitude and longitude in degrees of a unit vector (as `Coordinate(unitVector:)`).
-    
+
     static func degrees(_ v: SIMD3<Double>) -> (latitude: Double, longitude: Double) {
         let h = (v.x * v.x + v.y * v.y).squareRoot()
         let lat = atan2(v.z, h) * degreesPerRadian
@@ -99,13 +104,13 @@ enum SphereStep {
     }
 
     /// Normalised cross product, or zero for parallel vectors.
-    
+
     static func unitCross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
         let c = SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
         let n = (c * c).sum().squareRoot()
         return n > 0 ? c / n : .zero
     }
-    
+
     static func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
         SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
     }

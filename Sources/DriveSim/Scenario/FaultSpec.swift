@@ -5,7 +5,10 @@ public struct FaultSpec: Sendable, Hashable {
     public struct GapWindow: Sendable, Hashable {
         public var start_s: Double
         public var duration_s: Double
-        public init(start_s: Double, duration_s: Double) { self.start_s = start_s; self.duration_s = duration_s }
+        public init(start_s: Double, duration_s: Double) {
+            self.start_s = start_s
+            self.duration_s = duration_s
+        }
     }
     /// Durations of random gaps.
     public enum GapDuration: Sendable, Hashable {
@@ -18,7 +21,10 @@ public struct FaultSpec: Sendable, Hashable {
     public struct RandomGaps: Sendable, Hashable {
         public var ratePerHour: Double
         public var duration: GapDuration
-        public init(ratePerHour: Double, duration: GapDuration) { self.ratePerHour = ratePerHour; self.duration = duration }
+        public init(ratePerHour: Double, duration: GapDuration) {
+            self.ratePerHour = ratePerHour
+            self.duration = duration
+        }
     }
 
     /// Explicit gap windows (`gaps`).
@@ -38,14 +44,20 @@ public struct FaultSpec: Sendable, Hashable {
     /// accuracy −1 or NaN (`invalid.probability`).
     public var invalidProbability: Double
 
-    public init(gaps: [GapWindow] = [], randomGaps: RandomGaps? = nil,
-                staleProbability: Double = 0, staleAge_s: Double = 0,
-                outOfOrderProbability: Double = 0, duplicateProbability: Double = 0,
-                jitterProbability: Double = 0, jitterSigma_s: Double = 0, invalidProbability: Double = 0) {
-        self.gaps = gaps; self.randomGaps = randomGaps
-        self.staleProbability = staleProbability; self.staleAge_s = staleAge_s
-        self.outOfOrderProbability = outOfOrderProbability; self.duplicateProbability = duplicateProbability
-        self.jitterProbability = jitterProbability; self.jitterSigma_s = jitterSigma_s
+    public init(
+        gaps: [GapWindow] = [], randomGaps: RandomGaps? = nil,
+        staleProbability: Double = 0, staleAge_s: Double = 0,
+        outOfOrderProbability: Double = 0, duplicateProbability: Double = 0,
+        jitterProbability: Double = 0, jitterSigma_s: Double = 0, invalidProbability: Double = 0
+    ) {
+        self.gaps = gaps
+        self.randomGaps = randomGaps
+        self.staleProbability = staleProbability
+        self.staleAge_s = staleAge_s
+        self.outOfOrderProbability = outOfOrderProbability
+        self.duplicateProbability = duplicateProbability
+        self.jitterProbability = jitterProbability
+        self.jitterSigma_s = jitterSigma_s
         self.invalidProbability = invalidProbability
     }
 

@@ -1,4 +1,5 @@
 import _FenceLabSupport
+
 /// Reads one JSON object strictly: every key must be taken exactly once by the decoder
 /// (`finish()` refuses the rest as unknown), required keys must exist, types must match,
 /// numbers must be finite. Errors carry the file and the dotted key path.
@@ -12,7 +13,7 @@ struct ObjectReader {
     init(_ value: StrictJSON.Value, file: String, path: String) throws(ScenarioError) {
         self.file = file
         self.path = path
-        guard case let .object(list, _) = value else {
+        guard case .object(let list, _) = value else {
             throw .wrongType(file: file, keyPath: path, expected: "an object", got: value.kindDescription)
         }
         for (k, v) in list {
@@ -58,7 +59,7 @@ struct ObjectReader {
     // MARK: typed access
 
     func number(_ v: StrictJSON.Value, at p: String) throws(ScenarioError) -> Double {
-        guard case let .number(x, text, _) = v else {
+        guard case .number(let x, let text, _) = v else {
             throw .wrongType(file: file, keyPath: p, expected: "a number", got: v.kindDescription)
         }
         guard x.isFinite else { throw .invalidValue(file: file, keyPath: p, requirement: "must be finite", got: text) }
@@ -86,20 +87,21 @@ struct ObjectReader {
     }
 
     func integer(_ v: StrictJSON.Value, at p: String, in range: ClosedRange<Int>) throws(ScenarioError) -> Int {
-        guard case let .number(x, text, _) = v, x.isFinite, x == x.rounded(), abs(x) <= 9_007_199_254_740_992 else {
+        guard case .number(let x, let text, _) = v, x.isFinite, x == x.rounded(), abs(x) <= 9_007_199_254_740_992 else {
             throw .wrongType(file: file, keyPath: p, expected: "an integer", got: v.kindDescription)
         }
         let n = Int(x)
         guard range.contains(n) else {
-            throw .invalidValue(file: file, keyPath: p,
-                                requirement: "must be within \(range.lowerBound)...\(range.upperBound)", got: text)
+            throw .invalidValue(
+                file: file, keyPath: p,
+                requirement: "must be within \(range.lowerBound)...\(range.upperBound)", got: text)
         }
         return n
     }
 
     mutating func string(_ key: String) throws(ScenarioError) -> String {
         let v = try value(key)
-        guard case let .string(s, _) = v else {
+        guard case .string(let s, _) = v else {
             throw .wrongType(file: file, keyPath: keyPath(key), expected: "a string", got: v.kindDescription)
         }
         return s
@@ -107,7 +109,7 @@ struct ObjectReader {
 
     mutating func optionalString(_ key: String) throws(ScenarioError) -> String? {
         guard let v = optionalValue(key) else { return nil }
-        guard case let .string(s, _) = v else {
+        guard case .string(let s, _) = v else {
             throw .wrongType(file: file, keyPath: keyPath(key), expected: "a string", got: v.kindDescription)
         }
         return s
@@ -124,7 +126,7 @@ struct ObjectReader {
 
     mutating func array(_ key: String) throws(ScenarioError) -> [StrictJSON.Value] {
         let v = try value(key)
-        guard case let .array(items, _) = v else {
+        guard case .array(let items, _) = v else {
             throw .wrongType(file: file, keyPath: keyPath(key), expected: "an array", got: v.kindDescription)
         }
         return items
@@ -132,7 +134,7 @@ struct ObjectReader {
 
     mutating func optionalArray(_ key: String) throws(ScenarioError) -> [StrictJSON.Value]? {
         guard let v = optionalValue(key) else { return nil }
-        guard case let .array(items, _) = v else {
+        guard case .array(let items, _) = v else {
             throw .wrongType(file: file, keyPath: keyPath(key), expected: "an array", got: v.kindDescription)
         }
         return items
@@ -142,8 +144,9 @@ struct ObjectReader {
     mutating func choice(_ key: String, _ allowed: [String]) throws(ScenarioError) -> String {
         let s = try string(key)
         guard allowed.contains(s) else {
-            throw .invalidValue(file: file, keyPath: keyPath(key),
-                                requirement: "must be one of \(allowed.joined(separator: ", "))", got: "\"\(s)\"")
+            throw .invalidValue(
+                file: file, keyPath: keyPath(key),
+                requirement: "must be one of \(allowed.joined(separator: ", "))", got: "\"\(s)\"")
         }
         return s
     }
@@ -151,7 +154,9 @@ struct ObjectReader {
     // MARK: range checks (never clamp: refuse with the value)
 
     func check(_ ok: Bool, _ key: String, _ requirement: String, _ x: Double) throws(ScenarioError) {
-        if !ok { throw .invalidValue(file: file, keyPath: keyPath(key), requirement: requirement, got: formatNumber(x)) }
+        if !ok {
+            throw .invalidValue(file: file, keyPath: keyPath(key), requirement: requirement, got: formatNumber(x))
+        }
     }
 
     mutating func nonNegative(_ key: String) throws(ScenarioError) -> Double {

@@ -1,5 +1,5 @@
-import GeoPolicy
 import GSLKit
+import GeoPolicy
 import _FenceLabSupport
 
 extension ScenarioSpec {
@@ -17,12 +17,17 @@ extension ScenarioSpec {
         }
         var r = try ObjectReader(root, file: file, path: "")
         let name = try r.string("name")
-        if name.isEmpty { throw .invalidValue(file: file, keyPath: "name", requirement: "must not be empty", got: "\"\"") }
+        if name.isEmpty {
+            throw .invalidValue(file: file, keyPath: "name", requirement: "must not be empty", got: "\"\"")
+        }
         // Names head tables, plots and file names: bounded, and free of control characters.
-        if name.unicodeScalars.count > ScenarioSpec.maxNameLength || name.unicodeScalars.contains(where: ShownText.isControl) {
-            throw .invalidValue(file: file, keyPath: "name",
-                                requirement: "must be 1 to \(ScenarioSpec.maxNameLength) characters without control characters",
-                                got: "\"\(ShownText.shown(name, limit: 40))\"")
+        if name.unicodeScalars.count > ScenarioSpec.maxNameLength
+            || name.unicodeScalars.contains(where: ShownText.isControl)
+        {
+            throw .invalidValue(
+                file: file, keyPath: "name",
+                requirement: "must be 1 to \(ScenarioSpec.maxNameLength) characters without control characters",
+                got: "\"\(ShownText.shown(name, limit: 40))\"")
         }
         let description = try r.string("description")
         let rulesVersion = try r.string("rulesVersion")
@@ -31,16 +36,18 @@ extension ScenarioSpec {
         var generator = GeneratorKind.mt19937
         if let g = try r.optionalString("generator") {
             guard let k = GeneratorKind(rawValue: g) else {
-                throw .invalidValue(file: file, keyPath: "generator", requirement: "must be one of mt19937, taus2", got: "\"\(g)\"")
+                throw .invalidValue(
+                    file: file, keyPath: "generator", requirement: "must be one of mt19937, taus2", got: "\"\(g)\"")
             }
             generator = k
         }
         var fenceReader = try r.object("fence")
         let fence = try decodeFence(&fenceReader)
         guard rulesVersion.hasPrefix(fence.rule.kindName + "-") else {
-            throw .invalidValue(file: file, keyPath: "rulesVersion",
-                                requirement: "must start with \"\(fence.rule.kindName)-\" (e.g. \"\(fence.rule.derivedRulesVersion)\")",
-                                got: "\"\(rulesVersion)\"")
+            throw .invalidValue(
+                file: file, keyPath: "rulesVersion",
+                requirement: "must start with \"\(fence.rule.kindName)-\" (e.g. \"\(fence.rule.derivedRulesVersion)\")",
+                got: "\"\(rulesVersion)\"")
         }
         var routeReader = try r.object("route")
         let route = try decodeRoute(&routeReader)
@@ -59,10 +66,11 @@ extension ScenarioSpec {
         let weight = try r.optionalDouble("weight") ?? 1
         try r.check(weight.isFinite && weight > 0, "weight", "must be finite and > 0", weight)
         try r.finish()
-        return ScenarioSpec(name: name, description: description, rulesVersion: rulesVersion, seed: seed,
-                            replicates: replicates, generator: generator, fence: fence, route: route,
-                            sampling: sampling, noise: noise, accuracy: accuracy, faults: faults, expect: expect,
-                            place: place, weight: weight)
+        return ScenarioSpec(
+            name: name, description: description, rulesVersion: rulesVersion, seed: seed,
+            replicates: replicates, generator: generator, fence: fence, route: route,
+            sampling: sampling, noise: noise, accuracy: accuracy, faults: faults, expect: expect,
+            place: place, weight: weight)
     }
 
     static func decodePlace(_ r: inout ObjectReader) throws(ScenarioError) -> PlaceSpec {
@@ -77,17 +85,23 @@ extension ScenarioSpec {
     }
 
     /// `[lat, lon]` → a validated coordinate; errors name the element.
-    static func coordinate(_ v: StrictJSON.Value, reader r: ObjectReader, at p: String) throws(ScenarioError) -> Coordinate {
-        guard case let .array(items, _) = v, items.count == 2 else {
+    static func coordinate(
+        _ v: StrictJSON.Value, reader r: ObjectReader, at p: String
+    ) throws(ScenarioError) -> Coordinate {
+        guard case .array(let items, _) = v, items.count == 2 else {
             throw .wrongType(file: r.file, keyPath: p, expected: "[latitude, longitude]", got: v.kindDescription)
         }
         let lat = try r.number(items[0], at: p + "[0]")
         let lon = try r.number(items[1], at: p + "[1]")
         guard lat >= -90, lat <= 90 else {
-            throw .invalidValue(file: r.file, keyPath: p + "[0]", requirement: "latitude must be within -90...90", got: formatNumber(lat))
+            throw .invalidValue(
+                file: r.file, keyPath: p + "[0]", requirement: "latitude must be within -90...90",
+                got: formatNumber(lat))
         }
         guard lon >= -180, lon <= 180 else {
-            throw .invalidValue(file: r.file, keyPath: p + "[1]", requirement: "longitude must be within -180...180", got: formatNumber(lon))
+            throw .invalidValue(
+                file: r.file, keyPath: p + "[1]", requirement: "longitude must be within -180...180",
+                got: formatNumber(lon))
         }
         do { return try Coordinate(latitude: lat, longitude: lon) } catch {
             throw .invalidValue(file: r.file, keyPath: p, requirement: "must be a valid coordinate", got: "\(error)")
@@ -119,7 +133,8 @@ extension ScenarioSpec {
         if let density { try q.check(density > 0, "q_m2s3", "must be > 0", density) }
         try q.finish()
         try r.finish()
-        return FenceSpec(center: center, rule: FenceRuleSpec(kind: kind, confirm_n: n, confirm_s: s, input: input, q_m2s3: density))
+        return FenceSpec(
+            center: center, rule: FenceRuleSpec(kind: kind, confirm_n: n, confirm_s: s, input: input, q_m2s3: density))
     }
 
     static let halfCircumference_m = Double.pi * EarthModel.sphereRadius_m
@@ -140,26 +155,35 @@ extension ScenarioSpec {
             let st = try r.nonNegative("tangentialSigma_m")
             // Default band: ±3σ, narrowed to the distance so the walk never crosses the centre.
             let maxDev = try r.optionalDouble("maxDeviation_m") ?? min(3 * sr, d)
-            try r.check(maxDev >= 0 && maxDev <= d, "maxDeviation_m", "must be within 0...distance_m (\(formatNumber(d)))", maxDev)
-            try r.check(d + maxDev <= halfCircumference_m, "maxDeviation_m", "distance_m + maxDeviation_m must be ≤ πR", maxDev)
-            route = .loiter(LoiterSpec(distance_m: d, bearing_deg: bearing, radialSigma_m: sr, tau_s: tau,
-                                       tangentialSigma_m: st, maxDeviation_m: maxDev))
+            try r.check(
+                maxDev >= 0 && maxDev <= d, "maxDeviation_m", "must be within 0...distance_m (\(formatNumber(d)))",
+                maxDev)
+            try r.check(
+                d + maxDev <= halfCircumference_m, "maxDeviation_m", "distance_m + maxDeviation_m must be ≤ πR", maxDev)
+            route = .loiter(
+                LoiterSpec(
+                    distance_m: d, bearing_deg: bearing, radialSigma_m: sr, tau_s: tau,
+                    tangentialSigma_m: st, maxDeviation_m: maxDev))
         default:
             let items = try r.array("points")
             let p = r.keyPath("points")
             guard items.count >= 2 else {
-                throw .invalidValue(file: r.file, keyPath: p, requirement: "needs at least 2 points", got: "\(items.count)")
+                throw .invalidValue(
+                    file: r.file, keyPath: p, requirement: "needs at least 2 points", got: "\(items.count)")
             }
             var points: [Coordinate] = []
             for (i, v) in items.enumerated() {
                 let c = try coordinate(v, reader: r, at: "\(p)[\(i)]")
                 if let last = points.last {
-                    let angle_deg = Haversine.centralAngle_rad(latitude1: last.latitude, longitude1: last.longitude,
-                                                               latitude2: c.latitude, longitude2: c.longitude) * EarthModel.degreesPerRadian
+                    let angle_deg =
+                        Haversine.centralAngle_rad(
+                            latitude1: last.latitude, longitude1: last.longitude,
+                            latitude2: c.latitude, longitude2: c.longitude) * EarthModel.degreesPerRadian
                     guard angle_deg > 1e-9, angle_deg < 179 else {
-                        throw .invalidValue(file: r.file, keyPath: "\(p)[\(i)]",
-                                            requirement: "must be distinct from and less than 179° from the previous point",
-                                            got: "\(formatNumber(angle_deg))°")
+                        throw .invalidValue(
+                            file: r.file, keyPath: "\(p)[\(i)]",
+                            requirement: "must be distinct from and less than 179° from the previous point",
+                            got: "\(formatNumber(angle_deg))°")
                     }
                 }
                 points.append(c)
@@ -183,9 +207,10 @@ extension ScenarioSpec {
             try r.check(tau > 0, "variationTau_s", "must be > 0", tau)
             profile = .constant(speed_mps: v * kmh, variation_mps: sv * kmh, variationTau_s: tau)
         default:
-            profile = .accelerateCruiseBrake(cruise_mps: try r.positive("cruise_kmh") * kmh,
-                                             accel_mps2: try r.positive("accel_mps2"),
-                                             brake_mps2: try r.positive("brake_mps2"))
+            profile = .accelerateCruiseBrake(
+                cruise_mps: try r.positive("cruise_kmh") * kmh,
+                accel_mps2: try r.positive("accel_mps2"),
+                brake_mps2: try r.positive("brake_mps2"))
         }
         try r.finish()
         return profile
@@ -197,12 +222,18 @@ extension ScenarioSpec {
         let duration = try r.positive("duration_s")
         let explicitStart = try r.optionalDouble("start_unix_s")
         let start = explicitStart ?? SamplingSpec.defaultStart_unix_s
-        try r.check(SamplingSpec.startRange_unix_s.contains(start), "start_unix_s", "must be within 0...253402300799 (1970–9999)", start)
+        try r.check(
+            SamplingSpec.startRange_unix_s.contains(start), "start_unix_s",
+            "must be within 0...253402300799 (1970–9999)", start)
         // Counted in Double: duration_s · rate_hz may exceed Int (1e19 s) and SamplingSpec.sampleCount would trap.
         let samples = (duration * rate).rounded(.down)
         try r.check(samples >= 1, "duration_s", "must give at least one sample at rate_hz", duration)
-        try r.check(samples <= Double(SamplingSpec.maxSampleCount), "duration_s", "must give at most 10⁹ samples at rate_hz", duration)
-        try r.check(start + duration <= SamplingSpec.startRange_unix_s.upperBound, "duration_s", "must end before year 10000 after start_unix_s", duration)
+        try r.check(
+            samples <= Double(SamplingSpec.maxSampleCount), "duration_s", "must give at most 10⁹ samples at rate_hz",
+            duration)
+        try r.check(
+            start + duration <= SamplingSpec.startRange_unix_s.upperBound, "duration_s",
+            "must end before year 10000 after start_unix_s", duration)
         var s = SamplingSpec(rate_hz: rate, duration_s: duration, start_unix_s: start)
         s.startIsExplicit = explicitStart != nil
         try r.finish()
@@ -284,22 +315,35 @@ extension ScenarioSpec {
         if var s = try r.optionalObject("stale") {
             f.staleProbability = try s.probability("probability")
             f.staleAge_s = try s.positive("age_s")
-            try s.check(f.staleAge_s * sampling.rate_hz >= 1, "age_s", "must be at least one sample interval", f.staleAge_s)
-            try s.check(f.staleAge_s * sampling.rate_hz <= 100_000, "age_s", "must be at most 10⁵ sample intervals", f.staleAge_s)
+            try s.check(
+                f.staleAge_s * sampling.rate_hz >= 1, "age_s", "must be at least one sample interval", f.staleAge_s)
+            try s.check(
+                f.staleAge_s * sampling.rate_hz <= 100_000, "age_s", "must be at most 10⁵ sample intervals",
+                f.staleAge_s)
             try s.finish()
         }
-        if var o = try r.optionalObject("outOfOrder") { f.outOfOrderProbability = try o.probability("probability"); try o.finish() }
-        if var o = try r.optionalObject("duplicate") { f.duplicateProbability = try o.probability("probability"); try o.finish() }
+        if var o = try r.optionalObject("outOfOrder") {
+            f.outOfOrderProbability = try o.probability("probability")
+            try o.finish()
+        }
+        if var o = try r.optionalObject("duplicate") {
+            f.duplicateProbability = try o.probability("probability")
+            try o.finish()
+        }
         if var j = try r.optionalObject("jitter") {
             f.jitterProbability = try j.probability("probability")
             f.jitterSigma_s = try j.nonNegative("sigma_s")
             try j.finish()
         }
-        if var o = try r.optionalObject("invalid") { f.invalidProbability = try o.probability("probability"); try o.finish() }
+        if var o = try r.optionalObject("invalid") {
+            f.invalidProbability = try o.probability("probability")
+            try o.finish()
+        }
         let total = f.perSampleProbability
         if total > 1 {
-            throw .invalidValue(file: r.file, keyPath: r.path, requirement: "per-sample fault probabilities must sum to ≤ 1",
-                                got: formatNumber(total))
+            throw .invalidValue(
+                file: r.file, keyPath: r.path, requirement: "per-sample fault probabilities must sum to ≤ 1",
+                got: formatNumber(total))
         }
         try r.finish()
         return f
@@ -310,11 +354,13 @@ extension ScenarioSpec {
         // Every key is a metric path; read each as a {min, max} object.
         for key in r.keys.sorted() {
             var b = try r.object(key)
-            let lo = try b.optionalDouble("min"), hi = try b.optionalDouble("max")
+            let lo = try b.optionalDouble("min")
+            let hi = try b.optionalDouble("max")
             if lo == nil && hi == nil { throw .missingKey(file: r.file, keyPath: b.keyPath("min")) }
             if let lo, let hi, lo > hi {
-                throw .invalidValue(file: r.file, keyPath: b.keyPath("max"), requirement: "must be ≥ min (\(formatNumber(lo)))",
-                                    got: formatNumber(hi))
+                throw .invalidValue(
+                    file: r.file, keyPath: b.keyPath("max"), requirement: "must be ≥ min (\(formatNumber(lo)))",
+                    got: formatNumber(hi))
             }
             try b.finish()
             out.append(Expectation(metric: key, min: lo, max: hi))

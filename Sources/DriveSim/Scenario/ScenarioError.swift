@@ -1,4 +1,5 @@
 import GeoPolicy
+
 /// Why a scenario file was refused or a scenario could not be generated.
 ///
 /// Every case names the file and, where there is one, the key path (`noise.sigma_m`,
@@ -32,18 +33,20 @@ public enum ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
         // Paths as given (bounded by PATH_MAX), control characters escaped.
         func f(_ s: String) -> String { ShownText.escapingControls(s) }
         switch self {
-        case let .unreadable(file, reason): return "\(f(file)): cannot read: \(c(reason))"
-        case let .malformedJSON(file, line, reason): return "\(f(file)):\(line): not valid JSON: \(c(reason))"
-        case let .missingKey(file, path): return "\(f(file)): \(c(path)): missing required key"
-        case let .unknownKey(file, path): return "\(f(file)): \(c(path)): unknown key"
-        case let .misspeltKey(file, path, expected): return "\(f(file)): \(c(path)): unknown key (did you mean \(c(expected))?)"
-        case let .duplicateKey(file, path): return "\(f(file)): \(c(path)): duplicate key"
-        case let .wrongType(file, path, expected, got):
+        case .unreadable(let file, let reason): return "\(f(file)): cannot read: \(c(reason))"
+        case .malformedJSON(let file, let line, let reason): return "\(f(file)):\(line): not valid JSON: \(c(reason))"
+        case .missingKey(let file, let path): return "\(f(file)): \(c(path)): missing required key"
+        case .unknownKey(let file, let path): return "\(f(file)): \(c(path)): unknown key"
+        case .misspeltKey(let file, let path, let expected):
+            return "\(f(file)): \(c(path)): unknown key (did you mean \(c(expected))?)"
+        case .duplicateKey(let file, let path): return "\(f(file)): \(c(path)): duplicate key"
+        case .wrongType(let file, let path, let expected, let got):
             return "\(f(file)): \(path.isEmpty ? "(top level)" : c(path)): expected \(expected), got \(c(got))"
-        case let .invalidValue(file, path, requirement, got): return "\(f(file)): \(c(path)): \(requirement), got \(c(got))"
-        case let .invalidReplicate(scenario, replicate, replicates):
+        case .invalidValue(let file, let path, let requirement, let got):
+            return "\(f(file)): \(c(path)): \(requirement), got \(c(got))"
+        case .invalidReplicate(let scenario, let replicate, let replicates):
             return "\(f(scenario)): replicate must be within 0...\(replicates - 1), got \(replicate)"
-        case let .generator(scenario, reason): return "\(f(scenario)): random generator: \(c(reason))"
+        case .generator(let scenario, let reason): return "\(f(scenario)): random generator: \(c(reason))"
         }
     }
 }

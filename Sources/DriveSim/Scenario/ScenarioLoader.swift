@@ -41,7 +41,10 @@ extension ScenarioSpec {
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 throw .unreadable(file: path, reason: "no such file or folder")
             }
-            guard isDirectory.boolValue else { out.append(path); continue }
+            guard isDirectory.boolValue else {
+                out.append(path)
+                continue
+            }
             try jsonFiles(in: path, visited: &visited, into: &out)
         }
         return out
@@ -60,8 +63,10 @@ extension ScenarioSpec {
         }
     }
 
-    private static func jsonFiles(in folder: String, visited: inout Set<DirectoryIdentity>,
-                                  into out: inout [String]) throws(ScenarioError) {
+    private static func jsonFiles(
+        in folder: String, visited: inout Set<DirectoryIdentity>,
+        into out: inout [String]
+    ) throws(ScenarioError) {
         guard let identity = DirectoryIdentity(path: folder) else {
             throw .unreadable(file: folder, reason: "cannot stat the folder")
         }

@@ -1,5 +1,5 @@
-import GeoPolicy
 import GSLKit
+import GeoPolicy
 
 /// One scenario file (contract: docs/scenario-format.md): where the fence is, how the truth moves,
 /// how it is sampled, what noise, accuracy and faults the observed fixes get, and which
@@ -34,15 +34,27 @@ public struct ScenarioSpec: Sendable, Hashable {
     /// Weight of the scenario in a sweep's mix (key `weight`, finite, > 0, default 1).
     public var weight: Double
 
-    public init(name: String, description: String, rulesVersion: String, seed: UInt64, replicates: Int,
-                generator: GeneratorKind = .mt19937, fence: FenceSpec, route: RouteSpec, sampling: SamplingSpec,
-                noise: NoiseSpec, accuracy: AccuracySpec, faults: FaultSpec = FaultSpec(), expect: [Expectation] = [],
-                place: PlaceSpec? = nil, weight: Double = 1) {
-        self.name = name; self.description = description; self.rulesVersion = rulesVersion
-        self.seed = seed; self.replicates = replicates; self.generator = generator
-        self.fence = fence; self.route = route; self.sampling = sampling; self.noise = noise
-        self.accuracy = accuracy; self.faults = faults; self.expect = expect
-        self.place = place; self.weight = weight
+    public init(
+        name: String, description: String, rulesVersion: String, seed: UInt64, replicates: Int,
+        generator: GeneratorKind = .mt19937, fence: FenceSpec, route: RouteSpec, sampling: SamplingSpec,
+        noise: NoiseSpec, accuracy: AccuracySpec, faults: FaultSpec = FaultSpec(), expect: [Expectation] = [],
+        place: PlaceSpec? = nil, weight: Double = 1
+    ) {
+        self.name = name
+        self.description = description
+        self.rulesVersion = rulesVersion
+        self.seed = seed
+        self.replicates = replicates
+        self.generator = generator
+        self.fence = fence
+        self.route = route
+        self.sampling = sampling
+        self.noise = noise
+        self.accuracy = accuracy
+        self.faults = faults
+        self.expect = expect
+        self.place = place
+        self.weight = weight
     }
 }
 
@@ -62,9 +74,13 @@ public struct PlaceSpec: Sendable, Hashable {
     public static let defaultMinDwell_s = 0.0
     public static let defaultMergeGap_s = 60.0
 
-    public init(radius_m: Double, minDwell_s: Double = PlaceSpec.defaultMinDwell_s,
-                mergeGap_s: Double = PlaceSpec.defaultMergeGap_s) {
-        self.radius_m = radius_m; self.minDwell_s = minDwell_s; self.mergeGap_s = mergeGap_s
+    public init(
+        radius_m: Double, minDwell_s: Double = PlaceSpec.defaultMinDwell_s,
+        mergeGap_s: Double = PlaceSpec.defaultMergeGap_s
+    ) {
+        self.radius_m = radius_m
+        self.minDwell_s = minDwell_s
+        self.mergeGap_s = mergeGap_s
     }
 }
 
@@ -72,7 +88,10 @@ public struct PlaceSpec: Sendable, Hashable {
 public struct FenceSpec: Sendable, Hashable {
     public var center: Coordinate
     public var rule: FenceRuleSpec
-    public init(center: Coordinate, rule: FenceRuleSpec) { self.center = center; self.rule = rule }
+    public init(center: Coordinate, rule: FenceRuleSpec) {
+        self.center = center
+        self.rule = rule
+    }
 }
 
 /// A fence rule as written in a scenario file (`fence.rule`).
@@ -96,14 +115,22 @@ public struct FenceRuleSpec: Sendable, Hashable {
     /// Kalman block's; nil for the default (`FenceInput.defaultAccelerationDensity_m2ps3`).
     public var q_m2s3: Double?
 
-    public init(kind: Kind, confirm_n: Int? = nil, confirm_s: Double? = nil, input: FenceInput.Kind = .raw, q_m2s3: Double? = nil) {
-        self.kind = kind; self.confirm_n = confirm_n; self.confirm_s = confirm_s; self.input = input; self.q_m2s3 = q_m2s3
+    public init(
+        kind: Kind, confirm_n: Int? = nil, confirm_s: Double? = nil, input: FenceInput.Kind = .raw,
+        q_m2s3: Double? = nil
+    ) {
+        self.kind = kind
+        self.confirm_n = confirm_n
+        self.confirm_s = confirm_s
+        self.input = input
+        self.q_m2s3 = q_m2s3
     }
 
     /// The input stage with its q.
     public var fenceInput: FenceInput {
         // q was checked > 0 and finite by the decoder; a hand-built spec with a bad q decides on raw fixes.
-        (try? FenceInput(input, accelerationDensity_m2ps3: q_m2s3 ?? FenceInput.defaultAccelerationDensity_m2ps3)) ?? .raw
+        (try? FenceInput(input, accelerationDensity_m2ps3: q_m2s3 ?? FenceInput.defaultAccelerationDensity_m2ps3))
+            ?? .raw
     }
 
     /// The rules version derived from the parameters: `hysteresis-80-120-acc30`, `threshold-500`,
@@ -111,9 +138,10 @@ public struct FenceRuleSpec: Sendable, Hashable {
     public var derivedRulesVersion: String {
         var s: String
         switch kind {
-        case let .hysteresis(e, x, a): s = "hysteresis-\(formatNumber(e))-\(formatNumber(x))-acc\(formatNumber(a))"
-        case let .threshold(r): s = "threshold-\(formatNumber(r))"
-        case let .conservative(r): s = "conservative-\(formatNumber(r))"
+        case .hysteresis(let e, let x, let a):
+            s = "hysteresis-\(formatNumber(e))-\(formatNumber(x))-acc\(formatNumber(a))"
+        case .threshold(let r): s = "threshold-\(formatNumber(r))"
+        case .conservative(let r): s = "conservative-\(formatNumber(r))"
         }
         if let n = confirm_n { s += "-n\(n)" }
         if let t = confirm_s { s += "-s\(formatNumber(t))" }
@@ -152,10 +180,16 @@ public struct LoiterSpec: Sendable, Hashable {
     public var tau_s: Double
     public var tangentialSigma_m: Double
     public var maxDeviation_m: Double
-    public init(distance_m: Double, bearing_deg: Double, radialSigma_m: Double, tau_s: Double,
-                tangentialSigma_m: Double, maxDeviation_m: Double) {
-        self.distance_m = distance_m; self.bearing_deg = bearing_deg; self.radialSigma_m = radialSigma_m
-        self.tau_s = tau_s; self.tangentialSigma_m = tangentialSigma_m; self.maxDeviation_m = maxDeviation_m
+    public init(
+        distance_m: Double, bearing_deg: Double, radialSigma_m: Double, tau_s: Double,
+        tangentialSigma_m: Double, maxDeviation_m: Double
+    ) {
+        self.distance_m = distance_m
+        self.bearing_deg = bearing_deg
+        self.radialSigma_m = radialSigma_m
+        self.tau_s = tau_s
+        self.tangentialSigma_m = tangentialSigma_m
+        self.maxDeviation_m = maxDeviation_m
     }
 }
 
@@ -164,7 +198,10 @@ public struct WaypointRouteSpec: Sendable, Hashable {
     /// ≥ 2 points; consecutive points distinct and less than 179° apart (so each leg is unique).
     public var points: [Coordinate]
     public var speed: SpeedProfile
-    public init(points: [Coordinate], speed: SpeedProfile) { self.points = points; self.speed = speed }
+    public init(points: [Coordinate], speed: SpeedProfile) {
+        self.points = points
+        self.speed = speed
+    }
 }
 
 /// Speed along a waypoint route (`route.speed`), in metres per second internally, km/h in the file.
@@ -195,11 +232,15 @@ public struct SamplingSpec: Sendable, Hashable {
     public static let maxSampleCount = 1_000_000_000
 
     public init(rate_hz: Double, duration_s: Double, start_unix_s: Double = SamplingSpec.defaultStart_unix_s) {
-        self.rate_hz = rate_hz; self.duration_s = duration_s; self.start_unix_s = start_unix_s
+        self.rate_hz = rate_hz
+        self.duration_s = duration_s
+        self.start_unix_s = start_unix_s
     }
 
     /// Number of samples, floor(duration_s · rate_hz), at most `maxSampleCount` (the decoder refuses more).
-    public var sampleCount: Int { Int(exactly: min((duration_s * rate_hz).rounded(.down), Double(Self.maxSampleCount))) ?? 0 }
+    public var sampleCount: Int {
+        Int(exactly: min((duration_s * rate_hz).rounded(.down), Double(Self.maxSampleCount))) ?? 0
+    }
     /// Seconds between samples.
     public var interval_s: Double { 1 / rate_hz }
 }
@@ -224,7 +265,10 @@ public struct NoiseSpec: Sendable, Hashable {
     public struct Bias: Sendable, Hashable {
         public var sigma_m: Double
         public var tau_s: Double
-        public init(sigma_m: Double, tau_s: Double) { self.sigma_m = sigma_m; self.tau_s = tau_s }
+        public init(sigma_m: Double, tau_s: Double) {
+            self.sigma_m = sigma_m
+            self.tau_s = tau_s
+        }
     }
 
     public var white: White
@@ -232,19 +276,21 @@ public struct NoiseSpec: Sendable, Hashable {
     public var bias: Bias?
 
     public init(white: White, tails: Tails? = nil, bias: Bias? = nil) {
-        self.white = white; self.tails = tails; self.bias = bias
+        self.white = white
+        self.tails = tails
+        self.bias = bias
     }
 
     /// Total variance per fix, east + north, in m²: the square of the DRMS.
     public var totalVariance_m2: Double {
         var v: Double
         switch white {
-        case let .gaussian(s): v = 2 * s * s
-        case let .anisotropic(a, c, _): v = a * a + c * c
+        case .gaussian(let s): v = 2 * s * s
+        case .anisotropic(let a, let c, _): v = a * a + c * c
         }
         switch tails {
-        case let .studentT(nu)?: v *= nu / (nu - 2)
-        case let .mixture(p, k)?: v *= (1 - p) + p * k * k
+        case .studentT(let nu)?: v *= nu / (nu - 2)
+        case .mixture(let p, let k)?: v *= (1 - p) + p * k * k
         case nil: break
         }
         if let b = bias { v += 2 * b.sigma_m * b.sigma_m }
@@ -270,7 +316,9 @@ public struct AccuracySpec: Sendable, Hashable {
     public var invalidProbability: Double
 
     public init(model: Model = .drms, misreportSigma: Double = 0, invalidProbability: Double = 0) {
-        self.model = model; self.misreportSigma = misreportSigma; self.invalidProbability = invalidProbability
+        self.model = model
+        self.misreportSigma = misreportSigma
+        self.invalidProbability = invalidProbability
     }
 }
 
@@ -279,5 +327,9 @@ public struct Expectation: Sendable, Hashable {
     public var metric: String
     public var min: Double?
     public var max: Double?
-    public init(metric: String, min: Double?, max: Double?) { self.metric = metric; self.min = min; self.max = max }
+    public init(metric: String, min: Double?, max: Double?) {
+        self.metric = metric
+        self.min = min
+        self.max = max
+    }
 }

@@ -36,10 +36,11 @@ package enum AcceptanceError: Error, Sendable, CustomStringConvertible {
     package var description: String {
         switch self {
         case .fenceRequired: return "--fence LAT,LON is required with --device-log"
-        case let .fenceCount(f, l): return "--fence: give one fence for all logs or one per log; got \(f) fences for \(l) logs"
-        case let .fixtures(e): return e.description
-        case let .deviceLog(e): return e.description
-        case let .rule(m): return m
+        case .fenceCount(let f, let l):
+            return "--fence: give one fence for all logs or one per log; got \(f) fences for \(l) logs"
+        case .fixtures(let e): return e.description
+        case .deviceLog(let e): return e.description
+        case .rule(let m): return m
         }
     }
 }
@@ -69,7 +70,9 @@ package enum AcceptanceRun {
             }
         }
         let suite: FixtureSuite
-        do { suite = try FixtureSuite.load(directory: request.fixturesDirectory) } catch { throw AcceptanceError.fixtures(error) }
+        do { suite = try FixtureSuite.load(directory: request.fixturesDirectory) } catch {
+            throw AcceptanceError.fixtures(error)
+        }
         var logs: [DeviceLog] = []
         for path in request.deviceLogs {
             do { logs.append(try DeviceLogImporter.load(path: path)) } catch { throw AcceptanceError.deviceLog(error) }
@@ -78,27 +81,40 @@ package enum AcceptanceRun {
         var replays: [DeviceReplayResult] = []
         for (i, log) in logs.enumerated() {
             let fence = request.fences[request.fences.count == 1 ? 0 : i]
-            do { replays.append(try DeviceReplay.run(log, center: fence, rule: request.rule, input: request.input,
-                                                      maxAge_s: request.maxAge_s)) } catch {
+            do {
+                replays.append(
+                    try DeviceReplay.run(
+                        log, center: fence, rule: request.rule, input: request.input,
+                        maxAge_s: request.maxAge_s))
+            } catch {
                 throw AcceptanceError.rule("\(log.file): \(error)")
             }
         }
-        var report = scenarios.isEmpty
+        var report =
+            scenarios.isEmpty
             ? RunReport(run: RunEnvironment.collect(generator: "mt19937", seeds: [], rulesVersions: []), scenarios: [])
             : try ScenarioRunner.run(scenarios, request: request.run)
         report.addFixtures(suite.run())
         report.acceptance.device = DeviceAcceptance(replays: replays)
-        for r in replays where !report.run.rulesVersions.contains(r.rulesVersion) { report.run.rulesVersions.append(r.rulesVersion) }
-        report.run.inputFiles = scenarios.map { InputFile(kind: "scenario", path: $0.path, sha256: $0.sha256) }
-            + suite.files.map { InputFile(kind: "fixture", path: $0, sha256: InputFileReader.sha256HexIfReadable(path: $0)) }
-            + request.deviceLogs.map { InputFile(kind: "device-log", path: $0, sha256: InputFileReader.sha256HexIfReadable(path: $0)) }
+        for r in replays where !report.run.rulesVersions.contains(r.rulesVersion) {
+            report.run.rulesVersions.append(r.rulesVersion)
+        }
+        report.run.inputFiles =
+            scenarios.map { InputFile(kind: "scenario", path: $0.path, sha256: $0.sha256) }
+            + suite.files.map {
+                InputFile(kind: "fixture", path: $0, sha256: InputFileReader.sha256HexIfReadable(path: $0))
+            }
+            + request.deviceLogs.map {
+                InputFile(kind: "device-log", path: $0, sha256: InputFileReader.sha256HexIfReadable(path: $0))
+            }
         return report
     }
 
     /// The two status lines `fencelab accept` prints, e.g. `Rules level: passed (N checks)` and
     /// `Device level: not verified (no device log)`.
     package static func statusLines(_ report: RunReport) -> [String] {
-        let rules = report.acceptance.rules, device = report.acceptance.device
+        let rules = report.acceptance.rules
+        let device = report.acceptance.device
         let rulesLine: String
         switch rules.status {
         case .passed: rulesLine = "Rules level: passed (\(rules.checks) checks)"
@@ -119,7 +135,8 @@ package enum AcceptanceRun {
     /// The failures to print above the status lines: each failed check with unrounded values.
     package static func failureLines(_ report: RunReport) -> [String] {
         let rules = report.acceptance.rules
-        return rules.failures.map { "FAIL \($0.scenario): \($0.result.message)" } + rules.fixtureFailures.map(\.description)
+        return rules.failures.map { "FAIL \($0.scenario): \($0.result.message)" }
+            + rules.fixtureFailures.map(\.description)
     }
 
     /// Exit status: true only when the rules level passed and every given device log passed.

@@ -26,8 +26,10 @@ package struct EngineCheckReport: Sendable {
 /// boundary equality (d = 80 m → inside) is checked exactly, as seed 001 asks. Negative
 /// or non-finite distances become invalid coordinates, which must change nothing too.
 package enum EngineCheck {
-    package static func run(engine: ExternalEngine, fixturesDirectory: String,
-                           rule: RuleSpec = .default) throws -> EngineCheckReport {
+    package static func run(
+        engine: ExternalEngine, fixturesDirectory: String,
+        rule: RuleSpec = .default
+    ) throws -> EngineCheckReport {
         let suite = try FixtureSuite.load(directory: fixturesDirectory, ruleUnderTest: rule)
         let version = try rule.rulesVersion()
         var report = EngineCheckReport(rulesVersion: version)
@@ -39,27 +41,32 @@ package enum EngineCheck {
         // only wait for the same timeout again.
         report.checks += 1
         do { _ = try engine.run(fence: fence, fixes: [], now_s: []) } catch {
-            report.failures.append(EngineCheckFailure(fixture: "protocol", keyPath: "empty session",
-                                                      detail: "\(error); fixture sequences not run"))
+            report.failures.append(
+                EngineCheckFailure(
+                    fixture: "protocol", keyPath: "empty session",
+                    detail: "\(error); fixture sequences not run"))
             return report
         }
         for fixture in suite.fixtures where fixture.kind == .rule {
             for check in fixture.checks {
-                guard case let .sequence(keyPath, name, initial, steps) = check else { continue }
+                guard case .sequence(let keyPath, let name, let initial, let steps) = check else { continue }
                 guard (try? fixture.rule?.rulesVersion()) ?? version == version else {
                     report.skipped.append("\(fixture.file): \(keyPath) (\(name))")
                     continue
                 }
-                runSequence(engine: engine, fence: fence, file: fixture.file, keyPath: keyPath, name: name,
-                            initial: initial, steps: steps, rule: rule, into: &report)
+                runSequence(
+                    engine: engine, fence: fence, file: fixture.file, keyPath: keyPath, name: name,
+                    initial: initial, steps: steps, rule: rule, into: &report)
             }
         }
         return report
     }
 
-    static func runSequence(engine: ExternalEngine, fence: EngineFence, file: String, keyPath: String, name: String,
-                            initial: FenceState, steps: [Fixture.Step], rule: RuleSpec,
-                            into report: inout EngineCheckReport) {
+    static func runSequence(
+        engine: ExternalEngine, fence: EngineFence, file: String, keyPath: String, name: String,
+        initial: FenceState, steps: [Fixture.Step], rule: RuleSpec,
+        into report: inout EngineCheckReport
+    ) {
         var fixes: [Fix] = []
         var t = 1_000.0
         // Bring the engine into the sequence's initial state with clearly decided fixes.
@@ -78,14 +85,19 @@ package enum EngineCheck {
             return
         }
         if offset == 1, answers[0].state != initial {
-            report.failures.append(EngineCheckFailure(fixture: file, keyPath: keyPath,
-                detail: "\(name): could not reach initial state \(initial) (engine said \(answers[0].state))"))
+            report.failures.append(
+                EngineCheckFailure(
+                    fixture: file, keyPath: keyPath,
+                    detail: "\(name): could not reach initial state \(initial) (engine said \(answers[0].state))"))
             return
         }
         for (i, s) in steps.enumerated() where answers[offset + i].state != s.expect {
-            report.failures.append(EngineCheckFailure(
-                fixture: file, keyPath: "\(keyPath).steps[\(i)]",
-                detail: "\(name): distance \(s.distance_m) m, accuracy \(s.accuracy_m) m: expected \(s.expect), engine said \(answers[offset + i].state)"))
+            report.failures.append(
+                EngineCheckFailure(
+                    fixture: file, keyPath: "\(keyPath).steps[\(i)]",
+                    detail:
+                        "\(name): distance \(s.distance_m) m, accuracy \(s.accuracy_m) m: expected \(s.expect), engine said \(answers[offset + i].state)"
+                ))
         }
     }
 
@@ -93,25 +105,32 @@ package enum EngineCheck {
         switch (state, rule) {
         case (.unknown, _): return nil
         case (.inside, _): return 0
-        case let (.outside, .hysteresis(_, x, _, _)): return x * 10 + 1000
-        case let (.outside, .threshold(r, _)), let (.outside, .conservative(r, _)): return r * 10 + 1000
+        case (.outside, .hysteresis(_, let x, _, _)): return x * 10 + 1000
+        case (.outside, .threshold(let r, _)), (.outside, .conservative(let r, _)): return r * 10 + 1000
         }
     }
 
     /// A fix on the equator whose haversine distance from (0, 0) is exactly `distance_m` when possible.
     static func fix(distance_m: Double, accuracy_m: Double, timestamp_s: Double) -> Fix {
         guard distance_m.isFinite, distance_m >= 0 else {
-            return Fix(timestamp_s: timestamp_s, latitude: distance_m.isNaN ? .nan : 91, longitude: 0, horizontalAccuracy_m: accuracy_m)
+            return Fix(
+                timestamp_s: timestamp_s, latitude: distance_m.isNaN ? .nan : 91, longitude: 0,
+                horizontalAccuracy_m: accuracy_m)
         }
-        return Fix(timestamp_s: timestamp_s, latitude: 0, longitude: exactLongitude(distance_m), horizontalAccuracy_m: accuracy_m)
+        return Fix(
+            timestamp_s: timestamp_s, latitude: 0, longitude: exactLongitude(distance_m),
+            horizontalAccuracy_m: accuracy_m)
     }
 
     static func exactLongitude(_ d: Double) -> Double {
         let start = d / EarthModel.sphereRadius_m * EarthModel.degreesPerRadian
         let model = Haversine()
         let origin = try! Coordinate(latitude: 0, longitude: 0)
-        func distance(_ lon: Double) -> Double { model.distance_m(origin, try! Coordinate(latitude: 0, longitude: lon)) }
-        var up = start, down = start
+        func distance(_ lon: Double) -> Double {
+            model.distance_m(origin, try! Coordinate(latitude: 0, longitude: lon))
+        }
+        var up = start
+        var down = start
         for _ in 0..<64 {
             if distance(up) == d { return up }
             if distance(down) == d { return down }

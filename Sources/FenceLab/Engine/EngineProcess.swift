@@ -30,8 +30,10 @@ final class StderrTail: Sendable {
 enum EngineProcess {
     static let ignoreSIGPIPE: Void = { Syscalls.ignoreBrokenPipeSignal() }()
 
-    static func exchange(command: String, request: [UInt8], expected: Int, timeout_s: Double,
-                         readyTimeout_s: Double) throws(ExternalEngineError) -> [EngineAnswer] {
+    static func exchange(
+        command: String, request: [UInt8], expected: Int, timeout_s: Double,
+        readyTimeout_s: Double
+    ) throws(ExternalEngineError) -> [EngineAnswer] {
         try exchange(command: command, expected: expected, timeout_s: timeout_s, readyTimeout_s: readyTimeout_s) { fd in
             writeAll(fd: fd, request)
         }
@@ -45,8 +47,10 @@ enum EngineProcess {
     ///   - timeout_s: seconds allowed for each answer after the previous one, and for the
     ///     engine to exit after its last answer.
     ///   - readyTimeout_s: seconds allowed for the ready line after the start.
-    static func exchange(command: String, expected: Int, timeout_s: Double, readyTimeout_s: Double,
-                         writeRequest: @escaping @Sendable (Int32) -> Void) throws(ExternalEngineError) -> [EngineAnswer] {
+    static func exchange(
+        command: String, expected: Int, timeout_s: Double, readyTimeout_s: Double,
+        writeRequest: @escaping @Sendable (Int32) -> Void
+    ) throws(ExternalEngineError) -> [EngineAnswer] {
         _ = ignoreSIGPIPE
         let child = try EngineChild.spawn(command: command)
         let writeFD = child.stdinFD
@@ -77,23 +81,25 @@ enum EngineProcess {
         answers.reserveCapacity(expected)
         let status: Int32
         do throws(ExternalEngineError) {
-            try readAnswers(fd: child.stdoutFD, expected: expected,
-                            readyTimeout_s: readyTimeout_s, answerTimeout_s: timeout_s, into: &answers)
+            try readAnswers(
+                fd: child.stdoutFD, expected: expected,
+                readyTimeout_s: readyTimeout_s, answerTimeout_s: timeout_s, into: &answers)
             guard child.waitForExit(timeout_s: timeout_s) else {
                 throw ExternalEngineError.timeout(seconds: timeout_s, firstUnanswered: answers.count, stderrTail: "")
             }
             status = child.finish()
         } catch {
             // Output closed before `ready`: usually the engine exited; name its status when it did.
-            let exitedEarly = error == .noReady(status: nil, stderrTail: "") && child.waitForExit(timeout_s: min(timeout_s, 1))
+            let exitedEarly =
+                error == .noReady(status: nil, stderrTail: "") && child.waitForExit(timeout_s: min(timeout_s, 1))
             let status = child.finish()
             // Bounded: a grandchild that left the group could keep these pipes open for ever.
             _ = writerDone.wait(timeout: .now() + 1)
             _ = stderrDone.wait(timeout: .now() + 1)
             switch error {
-            case let .timeout(s, i, _): throw .timeout(seconds: s, firstUnanswered: i, stderrTail: tail.text)
+            case .timeout(let s, let i, _): throw .timeout(seconds: s, firstUnanswered: i, stderrTail: tail.text)
             case .noReady: throw .noReady(status: exitedEarly ? status : nil, stderrTail: tail.text)
-            case let .readyTimeout(s, _): throw .readyTimeout(seconds: s, stderrTail: tail.text)
+            case .readyTimeout(let s, _): throw .readyTimeout(seconds: s, stderrTail: tail.text)
             default: throw error
             }
         }
@@ -125,16 +131,19 @@ enum EngineProcess {
 
     /// The answer on a plain line that `EngineRequests.decodeAnswer` would accept, or nil
     /// (then the caller decodes the line fully, which accepts it or names the problem).
-    static func fastAnswer(_ line: UnsafeBufferPointer<UInt8>, expectedIndex: Int,
-                           fields: inout FlatJSONFields) -> EngineAnswer? {
+    static func fastAnswer(
+        _ line: UnsafeBufferPointer<UInt8>, expectedIndex: Int,
+        fields: inout FlatJSONFields
+    ) -> EngineAnswer? {
         guard fields.scan(line) else { return nil }
         let v = fields.values
-        guard case let .number(index)? = v[0], index == Double(expectedIndex),
-              case let .string(stateText)? = v[1], let state = FenceState(rawValue: stateText) else { return nil }
+        guard case .number(let index)? = v[0], index == Double(expectedIndex),
+            case .string(let stateText)? = v[1], let state = FenceState(rawValue: stateText)
+        else { return nil }
         var rejected: String? = nil
         switch v[2] {
         case nil: break
-        case let .string(r)?: rejected = r
+        case .string(let r)?: rejected = r
         default: return nil
         }
         return EngineAnswer(index: expectedIndex, state: state, rejected: rejected)
@@ -143,8 +152,10 @@ enum EngineProcess {
     /// Reads `ready` then `expected` answers; stops at EOF (the caller checks the count).
     /// The ready line must arrive within `readyTimeout_s` of the start, every answer within
     /// `answerTimeout_s` of the line before it (monotonic clock: a wall-clock step changes nothing).
-    static func readAnswers(fd: Int32, expected: Int, readyTimeout_s: Double, answerTimeout_s: Double,
-                            into answers: inout [EngineAnswer]) throws(ExternalEngineError) {
+    static func readAnswers(
+        fd: Int32, expected: Int, readyTimeout_s: Double, answerTimeout_s: Double,
+        into answers: inout [EngineAnswer]
+    ) throws(ExternalEngineError) {
         var pending: [UInt8] = []
         var fields = FlatJSONFields(keys: ["index", "state", "rejected"])
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -158,20 +169,31 @@ enum EngineProcess {
                 throw .timeout(seconds: answerTimeout_s, firstUnanswered: answers.count, stderrTail: "")
             }
             let ready = Syscalls.pollReadable(fd, timeout_ms: Int32((min(remaining, 1) * 1000).rounded(.up)))
-            if ready < 0 { if Syscalls.errno == Syscalls.EINTR { continue }; break }
+            if ready < 0 {
+                if Syscalls.errno == Syscalls.EINTR { continue }
+                break
+            }
             if ready == 0 { continue }
             let n = buffer.withUnsafeMutableBytes { Syscalls.read(fd, $0.baseAddress, 65536) }
-            if n < 0 { if Syscalls.errno == Syscalls.EINTR { continue }; break }
+            if n < 0 {
+                if Syscalls.errno == Syscalls.EINTR { continue }
+                break
+            }
             if n == 0 { break }
             pending.append(contentsOf: buffer[0..<n])
             var lineStart = 0
-            let answeredBefore = answers.count, readyBefore = sawReady
+            let answeredBefore = answers.count
+            let readyBefore = sawReady
             while let nl = pending[lineStart...].firstIndex(of: 0x0A) {
                 line += 1
                 // Plain answers take the dictionary-free scanner; anything else the full decoder.
                 if sawReady, answers.count < expected,
-                   let answer = pending.withUnsafeBufferPointer({ fastAnswer(UnsafeBufferPointer(rebasing: $0[lineStart..<nl]),
-                                                                             expectedIndex: answers.count, fields: &fields) }) {
+                    let answer = pending.withUnsafeBufferPointer({
+                        fastAnswer(
+                            UnsafeBufferPointer(rebasing: $0[lineStart..<nl]),
+                            expectedIndex: answers.count, fields: &fields)
+                    })
+                {
                     answers.append(answer)
                     lineStart = nl + 1
                     continue
@@ -184,7 +206,8 @@ enum EngineProcess {
                     continue
                 }
                 guard answers.count < expected else {
-                    throw .garbage(line: line, text: EngineRequests.shorten(text), reason: "more answers than fixes (\(expected))")
+                    throw .garbage(
+                        line: line, text: EngineRequests.shorten(text), reason: "more answers than fixes (\(expected))")
                 }
                 answers.append(try EngineRequests.decodeAnswer(text, line: line, expectedIndex: answers.count))
             }
@@ -197,13 +220,15 @@ enum EngineProcess {
             }
         }
         if !pending.isEmpty, sawReady {
-            throw .garbage(line: line + 1, text: EngineRequests.shorten(Substring(String(decoding: pending, as: UTF8.self))),
-                           reason: "last line has no newline")
+            throw .garbage(
+                line: line + 1, text: EngineRequests.shorten(Substring(String(decoding: pending, as: UTF8.self))),
+                reason: "last line has no newline")
         }
         guard sawReady else {
             if !pending.isEmpty {
-                throw .garbage(line: 1, text: EngineRequests.shorten(Substring(String(decoding: pending, as: UTF8.self))),
-                               reason: "expected the ready message; the line has no newline")
+                throw .garbage(
+                    line: 1, text: EngineRequests.shorten(Substring(String(decoding: pending, as: UTF8.self))),
+                    reason: "expected the ready message; the line has no newline")
             }
             throw .noReady(status: nil, stderrTail: "")
         }
@@ -220,7 +245,10 @@ final class EngineChild {
     private var status: Int32 = -1
 
     private init(pid: Int32, stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32) {
-        self.pid = pid; self.stdinFD = stdinFD; self.stdoutFD = stdoutFD; self.stderrFD = stderrFD
+        self.pid = pid
+        self.stdinFD = stdinFD
+        self.stdoutFD = stdoutFD
+        self.stderrFD = stderrFD
     }
 
     deinit {
@@ -248,12 +276,16 @@ final class EngineChild {
         }
         // fds: [stdin read, stdin write, stdout read, stdout write, stderr read, stderr write]
         let spawned = Syscalls.spawnShell(command: command, stdin: fds[0], stdout: fds[3], stderr: fds[5])
-        Syscalls.close(fds[0]); Syscalls.close(fds[3]); Syscalls.close(fds[5])
+        Syscalls.close(fds[0])
+        Syscalls.close(fds[3])
+        Syscalls.close(fds[5])
         let pid: Int32
         switch spawned {
-        case let .success(child): pid = child
-        case let .failure(spawnFailure):
-            Syscalls.close(fds[1]); Syscalls.close(fds[2]); Syscalls.close(fds[4])
+        case .success(let child): pid = child
+        case .failure(let spawnFailure):
+            Syscalls.close(fds[1])
+            Syscalls.close(fds[2])
+            Syscalls.close(fds[4])
             throw failure("posix_spawn", spawnFailure.code)
         }
         return EngineChild(pid: pid, stdinFD: fds[1], stdoutFD: fds[2], stderrFD: fds[4])
@@ -285,7 +317,10 @@ final class EngineChild {
             let wait = Syscalls.reapIfExited(pid)
             raw = wait.rawStatus
             if wait.rc == pid { break }
-            if wait.rc < 0, Syscalls.errno != Syscalls.EINTR { reaped = true; return status }
+            if wait.rc < 0, Syscalls.errno != Syscalls.EINTR {
+                reaped = true
+                return status
+            }
             // SIGKILL is not deliverable in uninterruptible sleep: give up after 5 s rather than hang.
             if ProgressReporter.monotonicSeconds() >= deadline { return status }
             Syscalls.sleep(microseconds: 1000)

@@ -5,16 +5,18 @@ extension EngineFence {
     package init(center: Coordinate, spec: RuleSpec) throws(FenceRuleError) {
         var rule: [String: EngineValue] = [:]
         switch spec {
-        case let .hysteresis(e, x, a, _):
-            rule = ["kind": .string("hysteresis"), "enter_m": .number(e), "exit_m": .number(x), "maxAccuracy_m": .number(a)]
-        case let .threshold(r, _):
+        case .hysteresis(let e, let x, let a, _):
+            rule = [
+                "kind": .string("hysteresis"), "enter_m": .number(e), "exit_m": .number(x), "maxAccuracy_m": .number(a),
+            ]
+        case .threshold(let r, _):
             rule = ["kind": .string("threshold"), "radius_m": .number(r)]
-        case let .conservative(r, _):
+        case .conservative(let r, _):
             rule = ["kind": .string("conservative"), "radius_m": .number(r)]
         }
         switch spec.confirmation {
-        case let .fixes(n)?: rule["confirm_n"] = .number(Double(n))
-        case let .seconds(s)?: rule["confirm_s"] = .number(s)
+        case .fixes(let n)?: rule["confirm_n"] = .number(Double(n))
+        case .seconds(let s)?: rule["confirm_s"] = .number(s)
         case nil: break
         }
         self.init(center: center, rule: rule, rulesVersion: try spec.rulesVersion())
@@ -28,14 +30,17 @@ extension EngineFence {
         }
         var confirmation: Confirmation?
         if let n = rule["confirm_n"]?.double {
-            guard let fixes = Int(exactly: n), fixes >= 1 else { throw .badFence("rule.confirm_n must be a whole number ≥ 1, got \(n)") }
+            guard let fixes = Int(exactly: n), fixes >= 1 else {
+                throw .badFence("rule.confirm_n must be a whole number ≥ 1, got \(n)")
+            }
             confirmation = .fixes(fixes)
         }
         if let s = rule["confirm_s"]?.double { confirmation = .seconds(s) }
         switch rule["kind"]?.string {
         case "hysteresis":
-            return .hysteresis(enter_m: try number("enter_m"), exit_m: try number("exit_m"),
-                               maxAccuracy_m: try number("maxAccuracy_m"), confirmation: confirmation)
+            return .hysteresis(
+                enter_m: try number("enter_m"), exit_m: try number("exit_m"),
+                maxAccuracy_m: try number("maxAccuracy_m"), confirmation: confirmation)
         case "threshold": return .threshold(radius_m: try number("radius_m"), confirmation: confirmation)
         case "conservative": return .conservative(radius_m: try number("radius_m"), confirmation: confirmation)
         default: throw .badFence("rule.kind must be hysteresis, threshold or conservative")

@@ -10,8 +10,8 @@ package enum EngineServerError: Error, Sendable, Hashable, CustomStringConvertib
 
     package var description: String {
         switch self {
-        case let .badFence(r): return "fence message: \(r)"
-        case let .badLine(l, r): return "input line \(l): \(r)"
+        case .badFence(let r): return "fence message: \(r)"
+        case .badLine(let l, let r): return "input line \(l): \(r)"
         }
     }
 }
@@ -22,23 +22,30 @@ package enum EngineServerError: Error, Sendable, Hashable, CustomStringConvertib
 package enum EngineServer {
     /// Serves one session: reads request lines from `nextLine`, writes answers to `write`.
     /// - Parameter maxAge_s: staleness limit applied by the monitor (default: none).
-    package static func serve(maxAge_s: Double = .infinity, nextLine: () -> String?,
-                             write: (String) -> Void) throws(EngineServerError) {
+    package static func serve(
+        maxAge_s: Double = .infinity, nextLine: () -> String?,
+        write: (String) -> Void
+    ) throws(EngineServerError) {
         guard let first = nextLine() else { return }
         let fence = try parseFence(first)
         let spec = try fence.ruleSpec()
         var monitor: FenceMonitor<AnyFenceRule, Haversine>
         do {
-            monitor = try FenceMonitor(center: fence.center, evaluator: spec.evaluator(), distanceModel: Haversine(),
-                                       maxAge_s: maxAge_s, logging: .off)
+            monitor = try FenceMonitor(
+                center: fence.center, evaluator: spec.evaluator(), distanceModel: Haversine(),
+                maxAge_s: maxAge_s, logging: .off)
         } catch { throw .badFence("\(error)") }
-        write("{\"type\":\"ready\",\"protocol\":\(EngineProtocol.version),\"engine\":\"fencelab \(ToolVersion.string)\"}\n")
+        write(
+            "{\"type\":\"ready\",\"protocol\":\(EngineProtocol.version),\"engine\":\"fencelab \(ToolVersion.string)\"}\n"
+        )
         // Answers are appended as bytes and handed to `write` in ~60 kB pieces.
         var out = ByteSink()
         out.bytes.reserveCapacity(1 << 16)
         var lineNumber = 1
         // Plain fix lines take the dictionary-free scanner; any other line the full parser (same values).
-        var fields = FlatJSONFields(keys: ["index", "timestamp", "latitude", "longitude", "horizontal_accuracy", "now", "type"])
+        var fields = FlatJSONFields(keys: [
+            "index", "timestamp", "latitude", "longitude", "horizontal_accuracy", "now", "type",
+        ])
         while var line = nextLine() {
             lineNumber += 1
             var numbers: (Double?, Double?, Double?, Double?, Double?, Double?)
@@ -47,18 +54,26 @@ package enum EngineServer {
                 numbers = (v[0]?.double, v[1]?.double, v[2]?.double, v[3]?.double, v[4]?.double, v[5]?.double)
             } else {
                 let o: [String: EngineValue]
-                do { o = try FlatJSON.parseObject(line) } catch { throw .badLine(line: lineNumber, reason: error.description) }
-                numbers = (o["index"]?.double, o["timestamp"]?.double, o["latitude"]?.double,
-                           o["longitude"]?.double, o["horizontal_accuracy"]?.double, o["now"]?.double)
+                do { o = try FlatJSON.parseObject(line) } catch {
+                    throw .badLine(line: lineNumber, reason: error.description)
+                }
+                numbers = (
+                    o["index"]?.double, o["timestamp"]?.double, o["latitude"]?.double,
+                    o["longitude"]?.double, o["horizontal_accuracy"]?.double, o["now"]?.double
+                )
             }
             guard let index = numbers.0, let t = numbers.1, let lat = numbers.2,
-                  let lon = numbers.3, let acc = numbers.4, let now = numbers.5 else {
-                throw .badLine(line: lineNumber, reason: "a fix needs index, timestamp, latitude, longitude, horizontal_accuracy, now")
+                let lon = numbers.3, let acc = numbers.4, let now = numbers.5
+            else {
+                throw .badLine(
+                    line: lineNumber,
+                    reason: "a fix needs index, timestamp, latitude, longitude, horizontal_accuracy, now")
             }
             guard let fixIndex = Int(exactly: index), fixIndex >= 0 else {
                 throw .badLine(line: lineNumber, reason: "index must be a whole number ≥ 0, got \(index)")
             }
-            let decision = monitor.process(Fix(timestamp_s: t, latitude: lat, longitude: lon, horizontalAccuracy_m: acc), now_s: now)
+            let decision = monitor.process(
+                Fix(timestamp_s: t, latitude: lat, longitude: lon, horizontalAccuracy_m: acc), now_s: now)
             out.append("{\"index\":")
             out.write(String(fixIndex))
             out.append(",\"state\":\"")
@@ -82,35 +97,43 @@ package enum EngineServer {
     static func parseFence(_ line: String) throws(EngineServerError) -> EngineFence {
         let root: StrictJSON.Value
         do { root = try StrictJSON.parse(line) } catch { throw .badFence("not valid JSON: \(error)") }
-        guard case let .object(members, _) = root else { throw .badFence("first line must be {\"type\":\"fence\",...}") }
+        guard case .object(let members, _) = root else {
+            throw .badFence("first line must be {\"type\":\"fence\",...}")
+        }
         let allowed: Set<String> = ["type", "protocol", "center", "rule", "rulesVersion"]
         if let unknown = members.first(where: { !allowed.contains($0.key) }) {
             throw .badFence("unknown key '\(ShownText.shown(unknown.key))'")
         }
-        guard case .string("fence", _)? = root["type"] else { throw .badFence("first line must be {\"type\":\"fence\",...}") }
-        guard case let .number(p, _, _)? = root["protocol"], Int(exactly: p) == EngineProtocol.version else {
+        guard case .string("fence", _)? = root["type"] else {
+            throw .badFence("first line must be {\"type\":\"fence\",...}")
+        }
+        guard case .number(let p, _, _)? = root["protocol"], Int(exactly: p) == EngineProtocol.version else {
             throw .badFence("protocol must be the number \(EngineProtocol.version)")
         }
-        guard case let .array(c, _)? = root["center"], c.count == 2,
-              case let .number(lat, _, _) = c[0], case let .number(lon, _, _) = c[1],
-              let center = try? Coordinate(latitude: lat, longitude: lon) else {
+        guard case .array(let c, _)? = root["center"], c.count == 2,
+            case .number(let lat, _, _) = c[0], case .number(let lon, _, _) = c[1],
+            let center = try? Coordinate(latitude: lat, longitude: lon)
+        else {
             throw .badFence("center must be [latitude, longitude] within range")
         }
-        guard case let .object(r, _)? = root["rule"] else { throw .badFence("rule must be an object") }
+        guard case .object(let r, _)? = root["rule"] else { throw .badFence("rule must be an object") }
         var rule: [String: EngineValue] = [:]
         for (k, v) in r {
             switch v {
-            case let .string(s, _): rule[k] = .string(s)
-            case let .number(n, text, _):
-                guard n.isFinite else { throw .badFence("rule.\(ShownText.shown(k)): number out of range: \(ShownText.shown(text))") }
+            case .string(let s, _): rule[k] = .string(s)
+            case .number(let n, let text, _):
+                guard n.isFinite else {
+                    throw .badFence("rule.\(ShownText.shown(k)): number out of range: \(ShownText.shown(text))")
+                }
                 rule[k] = .number(n)
-            default: throw .badFence("rule.\(ShownText.shown(k)) must be a number or a string, got \(v.kindDescription)")
+            default:
+                throw .badFence("rule.\(ShownText.shown(k)) must be a number or a string, got \(v.kindDescription)")
             }
         }
         var rulesVersion = ""
         switch root["rulesVersion"] {
         case nil: break
-        case let .string(s, _)?: rulesVersion = s
+        case .string(let s, _)?: rulesVersion = s
         case let v?: throw .badFence("rulesVersion must be a string, got \(v.kindDescription)")
         }
         return EngineFence(center: center, rule: rule, rulesVersion: rulesVersion)

@@ -42,23 +42,23 @@ package enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConvert
     package var description: String {
         func tail(_ s: String) -> String { s.isEmpty ? "" : "; engine stderr: \(s)" }
         switch self {
-        case let .startFailed(command, reason):
+        case .startFailed(let command, let reason):
             return "engine '\(ShownText.escapingControls(command))' could not start: \(reason)"
-        case let .exited(status, answered, expected, stderr):
+        case .exited(let status, let answered, let expected, let stderr):
             return "engine exited with status \(status) after answering \(answered) of \(expected) fixes\(tail(stderr))"
-        case let .timeout(seconds, index, stderr):
+        case .timeout(let seconds, let index, let stderr):
             return "engine gave no answer for fix \(index) within \(seconds) s; it was stopped\(tail(stderr))"
-        case let .garbage(line, text, reason):
+        case .garbage(let line, let text, let reason):
             return "engine output line \(line) is not a valid answer (\(reason)): \(text)"
-        case let .wrongIndex(line, expected, got):
+        case .wrongIndex(let line, let expected, let got):
             return "engine output line \(line) answers fix \(got), expected fix \(expected)"
-        case let .protocolMismatch(expected, got):
+        case .protocolMismatch(let expected, let got):
             return "engine speaks protocol \(got), FenceLab speaks protocol \(expected)"
-        case let .noReady(status?, stderr):
+        case .noReady(let status?, let stderr):
             return "engine exited with status \(status) without sending the ready line\(tail(stderr))"
-        case let .noReady(nil, stderr):
+        case .noReady(nil, let stderr):
             return "engine closed its output without the ready line; it was stopped\(tail(stderr))"
-        case let .readyTimeout(seconds, stderr):
+        case .readyTimeout(let seconds, let stderr):
             return "engine sent no ready line within \(seconds) s; it was stopped\(tail(stderr))"
         }
     }
@@ -78,8 +78,10 @@ package struct ExternalEngine: Sendable {
     /// arrive within `startupGrace_s + perFixTimeout_s` of the start.
     package var startupGrace_s: Double
 
-    package init(command: String, perFixTimeout_s: Double = 5,
-                startupGrace_s: Double = ExternalEngine.defaultStartupGrace_s) {
+    package init(
+        command: String, perFixTimeout_s: Double = 5,
+        startupGrace_s: Double = ExternalEngine.defaultStartupGrace_s
+    ) {
         self.command = command
         self.perFixTimeout_s = perFixTimeout_s
         self.startupGrace_s = startupGrace_s
@@ -91,8 +93,10 @@ package struct ExternalEngine: Sendable {
         // Encoded in chunks on the writer thread: the engine starts on the first lines while
         // the rest are still being encoded (the two overlap on a multi-core machine).
         let chunk = 4096
-        return try EngineProcess.exchange(command: command, expected: fixes.count, timeout_s: perFixTimeout_s,
-                                           readyTimeout_s: startupGrace_s + perFixTimeout_s) { fd in
+        return try EngineProcess.exchange(
+            command: command, expected: fixes.count, timeout_s: perFixTimeout_s,
+            readyTimeout_s: startupGrace_s + perFixTimeout_s
+        ) { fd in
             var start = 0
             repeat {
                 let end = min(start + chunk, fixes.count)
@@ -137,14 +141,15 @@ enum EngineRequests {
             let rule = fence.rule.keys.sorted().map { key -> String in
                 let value: String
                 switch fence.rule[key]! {
-                case let .string(s): value = "\"\(FlatJSON.escape(s))\""
-                case let .number(v): value = FlatJSON.number(v)
-                case let .bool(b): value = b ? "true" : "false"
+                case .string(let s): value = "\"\(FlatJSON.escape(s))\""
+                case .number(let v): value = FlatJSON.number(v)
+                case .bool(let b): value = b ? "true" : "false"
                 case .null: value = "null"
                 }
                 return "\"\(FlatJSON.escape(key))\":\(value)"
             }.joined(separator: ",")
-            out += "{\"type\":\"fence\",\"protocol\":\(EngineProtocol.version),\"center\":[\(fence.center.latitude),\(fence.center.longitude)],"
+            out +=
+                "{\"type\":\"fence\",\"protocol\":\(EngineProtocol.version),\"center\":[\(fence.center.latitude),\(fence.center.longitude)],"
             out += "\"rule\":{\(rule)},\"rulesVersion\":\"\(FlatJSON.escape(fence.rulesVersion))\"}\n"
         }
         // The fix lines (~10⁵ per run) go straight into bytes: no String building per line.
@@ -170,9 +175,10 @@ enum EngineRequests {
         return bytes.bytes
     }
 
-
     /// Parses the answer on output line `line` (1-based; line 1 is `ready`).
-    static func decodeAnswer(_ text: Substring, line: Int, expectedIndex: Int) throws(ExternalEngineError) -> EngineAnswer {
+    static func decodeAnswer(
+        _ text: Substring, line: Int, expectedIndex: Int
+    ) throws(ExternalEngineError) -> EngineAnswer {
         let object: [String: EngineValue]
         do { object = try FlatJSON.parseObject(text.utf8) } catch {
             throw .garbage(line: line, text: shorten(text), reason: error.description)
@@ -191,7 +197,7 @@ enum EngineRequests {
         var rejected: String? = nil
         if let r = object["rejected"] {
             switch r {
-            case let .string(s): rejected = s
+            case .string(let s): rejected = s
             case .null: rejected = nil
             default: throw .garbage(line: line, text: shorten(text), reason: "\"rejected\" must be a string")
             }

@@ -13,8 +13,8 @@ package enum EngineValue: Sendable, Hashable {
     /// The number, accepting the protocol's string forms of non-finite values.
     package var double: Double? {
         switch self {
-        case let .number(v): return v
-        case let .string(s):
+        case .number(let v): return v
+        case .string(let s):
             switch s {
             case "NaN": return .nan
             case "Infinity": return .infinity
@@ -26,7 +26,7 @@ package enum EngineValue: Sendable, Hashable {
     }
 
     package var string: String? {
-        if case let .string(s) = self { return s }
+        if case .string(let s) = self { return s }
         return nil
     }
 }
@@ -37,7 +37,6 @@ package struct FlatJSONError: Error, Sendable, Hashable, CustomStringConvertible
     package var reason: String
     package var description: String { "\(reason) at byte \(offset)" }
 }
-
 
 extension FlatJSON {
     /// The double spelled by `text` (RFC 8259 number syntax), or nil unless all of it is one
@@ -63,9 +62,13 @@ extension FlatJSON {
         let n = t.count
         var i = 0
         var negative = false
-        if i < n, t[i] == 0x2D { negative = true; i += 1 }
+        if i < n, t[i] == 0x2D {
+            negative = true
+            i += 1
+        }
         var mantissa: UInt64 = 0
-        var digits = 0, fractionDigits = 0
+        var digits = 0
+        var fractionDigits = 0
         let intStart = i
         while i < n, t[i] >= 0x30, t[i] <= 0x39 {
             if digits < 19 { mantissa = mantissa * 10 + UInt64(t[i] - 0x30) }
@@ -88,7 +91,10 @@ extension FlatJSON {
         if i < n, t[i] == 0x65 || t[i] == 0x45 {
             i += 1
             var expNegative = false
-            if i < n, t[i] == 0x2B || t[i] == 0x2D { expNegative = t[i] == 0x2D; i += 1 }
+            if i < n, t[i] == 0x2B || t[i] == 0x2D {
+                expNegative = t[i] == 0x2D
+                i += 1
+            }
             let expStart = i
             while i < n, t[i] >= 0x30, t[i] <= 0x39, exponent < 10_000 {
                 exponent = exponent * 10 + Int(t[i] - 0x30)
@@ -121,24 +127,34 @@ package enum FlatJSON {
     /// (`FlatJSONFields`) is only a front end; whatever it does not take comes here.
     static func parse(_ bytes: [UInt8]) throws(FlatJSONError) -> [String: EngineValue] {
         let root: StrictJSON.Value
-        do { root = try StrictJSON.parse(bytes, limits: StrictJSON.Limits(maxBytes: max(bytes.count, 1), maxDepth: 2)) } catch {
-            let reason = error.kind == .duplicateKey ? "duplicate key '\(ShownText.shown(error.keyPath))'"
-                : error.kind == .tooDeep ? "nested value for '\(ShownText.shown(error.keyPath))' (a protocol line is a flat object)"
-                : error.reason
+        do {
+            root = try StrictJSON.parse(bytes, limits: StrictJSON.Limits(maxBytes: max(bytes.count, 1), maxDepth: 2))
+        } catch {
+            let reason =
+                error.kind == .duplicateKey
+                ? "duplicate key '\(ShownText.shown(error.keyPath))'"
+                : error.kind == .tooDeep
+                    ? "nested value for '\(ShownText.shown(error.keyPath))' (a protocol line is a flat object)"
+                    : error.reason
             throw FlatJSONError(offset: error.column - 1, reason: reason)
         }
-        guard case let .object(members, _) = root else { throw FlatJSONError(offset: 0, reason: "expected a JSON object") }
+        guard case .object(let members, _) = root else {
+            throw FlatJSONError(offset: 0, reason: "expected a JSON object")
+        }
         var result: [String: EngineValue] = [:]
         for (key, value) in members {
             switch value {
-            case let .string(s, _): result[key] = .string(s)
-            case let .bool(b, _): result[key] = .bool(b)
+            case .string(let s, _): result[key] = .string(s)
+            case .bool(let b, _): result[key] = .bool(b)
             case .null: result[key] = .null
-            case let .number(v, text, _):
-                guard v.isFinite else { throw FlatJSONError(offset: 0, reason: "number out of range: \(ShownText.shown(text))") }
+            case .number(let v, let text, _):
+                guard v.isFinite else {
+                    throw FlatJSONError(offset: 0, reason: "number out of range: \(ShownText.shown(text))")
+                }
                 result[key] = .number(v)
             case .object, .array:
-                throw FlatJSONError(offset: 0, reason: "nested value for '\(ShownText.shown(key))' (a protocol line is a flat object)")
+                throw FlatJSONError(
+                    offset: 0, reason: "nested value for '\(ShownText.shown(key))' (a protocol line is a flat object)")
             }
         }
         return result
@@ -206,9 +222,13 @@ struct FlatJSONFields {
                 skipSpace()
                 guard let keyRange = plainString() else { return false }
                 var slot = -1
-                let keyLength = keyRange.count, first = keyLength > 0 ? b[keyRange.lowerBound] : 0
+                let keyLength = keyRange.count
+                let first = keyLength > 0 ? b[keyRange.lowerBound] : 0
                 for k in 0..<keys.count where keys[k].count == keyLength && (keyLength == 0 || keys[k][0] == first) {
-                    if keys[k].elementsEqual(UnsafeBufferPointer(rebasing: b[keyRange])) { slot = k; break }
+                    if keys[k].elementsEqual(UnsafeBufferPointer(rebasing: b[keyRange])) {
+                        slot = k
+                        break
+                    }
                 }
                 guard slot >= 0, values[slot] == nil else { return false }
                 skipSpace()
@@ -244,8 +264,14 @@ struct FlatJSONFields {
                 }
                 skipSpace()
                 guard i < n else { return false }
-                if b[i] == 0x2C { i += 1; continue }
-                if b[i] == 0x7D { i += 1; break }
+                if b[i] == 0x2C {
+                    i += 1
+                    continue
+                }
+                if b[i] == 0x7D {
+                    i += 1
+                    break
+                }
                 return false
             }
         }

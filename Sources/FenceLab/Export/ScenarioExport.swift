@@ -14,9 +14,10 @@ package enum ExportError: Error, Sendable, Hashable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .unknownFormat(f): return "--format must be \(ScenarioExport.formats.joined(separator: ", ")), got '\(f)'"
-        case let .badStart(value, reason): return "--start '\(DeviceLogLexical.shown(value))': \(reason)"
-        case let .writeFailed(path, reason): return "\(path): cannot write: \(reason)"
+        case .unknownFormat(let f):
+            return "--format must be \(ScenarioExport.formats.joined(separator: ", ")), got '\(f)'"
+        case .badStart(let value, let reason): return "--start '\(DeviceLogLexical.shown(value))': \(reason)"
+        case .writeFailed(let path, let reason): return "\(path): cannot write: \(reason)"
         }
     }
 }
@@ -44,13 +45,17 @@ package enum ScenarioExport {
 
         /// "wrote 1200 points of NAME replicate 0 as gpx to FILE, starting 2026-…; 75 non-increasing timestamps (…)".
         package func line(destination: String) -> String {
-            var line = "export: wrote \(points) points of \(scenario) replicate \(replicate) as \(format) to \(destination), "
+            var line =
+                "export: wrote \(points) points of \(scenario) replicate \(replicate) as \(format) to \(destination), "
                 + "starting \(TrackExport.iso8601(start_unix_s))"
             if nonIncreasingTimestamps > 0 {
-                line += "; \(nonIncreasingTimestamps) non-increasing timestamp\(nonIncreasingTimestamps == 1 ? "" : "s") "
+                line +=
+                    "; \(nonIncreasingTimestamps) non-increasing timestamp\(nonIncreasingTimestamps == 1 ? "" : "s") "
                     + "(injected faults: duplicate, late or stale deliveries, played as delivered)"
             }
-            if skippedInvalid > 0 { line += "; \(skippedInvalid) fixes with invalid coordinates skipped (\(format) cannot hold them)" }
+            if skippedInvalid > 0 {
+                line += "; \(skippedInvalid) fixes with invalid coordinates skipped (\(format) cannot hold them)"
+            }
             return line
         }
     }
@@ -70,31 +75,36 @@ package enum ScenarioExport {
             throw .badStart(value: text, reason: "expected an ISO-8601 time with a zone, e.g. 2026-03-01T12:00:00Z")
         }
         switch DeviceLogLexical.timestamp(Substring(text)) {
-        case let .success(t):
+        case .success(let t):
             guard t >= 0 else { throw .badStart(value: text, reason: "must be at or after 1970-01-01T00:00:00Z") }
             return t
-        case let .failure(p): throw .badStart(value: text, reason: p.reason)
+        case .failure(let p): throw .badStart(value: text, reason: p.reason)
         }
     }
 
     /// Renders the export as text; times are `start_unix_s` + the fix's time in the drive.
     /// - Parameter start_unix_s: t = 0 of the drive; nil: the scenario's `sampling.start_unix_s`
     ///   (2026-01-01T00:00:00Z unless the file sets it), so library output is reproducible.
-    package static func render(spec: ScenarioSpec, format name: String, replicate: Int,
-                              start_unix_s: Double? = nil) throws -> (text: String, summary: Summary) {
+    package static func render(
+        spec: ScenarioSpec, format name: String, replicate: Int,
+        start_unix_s: Double? = nil
+    ) throws -> (text: String, summary: Summary) {
         let start_unix_s = start_unix_s ?? spec.sampling.start_unix_s
         guard let format = TrackFormat(rawValue: name) else { throw ExportError.unknownFormat(name) }
         if format == .nmea {
             // RMC dates carry a two-digit year; the importer reads 80–99 as 19xx and 00–79 as 20xx.
             let end = start_unix_s + spec.sampling.duration_s
             guard start_unix_s >= 315_532_800, end < 3_471_292_800 else {
-                throw ExportError.badStart(value: TrackExport.iso8601(start_unix_s),
-                                           reason: "NMEA dates have a two-digit year: the drive must lie within 1980–2079")
+                throw ExportError.badStart(
+                    value: TrackExport.iso8601(start_unix_s),
+                    reason: "NMEA dates have a two-digit year: the drive must lie within 1980–2079")
             }
         }
         var text = TrackExport.header(format, name: "\(spec.name) replicate \(replicate)")
         var coordinates: [String] = []
-        var points = 0, skipped = 0, nonIncreasing = 0
+        var points = 0
+        var skipped = 0
+        var nonIncreasing = 0
         var previous_s = -Double.infinity
         var generator = try ScenarioGenerator(spec: spec, replicate: replicate)
         while let s = generator.next() {
@@ -106,15 +116,22 @@ package enum ScenarioExport {
             } else {
                 row = format == .kml ? nil : TrackExport.row(s, format: format, start_unix_s: start_unix_s)
             }
-            guard let row else { skipped += 1; continue }
+            guard let row else {
+                skipped += 1
+                continue
+            }
             text += row
             points += 1
             if !(fix.timestamp_s > previous_s) { nonIncreasing += 1 }
             if fix.timestamp_s.isFinite { previous_s = max(previous_s, fix.timestamp_s) }
         }
         text += TrackExport.footer(format, kmlCoordinates: coordinates)
-        return (text, Summary(scenario: spec.name, replicate: replicate, format: name, points: points, skippedInvalid: skipped,
-                              nonIncreasingTimestamps: nonIncreasing, start_unix_s: start_unix_s))
+        return (
+            text,
+            Summary(
+                scenario: spec.name, replicate: replicate, format: name, points: points, skippedInvalid: skipped,
+                nonIncreasingTimestamps: nonIncreasing, start_unix_s: start_unix_s)
+        )
     }
 
     /// Loads `scenarioPath`, renders replicate `replicate` and writes it atomically to `outPath`
@@ -122,10 +139,14 @@ package enum ScenarioExport {
     /// is not a regular file (`/dev/full`, a FIFO, a symbolic link) is refused before any work.
     /// - Parameter start_unix_s: t = 0 of the drive; nil: the scenario's `sampling.start_unix_s` when
     ///   the file sets it, else `defaultStart()` (now, rounded down to the minute).
-    package static func export(scenarioPath: String, format: String, replicate: Int, outPath: String?,
-                              start_unix_s: Double? = nil) throws -> (text: String?, summary: Summary) {
+    package static func export(
+        scenarioPath: String, format: String, replicate: Int, outPath: String?,
+        start_unix_s: Double? = nil
+    ) throws -> (text: String?, summary: Summary) {
         if let outPath {
-            do { try FileSystem.checkFileDestination(outPath) } catch { throw ExportError.writeFailed(path: outPath, reason: error.reason) }
+            do { try FileSystem.checkFileDestination(outPath) } catch {
+                throw ExportError.writeFailed(path: outPath, reason: error.reason)
+            }
         }
         let spec = try ScenarioSpec.load(path: scenarioPath)
         let start = start_unix_s ?? (spec.sampling.startIsExplicit ? spec.sampling.start_unix_s : defaultStart())

@@ -73,11 +73,13 @@ package enum TrackExport {
         guard let fix = sample.fix else { return nil }
         let t = start_unix_s + fix.timestamp_s
         let time = iso8601(t)
-        let speed = sample.truthSpeed_mps, course = sample.truthCourse_deg
+        let speed = sample.truthSpeed_mps
+        let course = sample.truthCourse_deg
         switch format {
         case .gpx, .gpxTrack:
             guard Coordinate.isValid(latitude: fix.latitude, longitude: fix.longitude), t.isFinite else { return nil }
-            let element = format == .gpx ? "wpt" : "trkpt", indent = format == .gpx ? "  " : "    "
+            let element = format == .gpx ? "wpt" : "trkpt"
+            let indent = format == .gpx ? "  " : "    "
             // GPX 1.1 wptType order: time … hdop … extensions. hdop is a DOP (dimensionless), only for a valid accuracy.
             // GPX longitudeType is [-180, 180): the meridian 180 is written as -180.
             let lon = fix.longitude == 180 ? -180 : fix.longitude
@@ -88,8 +90,10 @@ package enum TrackExport {
             if course.isFinite, course >= 0 { r += "<fl:course>\(metres(course))</fl:course>" }
             return r + "</extensions></\(element)>\n"
         case .csv:
-            return [time, degrees(fix.latitude), degrees(fix.longitude), metres(fix.horizontalAccuracy_m),
-                    metres(speed), metres(course), ""].joined(separator: ",") + "\n"
+            return [
+                time, degrees(fix.latitude), degrees(fix.longitude), metres(fix.horizontalAccuracy_m),
+                metres(speed), metres(course), "",
+            ].joined(separator: ",") + "\n"
         case .jsonl:
             func json(_ x: Double, _ f: (Double) -> String) -> String { x.isFinite ? f(x) : "null" }
             return "{\"timestamp\":\"\(time)\",\"latitude\":\(json(fix.latitude, degrees)),"
@@ -99,8 +103,9 @@ package enum TrackExport {
                 + "\"event\":\"\"}\n"
         case .nmea:
             guard Coordinate.isValid(latitude: fix.latitude, longitude: fix.longitude), t.isFinite else { return nil }
-            return NMEASentence.fix(unix_s: t, latitude: fix.latitude, longitude: fix.longitude,
-                                    hdop: hdop(fix.horizontalAccuracy_m), speed_mps: speed, course_deg: course)
+            return NMEASentence.fix(
+                unix_s: t, latitude: fix.latitude, longitude: fix.longitude,
+                hdop: hdop(fix.horizontalAccuracy_m), speed_mps: speed, course_deg: course)
         case .kml:
             return kmlRow(sample, start_unix_s: start_unix_s)?.when
         }
@@ -108,10 +113,15 @@ package enum TrackExport {
 
     /// KML: the `<when>` line and the `<gx:coord>` line of a fix (longitude first), or nil.
     package static func kmlRow(_ sample: GeneratedSample, start_unix_s: Double) -> (when: String, coord: String)? {
-        guard let fix = sample.fix, Coordinate.isValid(latitude: fix.latitude, longitude: fix.longitude) else { return nil }
+        guard let fix = sample.fix, Coordinate.isValid(latitude: fix.latitude, longitude: fix.longitude) else {
+            return nil
+        }
         let t = start_unix_s + fix.timestamp_s
         guard t.isFinite else { return nil }
-        return ("<when>\(iso8601(t))</when>\n", "<gx:coord>\(degrees(fix.longitude)) \(degrees(fix.latitude)) 0</gx:coord>\n")
+        return (
+            "<when>\(iso8601(t))</when>\n",
+            "<gx:coord>\(degrees(fix.longitude)) \(degrees(fix.latitude)) 0</gx:coord>\n"
+        )
     }
 
     /// HDOP = accuracy / `GPXAccuracy.uere_m` with two decimals, or nil for an invalid accuracy.
@@ -130,8 +140,9 @@ package enum TrackExport {
         guard let totalMs = Int64(exactly: (unix_s * 1000).rounded()) else { return "NaN" }
         let ms = ((totalMs % 1000) + 1000) % 1000
         let c = CivilTime(unix_s: Double((totalMs - ms) / 1000))
-        return String(format: "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ",
-                      c.year, c.month, c.day, c.secondOfDay / 3600, (c.secondOfDay % 3600) / 60, c.secondOfDay % 60, ms)
+        return String(
+            format: "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ",
+            c.year, c.month, c.day, c.secondOfDay / 3600, (c.secondOfDay % 3600) / 60, c.secondOfDay % 60, ms)
     }
 
     static func xmlEscaped(_ s: String) -> String {
@@ -176,8 +187,10 @@ extension NMEASentence {
     ///   - latitude, longitude: valid degrees.
     ///   - hdop: HDOP text, or nil for an invalid accuracy (then written as no fix).
     ///   - speed_mps, course_deg: empty fields when negative or not finite.
-    package static func fix(unix_s: Double, latitude: Double, longitude: Double, hdop: String?,
-                           speed_mps: Double, course_deg: Double) -> String {
+    package static func fix(
+        unix_s: Double, latitude: Double, longitude: Double, hdop: String?,
+        speed_mps: Double, course_deg: Double
+    ) -> String {
         let centis = Int64((unix_s * 100).rounded())
         let c = CivilTime(unix_s: Double(centis.quotientRoundedDown(by: 100)))
         let cs = centis - centis.quotientRoundedDown(by: 100) * 100
@@ -186,19 +199,23 @@ extension NMEASentence {
         let date = String(format: "%02lld%02lld%02lld", c.day, c.month, ((c.year % 100) + 100) % 100)
         let lat = angle(latitude, degreeDigits: 2, positive: "N", negative: "S")
         let lon = angle(longitude, degreeDigits: 3, positive: "E", negative: "W")
-        let speed = speed_mps.isFinite && speed_mps >= 0 ? String(format: "%.2f", speed_mps / NMEASentence.knot_mps) : ""
+        let speed =
+            speed_mps.isFinite && speed_mps >= 0 ? String(format: "%.2f", speed_mps / NMEASentence.knot_mps) : ""
         let course = course_deg.isFinite && course_deg >= 0 ? String(format: "%.2f", course_deg) : ""
-        let quality = hdop == nil ? "0" : "1", status = hdop == nil ? "V" : "A"
+        let quality = hdop == nil ? "0" : "1"
+        let status = hdop == nil ? "V" : "A"
         return sentence("GPGGA,\(time),\(lat),\(lon),\(quality),,\(hdop ?? ""),,M,,M,,")
             + sentence("GPRMC,\(time),\(status),\(lat),\(lon),\(speed),\(course),\(date),,,A")
     }
 
     /// `ddmm.mmmmm,N` / `dddmm.mmmmm,E`: degrees and minutes to 1e-5 minute (1.9 cm).
     static func angle(_ degrees: Double, degreeDigits: Int, positive: String, negative: String) -> String {
-        let total = Int64((abs(degrees) * 60 * 100_000).rounded()) // 1e-5 minutes
-        let whole = total / 6_000_000, rest = total % 6_000_000
+        let total = Int64((abs(degrees) * 60 * 100_000).rounded())  // 1e-5 minutes
+        let whole = total / 6_000_000
+        let rest = total % 6_000_000
         let d = String(format: "%0\(degreeDigits)lld", whole)
-        return d + String(format: "%02lld.%05lld", rest / 100_000, rest % 100_000) + "," + (degrees < 0 ? negative : positive)
+        return d + String(format: "%02lld.%05lld", rest / 100_000, rest % 100_000) + ","
+            + (degrees < 0 ? negative : positive)
     }
 }
 

@@ -18,9 +18,10 @@ struct Fixture: Sendable {
     }
 
     enum Check: Sendable {
-        case distance(keyPath: String, model: String, from: Coordinate, to: Coordinate,
-                      expected_m: Double?, tolerance_m: Double?, min_m: Double?, max_m: Double?,
-                      symmetryTolerance_m: Double?)
+        case distance(
+            keyPath: String, model: String, from: Coordinate, to: Coordinate,
+            expected_m: Double?, tolerance_m: Double?, min_m: Double?, max_m: Double?,
+            symmetryTolerance_m: Double?)
         case coordinate(keyPath: String, latitude: Double, longitude: Double, expect: String)
         case isInside(keyPath: String, distance_m: Double, radius_m: Double, expect: Bool)
         case classify(keyPath: String, distance_m: Double, accuracy_m: Double, radius_m: Double, expect: FenceState)
@@ -40,15 +41,16 @@ struct Fixture: Sendable {
     /// Parses and validates one file against the format in `scenarios/fixtures/README.md`.
     /// - Parameter ruleUnderTest: the rule for rule fixtures that do not pin a `rule`.
     static func parse(_ root: ParsedJSON, file: String, ruleUnderTest: RuleSpec) throws(FixtureError) -> Fixture {
-        guard case let .object(top) = root else {
+        guard case .object(let top) = root else {
             throw .wrongType(file: file, keyPath: "(top level)", expected: "an object", found: root.typeName)
         }
         guard let kindValue = top["kind"] else { throw .missingKey(file: file, keyPath: "kind") }
-        guard case let .string(kindText) = kindValue else {
+        guard case .string(let kindText) = kindValue else {
             throw .wrongType(file: file, keyPath: "kind", expected: "a string", found: kindValue.typeName)
         }
         guard let kind = Kind(rawValue: kindText) else {
-            throw .invalidValue(file: file, keyPath: "kind", reason: "expected \"contract\" or \"rule\", got \"\(kindText)\"")
+            throw .invalidValue(
+                file: file, keyPath: "kind", reason: "expected \"contract\" or \"rule\", got \"\(kindText)\"")
         }
         switch kind {
         case .contract: return try parseContract(root, file: file)
@@ -57,19 +59,26 @@ struct Fixture: Sendable {
     }
 
     private static func parseContract(_ root: ParsedJSON, file: String) throws(FixtureError) -> Fixture {
-        let o = try JSONObject(root, file: file, path: "",
-                               allowed: headerKeys.union(["distances", "coordinates", "isInside", "classify"]))
+        let o = try JSONObject(
+            root, file: file, path: "",
+            allowed: headerKeys.union(["distances", "coordinates", "isInside", "classify"]))
         let name = try o.string("name")
         _ = try o.string("source")
         let version = try o.string("rulesVersion")
         guard version == FixtureSuite.contractVersion else {
-            throw .rulesVersionMismatch(file: file, fixtureVersion: version, ruleVersion: FixtureSuite.contractVersion,
-                                        rule: "the seed-001 distance and boundary contract")
+            throw .rulesVersionMismatch(
+                file: file, fixtureVersion: version, ruleVersion: FixtureSuite.contractVersion,
+                rule: "the seed-001 distance and boundary contract")
         }
         var checks: [Check] = []
         if o.has("distances") {
-            for d in try o.objects("distances", allowed: ["name", "model", "from", "to", "expected_m", "tolerance_m",
-                                                          "min_m", "max_m", "symmetryTolerance_m"]) {
+            for d in try o.objects(
+                "distances",
+                allowed: [
+                    "name", "model", "from", "to", "expected_m", "tolerance_m",
+                    "min_m", "max_m", "symmetryTolerance_m",
+                ])
+            {
                 checks.append(try parseDistance(d))
             }
         }
@@ -77,25 +86,33 @@ struct Fixture: Sendable {
             for c in try o.objects("coordinates", allowed: ["latitude", "longitude", "expect"]) {
                 let expect = try c.string("expect")
                 guard ["valid", "notFinite", "latitudeOutOfRange", "longitudeOutOfRange"].contains(expect) else {
-                    throw .invalidValue(file: file, keyPath: c.keyPath("expect"),
-                                        reason: "expected valid, notFinite, latitudeOutOfRange or longitudeOutOfRange, got \"\(expect)\"")
+                    throw .invalidValue(
+                        file: file, keyPath: c.keyPath("expect"),
+                        reason:
+                            "expected valid, notFinite, latitudeOutOfRange or longitudeOutOfRange, got \"\(expect)\"")
                 }
-                checks.append(.coordinate(keyPath: c.path, latitude: try c.number("latitude", special: true),
-                                          longitude: try c.number("longitude", special: true), expect: expect))
+                checks.append(
+                    .coordinate(
+                        keyPath: c.path, latitude: try c.number("latitude", special: true),
+                        longitude: try c.number("longitude", special: true), expect: expect))
             }
         }
         if o.has("isInside") {
             for c in try o.objects("isInside", allowed: ["distance_m", "radius_m", "expect"]) {
-                checks.append(.isInside(keyPath: c.path, distance_m: try c.number("distance_m", special: true),
-                                        radius_m: try c.number("radius_m", special: true), expect: try c.bool("expect")))
+                checks.append(
+                    .isInside(
+                        keyPath: c.path, distance_m: try c.number("distance_m", special: true),
+                        radius_m: try c.number("radius_m", special: true), expect: try c.bool("expect")))
             }
         }
         if o.has("classify") {
             for c in try o.objects("classify", allowed: ["distance_m", "accuracy_m", "radius_m", "expect"]) {
-                checks.append(.classify(keyPath: c.path, distance_m: try c.number("distance_m", special: true),
-                                        accuracy_m: try c.number("accuracy_m", special: true),
-                                        radius_m: try c.number("radius_m", special: true),
-                                        expect: FenceState(rawValue: try c.state("expect"))!))
+                checks.append(
+                    .classify(
+                        keyPath: c.path, distance_m: try c.number("distance_m", special: true),
+                        accuracy_m: try c.number("accuracy_m", special: true),
+                        radius_m: try c.number("radius_m", special: true),
+                        expect: FenceState(rawValue: try c.state("expect"))!))
             }
         }
         guard !checks.isEmpty else {
@@ -117,23 +134,30 @@ struct Fixture: Sendable {
                 throw .invalidValue(file: file, keyPath: d.keyPath(key), reason: error.description)
             }
         }
-        let expected = try d.optionalNumber("expected_m"), tolerance = try d.optionalNumber("tolerance_m")
-        let lo = try d.optionalNumber("min_m"), hi = try d.optionalNumber("max_m")
+        let expected = try d.optionalNumber("expected_m")
+        let tolerance = try d.optionalNumber("tolerance_m")
+        let lo = try d.optionalNumber("min_m")
+        let hi = try d.optionalNumber("max_m")
         let symmetry = try d.optionalNumber("symmetryTolerance_m")
         guard (expected == nil) == (tolerance == nil), (lo == nil) == (hi == nil), expected != nil || lo != nil else {
             throw .missingKey(file: file, keyPath: d.path + ".{expected_m and tolerance_m | min_m and max_m}")
         }
         for (key, v) in [("tolerance_m", tolerance), ("symmetryTolerance_m", symmetry)] {
-            if let v, v < 0 { throw .invalidValue(file: file, keyPath: d.keyPath(key), reason: "must be >= 0, got \(v)") }
+            if let v, v < 0 {
+                throw .invalidValue(file: file, keyPath: d.keyPath(key), reason: "must be >= 0, got \(v)")
+            }
         }
         if let lo, let hi, lo > hi {
             throw .invalidValue(file: file, keyPath: d.keyPath("max_m"), reason: "max_m (\(hi)) is below min_m (\(lo))")
         }
-        return .distance(keyPath: d.path, model: model, from: try coordinate("from"), to: try coordinate("to"),
-                         expected_m: expected, tolerance_m: tolerance, min_m: lo, max_m: hi, symmetryTolerance_m: symmetry)
+        return .distance(
+            keyPath: d.path, model: model, from: try coordinate("from"), to: try coordinate("to"),
+            expected_m: expected, tolerance_m: tolerance, min_m: lo, max_m: hi, symmetryTolerance_m: symmetry)
     }
 
-    private static func parseRule(_ root: ParsedJSON, file: String, ruleUnderTest: RuleSpec) throws(FixtureError) -> Fixture {
+    private static func parseRule(
+        _ root: ParsedJSON, file: String, ruleUnderTest: RuleSpec
+    ) throws(FixtureError) -> Fixture {
         let o = try JSONObject(root, file: file, path: "", allowed: headerKeys.union(["rule", "sequences"]))
         let name = try o.string("name")
         _ = try o.string("source")
@@ -149,24 +173,31 @@ struct Fixture: Sendable {
             throw .invalidValue(file: file, keyPath: "rule", reason: "rule \(spec): \(error)")
         }
         guard ruleVersion == version else {
-            throw .rulesVersionMismatch(file: file, fixtureVersion: version, ruleVersion: ruleVersion, rule: spec.description)
+            throw .rulesVersionMismatch(
+                file: file, fixtureVersion: version, ruleVersion: ruleVersion, rule: spec.description)
         }
         var checks: [Check] = []
         for s in try o.objects("sequences", allowed: ["name", "initial", "steps"]) {
             let initial = FenceState(rawValue: try s.state("initial"))!
             var steps: [Step] = []
-            for (i, step) in try s.objects("steps", allowed: ["distance_m", "accuracy_m", "timestamp_s", "expect"]).enumerated() {
-                steps.append(Step(distance_m: try step.number("distance_m", special: true),
-                                  accuracy_m: try step.number("accuracy_m", special: true),
-                                  timestamp_s: try step.optionalNumber("timestamp_s") ?? Double(i),
-                                  expect: FenceState(rawValue: try step.state("expect"))!))
+            for (i, step) in try s.objects("steps", allowed: ["distance_m", "accuracy_m", "timestamp_s", "expect"])
+                .enumerated()
+            {
+                steps.append(
+                    Step(
+                        distance_m: try step.number("distance_m", special: true),
+                        accuracy_m: try step.number("accuracy_m", special: true),
+                        timestamp_s: try step.optionalNumber("timestamp_s") ?? Double(i),
+                        expect: FenceState(rawValue: try step.state("expect"))!))
             }
             guard !steps.isEmpty else {
                 throw .invalidValue(file: file, keyPath: s.keyPath("steps"), reason: "needs at least one step")
             }
             checks.append(.sequence(keyPath: s.path, name: try s.string("name"), initial: initial, steps: steps))
         }
-        guard !checks.isEmpty else { throw .invalidValue(file: file, keyPath: "sequences", reason: "needs at least one sequence") }
+        guard !checks.isEmpty else {
+            throw .invalidValue(file: file, keyPath: "sequences", reason: "needs at least one sequence")
+        }
         return Fixture(file: file, name: name, kind: .rule, rulesVersion: version, rule: spec, checks: checks)
     }
 }

@@ -20,14 +20,14 @@ package enum FixtureError: Error, Sendable, Hashable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .unreadable(f, r): return "\(f): cannot read: \(r)"
-        case let .noFixtures(d): return "\(d): no *.json fixture files"
-        case let .malformedJSON(f, r): return "\(f): not valid JSON (\(r))"
-        case let .unknownKey(f, k): return "\(f): \(k): unknown key"
-        case let .missingKey(f, k): return "\(f): \(k): missing required key"
-        case let .wrongType(f, k, e, found): return "\(f): \(k): expected \(e), found \(found)"
-        case let .invalidValue(f, k, r): return "\(f): \(k): \(r)"
-        case let .rulesVersionMismatch(f, fv, rv, rule):
+        case .unreadable(let f, let r): return "\(f): cannot read: \(r)"
+        case .noFixtures(let d): return "\(d): no *.json fixture files"
+        case .malformedJSON(let f, let r): return "\(f): not valid JSON (\(r))"
+        case .unknownKey(let f, let k): return "\(f): \(k): unknown key"
+        case .missingKey(let f, let k): return "\(f): \(k): missing required key"
+        case .wrongType(let f, let k, let e, let found): return "\(f): \(k): expected \(e), found \(found)"
+        case .invalidValue(let f, let k, let r): return "\(f): \(k): \(r)"
+        case .rulesVersionMismatch(let f, let fv, let rv, let rule):
             return "\(f): rulesVersion: fixture was written for '\(fv)' but runs against rule \(rule) "
                 + "with rulesVersion '\(rv)'; its expected results must be reviewed before the version is changed"
         }

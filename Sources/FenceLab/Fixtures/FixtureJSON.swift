@@ -5,17 +5,22 @@ import _FenceLabSupport
 /// A parsed JSON value. Numbers stay `Double`; NaN and ±∞ cannot appear in JSON,
 /// so fixtures write them as the strings "NaN", "Infinity", "-Infinity".
 enum ParsedJSON: Sendable {
-    case null, bool(Bool), number(Double), string(String), array([ParsedJSON]), object([String: ParsedJSON])
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([ParsedJSON])
+    case object([String: ParsedJSON])
 
     /// The strict reader's value as a fixture value (duplicate keys were refused by the reader).
     init(_ v: StrictJSON.Value) {
         switch v {
         case .null: self = .null
-        case let .bool(b, _): self = .bool(b)
-        case let .number(n, _, _): self = .number(n)
-        case let .string(s, _): self = .string(s)
-        case let .array(items, _): self = .array(items.map(ParsedJSON.init))
-        case let .object(members, _):
+        case .bool(let b, _): self = .bool(b)
+        case .number(let n, _, _): self = .number(n)
+        case .string(let s, _): self = .string(s)
+        case .array(let items, _): self = .array(items.map(ParsedJSON.init))
+        case .object(let members, _):
             var o: [String: ParsedJSON] = [:]
             for (k, value) in members { o[k] = ParsedJSON(value) }
             self = .object(o)
@@ -27,7 +32,7 @@ enum ParsedJSON: Sendable {
         case .null: return "null"
         case .bool: return "a boolean"
         case .number: return "a number"
-        case let .string(s): return "the string \"\(s)\""
+        case .string(let s): return "the string \"\(s)\""
         case .array: return "an array"
         case .object: return "an object"
         }
@@ -52,8 +57,9 @@ struct JSONObject {
     /// - Parameters:
     ///   - allowed: every key the format defines at this place; anything else is `unknownKey`.
     init(_ value: ParsedJSON, file: String, path: String, allowed: Set<String>) throws(FixtureError) {
-        guard case let .object(fields) = value else {
-            throw .wrongType(file: file, keyPath: path.isEmpty ? "(top level)" : path, expected: "an object", found: value.typeName)
+        guard case .object(let fields) = value else {
+            throw .wrongType(
+                file: file, keyPath: path.isEmpty ? "(top level)" : path, expected: "an object", found: value.typeName)
         }
         if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw .unknownKey(file: file, keyPath: JSONObject.join(path, unknown))
@@ -76,7 +82,7 @@ struct JSONObject {
 
     func string(_ key: String) throws(FixtureError) -> String {
         let v = try value(key)
-        guard case let .string(s) = v else {
+        guard case .string(let s) = v else {
             throw .wrongType(file: file, keyPath: keyPath(key), expected: "a string", found: v.typeName)
         }
         return s
@@ -88,7 +94,7 @@ struct JSONObject {
 
     func bool(_ key: String) throws(FixtureError) -> Bool {
         let v = try value(key)
-        guard case let .bool(b) = v else {
+        guard case .bool(let b) = v else {
             throw .wrongType(file: file, keyPath: keyPath(key), expected: "true or false", found: v.typeName)
         }
         return b
@@ -105,12 +111,13 @@ struct JSONObject {
 
     static func number(_ v: ParsedJSON, file: String, keyPath: String, special: Bool) throws(FixtureError) -> Double {
         switch v {
-        case let .number(n) where n.isFinite: return n
+        case .number(let n) where n.isFinite: return n
         case .number:
             // 1e999 overflows to ±∞: refused, non-finite values are spelled as strings.
-            throw .wrongType(file: file, keyPath: keyPath, expected: "a finite number (non-finite as \"NaN\"/\"Infinity\")",
-                             found: "a number out of range")
-        case let .string(s) where special:
+            throw .wrongType(
+                file: file, keyPath: keyPath, expected: "a finite number (non-finite as \"NaN\"/\"Infinity\")",
+                found: "a number out of range")
+        case .string(let s) where special:
             switch s {
             case "NaN": return .nan
             case "Infinity": return .infinity
@@ -126,7 +133,7 @@ struct JSONObject {
     /// An array of objects, each checked against `allowed`.
     func objects(_ key: String, allowed: Set<String>) throws(FixtureError) -> [JSONObject] {
         let v = try value(key)
-        guard case let .array(items) = v else {
+        guard case .array(let items) = v else {
             throw .wrongType(file: file, keyPath: keyPath(key), expected: "an array", found: v.typeName)
         }
         var out: [JSONObject] = []
@@ -139,18 +146,21 @@ struct JSONObject {
     /// `[latitude, longitude]` in degrees; entries may be special strings.
     func pair(_ key: String) throws(FixtureError) -> (Double, Double) {
         let v = try value(key)
-        guard case let .array(items) = v, items.count == 2 else {
+        guard case .array(let items) = v, items.count == 2 else {
             throw .wrongType(file: file, keyPath: keyPath(key), expected: "[latitude, longitude]", found: v.typeName)
         }
-        return (try JSONObject.number(items[0], file: file, keyPath: keyPath(key) + "[0]", special: true),
-                try JSONObject.number(items[1], file: file, keyPath: keyPath(key) + "[1]", special: true))
+        return (
+            try JSONObject.number(items[0], file: file, keyPath: keyPath(key) + "[0]", special: true),
+            try JSONObject.number(items[1], file: file, keyPath: keyPath(key) + "[1]", special: true)
+        )
     }
 
     /// A `FenceState` name.
     func state(_ key: String) throws(FixtureError) -> String {
         let s = try string(key)
         guard ["unknown", "inside", "outside"].contains(s) else {
-            throw .invalidValue(file: file, keyPath: keyPath(key), reason: "expected unknown, inside or outside, got \"\(s)\"")
+            throw .invalidValue(
+                file: file, keyPath: keyPath(key), reason: "expected unknown, inside or outside, got \"\(s)\"")
         }
         return s
     }

@@ -26,8 +26,10 @@ package struct FixtureCheckResult: Sendable, Hashable, CustomStringConvertible {
     /// Inputs and results as unrounded numbers.
     package let values: [FixtureValue]
 
-    package init(file: String, keyPath: String, rulesVersion: String, assertion: String,
-                passed: Bool, actual: String, values: [FixtureValue]) {
+    package init(
+        file: String, keyPath: String, rulesVersion: String, assertion: String,
+        passed: Bool, actual: String, values: [FixtureValue]
+    ) {
         self.file = file
         self.keyPath = keyPath
         self.rulesVersion = rulesVersion
@@ -76,7 +78,8 @@ package struct FixtureReport: Sendable, Hashable, CustomStringConvertible {
 
     /// `Rules fixtures: passed (N checks)` or `Rules fixtures: failed (K of N checks)`.
     package var summary: String {
-        passed ? "Rules fixtures: passed (\(checks.count) checks)"
+        passed
+            ? "Rules fixtures: passed (\(checks.count) checks)"
             : "Rules fixtures: failed (\(failures.count) of \(checks.count) checks)"
     }
 

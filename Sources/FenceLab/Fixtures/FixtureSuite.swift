@@ -58,7 +58,8 @@ package struct FixtureSuite: Sendable {
     ///   - directory: the folder, e.g. `scenarios/fixtures`.
     ///   - ruleUnderTest: the rule for fixtures that do not pin one; default seed 000 (`hysteresis:80:120:30`).
     /// - Throws: `FixtureError` naming the file and key path of the first problem.
-    package static func load(directory: String, ruleUnderTest: RuleSpec = .default) throws(FixtureError) -> FixtureSuite {
+    package static func load(directory: String, ruleUnderTest: RuleSpec = .default) throws(FixtureError) -> FixtureSuite
+    {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -78,7 +79,9 @@ package struct FixtureSuite: Sendable {
         for file in files {
             // A regular file only, at most the strict JSON reader's 16 MiB (`InputFileReader`).
             let bytes: [UInt8]
-            do { bytes = try InputFileReader.readAll(path: file, limit_bytes: StrictJSON.Limits.standard.maxBytes) } catch {
+            do {
+                bytes = try InputFileReader.readAll(path: file, limit_bytes: StrictJSON.Limits.standard.maxBytes)
+            } catch {
                 throw .unreadable(file: file, reason: error.description)
             }
             let json = try ParsedJSON.parse(bytes, file: file)
@@ -99,47 +102,59 @@ package struct FixtureSuite: Sendable {
                 var mark = clock.now
                 let before = results.count
                 FixtureSuite.run(check, of: fixture, into: &results) {
-                    let now = clock.now, d = (now - mark).components
+                    let now = clock.now
+                    let d = (now - mark).components
                     seconds.append(Double(d.seconds) + Double(d.attoseconds) * 1e-18)
                     mark = now
                 }
                 precondition(seconds.count == results.count && results.count >= before)
             }
-            summaries.append(FixtureFileSummary(file: fixture.file, name: fixture.name,
-                                                rulesVersion: fixture.rulesVersion,
-                                                rule: fixture.rule?.description))
+            summaries.append(
+                FixtureFileSummary(
+                    file: fixture.file, name: fixture.name,
+                    rulesVersion: fixture.rulesVersion,
+                    rule: fixture.rule?.description))
         }
         return FixtureReport(checks: results, files: summaries, checkSeconds: seconds)
     }
 
     /// Runs one check, appending a result per assertion; `recorded` is called after each append.
-    static func run(_ check: Fixture.Check, of f: Fixture, into results: inout [FixtureCheckResult],
-                    recorded: () -> Void = {}) {
+    static func run(
+        _ check: Fixture.Check, of f: Fixture, into results: inout [FixtureCheckResult],
+        recorded: () -> Void = {}
+    ) {
         func add(_ keyPath: String, _ assertion: String, _ passed: Bool, _ actual: String, _ values: [FixtureValue]) {
-            results.append(FixtureCheckResult(file: f.file, keyPath: keyPath, rulesVersion: f.rulesVersion,
-                                              assertion: assertion, passed: passed, actual: actual, values: values))
+            results.append(
+                FixtureCheckResult(
+                    file: f.file, keyPath: keyPath, rulesVersion: f.rulesVersion,
+                    assertion: assertion, passed: passed, actual: actual, values: values))
             recorded()
         }
         switch check {
-        case let .distance(keyPath, modelName, from, to, expected, tolerance, lo, hi, symmetry):
+        case .distance(
+            let keyPath, let modelName, let from, let to, let expected, let tolerance, let lo, let hi, let symmetry):
             // The model name was validated at load time.
             guard let model = try? distanceModel(named: modelName) else { return }
             let d = model.distance_m(from, to)
             let pair = "\(modelName) distance \(from) -> \(to)"
             if let expected, let tolerance {
-                add(keyPath, "\(pair) = \(expected) ± \(tolerance) m", Swift.abs(d - expected) <= tolerance,
+                add(
+                    keyPath, "\(pair) = \(expected) ± \(tolerance) m", Swift.abs(d - expected) <= tolerance,
                     "\(d) m", [FixtureValue("distance_m", d), FixtureValue("error_m", d - expected)])
             }
             if let lo, let hi {
-                add(keyPath, "\(pair) within \(lo)...\(hi) m", d >= lo && d <= hi, "\(d) m", [FixtureValue("distance_m", d)])
+                add(
+                    keyPath, "\(pair) within \(lo)...\(hi) m", d >= lo && d <= hi, "\(d) m",
+                    [FixtureValue("distance_m", d)])
             }
             if let symmetry {
                 let back = model.distance_m(to, from)
-                add(keyPath + ".symmetryTolerance_m", "\(pair) symmetric within \(symmetry) m",
+                add(
+                    keyPath + ".symmetryTolerance_m", "\(pair) symmetric within \(symmetry) m",
                     Swift.abs(d - back) <= symmetry, "\(d - back) m difference",
                     [FixtureValue("distance_m", d), FixtureValue("reverse_m", back)])
             }
-        case let .coordinate(keyPath, lat, lon, expect):
+        case .coordinate(let keyPath, let lat, let lon, let expect):
             let actual: String
             do {
                 _ = try Coordinate(latitude: lat, longitude: lon)
@@ -151,27 +166,34 @@ package struct FixtureSuite: Sendable {
                 case .longitudeOutOfRange: actual = "longitudeOutOfRange"
                 }
             }
-            let assertion = expect == "valid"
+            let assertion =
+                expect == "valid"
                 ? "Coordinate(latitude: \(lat), longitude: \(lon)) is valid"
                 : "Coordinate(latitude: \(lat), longitude: \(lon)) is rejected as \(expect)"
-            add(keyPath, assertion, actual == expect, actual, [FixtureValue("latitude", lat), FixtureValue("longitude", lon)])
-        case let .isInside(keyPath, d, r, expect):
+            add(
+                keyPath, assertion, actual == expect, actual,
+                [FixtureValue("latitude", lat), FixtureValue("longitude", lon)])
+        case .isInside(let keyPath, let d, let r, let expect):
             let got = Threshold.isInside(distance_m: d, radius_m: r)
-            add(keyPath, "isInside(distance_m: \(d), radius_m: \(r)) == \(expect)", got == expect, "\(got)",
+            add(
+                keyPath, "isInside(distance_m: \(d), radius_m: \(r)) == \(expect)", got == expect, "\(got)",
                 [FixtureValue("distance_m", d), FixtureValue("radius_m", r)])
-        case let .classify(keyPath, d, a, r, expect):
+        case .classify(let keyPath, let d, let a, let r, let expect):
             let got = Conservative.classify(distance_m: d, accuracy_m: a, radius_m: r)
-            add(keyPath, "Conservative.classify(distance_m: \(d), accuracy_m: \(a), radius_m: \(r)) == \(expect)",
+            add(
+                keyPath, "Conservative.classify(distance_m: \(d), accuracy_m: \(a), radius_m: \(r)) == \(expect)",
                 got == expect, got.rawValue,
                 [FixtureValue("distance_m", d), FixtureValue("accuracy_m", a), FixtureValue("radius_m", r)])
-        case let .sequence(keyPath, name, initial, steps):
+        case .sequence(let keyPath, let name, let initial, let steps):
             // The spec was validated (and its version matched) at load time.
             guard let spec = f.rule, var evaluator = try? spec.evaluator(initial: initial) else { return }
             for (i, step) in steps.enumerated() {
                 let before = evaluator.state
-                let got = evaluator.update(distance_m: step.distance_m, accuracy_m: step.accuracy_m,
-                                           timestamp_s: step.timestamp_s)
-                add("\(keyPath).steps[\(i)]",
+                let got = evaluator.update(
+                    distance_m: step.distance_m, accuracy_m: step.accuracy_m,
+                    timestamp_s: step.timestamp_s)
+                add(
+                    "\(keyPath).steps[\(i)]",
                     "'\(name)' step \(i): \(before) + (distance_m \(step.distance_m), accuracy_m \(step.accuracy_m), "
                         + "timestamp_s \(step.timestamp_s)) -> \(step.expect)",
                     got == step.expect, got.rawValue,

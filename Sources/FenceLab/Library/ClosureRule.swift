@@ -29,14 +29,18 @@ public struct ClosureRule: FenceRule {
     ///   - maxAccuracy_m: accuracy gate in metres, ≥ 0 or `.infinity` (default: no gate).
     ///   - next: `(previous, distance_m, accuracy_m) -> state`, called only for counting fixes.
     /// - Throws: `LabError.invalidArgument` for an empty version or a negative/NaN gate.
-    public init(rulesVersion: String, maxAccuracy_m: Double = .infinity,
-                next: @escaping @Sendable (_ previous: FenceState, _ distance_m: Double, _ accuracy_m: Double) -> FenceState)
-        throws(LabError) {
+    public init(
+        rulesVersion: String, maxAccuracy_m: Double = .infinity,
+        next: @escaping @Sendable (_ previous: FenceState, _ distance_m: Double, _ accuracy_m: Double) -> FenceState
+    )
+        throws(LabError)
+    {
         guard !rulesVersion.isEmpty else {
             throw .invalidArgument(name: "rulesVersion", value: "\"\"", reason: "must not be empty")
         }
         guard !maxAccuracy_m.isNaN, maxAccuracy_m >= 0 else {
-            throw .invalidArgument(name: "maxAccuracy_m", value: "\(maxAccuracy_m)", reason: "must be >= 0 or .infinity")
+            throw .invalidArgument(
+                name: "maxAccuracy_m", value: "\(maxAccuracy_m)", reason: "must be >= 0 or .infinity")
         }
         self.rulesVersion = rulesVersion
         self.maxAccuracy_m = maxAccuracy_m

@@ -23,24 +23,26 @@ public enum LabError: Error, Sendable, Hashable, CustomStringConvertible {
     /// One line naming what was wrong.
     public var description: String {
         switch self {
-        case let .scenario(file, reason):
+        case .scenario(let file, let reason):
             return reason.hasPrefix(file) ? reason : "\(file): \(reason)"
-        case let .rulesVersionMismatch(file, scenario, rule):
-            return "\(file): rulesVersion: the scenario was recorded for \(scenario) but the rule under test is \(rule); "
+        case .rulesVersionMismatch(let file, let scenario, let rule):
+            return
+                "\(file): rulesVersion: the scenario was recorded for \(scenario) but the rule under test is \(rule); "
                 + "use a scenario recorded for \(rule), or pass rulesVersion: .override(scenarioRecordedFor: \"\(scenario)\") deliberately"
-        case let .overrideMismatch(file, scenario, named):
-            return "\(file): rulesVersion: the override names \(named) but the scenario is recorded for \(scenario); review the scenario change"
-        case let .invalidRule(version, reason):
+        case .overrideMismatch(let file, let scenario, let named):
+            return
+                "\(file): rulesVersion: the override names \(named) but the scenario is recorded for \(scenario); review the scenario change"
+        case .invalidRule(let version, let reason):
             return "rule \(version): \(reason)"
-        case let .invalidArgument(name, value, reason):
+        case .invalidArgument(let name, let value, let reason):
             return "\(name): \(reason) (got \(value))"
-        case let .run(reason):
+        case .run(let reason):
             return reason
-        case let .unknownMetric(path):
+        case .unknownMetric(let path):
             return "unknown metric path '\(path)'"
-        case let .noData(path):
+        case .noData(let path):
             return "metric '\(path)': no replicate measured it"
-        case let .output(folder, reason):
+        case .output(let folder, let reason):
             return "\(folder): \(reason)"
         }
     }

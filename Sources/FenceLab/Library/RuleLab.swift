@@ -52,7 +52,8 @@ public struct RuleLab: Sendable {
     ///   - window_s: flutter matching window in seconds, finite and > 0 (default 60).
     ///   - maxFixAge_s: staleness limit in seconds, ≥ 0 (default 30, as `fencelab run`).
     ///   - includeCoordinates: raw coordinates in written reports (default false).
-    public init(window_s: Double = RuleLab.defaultWindow_s, maxFixAge_s: Double = 30, includeCoordinates: Bool = false) {
+    public init(window_s: Double = RuleLab.defaultWindow_s, maxFixAge_s: Double = 30, includeCoordinates: Bool = false)
+    {
         self.window_s = window_s
         self.maxFixAge_s = maxFixAge_s
         self.includeCoordinates = includeCoordinates
@@ -104,10 +105,12 @@ public struct RuleLab: Sendable {
     ///   - rulesVersion: `.mustMatch` (default) or `.override(scenarioRecordedFor:)`.
     /// - Throws: `LabError` for a bad argument, an invalid rule, a rules-version mismatch or a
     ///   failed run (naming scenario and replicate).
-    public func run<Rule: FenceRule>(scenario: LabScenario, rule: Rule, confirmation: Confirmation? = nil,
-                                     input: FenceInput = .raw,
-                                     replicates: Int? = nil, seed: UInt64? = nil, jobs: Int? = nil,
-                                     rulesVersion policy: RulesVersionPolicy = .mustMatch) throws(LabError) -> LabResult {
+    public func run<Rule: FenceRule>(
+        scenario: LabScenario, rule: Rule, confirmation: Confirmation? = nil,
+        input: FenceInput = .raw,
+        replicates: Int? = nil, seed: UInt64? = nil, jobs: Int? = nil,
+        rulesVersion policy: RulesVersionPolicy = .mustMatch
+    ) throws(LabError) -> LabResult {
         let request = try makeRequest(replicates: replicates, seed: seed, jobs: jobs)
         let evaluator: FenceEvaluator<Rule>
         do { evaluator = try FenceEvaluator(rule: rule, confirmation: confirmation) } catch {
@@ -130,17 +133,19 @@ public struct RuleLab: Sendable {
             do { bounds = try ScenarioRunner.expectationBounds(of: spec, file: scenario.path) } catch {
                 throw .scenario(file: scenario.path, reason: error.description)
             }
-        case let .override(named):
+        case .override(let named):
             guard named == spec.rulesVersion else {
                 throw .overrideMismatch(file: scenario.path, scenario: spec.rulesVersion, named: named)
             }
             bounds = []
         }
-        let prepared = PreparedScenario(spec: spec, path: scenario.path, sha256: scenario.sha256,
-                                        rule: spec.fence.rule.ruleSpec, input: input, rulesVersion: version, bounds: bounds)
+        let prepared = PreparedScenario(
+            spec: spec, path: scenario.path, sha256: scenario.sha256,
+            rule: spec.fence.rule.ruleSpec, input: input, rulesVersion: version, bounds: bounds)
         let underTest = RuleUnderTest(evaluator: evaluator, label: version, engineSpec: nil, input: input)
         do {
-            let (report, replicates) = try ScenarioRunner.run([prepared], rules: [underTest], request: request, keepReplicates: true)
+            let (report, replicates) = try ScenarioRunner.run(
+                [prepared], rules: [underTest], request: request, keepReplicates: true)
             return try LabResult(report: report, replicates: replicates[0], duration_s: spec.sampling.duration_s)
         } catch let error as LabError {
             throw error

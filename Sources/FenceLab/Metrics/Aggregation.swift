@@ -13,7 +13,10 @@ public struct Estimate: Sendable, Hashable {
     public var n: Int
 
     package init(mean: Double, lower: Double, upper: Double, n: Int) {
-        self.mean = mean; self.lower = lower; self.upper = upper; self.n = n
+        self.mean = mean
+        self.lower = lower
+        self.upper = upper
+        self.n = n
     }
 
     /// The estimate of `values` (non-empty, finite) via `Statistics.meanWithConfidence(level: 0.95)`.

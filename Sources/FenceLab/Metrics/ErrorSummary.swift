@@ -14,7 +14,11 @@ package struct ErrorSummary: Sendable, Hashable {
     package var max_m: Double
 
     package init(count: Int, rmse_m: Double, p50_m: Double, p95_m: Double, max_m: Double) {
-        self.count = count; self.rmse_m = rmse_m; self.p50_m = p50_m; self.p95_m = p95_m; self.max_m = max_m
+        self.count = count
+        self.rmse_m = rmse_m
+        self.p50_m = p50_m
+        self.p95_m = p95_m
+        self.max_m = max_m
     }
 
     /// Summarizes per-fix horizontal errors (finite, ≥ 0, metres). Empty input gives nil.
@@ -24,13 +28,15 @@ package struct ErrorSummary: Sendable, Hashable {
         var sumSquares = 0.0
         for (i, e) in errors_m.enumerated() {
             guard e.isFinite, e >= 0 else {
-                throw .invalidValue(key: "\(key)[\(i)]", value: "\(e)", reason: "an error must be finite and ≥ 0 metres")
+                throw .invalidValue(
+                    key: "\(key)[\(i)]", value: "\(e)", reason: "an error must be finite and ≥ 0 metres")
             }
             sumSquares += e * e
         }
         let q = try gsl { () throws(GSLError) in try Statistics.quantiles(errors_m, probabilities: [0.5, 0.95, 1]) }
-        return ErrorSummary(count: errors_m.count, rmse_m: (sumSquares / Double(errors_m.count)).squareRoot(),
-                            p50_m: q[0], p95_m: q[1], max_m: q[2])
+        return ErrorSummary(
+            count: errors_m.count, rmse_m: (sumSquares / Double(errors_m.count)).squareRoot(),
+            p50_m: q[0], p95_m: q[1], max_m: q[2])
     }
 }
 

@@ -23,7 +23,8 @@ package struct ExpectationBound: Sendable, Hashable {
         func exact(_ x: Double) -> String {
             x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : "\(x)"
         }
-        return [min.map { "min \(exact($0))" }, max.map { "max \(exact($0))" }].compactMap { $0 }.joined(separator: ", ")
+        return [min.map { "min \(exact($0))" }, max.map { "max \(exact($0))" }].compactMap { $0 }.joined(
+            separator: ", ")
     }
 }
 
@@ -48,8 +49,10 @@ package enum Expectations {
     /// Checks each bound against the replicate **mean** of its metric (the confidence
     /// interval is reported next to it but does not decide). A path the catalogue does not
     /// know is an error naming it; a known path without data fails with `measured == nil`.
-    package static func check(_ bounds: [ExpectationBound], against aggregate: MetricAggregate,
-                             catalog: MetricCatalog = .standard) throws(MetricsError) -> [ExpectationResult] {
+    package static func check(
+        _ bounds: [ExpectationBound], against aggregate: MetricAggregate,
+        catalog: MetricCatalog = .standard
+    ) throws(MetricsError) -> [ExpectationResult] {
         var results: [ExpectationResult] = []
         for b in bounds {
             guard catalog.contains(b.path) else { throw .unknownMetricPath(b.path) }

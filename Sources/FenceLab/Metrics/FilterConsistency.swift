@@ -1,5 +1,5 @@
-import GeoPolicy
 import GSLKit
+import GeoPolicy
 
 /// One consistency statistic of a filter over one replicate: the per-fix values of a normalised
 /// squared error that is χ²(dof) for a filter whose covariance is honest.
@@ -15,27 +15,35 @@ package struct ConsistencySummary: Sendable, Hashable {
 
     /// Summarises `values` (finite, ≥ 0); nil for none.
     /// - Throws: `MetricsError.invalidValue` naming `key` and the index of a bad value; GSL errors.
-    package static func of(_ values: [Double], degreesOfFreedom: Int, key: String) throws(MetricsError) -> ConsistencySummary? {
+    package static func of(
+        _ values: [Double], degreesOfFreedom: Int, key: String
+    ) throws(MetricsError) -> ConsistencySummary? {
         guard !values.isEmpty else { return nil }
         let (lower, upper) = try chiSquareBounds95(degreesOfFreedom: degreesOfFreedom)
-        var sum = 0.0, outside = 0
+        var sum = 0.0
+        var outside = 0
         for (i, v) in values.enumerated() {
             guard v.isFinite, v >= 0 else {
-                throw .invalidValue(key: "\(key)[\(i)]", value: "\(v)", reason: "a normalised squared error must be finite and ≥ 0")
+                throw .invalidValue(
+                    key: "\(key)[\(i)]", value: "\(v)", reason: "a normalised squared error must be finite and ≥ 0")
             }
             sum += v
             if v < lower || v > upper { outside += 1 }
         }
-        return ConsistencySummary(count: values.count, degreesOfFreedom: degreesOfFreedom, mean: sum / Double(values.count),
-                                  fractionOutside95: Double(outside) / Double(values.count))
+        return ConsistencySummary(
+            count: values.count, degreesOfFreedom: degreesOfFreedom, mean: sum / Double(values.count),
+            fractionOutside95: Double(outside) / Double(values.count))
     }
 
     /// The 2.5 % and 97.5 % quantiles of χ²(dof) (GSL `gsl_cdf_chisq_Pinv`).
-    package static func chiSquareBounds95(degreesOfFreedom: Int) throws(MetricsError) -> (lower: Double, upper: Double) {
+    package static func chiSquareBounds95(degreesOfFreedom: Int) throws(MetricsError) -> (lower: Double, upper: Double)
+    {
         let nu = Double(degreesOfFreedom)
         return try gsl { () throws(GSLError) in
-            (try Statistics.chiSquareQuantile(probability: 0.025, degreesOfFreedom: nu),
-             try Statistics.chiSquareQuantile(probability: 0.975, degreesOfFreedom: nu))
+            (
+                try Statistics.chiSquareQuantile(probability: 0.025, degreesOfFreedom: nu),
+                try Statistics.chiSquareQuantile(probability: 0.975, degreesOfFreedom: nu)
+            )
         }
     }
 }
@@ -48,7 +56,10 @@ package struct FilterConsistency: Sendable, Hashable {
     /// normalised smoothing residual (z − Hx̂ˢ)ᵀ(R − HPˢHᵀ)⁻¹(z − Hx̂ˢ), also χ²(2) under the model.
     package var nis: ConsistencySummary?
 
-    package init(nees: ConsistencySummary?, nis: ConsistencySummary?) { self.nees = nees; self.nis = nis }
+    package init(nees: ConsistencySummary?, nis: ConsistencySummary?) {
+        self.nees = nees
+        self.nis = nis
+    }
 
     /// Degrees of freedom: NEES over (east, north, vEast, vNorth), NIS over (east, north).
     package static let neesDegreesOfFreedom = 4
@@ -62,8 +73,10 @@ struct ConsistencyRecorder {
 
     /// Records eᵀP⁻¹e for the estimate (x, P) in `frame` against the truth position and velocity
     /// (east/north m/s at the truth); skipped when the truth velocity is unknown or P is singular.
-    mutating func estimate(frame: LocalFrame, state x: SIMD4<Double>, covariance p: Covariance4,
-                           truth: Coordinate, truthVelocity: SIMD2<Double>?) {
+    mutating func estimate(
+        frame: LocalFrame, state x: SIMD4<Double>, covariance p: Covariance4,
+        truth: Coordinate, truthVelocity: SIMD2<Double>?
+    ) {
         guard let v = truthVelocity else { return }
         let position = frame.offset_m(truth)
         let velocity = LocalFrame(anchor: truth).jacobian(at: .zero, into: frame).apply(v)
@@ -80,7 +93,9 @@ struct ConsistencyRecorder {
 
     func summary(key: String) throws(MetricsError) -> FilterConsistency {
         FilterConsistency(
-            nees: try ConsistencySummary.of(nees, degreesOfFreedom: FilterConsistency.neesDegreesOfFreedom, key: key + ".nees"),
-            nis: try ConsistencySummary.of(nis, degreesOfFreedom: FilterConsistency.nisDegreesOfFreedom, key: key + ".nis"))
+            nees: try ConsistencySummary.of(
+                nees, degreesOfFreedom: FilterConsistency.neesDegreesOfFreedom, key: key + ".nees"),
+            nis: try ConsistencySummary.of(
+                nis, degreesOfFreedom: FilterConsistency.nisDegreesOfFreedom, key: key + ".nis"))
     }
 }

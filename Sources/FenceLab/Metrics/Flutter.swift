@@ -1,5 +1,5 @@
-import GeoPolicy
 import GSLKit
+import GeoPolicy
 
 /// Direction of an inside/outside transition.
 package enum TransitionDirection: String, Sendable, Hashable, Codable, CaseIterable {
@@ -46,7 +46,9 @@ package struct TransitionMatch: Sendable, Hashable {
     package var latency_s: Double
 
     package init(observedIndex: Int, truthIndex: Int, latency_s: Double) {
-        self.observedIndex = observedIndex; self.truthIndex = truthIndex; self.latency_s = latency_s
+        self.observedIndex = observedIndex
+        self.truthIndex = truthIndex
+        self.latency_s = latency_s
     }
 }
 
@@ -71,13 +73,20 @@ package struct FlutterMetrics: Sendable, Hashable {
     /// The matched pairs, in observed order.
     package var matches: [TransitionMatch]
 
-    package init(transitions: Int, truthTransitions: Int, spurious: Int, missed: Int, flaps: Int,
-                latencyMedian_s: Double?, latencyP95_s: Double?, modelDisagreements: Int? = nil,
-                matches: [TransitionMatch] = []) {
-        self.transitions = transitions; self.truthTransitions = truthTransitions
-        self.spurious = spurious; self.missed = missed; self.flaps = flaps
-        self.latencyMedian_s = latencyMedian_s; self.latencyP95_s = latencyP95_s
-        self.modelDisagreements = modelDisagreements; self.matches = matches
+    package init(
+        transitions: Int, truthTransitions: Int, spurious: Int, missed: Int, flaps: Int,
+        latencyMedian_s: Double?, latencyP95_s: Double?, modelDisagreements: Int? = nil,
+        matches: [TransitionMatch] = []
+    ) {
+        self.transitions = transitions
+        self.truthTransitions = truthTransitions
+        self.spurious = spurious
+        self.missed = missed
+        self.flaps = flaps
+        self.latencyMedian_s = latencyMedian_s
+        self.latencyP95_s = latencyP95_s
+        self.modelDisagreements = modelDisagreements
+        self.matches = matches
     }
 }
 
@@ -96,7 +105,8 @@ package enum Flutter {
         var result: [Transition] = []
         for sample in states where sample.state != .unknown {
             if let previous = last, previous != sample.state {
-                result.append(Transition(time_s: sample.time_s, direction: sample.state == .inside ? .entered : .exited))
+                result.append(
+                    Transition(time_s: sample.time_s, direction: sample.state == .inside ? .entered : .exited))
             }
             last = sample.state
         }
@@ -114,8 +124,10 @@ package enum Flutter {
     /// - Parameters:
     ///   - truth, observed: sorted by time (non-decreasing), finite times.
     ///   - window_s: finite, > 0.
-    package static func measure(truth: [Transition], observed: [Transition],
-                               window_s: Double = defaultWindow_s) throws(MetricsError) -> FlutterMetrics {
+    package static func measure(
+        truth: [Transition], observed: [Transition],
+        window_s: Double = defaultWindow_s
+    ) throws(MetricsError) -> FlutterMetrics {
         guard window_s.isFinite, window_s > 0 else {
             throw .invalidValue(key: "window_s", value: "\(window_s)", reason: "must be finite and > 0")
         }
@@ -125,12 +137,15 @@ package enum Flutter {
         var matches: [TransitionMatch] = []
         var firstCandidate = 0
         for (i, o) in observed.enumerated() {
-            while firstCandidate < truth.count, truth[firstCandidate].time_s < o.time_s - window_s { firstCandidate += 1 }
+            while firstCandidate < truth.count, truth[firstCandidate].time_s < o.time_s - window_s {
+                firstCandidate += 1
+            }
             var j = firstCandidate
             while j < truth.count, truth[j].time_s <= o.time_s + window_s {
                 if !truthUsed[j], truth[j].direction == o.direction {
                     truthUsed[j] = true
-                    matches.append(TransitionMatch(observedIndex: i, truthIndex: j, latency_s: o.time_s - truth[j].time_s))
+                    matches.append(
+                        TransitionMatch(observedIndex: i, truthIndex: j, latency_s: o.time_s - truth[j].time_s))
                     break
                 }
                 j += 1
@@ -140,21 +155,27 @@ package enum Flutter {
         for (i, o) in observed.enumerated() {
             var k = i + 1
             while k < observed.count, observed[k].time_s - o.time_s <= window_s {
-                if observed[k].direction == o.direction.opposite { flaps += 1; break }
+                if observed[k].direction == o.direction.opposite {
+                    flaps += 1
+                    break
+                }
                 k += 1
             }
         }
-        var median: Double?, p95: Double?
+        var median: Double?
+        var p95: Double?
         if !matches.isEmpty {
             let q = try gsl { () throws(GSLError) in
                 try Statistics.quantiles(matches.map(\.latency_s), probabilities: [0.5, 0.95])
             }
-            median = q[0]; p95 = q[1]
+            median = q[0]
+            p95 = q[1]
         }
-        return FlutterMetrics(transitions: observed.count, truthTransitions: truth.count,
-                              spurious: observed.count - matches.count, missed: truth.count - matches.count,
-                              flaps: flaps, latencyMedian_s: median, latencyP95_s: p95,
-                              modelDisagreements: nil, matches: matches)
+        return FlutterMetrics(
+            transitions: observed.count, truthTransitions: truth.count,
+            spurious: observed.count - matches.count, missed: truth.count - matches.count,
+            flaps: flaps, latencyMedian_s: median, latencyP95_s: p95,
+            modelDisagreements: nil, matches: matches)
     }
 
     private static func checkSorted(_ list: [Transition], key: String) throws(MetricsError) {
@@ -163,8 +184,9 @@ package enum Flutter {
                 throw .invalidValue(key: "\(key)[\(i)].time_s", value: "\(t.time_s)", reason: "must be finite")
             }
             if i > 0, t.time_s < list[i - 1].time_s {
-                throw .invalidValue(key: "\(key)[\(i)].time_s", value: "\(t.time_s)",
-                                    reason: "transitions must be sorted by time; previous is \(list[i - 1].time_s)")
+                throw .invalidValue(
+                    key: "\(key)[\(i)].time_s", value: "\(t.time_s)",
+                    reason: "transitions must be sorted by time; previous is \(list[i - 1].time_s)")
             }
         }
     }

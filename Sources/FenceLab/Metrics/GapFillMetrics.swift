@@ -13,7 +13,8 @@ package enum GapBucket: String, Sendable, Hashable, CaseIterable {
     /// `duration_s` finite and ≥ 0.
     package static func of(duration_s: Double) throws(MetricsError) -> GapBucket {
         guard duration_s.isFinite, duration_s >= 0 else {
-            throw .invalidValue(key: "duration_s", value: "\(duration_s)", reason: "a gap duration must be finite and ≥ 0 s")
+            throw .invalidValue(
+                key: "duration_s", value: "\(duration_s)", reason: "a gap duration must be finite and ≥ 0 s")
         }
         if duration_s <= 10 { return .upTo10s }
         if duration_s <= 30 { return .from10To30s }
@@ -53,7 +54,9 @@ package struct GapBucketSummary: Sendable, Hashable {
     package var max_m: Double?
 
     package init(gaps: Int, rmse_m: Double?, max_m: Double?) {
-        self.gaps = gaps; self.rmse_m = rmse_m; self.max_m = max_m
+        self.gaps = gaps
+        self.rmse_m = rmse_m
+        self.max_m = max_m
     }
 }
 
@@ -71,13 +74,15 @@ package struct GapFillMetrics: Sendable, Hashable {
         for (i, gap) in gaps.enumerated() {
             let bucket: GapBucket
             do { bucket = try GapBucket.of(duration_s: gap.duration_s) } catch {
-                throw .invalidValue(key: "gaps[\(i)].duration_s", value: "\(gap.duration_s)", reason: "must be finite and ≥ 0 s")
+                throw .invalidValue(
+                    key: "gaps[\(i)].duration_s", value: "\(gap.duration_s)", reason: "must be finite and ≥ 0 s")
             }
             var entry = points[gap.method, default: [:]][bucket] ?? (0, 0, 0, 0)
             entry.gaps += 1
             for (k, e) in gap.errors_m.enumerated() {
                 guard e.isFinite, e >= 0 else {
-                    throw .invalidValue(key: "gaps[\(i)].errors_m[\(k)]", value: "\(e)", reason: "must be finite and ≥ 0 metres")
+                    throw .invalidValue(
+                        key: "gaps[\(i)].errors_m[\(k)]", value: "\(e)", reason: "must be finite and ≥ 0 metres")
                 }
                 entry.sumSquares += e * e
                 entry.points += 1
@@ -90,9 +95,11 @@ package struct GapFillMetrics: Sendable, Hashable {
             var row: [GapBucket: GapBucketSummary] = [:]
             for bucket in GapBucket.allCases {
                 let e = buckets[bucket] ?? (0, 0, 0, 0)
-                row[bucket] = e.points == 0
+                row[bucket] =
+                    e.points == 0
                     ? GapBucketSummary(gaps: e.gaps, rmse_m: nil, max_m: nil)
-                    : GapBucketSummary(gaps: e.gaps, rmse_m: (e.sumSquares / Double(e.points)).squareRoot(), max_m: e.max)
+                    : GapBucketSummary(
+                        gaps: e.gaps, rmse_m: (e.sumSquares / Double(e.points)).squareRoot(), max_m: e.max)
             }
             result[method] = row
         }

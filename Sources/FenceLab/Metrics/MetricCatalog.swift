@@ -10,8 +10,10 @@ package struct MetricCatalog: Sendable, Hashable {
     /// Gap-fill methods `gapFill.<method>` may name.
     package var gapFillMethods: [String]
 
-    package init(rejectionReasons: [String] = MetricCatalog.designRejectionReasons,
-                faultLabels: [String]? = nil, gapFillMethods: [String] = GapFillMethodName.all) {
+    package init(
+        rejectionReasons: [String] = MetricCatalog.designRejectionReasons,
+        faultLabels: [String]? = nil, gapFillMethods: [String] = GapFillMethodName.all
+    ) {
         self.rejectionReasons = rejectionReasons
         self.faultLabels = faultLabels
         self.gapFillMethods = gapFillMethods
@@ -20,12 +22,18 @@ package struct MetricCatalog: Sendable, Hashable {
     /// The catalogue of docs/metrics.md.
     package static let standard = MetricCatalog()
     /// FenceMonitor's rejection reasons (`RejectionReason`), as docs/metrics.md lists them.
-    package static let designRejectionReasons = ["invalidTimestamp", "invalidCoordinate", "invalidAccuracy", "inaccurate", "stale", "outOfOrder", "duplicate"]
+    package static let designRejectionReasons = [
+        "invalidTimestamp", "invalidCoordinate", "invalidAccuracy", "inaccurate", "stale", "outOfOrder", "duplicate",
+    ]
 
     static let groups = ["flutter", "visits", "rejections", "faults", "kalman", "gapFill", "throughput"]
-    static let visitNames = ["trueVisits", "matchedVisits", "missedVisits", "recall", "falseVisits", "fragments",
-                             "falsePerHour", "fragmentsPerHour", "entryLatency_s", "exitLatency_s", "earlyEntries"]
-    static let flutterNames = ["transitions", "truthTransitions", "spurious", "missed", "flaps", "latency_s", "modelDisagreements"]
+    static let visitNames = [
+        "trueVisits", "matchedVisits", "missedVisits", "recall", "falseVisits", "fragments",
+        "falsePerHour", "fragmentsPerHour", "entryLatency_s", "exitLatency_s", "earlyEntries",
+    ]
+    static let flutterNames = [
+        "transitions", "truthTransitions", "spurious", "missed", "flaps", "latency_s", "modelDisagreements",
+    ]
     static let latencyNames = ["median", "p95"]
     static let errorFields = ["rmse_m", "p50_m", "p95_m", "max_m"]
     /// `kalman.<track>.{nees,nis}.{mean,outside95}`: the filters that claim a covariance.
@@ -44,13 +52,15 @@ package struct MetricCatalog: Sendable, Hashable {
         case ("flutter", 2): return Self.flutterNames.contains(p[1]) && p[1] != "latency_s"
         case ("flutter", 3): return p[1] == "latency_s" && Self.latencyNames.contains(p[2])
         case ("visits", 2): return Self.visitNames.contains(p[1]) && !p[1].hasSuffix("Latency_s")
-        case ("visits", 3): return p[1].hasSuffix("Latency_s") && Self.visitNames.contains(p[1]) && Self.latencyNames.contains(p[2])
+        case ("visits", 3):
+            return p[1].hasSuffix("Latency_s") && Self.visitNames.contains(p[1]) && Self.latencyNames.contains(p[2])
         case ("rejections", 2): return rejectionReasons.contains(p[1])
         case ("faults", 3):
             return Self.faultKinds.contains(p[1]) && (faultLabels?.contains(p[2]) ?? Self.isIdentifier(p[2]))
         case ("kalman", 3): return KalmanTrack(rawValue: p[1]) != nil && Self.errorFields.contains(p[2])
         case ("kalman", 4):
-            return Self.consistencyTracks.contains(p[1]) && Self.consistencyNames.contains(p[2]) && Self.consistencyFields.contains(p[3])
+            return Self.consistencyTracks.contains(p[1]) && Self.consistencyNames.contains(p[2])
+                && Self.consistencyFields.contains(p[3])
         case ("gapFill", 4):
             return gapFillMethods.contains(p[1]) && GapBucket(rawValue: p[2]) != nil && Self.gapFields.contains(p[3])
         case ("throughput", 2): return Self.throughputNames.contains(p[1])
@@ -104,14 +114,16 @@ package struct MetricCatalog: Sendable, Hashable {
     /// Orders sibling path components: catalogue order first, then the rest alphabetically.
     static func ordered(_ components: [String], depth: Int, parent: [String]) -> [String] {
         components.sorted { a, b in
-            let ra = rank(a, depth: depth, parent: parent), rb = rank(b, depth: depth, parent: parent)
+            let ra = rank(a, depth: depth, parent: parent)
+            let rb = rank(b, depth: depth, parent: parent)
             return ra != rb ? ra < rb : a.utf8.lexicographicallyPrecedes(b.utf8)
         }
     }
 
     private static func isIdentifier(_ s: String) -> Bool {
-        !s.isEmpty && s.utf8.allSatisfy { c in
-            (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || c == 45
-        }
+        !s.isEmpty
+            && s.utf8.allSatisfy { c in
+                (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || c == 45
+            }
     }
 }

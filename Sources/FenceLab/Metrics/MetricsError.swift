@@ -13,10 +13,10 @@ package enum MetricsError: Error, Sendable, Hashable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .invalidValue(key, value, reason): return "\(key): \(reason) (got \(value))"
-        case let .unknownMetricPath(path): return "unknown metric path '\(path)'"
-        case let .invalidBound(path, reason): return "expectation '\(path)': \(reason)"
-        case let .gsl(error): return error.description
+        case .invalidValue(let key, let value, let reason): return "\(key): \(reason) (got \(value))"
+        case .unknownMetricPath(let path): return "unknown metric path '\(path)'"
+        case .invalidBound(let path, let reason): return "expectation '\(path)': \(reason)"
+        case .gsl(let error): return error.description
         }
     }
 }

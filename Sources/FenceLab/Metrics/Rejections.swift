@@ -34,7 +34,9 @@ package struct RejectionMetrics: Sendable, Hashable {
     package var faultsCaught: [String: Int]
 
     package init(byReason: [String: Int], faultsLabelled: [String: Int] = [:], faultsCaught: [String: Int] = [:]) {
-        self.byReason = byReason; self.faultsLabelled = faultsLabelled; self.faultsCaught = faultsCaught
+        self.byReason = byReason
+        self.faultsLabelled = faultsLabelled
+        self.faultsCaught = faultsCaught
     }
 
     /// Counts rejections and which labelled faults were rejected. A fault is caught when
@@ -46,7 +48,8 @@ package struct RejectionMetrics: Sendable, Hashable {
             byReason[r.reason, default: 0] += 1
             rejected.insert(r.fixIndex)
         }
-        var labelled: [String: Int] = [:], caught: [String: Int] = [:]
+        var labelled: [String: Int] = [:]
+        var caught: [String: Int] = [:]
         for f in faults {
             labelled[f.label, default: 0] += 1
             caught[f.label, default: 0] += rejected.contains(f.fixIndex) ? 1 : 0

@@ -24,9 +24,11 @@ package struct ReplicateMetrics: Sendable, Hashable {
     /// Visit-level figures against the scenario's place; nil when the scenario states no place.
     package var visits: VisitMetrics?
 
-    package init(flutter: FlutterMetrics? = nil, rejections: RejectionMetrics? = nil,
-                kalman: [KalmanTrack: ErrorSummary] = [:], gapFill: GapFillMetrics? = nil,
-                throughput: Throughput? = nil, visits: VisitMetrics? = nil) {
+    package init(
+        flutter: FlutterMetrics? = nil, rejections: RejectionMetrics? = nil,
+        kalman: [KalmanTrack: ErrorSummary] = [:], gapFill: GapFillMetrics? = nil,
+        throughput: Throughput? = nil, visits: VisitMetrics? = nil
+    ) {
         self.visits = visits
         self.flutter = flutter
         self.rejections = rejections

@@ -1,5 +1,5 @@
-import GSLKit
 import Foundation
+import GSLKit
 
 /// The Rice distribution of a measured distance: |truth + noise| for isotropic Gaussian noise.
 ///
@@ -67,8 +67,10 @@ package struct RiceModel: Sendable, Hashable {
         let split = max(x, nu_m) + Self.peakSpan_sigma * sigma_m
         let near = try integrate(x, split)
         let far = try gsl { () throws(GSLError) in
-            try Integration.integrateToInfinity(from: split, absoluteTolerance: Self.absoluteTolerance,
-                                                relativeTolerance: Self.relativeTolerance) { r in
+            try Integration.integrateToInfinity(
+                from: split, absoluteTolerance: Self.absoluteTolerance,
+                relativeTolerance: Self.relativeTolerance
+            ) { r in
                 (try? density(r)) ?? .nan
             }
         }
@@ -78,8 +80,10 @@ package struct RiceModel: Sendable, Hashable {
     private func integrate(_ a: Double, _ b: Double) throws(MetricsError) -> Double {
         if a >= b { return 0 }
         return try gsl { () throws(GSLError) in
-            try Integration.integrate(from: a, to: b, absoluteTolerance: Self.absoluteTolerance,
-                                      relativeTolerance: Self.relativeTolerance) { r in
+            try Integration.integrate(
+                from: a, to: b, absoluteTolerance: Self.absoluteTolerance,
+                relativeTolerance: Self.relativeTolerance
+            ) { r in
                 (try? density(r)) ?? .nan
             }
         }.value
@@ -144,7 +148,9 @@ package struct FlipRatePrediction: Sendable, Hashable {
     /// Two-sided interval for the flip count over `steps` consecutive fix pairs at `level`
     /// (normal approximation), widened by `slack` flips for the O(1) boundary effect of
     /// a finite run (a partial first and last sojourn). `steps` ≥ 0, level in (0, 1).
-    package func countInterval(steps: Int, level: Double, slack: Double = 1) throws(MetricsError) -> (lower: Double, upper: Double) {
+    package func countInterval(
+        steps: Int, level: Double, slack: Double = 1
+    ) throws(MetricsError) -> (lower: Double, upper: Double) {
         guard steps >= 0 else { throw .invalidValue(key: "steps", value: "\(steps)", reason: "must be ≥ 0") }
         let z = try gsl { () throws(GSLError) in try Statistics.normalQuantile(probability: (1 + level) / 2) }
         let n = Double(steps)

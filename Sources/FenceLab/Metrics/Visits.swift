@@ -1,6 +1,6 @@
 import DriveSim
-import GeoPolicy
 import GSLKit
+import GeoPolicy
 
 /// A stay inside: from `start_s` to `end_s` (seconds, scenario-relative).
 package struct Visit: Sendable, Hashable {
@@ -12,7 +12,9 @@ package struct Visit: Sendable, Hashable {
     package var openAtEnd: Bool
 
     package init(start_s: Double, end_s: Double, openAtEnd: Bool = false) {
-        self.start_s = start_s; self.end_s = end_s; self.openAtEnd = openAtEnd
+        self.start_s = start_s
+        self.end_s = end_s
+        self.openAtEnd = openAtEnd
     }
 }
 
@@ -49,16 +51,28 @@ package struct VisitMetrics: Sendable, Hashable {
     package var lateEntryP95_s: Double?
 
     /// Counts and latencies; the quantiles are computed here (GSL, type 7).
-    package init(trueVisits: Int, matchedVisits: Int, falseVisits: Int, fragments: Int, earlyEntries: Int,
-                driveHours: Double, entryLatencies_s: [Double], exitLatencies_s: [Double]) throws(MetricsError) {
-        self.trueVisits = trueVisits; self.matchedVisits = matchedVisits; self.falseVisits = falseVisits
-        self.fragments = fragments; self.earlyEntries = earlyEntries; self.driveHours = driveHours
-        self.entryLatencies_s = entryLatencies_s; self.exitLatencies_s = exitLatencies_s
-        let entry = try Visits.medianP95(entryLatencies_s), exit = try Visits.medianP95(exitLatencies_s)
-        entryLatencyMedian_s = entry?.median; entryLatencyP95_s = entry?.p95
-        exitLatencyMedian_s = exit?.median; exitLatencyP95_s = exit?.p95
+    package init(
+        trueVisits: Int, matchedVisits: Int, falseVisits: Int, fragments: Int, earlyEntries: Int,
+        driveHours: Double, entryLatencies_s: [Double], exitLatencies_s: [Double]
+    ) throws(MetricsError) {
+        self.trueVisits = trueVisits
+        self.matchedVisits = matchedVisits
+        self.falseVisits = falseVisits
+        self.fragments = fragments
+        self.earlyEntries = earlyEntries
+        self.driveHours = driveHours
+        self.entryLatencies_s = entryLatencies_s
+        self.exitLatencies_s = exitLatencies_s
+        let entry = try Visits.medianP95(entryLatencies_s)
+        let exit = try Visits.medianP95(exitLatencies_s)
+        entryLatencyMedian_s = entry?.median
+        entryLatencyP95_s = entry?.p95
+        exitLatencyMedian_s = exit?.median
+        exitLatencyP95_s = exit?.p95
         // Without an early entry the clamped latencies are the latencies: no second quantile pass.
-        lateEntryP95_s = earlyEntries == 0 ? entryLatencyP95_s
+        lateEntryP95_s =
+            earlyEntries == 0
+            ? entryLatencyP95_s
             : try Visits.medianP95(entryLatencies_s.map { Swift.max(0, $0) })?.p95
     }
 
@@ -104,9 +118,12 @@ package enum Visits {
     /// span from its first inside sample to the first outside sample after it (or `end_s`);
     /// spans separated by less than `mergeGap_s` of outside are merged; visits shorter than
     /// `minDwell_s` are dropped (an open visit counts its length to `end_s`).
-    package static func trueVisits(time_s: [Double], truth: [Coordinate], center: Coordinate, place: PlaceSpec,
-                                  end_s: Double) -> [Visit] {
-        let sphere = Haversine(), ellipsoid = WGS84()
+    package static func trueVisits(
+        time_s: [Double], truth: [Coordinate], center: Coordinate, place: PlaceSpec,
+        end_s: Double
+    ) -> [Visit] {
+        let sphere = Haversine()
+        let ellipsoid = WGS84()
         let inside = truth.map { c -> Bool in
             let d = sphere.distance_m(center, c)
             if abs(d - place.radius_m) > sphereMargin * Swift.max(d, place.radius_m) { return d <= place.radius_m }
@@ -117,9 +134,12 @@ package enum Visits {
 
     /// True visits of `place` from a generated drive: the truth at every sample slot (first
     /// delivery of each slot), the drive ending at `end_s`.
-    package static func trueVisits(samples: [GeneratedSample], center: Coordinate, place: PlaceSpec,
-                                  end_s: Double) -> [Visit] {
-        var time: [Double] = [], truth: [Coordinate] = []
+    package static func trueVisits(
+        samples: [GeneratedSample], center: Coordinate, place: PlaceSpec,
+        end_s: Double
+    ) -> [Visit] {
+        var time: [Double] = []
+        var truth: [Coordinate] = []
         var lastSlot = -1
         for s in samples where s.sampleIndex > lastSlot {
             lastSlot = s.sampleIndex
@@ -135,7 +155,10 @@ package enum Visits {
         var start: Double?
         for (t, isIn) in zip(time_s, inside) {
             if isIn, start == nil { start = t }
-            if !isIn, let s = start { spans.append(Visit(start_s: s, end_s: t)); start = nil }
+            if !isIn, let s = start {
+                spans.append(Visit(start_s: s, end_s: t))
+                start = nil
+            }
         }
         if let s = start { spans.append(Visit(start_s: s, end_s: end_s, openAtEnd: true)) }
         var merged: [Visit] = []
@@ -158,7 +181,10 @@ package enum Visits {
         var start: Double?
         for s in states where s.state != .unknown {
             if s.state == .inside, start == nil { start = s.time_s }
-            if s.state == .outside, let t = start { visits.append(Visit(start_s: t, end_s: s.time_s)); start = nil }
+            if s.state == .outside, let t = start {
+                visits.append(Visit(start_s: t, end_s: s.time_s))
+                start = nil
+            }
         }
         if let t = start { visits.append(Visit(start_s: t, end_s: Swift.max(end_s, t), openAtEnd: true)) }
         return visits
@@ -177,8 +203,10 @@ package enum Visits {
     ///   - truth, observed: sorted by start, finite times, non-overlapping.
     ///   - duration_s: the drive's length for the per-hour rates, finite, > 0.
     ///   - matchSlack_s: finite, ≥ 0.
-    package static func measure(truth: [Visit], observed: [Visit], duration_s: Double,
-                               matchSlack_s: Double = defaultMatchSlack_s) throws(MetricsError) -> VisitMetrics {
+    package static func measure(
+        truth: [Visit], observed: [Visit], duration_s: Double,
+        matchSlack_s: Double = defaultMatchSlack_s
+    ) throws(MetricsError) -> VisitMetrics {
         guard matchSlack_s.isFinite, matchSlack_s >= 0 else {
             throw .invalidValue(key: "matchSlack_s", value: "\(matchSlack_s)", reason: "must be finite and ≥ 0")
         }
@@ -189,13 +217,19 @@ package enum Visits {
         try checkSorted(observed, key: "observed")
         // Per true visit: the observed visit matched to it (−1: none) and the end of its last observed visit.
         var matches = [(observed: Int, lastEnd: Double)](repeating: (-1, -.infinity), count: truth.count)
-        var falseVisits = 0, fragments = 0, first = 0
+        var falseVisits = 0
+        var fragments = 0
+        var first = 0
         for (i, o) in observed.enumerated() {
             while first < truth.count, truth[first].end_s + matchSlack_s < o.start_s { first += 1 }
-            var match: Int?, fragmentOf: Int?
+            var match: Int?
+            var fragmentOf: Int?
             var j = first
             while j < truth.count, truth[j].start_s - matchSlack_s <= o.end_s {
-                if matches[j].observed < 0 { match = j; break }
+                if matches[j].observed < 0 {
+                    match = j
+                    break
+                }
                 fragmentOf = j
                 j += 1
             }
@@ -208,7 +242,9 @@ package enum Visits {
                 falseVisits += 1
             }
         }
-        var entry: [Double] = [], exit: [Double] = [], early = 0
+        var entry: [Double] = []
+        var exit: [Double] = []
+        var early = 0
         entry.reserveCapacity(truth.count)
         exit.reserveCapacity(truth.count)
         for (j, t) in truth.enumerated() where matches[j].observed >= 0 {
@@ -217,9 +253,10 @@ package enum Visits {
             if latency < 0 { early += 1 }
             if !t.openAtEnd { exit.append(matches[j].lastEnd - t.end_s) }
         }
-        return try VisitMetrics(trueVisits: truth.count, matchedVisits: entry.count, falseVisits: falseVisits,
-                            fragments: fragments, earlyEntries: early, driveHours: duration_s / 3600,
-                            entryLatencies_s: entry, exitLatencies_s: exit)
+        return try VisitMetrics(
+            trueVisits: truth.count, matchedVisits: entry.count, falseVisits: falseVisits,
+            fragments: fragments, earlyEntries: early, driveHours: duration_s / 3600,
+            entryLatencies_s: entry, exitLatencies_s: exit)
     }
 
     static func medianP95(_ values: [Double]) throws(MetricsError) -> (median: Double, p95: Double)? {
@@ -231,11 +268,14 @@ package enum Visits {
     private static func checkSorted(_ list: [Visit], key: String) throws(MetricsError) {
         for (i, v) in list.enumerated() {
             guard v.start_s.isFinite, v.end_s.isFinite, v.end_s >= v.start_s else {
-                throw .invalidValue(key: "\(key)[\(i)]", value: "\(v.start_s)…\(v.end_s)", reason: "must be a finite span with end ≥ start")
+                throw .invalidValue(
+                    key: "\(key)[\(i)]", value: "\(v.start_s)…\(v.end_s)",
+                    reason: "must be a finite span with end ≥ start")
             }
             if i > 0, v.start_s < list[i - 1].end_s {
-                throw .invalidValue(key: "\(key)[\(i)].start_s", value: "\(v.start_s)",
-                                    reason: "visits must be sorted and disjoint; previous ends at \(list[i - 1].end_s)")
+                throw .invalidValue(
+                    key: "\(key)[\(i)].start_s", value: "\(v.start_s)",
+                    reason: "visits must be sorted and disjoint; previous ends at \(list[i - 1].end_s)")
             }
         }
     }

@@ -7,7 +7,10 @@ package struct ReasonCount: Sendable, Hashable {
     /// `RejectionReason.rawValue`.
     package var reason: String
     package var count: Int
-    package init(reason: String, count: Int) { self.reason = reason; self.count = count }
+    package init(reason: String, count: Int) {
+        self.reason = reason
+        self.count = count
+    }
 }
 
 /// Everything one device-log replay found: engine decisions, classified divergences, verdict.
@@ -47,8 +50,10 @@ package struct DeviceReplayResult: Sendable, Hashable {
 
     /// The stated pass criterion in words.
     package var criteria: String {
-        let failing = DivergenceClass.allCases.filter { divergences.settings.failingClasses.contains($0) }.map(\.rawValue)
-        let tolerated = DivergenceClass.allCases.filter { !divergences.settings.failingClasses.contains($0) }.map(\.rawValue)
+        let failing = DivergenceClass.allCases.filter { divergences.settings.failingClasses.contains($0) }.map(
+            \.rawValue)
+        let tolerated = DivergenceClass.allCases.filter { !divergences.settings.failingClasses.contains($0) }.map(
+            \.rawValue)
         return "passes when no divergence is of class \(failing.joined(separator: ", "))"
             + (tolerated.isEmpty ? "" : "; tolerated: \(tolerated.joined(separator: ", "))")
     }
@@ -63,7 +68,9 @@ package struct DeviceReplayResult: Sendable, Hashable {
     /// One line per divergence: `+OFFSET s line N class: detail` (no coordinates).
     package var divergenceLines: [String] {
         divergences.divergences.map { d in
-            let offset = d.timestamp_s.isFinite && origin_s.isFinite ? "+" + DurationText.seconds(d.timestamp_s - origin_s) : "time n/a"
+            let offset =
+                d.timestamp_s.isFinite && origin_s.isFinite
+                ? "+" + DurationText.seconds(d.timestamp_s - origin_s) : "time n/a"
             return "\(offset) line \(line(of: d).map(String.init) ?? "?") \(d.kind.rawValue): \(d.detail)"
         }
     }
@@ -73,10 +80,14 @@ package struct DeviceReplayResult: Sendable, Hashable {
         var lines: [String] = []
         let rejected = fixCount - accepted
         let reasons = rejections.map { "\($0.reason) \($0.count)" }.joined(separator: ", ")
-        lines.append("Replay \(file): \(fixCount) fixes (\(accepted) accepted, \(rejected) rejected\(reasons.isEmpty ? "" : ": " + reasons)), "
-                     + "\(eventCount) system events, \(divergences.matched.count) matched; rule \(rule) [\(rulesVersion)], max age \(DurationText.seconds(maxAge_s))")
+        lines.append(
+            "Replay \(file): \(fixCount) fixes (\(accepted) accepted, \(rejected) rejected\(reasons.isEmpty ? "" : ": " + reasons)), "
+                + "\(eventCount) system events, \(divergences.matched.count) matched; rule \(rule) [\(rulesVersion)], max age \(DurationText.seconds(maxAge_s))"
+        )
         let counts = divergences.counts
-        lines.append("Divergences: " + DivergenceClass.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", "))
+        lines.append(
+            "Divergences: "
+                + DivergenceClass.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", "))
         lines += divergenceLines.map { "  " + $0 }
         lines.append("Device log \(file): \(status.rawValue) (\(criteria))")
         lines.append("Not covered: " + notCovered.joined(separator: "; "))
@@ -88,8 +99,8 @@ extension RuleSpec {
     /// The band within which a reversal can be noise: hysteresis enter…exit, a single radius twice otherwise.
     var flutterBand: FlutterBand {
         switch self {
-        case let .hysteresis(e, x, _, _): return FlutterBand(inner_m: e, outer_m: x)
-        case let .threshold(r, _), let .conservative(r, _): return FlutterBand(inner_m: r, outer_m: r)
+        case .hysteresis(let e, let x, _, _): return FlutterBand(inner_m: e, outer_m: x)
+        case .threshold(let r, _), .conservative(let r, _): return FlutterBand(inner_m: r, outer_m: r)
         }
     }
 }
@@ -129,9 +140,12 @@ package enum DeviceReplay {
         return replay(log, filtered, rule: FenceSetup(rule: rule, input: input), maxAge_s: maxAge_s, settings: settings)
     }
 
-    static func replay<Decider: FenceDeciding>(_ log: DeviceLog, _ monitor: Decider, rule: FenceSetup, maxAge_s: Double,
-                                               settings: DivergenceSettings) -> DeviceReplayResult {
-        let clock = ContinuousClock(), start = clock.now
+    static func replay<Decider: FenceDeciding>(
+        _ log: DeviceLog, _ monitor: Decider, rule: FenceSetup, maxAge_s: Double,
+        settings: DivergenceSettings
+    ) -> DeviceReplayResult {
+        let clock = ContinuousClock()
+        let start = clock.now
         var monitor = monitor
         var decisions: [EngineDecision] = []
         decisions.reserveCapacity(log.fixes.count)
@@ -143,8 +157,10 @@ package enum DeviceReplay {
             let now = frontier_s.isFinite ? frontier_s : t
             let d = monitor.process(logged.fix, now_s: now)
             if let reason = d.rejection?.rawValue { rejected[reason, default: 0] += 1 }
-            decisions.append(EngineDecision(index: i, timestamp_s: t, oldState: d.oldState, newState: d.newState,
-                                            rejection: d.rejection, distance_m: d.distance_m, accuracy_m: d.accuracy_m))
+            decisions.append(
+                EngineDecision(
+                    index: i, timestamp_s: t, oldState: d.oldState, newState: d.newState,
+                    rejection: d.rejection, distance_m: d.distance_m, accuracy_m: d.accuracy_m))
         }
         var settings = settings
         if settings.band_m == nil { settings.band_m = rule.rule.flutterBand }
@@ -175,7 +191,9 @@ package enum DeviceReplay {
             "location-permission changes (Always/When-in-use/revoked; the log records none)",
             "real location error against the true position (a device log has no ground truth)",
         ]
-        if !log.events.contains(where: { $0.kind == .enter }) { items.append("system enter callbacks (none in the log)") }
+        if !log.events.contains(where: { $0.kind == .enter }) {
+            items.append("system enter callbacks (none in the log)")
+        }
         if !log.events.contains(where: { $0.kind == .exit }) { items.append("system exit callbacks (none in the log)") }
         return items
     }

@@ -38,15 +38,23 @@ package struct EngineDecision: Sendable, Hashable {
     /// known (then a quick reversal is judged by timing alone).
     package var distance_m: Double? {
         get { present & 1 != 0 ? distanceValue : nil }
-        set { distanceValue = newValue ?? 0; present = newValue == nil ? present & ~1 : present | 1 }
+        set {
+            distanceValue = newValue ?? 0
+            present = newValue == nil ? present & ~1 : present | 1
+        }
     }
     package var accuracy_m: Double? {
         get { present & 2 != 0 ? accuracyValue : nil }
-        set { accuracyValue = newValue ?? 0; present = newValue == nil ? present & ~2 : present | 2 }
+        set {
+            accuracyValue = newValue ?? 0
+            present = newValue == nil ? present & ~2 : present | 2
+        }
     }
 
-    package init(index: Int, timestamp_s: Double, oldState: FenceState, newState: FenceState, rejection: RejectionReason? = nil,
-                distance_m: Double? = nil, accuracy_m: Double? = nil) {
+    package init(
+        index: Int, timestamp_s: Double, oldState: FenceState, newState: FenceState, rejection: RejectionReason? = nil,
+        distance_m: Double? = nil, accuracy_m: Double? = nil
+    ) {
         self.timestamp_s = timestamp_s
         distanceValue = 0
         accuracyValue = 0
@@ -116,7 +124,9 @@ package struct DivergenceSettings: Sendable, Hashable {
     package init(
         matchWindow_s: Double = 60, flutterWindow_s: Double = 60, duplicateWindow_s: Double = 30,
         supportWindow_s: Double = 60, staleWindow_s: Double = 60, staleReasons: Set<String> = ["stale"],
-        failingClasses: Set<DivergenceClass> = [.ruleFlutter, .unsupportedSystemEvent, .lateSystemEvent, .missingSystemEvent]
+        failingClasses: Set<DivergenceClass> = [
+            .ruleFlutter, .unsupportedSystemEvent, .lateSystemEvent, .missingSystemEvent,
+        ]
     ) {
         self.matchWindow_s = matchWindow_s
         self.flutterWindow_s = flutterWindow_s
@@ -134,7 +144,10 @@ package struct FlutterBand: Sendable, Hashable {
     package var inner_m: Double
     /// Exit radius (outer edge), finite, ≥ `inner_m`.
     package var outer_m: Double
-    package init(inner_m: Double, outer_m: Double) { self.inner_m = inner_m; self.outer_m = outer_m }
+    package init(inner_m: Double, outer_m: Double) {
+        self.inner_m = inner_m
+        self.outer_m = outer_m
+    }
 
     /// True when a fix at `distance_m` with accuracy `accuracy_m` lies within the band widened by
     /// its accuracy: inner − accuracy ≤ distance ≤ outer + accuracy. A fix without a finite
@@ -281,7 +294,9 @@ package enum DivergenceClassifier {
         }
         let accepted = AcceptedDecisions(decisions: decisions, order: order)
         var transitions = accepted.filter { $0.newState != $0.oldState && $0.newState != .unknown }.map {
-            Transition(decisionIndex: $0.index, timestamp_s: $0.timestamp_s, to: $0.newState, isCrossing: $0.oldState != .unknown)
+            Transition(
+                decisionIndex: $0.index, timestamp_s: $0.timestamp_s, to: $0.newState,
+                isCrossing: $0.oldState != .unknown)
         }
         var divergences: [Divergence] = []
         var matched: [MatchedPair] = []
@@ -289,8 +304,10 @@ package enum DivergenceClassifier {
         let finiteEvents = events.indices.filter { events[$0].timestamp_s.isFinite }
             .sorted { (events[$0].timestamp_s, $0) < (events[$1].timestamp_s, $1) }
         for e in events.indices where !events[e].timestamp_s.isFinite {
-            divergences.append(Divergence(kind: .unsupportedSystemEvent, timestamp_s: events[e].timestamp_s, eventIndex: e,
-                                          detail: "\(events[e].kind) event has no finite time"))
+            divergences.append(
+                Divergence(
+                    kind: .unsupportedSystemEvent, timestamp_s: events[e].timestamp_s, eventIndex: e,
+                    detail: "\(events[e].kind) event has no finite time"))
         }
         let primary = separateDuplicates(finiteEvents, events: events, settings: settings, into: &divergences)
 
@@ -301,20 +318,25 @@ package enum DivergenceClassifier {
             var best: Int?
             for k in transitions.indices where !transitions[k].consumed && transitions[k].to == target {
                 let gap = abs(transitions[k].timestamp_s - event.timestamp_s)
-                if gap <= settings.matchWindow_s, best.map({ gap < abs(transitions[$0].timestamp_s - event.timestamp_s) }) ?? true {
+                if gap <= settings.matchWindow_s,
+                    best.map({ gap < abs(transitions[$0].timestamp_s - event.timestamp_s) }) ?? true
+                {
                     best = k
                 }
             }
             if let k = best {
                 transitions[k].consumed = true
-                matched.append(MatchedPair(eventIndex: e, decisionIndex: transitions[k].decisionIndex,
-                                           delay_s: event.timestamp_s - transitions[k].timestamp_s))
+                matched.append(
+                    MatchedPair(
+                        eventIndex: e, decisionIndex: transitions[k].decisionIndex,
+                        delay_s: event.timestamp_s - transitions[k].timestamp_s))
             } else {
                 unmatchedEvents.append(e)
             }
         }
         for e in unmatchedEvents {
-            divergences.append(lateOrUnsupported(e, events: events, transitions: &transitions, accepted: accepted, settings: settings))
+            divergences.append(
+                lateOrUnsupported(e, events: events, transitions: &transitions, accepted: accepted, settings: settings))
         }
         divergences += unmatchedCrossings(transitions, accepted: accepted, settings: settings)
         divergences += staleFixes(decisions, events: events, eventOrder: finiteEvents, settings: settings)
@@ -330,11 +352,16 @@ package enum DivergenceClassifier {
         var kept: [Int] = []
         for e in order {
             if let last = kept.last, events[last].kind == events[e].kind,
-               events[e].timestamp_s - events[last].timestamp_s <= settings.duplicateWindow_s {
+                events[e].timestamp_s - events[last].timestamp_s <= settings.duplicateWindow_s
+            {
                 let gap = events[e].timestamp_s - events[last].timestamp_s
-                divergences.append(Divergence(
-                    kind: .duplicateSystemEvent, timestamp_s: events[e].timestamp_s, eventIndex: e, relatedEventIndex: last,
-                    delay_s: gap, detail: "\(events[e].kind) delivered again \(DurationText.seconds(gap)) after the first delivery"))
+                divergences.append(
+                    Divergence(
+                        kind: .duplicateSystemEvent, timestamp_s: events[e].timestamp_s, eventIndex: e,
+                        relatedEventIndex: last,
+                        delay_s: gap,
+                        detail:
+                            "\(events[e].kind) delivered again \(DurationText.seconds(gap)) after the first delivery"))
             } else {
                 kept.append(e)
             }
@@ -350,43 +377,57 @@ package enum DivergenceClassifier {
         let event = events[e]
         let target = event.kind.claimedState
         if let k = transitions.lastIndex(where: { $0.timestamp_s <= event.timestamp_s }),
-           transitions[k].to == target, transitions[k].isCrossing, !transitions[k].consumed,
-           event.timestamp_s - transitions[k].timestamp_s > settings.matchWindow_s {
+            transitions[k].to == target, transitions[k].isCrossing, !transitions[k].consumed,
+            event.timestamp_s - transitions[k].timestamp_s > settings.matchWindow_s
+        {
             transitions[k].consumed = true
             let delay = event.timestamp_s - transitions[k].timestamp_s
-            return Divergence(kind: .lateSystemEvent, timestamp_s: event.timestamp_s, decisionIndex: transitions[k].decisionIndex,
-                              eventIndex: e, delay_s: delay,
-                              detail: "\(event.kind) arrived \(DurationText.seconds(delay)) after the engine went \(target) (window \(DurationText.seconds(settings.matchWindow_s)))")
+            return Divergence(
+                kind: .lateSystemEvent, timestamp_s: event.timestamp_s, decisionIndex: transitions[k].decisionIndex,
+                eventIndex: e, delay_s: delay,
+                detail:
+                    "\(event.kind) arrived \(DurationText.seconds(delay)) after the engine went \(target) (window \(DurationText.seconds(settings.matchWindow_s)))"
+            )
         }
         let state = accepted.last(where: { $0.timestamp_s <= event.timestamp_s })?.newState ?? .unknown
-        let nearby = accepted.reduce(0) { $0 + (abs($1.timestamp_s - event.timestamp_s) <= settings.supportWindow_s ? 1 : 0) }
+        let nearby = accepted.reduce(0) {
+            $0 + (abs($1.timestamp_s - event.timestamp_s) <= settings.supportWindow_s ? 1 : 0)
+        }
         let detail: String
         if nearby == 0 {
-            detail = "\(event.kind) with no accepted fix within ±\(DurationText.seconds(settings.supportWindow_s)) (engine \(state))"
+            detail =
+                "\(event.kind) with no accepted fix within ±\(DurationText.seconds(settings.supportWindow_s)) (engine \(state))"
         } else if state == target {
             detail = "\(event.kind) while the engine was already \(state); its transition is reported by another event"
         } else {
-            detail = "\(event.kind) but the engine is \(state) with \(nearby) accepted fixes within ±\(DurationText.seconds(settings.supportWindow_s))"
+            detail =
+                "\(event.kind) but the engine is \(state) with \(nearby) accepted fixes within ±\(DurationText.seconds(settings.supportWindow_s))"
         }
-        return Divergence(kind: .unsupportedSystemEvent, timestamp_s: event.timestamp_s, eventIndex: e,
-                          engineState: state, acceptedFixesNearby: nearby, detail: detail)
+        return Divergence(
+            kind: .unsupportedSystemEvent, timestamp_s: event.timestamp_s, eventIndex: e,
+            engineState: state, acceptedFixesNearby: nearby, detail: detail)
     }
 
     /// Step 5 (transitions and `accepted` are in time order).
-    private static func unmatchedCrossings(_ transitions: [Transition], accepted: AcceptedDecisions,
-                                           settings: DivergenceSettings) -> [Divergence] {
+    private static func unmatchedCrossings(
+        _ transitions: [Transition], accepted: AcceptedDecisions,
+        settings: DivergenceSettings
+    ) -> [Divergence] {
         let crossings = transitions.filter(\.isCrossing)
         /// Every accepted fix between the two crossings (inclusive) admitted by the widened band.
         func noiseLike(_ a: Transition, _ b: Transition) -> Bool {
             guard let band = settings.band_m else { return true }
-            let t0 = min(a.timestamp_s, b.timestamp_s), t1 = max(a.timestamp_s, b.timestamp_s)
+            let t0 = min(a.timestamp_s, b.timestamp_s)
+            let t1 = max(a.timestamp_s, b.timestamp_s)
             return accepted.allSatisfy { d in
-                d.timestamp_s < t0 || d.timestamp_s > t1 || band.admits(distance_m: d.distance_m, accuracy_m: d.accuracy_m)
+                d.timestamp_s < t0 || d.timestamp_s > t1
+                    || band.admits(distance_m: d.distance_m, accuracy_m: d.accuracy_m)
             }
         }
         var result: [Divergence] = []
         for (k, c) in crossings.enumerated() where !c.consumed {
-            var flutterWith: Transition?, reversal: Transition?
+            var flutterWith: Transition?
+            var reversal: Transition?
             var j = k - 1
             while flutterWith == nil, j >= 0, c.timestamp_s - crossings[j].timestamp_s <= settings.flutterWindow_s {
                 if crossings[j].to != c.to {
@@ -396,7 +437,9 @@ package enum DivergenceClassifier {
                 j -= 1
             }
             j = k + 1
-            while flutterWith == nil, j < crossings.count, crossings[j].timestamp_s - c.timestamp_s <= settings.flutterWindow_s {
+            while flutterWith == nil, j < crossings.count,
+                crossings[j].timestamp_s - c.timestamp_s <= settings.flutterWindow_s
+            {
                 if crossings[j].to != c.to {
                     reversal = reversal ?? crossings[j]
                     if noiseLike(c, crossings[j]) { flutterWith = crossings[j] }
@@ -404,18 +447,27 @@ package enum DivergenceClassifier {
                 j += 1
             }
             if let other = flutterWith {
-                result.append(Divergence(
-                    kind: .ruleFlutter, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
-                    detail: "engine went \(c.to) with no system event, \(DurationText.seconds(abs(other.timestamp_s - c.timestamp_s))) from an opposite crossing"))
+                result.append(
+                    Divergence(
+                        kind: .ruleFlutter, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
+                        detail:
+                            "engine went \(c.to) with no system event, \(DurationText.seconds(abs(other.timestamp_s - c.timestamp_s))) from an opposite crossing"
+                    ))
             } else if let other = reversal {
-                result.append(Divergence(
-                    kind: .missingSystemEvent, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
-                    detail: "engine went \(c.to) with no system event, \(DurationText.seconds(abs(other.timestamp_s - c.timestamp_s))) from an opposite crossing; "
-                        + "a fix lies clearly beyond the band (distance ± accuracy), so this is a short genuine \(c.to == .inside ? "visit" : "absence"), not flutter"))
+                result.append(
+                    Divergence(
+                        kind: .missingSystemEvent, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
+                        detail:
+                            "engine went \(c.to) with no system event, \(DurationText.seconds(abs(other.timestamp_s - c.timestamp_s))) from an opposite crossing; "
+                            + "a fix lies clearly beyond the band (distance ± accuracy), so this is a short genuine \(c.to == .inside ? "visit" : "absence"), not flutter"
+                    ))
             } else {
-                result.append(Divergence(
-                    kind: .missingSystemEvent, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
-                    detail: "engine went \(c.to) and stayed; no system event within ±\(DurationText.seconds(settings.matchWindow_s))"))
+                result.append(
+                    Divergence(
+                        kind: .missingSystemEvent, timestamp_s: c.timestamp_s, decisionIndex: c.decisionIndex,
+                        detail:
+                            "engine went \(c.to) and stayed; no system event within ±\(DurationText.seconds(settings.matchWindow_s))"
+                    ))
             }
         }
         return result
@@ -436,9 +488,13 @@ package enum DivergenceClassifier {
                 if gap <= settings.staleWindow_s, gap < (nearest?.gap ?? .infinity) { nearest = (e, gap) }
             }
             if let nearest {
-                result.append(Divergence(
-                    kind: .staleFix, timestamp_s: frontier_s, decisionIndex: d.index, relatedEventIndex: nearest.index,
-                    detail: "fix rejected as \(reason) \(DurationText.seconds(nearest.gap)) from an \(events[nearest.index].kind) event"))
+                result.append(
+                    Divergence(
+                        kind: .staleFix, timestamp_s: frontier_s, decisionIndex: d.index,
+                        relatedEventIndex: nearest.index,
+                        detail:
+                            "fix rejected as \(reason) \(DurationText.seconds(nearest.gap)) from an \(events[nearest.index].kind) event"
+                    ))
             }
         }
         return result

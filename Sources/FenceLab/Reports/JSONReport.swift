@@ -1,4 +1,5 @@
 import ReportKit
+
 /// `report.json` (contract): fixed key order, shortest round-trip doubles, no locale.
 ///
 /// Between two runs with identical inputs only `run.time` and the `throughput`
@@ -31,15 +32,21 @@ package enum JSONReport {
             ("seeds", .array(r.seeds.map { .integer(Int(truncatingIfNeeded: $0)) })),
             ("rulesVersions", .array(r.rulesVersions.map(JSONValue.string))),
             ("time", .string(r.time_utc)),
-            ("inputFiles", .array(r.inputFiles.map { f in
-                .object([("kind", .string(f.kind)), ("path", .string(f.path)), ("sha256", .string(f.sha256))])
-            })),
+            (
+                "inputFiles",
+                .array(
+                    r.inputFiles.map { f in
+                        .object([("kind", .string(f.kind)), ("path", .string(f.path)), ("sha256", .string(f.sha256))])
+                    })
+            ),
         ])
     }
 
     /// `{"mean": x, "ci95": [lo, hi], "n": k}`.
     package static func estimate(_ e: Estimate) -> JSONValue {
-        .object([("mean", .number(e.mean)), ("ci95", .array([.number(e.lower), .number(e.upper)])), ("n", .integer(e.n))])
+        .object([
+            ("mean", .number(e.mean)), ("ci95", .array([.number(e.lower), .number(e.upper)])), ("n", .integer(e.n)),
+        ])
     }
 
     /// The metric groups every scenario carries, in order; absent groups are `{}`.
@@ -58,7 +65,7 @@ package enum JSONReport {
         for group in metricGroups {
             var value = tree.first { $0.0 == group }?.1 ?? .object([])
             // `visits.recall` is null (not absent) when the place has no true visit in any replicate.
-            if group == "visits", case var .object(v) = value, !v.isEmpty, !v.contains(where: { $0.0 == "recall" }) {
+            if group == "visits", case .object(var v) = value, !v.isEmpty, !v.contains(where: { $0.0 == "recall" }) {
                 v.insert(("recall", .null), at: (v.firstIndex { $0.0 == "missedVisits" } ?? v.count - 1) + 1)
                 value = .object(v)
             }
@@ -81,9 +88,14 @@ package enum JSONReport {
             var children: [String: [([String], Estimate)]] = [:]
             var leaves: [String: Estimate] = [:]
             for (rest, e) in entries {
-                if rest.count == 1 { leaves[rest[0]] = e } else { children[rest[0], default: []].append((Array(rest.dropFirst()), e)) }
+                if rest.count == 1 {
+                    leaves[rest[0]] = e
+                } else {
+                    children[rest[0], default: []].append((Array(rest.dropFirst()), e))
+                }
             }
-            let names = MetricCatalog.ordered(Array(Set(children.keys).union(leaves.keys)), depth: parent.count, parent: parent)
+            let names = MetricCatalog.ordered(
+                Array(Set(children.keys).union(leaves.keys)), depth: parent.count, parent: parent)
             return names.map { name in
                 if let leaf = leaves[name] { return (name, estimate(leaf)) }
                 return (name, .object(build(children[name] ?? [], parent: parent + [name])))
@@ -107,41 +119,59 @@ package enum JSONReport {
         var rules: [(String, JSONValue)] = [
             ("status", .string(a.rules.status.rawValue)),
             ("checks", .integer(a.rules.checks)),
-            ("failures", .array(a.rules.failures.map { f in
-                .object([
-                    ("scenario", .string(f.scenario)),
-                    ("path", .string(f.result.bound.path)),
-                    ("measured", f.result.measured.map { .number($0.mean) } ?? .null),
-                    ("min", f.result.bound.min.map(JSONValue.number) ?? .null),
-                    ("max", f.result.bound.max.map(JSONValue.number) ?? .null),
-                    ("message", .string(f.result.message)),
-                ])
-            })),
+            (
+                "failures",
+                .array(
+                    a.rules.failures.map { f in
+                        .object([
+                            ("scenario", .string(f.scenario)),
+                            ("path", .string(f.result.bound.path)),
+                            ("measured", f.result.measured.map { .number($0.mean) } ?? .null),
+                            ("min", f.result.bound.min.map(JSONValue.number) ?? .null),
+                            ("max", f.result.bound.max.map(JSONValue.number) ?? .null),
+                            ("message", .string(f.result.message)),
+                        ])
+                    })
+            ),
             ("fixtureChecks", .integer(a.rules.fixtureChecks)),
-            ("fixtureFailures", .array(a.rules.fixtureFailures.map { f in
-                .object([
-                    ("file", .string(f.file)),
-                    ("keyPath", .string(f.keyPath)),
-                    ("rulesVersion", .string(f.rulesVersion)),
-                    ("assertion", .string(f.assertion)),
-                    ("actual", .string(f.actual)),
-                    ("values", .object(f.values.map { ($0.name, .number($0.value)) })),
-                ])
-            })),
-            ("fixtureFiles", .array(a.rules.fixtureFiles.map { f in
-                .object([("file", .string(f.file)), ("name", .string(f.name)), ("rulesVersion", .string(f.rulesVersion)),
-                         ("rule", f.rule.map(JSONValue.string) ?? .null)])
-            })),
+            (
+                "fixtureFailures",
+                .array(
+                    a.rules.fixtureFailures.map { f in
+                        .object([
+                            ("file", .string(f.file)),
+                            ("keyPath", .string(f.keyPath)),
+                            ("rulesVersion", .string(f.rulesVersion)),
+                            ("assertion", .string(f.assertion)),
+                            ("actual", .string(f.actual)),
+                            ("values", .object(f.values.map { ($0.name, .number($0.value)) })),
+                        ])
+                    })
+            ),
+            (
+                "fixtureFiles",
+                .array(
+                    a.rules.fixtureFiles.map { f in
+                        .object([
+                            ("file", .string(f.file)), ("name", .string(f.name)),
+                            ("rulesVersion", .string(f.rulesVersion)),
+                            ("rule", f.rule.map(JSONValue.string) ?? .null),
+                        ])
+                    })
+            ),
         ]
         if let note = a.rules.note { rules.append(("note", .string(note))) }
         return .object([
             ("rules", .object(rules)),
-            ("device", .object([
-                ("status", .string(a.device.status.rawValue)),
-                ("logs", .array(a.device.logs.map(JSONValue.string))),
-                ("note", .string(a.device.note)),
-                ("replays", .array(a.device.replays.map(replay))),
-            ])),
+            (
+                "device",
+                .object([
+                    ("status", .string(a.device.status.rawValue)),
+                    ("logs", .array(a.device.logs.map(JSONValue.string))),
+                    ("note", .string(a.device.note)),
+                    ("replays", .array(a.device.replays.map(replay))),
+                ])
+            ),
         ])
     }
 
@@ -162,18 +192,26 @@ package enum JSONReport {
             ("events", .integer(r.eventCount)),
             ("matched", .integer(r.divergences.matched.count)),
             ("counts", .object(DivergenceClass.allCases.map { ($0.rawValue, .integer(counts[$0] ?? 0)) })),
-            ("divergences", .array(r.divergences.divergences.map { d in
-                .object([
-                    ("class", .string(d.kind.rawValue)),
-                    ("offset_s", d.timestamp_s.isFinite && r.origin_s.isFinite ? .number(d.timestamp_s - r.origin_s) : .null),
-                    ("line", optional(r.line(of: d))),
-                    ("fixIndex", optional(d.decisionIndex)),
-                    ("eventIndex", optional(d.eventIndex)),
-                    ("delay_s", d.delay_s.map(JSONValue.number) ?? .null),
-                    ("failing", .bool(r.divergences.settings.failingClasses.contains(d.kind))),
-                    ("detail", .string(d.detail)),
-                ])
-            })),
+            (
+                "divergences",
+                .array(
+                    r.divergences.divergences.map { d in
+                        .object([
+                            ("class", .string(d.kind.rawValue)),
+                            (
+                                "offset_s",
+                                d.timestamp_s.isFinite && r.origin_s.isFinite
+                                    ? .number(d.timestamp_s - r.origin_s) : .null
+                            ),
+                            ("line", optional(r.line(of: d))),
+                            ("fixIndex", optional(d.decisionIndex)),
+                            ("eventIndex", optional(d.eventIndex)),
+                            ("delay_s", d.delay_s.map(JSONValue.number) ?? .null),
+                            ("failing", .bool(r.divergences.settings.failingClasses.contains(d.kind))),
+                            ("detail", .string(d.detail)),
+                        ])
+                    })
+            ),
             ("notCovered", .array(r.notCovered.map(JSONValue.string))),
         ])
     }

@@ -1,4 +1,5 @@
 import ReportKit
+
 /// `junit.xml`: what CI test-report views (GitLab, Jenkins, GitHub actions) list.
 ///
 /// One suite per scenario with one case per `expect` bound; one suite per fixture file with
@@ -31,18 +32,25 @@ package enum JUnitReport {
     package static func render(_ report: RunReport) -> String {
         let all = suites(report)
         let x = ReportText.xml
-        let tests = all.reduce(0) { $0 + $1.cases.count }, failures = all.reduce(0) { $0 + $1.failures }
-        let skipped = all.reduce(0) { $0 + $1.skipped }, time = all.reduce(0) { $0 + $1.time_s }
-        var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
-                     "<testsuites name=\"fencelab\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(seconds(time))\">"]
+        let tests = all.reduce(0) { $0 + $1.cases.count }
+        let failures = all.reduce(0) { $0 + $1.failures }
+        let skipped = all.reduce(0) { $0 + $1.skipped }
+        let time = all.reduce(0) { $0 + $1.time_s }
+        var lines = [
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+            "<testsuites name=\"fencelab\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(seconds(time))\">",
+        ]
         for suite in all {
-            lines.append("  <testsuite name=\"\(x(suite.name))\" tests=\"\(suite.cases.count)\" failures=\"\(suite.failures)\" errors=\"0\" "
-                         + "skipped=\"\(suite.skipped)\" time=\"\(seconds(suite.time_s))\">")
+            lines.append(
+                "  <testsuite name=\"\(x(suite.name))\" tests=\"\(suite.cases.count)\" failures=\"\(suite.failures)\" errors=\"0\" "
+                    + "skipped=\"\(suite.skipped)\" time=\"\(seconds(suite.time_s))\">")
             for c in suite.cases {
-                let open = "    <testcase classname=\"\(x(c.classname))\" name=\"\(x(c.name))\" time=\"\(seconds(c.time_s))\""
+                let open =
+                    "    <testcase classname=\"\(x(c.classname))\" name=\"\(x(c.name))\" time=\"\(seconds(c.time_s))\""
                 if let f = c.failure {
                     lines.append(open + ">")
-                    lines.append("      <failure message=\"\(x(f.message))\" type=\"\(x(f.type))\">\(x(f.body))</failure>")
+                    lines.append(
+                        "      <failure message=\"\(x(f.message))\" type=\"\(x(f.type))\">\(x(f.body))</failure>")
                     lines.append("    </testcase>")
                 } else if let s = c.skipped {
                     lines.append(open + "><skipped message=\"\(x(s))\"/></testcase>")
@@ -74,8 +82,9 @@ package enum JUnitReport {
     static func scenarioSuite(_ s: ScenarioReport) -> Suite {
         let share = s.expectations.isEmpty ? 0 : s.compute_s / Double(s.expectations.count)
         let cases = s.expectations.map { e in
-            Case(name: "\(e.bound.path) \(e.bound.text)", classname: "fencelab.scenario.\(s.name)", time_s: share,
-                 failure: e.passed ? nil : (e.message, "expectation", e.message), skipped: nil)
+            Case(
+                name: "\(e.bound.path) \(e.bound.text)", classname: "fencelab.scenario.\(s.name)", time_s: share,
+                failure: e.passed ? nil : (e.message, "expectation", e.message), skipped: nil)
         }
         return Suite(name: s.name, cases: cases, time_s: s.compute_s)
     }
@@ -85,12 +94,20 @@ package enum JUnitReport {
         var suites: [Suite] = []
         for (i, f) in rules.fixtureResults.enumerated() {
             let t = i < rules.fixtureSeconds.count ? rules.fixtureSeconds[i] : 0
-            let stem = f.file.split(separator: "/").last.map { $0.hasSuffix(".json") ? String($0.dropLast(5)) : String($0) } ?? f.file
-            let failure = f.passed ? nil : (message: "\(f.assertion); got \(f.actual)"
-                                                + (f.values.isEmpty ? "" : " (" + f.values.map(\.description).joined(separator: ", ") + ")"),
-                                            type: "fixture", body: f.description)
-            let c = Case(name: "\(f.keyPath): \(f.assertion)", classname: "fencelab.fixtures.\(stem)", time_s: t,
-                         failure: failure, skipped: nil)
+            let stem =
+                f.file.split(separator: "/").last.map { $0.hasSuffix(".json") ? String($0.dropLast(5)) : String($0) }
+                ?? f.file
+            let failure =
+                f.passed
+                ? nil
+                : (
+                    message: "\(f.assertion); got \(f.actual)"
+                        + (f.values.isEmpty ? "" : " (" + f.values.map(\.description).joined(separator: ", ") + ")"),
+                    type: "fixture", body: f.description
+                )
+            let c = Case(
+                name: "\(f.keyPath): \(f.assertion)", classname: "fencelab.fixtures.\(stem)", time_s: t,
+                failure: failure, skipped: nil)
             if let last = suites.last, last.name == f.file {
                 suites[suites.count - 1].cases.append(c)
                 suites[suites.count - 1].time_s += t
@@ -103,13 +120,19 @@ package enum JUnitReport {
 
     static func deviceSuite(_ device: DeviceAcceptance) -> Suite {
         guard !device.replays.isEmpty else {
-            return Suite(name: "device-level", cases: [Case(name: "device logs", classname: "fencelab.device", time_s: 0,
-                                                            failure: nil, skipped: device.note)], time_s: 0)
+            return Suite(
+                name: "device-level",
+                cases: [
+                    Case(
+                        name: "device logs", classname: "fencelab.device", time_s: 0,
+                        failure: nil, skipped: device.note)
+                ], time_s: 0)
         }
         let cases = device.replays.map { r in
             let body = r.divergences.failing.map { "\($0.kind.rawValue): \($0.detail)" }.joined(separator: "\n")
-            return Case(name: r.file, classname: "fencelab.device", time_s: r.elapsed_s,
-                        failure: r.status == .passed ? nil : (r.criteria, "device", body), skipped: nil)
+            return Case(
+                name: r.file, classname: "fencelab.device", time_s: r.elapsed_s,
+                failure: r.status == .passed ? nil : (r.criteria, "device", body), skipped: nil)
         }
         return Suite(name: "device-level", cases: cases, time_s: cases.reduce(0) { $0 + $1.time_s })
     }

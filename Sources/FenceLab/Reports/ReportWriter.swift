@@ -1,4 +1,5 @@
 import _FenceLabSupport
+
 /// Renders a `RunReport` to the four files of a report folder and writes them atomically.
 package enum ReportWriter {
     /// The file names of a report folder (contract).
@@ -15,10 +16,12 @@ package enum ReportWriter {
 
     /// The four files as (name, UTF-8 bytes), in `fileNames` order. Pure: no I/O.
     package static func render(_ report: RunReport) -> [(name: String, bytes: [UInt8])] {
-        [("report.json", Array(JSONReport.render(report).utf8)),
-         ("report.md", Array(MarkdownReport.render(report).utf8)),
-         ("junit.xml", Array(JUnitReport.render(report).utf8)),
-         ("index.html", Array(HTMLReport.render(report).utf8))]
+        [
+            ("report.json", Array(JSONReport.render(report).utf8)),
+            ("report.md", Array(MarkdownReport.render(report).utf8)),
+            ("junit.xml", Array(JUnitReport.render(report).utf8)),
+            ("index.html", Array(HTMLReport.render(report).utf8)),
+        ]
     }
 
     /// Renders and writes the folder atomically (see `ReportFolder.write`). Run

@@ -8,31 +8,34 @@ package enum RunEnvironment {
     /// no process is spawned, so the value is deterministic for a given build).
     package static var swiftToolchain: String {
         #if compiler(>=7.0)
-        return "Swift >= 7.0"
+            return "Swift >= 7.0"
         #elseif compiler(>=6.4)
-        return "Swift 6.4"
+            return "Swift 6.4"
         #elseif compiler(>=6.3)
-        return "Swift 6.3"
+            return "Swift 6.3"
         #elseif compiler(>=6.2)
-        return "Swift 6.2"
+            return "Swift 6.2"
         #elseif compiler(>=6.1)
-        return "Swift 6.1"
+            return "Swift 6.1"
         #else
-        return "Swift 6.0"
+            return "Swift 6.0"
         #endif
     }
 
     /// Metadata for a run starting now.
     /// - Parameters:
     ///   - searchFrom: folder where the search for `.git` starts (walking up); usually the cwd.
-    package static func collect(generator: String, seeds: [UInt64], rulesVersions: [String],
-                               searchFrom: String = FileManager.default.currentDirectoryPath,
-                               now: Date = Date()) -> RunInfo {
+    package static func collect(
+        generator: String, seeds: [UInt64], rulesVersions: [String],
+        searchFrom: String = FileManager.default.currentDirectoryPath,
+        now: Date = Date()
+    ) -> RunInfo {
         var distinct: [String] = []
         for v in rulesVersions where !distinct.contains(v) { distinct.append(v) }
-        return RunInfo(toolVersion: ToolVersion.string, gitCommit: gitCommit(searchFrom: searchFrom),
-                       swiftToolchain: swiftToolchain, gslVersion: GSLRuntime.version, generator: generator,
-                       seeds: seeds, rulesVersions: distinct, time_utc: utcString(now))
+        return RunInfo(
+            toolVersion: ToolVersion.string, gitCommit: gitCommit(searchFrom: searchFrom),
+            swiftToolchain: swiftToolchain, gslVersion: GSLRuntime.version, generator: generator,
+            seeds: seeds, rulesVersions: distinct, time_utc: utcString(now))
     }
 
     /// ISO-8601 UTC with whole seconds, locale-independent.
@@ -40,7 +43,10 @@ package enum RunEnvironment {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ v: Int?) -> String { let s = String(v ?? 0); return s.count < 2 ? "0" + s : s }
+        func two(_ v: Int?) -> String {
+            let s = String(v ?? 0)
+            return s.count < 2 ? "0" + s : s
+        }
         return "\(c.year ?? 0)-\(two(c.month))-\(two(c.day))T\(two(c.hour)):\(two(c.minute)):\(two(c.second))Z"
     }
 
@@ -73,7 +79,9 @@ package enum RunEnvironment {
         if !isDirectory {
             guard let text = read(dotGit), text.hasPrefix("gitdir:") else { return nil }
             let path = text.dropFirst("gitdir:".count).trimmingCharacters(in: .whitespaces)
-            gitDir = path.hasPrefix("/") ? URL(fileURLWithPath: path)
+            gitDir =
+                path.hasPrefix("/")
+                ? URL(fileURLWithPath: path)
                 : dotGit.deletingLastPathComponent().appendingPathComponent(path)
         }
         var commonDir = gitDir

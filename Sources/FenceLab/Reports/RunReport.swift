@@ -23,11 +23,18 @@ package struct RunInfo: Sendable, Hashable {
     /// Input files of the run with their SHA-256 (scenarios; fixtures and device logs for `accept`).
     package var inputFiles: [InputFile] = []
 
-    package init(toolVersion: String, gitCommit: String?, swiftToolchain: String, gslVersion: String,
-                generator: String, seeds: [UInt64], rulesVersions: [String], time_utc: String) {
-        self.toolVersion = toolVersion; self.gitCommit = gitCommit; self.swiftToolchain = swiftToolchain
-        self.gslVersion = gslVersion; self.generator = generator; self.seeds = seeds
-        self.rulesVersions = rulesVersions; self.time_utc = time_utc
+    package init(
+        toolVersion: String, gitCommit: String?, swiftToolchain: String, gslVersion: String,
+        generator: String, seeds: [UInt64], rulesVersions: [String], time_utc: String
+    ) {
+        self.toolVersion = toolVersion
+        self.gitCommit = gitCommit
+        self.swiftToolchain = swiftToolchain
+        self.gslVersion = gslVersion
+        self.generator = generator
+        self.seeds = seeds
+        self.rulesVersions = rulesVersions
+        self.time_utc = time_utc
     }
 }
 
@@ -37,7 +44,11 @@ package struct InputFile: Sendable, Hashable {
     package var kind: String
     package var path: String
     package var sha256: String
-    package init(kind: String, path: String, sha256: String) { self.kind = kind; self.path = path; self.sha256 = sha256 }
+    package init(kind: String, path: String, sha256: String) {
+        self.kind = kind
+        self.path = path
+        self.sha256 = sha256
+    }
 }
 
 /// Fence geometry and, only when asked, its centre (for the track plot).
@@ -51,8 +62,10 @@ package struct FencePlotGeometry: Sendable, Hashable {
     package var centerLongitude: Double?
 
     package init(enter_m: Double, exit_m: Double, centerLatitude: Double? = nil, centerLongitude: Double? = nil) {
-        self.enter_m = enter_m; self.exit_m = exit_m
-        self.centerLatitude = centerLatitude; self.centerLongitude = centerLongitude
+        self.enter_m = enter_m
+        self.exit_m = exit_m
+        self.centerLatitude = centerLatitude
+        self.centerLongitude = centerLongitude
     }
 }
 
@@ -60,7 +73,10 @@ package struct FencePlotGeometry: Sendable, Hashable {
 package struct PlanePoint: Sendable, Hashable {
     package var east_m: Double
     package var north_m: Double
-    package init(east_m: Double, north_m: Double) { self.east_m = east_m; self.north_m = north_m }
+    package init(east_m: Double, north_m: Double) {
+        self.east_m = east_m
+        self.north_m = north_m
+    }
 }
 
 /// An observed fix in the fence frame with the state the monitor held after it.
@@ -69,7 +85,9 @@ package struct TrackPoint: Sendable, Hashable {
     package var north_m: Double
     package var state: FenceState
     package init(east_m: Double, north_m: Double, state: FenceState) {
-        self.east_m = east_m; self.north_m = north_m; self.state = state
+        self.east_m = east_m
+        self.north_m = north_m
+        self.state = state
     }
 }
 
@@ -82,10 +100,16 @@ package struct ErrorSeries: Sendable, Hashable {
     package var seedBaseline_m: [Double]?
     package var imm_m: [Double]?
 
-    package init(time_s: [Double], raw_m: [Double], filtered_m: [Double]? = nil,
-                smoothed_m: [Double]? = nil, seedBaseline_m: [Double]? = nil, imm_m: [Double]? = nil) {
-        self.time_s = time_s; self.raw_m = raw_m; self.filtered_m = filtered_m
-        self.smoothed_m = smoothed_m; self.seedBaseline_m = seedBaseline_m; self.imm_m = imm_m
+    package init(
+        time_s: [Double], raw_m: [Double], filtered_m: [Double]? = nil,
+        smoothed_m: [Double]? = nil, seedBaseline_m: [Double]? = nil, imm_m: [Double]? = nil
+    ) {
+        self.time_s = time_s
+        self.raw_m = raw_m
+        self.filtered_m = filtered_m
+        self.smoothed_m = smoothed_m
+        self.seedBaseline_m = seedBaseline_m
+        self.imm_m = imm_m
     }
 }
 
@@ -107,10 +131,17 @@ package struct ScenarioPlots: Sendable, Hashable {
     /// Smallest sphere distance of the noiseless route to the fence centre, metres (nil: no samples).
     package var closestApproach_m: Double?
 
-    package init(fence: FencePlotGeometry, caption: String, observedTrack: [TrackPoint], truthTrack: [PlanePoint],
-                truthStates: [StateSample], observedStates: [StateSample], errors: ErrorSeries?) {
-        self.fence = fence; self.caption = caption; self.observedTrack = observedTrack; self.truthTrack = truthTrack
-        self.truthStates = truthStates; self.observedStates = observedStates; self.errors = errors
+    package init(
+        fence: FencePlotGeometry, caption: String, observedTrack: [TrackPoint], truthTrack: [PlanePoint],
+        truthStates: [StateSample], observedStates: [StateSample], errors: ErrorSeries?
+    ) {
+        self.fence = fence
+        self.caption = caption
+        self.observedTrack = observedTrack
+        self.truthTrack = truthTrack
+        self.truthStates = truthStates
+        self.observedStates = observedStates
+        self.errors = errors
     }
 }
 
@@ -132,10 +163,17 @@ package struct ScenarioReport: Sendable, Hashable {
     /// Differs between runs: only junit.xml shows it.
     package var compute_s: Double = 0
 
-    package init(name: String, rulesVersion: String, seed: UInt64, replicates: Int, metrics: MetricAggregate,
-                expectations: [ExpectationResult], plots: ScenarioPlots? = nil) {
-        self.name = name; self.rulesVersion = rulesVersion; self.seed = seed; self.replicates = replicates
-        self.metrics = metrics; self.expectations = expectations; self.plots = plots
+    package init(
+        name: String, rulesVersion: String, seed: UInt64, replicates: Int, metrics: MetricAggregate,
+        expectations: [ExpectationResult], plots: ScenarioPlots? = nil
+    ) {
+        self.name = name
+        self.rulesVersion = rulesVersion
+        self.seed = seed
+        self.replicates = replicates
+        self.metrics = metrics
+        self.expectations = expectations
+        self.plots = plots
     }
 
     /// True when every expectation holds (vacuously true without expectations).
@@ -147,7 +185,9 @@ package struct ScenarioReport: Sendable, Hashable {
 
     /// The warning for a route whose closest approach exceeds `farRouteFactor` × `largestRadius_m`, or nil.
     package static func farRouteWarning(closestApproach_m: Double?, largestRadius_m: Double) -> String? {
-        guard let d = closestApproach_m, d.isFinite, largestRadius_m > 0, d > farRouteFactor * largestRadius_m else { return nil }
+        guard let d = closestApproach_m, d.isFinite, largestRadius_m > 0, d > farRouteFactor * largestRadius_m else {
+            return nil
+        }
         return "the route never comes within \(Int(farRouteFactor)) × the largest fence radius "
             + "(closest \(ReportText.distance(d)), radius \(ReportText.distance(largestRadius_m))): "
             + "are latitude and longitude swapped in fence.center or the route?"
@@ -165,7 +205,10 @@ package enum AcceptanceStatus: String, Sendable, Hashable {
 package struct AcceptanceFailure: Sendable, Hashable {
     package var scenario: String
     package var result: ExpectationResult
-    package init(scenario: String, result: ExpectationResult) { self.scenario = scenario; self.result = result }
+    package init(scenario: String, result: ExpectationResult) {
+        self.scenario = scenario
+        self.result = result
+    }
 }
 
 /// Rules level: offline, deterministic checks of scenario expectations and rules fixtures.
@@ -203,17 +246,24 @@ package struct DeviceAcceptance: Sendable, Hashable {
     package var replays: [DeviceReplayResult]
 
     package init(status: AcceptanceStatus, logs: [String], note: String, replays: [DeviceReplayResult] = []) {
-        self.status = status; self.logs = logs; self.note = note; self.replays = replays
+        self.status = status
+        self.logs = logs
+        self.note = note
+        self.replays = replays
     }
 
     /// The device level of replayed logs: `passed` when every log passed its stated criteria.
     package init(replays: [DeviceReplayResult]) {
-        guard !replays.isEmpty else { self = .notVerified; return }
+        guard !replays.isEmpty else {
+            self = .notVerified
+            return
+        }
         let failed = replays.filter { $0.status == .failed }.count
-        self.init(status: failed == 0 ? .passed : .failed, logs: replays.map(\.file),
-                  note: "\(replays.count) device log(s) replayed through the engine and compared with the system's "
-                      + "enter/exit events; \(failed) failed. Only what the logs show is verified.",
-                  replays: replays)
+        self.init(
+            status: failed == 0 ? .passed : .failed, logs: replays.map(\.file),
+            note: "\(replays.count) device log(s) replayed through the engine and compared with the system's "
+                + "enter/exit events; \(failed) failed. Only what the logs show is verified.",
+            replays: replays)
     }
 
     /// The default: nothing was replayed.
@@ -237,8 +287,10 @@ package struct RunReport: Sendable, Hashable {
     package var includeCoordinates: Bool
 
     /// Builds the report; the rules level is derived from the scenarios' expectations.
-    package init(run: RunInfo, scenarios: [ScenarioReport], device: DeviceAcceptance = .notVerified,
-                includeCoordinates: Bool = false) {
+    package init(
+        run: RunInfo, scenarios: [ScenarioReport], device: DeviceAcceptance = .notVerified,
+        includeCoordinates: Bool = false
+    ) {
         self.run = run
         self.scenarios = scenarios
         self.includeCoordinates = includeCoordinates
@@ -266,14 +318,16 @@ package struct RunReport: Sendable, Hashable {
 
     /// "rules level passed (163 checks) · device level failed (2 of 2 logs)": both levels, for headlines.
     package var levelsLine: String {
-        let rules = acceptance.rules, device = acceptance.device
+        let rules = acceptance.rules
+        let device = acceptance.device
         let r: String
         switch rules.status {
         case .passed: r = "rules level passed (\(rules.checks) checks)"
         case .failed: r = "rules level FAILED (\(rules.failureCount) of \(rules.checks) checks)"
         case .notVerified: r = "rules level not verified (no rules check ran)"
         }
-        let n = device.replays.count, failed = device.replays.filter { $0.status == .failed }.count
+        let n = device.replays.count
+        let failed = device.replays.filter { $0.status == .failed }.count
         let logs = "\(n) device log\(n == 1 ? "" : "s")"
         let d: String
         switch device.status {
@@ -291,7 +345,8 @@ package struct RunReport: Sendable, Hashable {
         rules.fixtureChecks += fixtures.checks.count
         rules.fixtureFailures += fixtures.failures
         rules.fixtureResults += fixtures.checks
-        rules.fixtureSeconds += fixtures.checkSeconds.count == fixtures.checks.count
+        rules.fixtureSeconds +=
+            fixtures.checkSeconds.count == fixtures.checks.count
             ? fixtures.checkSeconds : Array(repeating: 0, count: fixtures.checks.count)
         rules.fixtureFiles += fixtures.files
         rules.status = rules.failureCount == 0 ? .passed : .failed
@@ -303,7 +358,8 @@ package struct RunReport: Sendable, Hashable {
     package static func deviceOnly(run: RunInfo, device: DeviceAcceptance) -> RunReport {
         var report = RunReport(run: run, scenarios: [], device: device)
         report.acceptance.rules.status = .notVerified
-        report.acceptance.rules.note = "Not run: this report replays device logs only (run `fencelab accept` for the rules level)."
+        report.acceptance.rules.note =
+            "Not run: this report replays device logs only (run `fencelab accept` for the rules level)."
         return report
     }
 
@@ -313,27 +369,35 @@ package struct RunReport: Sendable, Hashable {
         var report = deviceOnly(
             run: RunEnvironment.collect(generator: "none", seeds: [], rulesVersions: [result.rulesVersion]),
             device: DeviceAcceptance(replays: [result]))
-        report.run.inputFiles = [InputFile(kind: "device-log", path: logPath, sha256: InputFileReader.sha256HexIfReadable(path: logPath))]
+        report.run.inputFiles = [
+            InputFile(kind: "device-log", path: logPath, sha256: InputFileReader.sha256HexIfReadable(path: logPath))
+        ]
         return report
     }
 }
 
 extension ScenarioReport {
     /// Aggregates replicates, checks the bounds and assembles the scenario's report.
-    package static func make(name: String, rulesVersion: String, seed: UInt64, replicates: [ReplicateMetrics],
-                            bounds: [ExpectationBound], plots: ScenarioPlots? = nil,
-                            catalog: MetricCatalog = .standard) throws(MetricsError) -> ScenarioReport {
-        try make(name: name, rulesVersion: rulesVersion, seed: seed, aggregate: try MetricAggregate.aggregate(replicates),
-                 bounds: bounds, plots: plots, catalog: catalog)
+    package static func make(
+        name: String, rulesVersion: String, seed: UInt64, replicates: [ReplicateMetrics],
+        bounds: [ExpectationBound], plots: ScenarioPlots? = nil,
+        catalog: MetricCatalog = .standard
+    ) throws(MetricsError) -> ScenarioReport {
+        try make(
+            name: name, rulesVersion: rulesVersion, seed: seed, aggregate: try MetricAggregate.aggregate(replicates),
+            bounds: bounds, plots: plots, catalog: catalog)
     }
 
     /// The report of a scenario whose replicates were already aggregated (`MetricAccumulator`).
-    package static func make(name: String, rulesVersion: String, seed: UInt64, aggregate: MetricAggregate,
-                            bounds: [ExpectationBound], plots: ScenarioPlots? = nil,
-                            catalog: MetricCatalog = .standard) throws(MetricsError) -> ScenarioReport {
+    package static func make(
+        name: String, rulesVersion: String, seed: UInt64, aggregate: MetricAggregate,
+        bounds: [ExpectationBound], plots: ScenarioPlots? = nil,
+        catalog: MetricCatalog = .standard
+    ) throws(MetricsError) -> ScenarioReport {
         let results = try Expectations.check(bounds, against: aggregate, catalog: catalog)
-        return ScenarioReport(name: name, rulesVersion: rulesVersion, seed: seed, replicates: aggregate.replicates,
-                              metrics: aggregate, expectations: results, plots: plots)
+        return ScenarioReport(
+            name: name, rulesVersion: rulesVersion, seed: seed, replicates: aggregate.replicates,
+            metrics: aggregate, expectations: results, plots: plots)
     }
 
     /// Index of the replicate with the largest value at `path` (first on ties), e.g. the one

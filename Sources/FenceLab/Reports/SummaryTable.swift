@@ -1,4 +1,5 @@
 import ReportKit
+
 /// The one-screen plain-text summary `fencelab run` prints on stdout at the end.
 package enum SummaryTable {
     /// Columns: scenario, result, spurious, missed, raw/filtered/seed-baseline RMSE (means),
@@ -9,10 +10,17 @@ package enum SummaryTable {
         for s in report.scenarios {
             let m = s.metrics
             let failed = s.expectations.filter { !$0.passed }.count
-            let result = s.expectations.isEmpty ? "no bounds" : "\(failed == 0 ? "pass" : "FAIL") \(s.expectations.count - failed)/\(s.expectations.count)"
-            rows.append([s.name, result] +
-                        ["flutter.spurious", "flutter.missed", "kalman.raw.rmse_m", "kalman.filtered.rmse_m", "kalman.seedBaseline.rmse_m"]
-                .map { m.estimate($0).map { ReportText.short($0.mean) } ?? "-" })
+            let result =
+                s.expectations.isEmpty
+                ? "no bounds"
+                : "\(failed == 0 ? "pass" : "FAIL") \(s.expectations.count - failed)/\(s.expectations.count)"
+            rows.append(
+                [s.name, result]
+                    + [
+                        "flutter.spurious", "flutter.missed", "kalman.raw.rmse_m", "kalman.filtered.rmse_m",
+                        "kalman.seedBaseline.rmse_m",
+                    ]
+                    .map { m.estimate($0).map { ReportText.short($0.mean) } ?? "-" })
         }
         var widths = header.map { _ in 0 }
         for row in rows { for (i, c) in row.enumerated() { widths[i] = max(widths[i], c.count) } }
@@ -23,9 +31,13 @@ package enum SummaryTable {
             }.joined(separator: "  ")
         }
         let rules = report.acceptance.rules
-        lines.append("result: bounds held / bounds; figures are means per drive (m for RMSE); a figure no bound checks is measured only.")
+        lines.append(
+            "result: bounds held / bounds; figures are means per drive (m for RMSE); a figure no bound checks is measured only."
+        )
         lines.append("")
-        lines.append("rules-level: \(rules.status.rawValue) (\(rules.checks) checks, \(rules.failures.count) failed); device-level: \(report.acceptance.device.status.rawValue)")
+        lines.append(
+            "rules-level: \(rules.status.rawValue) (\(rules.checks) checks, \(rules.failures.count) failed); device-level: \(report.acceptance.device.status.rawValue)"
+        )
         for f in rules.failures { lines.append("  FAIL \(f.scenario): \(f.result.message)") }
         return lines.joined(separator: "\n") + "\n"
     }

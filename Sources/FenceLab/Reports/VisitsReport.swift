@@ -1,4 +1,5 @@
 import ReportKit
+
 /// The `visits.*` block of the run reports, next to flutter (definitions: docs/metrics.md).
 enum VisitsReport {
     /// (label with unit, metric path, is a latency in seconds).
@@ -25,34 +26,47 @@ enum VisitsReport {
     static func markdown(_ report: RunReport) -> [String] {
         let withPlace = report.scenarios.filter { $0.metrics.estimate("visits.trueVisits") != nil }
         let sorted = MarkdownReport.worstFirst(withPlace, name: \.name) {
-            ($0.metrics.estimate("visits.falsePerHour")?.mean ?? 0) + ($0.metrics.estimate("visits.fragmentsPerHour")?.mean ?? 0)
+            ($0.metrics.estimate("visits.falsePerHour")?.mean ?? 0)
+                + ($0.metrics.estimate("visits.fragmentsPerHour")?.mean ?? 0)
         }
-        let shown = ["visits.trueVisits", "visits.recall", "visits.falsePerHour", "visits.fragmentsPerHour",
-                     "visits.entryLatency_s.p95", "visits.exitLatency_s.p95", "visits.earlyEntries"]
+        let shown = [
+            "visits.trueVisits", "visits.recall", "visits.falsePerHour", "visits.fragmentsPerHour",
+            "visits.entryLatency_s.p95", "visits.exitLatency_s.p95", "visits.earlyEntries",
+        ]
         let rowsByPath = Dictionary(uniqueKeysWithValues: rows.map { ($0.1, $0) })
-        let table = sorted.map { s in [s.name] + shown.map { p in text(s.metrics.estimate(p), seconds: rowsByPath[p]!.2) } }
+        let table = sorted.map { s in
+            [s.name] + shown.map { p in text(s.metrics.estimate(p), seconds: rowsByPath[p]!.2) }
+        }
         return MarkdownReport.table(
-            "Visits", "Against each scenario's place (docs/metrics.md): observed visits matched to true visits. Most false + fragment visits per hour first; recall – = no true visit.",
-            ["scenario", "true visits per drive", "recall", "false visits per hour", "fragments per hour",
-             "entry latency p95 s", "exit latency p95 s", "early entries per drive"], table)
+            "Visits",
+            "Against each scenario's place (docs/metrics.md): observed visits matched to true visits. Most false + fragment visits per hour first; recall – = no true visit.",
+            [
+                "scenario", "true visits per drive", "recall", "false visits per hour", "fragments per hour",
+                "entry latency p95 s", "exit latency p95 s", "early entries per drive",
+            ], table)
     }
 
     /// index.html: flutter and visits side by side for one scenario, with units.
     static func html(_ s: ScenarioReport) -> String {
-        let x = ReportText.xml, m = s.metrics
+        let x = ReportText.xml
+        let m = s.metrics
         let flutter: [(String, String, Bool)] = [
-            ("spurious transitions per drive", "flutter.spurious", false), ("missed transitions per drive", "flutter.missed", false),
+            ("spurious transitions per drive", "flutter.spurious", false),
+            ("missed transitions per drive", "flutter.missed", false),
             ("flaps per drive", "flutter.flaps", false), ("latency median s", "flutter.latency_s.median", true),
             ("latency p95 s", "flutter.latency_s.p95", true),
         ]
         func cells(_ list: [(String, String, Bool)]) -> String {
             list.map { "<tr><td>\(x($0.0))</td><td>\(x(text(m.estimate($0.1), seconds: $0.2)))</td></tr>" }.joined()
         }
-        var h = "<div class=\"plots\"><div><h3>Flutter (against the rule on the noiseless track)</h3><table><tbody>" + cells(flutter) + "</tbody></table></div>"
+        var h =
+            "<div class=\"plots\"><div><h3>Flutter (against the rule on the noiseless track)</h3><table><tbody>"
+            + cells(flutter) + "</tbody></table></div>"
         if m.estimate("visits.trueVisits") != nil {
             h += "<div><h3>Visits (against the place)</h3><table><tbody>" + cells(rows) + "</tbody></table></div>"
         } else {
-            h += "<div><h3>Visits</h3><p class=\"muted\">No <code>place</code> in this scenario: no visit figures.</p></div>"
+            h +=
+                "<div><h3>Visits</h3><p class=\"muted\">No <code>place</code> in this scenario: no visit figures.</p></div>"
         }
         return h + "</div>\n"
     }

@@ -13,46 +13,64 @@ package struct FenceDecisions {
     /// Runs the delivered fixes through the built-in `FenceMonitor` (or the external engine)
     /// with the injected `now`; counts where a WGS84 monitor would have decided differently
     /// (unless `compareModels` is false: sweeps skip the second monitor, `modelDisagreements` is nil).
-    static func observe(fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleSpec,
-                        settings: EvaluationSettings, scenario: String, replicate: Int,
-                        compareModels: Bool = true) throws -> FenceDecisions {
-        try observe(fixes: fixes, now_s: now_s, center: center, rule: RuleUnderTest(spec: rule),
-                    settings: settings, scenario: scenario, replicate: replicate, compareModels: compareModels)
+    static func observe(
+        fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleSpec,
+        settings: EvaluationSettings, scenario: String, replicate: Int,
+        compareModels: Bool = true
+    ) throws -> FenceDecisions {
+        try observe(
+            fixes: fixes, now_s: now_s, center: center, rule: RuleUnderTest(spec: rule),
+            settings: settings, scenario: scenario, replicate: replicate, compareModels: compareModels)
     }
 
     /// Runs the delivered fixes through a `FenceMonitor` with a fresh copy of `rule.evaluator`
     /// (or through the external engine of `settings`, which needs a built-in rule) with the
     /// injected `now`; counts where a WGS84 monitor would have decided differently.
-    package static func observe<Rule: FenceRule>(fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleUnderTest<Rule>,
-                                         settings: EvaluationSettings, scenario: String, replicate: Int,
-                                         compareModels: Bool = true) throws -> FenceDecisions {
+    package static func observe<Rule: FenceRule>(
+        fixes: [Fix], now_s: [Double], center: Coordinate, rule: RuleUnderTest<Rule>,
+        settings: EvaluationSettings, scenario: String, replicate: Int,
+        compareModels: Bool = true
+    ) throws -> FenceDecisions {
         if let engine = settings.engine {
             guard let spec = rule.engineSpec else {
-                throw RunError.invalidRule(file: scenario, reason: "\(rule.rulesVersion) is not a built-in rule; the engine protocol describes only hysteresis, threshold and conservative")
+                throw RunError.invalidRule(
+                    file: scenario,
+                    reason:
+                        "\(rule.rulesVersion) is not a built-in rule; the engine protocol describes only hysteresis, threshold and conservative"
+                )
             }
             guard rule.input.kind == .raw else {
-                throw RunError.invalidRule(file: scenario, reason: "input \(rule.input.kind.rawValue): an external engine decides on the fixes it is sent; the input stage is the built-in engine's")
+                throw RunError.invalidRule(
+                    file: scenario,
+                    reason:
+                        "input \(rule.input.kind.rawValue): an external engine decides on the fixes it is sent; the input stage is the built-in engine's"
+                )
             }
             let answers: [EngineAnswer]
             let fence = try EngineFence(center: center, spec: spec)
-            let clock = ContinuousClock(), start = clock.now
+            let clock = ContinuousClock()
+            let start = clock.now
             do { answers = try engine.run(fence: fence, fixes: fixes, now_s: now_s) } catch {
                 throw RunError.engine(scenario: scenario, replicate: replicate, error)
             }
-            return FenceDecisions(states: zip(now_s, answers).map { StateSample(time_s: $0, state: $1.state) },
-                                  rejections: answers.map(\.rejected), modelDisagreements: nil,
-                                  engine: start.duration(to: clock.now))
+            return FenceDecisions(
+                states: zip(now_s, answers).map { StateSample(time_s: $0, state: $1.state) },
+                rejections: answers.map(\.rejected), modelDisagreements: nil,
+                engine: start.duration(to: clock.now))
         }
-        let sphere = try FenceMonitor(center: center, evaluator: rule.evaluator, distanceModel: Haversine(),
-                                      maxAge_s: settings.maxFixAge_s, logging: .off)
-        let ellipsoid = try FenceMonitor(center: center, evaluator: rule.evaluator, distanceModel: WGS84(),
-                                         maxAge_s: settings.maxFixAge_s, logging: .off)
+        let sphere = try FenceMonitor(
+            center: center, evaluator: rule.evaluator, distanceModel: Haversine(),
+            maxAge_s: settings.maxFixAge_s, logging: .off)
+        let ellipsoid = try FenceMonitor(
+            center: center, evaluator: rule.evaluator, distanceModel: WGS84(),
+            maxAge_s: settings.maxFixAge_s, logging: .off)
         guard rule.input.kind != .raw else {
             return decide(fixes: fixes, now_s: now_s, sphere, compareModels ? ellipsoid : nil)
         }
         do {
-            return decide(fixes: fixes, now_s: now_s, try FilteredFenceMonitor(monitor: sphere, input: rule.input),
-                          compareModels ? try FilteredFenceMonitor(monitor: ellipsoid, input: rule.input) : nil)
+            return decide(
+                fixes: fixes, now_s: now_s, try FilteredFenceMonitor(monitor: sphere, input: rule.input),
+                compareModels ? try FilteredFenceMonitor(monitor: ellipsoid, input: rule.input) : nil)
         } catch {
             throw RunError.invalidRule(file: scenario, reason: "\(error)")
         }
@@ -60,14 +78,18 @@ package struct FenceDecisions {
 
     /// Runs the fixes through `sphere` (timed: the `throughput.engineFixes_per_s` figure) and, when
     /// given, through `ellipsoid` to count where the distance model changes a decision.
-    static func decide<Decider: FenceDeciding, Twin: FenceDeciding>(fixes: [Fix], now_s: [Double], _ sphere: Decider,
-                                                                   _ ellipsoid: Twin?) -> FenceDecisions {
+    static func decide<Decider: FenceDeciding, Twin: FenceDeciding>(
+        fixes: [Fix], now_s: [Double], _ sphere: Decider,
+        _ ellipsoid: Twin?
+    ) -> FenceDecisions {
         var sphere = sphere
-        var states: [StateSample] = [], rejections: [String?] = []
+        var states: [StateSample] = []
+        var rejections: [String?] = []
         states.reserveCapacity(fixes.count)
         rejections.reserveCapacity(fixes.count)
         // The engine proper, timed alone: this is the `throughput.engineFixes_per_s` figure.
-        let clock = ContinuousClock(), start = clock.now
+        let clock = ContinuousClock()
+        let start = clock.now
         for i in fixes.indices {
             let d = sphere.process(fixes[i], now_s: now_s[i])
             states.append(StateSample(time_s: now_s[i], state: d.newState))
@@ -92,8 +114,10 @@ package struct FenceDecisions {
 
     /// The rule (a fresh copy of `rule.evaluator`) on the noiseless truth (accuracy 0) at every
     /// sample slot: the true states.
-    static func truth<Rule: FenceRule>(samples: [GeneratedSample], center: Coordinate,
-                                       rule: RuleUnderTest<Rule>) throws -> [StateSample] {
+    static func truth<Rule: FenceRule>(
+        samples: [GeneratedSample], center: Coordinate,
+        rule: RuleUnderTest<Rule>
+    ) throws -> [StateSample] {
         try truth(TruthDistances(samples: samples, center: center), rule: rule)
     }
 

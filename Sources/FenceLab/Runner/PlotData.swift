@@ -9,9 +9,11 @@ enum PlotData {
     /// - Parameters:
     ///   - ruleLabel: the rule named in the caption (the rule that decided, not necessarily `fence.rule`).
     ///   - ruleRadii_m: circles to draw; nil draws the scenario's `fence.rule` radii.
-    static func make(spec: ScenarioSpec, samples: [GeneratedSample], fixes: [Fix], decisions: FenceDecisions,
-                     truthStates: [StateSample], track: TrackEvaluation, includeCoordinates: Bool,
-                     ruleLabel: String, ruleRadii_m: (enter_m: Double, exit_m: Double)?) -> ScenarioPlots {
+    static func make(
+        spec: ScenarioSpec, samples: [GeneratedSample], fixes: [Fix], decisions: FenceDecisions,
+        truthStates: [StateSample], track: TrackEvaluation, includeCoordinates: Bool,
+        ruleLabel: String, ruleRadii_m: (enter_m: Double, exit_m: Double)?
+    ) -> ScenarioPlots {
         let frame = LocalFrame(anchor: spec.fence.center)
         let (inner, outer) = ruleRadii_m ?? spec.fence.rule.plotRadii_m
         var observed: [TrackPoint] = []
@@ -49,8 +51,9 @@ enum PlotData {
 
     static func thin(_ s: ErrorSeries) -> ErrorSeries {
         guard s.time_s.count > maxPoints else { return s }
-        return ErrorSeries(time_s: thin(s.time_s), raw_m: thin(s.raw_m), filtered_m: s.filtered_m.map(thin),
-                           smoothed_m: s.smoothed_m.map(thin), seedBaseline_m: s.seedBaseline_m.map(thin),
-                           imm_m: s.imm_m.map(thin))
+        return ErrorSeries(
+            time_s: thin(s.time_s), raw_m: thin(s.raw_m), filtered_m: s.filtered_m.map(thin),
+            smoothed_m: s.smoothed_m.map(thin), seedBaseline_m: s.seedBaseline_m.map(thin),
+            imm_m: s.imm_m.map(thin))
     }
 }

@@ -44,13 +44,14 @@ package enum RunError: Error, Sendable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .rulesVersionMismatch(file, s, r):
-            return "\(file): rulesVersion: the scenario was recorded for \(s) but its rule is \(r); review the expected results and update rulesVersion deliberately"
-        case let .invalidRule(file, reason): return "\(file): fence.rule: \(reason)"
-        case let .engine(s, r, e): return "scenario \(s), replicate \(r): \(e)"
-        case let .metrics(s, e): return "scenario \(s): \(e)"
-        case let .track(s, r, e): return "scenario \(s), replicate \(r): \(e)"
-        case let .noScenarios(paths): return "no scenario files found in \(paths.joined(separator: ", "))"
+        case .rulesVersionMismatch(let file, let s, let r):
+            return
+                "\(file): rulesVersion: the scenario was recorded for \(s) but its rule is \(r); review the expected results and update rulesVersion deliberately"
+        case .invalidRule(let file, let reason): return "\(file): fence.rule: \(reason)"
+        case .engine(let s, let r, let e): return "scenario \(s), replicate \(r): \(e)"
+        case .metrics(let s, let e): return "scenario \(s): \(e)"
+        case .track(let s, let r, let e): return "scenario \(s), replicate \(r): \(e)"
+        case .noScenarios(let paths): return "no scenario files found in \(paths.joined(separator: ", "))"
         }
     }
 }
@@ -60,32 +61,37 @@ extension FenceRuleSpec {
     package var ruleSpec: RuleSpec {
         let confirmation: Confirmation? = confirm_n.map { .fixes($0) } ?? confirm_s.map { .seconds($0) }
         switch kind {
-        case let .hysteresis(e, x, a): return .hysteresis(enter_m: e, exit_m: x, maxAccuracy_m: a, confirmation: confirmation)
-        case let .threshold(r): return .threshold(radius_m: r, confirmation: confirmation)
-        case let .conservative(r): return .conservative(radius_m: r, confirmation: confirmation)
+        case .hysteresis(let e, let x, let a):
+            return .hysteresis(enter_m: e, exit_m: x, maxAccuracy_m: a, confirmation: confirmation)
+        case .threshold(let r): return .threshold(radius_m: r, confirmation: confirmation)
+        case .conservative(let r): return .conservative(radius_m: r, confirmation: confirmation)
         }
     }
 
     /// Inner and outer radius to draw (enter/exit; radius twice for single-radius rules).
     var plotRadii_m: (Double, Double) {
         switch kind {
-        case let .hysteresis(e, x, _): return (e, x)
-        case let .threshold(r), let .conservative(r): return (r, r)
+        case .hysteresis(let e, let x, _): return (e, x)
+        case .threshold(let r), .conservative(let r): return (r, r)
         }
     }
 }
 
 /// The per-replicate pipeline: generate, decide, filter, smooth, fill, score.
 enum ReplicateEvaluation {
-    static func run(spec: ScenarioSpec, replicate: Int, rule: RuleSpec,
-                    settings: EvaluationSettings) throws -> ReplicateResult {
+    static func run(
+        spec: ScenarioSpec, replicate: Int, rule: RuleSpec,
+        settings: EvaluationSettings
+    ) throws -> ReplicateResult {
         try run(spec: spec, replicate: replicate, rule: RuleUnderTest(spec: rule), settings: settings)
     }
 
     /// The pipeline with any rule type: the observed fixes and the noiseless truth are both
     /// decided by fresh copies of `rule.evaluator` (the scenario's `fence.rule` is not used).
-    static func run<Rule: FenceRule>(spec: ScenarioSpec, replicate: Int, rule: RuleUnderTest<Rule>,
-                                     settings: EvaluationSettings) throws -> ReplicateResult {
+    static func run<Rule: FenceRule>(
+        spec: ScenarioSpec, replicate: Int, rule: RuleUnderTest<Rule>,
+        settings: EvaluationSettings
+    ) throws -> ReplicateResult {
         var settings = settings
         // The Kalman block scores the filter the fence decides on: the input stage's q, else the
         // scenario's `fence.rule.q_m2s3`, else the run's.
@@ -101,23 +107,31 @@ enum ReplicateEvaluation {
         let generation = t0.duration(to: clock.now)
 
         // Delivered fixes in delivery order, with their `now` and truth.
-        var fixes: [Fix] = [], now: [Double] = [], fixTruth: [Coordinate] = [], labels: [String] = []
+        var fixes: [Fix] = []
+        var now: [Double] = []
+        var fixTruth: [Coordinate] = []
+        var labels: [String] = []
         var truthVelocity: [SIMD2<Double>?] = []
         for s in samples {
             if let f = s.fix, let truth = s.fixTruth {
-                fixes.append(f); now.append(s.time_s); fixTruth.append(truth); labels.append(s.fault.rawValue)
+                fixes.append(f)
+                now.append(s.time_s)
+                fixTruth.append(truth)
+                labels.append(s.fault.rawValue)
                 // The true velocity is known at the delivery time only: for fixes measured then.
                 truthVelocity.append(f.timestamp_s == s.time_s ? s.truthHeading * s.truthSpeed_mps : nil)
             }
         }
-        let decisions = try FenceDecisions.observe(fixes: fixes, now_s: now, center: spec.fence.center, rule: rule,
-                                                   settings: settings, scenario: spec.name, replicate: replicate)
+        let decisions = try FenceDecisions.observe(
+            fixes: fixes, now_s: now, center: spec.fence.center, rule: rule,
+            settings: settings, scenario: spec.name, replicate: replicate)
         let engine = decisions.engine
 
         let truthStates = try FenceDecisions.truth(samples: samples, center: spec.fence.center, rule: rule)
-        var flutter = try Flutter.measure(truth: Flutter.transitions(of: truthStates),
-                                          observed: Flutter.transitions(of: decisions.states),
-                                          window_s: settings.window_s)
+        var flutter = try Flutter.measure(
+            truth: Flutter.transitions(of: truthStates),
+            observed: Flutter.transitions(of: decisions.states),
+            window_s: settings.window_s)
         flutter.modelDisagreements = decisions.modelDisagreements
         var visits: VisitMetrics?
         if let place = spec.place {
@@ -130,27 +144,32 @@ enum ReplicateEvaluation {
             } catch { throw RunError.metrics(scenario: spec.name, error) }
         }
 
-        var rejections: [Rejection] = [], faults: [LabelledFault] = []
+        var rejections: [Rejection] = []
+        var faults: [LabelledFault] = []
         for (i, reason) in decisions.rejections.enumerated() {
             if let reason { rejections.append(Rejection(fixIndex: i, reason: reason)) }
             if labels[i] != "none" { faults.append(LabelledFault(fixIndex: i, label: labels[i])) }
         }
-        let track = try TrackEvaluation.run(fixes: fixes, fixTruth: fixTruth, truthVelocity: truthVelocity,
-                                            samples: samples, settings: settings,
-                                            scenario: spec.name, replicate: replicate)
+        let track = try TrackEvaluation.run(
+            fixes: fixes, fixTruth: fixTruth, truthVelocity: truthVelocity,
+            samples: samples, settings: settings,
+            scenario: spec.name, replicate: replicate)
 
         var metrics = ReplicateMetrics(
             flutter: flutter, rejections: RejectionMetrics.measure(rejections: rejections, faults: faults),
             kalman: track.kalman, gapFill: track.gapFill,
-            throughput: Throughput(engineFixes_per_s: rate(fixes.count, engine),
-                                   generatorFixes_per_s: rate(samples.count, generation)),
+            throughput: Throughput(
+                engineFixes_per_s: rate(fixes.count, engine),
+                generatorFixes_per_s: rate(samples.count, generation)),
             visits: visits)
         metrics.consistency = track.consistency
-        let plots = PlotData.make(spec: spec, samples: samples, fixes: fixes, decisions: decisions,
-                                  truthStates: truthStates, track: track, includeCoordinates: settings.includeCoordinates,
-                                  ruleLabel: rule.label, ruleRadii_m: rule.plotRadii_m)
-        return ReplicateResult(metrics: metrics, plots: plots, generatedFixes: samples.count,
-                               generation_s: seconds(generation), engineFixes: fixes.count, engine_s: seconds(engine))
+        let plots = PlotData.make(
+            spec: spec, samples: samples, fixes: fixes, decisions: decisions,
+            truthStates: truthStates, track: track, includeCoordinates: settings.includeCoordinates,
+            ruleLabel: rule.label, ruleRadii_m: rule.plotRadii_m)
+        return ReplicateResult(
+            metrics: metrics, plots: plots, generatedFixes: samples.count,
+            generation_s: seconds(generation), engineFixes: fixes.count, engine_s: seconds(engine))
     }
 
     static func seconds(_ d: Duration) -> Double {

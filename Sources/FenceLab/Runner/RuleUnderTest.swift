@@ -29,9 +29,9 @@ extension AnyFenceRule: PlottableFenceRule {
     /// The radii of the wrapped rule.
     package var plotRadii_m: (enter_m: Double, exit_m: Double) {
         switch self {
-        case let .hysteresis(r): return r.plotRadii_m
-        case let .threshold(r): return r.plotRadii_m
-        case let .conservative(r): return r.plotRadii_m
+        case .hysteresis(let r): return r.plotRadii_m
+        case .threshold(let r): return r.plotRadii_m
+        case .conservative(let r): return r.plotRadii_m
         }
     }
 }

@@ -63,8 +63,9 @@ package enum ScenarioRunner {
                 throw RunError.rulesVersionMismatch(file: item.path, scenario: spec.rulesVersion, rule: version)
             }
             let bounds = try expectationBounds(of: spec, file: item.path, catalog: catalog)
-            return PreparedScenario(spec: spec, path: item.path, sha256: item.sha256, rule: rule, input: input,
-                                    rulesVersion: version, bounds: bounds)
+            return PreparedScenario(
+                spec: spec, path: item.path, sha256: item.sha256, rule: rule, input: input,
+                rulesVersion: version, bounds: bounds)
         }
     }
 
@@ -84,9 +85,12 @@ package enum ScenarioRunner {
     /// Replicates are aggregated as they finish, in replicate order (`MetricAccumulator`), so
     /// memory does not grow with the replicate count; with `keepReplicates` the metrics of each
     /// replicate are also returned per scenario in replicate order (else the arrays are empty).
-    static func run<Rule: FenceRule>(_ scenarios: [PreparedScenario], rules: [RuleUnderTest<Rule>],
-                                     request: RunRequest, keepReplicates: Bool = false)
-        throws -> (report: RunReport, replicates: [[ReplicateMetrics]]) {
+    static func run<Rule: FenceRule>(
+        _ scenarios: [PreparedScenario], rules: [RuleUnderTest<Rule>],
+        request: RunRequest, keepReplicates: Bool = false
+    )
+        throws -> (report: RunReport, replicates: [[ReplicateMetrics]])
+    {
         precondition(rules.count == scenarios.count, "one rule per scenario")
         // Work item i is replicate i - firstItem[s] of the scenario s whose items contain it.
         let firstItem = scenarios.reduce(into: [0]) { $0.append($0.last! + $1.spec.replicates) }
@@ -96,7 +100,8 @@ package enum ScenarioRunner {
             while firstItem[s + 1] <= i { s += 1 }
             return (s, i - firstItem[s])
         }
-        let progress = ProgressReporter(scenarios: scenarios.count, totalWorkItems: itemCount, force: request.forceProgress)
+        let progress = ProgressReporter(
+            scenarios: scenarios.count, totalWorkItems: itemCount, force: request.forceProgress)
         let settings = request.settings
         // Plots (~200 kB a replicate) are kept only for each scenario's current worst replicate
         // as results finish; the rest of a replicate is folded into its scenario's accumulator.
@@ -104,23 +109,29 @@ package enum ScenarioRunner {
         var accumulators = scenarios.map { _ in MetricAccumulator(worstBy: "flutter.spurious") }
         var compute_s = [Double](repeating: 0, count: scenarios.count)
         var kept = [[ReplicateMetrics]](repeating: [], count: scenarios.count)
-        try WorkPool.forEachInOrder(count: itemCount, jobs: request.jobs, onDone: { i in
-            let (s, r) = item(i)
-            progress.completed(scenario: s + 1, replicate: r + 1, of: scenarios[s].spec.replicates)
-        }, { i in
-            let (s, r) = item(i)
-            let clock = ContinuousClock(), start = clock.now
-            let result = try ReplicateEvaluation.run(spec: scenarios[s].spec, replicate: r, rule: rules[s], settings: settings)
-            plotKeeper.offer(scenario: s, replicate: r, metrics: result.metrics, plots: result.plots)
-            return (metrics: result.metrics, seconds: ReplicateEvaluation.seconds(clock.now - start))
-        }, consume: { (i: Int, finished: (metrics: ReplicateMetrics, seconds: Double)) in
-            let s = item(i).scenario
-            do { try accumulators[s].add(finished.metrics) } catch let error as MetricsError {
-                throw RunError.metrics(scenario: scenarios[s].spec.name, error)
-            }
-            compute_s[s] += finished.seconds
-            if keepReplicates { kept[s].append(finished.metrics) }
-        })
+        try WorkPool.forEachInOrder(
+            count: itemCount, jobs: request.jobs,
+            onDone: { i in
+                let (s, r) = item(i)
+                progress.completed(scenario: s + 1, replicate: r + 1, of: scenarios[s].spec.replicates)
+            },
+            { i in
+                let (s, r) = item(i)
+                let clock = ContinuousClock()
+                let start = clock.now
+                let result = try ReplicateEvaluation.run(
+                    spec: scenarios[s].spec, replicate: r, rule: rules[s], settings: settings)
+                plotKeeper.offer(scenario: s, replicate: r, metrics: result.metrics, plots: result.plots)
+                return (metrics: result.metrics, seconds: ReplicateEvaluation.seconds(clock.now - start))
+            },
+            consume: { (i: Int, finished: (metrics: ReplicateMetrics, seconds: Double)) in
+                let s = item(i).scenario
+                do { try accumulators[s].add(finished.metrics) } catch let error as MetricsError {
+                    throw RunError.metrics(scenario: scenarios[s].spec.name, error)
+                }
+                compute_s[s] += finished.seconds
+                if keepReplicates { kept[s].append(finished.metrics) }
+            })
         progress.finish()
         var reports: [ScenarioReport] = []
         for (s, p) in scenarios.enumerated() {
@@ -131,22 +142,27 @@ package enum ScenarioRunner {
             plots.caption += ", replicate \(worst) of \(p.spec.replicates) (most spurious transitions)"
             var report = try scenarioReport(p, aggregate: accumulators[s], plots: plots)
             report.compute_s = compute_s[s]
-            if let w = ScenarioReport.farRouteWarning(closestApproach_m: plots.closestApproach_m,
-                                                      largestRadius_m: max(plots.fence.enter_m, plots.fence.exit_m)) {
+            if let w = ScenarioReport.farRouteWarning(
+                closestApproach_m: plots.closestApproach_m,
+                largestRadius_m: max(plots.fence.enter_m, plots.fence.exit_m))
+            {
                 report.warnings.append(w)
             }
             reports.append(report)
         }
-        var info = RunEnvironment.collect(generator: scenarios.first?.spec.generator.rawValue ?? "mt19937",
-                                          seeds: scenarios.map(\.spec.seed), rulesVersions: scenarios.map(\.rulesVersion))
+        var info = RunEnvironment.collect(
+            generator: scenarios.first?.spec.generator.rawValue ?? "mt19937",
+            seeds: scenarios.map(\.spec.seed), rulesVersions: scenarios.map(\.rulesVersion))
         info.inputFiles = scenarios.map { InputFile(kind: "scenario", path: $0.path, sha256: $0.sha256) }
         return (RunReport(run: info, scenarios: reports, includeCoordinates: request.settings.includeCoordinates), kept)
     }
 
     /// The scenario's `expect` block as checked bounds; an unknown metric path or a malformed
     /// bound is an error naming the file.
-    static func expectationBounds(of spec: ScenarioSpec, file: String,
-                                  catalog: MetricCatalog = .standard) throws(MetricsErrorInFile) -> [ExpectationBound] {
+    static func expectationBounds(
+        of spec: ScenarioSpec, file: String,
+        catalog: MetricCatalog = .standard
+    ) throws(MetricsErrorInFile) -> [ExpectationBound] {
         var bounds: [ExpectationBound] = []
         for e in spec.expect {
             guard catalog.contains(e.metric) else {
@@ -161,11 +177,14 @@ package enum ScenarioRunner {
 }
 
 extension ScenarioRunner {
-    static func scenarioReport(_ p: PreparedScenario, aggregate: MetricAccumulator,
-                               plots: ScenarioPlots) throws(RunError) -> ScenarioReport {
+    static func scenarioReport(
+        _ p: PreparedScenario, aggregate: MetricAccumulator,
+        plots: ScenarioPlots
+    ) throws(RunError) -> ScenarioReport {
         do {
-            return try ScenarioReport.make(name: p.spec.name, rulesVersion: p.rulesVersion, seed: p.spec.seed,
-                                           aggregate: try aggregate.aggregate(), bounds: p.bounds, plots: plots)
+            return try ScenarioReport.make(
+                name: p.spec.name, rulesVersion: p.rulesVersion, seed: p.spec.seed,
+                aggregate: try aggregate.aggregate(), bounds: p.bounds, plots: plots)
         } catch { throw .metrics(scenario: p.spec.name, error) }
     }
 }
@@ -195,7 +214,8 @@ final class WorstReplicatePlots: @unchecked Sendable {
 
     func offer(scenario s: Int, replicate r: Int, metrics: ReplicateMetrics, plots: ScenarioPlots) {
         let value = metrics.flattened()[path]
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if r == 0 { first[s] = plots }
         guard let value else { return }
         if let b = best[s], b.value > value || (b.value == value && b.replicate < r) { return }
@@ -204,7 +224,8 @@ final class WorstReplicatePlots: @unchecked Sendable {
 
     /// The plots kept for `replicate` (the worst one, or 0 when none had the figure).
     func plots(scenario s: Int, replicate r: Int) -> ScenarioPlots? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if let b = best[s], b.replicate == r { return b.plots }
         return r == 0 ? first[s] : nil
     }

@@ -17,10 +17,13 @@ struct TrackEvaluation {
 
     /// - Parameter truthVelocity: per fix, the true (east, north) velocity in m/s when the fix was
     ///   measured, nil when unknown (a late or stale delivery); NEES skips those fixes.
-    static func run(fixes: [Fix], fixTruth: [Coordinate], truthVelocity: [SIMD2<Double>?], samples: [GeneratedSample],
-                    settings: EvaluationSettings, scenario: String, replicate: Int) throws -> TrackEvaluation {
+    static func run(
+        fixes: [Fix], fixTruth: [Coordinate], truthVelocity: [SIMD2<Double>?], samples: [GeneratedSample],
+        settings: EvaluationSettings, scenario: String, replicate: Int
+    ) throws -> TrackEvaluation {
         let model = Haversine()
-        let filter: KalmanFilter, imm: IMMFilter
+        let filter: KalmanFilter
+        let imm: IMMFilter
         do {
             filter = try KalmanFilter(accelerationDensity_m2ps3: settings.accelerationDensity_m2ps3)
             imm = try IMMFilter(accelerationDensity_m2ps3: settings.accelerationDensity_m2ps3)
@@ -31,11 +34,17 @@ struct TrackEvaluation {
         guard !track.acceptedIndices.isEmpty else {
             return TrackEvaluation(kalman: [:], consistency: [:], gapFill: nil, series: nil, smoothed: [])
         }
-        var raw: [Double] = [], filtered: [Double] = [], smoothed: [Double] = [], seed: [Double] = [], times: [Double] = []
+        var raw: [Double] = []
+        var filtered: [Double] = []
+        var smoothed: [Double] = []
+        var seed: [Double] = []
+        var times: [Double] = []
         var immErrors: [Double] = []
         var seedFilter = try SeedKalman()
         var immFilter = imm
-        var cvCheck = ConsistencyRecorder(), smoothCheck = ConsistencyRecorder(), immCheck = ConsistencyRecorder()
+        var cvCheck = ConsistencyRecorder()
+        var smoothCheck = ConsistencyRecorder()
+        var immCheck = ConsistencyRecorder()
         for (k, i) in track.acceptedIndices.enumerated() {
             let truth = fixTruth[i]
             let observed = try fixes[i].coordinate()
@@ -43,26 +52,39 @@ struct TrackEvaluation {
             raw.append(model.distance_m(observed, truth))
             filtered.append(model.distance_m(track.filtered[k].position, truth))
             smoothed.append(model.distance_m(track.smoothed[k].position, truth))
-            if let out = try? seedFilter.process(fixes[i]) { seed.append(model.distance_m(out.position, truth)) } else { seed.append(.nan) }
+            if let out = try? seedFilter.process(fixes[i]) {
+                seed.append(model.distance_m(out.position, truth))
+            } else {
+                seed.append(.nan)
+            }
             // The IMM refuses exactly the fixes the CV filter refuses (same checks, same order).
             let nu = try? immFilter.updateReturningInnovation(fixes[i])
             if let e = immFilter.estimate { immErrors.append(model.distance_m(e.position, truth)) }
             if let nu { immCheck.innovation(nu) }
-            immCheck.estimate(frame: immFilter.frame, state: immFilter.state, covariance: immFilter.covariance,
-                              truth: truth, truthVelocity: truthVelocity[i])
-            let step = track.steps[k], state = track.smoothedStates[k]
-            cvCheck.estimate(frame: step.frame, state: step.filteredState, covariance: step.filteredCovariance,
-                             truth: truth, truthVelocity: truthVelocity[i])
-            smoothCheck.estimate(frame: state.frame, state: state.state, covariance: state.covariance,
-                                 truth: truth, truthVelocity: truthVelocity[i])
+            immCheck.estimate(
+                frame: immFilter.frame, state: immFilter.state, covariance: immFilter.covariance,
+                truth: truth, truthVelocity: truthVelocity[i])
+            let step = track.steps[k]
+            let state = track.smoothedStates[k]
+            cvCheck.estimate(
+                frame: step.frame, state: step.filteredState, covariance: step.filteredCovariance,
+                truth: truth, truthVelocity: truthVelocity[i])
+            smoothCheck.estimate(
+                frame: state.frame, state: state.state, covariance: state.covariance,
+                truth: truth, truthVelocity: truthVelocity[i])
             if !step.isFirst {
                 let r = measurementVariance(fixes[i], filter.convention)
                 let z = step.frame.offset_m(observed)
-                let x = step.predictedState, p = step.predictedCovariance
-                cvCheck.innovation(Innovation(residual_m: z - SIMD2(x[0], x[1]), s00: p.p00 + r, s01: p.p01, s11: p.p11 + r))
+                let x = step.predictedState
+                let p = step.predictedCovariance
+                cvCheck.innovation(
+                    Innovation(residual_m: z - SIMD2(x[0], x[1]), s00: p.p00 + r, s01: p.p01, s11: p.p11 + r))
                 // Smoothing residual: covariance R − H Pˢ Hᵀ (Pˢ < R for every fix the smoother used).
-                let xs = state.state, ps = state.covariance, zs = state.frame.offset_m(observed)
-                smoothCheck.innovation(Innovation(residual_m: zs - SIMD2(xs[0], xs[1]), s00: r - ps.p00, s01: -ps.p01, s11: r - ps.p11))
+                let xs = state.state
+                let ps = state.covariance
+                let zs = state.frame.offset_m(observed)
+                smoothCheck.innovation(
+                    Innovation(residual_m: zs - SIMD2(xs[0], xs[1]), s00: r - ps.p00, s01: -ps.p01, s11: r - ps.p11))
             }
         }
         var kalman: [KalmanTrack: ErrorSummary] = [:]
@@ -84,9 +106,10 @@ struct TrackEvaluation {
         let gaps = try gapFill(raw: rawSamples, smooth: smoothSamples, samples: samples, model: model)
         return TrackEvaluation(
             kalman: kalman, consistency: consistency, gapFill: gaps,
-            series: ErrorSeries(time_s: times, raw_m: raw, filtered_m: filtered, smoothed_m: smoothed,
-                                seedBaseline_m: seed.map { $0.isFinite ? $0 : 0 },
-                                imm_m: immErrors.count == times.count ? immErrors : nil),
+            series: ErrorSeries(
+                time_s: times, raw_m: raw, filtered_m: filtered, smoothed_m: smoothed,
+                seedBaseline_m: seed.map { $0.isFinite ? $0 : 0 },
+                imm_m: immErrors.count == times.count ? immErrors : nil),
             smoothed: track.smoothed.map(\.position))
     }
 
@@ -98,8 +121,10 @@ struct TrackEvaluation {
 
     /// Fills every gap of the accepted track and scores the filled points against the truth
     /// at the slots where the generator withheld a fix (`gap` label).
-    static func gapFill(raw: [TrackSample], smooth: [TrackSample], samples: [GeneratedSample],
-                        model: Haversine) throws -> GapFillMetrics? {
+    static func gapFill(
+        raw: [TrackSample], smooth: [TrackSample], samples: [GeneratedSample],
+        model: Haversine
+    ) throws -> GapFillMetrics? {
         guard raw.count >= 2, let filler = try? GapFill() else { return nil }
         let gaps: [TrackGap]
         do { gaps = try filler.gaps(in: smooth) } catch { return nil }

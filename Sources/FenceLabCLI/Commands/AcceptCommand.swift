@@ -6,26 +6,36 @@ import _FenceLabSupport
 /// `fencelab accept [PATH...] [--device-log FILE... --fence LAT,LON [--rule SPEC]] [--out DIR] ...`
 enum AcceptCommand: Command {
     static let name = "accept"
-    static let summary = "Acceptance report: rules level (fixtures + scenario bounds) and device level (device logs), kept apart."
+    static let summary =
+        "Acceptance report: rules level (fixtures + scenario bounds) and device level (device logs), kept apart."
     static let arguments = "[PATH...]"
-    static let options = [
-        OptionDeclaration("--device-log", .text("FILE"), repetition: .greedy, help: "Device logs (CSV, GPX, JSON Lines); repeatable."),
-        OptionDeclaration("--fence", .text("LAT,LON"), repetition: .each, help: """
-            Fence centre the app monitored (required with --device-log);
-            once for all logs, or repeated once per log in order.
-            Negative latitude: write --fence=-16.8,180.
-            """),
-        OptionDeclaration("--rule", .text("SPEC"), help: """
-            Rule for the replays (default hysteresis:80:120:30); +kalman or +imm
-            (optionally :Q, m²/s³) decides on the filter's estimate.
-            """),
-        OptionDeclaration("--fixtures", .text("DIR"), help: """
-            Rules fixtures folder. Default: scenarios/fixtures here, else
-            fixtures/ in (or beside) the scenario PATHs, else
-            scenarios/fixtures of the checkout the fencelab binary is in.
-            """),
-        RunCommand.out("reports/acceptance"),
-    ] + RunCommand.common + RunCommand.engine
+    static let options =
+        [
+            OptionDeclaration(
+                "--device-log", .text("FILE"), repetition: .greedy,
+                help: "Device logs (CSV, GPX, JSON Lines); repeatable."),
+            OptionDeclaration(
+                "--fence", .text("LAT,LON"), repetition: .each,
+                help: """
+                    Fence centre the app monitored (required with --device-log);
+                    once for all logs, or repeated once per log in order.
+                    Negative latitude: write --fence=-16.8,180.
+                    """),
+            OptionDeclaration(
+                "--rule", .text("SPEC"),
+                help: """
+                    Rule for the replays (default hysteresis:80:120:30); +kalman or +imm
+                    (optionally :Q, m²/s³) decides on the filter's estimate.
+                    """),
+            OptionDeclaration(
+                "--fixtures", .text("DIR"),
+                help: """
+                    Rules fixtures folder. Default: scenarios/fixtures here, else
+                    fixtures/ in (or beside) the scenario PATHs, else
+                    scenarios/fixtures of the checkout the fencelab binary is in.
+                    """),
+            RunCommand.out("reports/acceptance"),
+        ] + RunCommand.common + RunCommand.engine
     static let discussion = """
         Rules level: every fixture in scenarios/fixtures/ (or --fixtures DIR) and every
         scenario `expect` bound (PATH: scenario files or folders, default scenarios/), each
@@ -56,9 +66,15 @@ enum AcceptCommand: Command {
         if let fixtures {
             request.fixturesDirectory = fixtures
         } else {
-            guard let found = FixtureSuite.locate(scenarioPaths: request.run.paths, executablePath: Bundle.main.executablePath ?? CommandLine.arguments.first) else {
-                throw CLIError.badInput("no rules fixtures found (looked for scenarios/fixtures here, fixtures/ beside the scenario "
-                                        + "paths and scenarios/fixtures above the fencelab binary); name the folder with --fixtures DIR")
+            guard
+                let found = FixtureSuite.locate(
+                    scenarioPaths: request.run.paths,
+                    executablePath: Bundle.main.executablePath ?? CommandLine.arguments.first)
+            else {
+                throw CLIError.badInput(
+                    "no rules fixtures found (looked for scenarios/fixtures here, fixtures/ beside the scenario "
+                        + "paths and scenarios/fixtures above the fencelab binary); name the folder with --fixtures DIR"
+                )
             }
             request.fixturesDirectory = found
         }
@@ -66,7 +82,9 @@ enum AcceptCommand: Command {
             throw CLIError.usage("accept: --fence LAT,LON is required with --device-log")
         }
         guard fenceTexts.count <= 1 || fenceTexts.count == request.deviceLogs.count else {
-            throw CLIError.usage("accept: --fence: give one fence for all logs or one per log; got \(fenceTexts.count) fences for \(request.deviceLogs.count) logs")
+            throw CLIError.usage(
+                "accept: --fence: give one fence for all logs or one per log; got \(fenceTexts.count) fences for \(request.deviceLogs.count) logs"
+            )
         }
         request.fences = try fenceTexts.map { text throws(OptionError) in try ArgumentValue.fence(text) }
         let setup = try ArgumentValue.fenceSetup(arguments.option("--rule"))
@@ -76,7 +94,9 @@ enum AcceptCommand: Command {
         InterruptNotice.install { InterruptNotice.runMessage(out: out) }
         AllocatorTuning.keepHeapTopPadded()
         let report: RunReport
-        do { report = try AcceptanceRun.executeAndWrite(request, out: out) } catch { throw CLIError.badInput("\(error)") }
+        do { report = try AcceptanceRun.executeAndWrite(request, out: out) } catch {
+            throw CLIError.badInput("\(error)")
+        }
         AcceptanceRun.failureLines(report).forEach { print($0) }
         for r in report.acceptance.device.replays { r.summaryLines.forEach { print($0) } }
         AcceptanceRun.statusLines(report).forEach { print($0) }

@@ -1,7 +1,7 @@
 import DeviceLogKit
 import FenceLab
-import Foundation
 import FenceLabCalibration
+import Foundation
 import _CommandLineKit
 
 /// `fencelab calibrate DEVICE_LOG [--stationary | --track] [--out DIR] [--seed N] [--replicates N] [--drives N]`
@@ -11,17 +11,23 @@ enum CalibrateCommand: Command {
     static let arguments = "DEVICE_LOG"
     static let options = [
         OptionDeclaration("--stationary", .flag, help: "The device did not move (default)."),
-        OptionDeclaration("--track", .flag, help: """
-            The device moved; residuals against the smoothed path (the
-            smoother absorbs part of a slow bias: τ is then a lower bound).
-            """),
+        OptionDeclaration(
+            "--track", .flag,
+            help: """
+                The device moved; residuals against the smoothed path (the
+                smoother absorbs part of a slow bias: τ is then a lower bound).
+                """),
         RunCommand.out("reports/calibration"),
-        OptionDeclaration("--seed", .integer("N", 1...Int(UInt32.max)), default: "\(CalibrationOptions().seed)",
-                          help: "Seed of the bootstrap and the synthetic drives"),
-        OptionDeclaration("--replicates", .integer("N", CalibrationOptions.replicateRange), default: "\(CalibrationOptions().replicates)",
-                          help: "Block-bootstrap replicates"),
-        OptionDeclaration("--drives", .integer("N", CalibrationOptions.nullDriveRange), default: "\(CalibrationOptions().nullDrives)",
-                          help: "Synthetic drives for the goodness-of-fit null"),
+        OptionDeclaration(
+            "--seed", .integer("N", 1...Int(UInt32.max)), default: "\(CalibrationOptions().seed)",
+            help: "Seed of the bootstrap and the synthetic drives"),
+        OptionDeclaration(
+            "--replicates", .integer("N", CalibrationOptions.replicateRange),
+            default: "\(CalibrationOptions().replicates)",
+            help: "Block-bootstrap replicates"),
+        OptionDeclaration(
+            "--drives", .integer("N", CalibrationOptions.nullDriveRange), default: "\(CalibrationOptions().nullDrives)",
+            help: "Synthetic drives for the goodness-of-fit null"),
     ]
     static let discussion = """
         Imports DEVICE_LOG (CSV, GPX, JSON Lines), computes residuals of its valid fixes
@@ -44,8 +50,11 @@ enum CalibrateCommand: Command {
     static let footer = "EXIT: 0 written, 2 bad log (file:line) or too few valid fixes, 64 usage error."
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
-        let stationary = arguments.flag("--stationary"), track = arguments.flag("--track")
-        guard !(stationary && track) else { throw CLIError.usage("calibrate: --stationary and --track exclude each other") }
+        let stationary = arguments.flag("--stationary")
+        let track = arguments.flag("--track")
+        guard !(stationary && track) else {
+            throw CLIError.usage("calibrate: --stationary and --track exclude each other")
+        }
         let out = arguments.option("--out")!
         var options = CalibrationOptions()
         options.seed = UInt64(arguments.integer("--seed")!)
@@ -57,7 +66,8 @@ enum CalibrateCommand: Command {
         let log: ScreenedFixes
         do { log = try CalibrationRun.load(path: paths[0]) } catch { throw CLIError.badInput(error.description) }
         let result: CalibrationResult
-        do { result = try CalibrationRun.run(consume log, mode: track ? .track : .stationary, options: options) } catch {
+        do { result = try CalibrationRun.run(consume log, mode: track ? .track : .stationary, options: options) } catch
+        {
             throw CLIError.badInput("\(paths[0]): \(error)")
         }
         do { try CalibrationReport.write(result, to: out) } catch { throw CLIError.badInput(error.description) }

@@ -9,10 +9,12 @@ enum DistanceCommand: Command {
     static let summary = "Distance in metres between two coordinates (sphere or WGS84)."
     static let arguments = "LAT1 LON1 LAT2 LON2"
     static let options = [
-        OptionDeclaration("--model", .choice(DistanceModels.names), default: "sphere", help: """
-            sphere: haversine on a sphere of R = 6 371 000 m (as the seeds);
-            wgs84: ellipsoidal geodesic on WGS84 (Karney 2013)
-            """),
+        OptionDeclaration(
+            "--model", .choice(DistanceModels.names), default: "sphere",
+            help: """
+                sphere: haversine on a sphere of R = 6 371 000 m (as the seeds);
+                wgs84: ellipsoidal geodesic on WGS84 (Karney 2013)
+                """)
     ]
     static let discussion = """
         Prints the distance in metres, unrounded (17 significant digits), between two
@@ -30,7 +32,8 @@ enum DistanceCommand: Command {
         }
         let names = ["LAT1", "LON1", "LAT2", "LON2"]
         let v = try zip(values, names).map { v, n throws(OptionError) in try ArgumentValue.double(v, name: n) }
-        let a: Coordinate, b: Coordinate
+        let a: Coordinate
+        let b: Coordinate
         do {
             a = try Coordinate(latitude: v[0], longitude: v[1])
         } catch { throw CLIError.badInput("LAT1 LON1: \(error)") }

@@ -8,10 +8,13 @@ enum EngineCheckCommand: Command {
     static let summary = "Check an external engine against the protocol and the rules fixtures."
     static let arguments = "'COMMAND'"
     static let options = [
-        OptionDeclaration("--rule", .text("SPEC"), default: "hysteresis:80:120:30",
-                          help: "hysteresis:ENTER:EXIT:MAXACC | threshold:R | conservative:R"),
+        OptionDeclaration(
+            "--rule", .text("SPEC"), default: "hysteresis:80:120:30",
+            help: "hysteresis:ENTER:EXIT:MAXACC | threshold:R | conservative:R"),
         OptionDeclaration("--fixtures", .text("DIR"), default: FixtureSuite.defaultDirectory, help: "Fixture folder"),
-        OptionDeclaration("--timeout", .number("SECONDS", .positive), default: "5", help: "Seconds allowed per answer, after the one before"),
+        OptionDeclaration(
+            "--timeout", .number("SECONDS", .positive), default: "5",
+            help: "Seconds allowed per answer, after the one before"),
     ]
     static let discussion = """
         Starts COMMAND (through /bin/sh) once per fixture sequence, speaks the JSON Lines
@@ -31,17 +34,24 @@ enum EngineCheckCommand: Command {
         let directory = arguments.option("--fixtures")!
         let timeout = arguments.number("--timeout")!
         let rest = arguments.positionals
-        guard rest.count == 1 else { throw CLIError.usage("engine-check: expected one COMMAND (quote it), got \(rest.count)") }
+        guard rest.count == 1 else {
+            throw CLIError.usage("engine-check: expected one COMMAND (quote it), got \(rest.count)")
+        }
         let spec = try ArgumentValue.rule(specText)
-        let report = try EngineCheck.run(engine: ExternalEngine(command: rest[0], perFixTimeout_s: timeout),
-                                         fixturesDirectory: directory, rule: spec)
+        let report = try EngineCheck.run(
+            engine: ExternalEngine(command: rest[0], perFixTimeout_s: timeout),
+            fixturesDirectory: directory, rule: spec)
         for f in report.failures { print("FAIL \(f)") }
-        if !report.skipped.isEmpty { print("Not applicable to \(report.rulesVersion): \(report.skipped.count) sequence(s) pinned to another rule") }
+        if !report.skipped.isEmpty {
+            print(
+                "Not applicable to \(report.rulesVersion): \(report.skipped.count) sequence(s) pinned to another rule")
+        }
         if report.passed {
             print("Engine check: passed (\(report.checks) checks, rules \(report.rulesVersion))")
             return .success
         }
-        print("Engine check: failed (\(report.failures.count) of \(report.checks) checks, rules \(report.rulesVersion))")
+        print(
+            "Engine check: failed (\(report.failures.count) of \(report.checks) checks, rules \(report.rulesVersion))")
         return .checkFailed
     }
 }

@@ -10,8 +10,9 @@ enum EngineServeCommand: Command {
     static let summary = "Serve the built-in engine over the external-engine protocol (stdin/stdout)."
     static let arguments = ""
     static let options = [
-        OptionDeclaration("--max-age", .number("SECONDS", .nonNegative),
-                          help: "Reject fixes older than this relative to `now` (default: no limit)."),
+        OptionDeclaration(
+            "--max-age", .number("SECONDS", .nonNegative),
+            help: "Reject fixes older than this relative to `now` (default: no limit).")
     ]
     static let discussion = """
         Speaks docs/engine-protocol.md on stdin/stdout with FenceLab's own engine
@@ -28,15 +29,18 @@ enum EngineServeCommand: Command {
         // A failed write (> /dev/full) is remembered and ends the session with exit 2, not a trap.
         var outputError: OutputError?
         do {
-            try EngineServer.serve(maxAge_s: maxAge, nextLine: { outputError == nil ? readLine(strippingNewline: true) : nil },
-                                   write: { text in
-                                       guard outputError == nil else { return }
-                                       do throws(OutputError) { try StandardOutput.write(text) } catch { outputError = error }
-                                   })
+            try EngineServer.serve(
+                maxAge_s: maxAge, nextLine: { outputError == nil ? readLine(strippingNewline: true) : nil },
+                write: { text in
+                    guard outputError == nil else { return }
+                    do throws(OutputError) { try StandardOutput.write(text) } catch { outputError = error }
+                })
         } catch {
             throw CLIError.badInput("engine-serve: \(error)")
         }
-        if let outputError { throw CLIError.badInput("engine-serve: cannot write to standard output: \(outputError.reason)") }
+        if let outputError {
+            throw CLIError.badInput("engine-serve: cannot write to standard output: \(outputError.reason)")
+        }
         return .success
     }
 }

@@ -6,17 +6,22 @@ import _FenceLabSupport
 /// `fencelab export SCENARIO --format FORMAT [--replicate N] [--start ISO8601] [--out FILE]`
 enum ExportCommand: Command {
     static let name = "export"
-    static let summary = "Write one replicate of a scenario for playback: GPX waypoints or track, CSV, JSON Lines, NMEA, KML."
+    static let summary =
+        "Write one replicate of a scenario for playback: GPX waypoints or track, CSV, JSON Lines, NMEA, KML."
     static let arguments = "SCENARIO"
     static let options = [
-        OptionDeclaration("--format", .choice(ScenarioExport.formats), required: true, help: "The file format (see above)."),
-        OptionDeclaration("--start", .text("ISO8601"), help: """
-            Time of t = 0, e.g. 2026-03-01T12:00:00Z (zone required). Default:
-            the scenario's sampling.start_unix_s when set, else now rounded
-            down to the minute.
-            """),
+        OptionDeclaration(
+            "--format", .choice(ScenarioExport.formats), required: true, help: "The file format (see above)."),
+        OptionDeclaration(
+            "--start", .text("ISO8601"),
+            help: """
+                Time of t = 0, e.g. 2026-03-01T12:00:00Z (zone required). Default:
+                the scenario's sampling.start_unix_s when set, else now rounded
+                down to the minute.
+                """),
         OptionDeclaration("--replicate", .integer("N", 0...1_000_000), default: "0", help: "Replicate to export"),
-        OptionDeclaration("--out", .text("FILE"), help: "Write FILE atomically and print a summary on stderr (default: stdout)."),
+        OptionDeclaration(
+            "--out", .text("FILE"), help: "Write FILE atomically and print a summary on stderr (default: stdout)."),
     ]
     static let discussion = """
         Generates replicate N (default 0) of the scenario file and writes the delivered
@@ -54,10 +59,13 @@ enum ExportCommand: Command {
         }
         let start: Double?
         do { start = try startText.map(ScenarioExport.parseStart) } catch { throw CLIError.badInput(error.description) }
-        let result = try ScenarioExport.export(scenarioPath: paths[0], format: format, replicate: replicate, outPath: out,
-                                               start_unix_s: start)
+        let result = try ScenarioExport.export(
+            scenarioPath: paths[0], format: format, replicate: replicate, outPath: out,
+            start_unix_s: start)
         if let text = result.text {
-            do { try StandardOutput.write(text) } catch { throw CLIError.badInput("cannot write to standard output: \(error.reason)") }
+            do { try StandardOutput.write(text) } catch {
+                throw CLIError.badInput("cannot write to standard output: \(error.reason)")
+            }
         } else {
             printError(result.summary.line(destination: out ?? ""))
         }

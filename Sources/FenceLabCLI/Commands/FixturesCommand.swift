@@ -8,12 +8,14 @@ enum FixturesCommand: Command {
     static let summary = "Run the rules-level fixtures (exact, offline) in scenarios/fixtures."
     static let arguments = "[DIR]"
     static let options = [
-        OptionDeclaration("--rule", .text("SPEC"), help: """
-            The rule for fixtures that do not pin one (default hysteresis:80:120:30).
-            SPEC: hysteresis:ENTER:EXIT:MAXACC, threshold:R, conservative:R,
-            optionally +confirmN or +confirmTs. A fixture written for another
-            rulesVersion is refused: its expected results must be reviewed.
-            """),
+        OptionDeclaration(
+            "--rule", .text("SPEC"),
+            help: """
+                The rule for fixtures that do not pin one (default hysteresis:80:120:30).
+                SPEC: hysteresis:ENTER:EXIT:MAXACC, threshold:R, conservative:R,
+                optionally +confirmN or +confirmTs. A fixture written for another
+                rulesVersion is refused: its expected results must be reviewed.
+                """)
     ]
     static let discussion = """
         Loads every *.json fixture in DIR (default scenarios/fixtures) strictly and runs it:

@@ -8,7 +8,7 @@ enum GeohashCommand: Command {
     static let summary = "Geohash encode, decode (with error bounds) and neighbours."
     static let arguments = "encode LAT LON | decode HASH | neighbors HASH"
     static let options = [
-        OptionDeclaration("--precision", .text("N"), default: "12", help: "encode only: characters, 1...12"),
+        OptionDeclaration("--precision", .text("N"), default: "12", help: "encode only: characters, 1...12")
     ]
     static let synopsis = """
         USAGE: fencelab geohash encode LAT LON [--precision N]
@@ -43,10 +43,15 @@ enum GeohashCommand: Command {
             }
             let text = arguments.option("--precision")!
             guard let precision = Int(text) else { throw CLIError.badInput("--precision: not an integer: '\(text)'") }
-            let lat = try ArgumentValue.double(values[0], name: "LAT"), lon = try ArgumentValue.double(values[1], name: "LON")
+            let lat = try ArgumentValue.double(values[0], name: "LAT")
+            let lon = try ArgumentValue.double(values[1], name: "LON")
             let c: Coordinate
-            do { c = try Coordinate(latitude: lat, longitude: lon) } catch { throw CLIError.badInput("LAT LON: \(error)") }
-            do { print(try Geohash.encode(c, precision: precision)) } catch { throw CLIError.badInput("--precision: \(error)") }
+            do { c = try Coordinate(latitude: lat, longitude: lon) } catch {
+                throw CLIError.badInput("LAT LON: \(error)")
+            }
+            do { print(try Geohash.encode(c, precision: precision)) } catch {
+                throw CLIError.badInput("--precision: \(error)")
+            }
         case "decode":
             let cell = try decodeArgument(values, action: action)
             print("latitude=\(cell.center.latitude)")

@@ -1,6 +1,6 @@
 import FenceLab
-import Foundation
 import FenceLabSweep
+import Foundation
 import _CommandLineKit
 
 /// `fencelab merge DIR... --out DIR`
@@ -9,8 +9,9 @@ enum MergeCommand: Command {
     static let summary = "Combine sweep shard folders into the output of one unsharded sweep."
     static let arguments = "SHARD_DIR|PARENT..."
     static let options = [
-        OptionDeclaration("--out", .text("DIR"), default: "reports/sweep",
-                          help: "Output folder; must not be an input or inside one"),
+        OptionDeclaration(
+            "--out", .text("DIR"), default: "reports/sweep",
+            help: "Output folder; must not be an input or inside one")
     ]
     static let discussion = """
         Reads the folders written by `fencelab sweep --shard K/N --out SHARD_DIR` (shard.json +
@@ -31,11 +32,17 @@ enum MergeCommand: Command {
     static func run(_ arguments: Arguments) throws -> ExitCode {
         let out = arguments.option("--out")!
         let inputs = arguments.positionals
-        guard !inputs.isEmpty else { throw CLIError.usage("merge: give the shard folders or their parent, e.g. `fencelab merge shards --out reports/sweep`") }
+        guard !inputs.isEmpty else {
+            throw CLIError.usage(
+                "merge: give the shard folders or their parent, e.g. `fencelab merge shards --out reports/sweep`")
+        }
         let summary: SweepSummary
         do {
             let (folders, ignored) = try SweepMerge.selectShardFolders(inputs: inputs, out: out)
-            if !ignored.isEmpty { printError("fencelab merge: ignored (no \(SweepMerge.manifestName)): \(ignored.joined(separator: ", "))") }
+            if !ignored.isEmpty {
+                printError(
+                    "fencelab merge: ignored (no \(SweepMerge.manifestName)): \(ignored.joined(separator: ", "))")
+            }
             summary = try SweepJob.merge(folders: folders, out: out)
         } catch {
             throw CLIError.badInput("\(error)")

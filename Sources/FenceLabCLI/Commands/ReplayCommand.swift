@@ -11,14 +11,19 @@ enum ReplayCommand: Command {
     static let summary = "Replay a device log through the engine and classify divergences from the system's events."
     static let arguments = "LOG"
     static let options = [
-        OptionDeclaration("--fence", .text("LAT,LON"), required: true, help: "Fence centre in degrees, e.g. --fence=52.52,13.405."),
-        OptionDeclaration("--rule", .text("SPEC"), help: """
-            hysteresis:ENTER:EXIT:MAXACC (default hysteresis:80:120:30),
-            threshold:R, conservative:R (optionally +confirmN / +confirmTs, and
-            +kalman / +imm, optionally :Q in m²/s³, to decide on the filter's estimate).
-            """),
-        OptionDeclaration("--max-age", .number("S", .nonNegative), default: OptionDeclaration.defaultText(DeviceReplay.defaultMaxAge_s),
-                          help: "Fixes older than S seconds relative to `now` are stale"),
+        OptionDeclaration(
+            "--fence", .text("LAT,LON"), required: true, help: "Fence centre in degrees, e.g. --fence=52.52,13.405."),
+        OptionDeclaration(
+            "--rule", .text("SPEC"),
+            help: """
+                hysteresis:ENTER:EXIT:MAXACC (default hysteresis:80:120:30),
+                threshold:R, conservative:R (optionally +confirmN / +confirmTs, and
+                +kalman / +imm, optionally :Q in m²/s³, to decide on the filter's estimate).
+                """),
+        OptionDeclaration(
+            "--max-age", .number("S", .nonNegative),
+            default: OptionDeclaration.defaultText(DeviceReplay.defaultMaxAge_s),
+            help: "Fixes older than S seconds relative to `now` are stale"),
         RunCommand.out("reports/replay"),
     ]
     static let discussion = """
@@ -48,10 +53,14 @@ enum ReplayCommand: Command {
         let log: DeviceLog
         do { log = try DeviceLogImporter.load(path: paths[0]) } catch { throw CLIError.badInput(error.description) }
         let result: DeviceReplayResult
-        do { result = try DeviceReplay.run(log, center: fence, rule: rule.rule, input: rule.input, maxAge_s: maxAge) } catch {
+        do {
+            result = try DeviceReplay.run(log, center: fence, rule: rule.rule, input: rule.input, maxAge_s: maxAge)
+        } catch {
             throw CLIError.badInput("replay: \(error)")
         }
-        do { try ReportWriter.write(RunReport.replay(result, logPath: paths[0]), to: out) } catch { throw CLIError.badInput("\(error)") }
+        do { try ReportWriter.write(RunReport.replay(result, logPath: paths[0]), to: out) } catch {
+            throw CLIError.badInput("\(error)")
+        }
         result.summaryLines.forEach { print($0) }
         print("Report: \(out)/index.html")
         return result.status == .passed ? .success : .checkFailed

@@ -31,27 +31,44 @@ enum RunCommand: Command {
 
     /// The options `run`, `accept` and `sweep` share.
     static let common: [OptionDeclaration] = [
-        OptionDeclaration("--replicates", .integer("N", 1...100_000), help: "Override every scenario's replicate count (1 ... 100000, as in scenario files)."),
-        OptionDeclaration("--seed", .integer("N", 1...Int(UInt32.max)), help: "Override every scenario's seed (N >= 1)."),
-        OptionDeclaration("--jobs", .integer("N", 1...4096),
-                          help: "Worker threads (default: all cores); results identical for any N."),
-        OptionDeclaration("--window", .number("S", .positive), default: OptionDeclaration.defaultText(Flutter.defaultWindow_s), help: "Flutter matching window in seconds"),
-        OptionDeclaration("--match-slack", .number("S", .nonNegative), default: OptionDeclaration.defaultText(Visits.defaultMatchSlack_s),
-                          help: "Visits: widen each true visit by S seconds on both sides when matching"),
-        OptionDeclaration("--max-age", .number("S", .nonNegative), default: OptionDeclaration.defaultText(DeviceReplay.defaultMaxAge_s),
-                          help: "Fixes older than S seconds relative to `now` are stale"),
-        OptionDeclaration("--include-coordinates", .flag, help: "Put raw coordinates in the reports (off: metres from the fence)."),
+        OptionDeclaration(
+            "--replicates", .integer("N", 1...100_000),
+            help: "Override every scenario's replicate count (1 ... 100000, as in scenario files)."),
+        OptionDeclaration(
+            "--seed", .integer("N", 1...Int(UInt32.max)), help: "Override every scenario's seed (N >= 1)."),
+        OptionDeclaration(
+            "--jobs", .integer("N", 1...4096),
+            help: "Worker threads (default: all cores); results identical for any N."),
+        OptionDeclaration(
+            "--window", .number("S", .positive), default: OptionDeclaration.defaultText(Flutter.defaultWindow_s),
+            help: "Flutter matching window in seconds"),
+        OptionDeclaration(
+            "--match-slack", .number("S", .nonNegative),
+            default: OptionDeclaration.defaultText(Visits.defaultMatchSlack_s),
+            help: "Visits: widen each true visit by S seconds on both sides when matching"),
+        OptionDeclaration(
+            "--max-age", .number("S", .nonNegative),
+            default: OptionDeclaration.defaultText(DeviceReplay.defaultMaxAge_s),
+            help: "Fixes older than S seconds relative to `now` are stale"),
+        OptionDeclaration(
+            "--include-coordinates", .flag, help: "Put raw coordinates in the reports (off: metres from the fence)."),
         OptionDeclaration("--progress", .flag, help: "Progress on stderr even when it is not a terminal."),
     ]
 
     /// The external-engine options of `run` and `accept`.
     static let engine: [OptionDeclaration] = [
-        OptionDeclaration("--engine", .text("'COMMAND'"), help: "Decide fences with an external engine (docs/engine-protocol.md)."),
-        OptionDeclaration("--engine-timeout", .number("S", .positive), default: "5", requires: "--engine",
-                          help: "Seconds allowed per engine answer, after the one before"),
-        OptionDeclaration("--engine-startup", .number("S", .nonNegative), default: OptionDeclaration.defaultText(ExternalEngine.defaultStartupGrace_s),
-                          requires: "--engine",
-                          help: "Extra seconds, once per work item, for the engine to start: the\nready line must arrive within S + the timeout"),
+        OptionDeclaration(
+            "--engine", .text("'COMMAND'"), help: "Decide fences with an external engine (docs/engine-protocol.md)."),
+        OptionDeclaration(
+            "--engine-timeout", .number("S", .positive), default: "5", requires: "--engine",
+            help: "Seconds allowed per engine answer, after the one before"),
+        OptionDeclaration(
+            "--engine-startup", .number("S", .nonNegative),
+            default: OptionDeclaration.defaultText(ExternalEngine.defaultStartupGrace_s),
+            requires: "--engine",
+            help:
+                "Extra seconds, once per work item, for the engine to start: the\nready line must arrive within S + the timeout"
+        ),
     ]
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
@@ -86,7 +103,8 @@ enum RunCommand: Command {
     /// The `engine` options: nil without `--engine` (the parser refuses its companions alone).
     static func parseEngine(_ arguments: Arguments) -> ExternalEngine? {
         guard let command = arguments.option("--engine") else { return nil }
-        return ExternalEngine(command: command, perFixTimeout_s: arguments.number("--engine-timeout")!,
-                              startupGrace_s: arguments.number("--engine-startup")!)
+        return ExternalEngine(
+            command: command, perFixTimeout_s: arguments.number("--engine-timeout")!,
+            startupGrace_s: arguments.number("--engine-startup")!)
     }
 }

@@ -1,63 +1,87 @@
 import FenceLab
+import FenceLabSweep
 import Foundation
 import GeoPolicy
-import FenceLabSweep
 import _CommandLineKit
 import _FenceLabSupport
 
 /// `fencelab sweep [PATH...] --enter A:B:STEP --exit A:B:STEP ...`
 enum SweepCommand: Command {
     static let name = "sweep"
-    static let summary = "Tune thresholds: one recommended setting for a weighted scenario mix, scored against each place."
+    static let summary =
+        "Tune thresholds: one recommended setting for a weighted scenario mix, scored against each place."
     static let arguments = "[PATH...]"
-    static let options = [
-        OptionDeclaration("--enter", .text("A:B:STEP"), required: true, help: """
-            Enter radii in metres (A to B inclusive). For threshold and
-            conservative this is the radius and the only radius used.
-            """),
-        OptionDeclaration("--exit", .text("A:B:STEP"), help: """
-            Exit radii in metres (hysteresis only, where it is required; pairs
-            with exit <= enter are left out). Ignored for threshold and conservative.
-            """),
-        OptionDeclaration("--max-accuracy", .text("LIST"),
-                          help: "Accuracy gates in metres, e.g. 25,30,50 (hysteresis only; default 30)."),
-        OptionDeclaration("--confirm", .text("LIST"), help: "Consecutive agreeing fixes before a change, e.g. 1,2,3 (default 1)."),
-        OptionDeclaration("--rule", .choice(SweepRuleKind.allCases.map(\.rawValue)), default: SweepRuleKind.hysteresis.rawValue,
-                          help: "The rule family"),
-        OptionDeclaration("--input", .text("LIST"), help: """
-            What the rules decide on, e.g. raw,kalman,imm (default raw): raw fixes, or
-            the Kalman (constant velocity) or IMM (stop and go) filter's causal
-            estimate with its covariance accuracy. Crossed with every setting.
-            """),
-        OptionDeclaration("--kalman-q", .text("LIST"), help: """
-            Process noise q of the filtered inputs in m²/s³, e.g. 0.1,1,3 (default 1;
-            each filtered input once per q). sweep.md names per scenario the q with
-            the smallest filter RMSE.
-            """),
-        OptionDeclaration("--min-recall", .number("R", .within(0...1)), default: OptionDeclaration.defaultText(SweepRequest.defaultMinRecall),
-                          help: "Constraint: recall >= R in every scenario with true visits"),
-        OptionDeclaration("--max-latency", .number("S", .nonNegative), default: OptionDeclaration.defaultText(SweepRequest.defaultMaxLatency_s),
-                          help: """
-            Constraint: p95 entry latency <= S seconds in every scenario with true
-            visits, early entries counted as 0
-            """),
-        OptionDeclaration("--weight", .text("NAME=W"), repetition: .each, help: """
-            Weight of scenario NAME in the mix (W > 0; repeatable; default: the
-            file's `weight`, else 1).
-            """),
-        OptionDeclaration("--shard", .text("K/N"), help: """
-            Run only the work items with index = K (mod N), 0 <= K < N, and
-            write a shard folder (shard.json + items.jsonl) for `fencelab merge`.
-            """),
-        OptionDeclaration("--resume", .flag, help: "Keep the work items an interrupted run finished (DIR's resume file)."),
-        OptionDeclaration("--max-points", .integer("N", 1...100_000_000), default: "\(SweepGrid.defaultLimit)",
-                          help: "Refuse grids with more than N points"),
-        OptionDeclaration("--force", .flag, help: "Allow any number of grid points (overrides --max-points)."),
-        RunCommand.out("reports/sweep"),
-    ] + RunCommand.common
-    static let refused = Dictionary(uniqueKeysWithValues: RunCommand.engine.map {
-        ($0.name, "sweeps evaluate the built-in FenceMonitor")
-    })
+    static let options =
+        [
+            OptionDeclaration(
+                "--enter", .text("A:B:STEP"), required: true,
+                help: """
+                    Enter radii in metres (A to B inclusive). For threshold and
+                    conservative this is the radius and the only radius used.
+                    """),
+            OptionDeclaration(
+                "--exit", .text("A:B:STEP"),
+                help: """
+                    Exit radii in metres (hysteresis only, where it is required; pairs
+                    with exit <= enter are left out). Ignored for threshold and conservative.
+                    """),
+            OptionDeclaration(
+                "--max-accuracy", .text("LIST"),
+                help: "Accuracy gates in metres, e.g. 25,30,50 (hysteresis only; default 30)."),
+            OptionDeclaration(
+                "--confirm", .text("LIST"), help: "Consecutive agreeing fixes before a change, e.g. 1,2,3 (default 1)."),
+            OptionDeclaration(
+                "--rule", .choice(SweepRuleKind.allCases.map(\.rawValue)), default: SweepRuleKind.hysteresis.rawValue,
+                help: "The rule family"),
+            OptionDeclaration(
+                "--input", .text("LIST"),
+                help: """
+                    What the rules decide on, e.g. raw,kalman,imm (default raw): raw fixes, or
+                    the Kalman (constant velocity) or IMM (stop and go) filter's causal
+                    estimate with its covariance accuracy. Crossed with every setting.
+                    """),
+            OptionDeclaration(
+                "--kalman-q", .text("LIST"),
+                help: """
+                    Process noise q of the filtered inputs in m²/s³, e.g. 0.1,1,3 (default 1;
+                    each filtered input once per q). sweep.md names per scenario the q with
+                    the smallest filter RMSE.
+                    """),
+            OptionDeclaration(
+                "--min-recall", .number("R", .within(0...1)),
+                default: OptionDeclaration.defaultText(SweepRequest.defaultMinRecall),
+                help: "Constraint: recall >= R in every scenario with true visits"),
+            OptionDeclaration(
+                "--max-latency", .number("S", .nonNegative),
+                default: OptionDeclaration.defaultText(SweepRequest.defaultMaxLatency_s),
+                help: """
+                    Constraint: p95 entry latency <= S seconds in every scenario with true
+                    visits, early entries counted as 0
+                    """),
+            OptionDeclaration(
+                "--weight", .text("NAME=W"), repetition: .each,
+                help: """
+                    Weight of scenario NAME in the mix (W > 0; repeatable; default: the
+                    file's `weight`, else 1).
+                    """),
+            OptionDeclaration(
+                "--shard", .text("K/N"),
+                help: """
+                    Run only the work items with index = K (mod N), 0 <= K < N, and
+                    write a shard folder (shard.json + items.jsonl) for `fencelab merge`.
+                    """),
+            OptionDeclaration(
+                "--resume", .flag, help: "Keep the work items an interrupted run finished (DIR's resume file)."),
+            OptionDeclaration(
+                "--max-points", .integer("N", 1...100_000_000), default: "\(SweepGrid.defaultLimit)",
+                help: "Refuse grids with more than N points"),
+            OptionDeclaration("--force", .flag, help: "Allow any number of grid points (overrides --max-points)."),
+            RunCommand.out("reports/sweep"),
+        ] + RunCommand.common
+    static let refused = Dictionary(
+        uniqueKeysWithValues: RunCommand.engine.map {
+            ($0.name, "sweeps evaluate the built-in FenceMonitor")
+        })
     static let discussion = """
         Evaluates every rule setting of the grid on the scenarios (files or folders; default
         scenarios/); every scenario must state its `place`. Each scenario × replicate drive is
@@ -89,7 +113,9 @@ enum SweepCommand: Command {
         request.minRecall = arguments.number("--min-recall")!
         for w in arguments.options("--weight") {
             let parts = w.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, !parts[0].isEmpty else { throw CLIError.usage("sweep: --weight needs NAME=W, got '\(w)'") }
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw CLIError.usage("sweep: --weight needs NAME=W, got '\(w)'")
+            }
             let value = try ArgumentValue.double(String(parts[1]), name: "--weight \(parts[0])")
             guard value > 0 else { throw CLIError.badInput("--weight \(parts[0]): must be > 0, got \(parts[1])") }
             request.weights[String(parts[0])] = value
@@ -99,7 +125,8 @@ enum SweepCommand: Command {
         }
         request.resume = arguments.flag("--resume")
         request.onResume = { resumed, remaining, file in
-            printError("fencelab: resumed \(resumed) finished work items from \(file); evaluating the remaining \(remaining)")
+            printError(
+                "fencelab: resumed \(resumed) finished work items from \(file); evaluating the remaining \(remaining)")
         }
         let out = arguments.option("--out")!
         let paths = arguments.positionals
@@ -114,7 +141,9 @@ enum SweepCommand: Command {
             print(SweepOutput.terminal(summary))
             print("Sweep: \(out)/index.html")
         } else if let shard = request.shard {
-            print("Shard \(shard): \(outcome.run.records.count) work items written to \(out); combine all \(shard.count) with `fencelab merge`.")
+            print(
+                "Shard \(shard): \(outcome.run.records.count) work items written to \(out); combine all \(shard.count) with `fencelab merge`."
+            )
         }
         return .success
     }
@@ -125,7 +154,9 @@ enum SweepCommand: Command {
         let kind = SweepRuleKind(rawValue: arguments.option("--rule")!)!
         let enterText = arguments.option("--enter")!
         let exitText = arguments.option("--exit")
-        if kind == .hysteresis, exitText == nil { throw CLIError.usage("sweep: --exit A:B:STEP is required for --rule hysteresis") }
+        if kind == .hysteresis, exitText == nil {
+            throw CLIError.usage("sweep: --exit A:B:STEP is required for --rule hysteresis")
+        }
         let accuracyText = arguments.option("--max-accuracy")
         let confirmText = arguments.option("--confirm")
         let force = arguments.flag("--force")
@@ -135,15 +166,17 @@ enum SweepCommand: Command {
             inputs = []
             for part in text.split(separator: ",", omittingEmptySubsequences: false) {
                 guard let kind = FenceInput.Kind(rawValue: part.trimmingCharacters(in: .whitespaces)) else {
-                    throw CLIError.usage("sweep: --input: expected a comma-separated list of raw, kalman, imm, got '\(text)'")
+                    throw CLIError.usage(
+                        "sweep: --input: expected a comma-separated list of raw, kalman, imm, got '\(text)'")
                 }
                 if !inputs.contains(kind) { inputs.append(kind) }
             }
         }
         let qText = arguments.option("--kalman-q")
         do throws(SweepGridError) {
-            return try SweepGrid(parsing: kind, enter: enterText, exit: exitText, maxAccuracy: accuracyText, confirm: confirmText,
-                                 inputs: inputs, kalmanQ: qText, limit: force ? nil : limit)
+            return try SweepGrid(
+                parsing: kind, enter: enterText, exit: exitText, maxAccuracy: accuracyText, confirm: confirmText,
+                inputs: inputs, kalmanQ: qText, limit: force ? nil : limit)
         } catch {
             switch error {
             case .malformedRange, .malformedList: throw CLIError.usage("sweep: \(error)")

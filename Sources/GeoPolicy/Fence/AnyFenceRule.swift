@@ -9,26 +9,26 @@ public enum AnyFenceRule: FenceRule, Hashable, CustomStringConvertible {
 
     public var rulesVersion: String {
         switch self {
-        case let .hysteresis(r): return r.rulesVersion
-        case let .threshold(r): return r.rulesVersion
-        case let .conservative(r): return r.rulesVersion
+        case .hysteresis(let r): return r.rulesVersion
+        case .threshold(let r): return r.rulesVersion
+        case .conservative(let r): return r.rulesVersion
         }
     }
 
     public var maxAccuracy_m: Double {
         switch self {
-        case let .hysteresis(r): return r.maxAccuracy_m
-        case let .threshold(r): return r.maxAccuracy_m
-        case let .conservative(r): return r.maxAccuracy_m
+        case .hysteresis(let r): return r.maxAccuracy_m
+        case .threshold(let r): return r.maxAccuracy_m
+        case .conservative(let r): return r.maxAccuracy_m
         }
     }
 
     @inlinable
     public func next(previous: FenceState, distance_m: Double, accuracy_m: Double) -> FenceState {
         switch self {
-        case let .hysteresis(r): return r.next(previous: previous, distance_m: distance_m, accuracy_m: accuracy_m)
-        case let .threshold(r): return r.next(previous: previous, distance_m: distance_m, accuracy_m: accuracy_m)
-        case let .conservative(r): return r.next(previous: previous, distance_m: distance_m, accuracy_m: accuracy_m)
+        case .hysteresis(let r): return r.next(previous: previous, distance_m: distance_m, accuracy_m: accuracy_m)
+        case .threshold(let r): return r.next(previous: previous, distance_m: distance_m, accuracy_m: accuracy_m)
+        case .conservative(let r): return r.next(previous: previous, distance_m: distance_m, accuracy_m: accuracy_m)
         }
     }
 

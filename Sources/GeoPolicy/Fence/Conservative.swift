@@ -26,7 +26,8 @@ public struct Conservative: RadiusRule, Hashable {
     @inlinable
     public static func classify(distance_m: Double, accuracy_m: Double, radius_m: Double) -> FenceState {
         guard distance_m.isFinite, accuracy_m.isFinite, radius_m.isFinite,
-              distance_m >= 0, accuracy_m >= 0, radius_m >= 0 else { return .unknown }
+            distance_m >= 0, accuracy_m >= 0, radius_m >= 0
+        else { return .unknown }
         if distance_m + accuracy_m <= radius_m { return .inside }
         if distance_m - accuracy_m > radius_m { return .outside }
         return .unknown

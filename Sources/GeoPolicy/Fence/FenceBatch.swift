@@ -54,10 +54,12 @@ public struct FenceBatch: Sendable, Hashable {
         lat0_rad = center.latitude * EarthModel.radiansPerDegree
         cosLat0 = _cos(lat0_rad)
         let r = model.radius_m
-        let enterAngle = rule.enter_m / (2 * r), exitAngle = rule.exit_m / (2 * r)
+        let enterAngle = rule.enter_m / (2 * r)
+        let exitAngle = rule.exit_m / (2 * r)
         // sin² is increasing on [0, π/2]; keep well inside it (1.5 rad = exit of ≈ 3R).
         scalarOnly = !(r.isFinite && r > 0 && exitAngle < 1.5 && enterAngle < 1.5)
-        let se = _sin(enterAngle), sx = _sin(exitAngle)
+        let se = _sin(enterAngle)
+        let sx = _sin(exitAngle)
         hEnter = se * se
         hExit = sx * sx
         marginEnter = FenceBatch.relativeMargin * hEnter + FenceBatch.absoluteMargin
@@ -68,10 +70,13 @@ public struct FenceBatch: Sendable, Hashable {
     /// - Parameters: latitudes and longitudes in degrees, accuracies in metres, all the same count
     ///   (a mismatch is a programming error and traps).
     /// - Returns: the number of state changes.
-    public func run(latitude: [Double], longitude: [Double], accuracy_m: [Double],
-                    state: inout FenceState) -> Int {
-        precondition(latitude.count == longitude.count && latitude.count == accuracy_m.count,
-                     "FenceBatch: latitude, longitude and accuracy_m must have the same count")
+    public func run(
+        latitude: [Double], longitude: [Double], accuracy_m: [Double],
+        state: inout FenceState
+    ) -> Int {
+        precondition(
+            latitude.count == longitude.count && latitude.count == accuracy_m.count,
+            "FenceBatch: latitude, longitude and accuracy_m must have the same count")
         return latitude.withUnsafeBufferPointer { la in
             longitude.withUnsafeBufferPointer { lo in
                 accuracy_m.withUnsafeBufferPointer { ac in
@@ -82,10 +87,13 @@ public struct FenceBatch: Sendable, Hashable {
     }
 
     /// The state after each fix, starting from `initial` (same length as the inputs).
-    public func states(latitude: [Double], longitude: [Double], accuracy_m: [Double],
-                       initial: FenceState = .unknown) -> [FenceState] {
-        precondition(latitude.count == longitude.count && latitude.count == accuracy_m.count,
-                     "FenceBatch: latitude, longitude and accuracy_m must have the same count")
+    public func states(
+        latitude: [Double], longitude: [Double], accuracy_m: [Double],
+        initial: FenceState = .unknown
+    ) -> [FenceState] {
+        precondition(
+            latitude.count == longitude.count && latitude.count == accuracy_m.count,
+            "FenceBatch: latitude, longitude and accuracy_m must have the same count")
         var out = [FenceState](repeating: initial, count: latitude.count)
         var s = initial
         latitude.withUnsafeBufferPointer { la in
@@ -101,15 +109,19 @@ public struct FenceBatch: Sendable, Hashable {
     }
 
     /// Buffer form of `run(latitude:longitude:accuracy_m:state:)`.
-    public func run(latitude: UnsafeBufferPointer<Double>, longitude: UnsafeBufferPointer<Double>,
-                    accuracy_m: UnsafeBufferPointer<Double>, state: inout FenceState) -> Int {
+    public func run(
+        latitude: UnsafeBufferPointer<Double>, longitude: UnsafeBufferPointer<Double>,
+        accuracy_m: UnsafeBufferPointer<Double>, state: inout FenceState
+    ) -> Int {
         core(latitude, longitude, accuracy_m, &state, nil)
     }
 
     /// Buffer form that also writes the state after fix i to `states[i]` (`states.count` ≥ the input count).
-    public func run(latitude: UnsafeBufferPointer<Double>, longitude: UnsafeBufferPointer<Double>,
-                    accuracy_m: UnsafeBufferPointer<Double>, state: inout FenceState,
-                    states: UnsafeMutableBufferPointer<FenceState>) -> Int {
+    public func run(
+        latitude: UnsafeBufferPointer<Double>, longitude: UnsafeBufferPointer<Double>,
+        accuracy_m: UnsafeBufferPointer<Double>, state: inout FenceState,
+        states: UnsafeMutableBufferPointer<FenceState>
+    ) -> Int {
         precondition(states.count >= latitude.count, "FenceBatch: states buffer is shorter than the input")
         return core(latitude, longitude, accuracy_m, &state, states.baseAddress)
     }
@@ -123,18 +135,24 @@ public struct FenceBatch: Sendable, Hashable {
     }
 
     @inline(__always)
-    func core(_ lat: UnsafeBufferPointer<Double>, _ lon: UnsafeBufferPointer<Double>,
-              _ acc: UnsafeBufferPointer<Double>, _ state: inout FenceState,
-              _ out: UnsafeMutablePointer<FenceState>?) -> Int {
-        precondition(lat.count == lon.count && lat.count == acc.count,
-                     "FenceBatch: latitude, longitude and accuracy_m must have the same count")
+    func core(
+        _ lat: UnsafeBufferPointer<Double>, _ lon: UnsafeBufferPointer<Double>,
+        _ acc: UnsafeBufferPointer<Double>, _ state: inout FenceState,
+        _ out: UnsafeMutablePointer<FenceState>?
+    ) -> Int {
+        precondition(
+            lat.count == lon.count && lat.count == acc.count,
+            "FenceBatch: latitude, longitude and accuracy_m must have the same count")
         let n = lat.count
         var s = state
         var changes = 0
         if scalarOnly || n == 0 {
             for i in 0..<n {
                 let next = scalarNext(s, lat[i], lon[i], acc[i])
-                if next != s { changes += 1; s = next }
+                if next != s {
+                    changes += 1
+                    s = next
+                }
                 out?[i] = s
             }
             state = s
@@ -142,11 +160,16 @@ public struct FenceBatch: Sendable, Hashable {
         }
         typealias V = SIMD4<Double>
         let k = EarthModel.radiansPerDegree
-        let lon0 = center.longitude, maxAcc = rule.maxAccuracy_m
-        let pLat = lat.baseAddress!, pLon = lon.baseAddress!, pAcc = acc.baseAddress!
+        let lon0 = center.longitude
+        let maxAcc = rule.maxAccuracy_m
+        let pLat = lat.baseAddress!
+        let pLon = lon.baseAddress!
+        let pAcc = acc.baseAddress!
         var i = 0
         while i < n {
-            let la: V, lo: V, ac: V
+            let la: V
+            let lo: V
+            let ac: V
             let lanes = min(4, n - i)
             if lanes == 4 {
                 la = UnsafeRawPointer(pLat + i).loadUnaligned(as: V.self)
@@ -154,13 +177,22 @@ public struct FenceBatch: Sendable, Hashable {
                 ac = UnsafeRawPointer(pAcc + i).loadUnaligned(as: V.self)
             } else {
                 // Tail: missing lanes get NaN, which the validity mask rejects.
-                var a = V(repeating: .nan), b = V(repeating: .nan), c = V(repeating: .nan)
-                for j in 0..<lanes { a[j] = pLat[i + j]; b[j] = pLon[i + j]; c[j] = pAcc[i + j] }
-                la = a; lo = b; ac = c
+                var a = V(repeating: .nan)
+                var b = V(repeating: .nan)
+                var c = V(repeating: .nan)
+                for j in 0..<lanes {
+                    a[j] = pLat[i + j]
+                    b[j] = pLon[i + j]
+                    c[j] = pAcc[i + j]
+                }
+                la = a
+                lo = b
+                ac = c
             }
             // NaN fails every comparison, so these range checks also reject non-finite values
             // (maxAccuracy_m is finite, so +∞ accuracy fails too): the rule's `counts` plus `isValid`.
-            let valid = (la .>= -90) .& (la .<= 90) .& (lo .>= -180) .& (lo .<= 180)
+            let valid =
+                (la .>= -90) .& (la .<= 90) .& (lo .>= -180) .& (lo .<= 180)
                 .& (ac .>= 0) .& (ac .<= maxAcc)
             if !any(valid) {
                 if let o = out { for j in 0..<lanes { o[i + j] = s } }
@@ -172,8 +204,10 @@ public struct FenceBatch: Sendable, Hashable {
             let a = SIMDTrig.sinSquared((phi - lat0_rad) * 0.5)
             let b = SIMDTrig.sinSquared(halfDLon)
             let h = a + cosLat0 * SIMDTrig.cosAbs(phi) * b
-            let inside = h .<= hEnter, outside = h .>= hExit
-            let near = ((h - hEnter).replacing(with: hEnter - h, where: h .< hEnter) .<= marginEnter)
+            let inside = h .<= hEnter
+            let outside = h .>= hExit
+            let near =
+                ((h - hEnter).replacing(with: hEnter - h, where: h .< hEnter) .<= marginEnter)
                 .| ((h - hExit).replacing(with: hExit - h, where: h .< hExit) .<= marginExit)
             for j in 0..<lanes {
                 if valid[j] {
@@ -183,7 +217,10 @@ public struct FenceBatch: Sendable, Hashable {
                     } else {
                         next = inside[j] ? .inside : (outside[j] ? .outside : s)
                     }
-                    if next != s { changes += 1; s = next }
+                    if next != s {
+                        changes += 1
+                        s = next
+                    }
                 }
                 out?[i + j] = s
             }

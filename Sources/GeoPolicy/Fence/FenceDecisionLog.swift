@@ -13,8 +13,10 @@ public struct FenceDecision: Sendable, Hashable, CustomStringConvertible {
     /// The event emitted, if the state changed validly.
     public let event: FenceEvent?
 
-    public init(sampleIndex: Int?, distance_m: Double, accuracy_m: Double, oldState: FenceState,
-                newState: FenceState, rejection: RejectionReason?, event: FenceEvent?) {
+    public init(
+        sampleIndex: Int?, distance_m: Double, accuracy_m: Double, oldState: FenceState,
+        newState: FenceState, rejection: RejectionReason?, event: FenceEvent?
+    ) {
         self.sampleIndex = sampleIndex
         self.distance_m = distance_m
         self.accuracy_m = accuracy_m

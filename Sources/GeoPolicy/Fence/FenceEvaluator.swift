@@ -10,8 +10,8 @@ public enum Confirmation: Sendable, Hashable, CustomStringConvertible {
     /// The suffix appended to a rule's `rulesVersion`: `+confirm3`, `+confirm10s`.
     public var versionSuffix: String {
         switch self {
-        case let .fixes(n): return "+confirm\(n)"
-        case let .seconds(t): return "+confirm\(versionNumber(t))s"
+        case .fixes(let n): return "+confirm\(n)"
+        case .seconds(let t): return "+confirm\(versionNumber(t))s"
         }
     }
 
@@ -21,8 +21,8 @@ public enum Confirmation: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: `FenceRuleError` for a count < 1 or a negative or non-finite duration.
     public func validate() throws(FenceRuleError) {
         switch self {
-        case let .fixes(n): if n < 1 { throw .confirmationCount(n) }
-        case let .seconds(t): try FenceRuleError.requireNonNegative(t, "confirmation seconds")
+        case .fixes(let n): if n < 1 { throw .confirmationCount(n) }
+        case .seconds(let t): try FenceRuleError.requireNonNegative(t, "confirmation seconds")
         }
     }
 }
@@ -64,8 +64,8 @@ public struct FenceEvaluator<Rule: FenceRule>: Sendable {
         self.current = initial
         switch confirmation {
         case nil: (requiredFixes, requiredDuration_s, confirms, byTime) = (1, 0, false, false)
-        case let .fixes(n)?: (requiredFixes, requiredDuration_s, confirms, byTime) = (n, 0, n > 1, false)
-        case let .seconds(t)?: (requiredFixes, requiredDuration_s, confirms, byTime) = (1, t, t > 0, true)
+        case .fixes(let n)?: (requiredFixes, requiredDuration_s, confirms, byTime) = (n, 0, n > 1, false)
+        case .seconds(let t)?: (requiredFixes, requiredDuration_s, confirms, byTime) = (1, t, t > 0, true)
         }
     }
 
@@ -101,7 +101,8 @@ public struct FenceEvaluator<Rule: FenceRule>: Sendable {
         } else {
             pendingCount &+= 1
         }
-        let confirmed = byTime
+        let confirmed =
+            byTime
             ? timestamp_s - pendingSince_s >= requiredDuration_s
             : pendingCount >= requiredFixes
         if confirmed {

@@ -21,7 +21,9 @@ public struct FenceInput: Sendable, Hashable, CustomStringConvertible {
     public static let raw = FenceInput(uncheckedKind: .raw, q: defaultAccelerationDensity_m2ps3)
 
     /// - Throws: `TrackError.invalidParameter` when q is not finite and > 0.
-    public init(_ kind: Kind, accelerationDensity_m2ps3 q: Double = FenceInput.defaultAccelerationDensity_m2ps3) throws(TrackError) {
+    public init(
+        _ kind: Kind, accelerationDensity_m2ps3 q: Double = FenceInput.defaultAccelerationDensity_m2ps3
+    ) throws(TrackError) {
         guard q.isFinite, q > 0 else {
             throw .invalidParameter(name: "accelerationDensity_m2ps3", value: q, expected: "finite and > 0")
         }
@@ -40,7 +42,9 @@ public struct FenceInput: Sendable, Hashable, CustomStringConvertible {
 
     /// The spec part `FenceSetup.parse` reads: `raw`, `kalman` (default q) or `kalman:0.5`.
     public var description: String {
-        if kind == .raw || accelerationDensity_m2ps3 == FenceInput.defaultAccelerationDensity_m2ps3 { return kind.rawValue }
+        if kind == .raw || accelerationDensity_m2ps3 == FenceInput.defaultAccelerationDensity_m2ps3 {
+            return kind.rawValue
+        }
         return "\(kind.rawValue):\(versionNumber(accelerationDensity_m2ps3))"
     }
 
@@ -49,7 +53,8 @@ public struct FenceInput: Sendable, Hashable, CustomStringConvertible {
         // q was validated by the initializer; the other parameters are the filters' defaults.
         switch kind {
         case .raw: return nil
-        case .kalman: return (try? KalmanFilter(accelerationDensity_m2ps3: accelerationDensity_m2ps3)).map(InputFilter.kalman)
+        case .kalman:
+            return (try? KalmanFilter(accelerationDensity_m2ps3: accelerationDensity_m2ps3)).map(InputFilter.kalman)
         case .imm: return (try? IMMFilter(accelerationDensity_m2ps3: accelerationDensity_m2ps3)).map(InputFilter.imm)
         }
     }
@@ -62,7 +67,9 @@ public struct FenceInput: Sendable, Hashable, CustomStringConvertible {
         guard pieces.count <= 2, !(kind == .raw && pieces.count == 2) else { throw .badInput(spec: spec, part: part) }
         guard pieces.count == 2 else { return try? FenceInput(kind) }
         guard let q = Double(pieces[1]) else { throw .badInput(spec: spec, part: part) }
-        do { return try FenceInput(kind, accelerationDensity_m2ps3: q) } catch { throw .badInput(spec: spec, part: part) }
+        do { return try FenceInput(kind, accelerationDensity_m2ps3: q) } catch {
+            throw .badInput(spec: spec, part: part)
+        }
     }
 }
 
@@ -75,13 +82,16 @@ enum InputFilter: Sendable {
     /// position covariance, exactly as `estimate` gives them (without the velocity, which the
     /// fence does not use).
     mutating func update(_ fix: Fix) throws(TrackRejection) -> (position: Coordinate, accuracy_m: Double) {
-        let frame: LocalFrame, x: SIMD4<Double>, p: Covariance4, convention: AccuracyConvention
+        let frame: LocalFrame
+        let x: SIMD4<Double>
+        let p: Covariance4
+        let convention: AccuracyConvention
         switch self {
-        case var .kalman(f):
+        case .kalman(var f):
             try f.update(fix)
             self = .kalman(f)
             (frame, x, p, convention) = (f.frame, f.state, f.covariance, f.convention)
-        case var .imm(f):
+        case .imm(var f):
             try f.update(fix)
             self = .imm(f)
             let c = IMMFilter.combine(f.probabilities, f.state0, f.covariance0, f.state1, f.covariance1)
@@ -98,7 +108,10 @@ public struct FenceSetup: Sendable, Hashable, CustomStringConvertible {
     public var rule: RuleSpec
     public var input: FenceInput
 
-    public init(rule: RuleSpec, input: FenceInput = .raw) { self.rule = rule; self.input = input }
+    public init(rule: RuleSpec, input: FenceInput = .raw) {
+        self.rule = rule
+        self.input = input
+    }
 
     /// The rules version: the rule's, then the input's suffix (`hysteresis-80-120-acc30+kalman-q1`).
     /// - Throws: `FenceRuleError` for invalid rule parameters.

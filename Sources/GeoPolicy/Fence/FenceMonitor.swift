@@ -29,8 +29,10 @@ public struct FenceMonitor<Rule: FenceRule, Model: DistanceModel>: Sendable {
     ///   - maxAge_s: staleness limit in seconds, ≥ 0 (`.infinity` disables it).
     ///   - logging: `.decisions` (default), `.off` for the hot path, or `.decisionsWithCoordinates`.
     /// - Throws: `FenceRuleError` when `maxAge_s` is NaN or negative.
-    public init(center: Coordinate, evaluator: FenceEvaluator<Rule>, distanceModel: Model,
-                maxAge_s: Double, logging: FenceLogOptions = .decisions) throws(FenceRuleError) {
+    public init(
+        center: Coordinate, evaluator: FenceEvaluator<Rule>, distanceModel: Model,
+        maxAge_s: Double, logging: FenceLogOptions = .decisions
+    ) throws(FenceRuleError) {
         guard !maxAge_s.isNaN else { throw .notFinite(parameter: "maxAge_s", value: maxAge_s) }
         guard maxAge_s >= 0 else { throw .negative(parameter: "maxAge_s", value: maxAge_s) }
         self.center = center
@@ -50,7 +52,6 @@ public struct FenceMonitor<Rule: FenceRule, Model: DistanceModel>: Sendable {
     public var log: FenceDecisionLog { storedLog }
     /// Number of fixes given to the monitor so far.
     public var samplesSeen: Int { sampleCount }
-
 
     /// Processes one fix at the injected time `now_s` (same clock as `fix.timestamp_s`).
     @inlinable
@@ -75,8 +76,9 @@ public struct FenceMonitor<Rule: FenceRule, Model: DistanceModel>: Sendable {
         var event: FenceEvent?
         if new != old, let kind = FenceMonitor.eventKind(old, new) {
             lastEventId &+= 1
-            event = FenceEvent(id: lastEventId, kind: kind, previous: old, state: new,
-                               sampleIndex: index, timestamp_s: fix.timestamp_s)
+            event = FenceEvent(
+                id: lastEventId, kind: kind, previous: old, state: new,
+                sampleIndex: index, timestamp_s: fix.timestamp_s)
         }
         return record(index, d, a, old, new, nil, event, fix)
     }
@@ -89,8 +91,9 @@ public struct FenceMonitor<Rule: FenceRule, Model: DistanceModel>: Sendable {
     public mutating func authorizationLost(now_s: Double) -> FenceDecision {
         let old = evaluator.state
         evaluator.reset(to: .unknown)
-        let decision = FenceDecision(sampleIndex: nil, distance_m: .nan, accuracy_m: .nan,
-                                     oldState: old, newState: .unknown, rejection: nil, event: nil)
+        let decision = FenceDecision(
+            sampleIndex: nil, distance_m: .nan, accuracy_m: .nan,
+            oldState: old, newState: .unknown, rejection: nil, event: nil)
         if logOptions.enabled { storedLog.entries.append(FenceLogEntry(decision: decision)) }
         return decision
     }
@@ -128,10 +131,13 @@ public struct FenceMonitor<Rule: FenceRule, Model: DistanceModel>: Sendable {
     }
 
     @inlinable
-    mutating func record(_ index: Int, _ d: Double, _ a: Double, _ old: FenceState, _ new: FenceState,
-                         _ reason: RejectionReason?, _ event: FenceEvent?, _ fix: Fix) -> FenceDecision {
-        let decision = FenceDecision(sampleIndex: index, distance_m: d, accuracy_m: a, oldState: old,
-                                     newState: new, rejection: reason, event: event)
+    mutating func record(
+        _ index: Int, _ d: Double, _ a: Double, _ old: FenceState, _ new: FenceState,
+        _ reason: RejectionReason?, _ event: FenceEvent?, _ fix: Fix
+    ) -> FenceDecision {
+        let decision = FenceDecision(
+            sampleIndex: index, distance_m: d, accuracy_m: a, oldState: old,
+            newState: new, rejection: reason, event: event)
         if logOptions.enabled { appendLog(decision, fix) }
         return decision
     }
@@ -139,9 +145,11 @@ public struct FenceMonitor<Rule: FenceRule, Model: DistanceModel>: Sendable {
     @usableFromInline
     mutating func appendLog(_ decision: FenceDecision, _ fix: Fix) {
         let withCoordinates = logOptions.includeCoordinates
-        storedLog.entries.append(FenceLogEntry(decision: decision,
-                                               latitude: withCoordinates ? fix.latitude : nil,
-                                               longitude: withCoordinates ? fix.longitude : nil))
+        storedLog.entries.append(
+            FenceLogEntry(
+                decision: decision,
+                latitude: withCoordinates ? fix.latitude : nil,
+                longitude: withCoordinates ? fix.longitude : nil))
     }
 }
 
@@ -182,10 +190,13 @@ struct OrderGate: Sendable, Hashable {
 
 extension FenceMonitor where Model == Haversine {
     /// A monitor on the seeds' sphere (`Haversine()`, R = 6 371 000 m).
-    public init(center: Coordinate, evaluator: FenceEvaluator<Rule>, maxAge_s: Double,
-                logging: FenceLogOptions = .decisions) throws(FenceRuleError) {
-        try self.init(center: center, evaluator: evaluator, distanceModel: Haversine(),
-                      maxAge_s: maxAge_s, logging: logging)
+    public init(
+        center: Coordinate, evaluator: FenceEvaluator<Rule>, maxAge_s: Double,
+        logging: FenceLogOptions = .decisions
+    ) throws(FenceRuleError) {
+        try self.init(
+            center: center, evaluator: evaluator, distanceModel: Haversine(),
+            maxAge_s: maxAge_s, logging: logging)
     }
 }
 

@@ -45,10 +45,10 @@ public enum FenceRuleError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .notFinite(p, v): return "\(p) must be finite, got \(v)"
-        case let .negative(p, v): return "\(p) must be >= 0, got \(v)"
-        case let .exitNotAboveEnter(e, x): return "exit_m (\(x)) must be greater than enter_m (\(e))"
-        case let .confirmationCount(n): return "confirmation needs at least 1 fix, got \(n)"
+        case .notFinite(let p, let v): return "\(p) must be finite, got \(v)"
+        case .negative(let p, let v): return "\(p) must be >= 0, got \(v)"
+        case .exitNotAboveEnter(let e, let x): return "exit_m (\(x)) must be greater than enter_m (\(e))"
+        case .confirmationCount(let n): return "confirmation needs at least 1 fix, got \(n)"
         }
     }
 

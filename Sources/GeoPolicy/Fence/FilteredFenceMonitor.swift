@@ -35,7 +35,8 @@ public struct FilteredFenceMonitor<Rule: FenceRule, Model: DistanceModel>: Fence
     /// - Throws: `TrackError.invalidParameter` for a `raw` input (use the monitor itself).
     public init(monitor: FenceMonitor<Rule, Model>, input: FenceInput) throws(TrackError) {
         guard let filter = input.makeFilter() else {
-            throw .invalidParameter(name: "input", value: .nan, expected: "kalman or imm (raw fixes need no filter: use FenceMonitor)")
+            throw .invalidParameter(
+                name: "input", value: .nan, expected: "kalman or imm (raw fixes need no filter: use FenceMonitor)")
         }
         self.monitor = monitor
         self.input = input
@@ -58,7 +59,9 @@ public struct FilteredFenceMonitor<Rule: FenceRule, Model: DistanceModel>: Fence
         let e: (position: Coordinate, accuracy_m: Double)
         do { e = try filter.update(fix) } catch { return monitor.reject(fix, reason: .invalidAccuracy) }
         order.accept(fix)
-        return monitor.process(Fix(timestamp_s: fix.timestamp_s, latitude: e.position.latitude, longitude: e.position.longitude,
-                                   horizontalAccuracy_m: e.accuracy_m), now_s: now_s)
+        return monitor.process(
+            Fix(
+                timestamp_s: fix.timestamp_s, latitude: e.position.latitude, longitude: e.position.longitude,
+                horizontalAccuracy_m: e.accuracy_m), now_s: now_s)
     }
 }

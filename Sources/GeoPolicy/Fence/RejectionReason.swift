@@ -49,7 +49,8 @@ public struct FenceEvent: Sendable, Hashable, CustomStringConvertible {
     /// Timestamp of that fix, in seconds.
     public let timestamp_s: Double
 
-    public init(id: UInt64, kind: Kind, previous: FenceState, state: FenceState, sampleIndex: Int, timestamp_s: Double) {
+    public init(id: UInt64, kind: Kind, previous: FenceState, state: FenceState, sampleIndex: Int, timestamp_s: Double)
+    {
         self.id = id
         self.kind = kind
         self.previous = previous

@@ -17,7 +17,7 @@ public enum RuleSpec: Sendable, Hashable, CustomStringConvertible {
     /// The confirmation, if any.
     public var confirmation: Confirmation? {
         switch self {
-        case let .hysteresis(_, _, _, c), let .threshold(_, c), let .conservative(_, c): return c
+        case .hysteresis(_, _, _, let c), .threshold(_, let c), .conservative(_, let c): return c
         }
     }
 
@@ -25,9 +25,10 @@ public enum RuleSpec: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: `FenceRuleError` for invalid parameters.
     public func rule() throws(FenceRuleError) -> AnyFenceRule {
         switch self {
-        case let .hysteresis(e, x, a, _): return .hysteresis(try Hysteresis(enter_m: e, exit_m: x, maxAccuracy_m: a))
-        case let .threshold(r, _): return .threshold(try Threshold(radius_m: r))
-        case let .conservative(r, _): return .conservative(try Conservative(radius_m: r))
+        case .hysteresis(let e, let x, let a, _):
+            return .hysteresis(try Hysteresis(enter_m: e, exit_m: x, maxAccuracy_m: a))
+        case .threshold(let r, _): return .threshold(try Threshold(radius_m: r))
+        case .conservative(let r, _): return .conservative(try Conservative(radius_m: r))
         }
     }
 
@@ -47,10 +48,10 @@ public enum RuleSpec: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         let base: String
         switch self {
-        case let .hysteresis(e, x, a, _):
+        case .hysteresis(let e, let x, let a, _):
             base = "hysteresis:\(versionNumber(e)):\(versionNumber(x)):\(versionNumber(a))"
-        case let .threshold(r, _): base = "threshold:\(versionNumber(r))"
-        case let .conservative(r, _): base = "conservative:\(versionNumber(r))"
+        case .threshold(let r, _): base = "threshold:\(versionNumber(r))"
+        case .conservative(let r, _): base = "conservative:\(versionNumber(r))"
         }
         return base + (confirmation.map { "+" + $0.description } ?? "")
     }
@@ -75,11 +76,13 @@ public enum RuleSpec: Sendable, Hashable, CustomStringConvertible {
                 spec = .hysteresis(enter_m: v[0], exit_m: v[1], maxAccuracy_m: v[2], confirmation: confirmation)
             }
         case "threshold":
-            spec = .threshold(radius_m: try numbers(values, names: ["RADIUS_M"], kind: kind, spec: text)[0],
-                              confirmation: confirmation)
+            spec = .threshold(
+                radius_m: try numbers(values, names: ["RADIUS_M"], kind: kind, spec: text)[0],
+                confirmation: confirmation)
         case "conservative":
-            spec = .conservative(radius_m: try numbers(values, names: ["RADIUS_M"], kind: kind, spec: text)[0],
-                                 confirmation: confirmation)
+            spec = .conservative(
+                radius_m: try numbers(values, names: ["RADIUS_M"], kind: kind, spec: text)[0],
+                confirmation: confirmation)
         default:
             throw .unknownKind(spec: text, kind: kind)
         }
@@ -91,7 +94,9 @@ public enum RuleSpec: Sendable, Hashable, CustomStringConvertible {
         return spec
     }
 
-    private static func numbers(_ values: [String], names: [String], kind: String, spec: String) throws(RuleSpecError) -> [Double] {
+    private static func numbers(
+        _ values: [String], names: [String], kind: String, spec: String
+    ) throws(RuleSpecError) -> [Double] {
         guard values.count == names.count else {
             throw .parameterCount(spec: spec, kind: kind, expected: names, got: values.count)
         }
@@ -133,14 +138,14 @@ public enum RuleSpecError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The same error naming `text` as the spec (for a part of a longer spec).
     func quoting(_ text: String) -> RuleSpecError {
         switch self {
-        case let .unknownKind(_, k): return .unknownKind(spec: text, kind: k)
-        case let .parameterCount(_, k, e, g): return .parameterCount(spec: text, kind: k, expected: e, got: g)
-        case let .notANumber(_, p, part): return .notANumber(spec: text, parameter: p, part: part)
-        case let .badConfirmation(_, part): return .badConfirmation(spec: text, part: part)
-        case let .extraPart(_, part): return .extraPart(spec: text, part: part)
-        case let .invalidRule(_, e): return .invalidRule(spec: text, e)
-        case let .inputNotAccepted(_, part): return .inputNotAccepted(spec: text, part: part)
-        case let .badInput(_, part): return .badInput(spec: text, part: part)
+        case .unknownKind(_, let k): return .unknownKind(spec: text, kind: k)
+        case .parameterCount(_, let k, let e, let g): return .parameterCount(spec: text, kind: k, expected: e, got: g)
+        case .notANumber(_, let p, let part): return .notANumber(spec: text, parameter: p, part: part)
+        case .badConfirmation(_, let part): return .badConfirmation(spec: text, part: part)
+        case .extraPart(_, let part): return .extraPart(spec: text, part: part)
+        case .invalidRule(_, let e): return .invalidRule(spec: text, e)
+        case .inputNotAccepted(_, let part): return .inputNotAccepted(spec: text, part: part)
+        case .badInput(_, let part): return .badInput(spec: text, part: part)
         }
     }
 
@@ -148,22 +153,24 @@ public enum RuleSpecError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         func c(_ t: String) -> String { ShownText.shown(t) }
         switch self {
-        case let .unknownKind(s, k):
+        case .unknownKind(let s, let k):
             return "rule '\(c(s))': unknown kind '\(c(k))'; expected hysteresis, threshold or conservative"
-        case let .parameterCount(s, k, e, g):
+        case .parameterCount(let s, let k, let e, let g):
             return "rule '\(c(s))': \(k) takes \(e.count) parameter(s) \(k):\(e.joined(separator: ":")), got \(g)"
-        case let .notANumber(s, p, part):
+        case .notANumber(let s, let p, let part):
             return "rule '\(c(s))': \(p) is not a number: '\(c(part))'"
-        case let .badConfirmation(s, part):
+        case .badConfirmation(let s, let part):
             return "rule '\(c(s))': confirmation must be confirmN (fixes) or confirmTs (seconds), got '\(c(part))'"
-        case let .extraPart(s, part):
+        case .extraPart(let s, let part):
             return "rule '\(c(s))': unexpected part '+\(c(part))'; at most one confirmation and one input stage"
-        case let .invalidRule(s, e):
+        case .invalidRule(let s, let e):
             return "rule '\(c(s))': \(e)"
-        case let .inputNotAccepted(s, part):
-            return "rule '\(c(s))': the input stage '+\(c(part))' is not accepted here; fixtures and engines decide on the fixes themselves"
-        case let .badInput(s, part):
-            return "rule '\(c(s))': input must be raw, kalman, imm, kalman:Q or imm:Q with Q the process noise in m²/s³ (finite, > 0), got '\(c(part))'"
+        case .inputNotAccepted(let s, let part):
+            return
+                "rule '\(c(s))': the input stage '+\(c(part))' is not accepted here; fixtures and engines decide on the fixes themselves"
+        case .badInput(let s, let part):
+            return
+                "rule '\(c(s))': input must be raw, kalman, imm, kalman:Q or imm:Q with Q the process noise in m²/s³ (finite, > 0), got '\(c(part))'"
         }
     }
 }

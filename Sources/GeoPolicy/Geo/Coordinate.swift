@@ -9,11 +9,11 @@ public enum CoordinateError: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var description: String {
         switch self {
-        case let .notFinite(lat, lon):
+        case .notFinite(let lat, let lon):
             return "coordinate is not finite (latitude \(lat), longitude \(lon))"
-        case let .latitudeOutOfRange(lat):
+        case .latitudeOutOfRange(let lat):
             return "latitude must be within -90...90 degrees, got \(lat)"
-        case let .longitudeOutOfRange(lon):
+        case .longitudeOutOfRange(let lon):
             return "longitude must be within -180...180 degrees, got \(lon)"
         }
     }

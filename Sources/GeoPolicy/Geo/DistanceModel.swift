@@ -34,7 +34,8 @@ public struct Haversine: DistanceModel, Hashable {
         latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double
     ) -> Double {
         let k = EarthModel.radiansPerDegree
-        let p1 = latitude1 * k, p2 = latitude2 * k
+        let p1 = latitude1 * k
+        let p2 = latitude2 * k
         let sdp = _sin((p2 - p1) * 0.5)
         let sdl = _sin((longitude2 - longitude1) * k * 0.5)
         let h = sdp * sdp + _cos(p1) * _cos(p2) * sdl * sdl

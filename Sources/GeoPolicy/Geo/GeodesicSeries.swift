@@ -42,7 +42,9 @@ enum GeodesicSeries {
     /// C1l, l = 1…6, the sine coefficients of I1 (Karney 2013 eq. 18).
     @inline(__always)
     static func c1(_ eps: Double) -> SineSeries6 {
-        let e2 = eps * eps, e3 = e2 * eps, e4 = e2 * e2
+        let e2 = eps * eps
+        let e3 = e2 * eps
+        let e4 = e2 * e2
         return SineSeries6(
             eps * (-1.0 / 2 + e2 * (3.0 / 16 - e2 / 32)),
             e2 * (-1.0 / 16 + e2 * (1.0 / 32 - e2 * 9 / 2048)),
@@ -63,7 +65,9 @@ enum GeodesicSeries {
     /// C2l, l = 1…6, the sine coefficients of I2 (Karney 2013 eq. 43).
     @inline(__always)
     static func c2(_ eps: Double) -> SineSeries6 {
-        let e2 = eps * eps, e3 = e2 * eps, e4 = e2 * e2
+        let e2 = eps * eps
+        let e3 = e2 * eps
+        let e4 = e2 * e2
         return SineSeries6(
             eps * (1.0 / 2 + e2 * (1.0 / 16 + e2 / 32)),
             e2 * (3.0 / 16 + e2 * (1.0 / 32 + e2 * 35 / 1024)),
@@ -120,7 +124,9 @@ struct LongitudeSeries: Sendable {
     /// C3l(ε), l = 1…5 (the sixth is zero at this order).
     @inline(__always)
     func c3(_ eps: Double) -> SineSeries6 {
-        let e2 = eps * eps, e3 = e2 * eps, e4 = e2 * e2
+        let e2 = eps * eps
+        let e3 = e2 * eps
+        let e4 = e2 * e2
         return SineSeries6(
             eps * (k10 + eps * (k11 + eps * (k12 + eps * (k13 + eps * k14)))),
             e2 * (k20 + eps * (k21 + eps * (k22 + eps * k23))),

@@ -33,9 +33,13 @@ extension GeodesicSolver {
         let (s1, c1) = GeodesicAngle.sinCos(degrees: p1)
         let (s2, c2) = GeodesicAngle.sinCos(degrees: p2)
         let (sl, cl) = GeodesicAngle.sinCos(degrees: dl)
-        let n1 = a / _sqrt(1 - e2 * s1 * s1), n2 = a / _sqrt(1 - e2 * s2 * s2)  // prime-vertical radii
-        let r1 = n1 * c1, r2 = n2 * c2                                          // distances from the axis
-        let dx = r2 * cl - r1, dy = r2 * sl, dz = (1 - e2) * (n2 * s2 - n1 * s1)
+        let n1 = a / _sqrt(1 - e2 * s1 * s1)
+        let n2 = a / _sqrt(1 - e2 * s2 * s2)  // prime-vertical radii
+        let r1 = n1 * c1
+        let r2 = n2 * c2  // distances from the axis
+        let dx = r2 * cl - r1
+        let dy = r2 * sl
+        let dz = (1 - e2) * (n2 * s2 - n1 * s1)
         return _sqrt(dx * dx + dy * dy + dz * dz)
     }
 }

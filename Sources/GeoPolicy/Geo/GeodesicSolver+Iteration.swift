@@ -11,11 +11,12 @@ extension GeodesicSolver {
     /// the points are nearly antipodal and the spherical guess would fail.
     func inverseStart(_ p: Endpoints, lam12: Double, slam12: Double, clam12: Double) -> Start {
         var st = Start(sig12: -1, salp1: 0, calp1: 0, salp2: .nan, calp2: .nan, dnm: .nan)
-        let sbet12 = p.sbet2 * p.cbet1 - p.cbet2 * p.sbet1   // sin(β2 − β1)
-        let cbet12 = p.cbet2 * p.cbet1 + p.sbet2 * p.sbet1   // cos(β2 − β1)
+        let sbet12 = p.sbet2 * p.cbet1 - p.cbet2 * p.sbet1  // sin(β2 − β1)
+        let cbet12 = p.cbet2 * p.cbet1 + p.sbet2 * p.sbet1  // cos(β2 − β1)
         let sbet12a = p.sbet2 * p.cbet1 + p.cbet2 * p.sbet1  // sin(β2 + β1)
         let shortline = cbet12 >= 0 && sbet12 < 0.5 && p.cbet2 * lam12 < 0.5
-        var somg12 = slam12, comg12 = clam12
+        var somg12 = slam12
+        var comg12 = clam12
         if shortline {
             var sbetm2 = (p.sbet1 + p.sbet2) * (p.sbet1 + p.sbet2)
             sbetm2 /= sbetm2 + (p.cbet1 + p.cbet2) * (p.cbet1 + p.cbet2)
@@ -25,7 +26,8 @@ extension GeodesicSolver {
             comg12 = _cos(omg12)
         }
         st.salp1 = p.cbet2 * somg12
-        st.calp1 = comg12 >= 0
+        st.calp1 =
+            comg12 >= 0
             ? sbet12 + p.cbet2 * p.sbet1 * somg12 * somg12 / (1 + comg12)
             : sbet12a - p.cbet2 * p.sbet1 * somg12 * somg12 / (1 - comg12)
         let ssig12 = _sqrt(st.salp1 * st.salp1 + st.calp1 * st.calp1)
@@ -33,7 +35,8 @@ extension GeodesicSolver {
 
         if shortline && ssig12 < etol2 {
             let salp2 = p.cbet1 * somg12
-            let calp2 = sbet12 - p.cbet1 * p.sbet2
+            let calp2 =
+                sbet12 - p.cbet1 * p.sbet2
                 * (comg12 >= 0 ? somg12 * somg12 / (1 + comg12) : 1 - comg12)
             (st.salp2, st.calp2) = GeodesicAngle.normalize(salp2, calp2)
             st.sig12 = _atan2(ssig12, csig12)
@@ -46,7 +49,8 @@ extension GeodesicSolver {
             let eps = k2 / (2 * (1 + _sqrt(1 + k2)) + k2)
             let lamscale = f * p.cbet1 * longitude.a3(eps) * Double.pi
             let betscale = lamscale * p.cbet1
-            let x = lam12x / lamscale, y = sbet12a / betscale
+            let x = lam12x / lamscale
+            let y = sbet12a / betscale
             if y > -GeodesicSolver.tol1 && x > -1 - GeodesicSolver.xthresh {
                 // Points near the equator: the limit y → 0 of the astroid solution.
                 st.salp1 = min(1, -x)
@@ -71,11 +75,13 @@ extension GeodesicSolver {
     /// The positive root k of k⁴ + 2k³ − (x² + y² − 1)k² − 2y²k − y² = 0 (Karney 2013 eq. 55),
     /// solved in closed form through the resolvent cubic.
     static func astroid(x: Double, y: Double) -> Double {
-        let p = x * x, q = y * y
+        let p = x * x
+        let q = y * y
         let r = (p + q - 1) / 6
         guard !(q == 0 && r <= 0) else { return 0 }
         let s = p * q / 4
-        let r2 = r * r, r3 = r * r2
+        let r2 = r * r
+        let r3 = r * r2
         let disc = s * (s + 2 * r3)
         var u = r
         if disc >= 0 {
@@ -100,26 +106,31 @@ extension GeodesicSolver {
 
     /// Longitude difference reached by the geodesic leaving point 1 at azimuth α1, minus
     /// the wanted λ12, with dλ12/dα1 = m12·(1 − f)/(cos α2 cos β2) when `derivative`.
-    func lambda12(_ p: Endpoints, salp1: Double, calp1 calp1In: Double,
-                  slam120: Double, clam120: Double, derivative: Bool) -> Lambda {
+    func lambda12(
+        _ p: Endpoints, salp1: Double, calp1 calp1In: Double,
+        slam120: Double, clam120: Double, derivative: Bool
+    ) -> Lambda {
         // Break the degeneracy of a line leaving the equator due north.
         let calp1 = p.sbet1 == 0 && calp1In == 0 ? -GeodesicSolver.tiny : calp1In
         let salp0 = salp1 * p.cbet1  // Clairaut: sin α0
         let calp0 = _sqrt(calp1 * calp1 + (salp1 * p.sbet1) * (salp1 * p.sbet1))
-        let somg1 = salp0 * p.sbet1, comg1 = calp1 * p.cbet1
+        let somg1 = salp0 * p.sbet1
+        let comg1 = calp1 * p.cbet1
         let (ssig1, csig1) = GeodesicAngle.normalize(p.sbet1, comg1)
 
         let salp2 = p.cbet2 != p.cbet1 ? salp0 / p.cbet2 : salp1
         let calp2: Double
         if p.cbet2 != p.cbet1 || p.sbet2.magnitude != -p.sbet1 {
-            let d = p.cbet1 < -p.sbet1
+            let d =
+                p.cbet1 < -p.sbet1
                 ? (p.cbet2 - p.cbet1) * (p.cbet1 + p.cbet2)
                 : (p.sbet1 - p.sbet2) * (p.sbet1 + p.sbet2)
             calp2 = _sqrt((calp1 * p.cbet1) * (calp1 * p.cbet1) + d) / p.cbet2
         } else {
             calp2 = calp1.magnitude
         }
-        let somg2 = salp0 * p.sbet2, comg2 = calp2 * p.cbet2
+        let somg2 = salp0 * p.sbet2
+        let comg2 = calp2 * p.cbet2
         let (ssig2, csig2) = GeodesicAngle.normalize(p.sbet2, comg2)
 
         let sig12 = _atan2(GeodesicAngle.positivePart(csig1 * ssig2 - ssig1 * csig2), csig1 * csig2 + ssig1 * ssig2)
@@ -138,30 +149,40 @@ extension GeodesicSolver {
             if calp2 == 0 {
                 dv = -2 * f1 * p.dn1 / p.sbet1
             } else {
-                let l = lengths(eps: eps, sig12: sig12, ssig1: ssig1, csig1: csig1, dn1: p.dn1,
-                                ssig2: ssig2, csig2: csig2, dn2: p.dn2)
+                let l = lengths(
+                    eps: eps, sig12: sig12, ssig1: ssig1, csig1: csig1, dn1: p.dn1,
+                    ssig2: ssig2, csig2: csig2, dn2: p.dn2)
                 dv = l.m12b * f1 / (calp2 * p.cbet2)
             }
         }
-        return Lambda(v: eta + domg12, dv: dv, salp2: salp2, calp2: calp2, sig12: sig12,
-                      ssig1: ssig1, csig1: csig1, ssig2: ssig2, csig2: csig2, eps: eps)
+        return Lambda(
+            v: eta + domg12, dv: dv, salp2: salp2, calp2: calp2, sig12: sig12,
+            ssig1: ssig1, csig1: csig1, ssig2: ssig2, csig2: csig2, eps: eps)
     }
 
     /// Solves λ12(α1) = λ12 by Newton's method, keeping a bracket [α1a, α1b] and bisecting
     /// whenever a Newton step leaves (0, π) or fails to shrink the residual.
     func newton(_ p: Endpoints, start: Start, slam12: Double, clam12: Double, base: Solution) -> Solution {
-        var salp1 = start.salp1, calp1 = start.calp1
-        var salp1a = GeodesicSolver.tiny, calp1a = 1.0   // bracket end with λ12 too small
-        var salp1b = GeodesicSolver.tiny, calp1b = -1.0  // bracket end with λ12 too large
-        var tripn = false, tripb = false
+        var salp1 = start.salp1
+        var calp1 = start.calp1
+        var salp1a = GeodesicSolver.tiny
+        var calp1a = 1.0  // bracket end with λ12 too small
+        var salp1b = GeodesicSolver.tiny
+        var calp1b = -1.0  // bracket end with λ12 too large
+        var tripn = false
+        var tripb = false
         var l: Lambda
         var numit = 0
         while true {
-            l = lambda12(p, salp1: salp1, calp1: calp1, slam120: slam12, clam120: clam12,
-                         derivative: numit < GeodesicSolver.maxNewton)
+            l = lambda12(
+                p, salp1: salp1, calp1: calp1, slam120: slam12, clam120: clam12,
+                derivative: numit < GeodesicSolver.maxNewton)
             // Written so that a NaN residual also stops.
             if tripb || !(l.v.magnitude >= (tripn ? 8 : 1) * GeodesicSolver.tol0)
-                || numit == GeodesicSolver.maxIterations { break }
+                || numit == GeodesicSolver.maxIterations
+            {
+                break
+            }
             if l.v > 0 && (numit > GeodesicSolver.maxNewton || calp1 / salp1 > calp1b / salp1b) {
                 (salp1b, calp1b) = (salp1, calp1)
             } else if l.v < 0 && (numit > GeodesicSolver.maxNewton || calp1 / salp1 < calp1a / salp1a) {
@@ -172,7 +193,8 @@ extension GeodesicSolver {
             if newtonAllowed && l.dv > 0 {
                 let dalp1 = -l.v / l.dv
                 if dalp1.magnitude < Double.pi {
-                    let sd = _sin(dalp1), cd = _cos(dalp1)
+                    let sd = _sin(dalp1)
+                    let cd = _cos(dalp1)
                     let nsalp1 = salp1 * cd + calp1 * sd
                     if nsalp1 > 0 {
                         (salp1, calp1) = GeodesicAngle.normalize(nsalp1, calp1 * cd - salp1 * sd)
@@ -184,11 +206,13 @@ extension GeodesicSolver {
             // Bisection of the bracket.
             (salp1, calp1) = GeodesicAngle.normalize((salp1a + salp1b) / 2, (calp1a + calp1b) / 2)
             tripn = false
-            tripb = (salp1a - salp1).magnitude + (calp1a - calp1) < GeodesicSolver.tolb
+            tripb =
+                (salp1a - salp1).magnitude + (calp1a - calp1) < GeodesicSolver.tolb
                 || (salp1 - salp1b).magnitude + (calp1 - calp1b) < GeodesicSolver.tolb
         }
-        let s = lengths(eps: l.eps, sig12: l.sig12, ssig1: l.ssig1, csig1: l.csig1, dn1: p.dn1,
-                        ssig2: l.ssig2, csig2: l.csig2, dn2: p.dn2)
+        let s = lengths(
+            eps: l.eps, sig12: l.sig12, ssig1: l.ssig1, csig1: l.csig1, dn1: p.dn1,
+            ssig2: l.ssig2, csig2: l.csig2, dn2: p.dn2)
         var out = base
         out.s12_m = s.s12b * b
         (out.salp1, out.calp1, out.salp2, out.calp2) = (salp1, calp1, l.salp2, l.calp2)
@@ -203,7 +227,8 @@ enum GeodesicAngle {
     static func sinCos(degrees x: Double) -> (Double, Double) {
         let q = (x / 90).rounded()
         let r = (x - 90 * q) * EarthModel.radiansPerDegree  // exact reduction for |x| ≤ 540
-        let s = _sin(r), c = _cos(r)
+        let s = _sin(r)
+        let c = _cos(r)
         switch Int(q) & 3 {
         case 0: return (s, c)
         case 1: return (c, -s)

@@ -11,11 +11,12 @@ public enum GeohashError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalidPrecision(p): return "geohash precision must be within 1...12, got \(p)"
-        case let .invalidCharacter(hash, ch, pos):
-            return "geohash '\(hash)' has invalid character '\(ch)' at position \(pos) (alphabet 0-9 b-z without a i l o)"
-        case let .invalidRadius(r): return "radius must be finite and >= 0 m, got \(r)"
-        case let .tooManyCells(n, limit): return "covering needs \(n) candidate cells, more than the limit \(limit)"
+        case .invalidPrecision(let p): return "geohash precision must be within 1...12, got \(p)"
+        case .invalidCharacter(let hash, let ch, let pos):
+            return
+                "geohash '\(hash)' has invalid character '\(ch)' at position \(pos) (alphabet 0-9 b-z without a i l o)"
+        case .invalidRadius(let r): return "radius must be finite and >= 0 m, got \(r)"
+        case .tooManyCells(let n, let limit): return "covering needs \(n) candidate cells, more than the limit \(limit)"
         }
     }
 }
@@ -74,7 +75,10 @@ public enum Geohash {
     /// - Throws: `GeohashError.invalidPrecision`.
     public static func encode(_ coordinate: Coordinate, precision: Int = 12) throws(GeohashError) -> String {
         guard precisionRange.contains(precision) else { throw .invalidPrecision(precision) }
-        var latLo = -90.0, latHi = 90.0, lonLo = -180.0, lonHi = 180.0
+        var latLo = -90.0
+        var latHi = 90.0
+        var lonLo = -180.0
+        var lonHi = 180.0
         var isLon = true
         // Built in place: up to 12 ASCII bytes fit Swift's small-string form (no heap allocation).
         return makeASCII(count: precision) { _ in
@@ -83,10 +87,20 @@ public enum Geohash {
                 value <<= 1
                 if isLon {
                     let mid = 0.5 * (lonLo + lonHi)
-                    if coordinate.longitude >= mid { value |= 1; lonLo = mid } else { lonHi = mid }
+                    if coordinate.longitude >= mid {
+                        value |= 1
+                        lonLo = mid
+                    } else {
+                        lonHi = mid
+                    }
                 } else {
                     let mid = 0.5 * (latLo + latHi)
-                    if coordinate.latitude >= mid { value |= 1; latLo = mid } else { latHi = mid }
+                    if coordinate.latitude >= mid {
+                        value |= 1
+                        latLo = mid
+                    } else {
+                        latHi = mid
+                    }
                 }
                 isLon.toggle()
             }
@@ -120,26 +134,35 @@ public enum Geohash {
     /// ≤ radius (sphere R = `EarthModel.sphereRadius_m`): along the meridian when the centre's
     /// longitude is inside the cell, otherwise to the nearer point of the two meridian edges.
     /// - Throws: `.invalidPrecision`, `.invalidRadius`, `.tooManyCells` (more candidates than `maxCells`).
-    public static func cells(coveringCircle center: Coordinate, radius_m: Double, precision: Int,
-                             maxCells: Int = 1_000_000) throws(GeohashError) -> Set<String> {
+    public static func cells(
+        coveringCircle center: Coordinate, radius_m: Double, precision: Int,
+        maxCells: Int = 1_000_000
+    ) throws(GeohashError) -> Set<String> {
         guard precisionRange.contains(precision) else { throw .invalidPrecision(precision) }
         guard radius_m.isFinite, radius_m >= 0 else { throw .invalidRadius(radius_m) }
         let (latBits, lonBits) = bits(precision)
-        let rows = 1 << latBits, cols = 1 << lonBits
-        let cellH = 180.0 / Double(rows), cellW = 360.0 / Double(cols)
+        let rows = 1 << latBits
+        let cols = 1 << lonBits
+        let cellH = 180.0 / Double(rows)
+        let cellW = 360.0 / Double(cols)
         let delta = radius_m / EarthModel.sphereRadius_m
         let deltaDeg = delta * EarthModel.degreesPerRadian
         let phi = center.latitude * EarthModel.radiansPerDegree
-        let latLo = center.latitude - deltaDeg, latHi = center.latitude + deltaDeg
+        let latLo = center.latitude - deltaDeg
+        let latHi = center.latitude + deltaDeg
         let rowLo = latLo <= -90 ? 0 : Int(((latLo + 90) / cellH).rounded(.down))
         let rowHi = latHi >= 90 ? rows - 1 : min(rows - 1, Int(((latHi + 90) / cellH).rounded(.down)))
-        var colLo = 0, colHi = cols - 1
+        var colLo = 0
+        var colHi = cols - 1
         let ratio = _sin(min(delta, Double.pi)) / _cos(phi)
         if latLo > -90, latHi < 90, delta < Double.pi / 2, ratio < 1 {
             let dLon = _asin(ratio) * EarthModel.degreesPerRadian
             colLo = Int(((center.longitude - dLon + 180) / cellW).rounded(.down))
             colHi = Int(((center.longitude + dLon + 180) / cellW).rounded(.down))
-            if colHi - colLo + 1 >= cols { colLo = 0; colHi = cols - 1 }
+            if colHi - colLo + 1 >= cols {
+                colLo = 0
+                colHi = cols - 1
+            }
         }
         let candidates = (rowHi - rowLo + 1) * (colHi - colLo + 1)
         guard candidates <= maxCells else { throw .tooManyCells(candidates: candidates, limit: maxCells) }
@@ -161,7 +184,8 @@ public enum Geohash {
         let latBits: Int, lonBits: Int
 
         func moved(_ d: GeohashDirection) -> Grid {
-            let rows = 1 << latBits, cols = 1 << lonBits
+            let rows = 1 << latBits
+            let cols = 1 << lonBits
             var g = self
             g.col = (((g.col + d.step.lon) % cols) + cols) % cols
             let r = g.row + d.step.lat
@@ -207,7 +231,9 @@ public enum Geohash {
         // goes to `gridChecked`, which names the problem by character.
         let n = hash.utf8.count
         guard precisionRange.contains(n) else { return try gridChecked(hash) }
-        var row = 0, col = 0, isLon = true
+        var row = 0
+        var col = 0
+        var isLon = true
         for a in hash.utf8 {
             guard a < 128, decodeTable[Int(a)] >= 0 else { return try gridChecked(hash) }
             let v = Int(decodeTable[Int(a)])
@@ -225,7 +251,9 @@ public enum Geohash {
     static func gridChecked(_ hash: String) throws(GeohashError) -> Grid {
         let chars = Array(hash)
         guard precisionRange.contains(chars.count) else { throw .invalidPrecision(chars.count) }
-        var row = 0, col = 0, isLon = true
+        var row = 0
+        var col = 0
+        var isLon = true
         for (i, ch) in chars.enumerated() {
             guard let a = ch.asciiValue, a < 128, decodeTable[Int(a)] >= 0 else {
                 throw .invalidCharacter(hash: hash, character: ch, position: i + 1)
@@ -243,13 +271,20 @@ public enum Geohash {
 
     static func string(_ g: Grid) -> String {
         let total = g.latBits + g.lonBits
-        var lonBit = g.lonBits - 1, latBit = g.latBits - 1
+        var lonBit = g.lonBits - 1
+        var latBit = g.latBits - 1
         var i = 0
         return makeASCII(count: total / 5) { _ in
             var value = 0
             for _ in 0..<5 {
                 let bit: Int
-                if i % 2 == 0 { bit = (g.col >> lonBit) & 1; lonBit -= 1 } else { bit = (g.row >> latBit) & 1; latBit -= 1 }
+                if i % 2 == 0 {
+                    bit = (g.col >> lonBit) & 1
+                    lonBit -= 1
+                } else {
+                    bit = (g.row >> latBit) & 1
+                    latBit -= 1
+                }
                 value = (value << 1) | bit
                 i += 1
             }
@@ -258,10 +293,12 @@ public enum Geohash {
     }
 
     static func cell(_ g: Grid) -> GeohashCell {
-        let h = 180.0 / Double(1 << g.latBits), w = 360.0 / Double(1 << g.lonBits)
-        return GeohashCell(hash: string(g),
-                           latitudeMin: -90 + Double(g.row) * h, latitudeMax: -90 + Double(g.row + 1) * h,
-                           longitudeMin: -180 + Double(g.col) * w, longitudeMax: -180 + Double(g.col + 1) * w)
+        let h = 180.0 / Double(1 << g.latBits)
+        let w = 360.0 / Double(1 << g.lonBits)
+        return GeohashCell(
+            hash: string(g),
+            latitudeMin: -90 + Double(g.row) * h, latitudeMax: -90 + Double(g.row + 1) * h,
+            longitudeMin: -180 + Double(g.col) * w, longitudeMax: -180 + Double(g.col + 1) * w)
     }
 
     /// Exact minimum central angle (radians) from `p` to the lat/lon rectangle of `cell`.
@@ -276,12 +313,16 @@ public enum Geohash {
         }
         func meridian(_ lonEdge: Double) -> Double {
             let k = EarthModel.radiansPerDegree
-            let phi = p.latitude * k, dl = (p.longitude - lonEdge) * k
+            let phi = p.latitude * k
+            let dl = (p.longitude - lonEdge) * k
             let foot = _atan2(_sin(phi), _cos(phi) * _cos(dl)) * EarthModel.degreesPerRadian
             var best = Double.infinity
             for lat in [cell.latitudeMin, cell.latitudeMax, min(max(foot, cell.latitudeMin), cell.latitudeMax)] {
-                best = min(best, Haversine.centralAngle_rad(latitude1: p.latitude, longitude1: p.longitude,
-                                                            latitude2: lat, longitude2: lonEdge))
+                best = min(
+                    best,
+                    Haversine.centralAngle_rad(
+                        latitude1: p.latitude, longitude1: p.longitude,
+                        latitude2: lat, longitude2: lonEdge))
             }
             return best
         }

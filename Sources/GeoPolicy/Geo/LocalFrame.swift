@@ -18,7 +18,10 @@ public struct LocalFrame: Sendable, Hashable {
         self.radius_m = radius_m
         let phi = anchor.latitude * EarthModel.radiansPerDegree
         let lambda = anchor.longitude * EarthModel.radiansPerDegree
-        let sp = _sin(phi), cp = _cos(phi), sl = _sin(lambda), cl = _cos(lambda)
+        let sp = _sin(phi)
+        let cp = _cos(phi)
+        let sl = _sin(lambda)
+        let cl = _cos(lambda)
         up = SIMD3(cp * cl, cp * sl, sp)
         east = SIMD3(-sl, cl, 0)
         north = SIMD3(-sp * cl, -sp * sl, cp)
@@ -39,9 +42,13 @@ public struct LocalFrame: Sendable, Hashable {
     /// `offset_m(unitVector:)` of the frame with these unit vectors and radius (for callers that
     /// hold the vectors, not the frame).
     @inlinable
-    static func offset_m(unitVector p: SIMD3<Double>, up: SIMD3<Double>, east: SIMD3<Double>,
-                         north: SIMD3<Double>, radius_m: Double) -> SIMD2<Double> {
-        let x = (p * east).sum(), y = (p * north).sum(), z = (p * up).sum()
+    static func offset_m(
+        unitVector p: SIMD3<Double>, up: SIMD3<Double>, east: SIMD3<Double>,
+        north: SIMD3<Double>, radius_m: Double
+    ) -> SIMD2<Double> {
+        let x = (p * east).sum()
+        let y = (p * north).sum()
+        let z = (p * up).sum()
         let s = (x * x + y * y).squareRoot()
         if s == 0 { return z >= 0 ? .zero : SIMD2(0, Double.pi * radius_m) }
         let theta = _atan2(s, z)

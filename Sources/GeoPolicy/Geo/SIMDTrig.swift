@@ -58,7 +58,8 @@ enum SIMDTrig {
     /// Lane-wise `odd ? b : a` on the bit patterns.
     @inline(__always)
     static func select(_ a: V, _ b: V, odd: U) -> V {
-        let ab = unsafeBitCast(a, to: U.self), bb = unsafeBitCast(b, to: U.self)
+        let ab = unsafeBitCast(a, to: U.self)
+        let bb = unsafeBitCast(b, to: U.self)
         return unsafeBitCast((ab & ~odd) | (bb & odd), to: V.self)
     }
 

@@ -69,8 +69,9 @@ public struct WGS84: DistanceModel, Hashable {
         calp1 *= swapSign * s.latSign
         calp2 *= swapSign * s.latSign
         // The same distance as `distance_m` (chord path for short lines), azimuths from Karney.
-        let distance_m = WGS84.solver.shortDistance_m(
-            lat1: a.latitude, lon1: a.longitude, lat2: b.latitude, lon2: b.longitude) ?? s.s12_m
+        let distance_m =
+            WGS84.solver.shortDistance_m(
+                lat1: a.latitude, lon1: a.longitude, lat2: b.latitude, lon2: b.longitude) ?? s.s12_m
         return GeodesicInverse(
             distance_m: distance_m,
             initialAzimuth_deg: GeodesicAngle.atan2Degrees(salp1, calp1),

@@ -16,7 +16,10 @@ public enum ShownText {
         for scalar in value.unicodeScalars {
             let piece = escaped(scalar)
             let length = piece.unicodeScalars.count
-            if written + length > limit { out += "…"; break }
+            if written + length > limit {
+                out += "…"
+                break
+            }
             out += piece
             written += length
         }

@@ -45,15 +45,20 @@ struct AnchorProjection: Sendable {
         if dlonDeg > 180 { dlonDeg -= 360 } else if dlonDeg < -180 { dlonDeg += 360 }
         let dlam = dlonDeg * k
         guard abs(dphi) < AnchorProjection.smallAngle_rad, abs(dlam) < AnchorProjection.smallAngle_rad else {
-            return AnchorProjection.exactOffset_m(latitude: latitude, longitude: longitude, up: frame.up,
-                                                  east: frame.east, north: frame.north, radius_m: radius_m)
+            return AnchorProjection.exactOffset_m(
+                latitude: latitude, longitude: longitude, up: frame.up,
+                east: frame.east, north: frame.north, radius_m: radius_m)
         }
         // The two series for Δφ and Δλ side by side in the lanes of one vector: lane by lane the
         // same operations as `sinSmall`/`versSmall` (so the same values), without the shuffles
         // LLVM otherwise inserts to pair pieces of the scalar forms.
         let d = SIMD2(dphi, dlam)
-        let sv = AnchorProjection.sinSmall(d), vv = AnchorProjection.versSmall(d)
-        let sdp = sv.x, vdp = vv.x, sdl = sv.y, vdl = vv.y
+        let sv = AnchorProjection.sinSmall(d)
+        let vv = AnchorProjection.versSmall(d)
+        let sdp = sv.x
+        let vdp = vv.x
+        let sdl = sv.y
+        let vdl = vv.y
         // cos φ = cos(φ0 + Δφ) = cos φ0 (1 − vers Δφ) − sin φ0 sin Δφ.
         let cphi = cosLat0 * (1 - vdp) - sinLat0 * sdp
         let x = cphi * sdl
@@ -72,10 +77,13 @@ struct AnchorProjection: Sendable {
     /// frame's vectors as arguments: out of line, so the filter's hot path neither keeps them live
     /// nor copies the frame for a call it rarely makes.
     @usableFromInline @inline(never)
-    static func exactOffset_m(latitude: Double, longitude: Double, up: SIMD3<Double>, east: SIMD3<Double>,
-                              north: SIMD3<Double>, radius_m: Double) -> SIMD2<Double> {
-        LocalFrame.offset_m(unitVector: Coordinate(computedLatitude: latitude, longitude: longitude).unitVector,
-                            up: up, east: east, north: north, radius_m: radius_m)
+    static func exactOffset_m(
+        latitude: Double, longitude: Double, up: SIMD3<Double>, east: SIMD3<Double>,
+        north: SIMD3<Double>, radius_m: Double
+    ) -> SIMD2<Double> {
+        LocalFrame.offset_m(
+            unitVector: Coordinate(computedLatitude: latitude, longitude: longitude).unitVector,
+            up: up, east: east, north: north, radius_m: radius_m)
     }
 
     // Taylor coefficients as reciprocals (multiplication instead of division in the hot path).

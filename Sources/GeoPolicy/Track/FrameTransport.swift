@@ -3,7 +3,10 @@ public struct Matrix2: Sendable, Hashable {
     public var c0: SIMD2<Double>
     public var c1: SIMD2<Double>
 
-    @inlinable public init(c0: SIMD2<Double>, c1: SIMD2<Double>) { self.c0 = c0; self.c1 = c1 }
+    @inlinable public init(c0: SIMD2<Double>, c1: SIMD2<Double>) {
+        self.c0 = c0
+        self.c1 = c1
+    }
     /// The identity map. Computed, not `static let`: a stored global costs a `swift_once` per
     /// use, which the filter paid on every update.
     @inlinable public static var identity: Matrix2 { Matrix2(c0: SIMD2(1, 0), c1: SIMD2(0, 1)) }
@@ -27,7 +30,8 @@ extension LocalFrame {
     /// the target's east and north unit vectors.
     public func jacobian(at offset_m: SIMD2<Double>, into target: LocalFrame) -> Matrix2 {
         let d = (offset_m * offset_m).sum().squareRoot()
-        let colX: SIMD3<Double>, colY: SIMD3<Double>
+        let colX: SIMD3<Double>
+        let colY: SIMD3<Double>
         if d == 0 {
             colX = east
             colY = north

@@ -14,8 +14,9 @@ public struct TrackSample: Sendable, Hashable {
 
     /// From a filter or smoother estimate (position and velocity).
     public init(_ e: KalmanEstimate) {
-        self.init(timestamp_s: e.timestamp_s, position: e.position,
-                  velocity_mps: SIMD2(e.velocityEast_mps, e.velocityNorth_mps))
+        self.init(
+            timestamp_s: e.timestamp_s, position: e.position,
+            velocity_mps: SIMD2(e.velocityEast_mps, e.velocityNorth_mps))
     }
 }
 
@@ -123,13 +124,17 @@ public struct GapFill: Sendable, Hashable {
     }
 
     /// Positions inside `gap` at `times` (seconds) by `method`.
-    public func interpolate(_ gap: TrackGap, in samples: [TrackSample], method: GapFillMethod,
-                            at times: [Double]) throws(TrackError) -> [Coordinate] {
-        let a = samples[gap.beforeIndex], b = samples[gap.beforeIndex + 1]
+    public func interpolate(
+        _ gap: TrackGap, in samples: [TrackSample], method: GapFillMethod,
+        at times: [Double]
+    ) throws(TrackError) -> [Coordinate] {
+        let a = samples[gap.beforeIndex]
+        let b = samples[gap.beforeIndex + 1]
         let span = b.timestamp_s - a.timestamp_s
         switch method {
         case .linear:
-            let ua = a.position.unitVector, ub = b.position.unitVector
+            let ua = a.position.unitVector
+            let ub = b.position.unitVector
             let cross = SIMD3(ua.y * ub.z - ua.z * ub.y, ua.z * ub.x - ua.x * ub.z, ua.x * ub.y - ua.y * ub.x)
             let omega = _atan2((cross * cross).sum().squareRoot(), (ua * ub).sum())
             let s = _sin(omega)
@@ -142,12 +147,17 @@ public struct GapFill: Sendable, Hashable {
             let frame = LocalFrame(anchor: a.position)
             let lo = max(0, gap.beforeIndex - knotsPerSide + 1)
             let hi = min(samples.count - 1, gap.beforeIndex + knotsPerSide)
-            var tk: [Double] = [], ek: [Double] = [], nk: [Double] = []
+            var tk: [Double] = []
+            var ek: [Double] = []
+            var nk: [Double] = []
             for s in samples[lo...hi] {
                 let o = frame.offset_m(s.position)
-                tk.append(s.timestamp_s - a.timestamp_s); ek.append(o.x); nk.append(o.y)
+                tk.append(s.timestamp_s - a.timestamp_s)
+                ek.append(o.x)
+                nk.append(o.y)
             }
-            let se = try NaturalCubicSpline(x: tk, y: ek), sn = try NaturalCubicSpline(x: tk, y: nk)
+            let se = try NaturalCubicSpline(x: tk, y: ek)
+            let sn = try NaturalCubicSpline(x: tk, y: nk)
             let rel = times.map { $0 - a.timestamp_s }
             return zip(se.values(at: rel), sn.values(at: rel)).map { frame.coordinate(east_m: $0, north_m: $1) }
         case .hermite:
@@ -159,8 +169,11 @@ public struct GapFill: Sendable, Hashable {
             let vb = frame.jacobian(at: pb, into: LocalFrame(anchor: b.position)).inverse.apply(vbLocal)
             return times.map { t in
                 let s = (t - a.timestamp_s) / span
-                let s2 = s * s, s3 = s2 * s
-                let h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2
+                let s2 = s * s
+                let s3 = s2 * s
+                let h10 = s3 - 2 * s2 + s
+                let h01 = -2 * s3 + 3 * s2
+                let h11 = s3 - s2
                 let p = va * (h10 * span) + pb * h01 + vb * (h11 * span)  // h00·p_a = 0 (anchor)
                 return frame.coordinate(p)
             }
@@ -170,7 +183,9 @@ public struct GapFill: Sendable, Hashable {
     static func checkTimes(_ samples: [TrackSample]) throws(TrackError) {
         for i in samples.indices {
             let t = samples[i].timestamp_s
-            guard t.isFinite, i == 0 || t > samples[i - 1].timestamp_s else { throw .knotsNotIncreasing(index: i, value: t) }
+            guard t.isFinite, i == 0 || t > samples[i - 1].timestamp_s else {
+                throw .knotsNotIncreasing(index: i, value: t)
+            }
         }
     }
 }

@@ -12,7 +12,7 @@ public enum MotionModel: Sendable, Hashable {
     /// The model's density, for validation and messages.
     var density: Double {
         switch self {
-        case let .constantVelocity(q), let .nearConstantPosition(q): return q
+        case .constantVelocity(let q), .nearConstantPosition(let q): return q
         }
     }
 
@@ -20,9 +20,9 @@ public enum MotionModel: Sendable, Hashable {
     @inline(__always)
     func predict(_ x: inout SIMD4<Double>, _ p: inout Covariance4, dt: Double) {
         switch self {
-        case let .constantVelocity(q):
+        case .constantVelocity(let q):
             KalmanFilter.predict(&x, &p, dt: dt, q: q)
-        case let .nearConstantPosition(q):
+        case .nearConstantPosition(let q):
             x = SIMD4(x[0], x[1], 0, 0)
             let o = p
             p = Covariance4(diagonal: .zero)
@@ -88,16 +88,19 @@ public struct IMMFilter: Sendable {
     /// The stop-and-go filter: near-constant position (`positionDensity_m2ps`) and constant velocity
     /// (`accelerationDensity_m2ps3`, as `KalmanFilter`).
     /// - Throws: `TrackError.invalidParameter` naming the parameter.
-    public init(accelerationDensity_m2ps3: Double = 1,
-                positionDensity_m2ps: Double = IMMFilter.defaultPositionDensity_m2ps,
-                meanSojourn_s: SIMD2<Double> = IMMFilter.defaultMeanSojourn_s,
-                convention: AccuracyConvention = .iOSDRMS,
-                reanchorDistance_m: Double = 2_000,
-                initialSpeedSigma_mps: Double = 30) throws(TrackError) {
-        try self.init(models: .nearConstantPosition(positionDensity_m2ps: positionDensity_m2ps),
-                      .constantVelocity(accelerationDensity_m2ps3: accelerationDensity_m2ps3),
-                      meanSojourn_s: meanSojourn_s, convention: convention,
-                      reanchorDistance_m: reanchorDistance_m, initialSpeedSigma_mps: initialSpeedSigma_mps)
+    public init(
+        accelerationDensity_m2ps3: Double = 1,
+        positionDensity_m2ps: Double = IMMFilter.defaultPositionDensity_m2ps,
+        meanSojourn_s: SIMD2<Double> = IMMFilter.defaultMeanSojourn_s,
+        convention: AccuracyConvention = .iOSDRMS,
+        reanchorDistance_m: Double = 2_000,
+        initialSpeedSigma_mps: Double = 30
+    ) throws(TrackError) {
+        try self.init(
+            models: .nearConstantPosition(positionDensity_m2ps: positionDensity_m2ps),
+            .constantVelocity(accelerationDensity_m2ps3: accelerationDensity_m2ps3),
+            meanSojourn_s: meanSojourn_s, convention: convention,
+            reanchorDistance_m: reanchorDistance_m, initialSpeedSigma_mps: initialSpeedSigma_mps)
     }
 
     /// An IMM over any two motion models.
@@ -106,14 +109,18 @@ public struct IMMFilter: Sendable {
     ///   - meanSojourn_s: mean time in each model, seconds, finite and > 0.
     ///   - convention, reanchorDistance_m, initialSpeedSigma_mps: as `KalmanFilter`.
     /// - Throws: `TrackError.invalidParameter` naming the parameter.
-    public init(models model0: MotionModel, _ model1: MotionModel,
-                meanSojourn_s: SIMD2<Double> = IMMFilter.defaultMeanSojourn_s,
-                convention: AccuracyConvention = .iOSDRMS,
-                reanchorDistance_m: Double = 2_000,
-                initialSpeedSigma_mps: Double = 30) throws(TrackError) {
-        for (name, v) in [("model0 density", model0.density), ("model1 density", model1.density),
-                          ("meanSojourn_s[0]", meanSojourn_s[0]), ("meanSojourn_s[1]", meanSojourn_s[1]),
-                          ("reanchorDistance_m", reanchorDistance_m), ("initialSpeedSigma_mps", initialSpeedSigma_mps)] {
+    public init(
+        models model0: MotionModel, _ model1: MotionModel,
+        meanSojourn_s: SIMD2<Double> = IMMFilter.defaultMeanSojourn_s,
+        convention: AccuracyConvention = .iOSDRMS,
+        reanchorDistance_m: Double = 2_000,
+        initialSpeedSigma_mps: Double = 30
+    ) throws(TrackError) {
+        for (name, v) in [
+            ("model0 density", model0.density), ("model1 density", model1.density),
+            ("meanSojourn_s[0]", meanSojourn_s[0]), ("meanSojourn_s[1]", meanSojourn_s[1]),
+            ("reanchorDistance_m", reanchorDistance_m), ("initialSpeedSigma_mps", initialSpeedSigma_mps),
+        ] {
             guard v.isFinite, v > 0 else { throw .invalidParameter(name: name, value: v, expected: "finite and > 0") }
         }
         self.model0 = model0
@@ -144,7 +151,8 @@ public struct IMMFilter: Sendable {
     public var estimate: KalmanEstimate? {
         guard let t = timestamp_s else { return nil }
         let c = IMMFilter.combine(probabilities, state0, covariance0, state1, covariance1)
-        return KalmanEstimate(frame: frame, state: c.state, covariance: c.covariance, timestamp_s: t, convention: convention)
+        return KalmanEstimate(
+            frame: frame, state: c.state, covariance: c.covariance, timestamp_s: t, convention: convention)
     }
 
     /// The combined estimate predicted to `timestamp_s` (≥ the last fix time) through the chain and
@@ -158,8 +166,9 @@ public struct IMMFilter: Sendable {
         model0.predict(&m.x0, &m.p0, dt: timestamp_s - last)
         model1.predict(&m.x1, &m.p1, dt: timestamp_s - last)
         let c = IMMFilter.combine(m.predicted, m.x0, m.p0, m.x1, m.p1)
-        return KalmanEstimate(frame: frame, state: c.state, covariance: c.covariance, timestamp_s: timestamp_s,
-                              convention: convention)
+        return KalmanEstimate(
+            frame: frame, state: c.state, covariance: c.covariance, timestamp_s: timestamp_s,
+            convention: convention)
     }
 
     /// Feeds one fix: mixes, predicts and corrects both models, updates the model probabilities.
@@ -182,7 +191,8 @@ public struct IMMFilter: Sendable {
         let t = fix.timestamp_s
         let r = try KalmanFilter.measurementVariance(of: fix, convention: convention)
         guard let last = timestamp_s else {
-            projection = AnchorProjection(frame: LocalFrame(anchor: Coordinate(computedLatitude: fix.latitude, longitude: fix.longitude)))
+            projection = AnchorProjection(
+                frame: LocalFrame(anchor: Coordinate(computedLatitude: fix.latitude, longitude: fix.longitude)))
             state0 = .zero
             state1 = .zero
             covariance0 = initialCovariance(model0, r: r)
@@ -206,14 +216,17 @@ public struct IMMFilter: Sendable {
         var out: Innovation?
         if wanted {
             let prior = IMMFilter.combine(m.predicted, m.x0, m.p0, m.x1, m.p1)
-            out = Innovation(residual_m: z - SIMD2(prior.state[0], prior.state[1]),
-                             s00: prior.covariance.p00 + r, s01: prior.covariance.p01, s11: prior.covariance.p11 + r)
+            out = Innovation(
+                residual_m: z - SIMD2(prior.state[0], prior.state[1]),
+                s00: prior.covariance.p00 + r, s01: prior.covariance.p01, s11: prior.covariance.p11 + r)
         }
         let nu0 = KalmanFilter.correct(&m.x0, &m.p0, z: z, r: r)
         let nu1 = KalmanFilter.correct(&m.x1, &m.p1, z: z, r: r)
         probabilities = IMMFilter.posterior(m.predicted, nu0, nu1)
-        state0 = m.x0; covariance0 = m.p0
-        state1 = m.x1; covariance1 = m.p1
+        state0 = m.x0
+        covariance0 = m.p0
+        state1 = m.x1
+        covariance1 = m.p1
         timestamp_s = t
         return out
     }
@@ -234,7 +247,8 @@ public struct IMMFilter: Sendable {
     mutating func reanchor(at p: SIMD2<Double>) {
         let (moved, j) = projection.reanchored(at: p)
         func carry(_ x: SIMD4<Double>) -> SIMD4<Double> {
-            let e = j.apply(SIMD2(x[0], x[1]) - p), v = j.apply(SIMD2(x[2], x[3]))
+            let e = j.apply(SIMD2(x[0], x[1]) - p)
+            let v = j.apply(SIMD2(x[2], x[3]))
             return SIMD4(e.x, e.y, v.x, v.y)
         }
         state0 = carry(state0)
@@ -260,19 +274,27 @@ public struct IMMFilter: Sendable {
         // c̄_j = Σ_i π_ij μ_i; μ_{i|j} = π_ij μ_i / c̄_j.
         let c0 = pi.p00 * mu[0] + pi.p10 * mu[1]
         let c1 = pi.p01 * mu[0] + pi.p11 * mu[1]
-        let into0 = IMMFilter.combine(SIMD2(pi.p00 * mu[0] / c0, pi.p10 * mu[1] / c0), state0, covariance0, state1, covariance1)
-        let into1 = IMMFilter.combine(SIMD2(pi.p01 * mu[0] / c1, pi.p11 * mu[1] / c1), state0, covariance0, state1, covariance1)
-        return Mixed(x0: into0.state, p0: into0.covariance, x1: into1.state, p1: into1.covariance,
-                     predicted: SIMD2(c0, c1))
+        let into0 = IMMFilter.combine(
+            SIMD2(pi.p00 * mu[0] / c0, pi.p10 * mu[1] / c0), state0, covariance0, state1, covariance1)
+        let into1 = IMMFilter.combine(
+            SIMD2(pi.p01 * mu[0] / c1, pi.p11 * mu[1] / c1), state0, covariance0, state1, covariance1)
+        return Mixed(
+            x0: into0.state, p0: into0.covariance, x1: into1.state, p1: into1.covariance,
+            predicted: SIMD2(c0, c1))
     }
 
     /// Transition probabilities π_ij over `dt` of the two-state continuous-time chain with leaving
     /// rates a = 1/τ₀, b = 1/τ₁: π₀₁ = a(1 − e^{−(a+b)dt})/(a+b), π₁₀ = b(1 − e^{−(a+b)dt})/(a+b).
     @inline(__always)
-    static func transition(meanSojourn_s tau: SIMD2<Double>, dt: Double) -> (p00: Double, p01: Double, p10: Double, p11: Double) {
-        let a = 1 / tau[0], b = 1 / tau[1], s = a + b
+    static func transition(
+        meanSojourn_s tau: SIMD2<Double>, dt: Double
+    ) -> (p00: Double, p01: Double, p10: Double, p11: Double) {
+        let a = 1 / tau[0]
+        let b = 1 / tau[1]
+        let s = a + b
         let leave = (1 - _exp(-s * dt)) / s
-        let p01 = a * leave, p10 = b * leave
+        let p01 = a * leave
+        let p10 = b * leave
         return (1 - p01, p01, p10, 1 - p10)
     }
 
@@ -289,9 +311,13 @@ public struct IMMFilter: Sendable {
     /// Moment matching of two Gaussians with weights w (w₀ + w₁ = 1):
     /// x = w₀x₀ + w₁x₁, P = w₀P₀ + w₁P₁ + w₀w₁ δδᵀ with δ = x₀ − x₁ (upper triangle).
     @inline(__always)
-    static func combine(_ w: SIMD2<Double>, _ x0: SIMD4<Double>, _ p0: Covariance4,
-                        _ x1: SIMD4<Double>, _ p1: Covariance4) -> (state: SIMD4<Double>, covariance: Covariance4) {
-        let a = w[0], b = w[1], ab = a * b
+    static func combine(
+        _ w: SIMD2<Double>, _ x0: SIMD4<Double>, _ p0: Covariance4,
+        _ x1: SIMD4<Double>, _ p1: Covariance4
+    ) -> (state: SIMD4<Double>, covariance: Covariance4) {
+        let a = w[0]
+        let b = w[1]
+        let ab = a * b
         let d = x0 - x1
         var p = p0
         p.p00 = a * p0.p00 + b * p1.p00 + ab * d[0] * d[0]

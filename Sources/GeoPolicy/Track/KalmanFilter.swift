@@ -22,13 +22,16 @@ extension KalmanEstimate {
     /// The estimate of a plane state x = (east_m, north_m, vEast_mps, vNorth_mps) with covariance
     /// `p` in `frame`: the position through the frame, the velocity turned into the east/north
     /// axes at that position, the accuracy from the mean per-axis position variance.
-    init(frame: LocalFrame, state x: SIMD4<Double>, covariance p: Covariance4, timestamp_s: Double,
-         convention: AccuracyConvention) {
+    init(
+        frame: LocalFrame, state x: SIMD4<Double>, covariance p: Covariance4, timestamp_s: Double,
+        convention: AccuracyConvention
+    ) {
         let offset = SIMD2(x[0], x[1])
         let position = frame.coordinate(offset)
         let v = frame.jacobian(at: offset, into: LocalFrame(anchor: position)).apply(SIMD2(x[2], x[3]))
-        self.init(timestamp_s: timestamp_s, position: position, velocityEast_mps: v.x, velocityNorth_mps: v.y,
-                  horizontalAccuracy_m: convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.p00 + p.p11)))
+        self.init(
+            timestamp_s: timestamp_s, position: position, velocityEast_mps: v.x, velocityNorth_mps: v.y,
+            horizontalAccuracy_m: convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.p00 + p.p11)))
     }
 }
 
@@ -41,14 +44,18 @@ public struct Innovation: Sendable, Hashable {
 
     @inlinable
     public init(residual_m: SIMD2<Double>, s00: Double, s01: Double, s11: Double) {
-        self.residual_m = residual_m; self.s00 = s00; self.s01 = s01; self.s11 = s11
+        self.residual_m = residual_m
+        self.s00 = s00
+        self.s01 = s01
+        self.s11 = s11
     }
 
     /// det S in m⁴.
     @inlinable public var determinant: Double { s00 * s11 - s01 * s01 }
     /// νᵀ S⁻¹ ν (dimensionless): the normalised innovation squared, χ²(2) for a consistent filter.
     @inlinable public var normalizedSquare: Double {
-        let e = residual_m.x, n = residual_m.y
+        let e = residual_m.x
+        let n = residual_m.y
         return (s11 * e * e - 2 * s01 * e * n + s00 * n * n) / determinant
     }
 }
@@ -112,13 +119,17 @@ public struct KalmanFilter: Sendable {
     ///   - reanchorDistance_m: finite and > 0; default 2 000 m (frame distortion < 1 mm there).
     ///   - initialSpeedSigma_mps: σ of the unknown initial velocity, finite and > 0; default 30 m/s.
     /// - Throws: `TrackError.invalidParameter` naming the parameter.
-    public init(accelerationDensity_m2ps3: Double = 1,
-                convention: AccuracyConvention = .iOSDRMS,
-                reanchorDistance_m: Double = 2_000,
-                initialSpeedSigma_mps: Double = 30) throws(TrackError) {
-        for (name, v) in [("accelerationDensity_m2ps3", accelerationDensity_m2ps3),
-                          ("reanchorDistance_m", reanchorDistance_m),
-                          ("initialSpeedSigma_mps", initialSpeedSigma_mps)] {
+    public init(
+        accelerationDensity_m2ps3: Double = 1,
+        convention: AccuracyConvention = .iOSDRMS,
+        reanchorDistance_m: Double = 2_000,
+        initialSpeedSigma_mps: Double = 30
+    ) throws(TrackError) {
+        for (name, v) in [
+            ("accelerationDensity_m2ps3", accelerationDensity_m2ps3),
+            ("reanchorDistance_m", reanchorDistance_m),
+            ("initialSpeedSigma_mps", initialSpeedSigma_mps),
+        ] {
             guard v.isFinite, v > 0 else { throw .invalidParameter(name: name, value: v, expected: "finite and > 0") }
         }
         self.accelerationDensity_m2ps3 = accelerationDensity_m2ps3
@@ -162,7 +173,8 @@ public struct KalmanFilter: Sendable {
         guard timestamp_s >= last else {
             throw .nonIncreasingTimestamp(previous_s: last, timestamp_s: timestamp_s)
         }
-        var x = state, p = covariance
+        var x = state
+        var p = covariance
         KalmanFilter.predict(&x, &p, dt: timestamp_s - last, q: accelerationDensity_m2ps3)
         return makeEstimate(state: x, covariance: p, timestamp_s: timestamp_s)
     }
@@ -195,7 +207,8 @@ public struct KalmanFilter: Sendable {
         let t = fix.timestamp_s
         let r = try KalmanFilter.measurementVariance(of: fix, convention: convention)
         guard let last = timestamp_s else {
-            projection = AnchorProjection(frame: LocalFrame(anchor: Coordinate(computedLatitude: fix.latitude, longitude: fix.longitude)))
+            projection = AnchorProjection(
+                frame: LocalFrame(anchor: Coordinate(computedLatitude: fix.latitude, longitude: fix.longitude)))
             storedState = .zero
             let v2 = initialSpeedSigma_mps * initialSpeedSigma_mps
             storedCovariance = Covariance4(diagonal: SIMD4(r, r, v2, v2))
@@ -205,7 +218,8 @@ public struct KalmanFilter: Sendable {
         }
         guard t > last else { throw .nonIncreasingTimestamp(previous_s: last, timestamp_s: t) }
         var jacobian = Matrix2.identity
-        let e = state[0], n = state[1]
+        let e = state[0]
+        let n = state[1]
         if e * e + n * n > reanchorDistance_m * reanchorDistance_m {
             jacobian = reanchor(at: SIMD2(e, n))
         }
@@ -218,7 +232,8 @@ public struct KalmanFilter: Sendable {
         let dt = t - last
         // Predict and correct in locals, stored once: through `self` the predicted state and
         // covariance went to memory and back between the two steps.
-        var x = state, cov = covariance
+        var x = state
+        var cov = covariance
         KalmanFilter.predict(&x, &cov, dt: dt, q: accelerationDensity_m2ps3)
         recorder.predicted(state: x, covariance: cov, dt: dt, timestamp_s: t)
         KalmanFilter.correct(&x, &cov, z: z, r: r)
@@ -244,7 +259,9 @@ public struct KalmanFilter: Sendable {
     @inlinable @inline(__always)
     static func predict(_ x: inout SIMD4<Double>, _ p: inout Covariance4, dt: Double, q: Double) {
         let dt2 = dt * dt
-        let qpp = q * dt2 * dt / 3, qpv = q * dt2 / 2, qvv = q * dt
+        let qpp = q * dt2 * dt / 3
+        let qpv = q * dt2 / 2
+        let qvv = q * dt
         let o = p
         p.p00 = o.p00 + 2 * dt * o.p02 + dt2 * o.p22 + qpp
         p.p01 = o.p01 + dt * (o.p03 + o.p12) + dt2 * o.p23
@@ -265,15 +282,31 @@ public struct KalmanFilter: Sendable {
     /// Returns the innovation (ν, S) of the measurement against the prior.
     @inlinable @inline(__always) @discardableResult
     static func correct(_ x: inout SIMD4<Double>, _ p: inout Covariance4, z: SIMD2<Double>, r: Double) -> Innovation {
-        let s00 = p.p00 + r, s01 = p.p01, s11 = p.p11 + r
+        let s00 = p.p00 + r
+        let s01 = p.p01
+        let s11 = p.p11 + r
         let invDet = 1 / (s00 * s11 - s01 * s01)
-        let i00 = s11 * invDet, i01 = -s01 * invDet, i11 = s00 * invDet
+        let i00 = s11 * invDet
+        let i01 = -s01 * invDet
+        let i11 = s00 * invDet
         // C = P Hᵀ: columns c = (p00, p01, p02, p03), d = (p01, p11, p12, p13); K = C S⁻¹.
         // In scalars: as SIMD4 lanes the same products cost shuffles on the critical path.
-        let c0 = p.p00, c1 = p.p01, c2 = p.p02, c3 = p.p03
-        let d0 = p.p01, d1 = p.p11, d2 = p.p12, d3 = p.p13
-        let k00 = c0 * i00 + d0 * i01, k01 = c1 * i00 + d1 * i01, k02 = c2 * i00 + d2 * i01, k03 = c3 * i00 + d3 * i01
-        let k10 = c0 * i01 + d0 * i11, k11 = c1 * i01 + d1 * i11, k12 = c2 * i01 + d2 * i11, k13 = c3 * i01 + d3 * i11
+        let c0 = p.p00
+        let c1 = p.p01
+        let c2 = p.p02
+        let c3 = p.p03
+        let d0 = p.p01
+        let d1 = p.p11
+        let d2 = p.p12
+        let d3 = p.p13
+        let k00 = c0 * i00 + d0 * i01
+        let k01 = c1 * i00 + d1 * i01
+        let k02 = c2 * i00 + d2 * i01
+        let k03 = c3 * i00 + d3 * i01
+        let k10 = c0 * i01 + d0 * i11
+        let k11 = c1 * i01 + d1 * i11
+        let k12 = c2 * i01 + d2 * i11
+        let k13 = c3 * i01 + d3 * i11
         // P_ij −= k0_i c_j + k1_i d_j  (i ≤ j); before the state, which waits for the measurement.
         p.p00 -= k00 * c0 + k10 * d0
         p.p01 -= k00 * c1 + k10 * d1
@@ -285,9 +318,11 @@ public struct KalmanFilter: Sendable {
         p.p22 -= k02 * c2 + k12 * d2
         p.p23 -= k02 * c3 + k12 * d3
         p.p33 -= k03 * c3 + k13 * d3
-        let nu0 = z.x - x[0], nu1 = z.y - x[1]
-        x = SIMD4(x[0] + k00 * nu0 + k10 * nu1, x[1] + k01 * nu0 + k11 * nu1,
-                  x[2] + k02 * nu0 + k12 * nu1, x[3] + k03 * nu0 + k13 * nu1)
+        let nu0 = z.x - x[0]
+        let nu1 = z.y - x[1]
+        x = SIMD4(
+            x[0] + k00 * nu0 + k10 * nu1, x[1] + k01 * nu0 + k11 * nu1,
+            x[2] + k02 * nu0 + k12 * nu1, x[3] + k03 * nu0 + k13 * nu1)
         return Innovation(residual_m: SIMD2(nu0, nu1), s00: s00, s01: s01, s11: s11)
     }
 }
@@ -328,9 +363,15 @@ public struct KalmanStep: Sendable, Hashable {
 
 @usableFromInline struct NoStepRecorder: KalmanStepRecording {
     @inlinable init() {}
-    @inlinable @inline(__always) func first(frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, timestamp_s: Double) {}
-    @inlinable @inline(__always) func prior(frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, jacobian: Matrix2) {}
-    @inlinable @inline(__always) func predicted(state: SIMD4<Double>, covariance: Covariance4, dt: Double, timestamp_s: Double) {}
+    @inlinable @inline(__always) func first(
+        frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, timestamp_s: Double
+    ) {}
+    @inlinable @inline(__always) func prior(
+        frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, jacobian: Matrix2
+    ) {}
+    @inlinable @inline(__always) func predicted(
+        state: SIMD4<Double>, covariance: Covariance4, dt: Double, timestamp_s: Double
+    ) {}
     @inlinable @inline(__always) func filtered(state: SIMD4<Double>, covariance: Covariance4) {}
 }
 
@@ -341,8 +382,10 @@ struct StepRecorder: KalmanStepRecording {
         step.frame = frame
         step.timestamp_s = timestamp_s
         step.isFirst = true
-        step.predictedState = state; step.predictedCovariance = covariance
-        step.filteredState = state; step.filteredCovariance = covariance
+        step.predictedState = state
+        step.predictedCovariance = covariance
+        step.filteredState = state
+        step.filteredCovariance = covariance
     }
     mutating func prior(frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, jacobian: Matrix2) {
         step.isFirst = false
@@ -352,11 +395,14 @@ struct StepRecorder: KalmanStepRecording {
         step.reanchorJacobian = jacobian
     }
     mutating func predicted(state: SIMD4<Double>, covariance: Covariance4, dt: Double, timestamp_s: Double) {
-        step.predictedState = state; step.predictedCovariance = covariance
-        step.dt_s = dt; step.timestamp_s = timestamp_s
+        step.predictedState = state
+        step.predictedCovariance = covariance
+        step.dt_s = dt
+        step.timestamp_s = timestamp_s
     }
     mutating func filtered(state: SIMD4<Double>, covariance: Covariance4) {
-        step.filteredState = state; step.filteredCovariance = covariance
+        step.filteredState = state
+        step.filteredCovariance = covariance
     }
 }
 
@@ -368,12 +414,16 @@ struct LastStepRecorder: KalmanStepRecording {
     var lastCovariance = Covariance4(diagonal: .zero)
 
     mutating func first(frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, timestamp_s: Double) {
-        lastState = state; lastCovariance = covariance; steps += 1
+        lastState = state
+        lastCovariance = covariance
+        steps += 1
     }
     func prior(frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, jacobian: Matrix2) {}
     func predicted(state: SIMD4<Double>, covariance: Covariance4, dt: Double, timestamp_s: Double) {}
     mutating func filtered(state: SIMD4<Double>, covariance: Covariance4) {
-        lastState = state; lastCovariance = covariance; steps += 1
+        lastState = state
+        lastCovariance = covariance
+        steps += 1
     }
 }
 
@@ -399,20 +449,26 @@ struct CompactStepRecorder: KalmanStepRecording {
     mutating func first(frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, timestamp_s: Double) {
         frames.append(frame)
         pending = Step(frame: Int32(frames.count - 1))
-        lastState = state; lastCovariance = covariance
+        lastState = state
+        lastCovariance = covariance
         steps.append(pending)
     }
     mutating func prior(frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, jacobian: Matrix2) {
         if frames.last != frame { frames.append(frame) }
         var reanchor: Int32 = -1
-        if jacobian != .identity { jacobians.append(jacobian); reanchor = Int32(jacobians.count - 1) }
-        pending = Step(priorState: state, priorCovariance: covariance, frame: Int32(frames.count - 1), reanchor: reanchor)
+        if jacobian != .identity {
+            jacobians.append(jacobian)
+            reanchor = Int32(jacobians.count - 1)
+        }
+        pending = Step(
+            priorState: state, priorCovariance: covariance, frame: Int32(frames.count - 1), reanchor: reanchor)
     }
     mutating func predicted(state: SIMD4<Double>, covariance: Covariance4, dt: Double, timestamp_s: Double) {
         pending.dt_s = dt
     }
     mutating func filtered(state: SIMD4<Double>, covariance: Covariance4) {
-        lastState = state; lastCovariance = covariance
+        lastState = state
+        lastCovariance = covariance
         steps.append(pending)
     }
 }

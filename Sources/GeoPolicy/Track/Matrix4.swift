@@ -13,7 +13,12 @@ struct Matrix4: Sendable, Hashable {
     func hash(into h: inout Hasher) { for j in 0..<4 { h.combine(column(j)) } }
 
     func column(_ j: Int) -> SIMD4<Double> {
-        switch j { case 0: return c.0; case 1: return c.1; case 2: return c.2; default: return c.3 }
+        switch j {
+        case 0: return c.0
+        case 1: return c.1
+        case 2: return c.2
+        default: return c.3
+        }
     }
     subscript(i: Int, j: Int) -> Double { column(j)[i] }
 
@@ -26,13 +31,18 @@ struct Matrix4: Sendable, Hashable {
     static func * (a: Matrix4, b: Matrix4) -> Matrix4 {
         Matrix4(a.apply(b.c.0), a.apply(b.c.1), a.apply(b.c.2), a.apply(b.c.3))
     }
-    static func + (a: Matrix4, b: Matrix4) -> Matrix4 { Matrix4(a.c.0 + b.c.0, a.c.1 + b.c.1, a.c.2 + b.c.2, a.c.3 + b.c.3) }
-    static func - (a: Matrix4, b: Matrix4) -> Matrix4 { Matrix4(a.c.0 - b.c.0, a.c.1 - b.c.1, a.c.2 - b.c.2, a.c.3 - b.c.3) }
+    static func + (a: Matrix4, b: Matrix4) -> Matrix4 {
+        Matrix4(a.c.0 + b.c.0, a.c.1 + b.c.1, a.c.2 + b.c.2, a.c.3 + b.c.3)
+    }
+    static func - (a: Matrix4, b: Matrix4) -> Matrix4 {
+        Matrix4(a.c.0 - b.c.0, a.c.1 - b.c.1, a.c.2 - b.c.2, a.c.3 - b.c.3)
+    }
     var transposed: Matrix4 {
-        Matrix4(SIMD4(self[0, 0], self[0, 1], self[0, 2], self[0, 3]),
-                SIMD4(self[1, 0], self[1, 1], self[1, 2], self[1, 3]),
-                SIMD4(self[2, 0], self[2, 1], self[2, 2], self[2, 3]),
-                SIMD4(self[3, 0], self[3, 1], self[3, 2], self[3, 3]))
+        Matrix4(
+            SIMD4(self[0, 0], self[0, 1], self[0, 2], self[0, 3]),
+            SIMD4(self[1, 0], self[1, 1], self[1, 2], self[1, 3]),
+            SIMD4(self[2, 0], self[2, 1], self[2, 2], self[2, 3]),
+            SIMD4(self[3, 0], self[3, 1], self[3, 2], self[3, 3]))
     }
     var symmetricPart: Covariance4 {
         Covariance4(c0: c.0, c1: c.1, c2: c.2, c3: c.3)
@@ -46,17 +56,26 @@ struct Matrix4: Sendable, Hashable {
     /// order, of the textbook column-by-column loop (Golub & Van Loan 2013, Alg. 4.2.1 and
     /// 3.1.1–3.1.2), so the result is bit for bit that of the loop (tested against it).
     func solveSPD(_ b: Matrix4) -> Matrix4 {
-        let s0 = c.0, s1 = c.1, s2 = c.2, s3 = c.3  // columns of S
+        let s0 = c.0
+        let s1 = c.1
+        let s2 = c.2
+        let s3 = c.3  // columns of S
         let l00 = s0[0].squareRoot()
-        let l10 = s0[1] / l00, l20 = s0[2] / l00, l30 = s0[3] / l00
+        let l10 = s0[1] / l00
+        let l20 = s0[2] / l00
+        let l30 = s0[3] / l00
         let l11 = (s1[1] - l10 * l10).squareRoot()
-        let l21 = (s1[2] - l20 * l10) / l11, l31 = (s1[3] - l30 * l10) / l11
+        let l21 = (s1[2] - l20 * l10) / l11
+        let l31 = (s1[3] - l30 * l10) / l11
         let l22 = (s2[2] - l20 * l20 - l21 * l21).squareRoot()
         let l32 = (s2[3] - l30 * l20 - l31 * l21) / l22
         let l33 = (s3[3] - l30 * l30 - l31 * l31 - l32 * l32).squareRoot()
         // Rows of B: lane j of row i is B[i, j].
         let t = b.transposed
-        let b0 = t.c.0, b1 = t.c.1, b2 = t.c.2, b3 = t.c.3
+        let b0 = t.c.0
+        let b1 = t.c.1
+        let b2 = t.c.2
+        let b3 = t.c.3
         let y0 = b0 / l00
         let y1 = (b1 - l10 * y0) / l11
         let y2 = (b2 - l20 * y0 - l21 * y1) / l22

@@ -32,7 +32,8 @@ public struct NaturalCubicSpline: Sendable, Hashable {
             var cPrime = [Double](repeating: 0, count: n)
             var dPrime = [Double](repeating: 0, count: n)
             for i in 1..<(n - 1) {
-                let h0 = x[i] - x[i - 1], h1 = x[i + 1] - x[i]
+                let h0 = x[i] - x[i - 1]
+                let h1 = x[i + 1] - x[i]
                 let rhs = 6 * ((y[i + 1] - y[i]) / h1 - (y[i] - y[i - 1]) / h0)
                 let diag = 2 * (h0 + h1) - (i > 1 ? h0 * cPrime[i - 1] : 0)
                 cPrime[i] = h1 / diag
@@ -59,7 +60,8 @@ public struct NaturalCubicSpline: Sendable, Hashable {
     /// The interval index i with x_i ≤ x < x_{i+1}, limited to 0…n−2.
     @inlinable
     public func interval(containing x: Double) -> Int {
-        var lo = 0, hi = knots.count - 1
+        var lo = 0
+        var hi = knots.count - 1
         while hi - lo > 1 {
             let mid = (lo + hi) >> 1
             if knots[mid] <= x { lo = mid } else { hi = mid }
@@ -87,7 +89,11 @@ public struct NaturalCubicSpline: Sendable, Hashable {
         for x in xs {
             // Cached interval like GSL's accelerator: step forward for sorted input, search otherwise.
             if x < knots[i] || (i < last && x >= knots[i + 1]) {
-                if i < last, x >= knots[i + 1], i + 1 == last || x < knots[i + 2] { i += 1 } else { i = interval(containing: x) }
+                if i < last, x >= knots[i + 1], i + 1 == last || x < knots[i + 2] {
+                    i += 1
+                } else {
+                    i = interval(containing: x)
+                }
             }
             out.append(value(at: x, interval: i))
         }

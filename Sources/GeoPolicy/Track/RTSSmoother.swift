@@ -13,7 +13,10 @@ public struct PlaneEstimate: Sendable, Hashable {
     public var timestamp_s: Double
 
     public init(frame: LocalFrame, state: SIMD4<Double>, covariance: Covariance4, timestamp_s: Double) {
-        self.frame = frame; self.state = state; self.covariance = covariance; self.timestamp_s = timestamp_s
+        self.frame = frame
+        self.state = state
+        self.covariance = covariance
+        self.timestamp_s = timestamp_s
     }
 }
 
@@ -32,8 +35,12 @@ public struct SmoothedTrack: Sendable, Hashable {
     /// The smoothed states with their covariances, each in its step's frame.
     public var smoothedStates: [PlaneEstimate] = []
 
-    public init(acceptedIndices: [Int], filtered: [KalmanEstimate], smoothed: [KalmanEstimate], rejected: [RejectedFix]) {
-        self.acceptedIndices = acceptedIndices; self.filtered = filtered; self.smoothed = smoothed; self.rejected = rejected
+    public init(acceptedIndices: [Int], filtered: [KalmanEstimate], smoothed: [KalmanEstimate], rejected: [RejectedFix])
+    {
+        self.acceptedIndices = acceptedIndices
+        self.filtered = filtered
+        self.smoothed = smoothed
+        self.rejected = rejected
     }
 }
 
@@ -51,8 +58,9 @@ public enum RTSSmoother {
     /// - Returns: one smoothed estimate per step, in the same order.
     public static func smooth(_ steps: [KalmanStep], convention: AccuracyConvention = .iOSDRMS) -> [KalmanEstimate] {
         guard let last = steps.last else { return [] }
-        var out = [KalmanEstimate](repeating: estimate(last, last.filteredState, last.filteredCovariance, convention),
-                                   count: steps.count)
+        var out = [KalmanEstimate](
+            repeating: estimate(last, last.filteredState, last.filteredCovariance, convention),
+            count: steps.count)
         backward(steps) { k, x, p in out[k] = estimate(steps[k], x, p, convention) }
         return out
     }
@@ -60,9 +68,15 @@ public enum RTSSmoother {
     /// The smoothed state and covariance of every step, each in its step's `frame` (for
     /// consistency checks such as NEES, which need the covariance the estimate claims).
     public static func smoothedStates(_ steps: [KalmanStep]) -> [PlaneEstimate] {
-        var out = steps.map { PlaneEstimate(frame: $0.frame, state: $0.filteredState, covariance: $0.filteredCovariance,
-                                            timestamp_s: $0.timestamp_s) }
-        backward(steps) { k, x, p in out[k].state = x; out[k].covariance = p }
+        var out = steps.map {
+            PlaneEstimate(
+                frame: $0.frame, state: $0.filteredState, covariance: $0.filteredCovariance,
+                timestamp_s: $0.timestamp_s)
+        }
+        backward(steps) { k, x, p in
+            out[k].state = x
+            out[k].covariance = p
+        }
         return out
     }
 
@@ -77,16 +91,24 @@ public enum RTSSmoother {
         var reanchorJacobian: Matrix2
 
         init(_ step: KalmanStep) {
-            priorState = step.priorState; priorCovariance = step.priorCovariance
-            predictedState = step.predictedState; predictedCovariance = step.predictedCovariance
-            dt_s = step.dt_s; reanchorJacobian = step.reanchorJacobian
+            priorState = step.priorState
+            priorCovariance = step.priorCovariance
+            predictedState = step.predictedState
+            predictedCovariance = step.predictedCovariance
+            dt_s = step.dt_s
+            reanchorJacobian = step.reanchorJacobian
         }
 
-        init(priorState: SIMD4<Double>, priorCovariance: Covariance4, predictedState: SIMD4<Double>,
-             predictedCovariance: Covariance4, dt_s: Double, reanchorJacobian: Matrix2) {
-            self.priorState = priorState; self.priorCovariance = priorCovariance
-            self.predictedState = predictedState; self.predictedCovariance = predictedCovariance
-            self.dt_s = dt_s; self.reanchorJacobian = reanchorJacobian
+        init(
+            priorState: SIMD4<Double>, priorCovariance: Covariance4, predictedState: SIMD4<Double>,
+            predictedCovariance: Covariance4, dt_s: Double, reanchorJacobian: Matrix2
+        ) {
+            self.priorState = priorState
+            self.priorCovariance = priorCovariance
+            self.predictedState = predictedState
+            self.predictedCovariance = predictedCovariance
+            self.dt_s = dt_s
+            self.reanchorJacobian = reanchorJacobian
         }
     }
 
@@ -94,8 +116,9 @@ public enum RTSSmoother {
     /// state in step k's frame (step n−1 is its filtered state).
     static func backward(_ steps: [KalmanStep], _ visit: (Int, SIMD4<Double>, Covariance4) -> Void) {
         guard let last = steps.last else { return }
-        backward(count: steps.count, lastState: last.filteredState, lastCovariance: last.filteredCovariance,
-                 frame: { steps[$0].frame }, transition: { Transition(steps[$0]) }, visit)
+        backward(
+            count: steps.count, lastState: last.filteredState, lastCovariance: last.filteredCovariance,
+            frame: { steps[$0].frame }, transition: { Transition(steps[$0]) }, visit)
     }
 
     /// The backward recursion over `count` steps given by their frames and `transition(k)` (the
@@ -103,9 +126,11 @@ public enum RTSSmoother {
     /// Inlined into each caller so that its accessors are too (as a call taking closures the
     /// recursion cost 2 % more instructions per point in `track/rts-smooth`).
     @inline(__always)
-    static func backward(count: Int, lastState: SIMD4<Double>, lastCovariance: Covariance4,
-                         frame: (Int) -> LocalFrame, transition: (Int) -> Transition,
-                         _ visit: (Int, SIMD4<Double>, Covariance4) -> Void) {
+    static func backward(
+        count: Int, lastState: SIMD4<Double>, lastCovariance: Covariance4,
+        frame: (Int) -> LocalFrame, transition: (Int) -> Transition,
+        _ visit: (Int, SIMD4<Double>, Covariance4) -> Void
+    ) {
         guard count > 0 else { return }
         var xs = lastState
         var ps = Matrix4(lastCovariance)
@@ -149,10 +174,14 @@ public enum RTSSmoother {
             rejected.append(RejectedFix(index: i, reason: reason))
         }
         let states = smoothedStates(steps)
-        var track = SmoothedTrack(acceptedIndices: accepted, filtered: filtered,
-                                  smoothed: states.map { KalmanEstimate(frame: $0.frame, state: $0.state, covariance: $0.covariance,
-                                                                        timestamp_s: $0.timestamp_s, convention: filter.convention) },
-                                  rejected: rejected)
+        var track = SmoothedTrack(
+            acceptedIndices: accepted, filtered: filtered,
+            smoothed: states.map {
+                KalmanEstimate(
+                    frame: $0.frame, state: $0.state, covariance: $0.covariance,
+                    timestamp_s: $0.timestamp_s, convention: filter.convention)
+            },
+            rejected: rejected)
         track.steps = steps
         track.smoothedStates = states
         return track
@@ -161,14 +190,24 @@ public enum RTSSmoother {
     /// Runs `filter` over `fixes` and returns only the smoothed positions, with the indices of the
     /// accepted fixes they belong to: exactly `run(_:filter:).smoothed[k].position`, without the
     /// filtered and smoothed estimates and states `run` also keeps (`smoothedPositions(count:…)`).
-    public static func smoothedPositions(_ fixes: [Fix], filter: KalmanFilter,
-                                         checkpointInterval interval: Int = checkpointInterval) -> (acceptedIndices: [Int], positions: [Coordinate]) {
-        var accepted: [Int] = [], positions: [Coordinate] = []
-        smoothedPositions(count: fixes.count, filter: filter, checkpointInterval: interval, fix: { fixes[$0] },
-                          prepare: { accepted.reserveCapacity($0); positions.reserveCapacity($0) }) { _, i, p in
-            accepted.append(i); positions.append(p)
+    public static func smoothedPositions(
+        _ fixes: [Fix], filter: KalmanFilter,
+        checkpointInterval interval: Int = checkpointInterval
+    ) -> (acceptedIndices: [Int], positions: [Coordinate]) {
+        var accepted: [Int] = []
+        var positions: [Coordinate] = []
+        smoothedPositions(
+            count: fixes.count, filter: filter, checkpointInterval: interval, fix: { fixes[$0] },
+            prepare: {
+                accepted.reserveCapacity($0)
+                positions.reserveCapacity($0)
+            }
+        ) { _, i, p in
+            accepted.append(i)
+            positions.append(p)
         }
-        accepted.reverse(); positions.reverse()
+        accepted.reverse()
+        positions.reverse()
         return (accepted, positions)
     }
 
@@ -191,9 +230,11 @@ public enum RTSSmoother {
     /// position. `fix(i)` must give the same fix every time it is asked.
     /// - Returns: the number of accepted fixes.
     @discardableResult
-    public static func smoothedPositions(count: Int, filter: KalmanFilter, checkpointInterval interval: Int = checkpointInterval,
-                                         fix: (Int) -> Fix, prepare: (Int) -> Void,
-                                         visit: (_ k: Int, _ index: Int, _ position: Coordinate) -> Void) -> Int {
+    public static func smoothedPositions(
+        count: Int, filter: KalmanFilter, checkpointInterval interval: Int = checkpointInterval,
+        fix: (Int) -> Fix, prepare: (Int) -> Void,
+        visit: (_ k: Int, _ index: Int, _ position: Coordinate) -> Void
+    ) -> Int {
         precondition(interval >= 1, "RTSSmoother: checkpointInterval must be ≥ 1, got \(interval)")
         var checkpoints: [(filter: KalmanFilter, firstStep: Int)] = []
         checkpoints.reserveCapacity(count / interval + 1)
@@ -222,36 +263,53 @@ public enum RTSSmoother {
             block.recorder.jacobians.removeAll(keepingCapacity: true)
             block.indices.removeAll(keepingCapacity: true)
             for i in b * interval..<min(count, (b + 1) * interval) {
-                do { try g.process(fix(i), &block.recorder); block.indices.append(i) } catch {}
+                do {
+                    try g.process(fix(i), &block.recorder)
+                    block.indices.append(i)
+                } catch {}
             }
         }
         // `lower` holds step k, `upper` the block after it (step k + 1 of the recursion).
-        var lower = Block(), upper = Block()
+        var lower = Block()
+        var upper = Block()
         func step(_ k: Int) -> (step: CompactStepRecorder.Step, frame: LocalFrame, jacobian: Matrix2, index: Int) {
             if !lower.holds(k) && !upper.holds(k) {
                 swap(&lower, &upper)
                 // The last block whose first step is at or before k holds it (empty blocks share
                 // their first step with the next one).
-                var lo = 0, hi = checkpoints.count
-                while lo < hi { let mid = (lo + hi) / 2; if checkpoints[mid].firstStep <= k { lo = mid + 1 } else { hi = mid } }
+                var lo = 0
+                var hi = checkpoints.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if checkpoints[mid].firstStep <= k { lo = mid + 1 } else { hi = mid }
+                }
                 replay(lo - 1, into: &lower)
             }
             return lower.holds(k) ? read(lower, k) : read(upper, k)
         }
-        func read(_ block: borrowing Block, _ k: Int) -> (step: CompactStepRecorder.Step, frame: LocalFrame, jacobian: Matrix2, index: Int) {
+        func read(
+            _ block: borrowing Block, _ k: Int
+        ) -> (step: CompactStepRecorder.Step, frame: LocalFrame, jacobian: Matrix2, index: Int) {
             let s = block.recorder.steps[k - block.firstStep]
-            return (s, block.recorder.frames[Int(s.frame)], s.reanchor < 0 ? .identity : block.recorder.jacobians[Int(s.reanchor)],
-                    block.indices[k - block.firstStep])
+            return (
+                s, block.recorder.frames[Int(s.frame)],
+                s.reanchor < 0 ? .identity : block.recorder.jacobians[Int(s.reanchor)],
+                block.indices[k - block.firstStep]
+            )
         }
         let q = filter.accelerationDensity_m2ps3
         let last = step(total - 1)
         visit(total - 1, last.index, last.frame.coordinate(SIMD2(tail.lastState[0], tail.lastState[1])))
-        backward(count: total, lastState: tail.lastState, lastCovariance: tail.lastCovariance, frame: { step($0).frame }) { k in
+        backward(
+            count: total, lastState: tail.lastState, lastCovariance: tail.lastCovariance, frame: { step($0).frame }
+        ) { k in
             let s = step(k)
-            var x = s.step.priorState, p = s.step.priorCovariance
+            var x = s.step.priorState
+            var p = s.step.priorCovariance
             KalmanFilter.predict(&x, &p, dt: s.step.dt_s, q: q)
-            return Transition(priorState: s.step.priorState, priorCovariance: s.step.priorCovariance, predictedState: x,
-                              predictedCovariance: p, dt_s: s.step.dt_s, reanchorJacobian: s.jacobian)
+            return Transition(
+                priorState: s.step.priorState, priorCovariance: s.step.priorCovariance, predictedState: x,
+                predictedCovariance: p, dt_s: s.step.dt_s, reanchorJacobian: s.jacobian)
         } _: { k, x, _ in
             let s = step(k)
             visit(k, s.index, s.frame.coordinate(SIMD2(x[0], x[1])))
@@ -261,8 +319,10 @@ public enum RTSSmoother {
 
     /// The forward pass: updates a copy of `filter` with each fix, recording the step of every
     /// accepted one; calls `accepted(i, filter)` after fix i's update, or `rejected(i, reason)`.
-    private static func forward(_ fixes: [Fix], filter: KalmanFilter, accepted: (Int, KalmanFilter) -> Void,
-                                rejected: (Int, TrackRejection) -> Void) -> [KalmanStep] {
+    private static func forward(
+        _ fixes: [Fix], filter: KalmanFilter, accepted: (Int, KalmanFilter) -> Void,
+        rejected: (Int, TrackRejection) -> Void
+    ) -> [KalmanStep] {
         var f = filter
         var steps: [KalmanStep] = []
         steps.reserveCapacity(fixes.count)
@@ -279,8 +339,11 @@ public enum RTSSmoother {
         return steps
     }
 
-    static func estimate(_ step: KalmanStep, _ x: SIMD4<Double>, _ p: Covariance4,
-                         _ convention: AccuracyConvention) -> KalmanEstimate {
-        KalmanEstimate(frame: step.frame, state: x, covariance: p, timestamp_s: step.timestamp_s, convention: convention)
+    static func estimate(
+        _ step: KalmanStep, _ x: SIMD4<Double>, _ p: Covariance4,
+        _ convention: AccuracyConvention
+    ) -> KalmanEstimate {
+        KalmanEstimate(
+            frame: step.frame, state: x, covariance: p, timestamp_s: step.timestamp_s, convention: convention)
     }
 }

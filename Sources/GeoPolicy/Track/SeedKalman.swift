@@ -72,8 +72,9 @@ public struct SeedKalman: Sendable, Hashable {
         let lon = previous.position.longitude + kalmanGain * (location.longitude - previous.position.longitude)
         predictedVariance_m2 = (1 - kalmanGain) * predictedVariance_m2
         // A convex combination of valid coordinates is valid.
-        let out = Output(timestamp_s: fix.timestamp_s, position: Coordinate(computedLatitude: lat, longitude: lon),
-                         horizontalAccuracy_m: predictedVariance_m2.squareRoot())
+        let out = Output(
+            timestamp_s: fix.timestamp_s, position: Coordinate(computedLatitude: lat, longitude: lon),
+            horizontalAccuracy_m: predictedVariance_m2.squareRoot())
         last = out
         return out
     }

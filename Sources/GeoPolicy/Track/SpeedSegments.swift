@@ -26,10 +26,15 @@ public enum SpeedBand: String, Sendable, Hashable, CaseIterable, Codable {
     /// The band of a speed in km/h (finite, ≥ 0).
     public init(speed_kmh kmh: Double) throws(TrackError) {
         guard kmh.isFinite, kmh >= 0 else { throw .invalidSpeed(index: 0, speed_mps: kmh / 3.6) }
-        if kmh < Limit.city_kmh { self = .city }
-        else if kmh < Limit.countryRoad_kmh { self = .countryRoad }
-        else if kmh <= Limit.motorway_kmh { self = .motorway }
-        else { self = .fast }
+        if kmh < Limit.city_kmh {
+            self = .city
+        } else if kmh < Limit.countryRoad_kmh {
+            self = .countryRoad
+        } else if kmh <= Limit.motorway_kmh {
+            self = .motorway
+        } else {
+            self = .fast
+        }
     }
 }
 
@@ -51,8 +56,9 @@ public enum SpeedSegments {
     /// - Throws: `TrackError.invalidSpeed` (with the index), `.invalidParameter` if the counts differ.
     public static func build(coordinates: [Coordinate], speeds_mps: [Double]) throws(TrackError) -> [SpeedSegment] {
         guard coordinates.count == speeds_mps.count else {
-            throw .invalidParameter(name: "speeds_mps.count", value: Double(speeds_mps.count),
-                                    expected: "equal to coordinates.count (\(coordinates.count))")
+            throw .invalidParameter(
+                name: "speeds_mps.count", value: Double(speeds_mps.count),
+                expected: "equal to coordinates.count (\(coordinates.count))")
         }
         var segments: [SpeedSegment] = []
         var start = 0
@@ -61,15 +67,18 @@ public enum SpeedSegments {
             let band: SpeedBand
             do { band = try SpeedBand(speed_mps: v) } catch { throw .invalidSpeed(index: i, speed_mps: v) }
             if band != current && i > start {
-                segments.append(SpeedSegment(band: current, indices: start...(i - 1),
-                                             coordinates: Array(coordinates[start...(i - 1)])))
+                segments.append(
+                    SpeedSegment(
+                        band: current, indices: start...(i - 1),
+                        coordinates: Array(coordinates[start...(i - 1)])))
                 start = i - 1  // the seed's `currentCoords = [currentCoords.last!]`
             }
             current = band
         }
         if !coordinates.isEmpty {
             let end = coordinates.count - 1
-            segments.append(SpeedSegment(band: current, indices: start...end, coordinates: Array(coordinates[start...end])))
+            segments.append(
+                SpeedSegment(band: current, indices: start...end, coordinates: Array(coordinates[start...end])))
         }
         return segments
     }

@@ -9,9 +9,9 @@ public enum ThinningReason: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalid(r): return "invalid: \(r)"
-        case let .inaccurate(a): return "accuracy \(a) m above the limit"
-        case let .tooClose(d): return "only \(d) m from the last kept fix"
+        case .invalid(let r): return "invalid: \(r)"
+        case .inaccurate(let a): return "accuracy \(a) m above the limit"
+        case .tooClose(let d): return "only \(d) m from the last kept fix"
         }
     }
 }
@@ -21,7 +21,9 @@ public struct ThinningResult: Sendable, Hashable {
     /// Indices of the kept fixes in the input, in order.
     public var keptIndices: [Int]
     /// Every dropped fix with its index and reason.
-    public var dropped: [(index: Int, reason: ThinningReason)] { droppedIndices.indices.map { (droppedIndices[$0], reasons[$0]) } }
+    public var dropped: [(index: Int, reason: ThinningReason)] {
+        droppedIndices.indices.map { (droppedIndices[$0], reasons[$0]) }
+    }
     public var droppedIndices: [Int]
     public var reasons: [ThinningReason]
 }
@@ -36,8 +38,10 @@ public struct Thinning: Sendable {
     /// The distance model (same API as production, seed 000).
     public let model: any DistanceModel
 
-    public init(maxAccuracy_m: Double = 50, distanceFilter_m: Double = 10,
-                model: any DistanceModel = Haversine()) throws(TrackError) {
+    public init(
+        maxAccuracy_m: Double = 50, distanceFilter_m: Double = 10,
+        model: any DistanceModel = Haversine()
+    ) throws(TrackError) {
         guard maxAccuracy_m.isFinite, maxAccuracy_m > 0 else {
             throw .invalidParameter(name: "maxAccuracy_m", value: maxAccuracy_m, expected: "finite and > 0")
         }
@@ -51,19 +55,35 @@ public struct Thinning: Sendable {
 
     /// Thins `fixes` in order.
     public func thin(_ fixes: [Fix]) -> ThinningResult {
-        var kept: [Int] = [], dropped: [Int] = [], reasons: [ThinningReason] = []
+        var kept: [Int] = []
+        var dropped: [Int] = []
+        var reasons: [ThinningReason] = []
         var last: Coordinate?
         for (i, fix) in fixes.enumerated() {
             let c: Coordinate
             do { c = try fix.coordinate() } catch {
-                dropped.append(i); reasons.append(.invalid(.invalidCoordinate(error))); continue
+                dropped.append(i)
+                reasons.append(.invalid(.invalidCoordinate(error)))
+                continue
             }
             let acc = fix.horizontalAccuracy_m
-            guard acc.isFinite, acc >= 0 else { dropped.append(i); reasons.append(.invalid(.invalidAccuracy(acc))); continue }
-            guard acc <= maxAccuracy_m else { dropped.append(i); reasons.append(.inaccurate(accuracy_m: acc)); continue }
+            guard acc.isFinite, acc >= 0 else {
+                dropped.append(i)
+                reasons.append(.invalid(.invalidAccuracy(acc)))
+                continue
+            }
+            guard acc <= maxAccuracy_m else {
+                dropped.append(i)
+                reasons.append(.inaccurate(accuracy_m: acc))
+                continue
+            }
             if let l = last {
                 let d = model.distance_m(l, c)
-                guard d >= distanceFilter_m else { dropped.append(i); reasons.append(.tooClose(distance_m: d)); continue }
+                guard d >= distanceFilter_m else {
+                    dropped.append(i)
+                    reasons.append(.tooClose(distance_m: d))
+                    continue
+                }
             }
             kept.append(i)
             last = c

@@ -11,10 +11,10 @@ public enum TrackRejection: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalidTimestamp(t): return "timestamp is not finite: \(t)"
-        case let .invalidCoordinate(e): return "invalid coordinate: \(e)"
-        case let .invalidAccuracy(a): return "horizontal accuracy must be finite and > 0 m, got \(a)"
-        case let .nonIncreasingTimestamp(p, t):
+        case .invalidTimestamp(let t): return "timestamp is not finite: \(t)"
+        case .invalidCoordinate(let e): return "invalid coordinate: \(e)"
+        case .invalidAccuracy(let a): return "horizontal accuracy must be finite and > 0 m, got \(a)"
+        case .nonIncreasingTimestamp(let p, let t):
             return "timestamp \(t) s is not later than the previous accepted \(p) s"
         }
     }
@@ -35,13 +35,13 @@ public enum TrackError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalidParameter(name, value, expected):
+        case .invalidParameter(let name, let value, let expected):
             return "\(name) must be \(expected), got \(value)"
-        case let .knotsNotIncreasing(index, value):
+        case .knotsNotIncreasing(let index, let value):
             return "times must be finite and strictly increasing; sample \(index) has \(value)"
-        case let .tooFewPoints(needed, got): return "need at least \(needed) points, got \(got)"
-        case let .missingVelocity(index): return "sample \(index) has no velocity (needed by hermite)"
-        case let .invalidSpeed(index, speed):
+        case .tooFewPoints(let needed, let got): return "need at least \(needed) points, got \(got)"
+        case .missingVelocity(let index): return "sample \(index) has no velocity (needed by hermite)"
+        case .invalidSpeed(let index, let speed):
             return "sample \(index): speed must be finite and >= 0 m/s, got \(speed)"
         }
     }

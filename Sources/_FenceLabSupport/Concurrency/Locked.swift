@@ -15,7 +15,9 @@ package final class Locked<Value> {
     package init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value; rethrows `body`'s error with its type.
-    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -69,8 +69,8 @@ extension WorkPool {
             }
             while true {
                 switch handoff.nextStep() {
-                case let .consume(i, result): try consume(i, try result.get())
-                case let .run(i): run(i)
+                case .consume(let i, let result): try consume(i, try result.get())
+                case .run(let i): run(i)
                 case .finished: return
                 }
             }
@@ -97,7 +97,8 @@ private final class OrderedHandoff<T: Sendable>: @unchecked Sendable {
     /// The next item to run; waits while `window` items are ahead of the consumer (or, with
     /// `waiting` false, returns nil then). nil: no more.
     package func claim(waiting: Bool) -> Int? {
-        condition.lock(); defer { condition.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         return claimLocked(waiting: waiting)
     }
 
@@ -109,7 +110,8 @@ private final class OrderedHandoff<T: Sendable>: @unchecked Sendable {
     }
 
     package func store(_ i: Int, _ result: Result<T, any Error>, onDone: (@Sendable (Int) -> Void)?) {
-        condition.lock(); defer { condition.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         ready[i] = result
         if case .failure = result { stopped = true }
         onDone?(i)
@@ -128,7 +130,8 @@ private final class OrderedHandoff<T: Sendable>: @unchecked Sendable {
     /// What the calling thread does next: consume the next result in index order if it is
     /// ready, else run an item if one may be claimed, else wait for the next result.
     package func nextStep() -> Step {
-        condition.lock(); defer { condition.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         while consumed < count {
             if let r = ready.removeValue(forKey: consumed) {
                 defer { consumed += 1 }
@@ -144,7 +147,8 @@ private final class OrderedHandoff<T: Sendable>: @unchecked Sendable {
 
     /// No further item is handed out (the consumer is done or failed).
     package func stop() {
-        condition.lock(); defer { condition.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         stopped = true
         condition.broadcast()
     }

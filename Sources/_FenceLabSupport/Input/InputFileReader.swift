@@ -15,9 +15,9 @@ package enum InputFileProblem: Error, Sendable, Hashable, CustomStringConvertibl
     package var description: String {
         switch self {
         case .missing: return "no such file"
-        case let .notRegularFile(kind): return "not a regular file (\(kind)); give a file on disk"
-        case let .tooLarge(size, limit): return "\(size) bytes, larger than the \(limit)-byte limit"
-        case let .unreadable(reason): return reason
+        case .notRegularFile(let kind): return "not a regular file (\(kind)); give a file on disk"
+        case .tooLarge(let size, let limit): return "\(size) bytes, larger than the \(limit)-byte limit"
+        case .unreadable(let reason): return reason
         }
     }
 }
@@ -94,11 +94,15 @@ package final class InputFileReader {
 
     /// Back to the first byte (for a second pass over the file).
     package func rewind() throws(InputFileProblem) {
-        do { try handle.seek(toOffset: 0) } catch { throw .unreadable(reason: "seek failed: \(error.localizedDescription)") }
+        do { try handle.seek(toOffset: 0) } catch {
+            throw .unreadable(reason: "seek failed: \(error.localizedDescription)")
+        }
     }
 
     /// Calls `body` with each piece of the rest of the file, `piece_bytes` at a time (1 MiB).
-    package func forEachPiece(piece_bytes: Int = 1 << 20, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(InputFileProblem) {
+    package func forEachPiece(
+        piece_bytes: Int = 1 << 20, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) throws(InputFileProblem) {
         while true {
             let data = try read(upToCount: piece_bytes)
             if data.isEmpty { return }

@@ -1,4 +1,5 @@
 import GeoPolicy
+
 /// FenceLab's one strict JSON reader (RFC 8259), used by every JSON input: scenario files,
 /// rules fixtures, the `engine-serve` fence line and, behind their fast paths, engine answers.
 ///
@@ -48,16 +49,16 @@ package enum StrictJSON {
             switch self {
             case .object: return "an object"
             case .array: return "an array"
-            case let .number(_, text, _): return "number \(ShownText.shown(text, limit: 40))"
-            case let .string(s, _): return "string \"\(ShownText.shown(s, limit: 40))\""
-            case let .bool(b, _): return "\(b)"
+            case .number(_, let text, _): return "number \(ShownText.shown(text, limit: 40))"
+            case .string(let s, _): return "string \"\(ShownText.shown(s, limit: 40))\""
+            case .bool(let b, _): return "\(b)"
             case .null: return "null"
             }
         }
 
         /// The member `key` of an object (nil for a missing key or a non-object).
         package subscript(key: String) -> Value? {
-            guard case let .object(members, _) = self else { return nil }
+            guard case .object(let members, _) = self else { return nil }
             return members.first { $0.key == key }?.value
         }
     }
@@ -107,7 +108,8 @@ extension StrictJSON {
         var path: [PathComponent] = []
 
         enum PathComponent {
-            case key(String), index(Int)
+            case key(String)
+            case index(Int)
         }
 
         init(bytes: [UInt8], limits: Limits) {
@@ -119,8 +121,8 @@ extension StrictJSON {
             var out = ""
             for c in path {
                 switch c {
-                case let .key(k): out += out.isEmpty ? k : "." + k
-                case let .index(n): out += "[\(n)]"
+                case .key(let k): out += out.isEmpty ? k : "." + k
+                case .index(let n): out += "[\(n)]"
                 }
             }
             return out
@@ -143,7 +145,10 @@ extension StrictJSON {
         mutating func skipWhitespace() {
             while i < bytes.count {
                 switch bytes[i] {
-                case 0x0A: i += 1; line += 1; lineStart = i
+                case 0x0A:
+                    i += 1
+                    line += 1
+                    lineStart = i
                 case 0x20, 0x09, 0x0D: i += 1
                 default: return
                 }
@@ -160,13 +165,20 @@ extension StrictJSON {
             case UInt8(ascii: "{"): return try object(depth: depth)
             case UInt8(ascii: "["): return try array(depth: depth)
             case UInt8(ascii: "\""): return .string(try string(), line: start)
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true, line: start)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false, line: start)
-            case UInt8(ascii: "n"): try literal("null"); return .null(line: start)
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true, line: start)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false, line: start)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null(line: start)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
             default:
                 let b = bytes[i]
-                let shown = b >= 0x20 && b < 0x7F ? "'\(Character(Unicode.Scalar(b)))'" : "byte 0x\(String(b, radix: 16))"
+                let shown =
+                    b >= 0x20 && b < 0x7F ? "'\(Character(Unicode.Scalar(b)))'" : "byte 0x\(String(b, radix: 16))"
                 throw fail("unexpected \(shown)")
             }
         }
@@ -186,7 +198,10 @@ extension StrictJSON {
             var members: [(key: String, value: Value)] = []
             var seen = Set<String>()
             skipWhitespace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members, line: start) }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
+                i += 1
+                return .object(members, line: start)
+            }
             while true {
                 skipWhitespace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a key string") }
@@ -201,8 +216,14 @@ extension StrictJSON {
                 path.removeLast()
                 skipWhitespace()
                 guard i < bytes.count else { throw fail("unexpected end of input in an object") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members, line: start) }
+                if bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                    continue
+                }
+                if bytes[i] == UInt8(ascii: "}") {
+                    i += 1
+                    return .object(members, line: start)
+                }
                 throw fail("expected ',' or '}' in an object")
             }
         }
@@ -212,7 +233,10 @@ extension StrictJSON {
             i += 1
             var items: [Value] = []
             skipWhitespace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items, line: start) }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+                i += 1
+                return .array(items, line: start)
+            }
             while true {
                 skipWhitespace()
                 path.append(.index(items.count))
@@ -220,8 +244,14 @@ extension StrictJSON {
                 path.removeLast()
                 skipWhitespace()
                 guard i < bytes.count else { throw fail("unexpected end of input in an array") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items, line: start) }
+                if bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                    continue
+                }
+                if bytes[i] == UInt8(ascii: "]") {
+                    i += 1
+                    return .array(items, line: start)
+                }
                 throw fail("expected ',' or ']' in an array")
             }
         }
@@ -248,7 +278,9 @@ extension StrictJSON {
             i += 1
             let start = i
             // Fast path: no escape — one validating conversion of the bytes in place.
-            while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { i += 1 }
+            while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 {
+                i += 1
+            }
             if i < bytes.count, bytes[i] == UInt8(ascii: "\"") {
                 defer { i += 1 }
                 return try validated(bytes[start..<i])
@@ -256,7 +288,10 @@ extension StrictJSON {
             var out = Array(bytes[start..<i])
             while i < bytes.count {
                 let c = bytes[i]
-                if c == UInt8(ascii: "\"") { i += 1; return try validated(out[...]) }
+                if c == UInt8(ascii: "\"") {
+                    i += 1
+                    return try validated(out[...])
+                }
                 if c < 0x20 { throw fail("control character in a string (escape it)") }
                 if c == UInt8(ascii: "\\") {
                     guard i + 1 < bytes.count else { break }
@@ -274,7 +309,8 @@ extension StrictJSON {
                     case UInt8(ascii: "u"):
                         var code = try hex4()
                         if (0xD800..<0xDC00).contains(code) {
-                            guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
+                            guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u")
+                            else {
                                 throw fail("lone surrogate \\u escape")
                             }
                             i += 2
@@ -306,7 +342,9 @@ extension StrictJSON {
             let start = i
             func digits(_ p: inout Parser) -> Int {
                 let s = p.i
-                while p.i < p.bytes.count, p.bytes[p.i] >= UInt8(ascii: "0"), p.bytes[p.i] <= UInt8(ascii: "9") { p.i += 1 }
+                while p.i < p.bytes.count, p.bytes[p.i] >= UInt8(ascii: "0"), p.bytes[p.i] <= UInt8(ascii: "9") {
+                    p.i += 1
+                }
                 return p.i - s
             }
             if bytes[i] == UInt8(ascii: "-") { i += 1 }

@@ -17,7 +17,7 @@ package enum FileSystem {
             case .regularFile: return "a regular file"
             case .directory: return "a directory"
             case .symbolicLink: return "a symbolic link"
-            case let .other(kind): return kind
+            case .other(let kind): return kind
             }
         }
     }
@@ -106,8 +106,12 @@ package enum FileSystem {
         try checkFileDestination(path)
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
+        let number = serial.withLock { count in
+            count += 1
+            return count
+        }
         let tmp = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(Syscalls.processID())-\(serial.withLock { $0 += 1; return $0 })").path
+            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(Syscalls.processID())-\(number)").path
         do throws(OutputError) {
             try createFile(tmp, render: render)
             try rename(tmp, to: path)
@@ -152,21 +156,27 @@ package enum FileSystem {
     }
 
     /// Writes all of `bytes` at `offset` of `fd` (`pwrite`), retrying short writes and EINTR.
-    package static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, offset: Int, path: String) throws(OutputError) {
+    package static func writeAll(
+        fd: Int32, _ bytes: UnsafeRawBufferPointer, offset: Int, path: String
+    ) throws(OutputError) {
         try repeatTransfer(count: bytes.count, operation: "write", path: path) { done in
             Syscalls.pwrite(fd, bytes.baseAddress! + done, bytes.count - done, offset + done)
         }
     }
 
     /// Reads exactly `bytes.count` bytes at `offset` of `fd` (`pread`), retrying short reads and EINTR.
-    package static func readAll(fd: Int32, into bytes: UnsafeMutableRawBufferPointer, offset: Int, path: String) throws(OutputError) {
+    package static func readAll(
+        fd: Int32, into bytes: UnsafeMutableRawBufferPointer, offset: Int, path: String
+    ) throws(OutputError) {
         try repeatTransfer(count: bytes.count, operation: "read", path: path) { done in
             Syscalls.pread(fd, bytes.baseAddress! + done, bytes.count - done, offset + done)
         }
     }
 
     /// Calls `step(bytesDone)` (one `pread`/`pwrite` of the rest) until `count` bytes have moved.
-    private static func repeatTransfer(count: Int, operation: String, path: String, _ step: (Int) -> Int) throws(OutputError) {
+    private static func repeatTransfer(
+        count: Int, operation: String, path: String, _ step: (Int) -> Int
+    ) throws(OutputError) {
         var done = 0
         while done < count {
             let n = step(done)

@@ -15,12 +15,13 @@ package enum OutputError: Error, Sendable, Hashable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .notWritable(path, reason): return "output folder \(path): cannot write there (\(reason))"
-        case let .notADirectory(path): return "output folder \(path): exists and is not a directory"
-        case let .foreignContent(path, example):
-            return "output folder \(path): refusing to replace it, it holds '\(example)' which is not part of a FenceLab report"
-        case let .io(path, operation, reason): return "\(path): \(operation) failed (\(reason))"
-        case let .notARegularFile(path, kind):
+        case .notWritable(let path, let reason): return "output folder \(path): cannot write there (\(reason))"
+        case .notADirectory(let path): return "output folder \(path): exists and is not a directory"
+        case .foreignContent(let path, let example):
+            return
+                "output folder \(path): refusing to replace it, it holds '\(example)' which is not part of a FenceLab report"
+        case .io(let path, let operation, let reason): return "\(path): \(operation) failed (\(reason))"
+        case .notARegularFile(let path, let kind):
             return "\(path): refusing to replace \(kind) (only a regular file or a FenceLab report folder is replaced)"
         }
     }
@@ -28,11 +29,11 @@ package enum OutputError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The reason alone, without the path (for errors that name the path themselves).
     package var reason: String {
         switch self {
-        case let .notWritable(_, reason): return reason
+        case .notWritable(_, let reason): return reason
         case .notADirectory: return "exists and is not a directory"
-        case let .foreignContent(_, example): return "holds '\(example)', not part of a FenceLab report"
-        case let .io(_, operation, reason): return "\(operation) failed (\(reason))"
-        case let .notARegularFile(_, kind): return "refusing to replace \(kind) (only a regular file is replaced)"
+        case .foreignContent(_, let example): return "holds '\(example)', not part of a FenceLab report"
+        case .io(_, let operation, let reason): return "\(operation) failed (\(reason))"
+        case .notARegularFile(_, let kind): return "refusing to replace \(kind) (only a regular file is replaced)"
         }
     }
 }
@@ -72,19 +73,25 @@ package enum ReportFolder {
 
     /// Writes `files` (name → bytes) as the folder `destination`, atomically (see type doc).
     /// File names must be plain names (no `/`).
-    package static func write(files: [(name: String, bytes: [UInt8])], to destination: String,
-                             replaceable: Set<String>) throws(OutputError) {
-        try write(streams: files.map { file in (file.name, { (sink: inout FileSink) in sink.append(bytes: file.bytes) }) },
-                  to: destination, replaceable: replaceable)
+    package static func write(
+        files: [(name: String, bytes: [UInt8])], to destination: String,
+        replaceable: Set<String>
+    ) throws(OutputError) {
+        try write(
+            streams: files.map { file in (file.name, { (sink: inout FileSink) in sink.append(bytes: file.bytes) }) },
+            to: destination, replaceable: replaceable)
     }
 
     /// Like `write(files:)`, but each file's text is rendered straight into its file in the
     /// temporary folder, so a large report is never held whole in memory.
-    package static func write(streams files: [(name: String, render: (inout FileSink) -> Void)], to destination: String,
-                             replaceable: Set<String>) throws(OutputError) {
+    package static func write(
+        streams files: [(name: String, render: (inout FileSink) -> Void)], to destination: String,
+        replaceable: Set<String>
+    ) throws(OutputError) {
         try preflight(destination: destination, replaceable: replaceable)
         let dest = URL(fileURLWithPath: destination).standardizedFileURL
-        let parent = dest.deletingLastPathComponent(), base = dest.lastPathComponent
+        let parent = dest.deletingLastPathComponent()
+        let base = dest.lastPathComponent
         removeStaleTemporaries(in: parent, base: base)
         let tag = "\(Syscalls.processID())-\(nextSerial())"
         let tmp = parent.appendingPathComponent(".\(base).tmp-\(tag)")
@@ -145,10 +152,12 @@ package enum ReportFolder {
                 let rest = name.dropFirst(marker.count)
                 guard let pidText = rest.split(separator: "-").first, let pid = Int32(pidText) else { continue }
                 guard pid != Syscalls.processID(), Syscalls.processIsGone(pid) else { continue }
-                let leftover = parent.appendingPathComponent(name), dest = parent.appendingPathComponent(base)
+                let leftover = parent.appendingPathComponent(name)
+                let dest = parent.appendingPathComponent(base)
                 // A run killed between its two renames left the old report aside: put it back.
                 if marker.hasSuffix(".old-"), FileSystem.kind(of: dest.path) == .missing,
-                   (try? FileSystem.rename(leftover.path, to: dest.path)) != nil {
+                    (try? FileSystem.rename(leftover.path, to: dest.path)) != nil
+                {
                     continue
                 }
                 try? FileManager.default.removeItem(at: leftover)
@@ -158,10 +167,14 @@ package enum ReportFolder {
 
     /// A process-wide counter for unique temporary names.
     private static let serial = Locked(0)
-    private static func nextSerial() -> Int { serial.withLock { $0 += 1; return $0 } }
+    private static func nextSerial() -> Int {
+        serial.withLock {
+            $0 += 1
+            return $0
+        }
+    }
 
     private static func reason(of error: Error) -> String {
         (error as NSError).localizedDescription
     }
 }
-

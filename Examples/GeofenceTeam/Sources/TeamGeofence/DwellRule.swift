@@ -25,7 +25,9 @@ public struct DwellRule: FenceRule, Hashable {
     /// - Throws: `DwellRuleError` naming the parameter when one is negative or not finite,
     ///   or when `exit_m ≤ enter_m`.
     public init(enter_m: Double, exit_m: Double, maxAccuracy_m: Double, dwell_s: Double) throws(DwellRuleError) {
-        for (name, value) in [("enter_m", enter_m), ("exit_m", exit_m), ("maxAccuracy_m", maxAccuracy_m), ("dwell_s", dwell_s)] {
+        for (name, value) in [
+            ("enter_m", enter_m), ("exit_m", exit_m), ("maxAccuracy_m", maxAccuracy_m), ("dwell_s", dwell_s),
+        ] {
             guard value.isFinite, value >= 0 else { throw .invalid(parameter: name, value: value) }
         }
         guard exit_m > enter_m else { throw .exitNotAboveEnter(enter_m: enter_m, exit_m: exit_m) }
@@ -76,8 +78,8 @@ public enum DwellRuleError: Error, Sendable, Hashable, CustomStringConvertible {
     /// One line naming the parameter and the value.
     public var description: String {
         switch self {
-        case let .invalid(p, v): return "\(p) must be finite and >= 0, got \(v)"
-        case let .exitNotAboveEnter(e, x): return "exit_m (\(x)) must be greater than enter_m (\(e))"
+        case .invalid(let p, let v): return "\(p) must be finite and >= 0, got \(v)"
+        case .exitNotAboveEnter(let e, let x): return "exit_m (\(x)) must be greater than enter_m (\(e))"
         }
     }
 }

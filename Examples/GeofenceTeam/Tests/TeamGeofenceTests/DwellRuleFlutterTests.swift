@@ -21,8 +21,9 @@ struct DwellRuleFlutterTests {
     func dwellRuleMeetsTheFlutterBound() throws {
         let scenario = try RuleLab.loadScenario(path: Catalog.scenario("edge-loiter-100m"))
         let rule = DwellRule.shipped
-        let result = try RuleLab().run(scenario: scenario, rule: rule, confirmation: rule.dwell,
-                                       replicates: Self.replicates, seed: Self.seed, rulesVersion: Self.catalogRules)
+        let result = try RuleLab().run(
+            scenario: scenario, rule: rule, confirmation: rule.dwell,
+            replicates: Self.replicates, seed: Self.seed, rulesVersion: Self.catalogRules)
         report("DwellRule on edge-loiter-100m", result)
         #expect(result.rulesVersion == "team-dwell-75-125-acc20+confirm10s")
         #expect(result.replicates == Self.replicates)
@@ -41,8 +42,9 @@ struct DwellRuleFlutterTests {
     func seedRuleFailsTheFlutterBound() throws {
         let scenario = try RuleLab.loadScenario(path: Catalog.scenario("edge-loiter-100m"))
         // The scenario is recorded for this rule: the default `.mustMatch` applies.
-        let result = try RuleLab().run(scenario: scenario, rule: Hysteresis.seedDefault,
-                                       replicates: Self.replicates, seed: Self.seed)
+        let result = try RuleLab().run(
+            scenario: scenario, rule: Hysteresis.seedDefault,
+            replicates: Self.replicates, seed: Self.seed)
         report("seed 80/120 rule on edge-loiter-100m", result)
         #expect(result.rulesVersion == scenario.rulesVersion)
         // Worse with confidence: even the lower end of its interval is above the team's bound.
@@ -53,8 +55,9 @@ struct DwellRuleFlutterTests {
     func dwellRuleStillDetectsAWalkThrough() throws {
         let scenario = try RuleLab.scenario(json: Self.walkThrough, name: "inline:walk-through")
         let rule = DwellRule.shipped
-        let result = try RuleLab().run(scenario: scenario, rule: rule, confirmation: rule.dwell,
-                                       replicates: Self.replicates, seed: 11, rulesVersion: Self.catalogRules)
+        let result = try RuleLab().run(
+            scenario: scenario, rule: rule, confirmation: rule.dwell,
+            replicates: Self.replicates, seed: 11, rulesVersion: Self.catalogRules)
         report("DwellRule on walk-through", result)
         // Truth (the same rule on the noiseless walk) enters and exits once each.
         #expect(try result.values("flutter.truthTransitions").allSatisfy { $0 == 2 })
@@ -67,14 +70,16 @@ struct DwellRuleFlutterTests {
     @Test("a ClosureRule with seed 000's logic measures exactly what Hysteresis measures")
     func closureRuleMatchesTheBuiltInRule() throws {
         let scenario = try RuleLab.loadScenario(path: Catalog.scenario("edge-loiter-100m"))
-        let closure = try ClosureRule(rulesVersion: "closure-80-120-acc30", maxAccuracy_m: 30) { previous, distance_m, _ in
+        let closure = try ClosureRule(rulesVersion: "closure-80-120-acc30", maxAccuracy_m: 30) {
+            previous, distance_m, _ in
             if distance_m <= 80 { return .inside }
             if distance_m >= 120 { return .outside }
             return previous
         }
         let lab = RuleLab()
-        let a = try lab.run(scenario: scenario, rule: closure, replicates: 5, seed: Self.seed, jobs: 2,
-                            rulesVersion: Self.catalogRules)
+        let a = try lab.run(
+            scenario: scenario, rule: closure, replicates: 5, seed: Self.seed, jobs: 2,
+            rulesVersion: Self.catalogRules)
         let b = try lab.run(scenario: scenario, rule: Hysteresis.seedDefault, replicates: 5, seed: Self.seed, jobs: 1)
         for path in ["flutter.transitions", "flutter.spurious", "rejections.inaccurate"] {
             #expect(try a.values(path) == b.values(path), "\(path)")
@@ -85,13 +90,18 @@ struct DwellRuleFlutterTests {
     @Test("a scenario recorded for other rules is refused without an explicit override")
     func rulesVersionMismatchIsRefused() throws {
         let scenario = try RuleLab.loadScenario(path: Catalog.scenario("edge-loiter-100m"))
-        #expect(throws: LabError.rulesVersionMismatch(file: scenario.path, scenario: "hysteresis-80-120-acc30",
-                                                      rule: "team-dwell-75-125-acc20+confirm10s")) {
-            _ = try RuleLab().run(scenario: scenario, rule: DwellRule.shipped, confirmation: DwellRule.shipped.dwell,
-                                  replicates: 1)
+        #expect(
+            throws: LabError.rulesVersionMismatch(
+                file: scenario.path, scenario: "hysteresis-80-120-acc30",
+                rule: "team-dwell-75-125-acc20+confirm10s")
+        ) {
+            _ = try RuleLab().run(
+                scenario: scenario, rule: DwellRule.shipped, confirmation: DwellRule.shipped.dwell,
+                replicates: 1)
         }
         #expect(throws: LabError.unknownMetric(path: "flutter.spurius")) {
-            _ = try RuleLab().run(scenario: scenario, rule: Hysteresis.seedDefault, replicates: 1).mean("flutter.spurius")
+            _ = try RuleLab().run(scenario: scenario, rule: Hysteresis.seedDefault, replicates: 1).mean(
+                "flutter.spurius")
         }
     }
 
@@ -99,9 +109,10 @@ struct DwellRuleFlutterTests {
     func report(_ title: String, _ r: LabResult) {
         let s = r.spuriousPerHour
         let latency = (try? r.mean("flutter.latency_s.median")).map { "\($0)" } ?? "n/a"
-        print("\(title): spurious/h \(s.mean) (ci95 \(s.lower)…\(s.upper), n \(s.n)); "
-            + "transitions \((try? r.mean("flutter.transitions")) ?? .nan), missed \((try? r.mean("flutter.missed")) ?? .nan), "
-            + "median latency \(latency) s")
+        print(
+            "\(title): spurious/h \(s.mean) (ci95 \(s.lower)…\(s.upper), n \(s.n)); "
+                + "transitions \((try? r.mean("flutter.transitions")) ?? .nan), missed \((try? r.mean("flutter.missed")) ?? .nan), "
+                + "median latency \(latency) s")
     }
 
     /// A pedestrian (5 km/h) walking straight through the fence centre, 300 m each side,
