@@ -14,7 +14,7 @@ func benchMain(_ argv: [String]) -> Int32 {
         }
         let problems = Registry.validate()
         guard problems.isEmpty else {
-            problems.forEach { printError("fencelab-bench: registry: \($0)") }
+            for problem in problems { printError("fencelab-bench: registry: \(problem)") }
             return 1
         }
         let slowdown = try Slowdown.parse(ProcessInfo.processInfo.environment)
@@ -115,8 +115,8 @@ func instructionsMain(_ options: Options, selected: [Benchmark], slowdown: Slowd
     defer { runner.cleanUp() }
     let machine = MachineInfo.current(valgrindVersion: runner.valgrindVersion)
     if let baseline, let name = options.compare {
-        machine.versionWarnings(against: baseline.machine, baselineName: name).forEach {
-            printError("fencelab-bench: \($0)")
+        for warning in machine.versionWarnings(against: baseline.machine, baselineName: name) {
+            printError("fencelab-bench: \(warning)")
         }
     }
 

@@ -92,11 +92,6 @@ struct FlatJSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     let line: Int
 
-    init(bytes: UnsafeBufferPointer<UInt8>, line: Int) {
-        self.bytes = bytes
-        self.line = line
-    }
-
     /// Parses `{ "key": scalar, ... }` followed only by spaces.
     func object() throws(DeviceLogProblemAtLine) -> [(key: String, value: FlatJSONValue)] {
         func fail(_ what: String) -> DeviceLogProblemAtLine {

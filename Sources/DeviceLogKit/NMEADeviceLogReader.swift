@@ -136,7 +136,8 @@ enum NMEADeviceLogReader {
             day = d + 1  // past midnight without an RMC
         }
         lastSecondOfDay = e.secondOfDay
-        guard let lat = e.latitude ?? e.rmcLatitude, let lon = e.longitude ?? e.rmcLongitude else { return }  // no fix yet
+        // no fix yet
+        guard let lat = e.latitude ?? e.rmcLatitude, let lon = e.longitude ?? e.rmcLongitude else { return }
         guard let d = day else {
             throw DeviceLogProblemAtLine(
                 line: e.line,

@@ -40,7 +40,8 @@ package enum InterruptNotice {
     /// `resumeFile`: the sweep's resume file (`SweepRunner.partialPath(out:)`).
     package static func sweepMessage(resumeFile path: String) -> String {
         let lines = newlineCount(path: path)
-        let kept = max(0, lines - 1)  // the first line is the manifest; a torn last line has no newline and is dropped on resume
+        // the first line is the manifest; a torn last line has no newline and is dropped on resume
+        let kept = max(0, lines - 1)
         return "interrupted; at least \(kept) finished work item\(kept == 1 ? "" : "s") kept in \(path); "
             + "run the same command with --resume to continue without recomputing them"
     }

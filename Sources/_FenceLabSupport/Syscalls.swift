@@ -310,7 +310,9 @@ package enum Syscalls {
         posix_spawnattr_setflags(
             &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
-        defer { argv.forEach { free($0) } }
+        defer {
+            for arg in argv { free(arg) }
+        }
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environ)
         return rc == 0 ? .success(pid) : .failure(SpawnFailure(code: rc))

@@ -65,7 +65,8 @@ import _FenceLabSupport
         for bad in [#""\ud83d""#, #""\ude00""#, "\"a\u{01}b\"", #""\x""#, "\"abc", "\"\u{7F}\"x"] {
             #expect(throws: StrictJSON.ParseError.self, "\(bad)") { _ = try StrictJSON.parse(bad) }
         }
-        #expect(throws: StrictJSON.ParseError.self) { _ = try StrictJSON.parse([0x22, 0xC3, 0x28, 0x22]) }  // invalid UTF-8
+        // invalid UTF-8
+        #expect(throws: StrictJSON.ParseError.self) { _ = try StrictJSON.parse([0x22, 0xC3, 0x28, 0x22]) }
     }
 
     @Test func trailingTextAndEmptyInputAreRefused() {

@@ -76,7 +76,8 @@ import _TestSupport
         #expect(cells[1].hasPrefix("<td class=\"nobound\" title=\"measured, no bound\">"))
         #expect(cells[2].hasPrefix("<td class=\"ok\" title=\"bound ≤ 0\">"))
         #expect(html.contains("Measured, no bound: flutter.spurious = "))
-        #expect(html.contains("Throughput (differs between runs): engineFixes_per_s 2.50e+07 fixes/s"))  // outside the collapsed table
+        // outside the collapsed table
+        #expect(html.contains("Throughput (differs between runs): engineFixes_per_s 2.50e+07 fixes/s"))
         let none = ScenarioReport(
             name: "n", rulesVersion: "v", seed: 1, replicates: 1, metrics: report.scenarios[0].metrics,
             expectations: [])

@@ -254,7 +254,8 @@ enum SampleReport {
         #expect(
             html.contains("<h1>FAILED</h1>") && html.contains("<title>FenceLab report: FAILED — rules level FAILED"))
         #expect(html.contains("<h2>Rules level</h2>") && html.contains("<h2>Device level</h2>"))
-        #expect(html.components(separatedBy: "<svg ").count - 1 == 12)  // (track, gap fill, 2 × timeline, 2 × error) × 2 scenarios
+        // (track, gap fill, 2 × timeline, 2 × error) × 2 scenarios
+        #expect(html.components(separatedBy: "<svg ").count - 1 == 12)
         for forbidden in ["<script", "http://", "https://", "src=", "@import", "url(", "<link"] {
             let outsideSVGNamespace = html.replacingOccurrences(of: "xmlns=\"http://www.w3.org/2000/svg\"", with: "")
                 .replacingOccurrences(of: "url(#clip-", with: "")

@@ -36,7 +36,8 @@ enum KalmanBenchmarks {
     static let cvUpdate = Benchmark(
         "kalman/cv-update", group: "kalman", itemsPerRun: ReferenceKernels.updatesPerRun - 1,
         unit: "update", reference: ReferenceKernels.kalmanCV.name, target: "≥ 0.9× C",
-        noise: 0.47  // ratio 0.43–0.63 on the same code (0.44 on 11-29 at load 1.4, 0.63 on 11-30 at load 15): tracked-only
+        // ratio 0.43–0.63 on the same code (0.44 on 11-29 at load 1.4, 0.63 on 11-30 at load 15): tracked-only
+        noise: 0.47
     ) {
         let w = Workloads.TrackInPlane(count: ReferenceKernels.updatesPerRun, seed: 9)
         let fixes = makeFixes(w)

@@ -269,7 +269,7 @@ final class EngineChild {
         for _ in 0..<3 {
             guard let p = Syscalls.closeOnExecPipe() else {
                 let e = Syscalls.errno
-                fds.forEach { Syscalls.close($0) }
+                for fd in fds { Syscalls.close(fd) }
                 throw failure("pipe", e)
             }
             fds += [p.read, p.write]

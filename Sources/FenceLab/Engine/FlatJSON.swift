@@ -204,7 +204,8 @@ struct FlatJSONFields {
             let start = i + 1
             var j = start
             while j < n, b[j] != 0x22 {
-                if b[j] == 0x5C || b[j] < 0x20 || b[j] >= 0x80 { return nil }  // escapes, controls, non-ASCII: full parser
+                // escapes, controls, non-ASCII: full parser
+                if b[j] == 0x5C || b[j] < 0x20 || b[j] >= 0x80 { return nil }
                 j += 1
             }
             guard j < n else { return nil }

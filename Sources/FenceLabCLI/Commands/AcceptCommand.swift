@@ -97,9 +97,11 @@ enum AcceptCommand: Command {
         do { report = try AcceptanceRun.executeAndWrite(request, out: out) } catch {
             throw CLIError.badInput("\(error)")
         }
-        AcceptanceRun.failureLines(report).forEach { print($0) }
-        for r in report.acceptance.device.replays { r.summaryLines.forEach { print($0) } }
-        AcceptanceRun.statusLines(report).forEach { print($0) }
+        for line in AcceptanceRun.failureLines(report) { print(line) }
+        for r in report.acceptance.device.replays {
+            for line in r.summaryLines { print(line) }
+        }
+        for line in AcceptanceRun.statusLines(report) { print(line) }
         print("Report: \(out)/index.html")
         return AcceptanceRun.passed(report) ? .success : .checkFailed
     }

@@ -71,8 +71,8 @@ enum CalibrateCommand: Command {
             throw CLIError.badInput("\(paths[0]): \(error)")
         }
         do { try CalibrationReport.write(result, to: out) } catch { throw CLIError.badInput(error.description) }
-        CalibrationReport.summaryLines(result).forEach { print($0) }
-        result.notes.forEach { print("note: " + $0) }
+        for line in CalibrationReport.summaryLines(result) { print(line) }
+        for note in result.notes { print("note: " + note) }
         print("report: \(out)/calibration.html, \(out)/calibration.json")
         print(CalibrationReport.compact(result.scenarioBlock))
         return .success

@@ -61,7 +61,7 @@ enum ReplayCommand: Command {
         do { try ReportWriter.write(RunReport.replay(result, logPath: paths[0]), to: out) } catch {
             throw CLIError.badInput("\(error)")
         }
-        result.summaryLines.forEach { print($0) }
+        for line in result.summaryLines { print(line) }
         print("Report: \(out)/index.html")
         return result.status == .passed ? .success : .checkFailed
     }

@@ -82,7 +82,9 @@ enum RunCommand: Command {
         AllocatorTuning.keepHeapTopPadded()
         let report: RunReport
         do { report = try ScenarioRunner.runAndWrite(request, out: out) } catch { throw CLIError.badInput("\(error)") }
-        for s in report.scenarios { s.warnings.forEach { printError("fencelab: warning: \(s.name): \($0)") } }
+        for s in report.scenarios {
+            for warning in s.warnings { printError("fencelab: warning: \(s.name): \(warning)") }
+        }
         print(SummaryTable.render(report))
         print("Report: \(out)/index.html")
         return report.passed ? .success : .checkFailed

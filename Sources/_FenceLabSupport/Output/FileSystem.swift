@@ -8,7 +8,8 @@ import Foundation
 package enum FileSystem {
     /// What is at a path, without following a final symbolic link (`lstat`).
     package enum Kind: Equatable {
-        case missing, regularFile, directory, symbolicLink, other(String)
+        case missing, regularFile, directory, symbolicLink
+        case other(String)
 
         /// How an error message names a kind the caller will not replace.
         var name: String {
