@@ -4,7 +4,7 @@ import GeoPolicy
 ///
 /// The built-in rules conform; a team's rule may conform so that `index.html` draws its
 /// radii instead of the scenario's `fence.rule`.
-package protocol PlottableFenceRule: FenceRule {
+public protocol PlottableFenceRule: FenceRule {
     /// Inner (enter) and outer (exit) radius in metres to draw, finite, 0 < enter ≤ exit;
     /// equal for single-radius rules.
     var plotRadii_m: (enter_m: Double, exit_m: Double) { get }
@@ -12,22 +12,22 @@ package protocol PlottableFenceRule: FenceRule {
 
 extension Hysteresis: PlottableFenceRule {
     /// Enter and exit radius.
-    package var plotRadii_m: (enter_m: Double, exit_m: Double) { (enter_m, exit_m) }
+    public var plotRadii_m: (enter_m: Double, exit_m: Double) { (enter_m, exit_m) }
 }
 
 extension Threshold: PlottableFenceRule {
     /// The radius twice.
-    package var plotRadii_m: (enter_m: Double, exit_m: Double) { (radius_m, radius_m) }
+    public var plotRadii_m: (enter_m: Double, exit_m: Double) { (radius_m, radius_m) }
 }
 
 extension Conservative: PlottableFenceRule {
     /// The radius twice.
-    package var plotRadii_m: (enter_m: Double, exit_m: Double) { (radius_m, radius_m) }
+    public var plotRadii_m: (enter_m: Double, exit_m: Double) { (radius_m, radius_m) }
 }
 
 extension AnyFenceRule: PlottableFenceRule {
     /// The radii of the wrapped rule.
-    package var plotRadii_m: (enter_m: Double, exit_m: Double) {
+    public var plotRadii_m: (enter_m: Double, exit_m: Double) {
         switch self {
         case .hysteresis(let r): return r.plotRadii_m
         case .threshold(let r): return r.plotRadii_m
