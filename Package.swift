@@ -118,8 +118,9 @@ let package = Package(
         .testTarget(
             name: "FenceLabCalibrationTests",
             dependencies: [
-                "FenceLabCalibration", "DeviceLogKit", "DriveSim", "GeoPolicy", "GSLKit", "_FenceLabSupport",
-                "_TestSupport",
+                // FenceLab for its CSV export: generated recordings with known noise, read back as device logs.
+                "FenceLabCalibration", "FenceLab", "DeviceLogKit", "DriveSim", "GeoPolicy", "GSLKit",
+                "_FenceLabSupport", "_TestSupport",
             ]
         ),
         .testTarget(name: "CommandLineKitTests", dependencies: ["_CommandLineKit", "GeoPolicy", "_TestSupport"]),
@@ -127,6 +128,8 @@ let package = Package(
         .testTarget(
             name: "RepositoryTests",
             dependencies: ["DriveSim", "FenceLab", "FenceLabSweep", "GSLKit", "ReportKit", "_TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["FenceLabCLI", "_TestSupport"]),
+        .testTarget(
+            name: "CLITests", dependencies: ["FenceLabCLI", "FenceLab", "_CommandLineKit", "GeoPolicy", "_TestSupport"]
+        ),
     ]
 )

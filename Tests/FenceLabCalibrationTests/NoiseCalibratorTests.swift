@@ -1,4 +1,3 @@
-import FenceLab
 import FenceLabCalibration
 import Foundation
 import GSLKit

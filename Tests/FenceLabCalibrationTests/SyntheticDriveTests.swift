@@ -2,7 +2,6 @@ import GSLKit
 import GeoPolicy
 import Testing
 
-@testable import FenceLab
 @testable import FenceLabCalibration
 
 /// `GoodnessOfFit.syntheticDrive` builds a drive without arrays of fixes, with its residuals

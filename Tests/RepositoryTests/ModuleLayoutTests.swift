@@ -155,6 +155,30 @@ import _TestSupport
         #expect(declared["GeoPolicy"] == nil, "GeoPolicy depends on nothing")
     }
 
+    /// Every test file imports only package modules its test target declares: a module that is
+    /// merely built earlier by chance fails a clean build.
+    @Test func testFilesImportOnlyDeclaredDependencies() throws {
+        let root = TestPaths.packageRoot
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let declared = try Self.declaredDependencies(manifest)
+        let packageModules = Set(Self.allowed.keys).union(["_TestSupport", "CReference", "CGSL", "CMalloc"])
+        var checked = 0
+        for target in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Tests").path)
+        where target.hasSuffix("Tests") {
+            let deps = try #require(declared[target], "Package.swift declares no dependencies for \(target)")
+            let folder = root.appendingPathComponent("Tests/" + target)
+            for file in try Self.swiftFiles(in: folder) {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                let missing = Self.imports(of: text).intersection(packageModules).subtracting(deps)
+                #expect(
+                    missing.isEmpty,
+                    "Tests/\(target)/\(file) imports \(missing.sorted()), not a dependency of \(target)")
+                checked += 1
+            }
+        }
+        #expect(checked > 80)
+    }
+
     /// Only `_FenceLabSupport` and the libm files name the C library; the support target holds
     /// its system calls in one file.
     @Test func systemCallsLiveInOneFile() throws {
