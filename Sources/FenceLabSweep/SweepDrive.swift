@@ -76,6 +76,15 @@ package struct SweepDrive: Sendable {
                 fixTruth.append(t)
             }
         }
+        // The scenario's sampling policy, as `fencelab run` applies it.
+        let policy = spec.sampling.policy
+        if !policy.isAll {
+            let phase = try SamplingStage.phase_s(policy, spec: spec, replicate: replicate)
+            let delivered = SamplingStage.deliveries(policy, phase_s: phase, fixes: fixes, now_s: now)
+            fixes = delivered.indices.map { fixes[$0] }
+            fixTruth = delivered.indices.map { fixTruth[$0] }
+            now = delivered.now_s
+        }
         var rmse: [FenceInput: Double] = [:]
         for input in filters where rmse[input] == nil {
             rmse[input] = FilterScore.rmse_m(fixes: fixes, truth: fixTruth, input: input)

@@ -236,8 +236,29 @@ extension ScenarioSpec {
             "must end before year 10000 after start_unix_s", duration)
         var s = SamplingSpec(rate_hz: rate, duration_s: duration, start_unix_s: start)
         s.startIsExplicit = explicitStart != nil
+        if let text = try r.optionalString("policy") {
+            s.policy = try decodePolicy(text, rate_hz: rate, file: r.file, keyPath: r.keyPath("policy"))
+        }
         try r.finish()
         return s
+    }
+
+    /// A sampling policy spec (`SamplingPolicy.parse`) whose periods are at least the base
+    /// sampling interval (a policy cannot deliver more often than the device measures).
+    static func decodePolicy(
+        _ text: String, rate_hz: Double, file: String, keyPath: String
+    ) throws(ScenarioError) -> SamplingPolicy {
+        let policy: SamplingPolicy
+        do { policy = try SamplingPolicy.parse(text) } catch {
+            throw .invalidSpec(file: file, keyPath: keyPath, reason: error.description)
+        }
+        if let period = policy.shortestPeriod_s, period * rate_hz < 1 - 1e-9 {
+            throw .invalidValue(
+                file: file, keyPath: keyPath,
+                requirement: "a period of at least the base sampling interval (1 / rate_hz = \(1 / rate_hz) s)",
+                got: text)
+        }
+        return policy
     }
 
     static func decodeNoise(_ r: inout ObjectReader) throws(ScenarioError) -> NoiseSpec {

@@ -21,6 +21,8 @@ public enum ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
     case wrongType(file: String, keyPath: String, expected: String, got: String)
     /// A value of the right type outside its valid range; `requirement` reads "must be ≥ 0".
     case invalidValue(file: String, keyPath: String, requirement: String, got: String)
+    /// A spec string (a sampling policy) that its own parser refused; `reason` names the part.
+    case invalidSpec(file: String, keyPath: String, reason: String)
     /// A replicate index outside 0..<replicates.
     case invalidReplicate(scenario: String, replicate: Int, replicates: Int)
     /// The random generator could not be set up (GSL's reason).
@@ -44,6 +46,7 @@ public enum ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(f(file)): \(path.isEmpty ? "(top level)" : c(path)): expected \(expected), got \(c(got))"
         case .invalidValue(let file, let path, let requirement, let got):
             return "\(f(file)): \(c(path)): \(requirement), got \(c(got))"
+        case .invalidSpec(let file, let path, let reason): return "\(f(file)): \(c(path)): \(reason)"
         case .invalidReplicate(let scenario, let replicate, let replicates):
             return "\(f(scenario)): replicate must be within 0...\(replicates - 1), got \(replicate)"
         case .generator(let scenario, let reason): return "\(f(scenario)): random generator: \(c(reason))"

@@ -224,6 +224,9 @@ public struct SamplingSpec: Sendable, Hashable {
     public var start_unix_s: Double
     /// True when the scenario file sets `start_unix_s` (exports then start there unless `--start` is given).
     public var startIsExplicit = false
+    /// Which of the measured fixes the app is given (key `policy`, default `all`); the truth is
+    /// always the noiseless track at `rate_hz`, whatever the policy.
+    public var policy: SamplingPolicy = .all
 
     public static let defaultStart_unix_s: Double = 1_767_225_600
     /// Valid `start_unix_s`: 1970-01-01 to 9999-12-31T23:59:59Z (what ISO-8601 export can write).

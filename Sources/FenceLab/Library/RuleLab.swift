@@ -102,12 +102,15 @@ public struct RuleLab: Sendable {
     ///   - jobs: worker threads, ≥ 1 (default: all cores); results do not depend on it.
     ///   - input: what the rule decides on: `.raw` fixes (default) or a filter's causal estimate,
     ///     e.g. `try FenceInput(.kalman)`; part of the rules version (`+kalman-q1`).
+    ///   - sampling: which of the measured fixes the app is given (`SamplingPolicy`), instead of
+    ///     the scenario's `sampling.policy`; part of the rules version (`+interval60`). The truth
+    ///     stays the noiseless track at the scenario's rate.
     ///   - rulesVersion: `.mustMatch` (default) or `.override(scenarioRecordedFor:)`.
     /// - Throws: `LabError` for a bad argument, an invalid rule, a rules-version mismatch or a
     ///   failed run (naming scenario and replicate).
     public func run<Rule: FenceRule>(
         scenario: LabScenario, rule: Rule, confirmation: Confirmation? = nil,
-        input: FenceInput = .raw,
+        input: FenceInput = .raw, sampling: SamplingPolicy? = nil,
         replicates: Int? = nil, seed: UInt64? = nil, jobs: Int? = nil,
         rulesVersion policy: RulesVersionPolicy = .mustMatch
     ) throws(LabError) -> LabResult {
@@ -116,13 +119,21 @@ public struct RuleLab: Sendable {
         do { evaluator = try FenceEvaluator(rule: rule, confirmation: confirmation) } catch {
             throw .invalidRule(rulesVersion: rule.rulesVersion, reason: error.description)
         }
-        let version = evaluator.rulesVersion + input.versionSuffix
         guard !evaluator.rulesVersion.isEmpty else {
             throw .invalidRule(rulesVersion: "\"\"", reason: "rulesVersion must not be empty")
         }
         var spec = scenario.spec
         if let r = request.replicates { spec.replicates = r }
         if let s = request.seed { spec.seed = s }
+        if let sampling {
+            if let period = sampling.shortestPeriod_s, period * spec.sampling.rate_hz < 1 - 1e-9 {
+                throw .invalidArgument(
+                    name: "sampling", value: sampling.description,
+                    reason: "a period below the scenario's base sampling interval (\(spec.sampling.interval_s) s)")
+            }
+            spec.sampling.policy = sampling
+        }
+        let version = evaluator.rulesVersion + input.versionSuffix + spec.sampling.policy.versionSuffix
 
         let bounds: [ExpectationBound]
         switch policy {

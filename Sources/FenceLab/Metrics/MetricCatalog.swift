@@ -1,7 +1,7 @@
 /// The metric paths that exist (names and definitions: docs/metrics.md) and their fixed report order.
 ///
 /// A path is dot-separated: `group.name[.sub[.field]]`. Groups: `flutter`, `rejections`,
-/// `faults`, `kalman`, `gapFill`, `throughput`, `visits`.
+/// `faults`, `kalman`, `gapFill`, `throughput`, `visits`, `cost`.
 package struct MetricCatalog: Sendable, Hashable {
     /// Rejection reasons `rejections.<reason>` may name (FenceMonitor's reasons).
     package var rejectionReasons: [String]
@@ -26,7 +26,8 @@ package struct MetricCatalog: Sendable, Hashable {
         "invalidTimestamp", "invalidCoordinate", "invalidAccuracy", "inaccurate", "stale", "outOfOrder", "duplicate",
     ]
 
-    static let groups = ["flutter", "visits", "rejections", "faults", "kalman", "gapFill", "throughput"]
+    static let groups = ["flutter", "visits", "cost", "rejections", "faults", "kalman", "gapFill", "throughput"]
+    static let costNames = ["fixesPerHour", "wakeupsPerHour"]
     static let visitNames = [
         "trueVisits", "matchedVisits", "missedVisits", "recall", "falseVisits", "fragments",
         "falsePerHour", "fragmentsPerHour", "entryLatency_s", "exitLatency_s", "earlyEntries",
@@ -64,6 +65,7 @@ package struct MetricCatalog: Sendable, Hashable {
         case ("gapFill", 4):
             return gapFillMethods.contains(p[1]) && GapBucket(rawValue: p[2]) != nil && Self.gapFields.contains(p[3])
         case ("throughput", 2): return Self.throughputNames.contains(p[1])
+        case ("cost", 2): return Self.costNames.contains(p[1])
         default: return false
         }
     }
@@ -72,6 +74,7 @@ package struct MetricCatalog: Sendable, Hashable {
     /// `fixes/s` (`throughput.*`), otherwise a count per simulated drive (one replicate): `per drive`.
     package static func unit(of path: String) -> String {
         if path.hasPrefix("throughput.") { return "fixes/s" }
+        if path.hasPrefix("cost.") { return "per hour" }
         if path.hasSuffix("_m") { return "m" }
         if path.hasPrefix("flutter.latency_s.") { return "s" }
         return "per drive"
@@ -88,7 +91,7 @@ package struct MetricCatalog: Sendable, Hashable {
         let lists: [[String]] = [
             groups, flutterNames, latencyNames, errorFields, gapFields, throughputNames, faultKinds,
             KalmanTrack.allCases.map(\.rawValue), GapFillMethodName.all, GapBucket.allCases.map(\.rawValue),
-            designRejectionReasons, visitNames,
+            designRejectionReasons, visitNames, costNames,
         ]
         let list: [String]
         switch (parent.first, depth) {
@@ -104,6 +107,7 @@ package struct MetricCatalog: Sendable, Hashable {
         case ("gapFill", 2): list = lists[9]
         case ("gapFill", 3): list = lists[4]
         case ("throughput", 1): list = lists[5]
+        case ("cost", 1): list = lists[12]
         case ("faults", 1): list = lists[6]
         case ("rejections", 1): list = lists[10]
         default: list = []

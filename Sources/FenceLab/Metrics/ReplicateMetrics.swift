@@ -23,6 +23,8 @@ package struct ReplicateMetrics: Sendable, Hashable {
     package var consistency: [KalmanTrack: FilterConsistency] = [:]
     /// Visit-level figures against the scenario's place; nil when the scenario states no place.
     package var visits: VisitMetrics?
+    /// Fixes and wake-ups the sampling policy hands the app, per hour.
+    package var cost: CostMetrics?
 
     package init(
         flutter: FlutterMetrics? = nil, rejections: RejectionMetrics? = nil,
@@ -53,6 +55,10 @@ package struct ReplicateMetrics: Sendable, Hashable {
             out["flutter.modelDisagreements"] = f.modelDisagreements.map(Double.init)
         }
         visits?.flattened(into: &out)
+        if let c = cost {
+            out["cost.fixesPerHour"] = c.fixesPerHour
+            out["cost.wakeupsPerHour"] = c.wakeupsPerHour
+        }
         if let r = rejections {
             for (k, v) in r.byReason { out["rejections.\(k)"] = Double(v) }
             for (k, v) in r.faultsLabelled { out["faults.labelled.\(k)"] = Double(v) }

@@ -50,7 +50,9 @@ package enum JSONReport {
     }
 
     /// The metric groups every scenario carries, in order; absent groups are `{}`.
-    package static let metricGroups = ["flutter", "visits", "rejections", "faults", "kalman", "gapFill", "throughput"]
+    package static let metricGroups = [
+        "flutter", "visits", "cost", "rejections", "faults", "kalman", "gapFill", "throughput",
+    ]
 
     static func scenario(_ s: ScenarioReport, includeCoordinates: Bool) -> JSONValue {
         var pairs: [(String, JSONValue)] = [

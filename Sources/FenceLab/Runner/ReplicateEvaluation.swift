@@ -122,6 +122,19 @@ enum ReplicateEvaluation {
                 truthVelocity.append(f.timestamp_s == s.time_s ? s.truthHeading * s.truthSpeed_mps : nil)
             }
         }
+        // The sampling policy: what the app is given of what the device measured, and when.
+        let policy = spec.sampling.policy
+        if !policy.isAll {
+            let phase = try SamplingStage.phase_s(policy, spec: spec, replicate: replicate)
+            let delivered = SamplingStage.deliveries(policy, phase_s: phase, fixes: fixes, now_s: now)
+            fixes = delivered.indices.map { fixes[$0] }
+            fixTruth = delivered.indices.map { fixTruth[$0] }
+            labels = delivered.indices.map { labels[$0] }
+            // A fix handed over later than measured has no true velocity at its delivery time.
+            truthVelocity = zip(delivered.indices, delivered.now_s).map { i, t in t == now[i] ? truthVelocity[i] : nil }
+            now = delivered.now_s
+        }
+        let cost = SamplingStage.cost(deliveryTimes: now, duration_s: spec.sampling.duration_s)
         let decisions = try FenceDecisions.observe(
             fixes: fixes, now_s: now, center: spec.fence.center, rule: rule,
             settings: settings, scenario: spec.name, replicate: replicate)
@@ -163,6 +176,7 @@ enum ReplicateEvaluation {
                 generatorFixes_per_s: rate(samples.count, generation)),
             visits: visits)
         metrics.consistency = track.consistency
+        metrics.cost = cost
         let plots = PlotData.make(
             spec: spec, samples: samples, fixes: fixes, decisions: decisions,
             truthStates: truthStates, track: track, includeCoordinates: settings.includeCoordinates,

@@ -56,7 +56,9 @@ package enum ScenarioRunner {
             let rule = spec.fence.rule.ruleSpec
             let input = spec.fence.rule.fenceInput
             let version: String
-            do { version = try FenceSetup(rule: rule, input: input).rulesVersion() } catch {
+            do {
+                version = try FenceSetup(rule: rule, input: input).rulesVersion() + spec.sampling.policy.versionSuffix
+            } catch {
                 throw RunError.invalidRule(file: item.path, reason: "\(error)")
             }
             guard version == spec.rulesVersion else {
