@@ -7,7 +7,7 @@ public enum ShownText {
     public static let defaultLimit = 80
 
     /// `value` with control characters escaped (newline as `\n`, tab as `\t`, any other
-    /// C0/C1 control or DEL as `\u{1B}`), cut so that the result holds at most `limit`
+    /// character `isControl` names as `\u{1B}`, `\u{202E}`), cut so that the result holds at most `limit`
     /// characters before the "…" — escapes count at their written length (found by the gpx
     /// fuzz target: 40 NULs made 240 characters). Reads at most `limit + 1` scalars of `value`.
     public static func shown(_ value: some StringProtocol, limit: Int = defaultLimit) -> String {
@@ -36,8 +36,15 @@ public enum ShownText {
         return out
     }
 
+    /// True for the characters an echo escapes: C0 and C1 controls and DEL, and the Unicode
+    /// formatting characters that reorder or break a terminal line — the bidirectional marks,
+    /// embeddings, overrides and isolates (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069;
+    /// Unicode Standard Annex #9) and the line and paragraph separators (U+2028, U+2029).
     public static func isControl(_ s: Unicode.Scalar) -> Bool {
-        s.value < 0x20 || (s.value >= 0x7F && s.value < 0xA0)
+        let v = s.value
+        if v < 0x20 || (v >= 0x7F && v < 0xA0) { return true }
+        return v == 0x061C || v == 0x200E || v == 0x200F || (0x202A...0x202E).contains(v)
+            || (0x2066...0x2069).contains(v) || v == 0x2028 || v == 0x2029
     }
 
     public static func escaped(_ s: Unicode.Scalar) -> String {
