@@ -93,10 +93,8 @@ package enum SweepMerge {
         return (folders, ignored)
     }
 
-    /// Absolute path with `.`/`..` and symbolic links resolved (as far as the path exists).
-    static func resolved(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
-    }
+    /// Absolute path with `.`/`..` and symbolic links resolved, also below an existing prefix.
+    static func resolved(_ path: String) -> String { FileSystem.resolvedPath(path) }
 
     /// Reads and checks shard folders; returns the common manifest (as shard 0/1) and all records,
     /// in a `SweepRecordStore` whose scratch file is made in `scratchDirectory`. Each `items.jsonl`

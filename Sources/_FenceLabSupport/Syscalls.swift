@@ -214,6 +214,14 @@ package enum Syscalls {
         return fstat(fd, &st) == 0 ? status(st) : nil
     }
 
+    /// `realpath(path)`: the absolute path with `.`, `..` and every symbolic link resolved;
+    /// nil when the path does not exist (or `realpath` fails otherwise).
+    package static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     // MARK: the process
 
     /// `getpid()`.

@@ -144,7 +144,10 @@ package enum ScenarioExport {
         start_unix_s: Double? = nil
     ) throws -> (text: String?, summary: Summary) {
         if let outPath {
-            do { try FileSystem.checkFileDestination(outPath) } catch {
+            do {
+                try FileSystem.checkNotAnInput(output: outPath, inputs: [scenarioPath])
+                try FileSystem.checkFileDestination(outPath)
+            } catch {
                 throw ExportError.writeFailed(path: outPath, reason: error.reason)
             }
         }

@@ -198,6 +198,36 @@ package enum FileSystem {
         Syscalls.unlink(path)
     }
 
+    /// `path` as the file system sees it: absolute, with `.`, `..` and symbolic links resolved,
+    /// also when its last components do not exist yet (the longest existing ancestor is
+    /// resolved and the rest appended), so `alias/new` names the same place as `target/new`.
+    package static func resolvedPath(_ path: String) -> String {
+        var url = URL(fileURLWithPath: path).standardizedFileURL
+        var rest: [String] = []
+        while Syscalls.realPath(url.path) == nil, url.path != "/" {
+            rest.insert(url.lastPathComponent, at: 0)
+            url.deleteLastPathComponent()
+        }
+        var base = Syscalls.realPath(url.path) ?? url.path
+        for component in rest { base = (base as NSString).appendingPathComponent(component) }
+        return base
+    }
+
+    /// True when `path` is `folder` or lies inside it, after `resolvedPath` on both.
+    package static func isSameOrInside(_ path: String, _ folder: String) -> Bool {
+        let p = resolvedPath(path)
+        let f = resolvedPath(folder)
+        return p == f || p.hasPrefix(f == "/" ? "/" : f + "/")
+    }
+
+    /// Refuses an output file that is one of the command's inputs (resolved, symbolic links
+    /// included): writing it would replace what is being read.
+    package static func checkNotAnInput(output: String, inputs: [String]) throws(OutputError) {
+        for input in inputs where resolvedPath(input) == resolvedPath(output) {
+            throw .overwritesInput(path: output, input: input)
+        }
+    }
+
     package static func isDirectory(_ path: String) -> Bool {
         Syscalls.status(path: path)?.type == .directory
     }

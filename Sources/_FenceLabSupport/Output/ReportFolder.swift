@@ -12,6 +12,8 @@ package enum OutputError: Error, Sendable, Hashable, CustomStringConvertible {
     case io(path: String, operation: String, reason: String)
     /// The destination is a device, FIFO, symbolic link (dangling or not) or other non-regular file.
     case notARegularFile(path: String, kind: String)
+    /// The destination is one of the command's own inputs (`input` as given).
+    case overwritesInput(path: String, input: String)
 
     package var description: String {
         switch self {
@@ -23,6 +25,8 @@ package enum OutputError: Error, Sendable, Hashable, CustomStringConvertible {
         case .io(let path, let operation, let reason): return "\(path): \(operation) failed (\(reason))"
         case .notARegularFile(let path, let kind):
             return "\(path): refusing to replace \(kind) (only a regular file or a FenceLab report folder is replaced)"
+        case .overwritesInput(let path, let input):
+            return "\(path): refusing to write over the input \(input); write the output elsewhere"
         }
     }
 
@@ -34,6 +38,8 @@ package enum OutputError: Error, Sendable, Hashable, CustomStringConvertible {
         case .foreignContent(_, let example): return "holds '\(example)', not part of a FenceLab report"
         case .io(_, let operation, let reason): return "\(operation) failed (\(reason))"
         case .notARegularFile(_, let kind): return "refusing to replace \(kind) (only a regular file is replaced)"
+        case .overwritesInput(_, let input):
+            return "refusing to write over the input \(input); write the output elsewhere"
         }
     }
 }

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+import _TestSupport
+
+/// No command writes over one of its own inputs, however the path is spelt.
+@Suite struct OwnInputCLITests {
+    static func tempDir() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-own-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test(arguments: [
+        ("s.json", "s.json"), ("s.json", "link.json"), ("link.json", "./s.json"), ("s.json", "sub/../s.json"),
+    ])
+    func exportRefusesItsOwnScenario(input: String, out: String) throws {
+        let dir = try Self.tempDir()
+        let original = try Data(
+            contentsOf: TestPaths.packageRoot.appendingPathComponent("scenarios/dateline-fiji.json"))
+        try original.write(to: dir.appendingPathComponent("s.json"))
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/link.json", withDestinationPath: "s.json")
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        let r = try runFencelab(["export", input, "--format", "csv", "--out", out], currentDirectory: dir)
+        #expect(r.status == 2)
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("refusing to write over the input"))
+        #expect(try Data(contentsOf: dir.appendingPathComponent("s.json")) == original)
+    }
+
+    /// `merge shards --out alias/merged` with `alias → shards` would write inside its input.
+    @Test func mergeRefusesAnOutputInsideAnInputThroughALink() throws {
+        let dir = try Self.tempDir()
+        let fm = FileManager.default
+        try fm.createDirectory(at: dir.appendingPathComponent("shards/s0"), withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: dir.appendingPathComponent("shards/s0/shard.json"))
+        try fm.createSymbolicLink(atPath: dir.path + "/alias", withDestinationPath: "shards")
+        let r = try runFencelab(["merge", "shards", "--out", "alias/merged"], currentDirectory: dir)
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("is this input or inside it"), "\(r.stderr)")
+        #expect(!fm.fileExists(atPath: dir.appendingPathComponent("shards/merged").path))
+    }
+}
