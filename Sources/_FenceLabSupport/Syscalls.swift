@@ -267,6 +267,11 @@ package enum Syscalls {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
+    /// `signal(SIGXFSZ, SIG_IGN)`: a write past the file-size limit (`ulimit -f`) fails with
+    /// `EFBIG`, which the writers report and clean up after, instead of ending the process
+    /// without a word.
+    package static func ignoreFileSizeSignal() { _ = signal(SIGXFSZ, SIG_IGN) }
+
     /// `usleep(microseconds)`.
     package static func sleep(microseconds: UInt32) { _ = usleep(microseconds) }
 

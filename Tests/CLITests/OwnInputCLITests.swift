@@ -40,3 +40,24 @@ import _TestSupport
         #expect(!fm.fileExists(atPath: dir.appendingPathComponent("shards/merged").path))
     }
 }
+
+/// A file-size limit (`ulimit -f`) is an ordinary write error: one line, exit 2, nothing left behind.
+@Suite struct FileSizeLimitCLITests {
+    @Test(arguments: [
+        ["run", "scenarios/edge-loiter-100m.json", "--replicates", "2", "--out", "OUT/o"],
+        ["export", "scenarios/dateline-fiji.json", "--format", "gpx", "--out", "OUT/x.gpx"],
+    ])
+    func writesPastTheLimitFailWithOneLine(arguments: [String]) throws {
+        let dir = try OwnInputCLITests.tempDir()
+        let args = arguments.map { $0.replacingOccurrences(of: "OUT", with: dir.path) }
+        let quoted = args.map { "'\($0)'" }.joined(separator: " ")
+        let bin = TestPaths.product("fencelab").path
+        let r = try runProcess(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "ulimit -f 8; exec '\(bin)' \(quoted)"],
+            currentDirectory: TestPaths.packageRoot, deadline_s: 120)
+        #expect(r.status == 2, "status \(r.status): \(r.stderr)")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("File too large"), "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+}
