@@ -146,8 +146,17 @@ enum CLI {
             if first.hasPrefix("-"), let command = defaultCommand {
                 return execute(command, argv)
             }
-            return fail(.usage("unknown command '\(first)'; see `fencelab --help`"))
+            let hint = suggestion(for: first).map { " (did you mean \($0)?)" } ?? ""
+            return fail(.usage("unknown command '\(first)'\(hint); see `fencelab --help`"))
         }
+    }
+
+    /// The command name closest to `typed` (at most two edits, or a prefix of four or more
+    /// characters), for "did you mean", as options get one.
+    static func suggestion(for typed: String) -> String? {
+        let names = commands.map { $0.name } + ["help"]
+        if typed.count >= 4, let prefixed = names.first(where: { $0.hasPrefix(typed) }) { return prefixed }
+        return names.first { Spelling.isNearMiss($0, typed) }
     }
 
     static func execute(_ command: any Command.Type, _ argv: [String]) -> ExitCode {

@@ -17,6 +17,20 @@ import _TestSupport
         #expect(r.status == 64)
         #expect(r.stderr.contains("frobnicate"))
         #expect(r.stdout.isEmpty)
+        #expect(r.stderr == "fencelab: unknown command 'frobnicate'; see `fencelab --help`\n", "\(r.stderr)")
+    }
+
+    /// Commands get a did-you-mean, as options do; the exit code stays 64 (usage).
+    @Test func misspeltCommandGetsASuggestion() throws {
+        let r = try runFencelab(["swep"])
+        #expect(r.status == 64 && r.stdout.isEmpty)
+        #expect(
+            r.stderr == "fencelab: unknown command 'swep' (did you mean sweep?); see `fencelab --help`\n", "\(r.stderr)"
+        )
+        for (typo, meant) in [("calibrat", "calibrate"), ("acept", "accept"), ("replya", "replay"), ("merg", "merge")] {
+            let t = try runFencelab([typo])
+            #expect(t.status == 64 && t.stderr.contains("(did you mean \(meant)?)"), "\(typo): \(t.stderr)")
+        }
     }
 
     @Test func distanceAcrossDateLine() throws {
