@@ -36,8 +36,10 @@ enum SweepMixHTML {
     static func mixRow(_ tag: String, _ id: Int, _ s: SweepSummary) -> String {
         let x = ReportText.xml
         let p = s.mix.points[id]
-        let bad = p.feasible ? "" : " class=\"bad\""
-        return "<tr><td>\(x(s.manifest.points[id].label))\(tag.isEmpty ? "" : " <b>(\(x(tag)))</b>")</td>"
+        // The setting and the constraints wrap: the reason a setting misses is always in view.
+        let bad = p.feasible ? " class=\"wrap\"" : " class=\"wrap bad\""
+        return
+            "<tr><td class=\"wrap\">\(x(s.manifest.points[id].label))\(tag.isEmpty ? "" : " <b>(\(x(tag)))</b>")</td>"
             + "<td>\(x(ReportText.plain(p.unwantedPerHour)))</td><td>\(x(ReportText.latency(p.worstEntryP95_s)))</td>"
             + "<td>\(x(p.worstRecall.map(ReportText.plain) ?? "–"))</td><td\(bad)>\(x(SweepOutput.violationText(p, s.manifest)))</td></tr>"
     }
@@ -62,10 +64,12 @@ enum SweepMixHTML {
                 guard let id else { continue }
                 let v = sc.cells[id].visits
                 h +=
-                    "<tr><td>\(x(sc.scenario.name))</td><td>\(x(ReportText.plain(sc.scenario.weight)))</td><td>\(x(tag))</td>"
-                    + "<td>\(x(ReportText.plainEstimate(v.trueVisits)))</td><td>\(x(ReportText.plainEstimate(v.recall)))</td>"
-                    + "<td>\(x(ReportText.plainEstimate(v.falsePerHour)))</td><td>\(x(ReportText.plainEstimate(v.fragmentsPerHour)))</td>"
-                    + "<td>\(x(ReportText.latencyEstimate(v.lateEntryP95_s)))</td><td>\(x(ReportText.latencyEstimate(v.exitLatencyP95_s)))</td></tr>"
+                    "<tr><td class=\"wrap\">\(x(sc.scenario.name))</td><td>\(x(ReportText.plain(sc.scenario.weight)))</td><td>\(x(tag))</td>"
+                    + [
+                        ReportText.plainEstimate(v.trueVisits), ReportText.plainEstimate(v.recall),
+                        ReportText.plainEstimate(v.falsePerHour), ReportText.plainEstimate(v.fragmentsPerHour),
+                        ReportText.latencyEstimate(v.lateEntryP95_s), ReportText.latencyEstimate(v.exitLatencyP95_s),
+                    ].map { "<td>\(HTMLPage.stacked($0))</td>" }.joined() + "</tr>"
             }
         }
         return h

@@ -65,6 +65,15 @@ package enum HTMLPage {
         out.append("</div><figcaption>\(ReportText.xml(caption))</figcaption></figure>\n")
     }
 
+    /// A table cell's figure "mean [lower, upper]" (plain text) as HTML with the interval on its own
+    /// line in small type, so a table of estimates stays narrow; text without an interval is only escaped.
+    package static func stacked(_ figure: String) -> String {
+        guard let open = figure.range(of: " [") else { return ReportText.xml(figure) }
+        let mean = figure[..<open.lowerBound]
+        let interval = figure[figure.index(after: open.lowerBound)...]
+        return "\(ReportText.xml(String(mean)))<br><small>\(ReportText.xml(String(interval)))</small>"
+    }
+
     /// What `render(into:)` writes, as one string (tests and small pages).
     package static func string(_ render: (inout String) -> Void) -> String {
         var out = ""
@@ -95,9 +104,10 @@ package enum HTMLPage {
         .meta{display:flex;flex-wrap:wrap;gap:4px 18px;margin:0 0 8px;font-size:.85em;color:var(--muted)}
         .meta div{display:flex;gap:4px;min-width:0} .meta dt{font-weight:600} .meta dd{margin:0;overflow-wrap:anywhere}
         .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}
-        table.summary th{white-space:normal;vertical-align:bottom}
         table{border-collapse:collapse;font-size:.9em;font-variant-numeric:tabular-nums}
         th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:right;white-space:nowrap}
+        th{white-space:normal;vertical-align:bottom}
+        td.wrap{white-space:normal;overflow-wrap:anywhere;text-align:left;min-width:10em}
         th:first-child,td:first-child{text-align:left}
         .ok{color:var(--ok)} .bad{color:var(--bad);font-weight:700} .nobound{color:var(--unk);font-style:italic}
         .badge{font-size:.7em;border:1px solid currentColor;border-radius:4px;padding:0 6px;vertical-align:middle}

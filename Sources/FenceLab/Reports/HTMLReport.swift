@@ -230,7 +230,6 @@ package enum HTMLReport {
 
     /// The Kalman block: error and covariance consistency of every track the scenario measured.
     static func kalmanTable(_ s: ScenarioReport) -> String {
-        let x = ReportText.xml
         let tracks = KalmanTrack.allCases.filter { s.metrics.estimate("kalman.\($0.rawValue).rmse_m") != nil }
         guard !tracks.isEmpty else { return "" }
         var h =
@@ -241,7 +240,7 @@ package enum HTMLReport {
             let p = "kalman.\(t.rawValue)."
             h += "<tr><td>\(t.rawValue)</td>"
             for f in ["rmse_m", "p95_m", "nees.mean", "nees.outside95", "nis.mean", "nis.outside95"] {
-                h += "<td>\(x(ReportText.estimate(s.metrics.estimate(p + f))))</td>"
+                h += "<td>\(HTMLPage.stacked(ReportText.estimate(s.metrics.estimate(p + f))))</td>"
             }
             h += "</tr>"
         }
