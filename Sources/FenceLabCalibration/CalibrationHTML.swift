@@ -93,10 +93,9 @@ package enum CalibrationHTML {
         func px(_ v: Double) -> Double { frame.x(v) }
         func py(_ v: Double) -> Double { frame.y.clamped(v) }
 
-        func axes(xTicks: [Double], yTicks: [Double], xUnit: String, yUnit: String, label: String) -> String {
-            let xLabels = xTicks.map { v in (px(v), "\(ReportText.short(v))\(v == xTicks.last ? xUnit : "")") }
-            return frame.svgOpen(label: label) + frame.yGrid(yTicks, unit: yUnit)
-                + frame.xLabels(xLabels, anchorEnds: false, gridLines: false)
+        func axes(xTicks: AxisTicks, yTicks: AxisTicks, xUnit: String, yUnit: String, label: String) -> String {
+            frame.svgOpen(label: label) + frame.yGrid(yTicks, unit: yUnit)
+                + frame.xAxis(xTicks, unit: xUnit, anchorEnds: false, gridLines: false)
         }
 
         func line(_ points: [(Double, Double)], colour: String, dashed: Bool = false) -> String {
@@ -122,20 +121,19 @@ package enum CalibrationHTML {
         }
     }
 
-    static func ticks(_ upper: Double, count: Int = 4) -> [Double] {
-        (0...count).map { upper * Double($0) / Double(count) }
-    }
-
     /// Recording ACF with its Bartlett band, synthetic drive 0 with the envelope of the drives.
     static func autocorrelation(_ r: CalibrationResult, width: Double = 860) -> String {
         let a = r.acf
         let g = r.goodness
         let lagMax = a.lags_s.last ?? 1
         let values = (a.rho + g.syntheticACF.rho).filter(\.isFinite)
-        let yLow = min(-0.2, ((values.min() ?? 0) * 10).rounded(.down) / 10)
-        let f = Frame(width: width, height: 250, x: (0, lagMax), y: (yLow, 1))
+        let yTicks = AxisTicks.covering(min(-0.2, values.min() ?? 0), 1, intervals: 6, quarter: true)
+        let yLow = yTicks.lower
+        // Lags are whole seconds from 1 s: a number axis from 0 covering the longest lag.
+        let xTicks = AxisTicks.covering(0, lagMax, intervals: 6)
+        let f = Frame(width: width, height: 250, x: xTicks.domain, y: yTicks.domain)
         var out = f.axes(
-            xTicks: ticks(lagMax, count: 6), yTicks: [yLow, 0, 0.5, 1], xUnit: " s", yUnit: "",
+            xTicks: xTicks, yTicks: yTicks, xUnit: " s", yUnit: "",
             label: "Residual autocorrelation, recording and synthetic")
         out +=
             "<line x1=\"\(SVGPlots.n(f.px(0)))\" x2=\"\(SVGPlots.n(f.px(lagMax)))\" y1=\"\(SVGPlots.n(f.py(0)))\" y2=\"\(SVGPlots.n(f.py(0)))\" stroke=\"#999\"/>"
@@ -160,10 +158,11 @@ package enum CalibrationHTML {
     static func qqPlot(_ r: CalibrationResult, width: Double = 420) -> String {
         let qq = r.goodness.qq
         let extent = max(1e-9, qq.map { max(abs($0.x), abs($0.y)) }.max() ?? 1)
-        let top = SVGPlots.niceCeiling(extent)
-        let f = Frame(width: width, height: 280, x: (-top, top), y: (-top, top))
+        let ticks = AxisTicks.covering(-extent, extent, intervals: 6)
+        let top = max(-ticks.lower, ticks.upper)
+        let f = Frame(width: width, height: 280, x: ticks.domain, y: ticks.domain)
         var out = f.axes(
-            xTicks: [-top, -top / 2, 0, top / 2, top], yTicks: [-top, -top / 2, 0, top / 2, top], xUnit: " m",
+            xTicks: ticks, yTicks: ticks, xUnit: " m",
             yUnit: " m",
             label: "QQ plot of residuals against the fitted distribution")
         out += f.line([(-top, -top), (top, top)], colour: referenceColour, dashed: true)
@@ -178,7 +177,9 @@ package enum CalibrationHTML {
     static func coverage(_ r: CalibrationResult, width: Double = 420) -> String {
         let f = Frame(width: width, height: 280, x: (0, 2.5), y: (0, 1))
         var out = f.axes(
-            xTicks: [0, 0.5, 1, 1.5, 2, 2.5], yTicks: [0, 0.25, 0.5, 0.75, 1], xUnit: " ×", yUnit: "",
+            xTicks: AxisTicks.covering(0, 2.5, intervals: 5),
+            yTicks: AxisTicks.covering(0, 1, intervals: 4, quarter: true),
+            xUnit: " ×", yUnit: "",
             label: "Coverage of the reported accuracy")
         let cs = (0...50).map { 2.5 * Double($0) / 50 }
         func curve(_ radiiOverAccuracy: [Double]) -> [(Double, Double)] {
@@ -213,8 +214,10 @@ package enum CalibrationHTML {
         let rec = r.input.reportedAccuracy_m
         let syn = r.goodness.syntheticAccuracy_m
         let sortedAll = (rec + syn).sorted()
-        let upper = SVGPlots.niceCeiling(
-            max(1e-9, sortedAll[min(sortedAll.count - 1, Int(Double(sortedAll.count) * 0.995))] * 1.05))
+        let xTicks = AxisTicks.covering(
+            0, max(1e-9, sortedAll[min(sortedAll.count - 1, Int(Double(sortedAll.count) * 0.995))] * 1.05), intervals: 5
+        )
+        let upper = xTicks.upper
         let bins = 40
         let bw = upper / Double(bins)
         func density(_ v: [Double]) -> [Double] {
@@ -224,10 +227,10 @@ package enum CalibrationHTML {
         }
         let dr = density(rec)
         let ds = density(syn)
-        let yTop = SVGPlots.niceCeiling(max(1e-12, (dr + ds).max() ?? 1) * 1.05)
-        let f = Frame(width: width, height: 280, x: (0, upper), y: (0, yTop))
+        let yTicks = AxisTicks.covering(0, max(1e-12, (dr + ds).max() ?? 1) * 1.05, intervals: 4)
+        let f = Frame(width: width, height: 280, x: (0, upper), y: yTicks.domain)
         var out = f.axes(
-            xTicks: ticks(upper), yTicks: [0, yTop / 2, yTop], xUnit: " m", yUnit: "/m",
+            xTicks: xTicks, yTicks: yTicks, xUnit: " m", yUnit: "/m",
             label: "Reported accuracy distribution")
         func steps(_ d: [Double]) -> [(Double, Double)] {
             d.enumerated().flatMap { [(Double($0.offset) * bw, $0.element), (Double($0.offset + 1) * bw, $0.element)] }

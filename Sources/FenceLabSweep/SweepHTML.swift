@@ -163,27 +163,18 @@ enum SweepHTML {
         let stripW = extent.hasUndetected ? 46.0 : 0
         let lo = extent.latency?.min ?? 0
         let hi = extent.latency?.max ?? 1
-        let xMin = lo < 0 ? -SVGPlots.niceCeiling(-lo) : 0
-        let xMax = hi > 0 ? max(SVGPlots.niceCeiling(hi), xMin + 1) : (xMin < 0 ? 0 : 1)
-        let yMax = SVGPlots.niceCeiling(max(1, extent.spuriousMax ?? 1))  // counts: at least 0…1
+        // Latency spans 0 (a setting may detect early on average); spurious counts start at 0 and reach at least 1.
+        let xTicks = AxisTicks.covering(min(lo, 0), max(hi, 0), intervals: width < 600 ? 3 : 5, quarter: true)
+        let yTicks = AxisTicks.covering(0, max(1, extent.spuriousMax ?? 1), intervals: 4)
         let plotW = width - left - right - stripW
         let f = PlotFrame(
             width: width, height: height, left: left, top: top, plotWidth: plotW, plotHeight: plotH,
-            x: (xMin, xMax), y: (0, yMax))
+            x: xTicks.domain, y: yTicks.domain)
         func px(_ c: SweepCell) -> Double { c.latencyMedian_s.map { f.x($0.mean) } ?? left + plotW + stripW / 2 }
         let py = f.y
         out.append(f.svgOpen(label: "Spurious transitions versus median latency, \(sc.scenario.name)"))
-        out.append(f.yGrid((0...4).map { yMax * Double($0) / 4 }))
-        let ticks = width < 600 ? 2 : 4
-        out.append(
-            f.xLabels(
-                (0...ticks).map { k in
-                    let v = xMin + (xMax - xMin) * Double(k) / Double(ticks)
-                    return (
-                        f.x.atFraction(Double(k) / Double(ticks)),
-                        "\(ReportText.short(abs(v) < 1e-9 * (xMax - xMin) ? 0 : v))\(k == ticks ? " s" : "")"
-                    )
-                }, anchorEnds: true, gridLines: true))
+        out.append(f.yGrid(yTicks))
+        out.append(f.xAxis(xTicks, unit: " s", anchorEnds: true, gridLines: true))
         if extent.hasUndetected {
             let cx = left + plotW + stripW / 2
             out.append(

@@ -78,21 +78,6 @@ enum SweepMixHTML {
             + "\(x(ReportText.latency(s.manifest.matchSlack_s))) s (docs/metrics.md).</p>\n"
     }
 
-    /// Tick values 0, step, 2·step, … up to the first multiple ≥ `maxValue`, step 1/2/5 × 10ᵏ (about `count` ticks).
-    static func niceTicks(maxValue: Double, count: Int) -> [Double] {
-        let top = maxValue > 0 && maxValue.isFinite ? maxValue : 1
-        let step = niceStep(top / Double(count))
-        let n = Int((top / step).rounded(.up))
-        return (0...max(1, n)).map { Double($0) * step }
-    }
-
-    /// The smallest 1/2/5 × 10ᵏ ≥ x.
-    static func niceStep(_ x: Double) -> Double {
-        let p = pow(10, floor(log10(x)))
-        for k in [1.0, 2, 5, 10] where k * p >= x { return k * p }
-        return 10 * p
-    }
-
     /// Places text labels next to their points so that no two label boxes overlap (greedy, first
     /// free candidate among eight positions around the point, then further out); boxes are estimated
     /// from a 7 px character width and a 12 px line height.
@@ -145,27 +130,24 @@ enum SweepMixHTML {
         if let ref = s.manifest.points.firstIndex(of: .seedReference) { focus.append(ref) }
         let focusPoints = focus.map { mix.points[$0] }
         let xData = max(s.manifest.maxLatency_s * 1.5, focusPoints.map(\.worstEntryP95_s).filter(\.isFinite).max() ?? 0)
-        let xTicks = niceTicks(maxValue: xData, count: width < 600 ? 3 : 6)
-        let xMax = xTicks.last!
+        let xTicks = AxisTicks.covering(0, xData, intervals: width < 600 ? 3 : 6)
+        let xMax = xTicks.upper
         let hasStrip = mix.points.contains { !($0.worstEntryP95_s <= xMax) }
         let stripW = hasStrip ? 56.0 : 0
         let plotW = width - left - right - stripW
-        let yTicks = niceTicks(maxValue: focusPoints.map(\.unwantedPerHour).max() ?? 1, count: 4)
-        let yMax = yTicks.last!
+        let yTop = focusPoints.map(\.unwantedPerHour).filter(\.isFinite).max() ?? 1
+        let yTicks = AxisTicks.covering(0, yTop > 0 ? yTop : 1, intervals: 4)
+        let yMax = yTicks.upper
         let f = PlotFrame(
             width: width, height: height, left: left, top: top, plotWidth: plotW, plotHeight: plotH,
-            x: (0, xMax), y: (0, yMax))
+            x: xTicks.domain, y: yTicks.domain)
         func px(_ p: MixPoint) -> Double {
             p.worstEntryP95_s <= xMax ? f.x(p.worstEntryP95_s) : left + plotW + stripW / 2
         }
         let py = f.y.capped
         out.append(f.svgOpen(label: "Mix frontier: unwanted visits per hour versus worst p95 entry latency"))
-        out.append(f.yGrid(yTicks, label: ReportText.plain))
-        out.append(
-            f.xLabels(
-                xTicks.enumerated().map { k, v in
-                    (f.x(v), "\(ReportText.latency(v))\(k == xTicks.count - 1 ? " s" : "")")
-                }, anchorEnds: true, gridLines: true))
+        out.append(f.yGrid(yTicks))
+        out.append(f.xAxis(xTicks, unit: " s", anchorEnds: true, gridLines: true))
         if s.manifest.maxLatency_s <= xMax {
             let xx = f.x(s.manifest.maxLatency_s)
             out.append(

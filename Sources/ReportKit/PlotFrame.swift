@@ -70,17 +70,24 @@ package struct PlotFrame {
     /// The opening `<svg>` of the whole picture.
     package func svgOpen(label: String) -> String { SVGPlots.svgOpen(width: width, height: height, label: label) }
 
-    /// A light horizontal line across the plot at each of `ticks` (y data values) and its label
-    /// right-aligned left of the axis; `unit` follows the last label only.
-    package func yGrid(_ ticks: [Double], unit: String = "", label: (Double) -> String = ReportText.short) -> String {
+    /// A light horizontal line across the plot at each of `ticks` and its label right-aligned left
+    /// of the axis (class `tick-y`, the tick's exact value); `unit` follows the last label only.
+    package func yGrid(_ ticks: AxisTicks, unit: String = "") -> String {
         let n = SVGPlots.n
         var out = ""
-        for v in ticks {
+        for v in ticks.values {
             out += "<line x1=\"\(n(left))\" x2=\"\(n(right))\" y1=\"\(n(y(v)))\" y2=\"\(n(y(v)))\" stroke=\"#e3e3e3\"/>"
             out +=
-                "<text x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(label(v))\(v == ticks.last ? unit : "")</text>"
+                "<text class=\"tick-y\" x=\"\(n(left - 4))\" y=\"\(n(y(v) + 4))\" text-anchor=\"end\">\(ticks.label(v))\(v == ticks.values.last ? unit : "")</text>"
         }
         return out
+    }
+
+    /// The x tick labels of `ticks` under the plot (class `tick-x`), `unit` after the last one (see `xLabels`).
+    package func xAxis(_ ticks: AxisTicks, unit: String = "", anchorEnds: Bool, gridLines: Bool) -> String {
+        xLabels(
+            ticks.values.map { v in (x(v), ticks.label(v) + (v == ticks.values.last ? unit : "")) },
+            anchorEnds: anchorEnds, gridLines: gridLines)
     }
 
     /// Labels 16 px under the plot at pixel positions; `anchorEnds` aligns the first to its start and the
@@ -95,7 +102,8 @@ package struct PlotFrame {
                     "<line x1=\"\(n(t.x))\" x2=\"\(n(t.x))\" y1=\"\(n(top))\" y2=\"\(n(top + plotHeight))\" stroke=\"#f0f0f0\"/>"
             }
             let anchor = !anchorEnds ? "middle" : k == 0 ? "start" : k == ticks.count - 1 ? "end" : "middle"
-            out += "<text x=\"\(n(t.x))\" y=\"\(n(top + plotHeight + 16))\" text-anchor=\"\(anchor)\">\(t.label)</text>"
+            out +=
+                "<text class=\"tick-x\" x=\"\(n(t.x))\" y=\"\(n(top + plotHeight + 16))\" text-anchor=\"\(anchor)\">\(t.label)</text>"
         }
         return out
     }

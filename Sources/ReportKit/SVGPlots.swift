@@ -61,56 +61,22 @@ package enum SVGPlots {
         "<svg viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" aria-label=\"\(ReportText.xml(label))\" xmlns=\"http://www.w3.org/2000/svg\">"
     }
 
-    /// Time labels on round values: multiples of `niceTimeStep` inside the domain of `x` (seconds,
-    /// earliest first), about `ticks` intervals, at pixel height `y`.
+    /// Time tick marks and labels (class `tick-t`) at pixel height `y`: `AxisTicks.time` inside the
+    /// domain of `x` (seconds, earliest first), about `ticks` intervals.
     package static func timeAxis(_ x: LinearScale, ticks: Int, y: Double) -> String {
         let t0 = x.lower
         let t1 = x.upper
+        let axis = AxisTicks.time(inside: t0, t1, intervals: ticks)
         var out = ""
-        for t in niceTimes(t0: t0, t1: t1, intervals: ticks) {
+        for t in axis.values {
             let px = x(t)
             let span = x(t1) - x(t0)
             // Labels near an end are anchored inward so they stay inside the plot.
             let anchor = px - x(t0) < 0.04 * span ? "start" : x(t1) - px < 0.04 * span ? "end" : "middle"
             out += "<line x1=\"\(n(px))\" x2=\"\(n(px))\" y1=\"\(n(y - 14))\" y2=\"\(n(y - 10))\" stroke=\"#666\"/>"
-            out += "<text x=\"\(n(px))\" y=\"\(n(y))\" text-anchor=\"\(anchor)\">\(ReportText.short(t)) s</text>"
+            out +=
+                "<text class=\"tick-t\" x=\"\(n(px))\" y=\"\(n(y))\" text-anchor=\"\(anchor)\">\(axis.label(t))</text>"
         }
         return out
     }
-
-    /// Multiples of a round step (1, 2, 5 × 10ᵏ s below a minute; 1, 2, 5, 10, 15, 20, 30 min; 1, 2, 3, 6, 12 h)
-    /// that lie in [t0, t1], with at most about `intervals` + 1 of them.
-    package static func niceTimes(t0: Double, t1: Double, intervals: Int) -> [Double] {
-        guard t1 > t0, t0.isFinite, t1.isFinite, intervals > 0 else { return [] }
-        let step = niceTimeStep((t1 - t0) / Double(intervals))
-        var out: [Double] = []
-        var k = (t0 / step).rounded(.up)
-        while k * step <= t1 + 1e-9 * step, out.count < 50 {
-            out.append(k * step)
-            k += 1
-        }
-        return out
-    }
-
-    /// The smallest round step, seconds, at or above `minimum_s`.
-    package static func niceTimeStep(_ minimum_s: Double) -> Double {
-        guard minimum_s > 0, minimum_s.isFinite else { return 1 }
-        if minimum_s > 60 {
-            for m in [60.0, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 21600, 43200] where m >= minimum_s {
-                return m
-            }
-            return 86400 * niceCeiling(minimum_s / 86400)
-        }
-        let p = pow(10, floor(log10(minimum_s)))
-        for m in [1.0, 2, 5, 10] where m * p >= minimum_s { return m * p }
-        return 10 * p
-    }
-
-    /// 1, 2, 2.5, 5 × 10ᵏ at or above x.
-    package static func niceCeiling(_ x: Double) -> Double {
-        let p = pow(10, floor(log10(x)))
-        for m in [1.0, 2, 2.5, 5, 10] where m * p >= x { return m * p }
-        return 10 * p
-    }
-
 }

@@ -160,13 +160,6 @@ import _TestSupport
         #expect((rec["closest"] as? [Any])?.count == s.mix.closest.count)
     }
 
-    /// Nice ticks: 1, 2, 5 × 10ᵏ steps covering the maximum.
-    @Test func niceTicksCoverTheRangeWithRoundSteps() {
-        #expect(SweepMixHTML.niceTicks(maxValue: 83, count: 4) == [0, 50, 100])
-        #expect(SweepMixHTML.niceTicks(maxValue: 0.7, count: 4) == [0, 0.2, 0.4, 0.6000000000000001, 0.8])
-        #expect(SweepMixHTML.niceTicks(maxValue: 0, count: 4) == [0, 0.5, 1])
-    }
-
     /// Labels never overprint: two labels at the same point get disjoint boxes.
     @Test func labelsDoNotOverlap() {
         let texts = SweepMixHTML.placeLabels(

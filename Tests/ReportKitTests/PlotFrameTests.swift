@@ -54,10 +54,11 @@ import _TestSupport
     @Test func gridAndLabels() {
         let f = PlotFrame(
             width: 420, height: 280, left: 46, top: 10, plotWidth: 348, plotHeight: 226, x: (0, 2), y: (0, 1))
-        let grid = f.yGrid([0, 0.5, 1], unit: " m")
+        let grid = f.yGrid(.covering(0, 1, intervals: 2), unit: " m")
         #expect(grid.components(separatedBy: "<line ").count - 1 == 3)
         #expect(grid.components(separatedBy: " m</text>").count - 1 == 1, "unit on the last label only: \(grid)")
         #expect(grid.contains("x1=\"46.0\" x2=\"394.0\" y1=\"236.0\""), "\(grid)")
+        #expect(grid.contains("class=\"tick-y\" x=\"42.0\" y=\"127.0\" text-anchor=\"end\">0.5<"), "\(grid)")
         let ends = f.xLabels([(f.x(0), "0"), (f.x(1), "1"), (f.x(2), "2 s")], anchorEnds: true, gridLines: true)
         #expect(
             ends.contains("text-anchor=\"start\">0<") && ends.contains("text-anchor=\"middle\">1<")

@@ -222,14 +222,14 @@ extension SVGPlots {
         let baselineMax = series.first { $0.0 == "seedBaseline" }.map { peak($0.1) } ?? 0
         let offScale = othersMax > 0 && baselineMax > 5 * othersMax
         let yMax = max(1e-9, offScale ? othersMax : max(othersMax, baselineMax))
-        let yTop = niceCeiling(yMax)
+        let yTicks = AxisTicks.covering(0, yMax, intervals: width < 600 ? 4 : 5)
         let columns = Int(width - left - right)
         let f = PlotFrame(
             width: width, height: height, left: left, top: top, plotWidth: Double(columns), plotHeight: plotH,
-            x: (t0, t1), y: (0, yTop))
+            x: (t0, t1), y: yTicks.domain)
         let column = LinearScale(domain: (t0, t1), start: 0, length: Double(columns))
         var out = f.svgOpen(label: "Horizontal error over time")
-        out += f.yGrid((0...4).map { yTop * Double($0) / 4 }, unit: " m")
+        out += f.yGrid(yTicks, unit: " m")
         if offScale {
             out +=
                 "<text x=\"\(n(width - right - 4))\" y=\"\(n(top + 12))\" text-anchor=\"end\" fill=\"\(seriesColours["seedBaseline"] ?? "#000")\">seedBaseline off scale (max \(ReportText.short(baselineMax)) m)</text>"
@@ -275,16 +275,16 @@ extension SVGPlots {
         let top = 12.0
         let plotH = 200.0
         let height = 262.0
-        let yTop = niceCeiling(maxV)
+        let yTicks = AxisTicks.covering(0, maxV, intervals: 5)
         // x: one group of bars per bucket, positioned by groupW (the x scale is not used).
         let f = PlotFrame(
             width: width, height: height, left: left, top: top, plotWidth: width - left - 12, plotHeight: plotH,
-            x: (0, Double(buckets.count)), y: (0, yTop))
+            x: (0, Double(buckets.count)), y: yTicks.domain)
         let groupW = f.plotWidth / Double(buckets.count)
         let barW = min(40, (groupW - 20) / Double(max(1, methods.count)))
         let y = f.y.capped
         var out = f.svgOpen(label: "Gap-fill RMSE per gap length")
-        out += f.yGrid((0...4).map { yTop * Double($0) / 4 }, unit: " m")
+        out += f.yGrid(yTicks, unit: " m")
         for (bi, b) in buckets.enumerated() {
             let gx = left + Double(bi) * groupW
             let start = gx + (groupW - barW * Double(methods.count)) / 2
