@@ -219,8 +219,12 @@ enum SweepHTML {
             out.append(SweepScatter.referenceMark(cx, cy))
             labels.append(("80/120/30", cx, cy))
         }
-        // Labels never overprint each other (same placement as the mix plot).
-        out.append(SweepMixHTML.placeLabels(labels, bounds: (0, 0, width, top + plotH)).joined())
+        // Labels stay inside the plot area, off the tick labels and off each other (as in the mix plot).
+        out.append(
+            SVGPlots.placeLabels(
+                labels, bounds: LabelBox(x0: left, y0: 0, x1: left + plotW, y1: top + plotH),
+                obstacles: f.yTickBoxes(yTicks)
+            ).joined())
         let items: [(String, String, String)] = [
             ("dot", pointColour, "setting"), ("dot", frontierColour, "Pareto frontier"),
             ("dot", missedColour, "× missed > 0"), ("line", referenceColour, "□ 80/120/30"),

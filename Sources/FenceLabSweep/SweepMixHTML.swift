@@ -78,40 +78,6 @@ enum SweepMixHTML {
             + "\(x(ReportText.latency(s.manifest.matchSlack_s))) s (docs/metrics.md).</p>\n"
     }
 
-    /// Places text labels next to their points so that no two label boxes overlap (greedy, first
-    /// free candidate among eight positions around the point, then further out); boxes are estimated
-    /// from a 7 px character width and a 12 px line height.
-    static func placeLabels(
-        _ items: [(text: String, x: Double, y: Double)], bounds: (Double, Double, Double, Double)
-    ) -> [String] {
-        var boxes: [(Double, Double, Double, Double)] = []
-        var out: [String] = []
-        let n = SVGPlots.n
-        for item in items {
-            let w = Double(item.text.count) * 7 + 4
-            let h = 12.0
-            var chosen: (Double, Double)?
-            search: for ring in 1...6 {
-                let r = Double(ring) * 10
-                for (dx, dy) in [(1.0, -1.0), (1, 1), (-1, -1), (-1, 1), (1, 0), (-1, 0), (0, -1.5), (0, 1.5)] {
-                    let x0 = dx > 0 ? item.x + r * dx : dx < 0 ? item.x + r * dx - w : item.x - w / 2
-                    let y0 = item.y + r * dy - h / 2
-                    let box = (x0, y0, x0 + w, y0 + h)
-                    guard box.0 >= bounds.0, box.2 <= bounds.2, box.1 >= bounds.1, box.3 <= bounds.3 else { continue }
-                    if boxes.allSatisfy({ box.2 <= $0.0 || box.0 >= $0.2 || box.3 <= $0.1 || box.1 >= $0.3 }) {
-                        chosen = (x0, y0)
-                        boxes.append(box)
-                        break search
-                    }
-                }
-            }
-            let (x0, y0) = chosen ?? (item.x + 8, item.y - 8)
-            if chosen == nil { boxes.append((x0, y0, x0 + w, y0 + h)) }
-            out.append("<text x=\"\(n(x0 + 2))\" y=\"\(n(y0 + h - 2))\">\(ReportText.xml(item.text))</text>")
-        }
-        return out
-    }
-
     /// Scatter of every setting: x worst-scenario p95 entry latency (early as 0), y unwanted visits
     /// per hour; settings that match no visit in some scenario sit in a strip on the right.
     static func plot(_ s: SweepSummary, width: Double, into out: inout some TextSink) {
@@ -195,7 +161,11 @@ enum SweepMixHTML {
             out.append(SweepScatter.referenceMark(cx, cy))
             labels.append(("80/120/30", cx, cy))
         }
-        out.append(placeLabels(labels, bounds: (0, 0, width, top + plotH)).joined())
+        out.append(
+            SVGPlots.placeLabels(
+                labels, bounds: LabelBox(x0: left, y0: 0, x1: left + plotW, y1: top + plotH),
+                obstacles: f.yTickBoxes(yTicks)
+            ).joined())
         let items: [(String, String, String)] = [
             ("dot", SweepHTML.pointColour, "meets constraints"), ("dot", SweepHTML.frontierColour, "mix frontier"),
             ("dot", SweepHTML.missedColour, "× misses a constraint"),

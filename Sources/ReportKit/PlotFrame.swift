@@ -90,6 +90,16 @@ package struct PlotFrame {
             anchorEnds: anchorEnds, gridLines: gridLines)
     }
 
+    /// The pixel boxes of the tick labels `yGrid(ticks, unit:)` draws (a 7 px character width, a
+    /// 12 px line height), for label placement that must not cover them.
+    package func yTickBoxes(_ ticks: AxisTicks, unit: String = "") -> [LabelBox] {
+        ticks.values.map { v in
+            let text = ticks.label(v) + (v == ticks.values.last ? unit : "")
+            let w = LabelBox.width(of: text)
+            return LabelBox(x0: left - 4 - w, y0: y(v) - 8, x1: left - 4, y1: y(v) + 4)
+        }
+    }
+
     /// Labels 16 px under the plot at pixel positions; `anchorEnds` aligns the first to its start and the
     /// last to its end (so they stay inside the picture), else all are centred; `gridLines` draws a
     /// faint vertical line through the plot at each.
@@ -106,5 +116,32 @@ package struct PlotFrame {
                 "<text class=\"tick-x\" x=\"\(n(t.x))\" y=\"\(n(top + plotHeight + 16))\" text-anchor=\"\(anchor)\">\(t.label)</text>"
         }
         return out
+    }
+}
+
+/// A label's box in pixels (left, top, right, bottom), estimated from a 7 px character width and
+/// a 12 px line height (the plots' 12 px sans-serif text).
+package struct LabelBox: Equatable, Sendable {
+    package var x0: Double, y0: Double, x1: Double, y1: Double
+
+    package init(x0: Double, y0: Double, x1: Double, y1: Double) {
+        self.x0 = x0
+        self.y0 = y0
+        self.x1 = x1
+        self.y1 = y1
+    }
+
+    /// Pixels of one character and of one line of plot text.
+    package static let characterWidth = 7.0, lineHeight = 12.0
+
+    /// The estimated width of `text`, with 4 px to spare.
+    package static func width(of text: String) -> Double { Double(text.count) * characterWidth + 4 }
+
+    /// True when the two boxes share some area (touching edges do not count).
+    package func overlaps(_ o: LabelBox) -> Bool { x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1 }
+
+    /// True when the box lies inside `bounds`.
+    package func isInside(_ bounds: LabelBox) -> Bool {
+        x0 >= bounds.x0 && x1 <= bounds.x1 && y0 >= bounds.y0 && y1 <= bounds.y1
     }
 }

@@ -79,4 +79,34 @@ package enum SVGPlots {
         }
         return out
     }
+
+    /// Places text labels next to their points so that no label box overlaps another, one of
+    /// `obstacles` (tick labels, strip text) or leaves `bounds` (greedy: the first free one of eight
+    /// positions around the point, then further out). A label with no free position is dropped (its
+    /// mark stays, and the legend names it); the result holds the `<text>` of the placed ones.
+    package static func placeLabels(
+        _ items: [(text: String, x: Double, y: Double)], bounds: LabelBox, obstacles: [LabelBox] = []
+    ) -> [String] {
+        var taken = obstacles
+        var out: [String] = []
+        for item in items {
+            let w = LabelBox.width(of: item.text)
+            let h = LabelBox.lineHeight
+            search: for ring in 1...6 {
+                let r = Double(ring) * 10
+                for (dx, dy) in [(1.0, -1.0), (1, 1), (-1, -1), (-1, 1), (1, 0), (-1, 0), (0, -1.5), (0, 1.5)] {
+                    let x0 = dx > 0 ? item.x + r * dx : dx < 0 ? item.x + r * dx - w : item.x - w / 2
+                    let y0 = item.y + r * dy - h / 2
+                    let box = LabelBox(x0: x0, y0: y0, x1: x0 + w, y1: y0 + h)
+                    guard box.isInside(bounds), !taken.contains(where: { $0.overlaps(box) }) else { continue }
+                    taken.append(box)
+                    out.append(
+                        "<text class=\"mark-label\" x=\"\(n(x0 + 2))\" y=\"\(n(y0 + h - 2))\">\(ReportText.xml(item.text))</text>"
+                    )
+                    break search
+                }
+            }
+        }
+        return out
+    }
 }

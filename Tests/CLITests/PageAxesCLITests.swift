@@ -56,5 +56,19 @@ import _TestSupport
         let problems = AxisLabelCheck.problems(in: html)
         #expect(problems.isEmpty, "\(kind): \(problems.joined(separator: "\n"))")
         #expect(!html.contains("<script"), "\(kind): pages carry no script")
+        // The sweep's plots label the recommendation and 80/120/30 (so the overprint check has work).
+        #expect(kind != "sweep" || html.contains("class=\"mark-label\""), "\(kind): no marker label")
+        let overprints = AxisLabelCheck.overprints(in: html)
+        #expect(overprints.isEmpty, "\(kind): \(overprints.joined(separator: "\n"))")
+    }
+
+    /// The overprint check sees the flutter plot's "80/120/30" over the y axis's "0".
+    @Test func theOverprintCheckSeesALabelOverATickLabel() {
+        let plot =
+            "<svg><text class=\"tick-y\" x=\"48.0\" y=\"276.0\" text-anchor=\"end\">0</text>"
+            + "<text class=\"mark-label\" x=\"30.0\" y=\"278.0\">80/120/30</text>"
+            + "<text class=\"mark-label\" x=\"120.0\" y=\"278.0\">recommended</text></svg>"
+        #expect(AxisLabelCheck.overprints(in: plot).count == 1, "\(AxisLabelCheck.overprints(in: plot))")
+        #expect(AxisLabelCheck.labelBoxes(in: plot).first?.count == 3)
     }
 }

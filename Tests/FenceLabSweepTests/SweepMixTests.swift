@@ -159,20 +159,4 @@ import _TestSupport
         #expect(rec["point"] is NSNull)
         #expect((rec["closest"] as? [Any])?.count == s.mix.closest.count)
     }
-
-    /// Labels never overprint: two labels at the same point get disjoint boxes.
-    @Test func labelsDoNotOverlap() {
-        let texts = SweepMixHTML.placeLabels(
-            [("recommended hysteresis 90/140", 300, 100), ("80/120/30", 302, 101)],
-            bounds: (0, 0, 800, 300))
-        func box(_ t: String) -> (Double, Double, Double, Double) {
-            let x = Double(t.split(separator: "\"")[1])!
-            let y = Double(t.split(separator: "\"")[3])!
-            let label = t.components(separatedBy: ">")[1].components(separatedBy: "<")[0]
-            return (x, y - 10, x + Double(label.count) * 7, y)
-        }
-        let a = box(texts[0])
-        let b = box(texts[1])
-        #expect(a.2 <= b.0 || b.2 <= a.0 || a.3 <= b.1 || b.3 <= a.1, "\(texts)")
-    }
 }

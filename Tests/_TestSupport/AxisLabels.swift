@@ -94,4 +94,56 @@ public enum AxisLabelCheck {
 
     /// Every problem of every axis of `html`.
     public static func problems(in html: String) -> [String] { axes(in: html).flatMap(problems(of:)) }
+
+    /// A `<text>` of a plot with its estimated box: 12 px text, 7 px a character, the baseline 10 px
+    /// below its top and 2 px above its bottom; `text-anchor` moves the box (start, middle, end).
+    public struct TextBox: CustomStringConvertible {
+        public let cls: String, text: String
+        public let x0: Double, y0: Double, x1: Double, y1: Double
+        public var description: String { "\(cls) '\(text)' [\(x0), \(y0)]–[\(x1), \(y1)]" }
+        func overlaps(_ o: TextBox) -> Bool { x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1 }
+    }
+
+    /// The tick labels and marker labels (`class="mark-label"`) of each plot of `html`.
+    public static func labelBoxes(in html: String) -> [[TextBox]] {
+        html.components(separatedBy: "<svg").dropFirst().map { chunk in
+            let svg = chunk.components(separatedBy: "</svg>").first ?? ""
+            return svg.components(separatedBy: "<text class=\"").dropFirst().compactMap { piece -> TextBox? in
+                let cls = piece.split(separator: "\"", maxSplits: 1).first.map(String.init) ?? ""
+                guard cls.hasPrefix("tick-") || cls == "mark-label", let open = piece.firstIndex(of: ">"),
+                    let close = piece.range(of: "</text>")
+                else { return nil }
+                let tag = String(piece[..<open])
+                func attribute(_ name: String) -> String? {
+                    tag.components(separatedBy: " \(name)=\"").dropFirst().first?.split(separator: "\"").first.map(
+                        String.init)
+                }
+                guard let x = attribute("x").flatMap(Double.init), let y = attribute("y").flatMap(Double.init) else {
+                    return nil
+                }
+                let text = String(piece[piece.index(after: open)..<close.lowerBound])
+                let w = Double(text.count) * 7
+                let left: Double
+                switch attribute("text-anchor") {
+                case "end": left = x - w
+                case "middle": left = x - w / 2
+                default: left = x
+                }
+                return TextBox(cls: cls, text: text, x0: left, y0: y - 10, x1: left + w, y1: y + 2)
+            }
+        }
+    }
+
+    /// Marker labels that overprint a tick label or another marker label, per plot.
+    public static func overprints(in html: String) -> [String] {
+        var out: [String] = []
+        for (k, boxes) in labelBoxes(in: html).enumerated() {
+            let marks = boxes.filter { $0.cls == "mark-label" }
+            for (i, m) in marks.enumerated() {
+                for o in boxes where o.cls != "mark-label" && m.overlaps(o) { out.append("plot \(k): \(m) over \(o)") }
+                for o in marks[(i + 1)...] where m.overlaps(o) { out.append("plot \(k): \(m) over \(o)") }
+            }
+        }
+        return out
+    }
 }
