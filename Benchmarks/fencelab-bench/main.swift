@@ -2,6 +2,7 @@
 // and deterministic instruction counts under callgrind.
 import FenceLab
 import Foundation
+import _FenceLabSupport
 
 /// Runs the suite; returns the exit code.
 func benchMain(_ argv: [String]) -> Int32 {
@@ -61,7 +62,7 @@ func timeMain(_ options: Options, selected: [Benchmark], slowdown: Slowdown) thr
     let runner = Runner(configuration: configuration)
     var results: [Measurement] = []
     for b in selected {
-        if isatty(STDERR_FILENO) != 0 { printError("  \(b.name) ...") }
+        if Syscalls.isTerminal(2) { printError("  \(b.name) ...") }
         results.append(runner.measure(b))
     }
     let machine = MachineInfo.current()
@@ -127,7 +128,7 @@ func instructionsMain(_ options: Options, selected: [Benchmark], slowdown: Slowd
             notCounted[b.name] = reason
             continue
         }
-        if isatty(STDERR_FILENO) != 0 { printError("  \(b.name) ...") }
+        if Syscalls.isTerminal(2) { printError("  \(b.name) ...") }
         results[b.name] = try runner.measure(b, index: index)
     }
     var report = InstructionReport(

@@ -182,8 +182,8 @@ enum CLI {
     /// `code`, unless standard output could not be written (`> /dev/full`, a closed pipe):
     /// then one line on stderr and exit 2 instead of a silent success.
     static func flushingStandardOutput(_ code: ExitCode) -> ExitCode {
-        guard fflush(nil) != 0 else { return code }  // nil: every stream; stderr is unbuffered
-        let reason = String(cString: strerror(errno))
+        guard !Syscalls.flushAllStreams() else { return code }  // every stream; stderr is unbuffered
+        let reason = Syscalls.lastErrorText()
         printError("fencelab: cannot write to standard output: \(reason)")
         return code == .success ? .badInput : code
     }

@@ -140,11 +140,7 @@ package final class ProgressReporter: Sendable {
     }
 
     /// Monotonic clock in seconds (`CLOCK_MONOTONIC`).
-    package static let monotonicSeconds: @Sendable () -> Double = {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-    }
+    package static let monotonicSeconds: @Sendable () -> Double = { Syscalls.monotonicSeconds() }
 
     /// Writes to stderr unbuffered.
     package static let standardError: @Sendable (String) -> Void = { text in

@@ -208,6 +208,14 @@ package enum Syscalls {
         return rc == 0 ? status(st) : nil
     }
 
+    /// The (device, inode) pair of the file at `path`, following links (`stat`): the same for
+    /// every path that reaches it; nil when it cannot be read.
+    package static func fileIdentity(path: String) -> (device: UInt64, inode: UInt64)? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (UInt64(truncatingIfNeeded: st.st_dev), UInt64(truncatingIfNeeded: st.st_ino))
+    }
+
     /// `fstat(fd)`; nil with `errno` when it fails.
     package static func status(fd: Int32) -> FileStatus? {
         var st = stat()
@@ -271,6 +279,16 @@ package enum Syscalls {
     /// `EFBIG`, which the writers report and clean up after, instead of ending the process
     /// without a word.
     package static func ignoreFileSizeSignal() { _ = signal(SIGXFSZ, SIG_IGN) }
+
+    /// `clock_gettime(CLOCK_MONOTONIC)` in seconds.
+    package static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+
+    /// `fflush(nil)`: every C output stream; false when one could not be written (`errno` says why).
+    package static func flushAllStreams() -> Bool { fflush(nil) == 0 }
 
     /// `usleep(microseconds)`.
     package static func sleep(microseconds: UInt32) { _ = usleep(microseconds) }

@@ -179,6 +179,39 @@ import _TestSupport
         #expect(checked > 80)
     }
 
+    /// C functions with names no Swift method here shares: calling one anywhere but
+    /// `Syscalls.swift` (Foundation re-exports the C library, so an import check alone misses
+    /// it) puts a system call outside the one seam.
+    static let distinctiveCalls = [
+        "stat", "lstat", "fstat", "getpid", "kill", "signal", "strerror", "isatty", "fsync", "unlink", "mkdir",
+        "usleep", "clock_gettime", "realpath", "fcntl", "poll", "waitpid", "waitid", "posix_spawn", "pipe",
+        "mkstemp", "ftruncate", "pread", "pwrite", "vsnprintf", "snprintf", "strtod", "localeconv", "mallopt",
+        "fflush", "getenv", "memcmp", "strdup",
+    ]
+
+    @Test func noCLibraryCallOutsideTheSyscallFile() throws {
+        let root = TestPaths.packageRoot
+        var offenders: [String] = []
+        for module in Self.allowed.keys {
+            let folder = root.appendingPathComponent(Self.folder(of: module))
+            for file in try Self.swiftFiles(in: folder) {
+                let path = Self.folder(of: module) + "/" + file
+                guard path != "Sources/_FenceLabSupport/Syscalls.swift" else { continue }
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                let code = text.split(separator: "\n").map { $0.components(separatedBy: "//")[0] }.joined(
+                    separator: "\n")
+                for name in Self.distinctiveCalls
+                where code.range(of: #"(?<![\w.])"# + name + #"\("#, options: .regularExpression) != nil {
+                    offenders.append("\(path): \(name)")
+                }
+                if code.range(of: #"(?<![\w.])errno\b"#, options: .regularExpression) != nil {
+                    offenders.append("\(path): errno")
+                }
+            }
+        }
+        #expect(offenders.isEmpty, "C library calls outside Syscalls.swift: \(offenders)")
+    }
+
     /// Only `_FenceLabSupport` and the libm files name the C library; the support target holds
     /// its system calls in one file.
     @Test func systemCallsLiveInOneFile() throws {

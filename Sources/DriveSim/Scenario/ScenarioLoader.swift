@@ -56,10 +56,9 @@ extension ScenarioSpec {
         var inode: UInt64
 
         init?(path: String) {
-            var st = stat()
-            guard stat(path, &st) == 0 else { return nil }
-            device = UInt64(truncatingIfNeeded: st.st_dev)
-            inode = UInt64(truncatingIfNeeded: st.st_ino)
+            guard let id = Syscalls.fileIdentity(path: path) else { return nil }
+            device = id.device
+            inode = id.inode
         }
     }
 
