@@ -61,3 +61,31 @@ import _TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 }
+
+/// Each scenario counts once: a file reached twice or two files with one name are refused, so
+/// nothing runs twice and no sweep weight applies twice.
+@Suite struct DuplicateScenarioCLITests {
+    @Test(arguments: [
+        (["run", "a.json", "a.json"], "a.json: the same file as a.json"),
+        (["run", "a.json", "link.json"], "link.json: the same file as a.json"),
+        (["run", "a.json", "sub/../a.json"], "sub/../a.json: the same file as a.json"),
+        (["run", "a.json", "copy.json"], "copy.json: the same name 'edge-loiter-100m' as a.json"),
+        (["sweep", "a.json", "copy.json", "--enter", "50:60:10", "--exit", "100:120:20"], "the same name"),
+    ])
+    func aScenarioGivenTwiceIsRefused(arguments: [String], message: String) throws {
+        let dir = try OwnInputCLITests.tempDir()
+        let fm = FileManager.default
+        let source = TestPaths.packageRoot.appendingPathComponent("scenarios/edge-loiter-100m.json")
+        try fm.copyItem(at: source, to: dir.appendingPathComponent("a.json"))
+        try fm.copyItem(at: source, to: dir.appendingPathComponent("copy.json"))
+        try fm.createSymbolicLink(atPath: dir.path + "/link.json", withDestinationPath: "a.json")
+        try fm.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        let r = try runFencelab(arguments + ["--out", "out"], currentDirectory: dir)
+        #expect(r.status == 2)
+        let lines = r.stderr.split(separator: "\n")
+        #expect(
+            lines.count == 1 && lines[0].contains(message) && lines[0].hasSuffix("give each scenario once"),
+            "\(r.stderr)")
+        #expect(!fm.fileExists(atPath: dir.appendingPathComponent("out").path))
+    }
+}

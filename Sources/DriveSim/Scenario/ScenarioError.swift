@@ -23,6 +23,8 @@ public enum ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidValue(file: String, keyPath: String, requirement: String, got: String)
     /// A spec string (a sampling policy) that its own parser refused; `reason` names the part.
     case invalidSpec(file: String, keyPath: String, reason: String)
+    /// A scenario given twice: `file` is `first` again (`reason`: the same file, or the same name).
+    case duplicateScenario(file: String, first: String, reason: String)
     /// A replicate index outside 0..<replicates.
     case invalidReplicate(scenario: String, replicate: Int, replicates: Int)
     /// The random generator could not be set up (GSL's reason).
@@ -47,6 +49,8 @@ public enum ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidValue(let file, let path, let requirement, let got):
             return "\(f(file)): \(c(path)): \(requirement), got \(c(got))"
         case .invalidSpec(let file, let path, let reason): return "\(f(file)): \(c(path)): \(reason)"
+        case .duplicateScenario(let file, let first, let reason):
+            return "\(f(file)): \(reason) as \(f(first)); give each scenario once"
         case .invalidReplicate(let scenario, let replicate, let replicates):
             return "\(f(scenario)): replicate must be within 0...\(replicates - 1), got \(replicate)"
         case .generator(let scenario, let reason): return "\(f(scenario)): random generator: \(c(reason))"

@@ -27,8 +27,28 @@ extension ScenarioSpec {
 
     /// Loads every scenario named by `paths`: files as given, folders as their `*.json` files
     /// (recursively, sorted by path, skipping `fixtures/` and `device-logs/`). Fails on the first bad file.
+    ///
+    /// Each scenario counts once: the same file reached twice (listed again, inside a listed
+    /// folder, through `..` or a symbolic link) and two files with the same `name` (reports,
+    /// sweep weights and `--weight NAME` address scenarios by name) are refused.
     public static func loadAll(paths: [String]) throws(ScenarioError) -> [LoadedScenario] {
-        try scenarioFiles(paths: paths).map { (p) throws(ScenarioError) in try loadFile(path: p) }
+        var seenFiles: [String: String] = [:]
+        var seenNames: [String: String] = [:]
+        var loaded: [LoadedScenario] = []
+        for path in try scenarioFiles(paths: paths) {
+            let identity = Syscalls.fileIdentity(path: path).map { "\($0.device):\($0.inode)" } ?? path
+            if let first = seenFiles[identity] {
+                throw .duplicateScenario(file: path, first: first, reason: "the same file")
+            }
+            seenFiles[identity] = path
+            let scenario = try loadFile(path: path)
+            if let first = seenNames[scenario.spec.name] {
+                throw .duplicateScenario(file: path, first: first, reason: "the same name '\(scenario.spec.name)'")
+            }
+            seenNames[scenario.spec.name] = path
+            loaded.append(scenario)
+        }
+        return loaded
     }
 
     /// The scenario files `loadAll` would read, in order. Each real directory is walked once,
