@@ -190,9 +190,12 @@ package enum SweepMerge {
         }
         if a.format != b.format { throw fail("shard format", "\(a.format) vs \(b.format)") }
         if a.toolVersion != b.toolVersion { throw fail("tool version", "\(a.toolVersion) vs \(b.toolVersion)") }
-        if a.rule != b.rule || a.points != b.points {
+        if a.rule != b.rule || a.points.count != b.points.count {
             throw fail(
                 "grid", "\(a.points.count) \(a.rule.rawValue) points vs \(b.points.count) \(b.rule.rawValue) points")
+        }
+        if let i = a.points.indices.first(where: { a.points[$0] != b.points[$0] }) {
+            throw fail("grid", "point \(i): \(a.points[i].label) vs \(b.points[i].label)")
         }
         if a.scenarios.map(\.name) != b.scenarios.map(\.name) {
             throw fail(
@@ -204,15 +207,23 @@ package enum SweepMerge {
             if x.sha256 != y.sha256 {
                 throw fail("scenario file hash", "\(x.name): \(x.sha256.prefix(12))… vs \(y.sha256.prefix(12))…")
             }
-            if x.seed != y.seed || x.generator != y.generator {
-                throw fail("seed", "\(x.name): \(x.seed) vs \(y.seed)")
-            }
+            if x.seed != y.seed { throw fail("seed", "\(x.name): \(x.seed) vs \(y.seed)") }
+            if x.generator != y.generator { throw fail("generator", "\(x.name): \(x.generator) vs \(y.generator)") }
             if x.replicates != y.replicates {
                 throw fail("replicate count", "\(x.name): \(x.replicates) vs \(y.replicates)")
             }
+            if x.duration_s != y.duration_s {
+                throw fail("duration", "\(x.name): \(x.duration_s) s vs \(y.duration_s) s")
+            }
+            if x.weight != y.weight { throw fail("weight", "\(x.name): \(x.weight) vs \(y.weight)") }
         }
-        if a.window_s != b.window_s || a.maxFixAge_s != b.maxFixAge_s || a.maxLatency_s != b.maxLatency_s {
-            throw fail("settings", "--window/--max-age/--max-latency differ")
+        let settings: [(String, Double, Double)] = [
+            ("--window", a.window_s, b.window_s), ("--max-age", a.maxFixAge_s, b.maxFixAge_s),
+            ("--max-latency", a.maxLatency_s, b.maxLatency_s), ("--min-recall", a.minRecall, b.minRecall),
+            ("--match-slack", a.matchSlack_s, b.matchSlack_s),
+        ]
+        for (name, x, y) in settings where x != y && !(x.isNaN && y.isNaN) {
+            throw fail("setting \(name)", "\(x) vs \(y)")
         }
         if a.shards != b.shards { throw fail("shard count N", "\(a.shards) vs \(b.shards)") }
         if a.items != b.items { throw fail("item count", "\(a.items) vs \(b.items)") }
