@@ -96,11 +96,14 @@ package struct SweepMix: Sendable, Hashable {
 
     /// Scores every point on the mix and picks the one recommendation.
     static func make(manifest m: SweepManifest, scenarios: [SweepScenarioSummary]) -> SweepMix {
-        let totalWeight = m.scenarios.reduce(0) { $0 + $1.weight }
+        let weights = m.scoringWeights
+        let totalWeight = weights.reduce(0, +)
         var points = MixPoints()
         for p in m.points.indices {
             points.append(
-                score(point: p, visits: scenarios.map { $0.cells[p].visits }, manifest: m, totalWeight: totalWeight))
+                score(
+                    point: p, visits: scenarios.map { $0.cells[p].visits }, manifest: m, weights: weights,
+                    totalWeight: totalWeight))
         }
         return make(manifest: m, scenarios: scenarios, points: points)
     }
@@ -147,7 +150,7 @@ package struct SweepMix: Sendable, Hashable {
 
     /// Point `p` on the mix, from its visit cells in every scenario (scenario order).
     static func score(
-        point p: Int, visits: [SweepVisitCell], manifest m: SweepManifest, totalWeight: Double
+        point p: Int, visits: [SweepVisitCell], manifest m: SweepManifest, weights: [Double], totalWeight: Double
     ) -> MixPoint {
         var unwanted = 0.0
         var worstLatency = 0.0
@@ -155,7 +158,7 @@ package struct SweepMix: Sendable, Hashable {
         var matched = 0.0
         var violations: [MixViolation] = []
         for (s, v) in visits.enumerated() {
-            unwanted += m.scenarios[s].weight * v.unwantedPerHour
+            unwanted += weights[s] * v.unwantedPerHour
             matched += v.matchedVisits.mean
             guard v.hasVisits else { continue }
             let recall = v.recall?.mean ?? 0
@@ -248,8 +251,9 @@ package struct SweepMix: Sendable, Hashable {
         scenarios: [SweepScenarioSummary], names: [String]
     ) -> [String] {
         var lines: [String] = []
+        let weights = m.scoringWeights
         let contributions = scenarios.indices.map { s in
-            m.scenarios[s].weight * scenarios[s].cells[best.point].visits.unwantedPerHour
+            weights[s] * scenarios[s].cells[best.point].visits.unwantedPerHour
         }
         if best.unwantedPerHour > 0, let top = contributions.indices.max(by: { contributions[$0] < contributions[$1] })
         {
@@ -323,4 +327,22 @@ package struct SweepMix: Sendable, Hashable {
     static func short(_ v: Double) -> String { ReportText.plain(v) }
 
     static func percent(_ f: Double) -> String { "\(Int((f * 100).rounded())) %" }
+}
+
+extension SweepManifest {
+    /// The scenario weights as the objective uses them: all scaled by one power of two so that
+    /// the largest lies in [1, 2). The scaling is exact, so the weighted mean is bit for bit what
+    /// the given weights give whenever those do not overflow or underflow, and weights anywhere
+    /// in the finite positive range (1e308 each, 5e-324 each) rank exactly as weights of 1 do.
+    var scoringWeights: [Double] {
+        let weights = scenarios.map(\.weight)
+        guard let largest = weights.max(), largest.isFinite, largest > 0 else { return weights }
+        let shift = -Int(largest.exponent)
+        return weights.map { w in
+            // In two halves: 2^±1074 (a subnormal largest weight) is not a Double itself.
+            let half = shift / 2
+            return w * Double(sign: .plus, exponent: half, significand: 1)
+                * Double(sign: .plus, exponent: shift - half, significand: 1)
+        }
+    }
 }

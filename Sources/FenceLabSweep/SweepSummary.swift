@@ -195,7 +195,8 @@ package struct SweepSummary: Sendable, Hashable {
         for s in trade.indices { trade[s].reserveCapacity(points.count) }
         var mix = MixPoints()
         mix.reserveCapacity(points.count)
-        let totalWeight = manifest.scenarios.reduce(0) { $0 + $1.weight }
+        let weights = manifest.scoringWeights
+        let totalWeight = weights.reduce(0, +)
         var visits: [SweepVisitCell] = []
         let keep = points.count * cells.count * MemoryLayout<SweepCell>.stride <= budget_bytes
         var kept = [[SweepCell]](repeating: [], count: keep ? cells.count : 0)
@@ -208,7 +209,9 @@ package struct SweepSummary: Sendable, Hashable {
                 visits.append(c.visits)
                 if keep { kept[s].append(c) }
             }
-            mix.append(SweepMix.score(point: p, visits: visits, manifest: manifest, totalWeight: totalWeight))
+            mix.append(
+                SweepMix.score(
+                    point: p, visits: visits, manifest: manifest, weights: weights, totalWeight: totalWeight))
         }
         for s in kept.indices { cells[s].kept = kept[s] }
         kept = []
