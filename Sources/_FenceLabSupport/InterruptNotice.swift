@@ -1,31 +1,37 @@
 import Dispatch
 import Foundation
 
-/// Ctrl-C (SIGINT) during a long command: one line on stderr saying what was kept and how to
-/// continue, then exit 130 (128 + SIGINT, what a shell reports for an interrupted command).
+/// Ctrl-C (SIGINT), SIGTERM or SIGHUP during a long command: every engine process group still
+/// running is killed (`LiveChildren`), then one line on stderr saying what was kept and how to
+/// continue, and exit 128 + the signal (130 for Ctrl-C, what a shell reports for an interrupted
+/// command; 143 for SIGTERM, 129 for SIGHUP).
 ///
-/// The signal is received through a dispatch source, so the message is built in normal context
+/// The signals are received through dispatch sources, so the message is built in normal context
 /// (it may read files) rather than in an async-signal handler; the workers keep running until
 /// `exit` ends the process. Files that matter are safe at any instant: reports are swapped in
 /// atomically (`ReportFolder`), and the sweep's resume file drops a torn last line.
 package enum InterruptNotice {
-    /// The exit status after an interrupt.
+    /// The exit status after Ctrl-C (128 + SIGINT).
     package static let exitStatus: Int32 = 130
 
-    private nonisolated(unsafe) static var source: DispatchSourceSignal?
+    private nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
 
-    /// Replaces the default SIGINT action: on Ctrl-C, prints `message()` (prefixed `fencelab: `)
-    /// on stderr and exits with `exitStatus`. Call once, before the long work starts.
+    /// Replaces the default action of SIGINT, SIGTERM and SIGHUP: kills the live engines, prints
+    /// `message()` (prefixed `fencelab: `) on stderr and exits with 128 + the signal. Call once,
+    /// before the long work starts.
     package static func install(_ message: @escaping @Sendable () -> String) {
-        Syscalls.ignoreInterruptSignal()
-        let s = DispatchSource.makeSignalSource(
-            signal: Syscalls.SIGINT, queue: DispatchQueue(label: "fencelab.interrupt"))
-        s.setEventHandler {
-            FileHandle.standardError.write(Data(("\nfencelab: " + message() + "\n").utf8))
-            Syscalls.exit(exitStatus)
+        let queue = DispatchQueue(label: "fencelab.interrupt")
+        for number in [Syscalls.SIGINT, Syscalls.SIGTERM, Syscalls.SIGHUP] {
+            Syscalls.ignoreSignal(number)
+            let s = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            s.setEventHandler {
+                LiveChildren.killAll()
+                FileHandle.standardError.write(Data(("\nfencelab: " + message() + "\n").utf8))
+                Syscalls.exit(128 + number)
+            }
+            s.resume()
+            sources.append(s)
         }
-        s.resume()
-        source = s
     }
 
     /// The line for an interrupted `fencelab run`/`accept`: nothing is written before the end.

@@ -261,8 +261,24 @@ package enum Syscalls {
         #endif
     }()
 
-    /// `signal(SIGINT, SIG_IGN)`: Ctrl-C no longer ends the process (a dispatch source takes it).
-    package static func ignoreInterruptSignal() { _ = signal(SIGINT, SIG_IGN) }
+    /// The signal numbers of SIGTERM and SIGHUP (for dispatch signal sources).
+    package static let SIGTERM: Int32 = {
+        #if canImport(Glibc)
+            Glibc.SIGTERM
+        #else
+            Darwin.SIGTERM
+        #endif
+    }()
+    package static let SIGHUP: Int32 = {
+        #if canImport(Glibc)
+            Glibc.SIGHUP
+        #else
+            Darwin.SIGHUP
+        #endif
+    }()
+
+    /// `signal(number, SIG_IGN)` for a signal a dispatch source then takes.
+    package static func ignoreSignal(_ number: Int32) { _ = signal(number, SIG_IGN) }
 
     /// `signal(SIGPIPE, SIG_IGN)`: a write to a closed pipe fails with `EPIPE` instead of
     /// ending the process.

@@ -288,6 +288,7 @@ final class EngineChild {
             Syscalls.close(fds[4])
             throw failure("posix_spawn", spawnFailure.code)
         }
+        LiveChildren.register(pid)
         return EngineChild(pid: pid, stdinFD: fds[1], stdoutFD: fds[2], stderrFD: fds[4])
     }
 
@@ -319,6 +320,7 @@ final class EngineChild {
             if wait.rc == pid { break }
             if wait.rc < 0, Syscalls.errno != Syscalls.EINTR {
                 reaped = true
+                LiveChildren.unregister(pid)
                 return status
             }
             // SIGKILL is not deliverable in uninterruptible sleep: give up after 5 s rather than hang.
@@ -326,6 +328,7 @@ final class EngineChild {
             Syscalls.sleep(microseconds: 1000)
         }
         reaped = true
+        LiveChildren.unregister(pid)
         let signal = raw & 0x7F
         status = signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
         return status
