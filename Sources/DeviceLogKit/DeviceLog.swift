@@ -16,13 +16,48 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
     /// The format named by a file's extension (`.csv`, `.gpx`, `.jsonl`, `.nmea`), case-insensitive.
     /// - Throws: `DeviceLogError` (`.unknownFormat`) naming the file and the extension.
     public init(path: String) throws(DeviceLogError) {
-        let name = path.split(separator: "/").last ?? ""
-        let ext = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? ""
-        guard let format = DeviceLogFormat(rawValue: ext.lowercased()) else {
-            throw DeviceLogError(file: path, line: nil, problem: .unknownFormat(extension: ext))
+        guard let format = DeviceLogFormat(extensionOf: path) else {
+            throw DeviceLogError(file: path, line: nil, problem: .unknownFormat(extension: Self.fileExtension(path)))
         }
         self = format
     }
+
+    /// The format named by a file's extension, or nil when the extension names none.
+    public init?(extensionOf path: String) {
+        guard let format = DeviceLogFormat(rawValue: Self.fileExtension(path).lowercased()) else { return nil }
+        self = format
+    }
+
+    static func fileExtension(_ path: String) -> String {
+        let name = path.split(separator: "/").last ?? ""
+        return name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? ""
+    }
+
+    /// The format the first bytes of a file look like (docs/device-logs.md, "Which format"): after a
+    /// BOM and white space, `<` with a `<gpx` element is GPX; `$` or `!` is NMEA, and so is `#`
+    /// (a comment) when a later line starts with `$`; `{` is JSON Lines; a first line with a
+    /// `timestamp` column is CSV. Nil when none of these holds.
+    public static func sniff(_ bytes: some Collection<UInt8>) -> DeviceLogFormat? {
+        var b = Array(bytes.prefix(Self.sniffLength_bytes))
+        if b.starts(with: [0xEF, 0xBB, 0xBF]) { b.removeFirst(3) }
+        guard let first = b.firstIndex(where: { ![0x20, 0x09, 0x0D, 0x0A].contains($0) }) else { return nil }
+        let text = String(decoding: b[first...], as: UTF8.self)
+        switch b[first] {
+        case UInt8(ascii: "<"): return text.contains("<gpx") || text.contains(":gpx") ? .gpx : nil
+        case UInt8(ascii: "$"), UInt8(ascii: "!"): return .nmea
+        case UInt8(ascii: "#"):
+            let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            return lines.contains(where: { $0.hasPrefix("$") }) ? .nmea : nil
+        case UInt8(ascii: "{"): return .jsonl
+        default:
+            let header = text.prefix(while: { $0 != "\n" && $0 != "\r\n" })
+            let names = header.split(separator: ",").map { String($0.filter { !" \t\r\"".contains($0) }) }
+            return names.contains("timestamp") ? .csv : nil
+        }
+    }
+
+    /// How much of a file `sniff` looks at.
+    public static let sniffLength_bytes = 4096
 }
 
 /// A region callback the system delivered (iOS `didEnterRegion` / `didExitRegion`,
@@ -124,11 +159,17 @@ public struct DeviceLog: Sendable, Hashable {
     public var fixes: [DeviceLogFix]
     /// Every system event in file order.
     public var events: [SystemEvent]
+    /// What the import skipped (per reason) and assumed; empty for the app's own CSV and JSON Lines.
+    public var ingest: DeviceLogIngest
 
-    public init(file: String, format: DeviceLogFormat, fixes: [DeviceLogFix], events: [SystemEvent]) {
+    public init(
+        file: String, format: DeviceLogFormat, fixes: [DeviceLogFix], events: [SystemEvent],
+        ingest: DeviceLogIngest = DeviceLogIngest()
+    ) {
         self.file = file
         self.format = format
         self.fixes = fixes
         self.events = events
+        self.ingest = ingest
     }
 }

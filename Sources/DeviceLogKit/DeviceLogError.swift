@@ -72,8 +72,18 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
     case xmlEntityRefused(String)
     /// A GPX point lacks something required (what).
     case gpx(String)
-    /// An NMEA sentence is malformed (no `$`, bad checksum, too few fields, bad status, no date or accuracy).
+    /// An NMEA sentence is malformed (no `$`, bad checksum, too few fields, bad status).
     case nmea(String)
+    /// `--assume-accuracy` or `--date` given for a format that carries the value itself (option, format).
+    case optionNotApplicable(option: String, format: DeviceLogFormat)
+    /// A GPX point or NMEA epoch has no accuracy and no `--assume-accuracy` was given (what it lacks).
+    case noAccuracy(String)
+    /// An NMEA position comes before any RMC date and no `--date` was given.
+    case noDate
+    /// The reader skipped everything: no sentence or point was a fix (the format, the skip counts as text).
+    case noFix(format: DeviceLogFormat, skipped: String)
+    /// An NMEA `ddmm.mmmm` field holds decimal degrees (field, value).
+    case decimalDegrees(field: String, value: String)
 
     public var description: String {
         switch self {
@@ -82,7 +92,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             return "file is \(size) bytes, more than the limit of \(limit) bytes"
         case .unknownFormat(let ext):
             return
-                "unknown device-log format '\(ext)' (the format is read from the file extension: .csv, .gpx, .jsonl or .nmea)"
+                "unknown device-log format '\(ext)': neither the extension (.csv, .gpx, .jsonl, .nmea) nor the content names one; give --format csv|gpx|jsonl|nmea"
         case .emptyFile: return "file is empty"
         case .missingHeader:
             return
@@ -108,6 +118,22 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
         case .xmlEntityRefused(let ref): return "XML entity reference '\(ref)' refused (entities are never expanded)"
         case .gpx(let what): return "GPX: \(what)"
         case .nmea(let m): return "NMEA: \(m)"
+        case .optionNotApplicable(let option, let format):
+            switch format {
+            case .csv, .jsonl:
+                return "\(option) does not apply to \(format) logs (the app's own format records accuracy and date)"
+            case .gpx: return "\(option) does not apply to GPX logs (GPX times carry their date)"
+            case .nmea: return "\(option) does not apply to NMEA logs"
+            }
+        case .noAccuracy(let what): return "\(what) has no accuracy; give --assume-accuracy M"
+        case .noDate:
+            return "NMEA: position before any date (no RMC sentence yet); give --date YYYY-MM-DD"
+        case .noFix(let format, let skipped):
+            return format == .gpx
+                ? "GPX: no timed point (skipped \(skipped))" : "NMEA: no fix: every sentence was skipped (\(skipped))"
+        case .decimalDegrees(let field, let value):
+            return
+                "\(field): '\(value)' is decimal degrees, expected \(field.hasSuffix("longitude") ? "dddmm.mmmm" : "ddmm.mmmm")"
         }
     }
 }

@@ -30,10 +30,15 @@ public struct DeviceLogLimits: Sendable, Hashable {
 public enum DeviceLogImporter {
     /// Reads and parses a device log file.
     ///
-    /// The size is checked before reading; the format comes from `format` or else the extension.
+    /// The size is checked before reading; the format comes from `format`, else the extension, else
+    /// the file's first bytes (`DeviceLogFormat.sniff`).
     /// - Parameters:
     ///   - path: the file; named in every error.
-    ///   - format: the format, or `nil` to take it from the extension (`.csv`, `.gpx`, `.jsonl`).
+    ///   - format: the format, or `nil` to take it from the extension (`.csv`, `.gpx`, `.jsonl`,
+    ///     `.nmea`) or, for any other extension, from the content.
+    ///   - options: what the reader may assume and whether damage is refused (`--assume-accuracy`,
+    ///     `--date`, `--strict`); the assumptions are refused for CSV and JSON Lines, which carry
+    ///     accuracy and date themselves.
     ///   - limits: file-size and line-length limits.
     ///   - keepingFix: called with every well-formed fix in file order; a fix it returns `false` for
     ///     is not stored (`nil`: every fix is). A reader that needs only some fixes (calibration
@@ -41,8 +46,8 @@ public enum DeviceLogImporter {
     ///     Events are stored either way.
     /// - Throws: `DeviceLogError` with the file, the line (when one applies) and the problem.
     public static func load(
-        path: String, format: DeviceLogFormat? = nil, limits: DeviceLogLimits = .standard,
-        keepingFix: ((Fix) -> Bool)? = nil
+        path: String, format: DeviceLogFormat? = nil, options: DeviceLogReadOptions = .standard,
+        limits: DeviceLogLimits = .standard, keepingFix: ((Fix) -> Bool)? = nil
     ) throws(DeviceLogError) -> DeviceLog {
         func fail(_ problem: DeviceLogProblem) -> DeviceLogError {
             DeviceLogError(file: path, line: nil, problem: problem)
@@ -59,8 +64,6 @@ public enum DeviceLogImporter {
             }
             throw fail(.unreadable(reason: InputFileProblem.notRegularFile(kind: kind).description))
         }
-        let chosen: DeviceLogFormat
-        if let format { chosen = format } else { chosen = try DeviceLogFormat(path: path) }
         let file: InputFileReader
         switch opened {
         case .success(let f): file = f
@@ -71,11 +74,27 @@ public enum DeviceLogImporter {
         guard size <= limits.maxFileSize_bytes else {
             throw fail(.fileTooLarge(size_bytes: size, limit_bytes: limits.maxFileSize_bytes))
         }
+        let chosen: DeviceLogFormat
+        if let format {
+            chosen = format
+        } else if let named = DeviceLogFormat(extensionOf: path) {
+            chosen = named
+        } else {
+            // Any other extension (`.log`, `.txt`, none): the content decides.
+            let head = (try? file.read(upToCount: DeviceLogFormat.sniffLength_bytes)) ?? Data()
+            do { try file.rewind() } catch { throw fail(.unreadable(reason: error.description)) }
+            guard let sniffed = DeviceLogFormat.sniff(head) else {
+                throw fail(.unknownFormat(extension: DeviceLogFormat.fileExtension(path)))
+            }
+            chosen = sniffed
+        }
+        try check(options, for: chosen, file: path)
         let source = DeviceLogByteSource.file(file, limit_bytes: limits.maxFileSize_bytes)
         if chosen == .gpx {
             // A GPX point takes several lines (~230 bytes), so there is no line count to reserve by.
             return try parse(
-                source, file: path, format: chosen, limits: limits, reservingFixes: 0, keepingFix: keepingFix)
+                source, file: path, format: chosen, options: options, limits: limits, reservingFixes: 0,
+                keepingFix: keepingFix)
         }
         // Two passes over the same open file: the line count, then the parse. With `keepingFix`
         // how many fixes are kept is unknown: one pass, the kept fixes grow as they come.
@@ -85,7 +104,22 @@ public enum DeviceLogImporter {
             do { try file.rewind() } catch { throw fail(.unreadable(reason: error.description)) }
         }
         return try parse(
-            source, file: path, format: chosen, limits: limits, reservingFixes: reserve, keepingFix: keepingFix)
+            source, file: path, format: chosen, options: options, limits: limits, reservingFixes: reserve,
+            keepingFix: keepingFix)
+    }
+
+    /// Refuses an assumption the format has no use for: CSV and JSON Lines (the app's own formats)
+    /// carry accuracy and date, GPX times carry a date.
+    static func check(
+        _ options: DeviceLogReadOptions, for format: DeviceLogFormat, file: String
+    ) throws(DeviceLogError) {
+        if options.assumedAccuracy_m != nil, format == .csv || format == .jsonl {
+            throw DeviceLogError(
+                file: file, line: nil, problem: .optionNotApplicable(option: "--assume-accuracy", format: format))
+        }
+        if options.assumedDate_days != nil, format != .nmea {
+            throw DeviceLogError(file: file, line: nil, problem: .optionNotApplicable(option: "--date", format: format))
+        }
     }
 
     /// Parses the bytes of a device log already in memory.
@@ -96,24 +130,27 @@ public enum DeviceLogImporter {
     ///   - limits: the same limits `load` applies (the size limit applies to `bytes.count`).
     /// - Throws: `DeviceLogError` with the file, the line (when one applies) and the problem.
     public static func parse(
-        bytes: [UInt8], file: String, format: DeviceLogFormat, limits: DeviceLogLimits = .standard
+        bytes: [UInt8], file: String, format: DeviceLogFormat, options: DeviceLogReadOptions = .standard,
+        limits: DeviceLogLimits = .standard
     ) throws(DeviceLogError) -> DeviceLog {
         try bytes.withUnsafeBufferPointer { (buffer) throws(DeviceLogError) -> DeviceLog in
-            try parse(buffer: buffer, file: file, format: format, limits: limits)
+            try parse(buffer: buffer, file: file, format: format, options: options, limits: limits)
         }
     }
 
     static func parse(
-        buffer: UnsafeBufferPointer<UInt8>, file: String, format: DeviceLogFormat, limits: DeviceLogLimits,
+        buffer: UnsafeBufferPointer<UInt8>, file: String, format: DeviceLogFormat,
+        options: DeviceLogReadOptions = .standard, limits: DeviceLogLimits,
         chunk_bytes: Int = 1 << 20, keepingFix: ((Fix) -> Bool)? = nil
     ) throws(DeviceLogError) -> DeviceLog {
+        try check(options, for: format, file: file)
         guard buffer.count <= limits.maxFileSize_bytes else {
             throw DeviceLogError(
                 file: file, line: nil,
                 problem: .fileTooLarge(size_bytes: buffer.count, limit_bytes: limits.maxFileSize_bytes))
         }
         return try parse(
-            .memory(buffer, chunk_bytes: chunk_bytes), file: file, format: format, limits: limits,
+            .memory(buffer, chunk_bytes: chunk_bytes), file: file, format: format, options: options, limits: limits,
             reservingFixes: format == .gpx || keepingFix != nil ? 0 : newlineCount(buffer) + 1,
             keepingFix: keepingFix)
     }
@@ -124,12 +161,12 @@ public enum DeviceLogImporter {
     ///   line at most), so the array is allocated once instead of growing by copies (a 900 000-row
     ///   log would otherwise hold 1.5 copies of its fixes while growing); 0 reserves nothing.
     static func parse(
-        _ source: DeviceLogByteSource, file: String, format: DeviceLogFormat, limits: DeviceLogLimits,
-        reservingFixes: Int,
+        _ source: DeviceLogByteSource, file: String, format: DeviceLogFormat, options: DeviceLogReadOptions = .standard,
+        limits: DeviceLogLimits, reservingFixes: Int,
         keepingFix: ((Fix) -> Bool)? = nil
     ) throws(DeviceLogError) -> DeviceLog {
         var lines = DeviceLogLines(source, maxLineLength_bytes: limits.maxLineLength_bytes)
-        var builder = DeviceLogBuilder(keep: keepingFix)
+        var builder = DeviceLogBuilder(keep: keepingFix, options: options)
         builder.fixes.reserveCapacity(reservingFixes)
         do {
             switch format {
@@ -141,7 +178,8 @@ public enum DeviceLogImporter {
         } catch {
             throw DeviceLogError(file: file, line: error.line, problem: error.problem)
         }
-        return DeviceLog(file: file, format: format, fixes: builder.fixes, events: builder.events)
+        return DeviceLog(
+            file: file, format: format, fixes: builder.fixes, events: builder.events, ingest: builder.ingest)
     }
 
     private static func newlineCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
@@ -169,10 +207,17 @@ struct DeviceLogBuilder {
     var events: [SystemEvent] = []
     /// Decides whether a well-formed fix is stored (`nil`: all are); see `DeviceLogImporter.load`.
     let keep: ((Fix) -> Bool)?
+    /// What the reader may assume and whether damage is refused.
+    let options: DeviceLogReadOptions
+    /// What was skipped and assumed so far.
+    var ingest = DeviceLogIngest()
     /// Whether any fix was read (stored or not).
-    private var sawFix = false
+    private(set) var sawFix = false
 
-    init(keep: ((Fix) -> Bool)? = nil) { self.keep = keep }
+    init(keep: ((Fix) -> Bool)? = nil, options: DeviceLogReadOptions = .standard) {
+        self.keep = keep
+        self.options = options
+    }
 
     /// Adds one row.
     ///

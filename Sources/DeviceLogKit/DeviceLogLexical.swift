@@ -90,6 +90,17 @@ public enum DeviceLogLexical {
         return copy.withUTF8 { timestamp($0) }
     }
 
+    /// `timestamp(_:)`, except that an ISO time without a zone is read as UTC and `zoneless` is set
+    /// (GPX: the schema says `xsd:dateTime` in UTC).
+    static func timestamp(_ text: Substring, zonelessAsUTC zoneless: inout Bool) -> Result<Double, TimestampProblem> {
+        var copy = String(text)
+        return copy.withUTF8 { b in
+            if b.isEmpty { return .failure(TimestampProblem("empty")) }
+            guard b.count >= 11, b.count <= 64, b[4] == UInt8(ascii: "-") else { return timestamp(b) }
+            return isoTimestamp(b, zonelessAsUTC: &zoneless)
+        }
+    }
+
     /// `timestamp(_:)` on UTF-8 bytes.
     static func timestamp(_ b: UnsafeBufferPointer<UInt8>) -> Result<Double, TimestampProblem> {
         if b.isEmpty { return .failure(TimestampProblem("empty")) }
@@ -100,7 +111,8 @@ public enum DeviceLogLexical {
         guard b.count >= 11, b.count <= 64, b[4] == UInt8(ascii: "-") else {
             return .failure(TimestampProblem("neither ISO-8601 with zone nor Unix seconds"))
         }
-        return isoTimestamp(b)
+        var zoneless = false
+        return isoTimestamp(b, zonelessAsUTC: &zoneless, allowed: false)
     }
 
     /// Why a timestamp text was refused.
@@ -109,7 +121,9 @@ public enum DeviceLogLexical {
         init(_ reason: String) { self.reason = reason }
     }
 
-    private static func isoTimestamp(_ b: UnsafeBufferPointer<UInt8>) -> Result<Double, TimestampProblem> {
+    private static func isoTimestamp(
+        _ b: UnsafeBufferPointer<UInt8>, zonelessAsUTC zoneless: inout Bool, allowed: Bool = true
+    ) -> Result<Double, TimestampProblem> {
         func digits(_ at: Int, _ count: Int) -> Int? {
             guard at + count <= b.count else { return nil }
             var value = 0
@@ -158,6 +172,8 @@ public enum DeviceLogLexical {
             }
             guard oh <= 23, om <= 59 else { return .failure(TimestampProblem("zone offset out of range")) }
             offset_s = sign * (oh * 3600 + om * 60)
+        } else if allowed, i == b.count {
+            zoneless = true
         } else {
             return .failure(TimestampProblem("missing zone (Z or ±hh:mm); local time is ambiguous"))
         }
@@ -170,7 +186,7 @@ public enum DeviceLogLexical {
         return .success(Double(whole) + fraction)
     }
 
-    private static func daysInMonth(year: Int, month: Int) -> Int {
+    static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2:
             let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
@@ -190,6 +206,20 @@ public enum DeviceLogLexical {
         let doy = (153 * mp + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return era * 146_097 + doe - 719_468
+    }
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01 (Hinnant's "civil from days",
+    /// the inverse of `daysFromCivil`).
+    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
     /// `event(_:line:)` on UTF-8 bytes.

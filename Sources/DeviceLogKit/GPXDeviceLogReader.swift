@@ -1,21 +1,33 @@
-/// Reads GPX 1.0/1.1 device logs: every `trkpt`, `rtept` and `wpt` becomes a fix.
+/// Reads GPX 1.0/1.1 device logs as devices and apps write them: every timed `trkpt`, `rtept` and
+/// `wpt` becomes a fix.
 ///
-/// Per point: `lat` and `lon` attributes (required), `<time>` (required, ISO-8601 with zone),
-/// accuracy from `<extensions>…<horizontal_accuracy>` (metres) when present, else from
-/// `<hdop>` × `GPXAccuracy.uere_m`; a point with neither is an error. Optional `<speed>`
-/// (m/s) and `<course>` (degrees) directly or in extensions, and `<event>` (`enter`/`exit`)
-/// in extensions. Elements are matched by local name (namespace prefixes ignored); other
-/// elements are ignored. The XML itself is read by `XMLTokenizer` (no DOCTYPE, no entities).
+/// Per point: `lat` and `lon` attributes (required) and `<time>` (ISO-8601; a time without a zone
+/// is UTC, as the GPX schema says, and counted as an assumption). A point without `<time>` is not
+/// a fix: it is skipped and counted (`untimedWaypoint`, `untimedRoutePoint`, `untimedTrackPoint`),
+/// and so is a point with `<fix>none</fix>` (`noFixPoint`); a file without one timed point is
+/// refused with the counts. Accuracy: `<extensions>…<horizontal_accuracy>` (metres, the
+/// platform's own value); else `<hdop>`, else `<pdop>`, × `GPXAccuracy.uere_m` (an assumption,
+/// counted); else `--assume-accuracy` (counted); else the file is refused naming the option.
+/// Optional `<speed>` (m/s) and `<course>` (degrees) directly (GPX 1.0) or in any extension
+/// (Garmin TrackPointExtension v2 included), and `<event>` (`enter`/`exit`) in extensions.
+/// Elements are matched by local name (namespace prefixes ignored; of two with the same local
+/// name and different prefixes the first wins); other elements are ignored. The XML itself is
+/// read by `XMLTokenizer` (no DOCTYPE, no entities).
 enum GPXDeviceLogReader {
     private struct Point {
+        var kind: String
         var line: Int
         var latitude: Double
         var longitude: Double
         var values: [String: String] = [:]
+        /// The qualified name each value was read from (a second one of the same local name is ignored).
+        var names: [String: String] = [:]
     }
 
     /// Local names whose text is captured inside a point.
-    private static let captured: Set<String> = ["time", "hdop", "horizontal_accuracy", "speed", "course", "event"]
+    private static let captured: Set<String> = [
+        "time", "hdop", "pdop", "fix", "horizontal_accuracy", "speed", "course", "event",
+    ]
 
     /// Reads the GPX document `source` delivers, piece by piece (the tokenizer holds one piece
     /// plus one token, never the whole file).
@@ -25,7 +37,7 @@ enum GPXDeviceLogReader {
         var xml = XMLTokenizer(source, maxToken_bytes: limits.maxLineLength_bytes)
         var stack: [String] = []
         var point: Point?
-        var capture: (name: String, text: String)?
+        var capture: (name: String, text: String, keep: Bool)?
         var sawRoot = false
         while true {
             let token = try xml.next()
@@ -45,7 +57,13 @@ enum GPXDeviceLogReader {
                         problem: .xml(
                             "unexpected end of file: <\(DeviceLogLexical.shown(open))> not closed (truncated file?)"))
                 }
-                if builder.isEmpty { throw DeviceLogProblemAtLine(line: xml.line, problem: .noData) }
+                if builder.isEmpty {
+                    if !builder.ingest.skipped.isEmpty {
+                        throw DeviceLogProblemAtLine(
+                            line: xml.line, problem: .noFix(format: .gpx, skipped: builder.ingest.skippedText))
+                    }
+                    throw DeviceLogProblemAtLine(line: xml.line, problem: .noData)
+                }
                 return
             case .text(let text):
                 if capture != nil {
@@ -82,10 +100,20 @@ enum GPXDeviceLogReader {
                     }
                     point = try startPoint(name: name, attributes: attributes, line: line)
                 } else if point != nil, captured.contains(local) {
-                    guard point!.values[local] == nil else {
-                        throw fail(.gpx("duplicate <\(DeviceLogLexical.shown(local))> in a point"))
+                    var keep = true
+                    if let first = point!.names[local] {
+                        guard first != name else {
+                            throw fail(.gpx("duplicate <\(DeviceLogLexical.shown(name))> in a point"))
+                        }
+                        keep = false  // the same quantity under another namespace: the first wins
+                    } else {
+                        point!.names[local] = name
                     }
-                    if selfClosing { point!.values[local] = "" } else { capture = (local, "") }
+                    if selfClosing {
+                        if keep { point!.values[local] = "" }
+                    } else {
+                        capture = (local, "", keep)
+                    }
                 }
                 if selfClosing {
                     if let p = point, ["trkpt", "rtept", "wpt"].contains(local) {
@@ -108,7 +136,7 @@ enum GPXDeviceLogReader {
                 stack.removeLast()
                 let local = localName(name)
                 if let c = capture, c.name == local {
-                    point!.values[local] = c.text
+                    if c.keep { point!.values[local] = c.text }
                     capture = nil
                 } else if let p = point, ["trkpt", "rtept", "wpt"].contains(local) {
                     try finish(p, into: &builder)
@@ -145,7 +173,8 @@ enum GPXDeviceLogReader {
             }
             return value
         }
-        return Point(line: line, latitude: try coordinate("lat"), longitude: try coordinate("lon"))
+        return Point(
+            kind: localName(name), line: line, latitude: try coordinate("lat"), longitude: try coordinate("lon"))
     }
 
     private static func finish(_ p: Point, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine) {
@@ -159,28 +188,53 @@ enum GPXDeviceLogReader {
             }
             return value
         }
-        guard let timeText = p.values["time"]?.trimmingSpaces else { throw fail(.gpx("point has no <time>")) }
+        guard let timeText = p.values["time"]?.trimmingSpaces else {
+            // A marked place or a planned route, not a fix.
+            switch p.kind {
+            case "wpt": builder.ingest.skip(.untimedWaypoint, line: p.line)
+            case "rtept": builder.ingest.skip(.untimedRoutePoint, line: p.line)
+            default: builder.ingest.skip(.untimedTrackPoint, line: p.line)
+            }
+            return
+        }
+        if p.values["fix"]?.trimmingSpaces == "none" {
+            builder.ingest.skip(.noFixPoint, line: p.line)
+            return
+        }
         let timestamp_s: Double
-        switch DeviceLogLexical.timestamp(timeText[...]) {
+        var zoneless = false
+        switch DeviceLogLexical.timestamp(timeText[...], zonelessAsUTC: &zoneless) {
         case .success(let t): timestamp_s = t
         case .failure(let problem):
             throw fail(.badTimestamp(value: DeviceLogLexical.shown(timeText), reason: problem.reason))
         }
         let accuracy_m: Double
+        var assumption: DeviceLogAssumption.Kind?
         if let extensionAccuracy = try number("horizontal_accuracy") {
             accuracy_m = extensionAccuracy
         } else if let hdop = try number("hdop") {
             accuracy_m = hdop * GPXAccuracy.uere_m
+            assumption = .accuracyFromHDOP
+        } else if let pdop = try number("pdop") {
+            accuracy_m = pdop * GPXAccuracy.uere_m
+            assumption = .accuracyFromPDOP
+        } else if let m = builder.options.assumedAccuracy_m {
+            accuracy_m = m
+            assumption = .assumedAccuracy(m: m)
         } else {
-            throw fail(.gpx("point has no accuracy: neither <extensions><horizontal_accuracy> nor <hdop>"))
+            throw fail(.noAccuracy("GPX: <\(p.kind)> (no <extensions><horizontal_accuracy>, <hdop> or <pdop>)"))
         }
         var event: SystemEventKind?
         if let text = p.values["event"]?.trimmingSpaces {
             event = try DeviceLogLexical.event(text[...], line: p.line)
         }
+        let speed = try number("speed")
+        let course = try number("course")
         try builder.add(
             line: p.line, timestamp_s: timestamp_s, latitude: p.latitude, longitude: p.longitude,
-            accuracy_m: accuracy_m, speed_mps: try number("speed"), course_deg: try number("course"), event: event)
+            accuracy_m: accuracy_m, speed_mps: speed, course_deg: course, event: event)
+        if let assumption { builder.ingest.assume(assumption) }
+        if zoneless { builder.ingest.assume(.zonelessTimeAsUTC) }
     }
 }
 

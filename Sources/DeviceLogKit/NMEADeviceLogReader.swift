@@ -1,19 +1,26 @@
-/// Reads NMEA 0183 logs (`.nmea`): `GGA`, `RMC` and, when present, `GST` sentences of any talker
-/// (`$GP…`, `$GN…`, `$GL…`) become fixes; one fix per epoch (sentences sharing a UTC time).
+/// Reads NMEA 0183 logs as receivers write them: `GGA`, `RMC`, `GST`, `GSA` and `VTG` sentences of any
+/// talker (`GP`, `GN`, `GL`, `GA`, `GB`, `BD`, `QZ`, …) become fixes, one per epoch (consecutive
+/// sentences sharing a UTC time; GSA and VTG, which carry no time, belong to the epoch they follow).
 ///
-/// Strict like the other readers: every non-blank line must be a sentence `$ADDRESS,…*hh` with a
-/// matching checksum (XOR of the bytes between `$` and `*`); a GGA/RMC/GST with too few fields, a
-/// malformed time, date, coordinate or number is an error naming the line. Other sentence types
-/// (GSA, GSV, VTG, GLL, ZDA, proprietary `$P…`) are valid NMEA and ignored.
+/// Ingest policy (docs/device-logs.md): a `#` comment line and a GGA/RMC/GST without a time or
+/// position (no fix yet) are skipped and counted; a damaged line (checksum mismatch, a sentence cut
+/// off before its `*hh`, a line that is not a sentence) is skipped and counted, or refused with
+/// `DeviceLogReadOptions.strict`. A GGA/RMC/GST that passes its checksum but has too few fields or
+/// a malformed time, date, coordinate or number is an error naming the line and the field. Other
+/// sentence types (GSV, GLL, ZDA, proprietary `$P…`) are valid NMEA and ignored.
 ///
-/// Per epoch: position from GGA (else RMC); date from the epoch's RMC, else carried from the
-/// previous epoch (midnight rollover when the time of day goes back by more than 12 h); speed
-/// (knots → m/s) and course from RMC. Accuracy: GST's √(σ_lat² + σ_lon²) (a DRMS, metres) when the
-/// epoch has a GST, else GGA HDOP × `GPXAccuracy.uere_m` (5 m, an assumption, see
-/// docs/device-logs.md). A position with GGA quality 0 or RMC status V is kept with accuracy NaN
-/// (the engine rejects it with its reason); a valid position without HDOP or GST is an error; an
-/// epoch without a position (no fix yet) is no fix. NMEA carries no geofence events.
+/// Per epoch: position from GGA (else RMC); speed and course from RMC, else VTG. Date: the epoch's
+/// RMC; else carried from the previous epoch (midnight rollover when the time of day goes back by
+/// more than 12 h); epochs before the first RMC date take the date of an RMC within the next
+/// `pendingEpochLimit` epochs, else `--date` (an assumption, counted), else the file is refused
+/// naming `--date`. Accuracy: GST's √(σ_lat² + σ_lon²) (a DRMS, metres); else GGA HDOP, else GSA
+/// HDOP, × `GPXAccuracy.uere_m` (an assumption, counted); else `--assume-accuracy` (counted); else
+/// the file is refused naming `--assume-accuracy`. A position with GGA quality 0 or RMC status V is
+/// kept with accuracy NaN (the engine rejects it with its reason). NMEA carries no geofence events.
 enum NMEADeviceLogReader {
+    /// Epochs without a date held while waiting for an RMC (a capture may start after an epoch's RMC).
+    static let pendingEpochLimit = 64
+
     /// What one epoch has collected so far.
     struct Epoch {
         var timeText = ""
@@ -22,99 +29,176 @@ enum NMEADeviceLogReader {
         var latitude: Double?, longitude: Double?
         var rmcLatitude: Double?, rmcLongitude: Double?
         var hdop: Double?
+        var gsaHDOP: Double?
         var gstSigma_m: Double?
         var invalid = false
         var date: Int?  // days since 1970-01-01
         var speed_mps: Double?, course_deg: Double?
+        var vtgSpeed_mps: Double?, vtgCourse_deg: Double?
+        var hasPosition: Bool { (latitude ?? rmcLatitude) != nil }
+    }
+
+    /// The date state carried from epoch to epoch.
+    struct Calendar {
+        var day: Int?
+        var dayAssumed = false
+        var lastSecondOfDay: Double?
+        /// Epochs with a position before any date, oldest first.
+        var pending: [Epoch] = []
     }
 
     static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine)
     {
         var epoch: Epoch?
-        var day: Int?
-        var lastSecondOfDay: Double?
+        var calendar = Calendar()
         var lastLine = 0
-        var sawSentence = false
+        var sawLine = false
+        let strict = builder.options.strict
         while let line = try lines.next({ (bytes, line) throws(DeviceLogProblemAtLine) -> Int in
+            func damaged(_ reason: DeviceLogSkipReason, _ problem: DeviceLogProblem) throws(DeviceLogProblemAtLine) {
+                if strict { throw DeviceLogProblemAtLine(line: line, problem: problem) }
+                builder.ingest.skip(reason, line: line)
+            }
             guard let text = String(validating: bytes, as: UTF8.self) else {
-                throw DeviceLogProblemAtLine(line: line, problem: .invalidUTF8)
+                sawLine = true
+                try damaged(.notASentence, .invalidUTF8)
+                return line
             }
             let trimmed = text.trimmingASCIISpaces
             if trimmed.isEmpty { return line }
-            sawSentence = true
-            let fields = try sentenceFields(String(trimmed), line: line)
+            sawLine = true
+            if trimmed.hasPrefix("#") {
+                builder.ingest.skip(.comment, line: line)
+                return line
+            }
+            let fields: [Substring]
+            switch sentenceFields(String(trimmed)) {
+            case .success(let f): fields = f
+            case .failure(let d):
+                try damaged(d.reason, .nmea(d.message))
+                return line
+            }
             let address = fields[0]
             guard address.count == 5, !address.hasPrefix("P") else { return line }  // proprietary or unknown shape
             let type = address.suffix(3)
-            guard type == "GGA" || type == "RMC" || type == "GST" else { return line }
-            let time = try timeOfDay(fields.count > 1 ? fields[1] : "", line: line)
-            if let e = epoch, e.timeText != fields[1] {
-                try flush(e, day: &day, lastSecondOfDay: &lastSecondOfDay, into: &builder)
+            switch type {
+            case "GSA":
+                if epoch != nil { try gsa(fields, line: line, into: &epoch!) }
+                return line
+            case "VTG":
+                if epoch != nil { try vtg(fields, line: line, into: &epoch!) }
+                return line
+            case "GGA", "RMC", "GST": break
+            default: return line
+            }
+            let timeField = fields.count > 1 ? fields[1] : ""
+            if timeField.isEmpty {
+                // A receiver without a fix writes its sentences with every field empty.
+                builder.ingest.skip(.noFixSentence, line: line)
+                return line
+            }
+            let time = try timeOfDay(timeField, type: type, line: line)
+            if let e = epoch, e.timeText != timeField {
+                try flush(e, calendar: &calendar, into: &builder)
                 epoch = nil
             }
-            var e = epoch ?? Epoch(timeText: String(fields[1]), secondOfDay: time, line: line)
+            var e = epoch ?? Epoch(timeText: String(timeField), secondOfDay: time, line: line)
+            var positioned = true
             switch type {
-            case "GGA": try gga(fields, line: line, into: &e)
-            case "RMC": try rmc(fields, line: line, into: &e)
+            case "GGA": positioned = try gga(fields, line: line, into: &e)
+            case "RMC": positioned = try rmc(fields, line: line, into: &e)
             default: try gst(fields, line: line, into: &e)
             }
+            if !positioned { builder.ingest.skip(.noFixSentence, line: line) }
             epoch = e
             return line
         }) {
             lastLine = line
         }
-        if let e = epoch { try flush(e, day: &day, lastSecondOfDay: &lastSecondOfDay, into: &builder) }
-        guard sawSentence else { throw DeviceLogProblemAtLine(line: max(1, lastLine), problem: .emptyFile) }
-        if builder.isEmpty { throw DeviceLogProblemAtLine(line: lastLine, problem: .noData) }
+        if let e = epoch { try flush(e, calendar: &calendar, into: &builder) }
+        try resolvePending(&calendar, at: lastLine, into: &builder, final: true)
+        guard sawLine else { throw DeviceLogProblemAtLine(line: max(1, lastLine), problem: .emptyFile) }
+        if builder.isEmpty {
+            guard !builder.ingest.skipped.isEmpty else {
+                throw DeviceLogProblemAtLine(line: lastLine, problem: .noData)
+            }
+            throw DeviceLogProblemAtLine(
+                line: lastLine, problem: .noFix(format: .nmea, skipped: builder.ingest.skippedText))
+        }
     }
 
-    /// Checks `$…*hh` and the checksum; returns the comma-separated fields (address first).
-    static func sentenceFields(_ s: String, line: Int) throws(DeviceLogProblemAtLine) -> [Substring] {
-        func fail(_ m: String) -> DeviceLogProblemAtLine { DeviceLogProblemAtLine(line: line, problem: .nmea(m)) }
-        guard s.hasPrefix("$") else { throw fail("a sentence must start with '$', got '\(DeviceLogLexical.shown(s))'") }
-        guard let star = s.lastIndex(of: "*") else { throw fail("no checksum ('*hh' at the end)") }
+    /// Why a line is not a well-formed sentence: the skip reason and the message `--strict` shows.
+    struct Damage: Error {
+        var reason: DeviceLogSkipReason
+        var message: String
+    }
+
+    /// Checks `$…*hh` (or `!…*hh`) and the checksum; returns the comma-separated fields (address first).
+    static func sentenceFields(_ s: String) -> Result<[Substring], Damage> {
+        guard s.hasPrefix("$") || s.hasPrefix("!") else {
+            return .failure(
+                Damage(
+                    reason: .notASentence,
+                    message: "a sentence must start with '$', got '\(DeviceLogLexical.shown(s))'"))
+        }
+        guard let star = s.lastIndex(of: "*") else {
+            return .failure(Damage(reason: .truncatedSentence, message: "no checksum ('*hh' at the end)"))
+        }
         let body = s[s.index(after: s.startIndex)..<star]
         let given = s[s.index(after: star)...]
         guard given.count == 2, given.allSatisfy(\.isHexDigit) else {
-            throw fail("checksum must be two hex digits, got '\(DeviceLogLexical.shown(given))'")
+            return .failure(
+                Damage(
+                    reason: .truncatedSentence,
+                    message: "checksum must be two hex digits, got '\(DeviceLogLexical.shown(given))'"))
         }
         let computed = NMEASentence.checksum(body)
         guard given.uppercased() == computed else {
-            throw fail("checksum \(given) does not match the sentence (computed \(computed))")
+            return .failure(
+                Damage(
+                    reason: .badChecksum,
+                    message: "checksum \(given) does not match the sentence (computed \(computed))"))
         }
         guard body.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
-            throw fail("sentence holds non-printable or non-ASCII characters")
+            return .failure(
+                Damage(reason: .notASentence, message: "sentence holds non-printable or non-ASCII characters"))
         }
-        return body.split(separator: ",", omittingEmptySubsequences: false)
+        return .success(body.split(separator: ",", omittingEmptySubsequences: false))
     }
 
-    static func gga(_ f: [Substring], line: Int, into e: inout Epoch) throws(DeviceLogProblemAtLine) {
+    /// Reads a GGA into the epoch; false when it carries no position.
+    static func gga(_ f: [Substring], line: Int, into e: inout Epoch) throws(DeviceLogProblemAtLine) -> Bool {
         try require(f, 9, "GGA", line: line)
-        if let (lat, lon) = try position(f[2], f[3], f[4], f[5], line: line) {
+        let position = try position(f[2], f[3], f[4], f[5], type: "GGA", line: line)
+        if let (lat, lon) = position {
             e.latitude = lat
             e.longitude = lon
         }
         let quality = try number(f[6], "GGA fix quality", line: line)
         if quality == 0 { e.invalid = true }
         if let h = try number(f[8], "GGA HDOP", line: line) { e.hdop = h }
+        return position != nil
     }
 
-    static func rmc(_ f: [Substring], line: Int, into e: inout Epoch) throws(DeviceLogProblemAtLine) {
+    /// Reads an RMC into the epoch; false when it carries no position.
+    static func rmc(_ f: [Substring], line: Int, into e: inout Epoch) throws(DeviceLogProblemAtLine) -> Bool {
         try require(f, 10, "RMC", line: line)
         switch f[2] {
         case "A": break
-        case "V": e.invalid = true
+        case "V", "": e.invalid = true
         default:
             throw DeviceLogProblemAtLine(
                 line: line, problem: .nmea("RMC status must be A or V, got '\(DeviceLogLexical.shown(f[2]))'"))
         }
-        if let (lat, lon) = try position(f[3], f[4], f[5], f[6], line: line) {
+        let position = try position(f[3], f[4], f[5], f[6], type: "RMC", line: line)
+        if let (lat, lon) = position {
             e.rmcLatitude = lat
             e.rmcLongitude = lon
         }
         if let knots = try number(f[7], "RMC speed", line: line) { e.speed_mps = knots * NMEASentence.knot_mps }
         if let c = try number(f[8], "RMC course", line: line) { e.course_deg = c }
-        e.date = try date(f[9], line: line)
+        if !f[9].isEmpty { e.date = try date(f[9], line: line) }
+        return position != nil
     }
 
     static func gst(_ f: [Substring], line: Int, into e: inout Epoch) throws(DeviceLogProblemAtLine) {
@@ -126,37 +210,99 @@ enum NMEADeviceLogReader {
         }
     }
 
+    /// GSA: `mode,fixType,12 satellite IDs,PDOP,HDOP,VDOP[,system]`; only HDOP is read.
+    static func gsa(_ f: [Substring], line: Int, into e: inout Epoch) throws(DeviceLogProblemAtLine) {
+        try require(f, 18, "GSA", line: line)
+        if e.gsaHDOP == nil, let h = try number(f[16], "GSA HDOP", line: line) { e.gsaHDOP = h }
+    }
+
+    /// VTG: `course,T,course,M,knots,N,km/h,K[,mode]`; speed (knots, else km/h) and true course.
+    static func vtg(_ f: [Substring], line: Int, into e: inout Epoch) throws(DeviceLogProblemAtLine) {
+        try require(f, 9, "VTG", line: line)
+        if let c = try number(f[1], "VTG course", line: line) { e.vtgCourse_deg = c }
+        if let knots = try number(f[5], "VTG speed (knots)", line: line) {
+            e.vtgSpeed_mps = knots * NMEASentence.knot_mps
+        } else if let kmh = try number(f[7], "VTG speed (km/h)", line: line) {
+            e.vtgSpeed_mps = kmh / 3.6
+        }
+    }
+
     static func flush(
-        _ e: Epoch, day: inout Int?, lastSecondOfDay: inout Double?,
-        into builder: inout DeviceLogBuilder
+        _ e: Epoch, calendar c: inout Calendar, into builder: inout DeviceLogBuilder
     ) throws(DeviceLogProblemAtLine) {
         if let d = e.date {
-            day = d
-        } else if let d = day, let last = lastSecondOfDay, e.secondOfDay < last - 43_200 {
-            day = d + 1  // past midnight without an RMC
+            c.day = d
+            c.dayAssumed = false
+        } else if let d = c.day, let last = c.lastSecondOfDay, e.secondOfDay < last - 43_200 {
+            c.day = d + 1  // past midnight without an RMC
         }
-        lastSecondOfDay = e.secondOfDay
-        // no fix yet
+        c.lastSecondOfDay = e.secondOfDay
+        guard e.hasPosition else { return }  // no fix yet
+        if c.day == nil {
+            // Before any date: wait for an RMC a few epochs on, or take --date.
+            if let assumed = builder.options.assumedDate_days {
+                c.day = assumed
+                c.dayAssumed = true
+            } else {
+                c.pending.append(e)
+                if c.pending.count > pendingEpochLimit {
+                    throw DeviceLogProblemAtLine(line: c.pending[0].line, problem: .noDate)
+                }
+                return
+            }
+        }
+        try resolvePending(&c, at: e.line, into: &builder, final: false)
+        try emit(e, day: c.day!, dayAssumed: c.dayAssumed, into: &builder)
+    }
+
+    /// Emits the epochs held before the first date, dated back from the first known day.
+    static func resolvePending(
+        _ c: inout Calendar, at line: Int, into builder: inout DeviceLogBuilder, final: Bool
+    ) throws(DeviceLogProblemAtLine) {
+        guard !c.pending.isEmpty else { return }
+        guard var day = c.day else {
+            if final { throw DeviceLogProblemAtLine(line: c.pending[0].line, problem: .noDate) }
+            return
+        }
+        // Walk back from the dated epoch: a time of day more than 12 h later than the next one is the day before.
+        var days = Array(repeating: 0, count: c.pending.count)
+        var next = c.lastSecondOfDay ?? 0
+        for i in c.pending.indices.reversed() {
+            if c.pending[i].secondOfDay > next + 43_200 { day -= 1 }
+            days[i] = day
+            next = c.pending[i].secondOfDay
+        }
+        let held = c.pending
+        c.pending = []
+        for (i, e) in held.enumerated() { try emit(e, day: days[i], dayAssumed: false, into: &builder) }
+    }
+
+    static func emit(
+        _ e: Epoch, day: Int, dayAssumed: Bool, into builder: inout DeviceLogBuilder
+    ) throws(DeviceLogProblemAtLine) {
         guard let lat = e.latitude ?? e.rmcLatitude, let lon = e.longitude ?? e.rmcLongitude else { return }
-        guard let d = day else {
-            throw DeviceLogProblemAtLine(
-                line: e.line,
-                problem: .nmea("no date: an RMC sentence must come in or before the first epoch with a position"))
-        }
         let accuracy: Double
+        var assumption: DeviceLogAssumption.Kind?
         if e.invalid {
             accuracy = .nan
         } else if let s = e.gstSigma_m {
             accuracy = s
-        } else if let h = e.hdop {
+        } else if let h = e.hdop ?? e.gsaHDOP {
             accuracy = h * GPXAccuracy.uere_m
+            assumption = .accuracyFromHDOP
+        } else if let m = builder.options.assumedAccuracy_m {
+            accuracy = m
+            assumption = .assumedAccuracy(m: m)
         } else {
             throw DeviceLogProblemAtLine(
-                line: e.line, problem: .nmea("position without accuracy: neither GGA HDOP nor GST"))
+                line: e.line, problem: .noAccuracy("NMEA: position (no GST, GGA HDOP or GSA HDOP in its epoch)"))
         }
+        if let assumption { builder.ingest.assume(assumption) }
+        if dayAssumed, let d = builder.options.assumedDate_days { builder.ingest.assume(.assumedDate(days: d)) }
         try builder.add(
-            line: e.line, timestamp_s: Double(d) * 86_400 + e.secondOfDay, latitude: lat, longitude: lon,
-            accuracy_m: accuracy, speed_mps: e.speed_mps, course_deg: e.course_deg, event: nil)
+            line: e.line, timestamp_s: Double(day) * 86_400 + e.secondOfDay, latitude: lat, longitude: lon,
+            accuracy_m: accuracy, speed_mps: e.speed_mps ?? e.vtgSpeed_mps, course_deg: e.course_deg ?? e.vtgCourse_deg,
+            event: nil)
     }
 
     static func require(_ f: [Substring], _ count: Int, _ type: String, line: Int) throws(DeviceLogProblemAtLine) {
@@ -178,8 +324,8 @@ enum NMEADeviceLogReader {
         return v
     }
 
-    /// `hhmmss[.sss]` → seconds of the day.
-    static func timeOfDay(_ s: Substring, line: Int) throws(DeviceLogProblemAtLine) -> Double {
+    /// `hhmmss[.sss]` → seconds of the day (`type`: the sentence, named in the error).
+    static func timeOfDay(_ s: Substring, type: Substring, line: Int) throws(DeviceLogProblemAtLine) -> Double {
         let b = Array(s.utf8)
         func digits(_ i: Int) -> Int? {
             guard i + 1 < b.count, (48...57).contains(b[i]), (48...57).contains(b[i + 1]) else { return nil }
@@ -190,7 +336,8 @@ enum NMEADeviceLogReader {
         else {
             throw DeviceLogProblemAtLine(
                 line: line,
-                problem: .badTimestamp(value: DeviceLogLexical.shown(s), reason: "NMEA time must be hhmmss[.ss]"))
+                problem: .badTimestamp(
+                    value: DeviceLogLexical.shown(s), reason: "\(type) time: NMEA time must be hhmmss[.ss]"))
         }
         let fraction = b.count > 7 ? (Double("0" + String(s.dropFirst(6))) ?? 0) : 0
         return Double(h * 3600 + m * 60 + sec) + fraction
@@ -218,33 +365,44 @@ enum NMEADeviceLogReader {
         return DeviceLogLexical.daysFromCivil(year: year, month: m, day: d)
     }
 
-    /// `ddmm.mmmm,N,dddmm.mmmm,E` → degrees; all four empty: nil.
+    /// `ddmm.mmmm,N,dddmm.mmmm,E` → degrees; all four empty: nil (`type`: the sentence, named in errors).
     static func position(
-        _ lat: Substring, _ ns: Substring, _ lon: Substring, _ ew: Substring,
+        _ lat: Substring, _ ns: Substring, _ lon: Substring, _ ew: Substring, type: Substring,
         line: Int
     ) throws(DeviceLogProblemAtLine) -> (Double, Double)? {
         if lat.isEmpty, ns.isEmpty, lon.isEmpty, ew.isEmpty { return nil }
-        let la = try angle(lat, degreeDigits: 2, hemisphere: ns, positive: "N", negative: "S", line: line)
-        let lo = try angle(lon, degreeDigits: 3, hemisphere: ew, positive: "E", negative: "W", line: line)
+        let la = try angle(
+            lat, degreeDigits: 2, hemisphere: ns, positive: "N", negative: "S", field: "\(type) latitude", line: line)
+        let lo = try angle(
+            lon, degreeDigits: 3, hemisphere: ew, positive: "E", negative: "W", field: "\(type) longitude", line: line)
         return (la, lo)
     }
 
+    /// One `ddmm.mmmm` / `dddmm.mmmm` field and its hemisphere; errors name the field and its own value.
     static func angle(
         _ s: Substring, degreeDigits: Int, hemisphere: Substring, positive: Substring, negative: Substring,
-        line: Int
+        field: String, line: Int
     ) throws(DeviceLogProblemAtLine) -> Double {
-        let what = degreeDigits == 2 ? "latitude" : "longitude"
-        func fail() -> DeviceLogProblemAtLine {
-            DeviceLogProblemAtLine(
-                line: line, problem: .notANumber(column: what, value: DeviceLogLexical.shown(s + "," + hemisphere)))
-        }
+        func fail(_ p: DeviceLogProblem) -> DeviceLogProblemAtLine { DeviceLogProblemAtLine(line: line, problem: p) }
         let b = Array(s.utf8)
+        let isDecimal =
+            !b.isEmpty && b.allSatisfy({ (48...57).contains($0) || $0 == 0x2E || $0 == 0x2D })
+            && b.filter({ $0 == 0x2E }).count <= 1
+        if isDecimal, let dot = b.firstIndex(of: 0x2E), dot < degreeDigits + 2 || b.first == 0x2D {
+            throw fail(.decimalDegrees(field: field, value: DeviceLogLexical.shown(s)))
+        }
         guard b.count >= degreeDigits + 2, b[0..<(degreeDigits + 2)].allSatisfy({ (48...57).contains($0) }),
-            hemisphere == positive || hemisphere == negative,
             let degrees = Double(s.prefix(degreeDigits)), let minutes = Double(s.dropFirst(degreeDigits)),
-            b.dropFirst(degreeDigits + 2).allSatisfy({ (48...57).contains($0) || $0 == 0x2E }),
-            minutes < 60
-        else { throw fail() }
+            b.dropFirst(degreeDigits + 2).allSatisfy({ (48...57).contains($0) || $0 == 0x2E })
+        else { throw fail(.notANumber(column: field, value: DeviceLogLexical.shown(s))) }
+        guard minutes < 60 else {
+            throw fail(.nmea("\(field): '\(DeviceLogLexical.shown(s))' has minutes of 60 or more"))
+        }
+        guard hemisphere == positive || hemisphere == negative else {
+            throw fail(
+                .nmea(
+                    "\(field) hemisphere: '\(DeviceLogLexical.shown(hemisphere))' is not \(positive) or \(negative)"))
+        }
         let value = degrees + minutes / 60
         return hemisphere == negative ? -value : value
     }

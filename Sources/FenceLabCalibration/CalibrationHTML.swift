@@ -16,7 +16,7 @@ package enum CalibrationHTML {
             cssClass: r.warnings.isEmpty ? "pass" : "fail", heading: "Noise calibration",
             lines: [
                 "\(x(r.file)) · \(r.mode.rawValue) · \(e.samples) fixes over \(ReportText.short(e.duration_s)) s",
-                x(r.goodness.verdict),
+                x(r.goodness.verdict + (r.accuracyVerdict.map { "; " + $0 } ?? "")),
             ])
         var h = HTMLPage.open(title: "FenceLab calibration: \(r.file)", banner: banner)
         if !r.warnings.isEmpty {
@@ -25,6 +25,7 @@ package enum CalibrationHTML {
                 + "</ul>\n"
         }
         h += "<h2>Fixes</h2>\n<p>\(x(r.accounting.summary))</p>\n"
+        if let ingest = r.ingest.summary { h += "<p>Import: \(x(ingest))</p>\n" }
         h +=
             "<h2>Fitted figures (95 % intervals)</h2>\n<div class=\"scroll\"><table><thead><tr><th>figure</th><th>value</th><th>95 % interval</th><th>method</th></tr></thead><tbody>"
         for (name, v, unit) in fittedRows(r) {

@@ -1,3 +1,4 @@
+import DeviceLogKit
 import Foundation
 import ReportKit
 import _FenceLabSupport
@@ -155,12 +156,35 @@ package enum CalibrationReport {
             ("syntheticLow95", .array(g.syntheticLow.map(JSONValue.number))),
             ("syntheticHigh95", .array(g.syntheticHigh.map(JSONValue.number))),
         ])
-        return .object([
-            ("schema", .string(schema)), ("file", .string(r.file)), ("mode", .string(r.mode.rawValue)),
-            ("seed", .integer(Int(truncatingIfNeeded: r.options.seed))),
-            ("warnings", .array(r.warnings.map(JSONValue.string))), ("notes", .array(r.notes.map(JSONValue.string))),
-            ("fixes", fixes), ("models", models), ("moments", moments), ("shape", shape), ("coverage", coverage),
-            ("filtered", filtered), ("goodnessOfFit", gof), ("autocorrelation", acf), ("scenario", r.scenarioBlock),
+        return .object(
+            [
+                ("schema", .string(schema)), ("file", .string(r.file)), ("mode", .string(r.mode.rawValue)),
+                ("seed", .integer(Int(truncatingIfNeeded: r.options.seed))),
+                ("warnings", .array(r.warnings.map(JSONValue.string))),
+                ("notes", .array(r.notes.map(JSONValue.string))),
+                ("fixes", fixes), ("models", models), ("moments", moments), ("shape", shape), ("coverage", coverage),
+                ("filtered", filtered), ("goodnessOfFit", gof), ("autocorrelation", acf), ("scenario", r.scenarioBlock),
+            ] + (r.ingest.isEmpty ? [] : [("ingest", ingestJSON(r.ingest))]))
+    }
+
+    /// What the import skipped and assumed (present only when it did either; the `ingest` object of
+    /// report.json replays, plus `accuracyVerdict`).
+    static func ingestJSON(_ i: DeviceLogIngest) -> JSONValue {
+        .object([
+            ("skipped", .object(i.skippedCounts.map { ($0.reason.rawValue, .integer($0.count)) })),
+            (
+                "firstSkippedLine",
+                .object(i.skippedCounts.map { ($0.reason.rawValue, .integer(i.firstSkippedLine[$0.reason] ?? 0)) })
+            ),
+            (
+                "assumptions",
+                .array(
+                    i.assumptions.map {
+                        .object([
+                            ("kind", .string($0.key)), ("fixes", .integer($0.fixes)), ("detail", .string($0.detail)),
+                        ])
+                    })
+            ),
         ])
     }
 
@@ -189,6 +213,7 @@ package enum CalibrationReport {
         let i = e.intervals
         let f = ReportText.short
         var lines = ["fixes: " + r.accounting.summary]
+        if let ingest = r.ingest.summary { lines.append("import: " + ingest) }
         lines.append(
             "model: \(m.selected.rawValue) (likelihood ratio vs white \(f(m.likelihoodRatio)), threshold \(f(GaussMarkovFit.selectionThreshold))); 95 % intervals"
         )
@@ -222,7 +247,7 @@ package enum CalibrationReport {
         lines.append(
             "coverage of reported accuracy: \(f(100 * i.coverage.value)) % [\(f(100 * i.coverage.lower)), \(f(100 * i.coverage.upper))] (synthetic \(f(100 * r.goodness.syntheticCoverage)) %; Gaussian with honest DRMS \(f(100 * honestDRMSCoverage)) %, DRMS under-reported 2× \(f(100 * underReported2xCoverage)) %)"
         )
-        lines.append("verdict: " + r.goodness.verdict)
+        lines.append("verdict: " + r.goodness.verdict + (r.accuracyVerdict.map { "; " + $0 } ?? ""))
         for w in r.warnings { lines.append("WARNING: " + w) }
         return lines
     }

@@ -51,6 +51,17 @@ package struct CalibrationResult: Sendable {
     package var filtered: FilteredResidualCheck
     /// Synthetic drives from the fitted block against the recording.
     package var goodness: GoodnessOfFit
+    /// What the import skipped and assumed; an assumed accuracy makes the coverage figures say
+    /// nothing about the device's own estimate (`accuracyVerdict`).
+    package var ingest = DeviceLogIngest()
+
+    /// The verdict's accuracy clause when the accuracy of any used fix rests on an assumption, else nil.
+    package var accuracyVerdict: String? {
+        let assumed = ingest.assumptions.filter(\.concernsAccuracy)
+        guard !assumed.isEmpty else { return nil }
+        return "accuracy assumed (\(assumed.map(\.description).joined(separator: "; "))): "
+            + "the coverage figures say nothing about the device's own estimate"
+    }
 
     /// Fixes left out (see `accounting`).
     package var skipped: Int { accounting.dropped }
@@ -115,14 +126,17 @@ package enum CalibrationRun {
     /// Reads a device log keeping only the fixes a calibration can use (`ScreenedFixes`): the
     /// dropped rows are counted while reading, not stored (docs/device-logs.md, Memory).
     /// - Throws: `DeviceLogError` as `DeviceLogImporter.load` does.
-    package static func load(path: String, limits: DeviceLogLimits = .standard) throws(DeviceLogError) -> ScreenedFixes
-    {
+    package static func load(
+        path: String, format: DeviceLogFormat? = nil, options: DeviceLogReadOptions = .standard,
+        limits: DeviceLogLimits = .standard
+    ) throws(DeviceLogError) -> ScreenedFixes {
         var screened = ScreenedFixes(file: path)
         // Every fix is screened (and kept there) as it is read; the log itself keeps none.
-        _ = try DeviceLogImporter.load(path: path, limits: limits) {
+        let log = try DeviceLogImporter.load(path: path, format: format, options: options, limits: limits) {
             screened.admit($0)
             return false
         }
+        screened.ingest = log.ingest
         return screened
     }
 
@@ -225,6 +239,7 @@ package enum CalibrationRun {
                 name: "nullDrives", value: options.nullDrives, range: CalibrationOptions.nullDriveRange)
         }
         let file = screened.file
+        let ingest = screened.ingest
         let r = try residuals(consume screened, mode: mode)
         var estimate = try NoiseCalibrator.estimate(r.input, seed: options.seed, replicates: options.replicates)
         let series = ResidualSeries(times_s: r.input.times_s, residuals_m: r.input.residuals_m)
@@ -241,7 +256,7 @@ package enum CalibrationRun {
             whiteFraction: estimate.whiteSigma_m / max(1e-300, estimate.intervals.perAxisSigma_m.value))
         return CalibrationResult(
             file: file, mode: mode, options: options, input: r.input, accounting: r.accounting,
-            estimate: estimate, acf: acf, filtered: filtered, goodness: goodness)
+            estimate: estimate, acf: acf, filtered: filtered, goodness: goodness, ingest: ingest)
     }
 
     /// `--track`: the RTS smoother follows part of the noise, so residuals against the smoothed path

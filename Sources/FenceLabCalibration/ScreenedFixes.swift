@@ -13,6 +13,8 @@ package struct ScreenedFixes: Sendable, Hashable {
     private var keptPoints = ChunkedStorage<Coordinate>()
     /// `read` and the drop counts up to `outOfOrder`; the rest is filled by the calibration.
     package private(set) var accounting = FixAccounting()
+    /// What the import skipped and assumed (`DeviceLog.ingest`).
+    package var ingest = DeviceLogIngest()
     private var last = -Double.infinity
 
     package init(file: String) { self.file = file }
@@ -31,6 +33,7 @@ package struct ScreenedFixes: Sendable, Hashable {
     /// The screened fixes of a log already in memory.
     package init(_ log: DeviceLog) {
         self.init(file: log.file)
+        ingest = log.ingest
         for logged in log.fixes { admit(logged.fix) }
     }
 

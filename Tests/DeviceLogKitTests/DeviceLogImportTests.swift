@@ -191,13 +191,13 @@ private let malformedCases: [MalformedCase] = [
         name: "point without time", format: .gpx,
         text: "<gpx>\n<trkpt lat=\"1\" lon=\"2\"><hdop>1</hdop></trkpt></gpx>", line: 2
     ) {
-        $0 == .gpx("point has no <time>")
+        $0 == .noFix(format: .gpx, skipped: "untimedTrackPoint 1 (first at line 2)")
     },
     MalformedCase(
         name: "point without accuracy", format: .gpx,
         text: "<gpx>\n<trkpt lat=\"1\" lon=\"2\">\n<time>2026-03-01T12:00:00Z</time></trkpt></gpx>", line: 2
     ) {
-        if case .gpx = $0 { return true } else { return false }
+        if case .noAccuracy = $0 { return $0.description.hasSuffix("give --assume-accuracy M") } else { return false }
     },
     MalformedCase(name: "not GPX", format: .gpx, text: "<kml>\n</kml>", line: 1) {
         if case .gpx = $0 { return true } else { return false }
@@ -551,9 +551,13 @@ private let malformedCases: [MalformedCase] = [
             return e.problem == .fileTooLarge(size_bytes: content.count, limit_bytes: 10)
                 && e.description.hasPrefix(path + ": ")
         }
-        #expect(throws: DeviceLogError(file: "a.kml", line: nil, problem: .unknownFormat(extension: "kml"))) {
-            try DeviceLogImporter.load(path: "a.kml")
+        // Neither the extension nor the content names a format: refused naming --format.
+        let kml = dir.appendingPathComponent("a.kml").path
+        try Data("<kml>\n</kml>\n".utf8).write(to: URL(fileURLWithPath: kml))
+        #expect(throws: DeviceLogError(file: kml, line: nil, problem: .unknownFormat(extension: "kml"))) {
+            try DeviceLogImporter.load(path: kml)
         }
+        #expect(DeviceLogProblem.unknownFormat(extension: "kml").description.contains("--format"))
         #expect { try DeviceLogImporter.load(path: dir.appendingPathComponent("missing.csv").path) } throws: { error in
             if case .unreadable = (error as? DeviceLogError)?.problem { return true } else { return false }
         }

@@ -11,8 +11,10 @@ import _TestSupport
     /// `$BODY*hh` lines (CRLF) from bodies.
     static func log(_ bodies: [String]) -> [UInt8] { Array(bodies.map(NMEASentence.sentence).joined().utf8) }
 
-    static func parse(_ bytes: [UInt8]) throws(DeviceLogError) -> DeviceLog {
-        try DeviceLogImporter.parse(bytes: bytes, file: "t.nmea", format: .nmea)
+    static func parse(
+        _ bytes: [UInt8], options: DeviceLogReadOptions = .standard
+    ) throws(DeviceLogError) -> DeviceLog {
+        try DeviceLogImporter.parse(bytes: bytes, file: "t.nmea", format: .nmea, options: options)
     }
 
     /// 2026-03-01T12:00:00Z in Unix seconds.
@@ -71,10 +73,10 @@ import _TestSupport
         ("hello", 1, "must start with '$'"),
         ("$GPGGA,120000.00,5230.6,N*ZZ", 1, "two hex digits"),
     ])
-    func malformedLinesNameTheLine(raw: String, line: Int, message: String) throws {
+    func damagedLinesNameTheLineUnderStrict(raw: String, line: Int, message: String) throws {
         let text = raw.hasPrefix("$") || raw == "hello" ? raw : "$" + raw
         #expect {
-            _ = try Self.parse(Array((text + "\r\n").utf8))
+            _ = try Self.parse(Array((text + "\r\n").utf8), options: DeviceLogReadOptions(strict: true))
         } throws: { error in
             let e = error as? DeviceLogError
             return e?.line == line && e?.description.contains(message) == true
@@ -83,8 +85,8 @@ import _TestSupport
     @Test(arguments: [
         (["GPGGA,120000.00,5230.6,N,01324.3,E,1"], "GGA needs at least 8 fields"),
         (["GPRMC,120000.00,X,5230.6,N,01324.3,E,,,010326,,,A"], "RMC status must be A or V"),
-        (["GPGGA,120000.00,5230.6,N,01324.3,E,1,08,1.6,,M,,M,,"], "no date"),
-        (["GPRMC,120000.00,A,5230.6,N,01324.3,E,,,010326,,,A"], "position without accuracy"),
+        (["GPGGA,120000.00,5230.6,N,01324.3,E,1,08,1.6,,M,,M,,"], "give --date YYYY-MM-DD"),
+        (["GPRMC,120000.00,A,5230.6,N,01324.3,E,,,010326,,,A"], "has no accuracy; give --assume-accuracy M"),
         (["GPGGA,120000.00,5230.6,Q,01324.3,E,1,08,1.6,,M,,M,,"], "latitude"),
         (["GPGGA,120000.00,5260.0,N,01324.3,E,1,08,1.6,,M,,M,,"], "latitude"),
         (["GPGGA,126000.00,5230.6,N,01324.3,E,1,08,1.6,,M,,M,,"], "NMEA time must be hhmmss"),

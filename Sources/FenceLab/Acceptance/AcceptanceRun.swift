@@ -12,6 +12,10 @@ package struct AcceptanceRequest: Sendable {
     package var fixturesDirectory = FixtureSuite.defaultDirectory
     /// Device logs to replay (paths); empty: the device level is `not-verified`.
     package var deviceLogs: [String] = []
+    /// The format of every device log (`--format`); nil: each log's extension, else its content.
+    package var deviceLogFormat: DeviceLogFormat?
+    /// What the readers may assume and whether damage is refused (`--assume-accuracy`, `--date`, `--strict`).
+    package var readOptions = DeviceLogReadOptions()
     /// Fence centre the app monitored while logging: one for every log, or one per log in
     /// `deviceLogs` order; required when `deviceLogs` is not empty.
     package var fences: [Coordinate] = []
@@ -75,7 +79,11 @@ package enum AcceptanceRun {
         }
         var logs: [DeviceLog] = []
         for path in request.deviceLogs {
-            do { logs.append(try DeviceLogImporter.load(path: path)) } catch { throw AcceptanceError.deviceLog(error) }
+            do {
+                logs.append(
+                    try DeviceLogImporter.load(
+                        path: path, format: request.deviceLogFormat, options: request.readOptions))
+            } catch { throw AcceptanceError.deviceLog(error) }
         }
         let scenarios = try ScenarioRunner.prepare(request.run)
         var replays: [DeviceReplayResult] = []

@@ -41,6 +41,8 @@ package struct DeviceReplayResult: Sendable, Hashable {
     package var origin_s: Double
     /// What this log cannot tell (see `DeviceReplay.notCovered`).
     package var notCovered: [String]
+    /// What the import skipped (per reason) and assumed; empty for the app's own CSV and JSON Lines.
+    package var ingest = DeviceLogIngest()
     /// Measured wall time of the replay (engine and classifier), seconds; differs between runs,
     /// only junit.xml shows it.
     package var elapsed_s: Double = 0
@@ -88,6 +90,7 @@ package struct DeviceReplayResult: Sendable, Hashable {
         lines.append(
             "Divergences: "
                 + DivergenceClass.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", "))
+        if let ingestLine = ingest.summary { lines.insert("Import: " + ingestLine, at: 1) }
         lines += divergenceLines.map { "  " + $0 }
         lines.append("Device log \(file): \(status.rawValue) (\(criteria))")
         lines.append("Not covered: " + notCovered.joined(separator: "; "))
@@ -178,6 +181,7 @@ package enum DeviceReplay {
             decisions: decisions, divergences: report,
             fixLines: log.fixes.map(\.line), eventLines: log.events.map(\.line),
             origin_s: origin, notCovered: notCovered(log))
+        result.ingest = log.ingest
         let elapsed = (clock.now - start).components
         result.elapsed_s = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
         return result

@@ -88,6 +88,7 @@ package enum HTMLReport {
             for line in r.divergenceLines { h += "<li>\(x(line))</li>" }
             h += "</ul></details>"
         }
+        if let ingest = r.ingest.summary { h += "<p>Import: \(x(ingest))</p>" }
         h += "<p class=\"muted\">Not covered: \(x(r.notCovered.joined(separator: "; ")))</p></div>"
         return h
     }

@@ -1,3 +1,4 @@
+import DeviceLogKit
 import ReportKit
 
 /// `report.json` (contract): fixed key order, shortest round-trip doubles, no locale.
@@ -181,7 +182,7 @@ package enum JSONReport {
     static func replay(_ r: DeviceReplayResult) -> JSONValue {
         let counts = r.divergences.counts
         func optional(_ v: Int?) -> JSONValue { v.map(JSONValue.integer) ?? .null }
-        return .object([
+        var fields: [(String, JSONValue)] = [
             ("file", .string(r.file)),
             ("status", .string(r.status.rawValue)),
             ("criteria", .string(r.criteria)),
@@ -215,6 +216,28 @@ package enum JSONReport {
                     })
             ),
             ("notCovered", .array(r.notCovered.map(JSONValue.string))),
+        ]
+        if !r.ingest.isEmpty { fields.append(("ingest", ingest(r.ingest))) }
+        return .object(fields)
+    }
+
+    /// What an import skipped and assumed (present only when it did either).
+    package static func ingest(_ i: DeviceLogIngest) -> JSONValue {
+        .object([
+            ("skipped", .object(i.skippedCounts.map { ($0.reason.rawValue, .integer($0.count)) })),
+            (
+                "firstSkippedLine",
+                .object(i.skippedCounts.map { ($0.reason.rawValue, .integer(i.firstSkippedLine[$0.reason] ?? 0)) })
+            ),
+            (
+                "assumptions",
+                .array(
+                    i.assumptions.map {
+                        .object([
+                            ("kind", .string($0.key)), ("fixes", .integer($0.fixes)), ("detail", .string($0.detail)),
+                        ])
+                    })
+            ),
         ])
     }
 }

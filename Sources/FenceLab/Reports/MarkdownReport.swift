@@ -71,6 +71,7 @@ package enum MarkdownReport {
                 )
             }
             if !r.divergenceLines.isEmpty { out += [""] + r.divergenceLines.map { "- " + ReportText.cell($0) } }
+            if let ingest = r.ingest.summary { out += ["", "Import: " + ReportText.cell(ingest)] }
             out += ["", "Not covered: " + r.notCovered.joined(separator: "; ")]
         }
         return out

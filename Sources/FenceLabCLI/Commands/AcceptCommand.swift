@@ -13,7 +13,7 @@ enum AcceptCommand: Command {
         [
             OptionDeclaration(
                 "--device-log", .text("FILE"), repetition: .greedy,
-                help: "Device logs (CSV, GPX, JSON Lines); repeatable."),
+                help: "Device logs (CSV, GPX, JSON Lines, NMEA); repeatable."),
             OptionDeclaration(
                 "--fence", .text("LAT,LON"), repetition: .each,
                 help: """
@@ -35,7 +35,7 @@ enum AcceptCommand: Command {
                     scenarios/fixtures of the checkout the fencelab binary is in.
                     """),
             RunCommand.out("reports/acceptance"),
-        ] + RunCommand.common + RunCommand.engine
+        ] + DeviceLogOptions.declarations + RunCommand.common + RunCommand.engine
     static let discussion = """
         Rules level: every fixture in scenarios/fixtures/ (or --fixtures DIR) and every
         scenario `expect` bound (PATH: scenario files or folders, default scenarios/), each
@@ -43,7 +43,9 @@ enum AcceptCommand: Command {
         rule involved. Device level: `not-verified` without --device-log (it is never inferred
         from simulation); with logs, each is replayed through the engine (`fencelab replay`)
         and passes when no divergence of a failing class is found; what a log cannot show
-        (background wake-ups, permission changes) is listed as not covered.
+        (background wake-ups, permission changes) is listed as not covered. The import
+        options (--format, --assume-accuracy, --date, --strict) apply to every log; what
+        each import skipped and assumed is printed and reported with its replay.
         Writes DIR/report.json, report.md, junit.xml and index.html (default
         reports/acceptance) and prints "Rules level: ..." and "Device level: ...".
         --max-age is also the staleness limit of the replays.
@@ -58,6 +60,7 @@ enum AcceptCommand: Command {
         RunCommand.parseCommon(arguments, into: &request.run)
         request.run.settings.engine = RunCommand.parseEngine(arguments)
         request.deviceLogs = arguments.options("--device-log")
+        (request.deviceLogFormat, request.readOptions) = try DeviceLogOptions.parse(arguments)
         let fenceTexts = arguments.options("--fence")
         let fixtures = arguments.option("--fixtures")
         let out = arguments.option("--out")!

@@ -9,28 +9,31 @@ enum CalibrateCommand: Command {
     static let name = "calibrate"
     static let summary = "Fit a scenario noise + accuracy block to a device recording (stationary or moving)."
     static let arguments = "DEVICE_LOG"
-    static let options = [
-        OptionDeclaration("--stationary", .flag, help: "The device did not move (default)."),
-        OptionDeclaration(
-            "--track", .flag,
-            help: """
-                The device moved; residuals against the smoothed path (the
-                smoother absorbs part of a slow bias: τ is then a lower bound).
-                """),
-        RunCommand.out("reports/calibration"),
-        OptionDeclaration(
-            "--seed", .integer("N", 1...Int(UInt32.max)), default: "\(CalibrationOptions().seed)",
-            help: "Seed of the bootstrap and the synthetic drives"),
-        OptionDeclaration(
-            "--replicates", .integer("N", CalibrationOptions.replicateRange),
-            default: "\(CalibrationOptions().replicates)",
-            help: "Block-bootstrap replicates"),
-        OptionDeclaration(
-            "--drives", .integer("N", CalibrationOptions.nullDriveRange), default: "\(CalibrationOptions().nullDrives)",
-            help: "Synthetic drives for the goodness-of-fit null"),
-    ]
+    static let options =
+        [
+            OptionDeclaration("--stationary", .flag, help: "The device did not move (default)."),
+            OptionDeclaration(
+                "--track", .flag,
+                help: """
+                    The device moved; residuals against the smoothed path (the
+                    smoother absorbs part of a slow bias: τ is then a lower bound).
+                    """),
+            RunCommand.out("reports/calibration"),
+            OptionDeclaration(
+                "--seed", .integer("N", 1...Int(UInt32.max)), default: "\(CalibrationOptions().seed)",
+                help: "Seed of the bootstrap and the synthetic drives"),
+            OptionDeclaration(
+                "--replicates", .integer("N", CalibrationOptions.replicateRange),
+                default: "\(CalibrationOptions().replicates)",
+                help: "Block-bootstrap replicates"),
+            OptionDeclaration(
+                "--drives", .integer("N", CalibrationOptions.nullDriveRange),
+                default: "\(CalibrationOptions().nullDrives)",
+                help: "Synthetic drives for the goodness-of-fit null"),
+        ] + DeviceLogOptions.declarations
     static let discussion = """
-        Imports DEVICE_LOG (CSV, GPX, JSON Lines), computes residuals of its valid fixes
+        Imports DEVICE_LOG (CSV, GPX, JSON Lines or NMEA: --format, else the extension, else
+        the content; docs/device-logs.md), computes residuals of its valid fixes
         against the mean position (--stationary, default) or the RTS-smoothed path (--track),
         and fits white and white + Gauss–Markov noise (σ_w, σ_b, τ) by maximum likelihood
         with the exact discretisation by each Δt (irregular sampling and gaps), heavy tails
@@ -39,7 +42,9 @@ enum CalibrateCommand: Command {
         noise produces (residuals smoothed/filtered upstream) and tests drives generated from
         the fitted block at the recording's timestamps against the recording.
 
-        Prints to stdout: which fixes were used and why others were dropped, the fitted
+        Prints to stdout: which fixes were used and why others were dropped, what the import
+        skipped and assumed (an `import:` line; with an assumed accuracy the verdict says the
+        coverage figures say nothing about the device's own estimate), the fitted
         figures with intervals, the coverage of the reported accuracy, the goodness-of-fit
         verdict, WARNING lines, and as the LAST line the `noise` + `accuracy` block in the
         scenario file schema (ready to paste: `fencelab calibrate LOG | tail -n 1`).
@@ -62,9 +67,12 @@ enum CalibrateCommand: Command {
         options.nullDrives = arguments.integer("--drives")!
         let paths = arguments.positionals
         guard paths.count == 1 else { throw CLIError.usage("calibrate: expected one DEVICE_LOG, got \(paths.count)") }
+        let (format, readOptions) = try DeviceLogOptions.parse(arguments)
         do { try CalibrationReport.preflight(out) } catch { throw CLIError.badInput(error.description) }
         let log: ScreenedFixes
-        do { log = try CalibrationRun.load(path: paths[0]) } catch { throw CLIError.badInput(error.description) }
+        do { log = try CalibrationRun.load(path: paths[0], format: format, options: readOptions) } catch {
+            throw CLIError.badInput(error.description)
+        }
         let result: CalibrationResult
         do { result = try CalibrationRun.run(consume log, mode: track ? .track : .stationary, options: options) } catch
         {

@@ -5,34 +5,41 @@ import GeoPolicy
 import _CommandLineKit
 import _FenceLabSupport
 
-/// `fencelab replay LOG --fence LAT,LON [--rule SPEC] [--max-age S] [--out DIR]`
+/// `fencelab replay LOG --fence LAT,LON [--rule SPEC] [--max-age S] [--out DIR]` and the import options
+/// (`--format`, `--assume-accuracy`, `--date`, `--strict`)
 enum ReplayCommand: Command {
     static let name = "replay"
     static let summary = "Replay a device log through the engine and classify divergences from the system's events."
     static let arguments = "LOG"
-    static let options = [
-        OptionDeclaration(
-            "--fence", .text("LAT,LON"), required: true, help: "Fence centre in degrees, e.g. --fence=52.52,13.405."),
-        OptionDeclaration(
-            "--rule", .text("SPEC"),
-            help: """
-                hysteresis:ENTER:EXIT:MAXACC (default hysteresis:80:120:30),
-                threshold:R, conservative:R (optionally +confirmN / +confirmTs, and
-                +kalman / +imm, optionally :Q in m²/s³, to decide on the filter's estimate).
-                """),
-        OptionDeclaration(
-            "--max-age", .number("S", .nonNegative),
-            default: OptionDeclaration.defaultText(DeviceReplay.defaultMaxAge_s),
-            help: "Fixes older than S seconds relative to `now` are stale"),
-        RunCommand.out("reports/replay"),
-    ]
+    static let options =
+        [
+            OptionDeclaration(
+                "--fence", .text("LAT,LON"), required: true, help: "Fence centre in degrees, e.g. --fence=52.52,13.405."
+            ),
+            OptionDeclaration(
+                "--rule", .text("SPEC"),
+                help: """
+                    hysteresis:ENTER:EXIT:MAXACC (default hysteresis:80:120:30),
+                    threshold:R, conservative:R (optionally +confirmN / +confirmTs, and
+                    +kalman / +imm, optionally :Q in m²/s³, to decide on the filter's estimate).
+                    """),
+            OptionDeclaration(
+                "--max-age", .number("S", .nonNegative),
+                default: OptionDeclaration.defaultText(DeviceReplay.defaultMaxAge_s),
+                help: "Fixes older than S seconds relative to `now` are stale"),
+            RunCommand.out("reports/replay"),
+        ] + DeviceLogOptions.declarations
     static let discussion = """
-        Imports LOG (CSV, GPX or JSON Lines by extension; docs/device-logs.md), runs its fixes
+        Imports LOG (CSV, GPX, JSON Lines or NMEA: --format, else the extension, else the
+        content; docs/device-logs.md), runs its fixes
         through FenceMonitor and compares the engine's decisions with the log's enter/exit
         events. `now` for each fix is its own timestamp, or the newest timestamp logged before
         it when the log goes backwards (a late-delivered fix is judged when it arrived, so it
         can be stale). Every divergence is classified: ruleFlutter, unsupportedSystemEvent,
         lateSystemEvent, duplicateSystemEvent, staleFix, missingSystemEvent.
+        What the import skipped (per reason: no-fix sentence, untimed waypoint, bad checksum,
+        ...) and assumed (--assume-accuracy, --date, HDOP x 5 m) is printed on an `Import:`
+        line and kept in the report; `N fixes` counts fixes only.
         Prints counts per class and one line per divergence (time offset from the first
         entry, log line; never coordinates) and writes DIR/report.json, report.md, junit.xml
         and index.html (device level only).
@@ -49,9 +56,12 @@ enum ReplayCommand: Command {
         let paths = arguments.positionals
         guard paths.count == 1 else { throw CLIError.usage("replay: expected one LOG file, got \(paths.count)") }
         let fence = try ArgumentValue.fence(arguments.option("--fence")!)
+        let (format, readOptions) = try DeviceLogOptions.parse(arguments)
         do { try ReportWriter.preflight(destination: out) } catch { throw CLIError.badInput("\(error)") }
         let log: DeviceLog
-        do { log = try DeviceLogImporter.load(path: paths[0]) } catch { throw CLIError.badInput(error.description) }
+        do { log = try DeviceLogImporter.load(path: paths[0], format: format, options: readOptions) } catch {
+            throw CLIError.badInput(error.description)
+        }
         let result: DeviceReplayResult
         do {
             result = try DeviceReplay.run(log, center: fence, rule: rule.rule, input: rule.input, maxAge_s: maxAge)

@@ -1,0 +1,214 @@
+/// What the caller lets a reader assume, and how strictly it treats damaged lines
+/// (docs/device-logs.md, "Ingest policy"). Nothing here has a default value: an assumption is
+/// made only when it is given.
+public struct DeviceLogReadOptions: Sendable, Hashable {
+    /// `--assume-accuracy M`: the horizontal accuracy in metres of every GPX point or NMEA epoch
+    /// that carries none (no accuracy extension, HDOP, PDOP or GST); `nil` refuses such a fix.
+    public var assumedAccuracy_m: Double?
+    /// `--date YYYY-MM-DD`: the UTC day of the NMEA epochs before the first RMC date, in days
+    /// since 1970-01-01; `nil` refuses a position before any date.
+    public var assumedDate_days: Int?
+    /// `--strict`: a damaged line (bad checksum, truncated sentence, a line that is not a
+    /// sentence) is an error, as the app's own formats are; otherwise it is skipped and counted.
+    public var strict: Bool
+
+    public init(assumedAccuracy_m: Double? = nil, assumedDate_days: Int? = nil, strict: Bool = false) {
+        self.assumedAccuracy_m = assumedAccuracy_m
+        self.assumedDate_days = assumedDate_days
+        self.strict = strict
+    }
+
+    /// No assumption, damage skipped and counted.
+    public static let standard = DeviceLogReadOptions()
+
+    /// Parses `YYYY-MM-DD` (the value of `--date`) into days since 1970-01-01.
+    /// - Returns: nil when the text is not a calendar date of that form.
+    public static func date(_ text: String) -> Int? {
+        let b = Array(text.utf8)
+        guard b.count == 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-") else { return nil }
+        func digits(_ r: Range<Int>) -> Int? {
+            var v = 0
+            for i in r {
+                guard (0x30...0x39).contains(b[i]) else { return nil }
+                v = v * 10 + Int(b[i] - 0x30)
+            }
+            return v
+        }
+        guard let y = digits(0..<4), let m = digits(5..<7), let d = digits(8..<10), (1...12).contains(m), d >= 1,
+            d <= DeviceLogLexical.daysInMonth(year: y, month: m)
+        else { return nil }
+        return DeviceLogLexical.daysFromCivil(year: y, month: m, day: d)
+    }
+
+    /// `YYYY-MM-DD` of a day count since 1970-01-01 (the inverse of `date(_:)`).
+    public static func dateText(_ days: Int) -> String {
+        let (y, m, d) = DeviceLogLexical.civilFromDays(days)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(y)-\(two(m))-\(two(d))"
+    }
+}
+
+/// Why a line or point of a recording was skipped instead of read as a fix.
+///
+/// "Not a fix" reasons describe content the recording holds on purpose (a receiver without a fix
+/// yet, a waypoint without a time); "damage" reasons describe lines broken in transit or storage.
+/// Both are counted; damage is refused under `DeviceLogReadOptions.strict`.
+public enum DeviceLogSkipReason: String, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
+    /// NMEA: a `#` comment line (gpsd and other loggers write them).
+    case comment
+    /// NMEA: a GGA, RMC or GST without a position or time (the receiver has no fix yet).
+    case noFixSentence
+    /// GPX: a point with `<fix>none</fix>` (the receiver says it has no fix).
+    case noFixPoint
+    /// GPX: a `<wpt>` without `<time>` (a place marked, not a fix).
+    case untimedWaypoint
+    /// GPX: a `<rtept>` without `<time>` (a planned route, not a fix).
+    case untimedRoutePoint
+    /// GPX: a `<trkpt>` without `<time>`.
+    case untimedTrackPoint
+    /// NMEA damage: the checksum does not match the sentence.
+    case badChecksum
+    /// NMEA damage: a sentence without its `*hh` end (cut off mid-line).
+    case truncatedSentence
+    /// NMEA damage: a line that starts with neither `$` nor `#`.
+    case notASentence
+
+    public var description: String { rawValue }
+
+    /// Damage (refused under `--strict`) rather than content that is not a fix.
+    public var isDamage: Bool {
+        switch self {
+        case .badChecksum, .truncatedSentence, .notASentence: return true
+        default: return false
+        }
+    }
+
+    public static func < (a: Self, b: Self) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// One assumption a reader made to turn a recording into fixes, with how many fixes rest on it.
+public struct DeviceLogAssumption: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// `--assume-accuracy M`: the fix carried no accuracy at all.
+        case assumedAccuracy(m: Double)
+        /// accuracy = HDOP × `GPXAccuracy.uere_m` (GPX `<hdop>`, NMEA GGA or GSA HDOP).
+        case accuracyFromHDOP
+        /// accuracy = PDOP × `GPXAccuracy.uere_m` (GPX `<pdop>` without `<hdop>`; PDOP ≥ HDOP).
+        case accuracyFromPDOP
+        /// `--date YYYY-MM-DD` for NMEA epochs before the first RMC date (days since 1970-01-01).
+        case assumedDate(days: Int)
+        /// A GPX time without a zone, read as UTC (what the GPX schema prescribes).
+        case zonelessTimeAsUTC
+    }
+
+    public var kind: Kind
+    /// Fixes that rest on the assumption.
+    public var fixes: Int
+
+    public init(kind: Kind, fixes: Int) {
+        self.kind = kind
+        self.fixes = fixes
+    }
+
+    /// Short key for reports (`assumedAccuracy`, `accuracyFromHDOP`, `accuracyFromPDOP`, `assumedDate`,
+    /// `zonelessTimeAsUTC`).
+    public var key: String {
+        switch kind {
+        case .assumedAccuracy: return "assumedAccuracy"
+        case .accuracyFromHDOP: return "accuracyFromHDOP"
+        case .accuracyFromPDOP: return "accuracyFromPDOP"
+        case .assumedDate: return "assumedDate"
+        case .zonelessTimeAsUTC: return "zonelessTimeAsUTC"
+        }
+    }
+
+    /// Whether the accuracy of these fixes is not the device's own estimate.
+    public var concernsAccuracy: Bool {
+        switch kind {
+        case .assumedAccuracy, .accuracyFromHDOP, .accuracyFromPDOP: return true
+        default: return false
+        }
+    }
+
+    /// What was assumed, in words (no coordinates).
+    public var detail: String {
+        let uere = GPXAccuracy.uere_m
+        switch kind {
+        case .assumedAccuracy(let m): return "accuracy \(DeviceLogAssumption.metres(m)) m (--assume-accuracy)"
+        case .accuracyFromHDOP: return "accuracy = HDOP × \(DeviceLogAssumption.metres(uere)) m (UERE)"
+        case .accuracyFromPDOP:
+            return "accuracy = PDOP × \(DeviceLogAssumption.metres(uere)) m (UERE; no HDOP, PDOP ≥ HDOP overstates it)"
+        case .assumedDate(let days): return "date \(DeviceLogReadOptions.dateText(days)) (--date) before any RMC date"
+        case .zonelessTimeAsUTC: return "time without a zone read as UTC (the GPX schema's rule)"
+        }
+    }
+
+    public var description: String { "\(detail): \(fixes) \(fixes == 1 ? "fix" : "fixes")" }
+
+    static func metres(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    }
+}
+
+/// What an import skipped and assumed: the counts per skip reason and every assumption with the
+/// number of fixes that rest on it. Empty for a log read without either (the app's own CSV and
+/// JSON Lines always are).
+public struct DeviceLogIngest: Sendable, Hashable {
+    /// Lines or points skipped, per reason.
+    public var skipped: [DeviceLogSkipReason: Int] = [:]
+    /// The first line skipped for each reason (1-based), to find it in the file.
+    public var firstSkippedLine: [DeviceLogSkipReason: Int] = [:]
+    /// Assumptions in a fixed order (the order of `DeviceLogAssumption.Kind`'s cases as met).
+    public var assumptions: [DeviceLogAssumption] = []
+
+    public init() {}
+
+    /// Nothing skipped, nothing assumed.
+    public var isEmpty: Bool { skipped.isEmpty && assumptions.isEmpty }
+
+    /// The skip counts sorted by reason.
+    public var skippedCounts: [(reason: DeviceLogSkipReason, count: Int)] {
+        skipped.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Every fix whose accuracy rests on an assumption (`--assume-accuracy`, HDOP or PDOP × UERE).
+    public var accuracyAssumedFixes: Int {
+        assumptions.filter(\.concernsAccuracy).reduce(0) { $0 + $1.fixes }
+    }
+
+    /// `noFixSentence 3 (first at line 2), badChecksum 1 (first at line 9)`.
+    public var skippedText: String {
+        skippedCounts.map { "\($0.reason) \($0.count) (first at line \(firstSkippedLine[$0.reason] ?? 0))" }
+            .joined(separator: ", ")
+    }
+
+    /// `skipped noFixSentence 3 (first at line 2), …; assumed …: N fixes`, or nil when empty.
+    public var summary: String? {
+        if isEmpty { return nil }
+        var parts: [String] = []
+        if !skipped.isEmpty {
+            parts.append("skipped " + skippedText)
+        } else {
+            parts.append("skipped nothing")
+        }
+        parts.append(
+            assumptions.isEmpty
+                ? "assumed nothing" : "assumed " + assumptions.map(\.description).joined(separator: "; "))
+        return parts.joined(separator: "; ")
+    }
+
+    mutating func skip(_ reason: DeviceLogSkipReason, line: Int) {
+        skipped[reason, default: 0] += 1
+        if firstSkippedLine[reason] == nil { firstSkippedLine[reason] = line }
+    }
+
+    mutating func assume(_ kind: DeviceLogAssumption.Kind) {
+        if let i = assumptions.firstIndex(where: { $0.kind == kind }) {
+            assumptions[i].fixes += 1
+        } else {
+            assumptions.append(DeviceLogAssumption(kind: kind, fixes: 1))
+        }
+    }
+}

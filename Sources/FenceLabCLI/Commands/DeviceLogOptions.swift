@@ -1,0 +1,50 @@
+import DeviceLogKit
+import _CommandLineKit
+
+/// The import options `replay`, `calibrate` and `accept` share (docs/device-logs.md, "Ingest
+/// policy"): declared here once, so the three commands' `--help` and parsing cannot drift apart.
+enum DeviceLogOptions {
+    static let declarations: [OptionDeclaration] = [
+        OptionDeclaration(
+            "--format", .choice(DeviceLogFormat.allCases.map(\.rawValue)),
+            help: """
+                Format of every log (csv, gpx, jsonl, nmea). Default: the extension
+                (.csv, .gpx, .jsonl, .nmea), else the file's content.
+                """),
+        OptionDeclaration(
+            "--assume-accuracy", .number("M", .positive),
+            help: """
+                Horizontal accuracy in metres of every GPX point or NMEA epoch that
+                carries none (no accuracy extension, HDOP, PDOP or GST); without it
+                such a log is refused. Reported as an assumption.
+                """),
+        OptionDeclaration(
+            "--date", .text("YYYY-MM-DD"),
+            help: """
+                UTC date of NMEA epochs before the first RMC date (GGA-only
+                streams); without it such a log is refused. Reported as an assumption.
+                """),
+        OptionDeclaration(
+            "--strict", .flag,
+            help: """
+                Refuse a damaged NMEA line (bad checksum, truncated sentence, not a
+                sentence) instead of skipping and counting it.
+                """),
+    ]
+
+    /// The format and read options the command line names.
+    /// - Throws: `OptionError.badValue` naming `--date` when it is not a calendar date.
+    static func parse(_ arguments: Arguments) throws(OptionError) -> (DeviceLogFormat?, DeviceLogReadOptions) {
+        let format = arguments.option("--format").flatMap(DeviceLogFormat.init(rawValue:))
+        var options = DeviceLogReadOptions()
+        options.assumedAccuracy_m = arguments.number("--assume-accuracy")
+        options.strict = arguments.flag("--strict")
+        if let text = arguments.option("--date") {
+            guard let days = DeviceLogReadOptions.date(text) else {
+                throw .badValue("--date: '\(DeviceLogLexical.shown(text))' is not a calendar date YYYY-MM-DD")
+            }
+            options.assumedDate_days = days
+        }
+        return (format, options)
+    }
+}

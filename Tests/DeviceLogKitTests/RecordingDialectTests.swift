@@ -1,0 +1,329 @@
+import Foundation
+import GeoPolicy
+import Testing
+import _TestSupport
+
+@testable import DeviceLogKit
+
+/// Recordings as devices and apps write them (hand-written files in each dialect): what is a fix,
+/// what is skipped and counted per reason, what is assumed, and what is refused naming the option.
+@Suite struct RecordingDialectTests {
+    /// 2026-03-01T12:00:00Z in Unix seconds.
+    static let noonMarch1_s = 1_772_366_400.0
+    static let accuracyTolerance_m = 1e-9
+    static let coordinateTolerance_deg = 1e-9
+
+    static func nmea(_ lines: [String], options: DeviceLogReadOptions = .standard) throws(DeviceLogError) -> DeviceLog {
+        try DeviceLogImporter.parse(
+            bytes: Array(lines.joined(separator: "\r\n").utf8), file: "t.nmea", format: .nmea, options: options)
+    }
+
+    static func gpx(_ text: String, options: DeviceLogReadOptions = .standard) throws(DeviceLogError) -> DeviceLog {
+        try DeviceLogImporter.parse(bytes: Array(text.utf8), file: "t.gpx", format: .gpx, options: options)
+    }
+
+    /// `$BODY*hh` without the line end.
+    static func s(_ body: String) -> String { "$\(body)*\(NMEASentence.checksum(body))" }
+
+    // MARK: NMEA
+
+    /// A receiver capture with everything NMEA consumers tolerate: comments, no-fix sentences,
+    /// a bad checksum, a cut-off line, a line that is not a sentence.
+    static let receiverCapture = [
+        "# gpsd 3.22 capture",  // 1 comment
+        s("GPGGA,,,,,,0,00,99.99,,,,,,"),  // 2 no fix yet: every field empty
+        s("GPRMC,115959.00,V,,,,,,,010326,,,N"),  // 3 no fix: time, no position
+        s("GNRMC,120000.00,A,5230.60000,N,01324.30000,E,5.00,90.0,010326,,,A"),  // 4 fix 1
+        s("GNGGA,120000.00,5230.60000,N,01324.30000,E,1,08,1.20,34.0,M,,M,,"),  // 5
+        "$GNGGA,120001.00,5230.60100,N,01324.30000,E,1,08,1.20,34.0,M,,M,,*00",  // 6 bad checksum
+        "$GNGGA,120002.00,5230.602",  // 7 cut off mid-line
+        "ÿþ binary",  // 8 not a sentence
+        s("GNGGA,120003.00,5230.60300,N,01324.30000,E,1,08,2.00,34.0,M,,M,,"),  // 9 fix 2 (date carried)
+    ]
+
+    @Test func receiverCaptureSkipsAndCountsEachReason() throws {
+        let log = try Self.nmea(Self.receiverCapture)
+        #expect(log.fixes.count == 2)
+        #expect(log.fixes.map(\.line) == [4, 9])
+        #expect(log.fixes.map(\.fix.timestamp_s) == [Self.noonMarch1_s, Self.noonMarch1_s + 3])
+        #expect(
+            log.ingest.skipped == [
+                .comment: 1, .noFixSentence: 2, .badChecksum: 1, .truncatedSentence: 1, .notASentence: 1,
+            ])
+        #expect(
+            log.ingest.firstSkippedLine == [
+                .comment: 1, .noFixSentence: 2, .badChecksum: 6, .truncatedSentence: 7, .notASentence: 8,
+            ])
+        #expect(log.ingest.assumptions == [DeviceLogAssumption(kind: .accuracyFromHDOP, fixes: 2)])
+        #expect(isClose(log.fixes[0].fix.horizontalAccuracy_m, 6, absoluteTolerance: Self.accuracyTolerance_m))
+        #expect(isClose(log.fixes[1].fix.horizontalAccuracy_m, 10, absoluteTolerance: Self.accuracyTolerance_m))
+        let summary = try #require(log.ingest.summary)
+        #expect(summary.contains("badChecksum 1 (first at line 6)"))
+        #expect(summary.contains("accuracy = HDOP × 5 m (UERE): 2 fixes"))
+    }
+
+    @Test func strictRefusesTheFirstDamagedLine() {
+        #expect {
+            _ = try Self.nmea(Self.receiverCapture, options: DeviceLogReadOptions(strict: true))
+        } throws: { error in
+            let e = error as? DeviceLogError
+            return e?.line == 6 && e?.description.contains("checksum 00 does not match") == true
+        }
+    }
+
+    @Test(arguments: ["GP", "GN", "GL", "GA", "GB", "BD", "QZ"])
+    func everyTalkerIsRead(talker: String) throws {
+        let log = try Self.nmea([
+            Self.s("\(talker)GGA,120000.00,5230.60000,S,01324.30000,W,1,08,1.00,34.0,M,,M,,"),
+            Self.s("\(talker)RMC,120000.00,A,5230.60000,S,01324.30000,W,,,010326,,,A"),
+        ])
+        #expect(log.fixes.count == 1 && log.ingest.skipped.isEmpty)
+        #expect(isClose(log.fixes[0].fix.latitude, -52.51, absoluteTolerance: Self.coordinateTolerance_deg))
+        #expect(isClose(log.fixes[0].fix.longitude, -13.405, absoluteTolerance: Self.coordinateTolerance_deg))
+    }
+
+    static let ggaOnly = [
+        s("GPGGA,235959.00,5230.60000,N,01324.30000,E,1,08,1.00,34.0,M,,M,,"),
+        s("GPGGA,000000.00,5230.60000,N,01324.30000,E,1,08,1.00,34.0,M,,M,,"),
+    ]
+
+    @Test func ggaOnlyNeedsTheDateOption() throws {
+        #expect {
+            _ = try Self.nmea(Self.ggaOnly)
+        } throws: { error in
+            let e = error as? DeviceLogError
+            return e?.line == 1 && e?.description.hasSuffix("give --date YYYY-MM-DD") == true
+        }
+        let date = try #require(DeviceLogReadOptions.date("2026-02-28"))
+        let log = try Self.nmea(Self.ggaOnly, options: DeviceLogReadOptions(assumedDate_days: date))
+        // 2026-02-28T23:59:59Z, then past midnight: 2026-03-01T00:00:00Z.
+        #expect(log.fixes.map(\.fix.timestamp_s) == [Self.noonMarch1_s - 43_201, Self.noonMarch1_s - 43_200])
+        #expect(
+            log.ingest.assumptions == [
+                DeviceLogAssumption(kind: .accuracyFromHDOP, fixes: 2),
+                DeviceLogAssumption(kind: .assumedDate(days: date), fixes: 2),
+            ])
+    }
+
+    @Test func dateOptionParsesCalendarDatesOnly() {
+        #expect(DeviceLogReadOptions.date("1970-01-01") == 0)
+        #expect(DeviceLogReadOptions.date("2026-03-01").map(DeviceLogReadOptions.dateText) == "2026-03-01")
+        #expect(DeviceLogReadOptions.date("2024-02-29") != nil)
+        for bad in ["2026-02-29", "2026-13-01", "2026-3-1", "01.03.2026", "", "2026-03-01T00:00Z"] {
+            #expect(DeviceLogReadOptions.date(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func captureStartingAfterTheEpochsRMCTakesTheNextRMCsDate() throws {
+        let log = try Self.nmea([
+            Self.s("GPGGA,235959.00,5230.60000,N,01324.30000,E,1,08,1.00,34.0,M,,M,,"),  // before any date
+            Self.s("GPRMC,000000.00,A,5230.60000,N,01324.30000,E,,,010326,,,A"),
+            Self.s("GPGGA,000000.00,5230.60000,N,01324.30000,E,1,08,1.00,34.0,M,,M,,"),
+        ])
+        // The first epoch is the day before the RMC's 2026-03-01 (its time of day is 12 h later).
+        #expect(log.fixes.map(\.fix.timestamp_s) == [Self.noonMarch1_s - 43_201, Self.noonMarch1_s - 43_200])
+        #expect(!log.ingest.assumptions.contains { if case .assumedDate = $0.kind { true } else { false } })
+    }
+
+    static let rmcOnly = [
+        s("GPRMC,120000.00,A,5230.60000,N,01324.30000,E,10.0,45.0,010326,,,A"),
+        s("GPRMC,120001.00,A,5230.60100,N,01324.30000,E,10.0,45.0,010326,,,A"),
+    ]
+
+    @Test func rmcOnlyNeedsTheAccuracyOption() throws {
+        #expect {
+            _ = try Self.nmea(Self.rmcOnly)
+        } throws: { error in
+            let e = error as? DeviceLogError
+            return e?.line == 1 && e?.description.hasSuffix("has no accuracy; give --assume-accuracy M") == true
+        }
+        let log = try Self.nmea(Self.rmcOnly, options: DeviceLogReadOptions(assumedAccuracy_m: 4))
+        #expect(log.fixes.map(\.fix.horizontalAccuracy_m) == [4, 4])
+        #expect(log.ingest.assumptions == [DeviceLogAssumption(kind: .assumedAccuracy(m: 4), fixes: 2)])
+        #expect(log.ingest.accuracyAssumedFixes == 2)
+    }
+
+    @Test func gsaGivesHDOPWhenGGAHasNoneAndVTGGivesSpeed() throws {
+        let log = try Self.nmea([
+            Self.s("GNGGA,120000.00,5230.60000,N,01324.30000,E,1,08,,34.0,M,,M,,"),
+            Self.s("GNGSA,A,3,01,02,03,04,,,,,,,,,2.10,1.40,1.60,1"),
+            Self.s("GNGSA,A,3,65,66,,,,,,,,,,,2.10,9.99,1.60,2"),  // the epoch's first GSA counts
+            Self.s("GNVTG,45.0,T,,M,10.0,N,18.5,K,A"),
+            Self.s("GNGGA,120001.00,5230.60000,N,01324.30000,E,1,08,1.00,34.0,M,,M,,"),
+            Self.s("GNVTG,46.0,T,,M,,N,36.0,K,A"),  // no knots: km/h
+            Self.s("GNRMC,120001.00,A,5230.60000,N,01324.30000,E,,,010326,,,A"),
+        ])
+        #expect(log.fixes.count == 2)
+        let speedTolerance_mps = 1e-12
+        #expect(isClose(log.fixes[0].fix.horizontalAccuracy_m, 7, absoluteTolerance: Self.accuracyTolerance_m))
+        #expect(
+            isClose(try #require(log.fixes[0].speed_mps), 10 * 1852.0 / 3600, absoluteTolerance: speedTolerance_mps))
+        #expect(log.fixes[0].course_deg == 45)
+        #expect(isClose(try #require(log.fixes[1].speed_mps), 10, absoluteTolerance: speedTolerance_mps))
+        #expect(log.fixes[1].course_deg == 46)
+    }
+
+    @Test(arguments: [
+        (
+            "GPGGA,120000.00,37.352387,N,12157.0000,W,1,08,1.0,34.0,M,,M,,",
+            "GGA latitude: '37.352387' is decimal degrees, expected ddmm.mmmm"
+        ),
+        (
+            "GPRMC,120000.00,A,3721.1432,N,-121.95,W,,,010326,,,A",
+            "RMC longitude: '-121.95' is decimal degrees, expected dddmm.mmmm"
+        ),
+        ("GPGGA,120000.00,3721.1432,X,12157.0000,W,1,08,1.0,34.0,M,,M,,", "GGA latitude hemisphere: 'X' is not N or S"),
+        ("GPGGA,120000.00,3760.0000,N,12157.0000,W,1,08,1.0,34.0,M,,M,,", "GGA latitude: '3760.0000' has minutes"),
+        ("GPGGA,1200,3721.1432,N,12157.0000,W,1,08,1.0,34.0,M,,M,,", "GGA time: NMEA time must be hhmmss"),
+    ])
+    func malformedFieldsNameTheFieldAndItsOwnValue(body: String, message: String) {
+        #expect {
+            _ = try Self.nmea([Self.s(body)])
+        } throws: { error in
+            let d = (error as? DeviceLogError)?.description ?? ""
+            return d.hasPrefix("t.nmea:1: ") && d.contains(message) && !d.contains(",N'") && !d.contains(",W'")
+        }
+    }
+
+    @Test func onlyNoFixSentencesIsRefusedWithTheCounts() {
+        #expect(
+            throws: DeviceLogError(
+                file: "t.nmea", line: 3,
+                problem: .noFix(
+                    format: .nmea, skipped: "comment 1 (first at line 1), noFixSentence 2 (first at line 2)"))
+        ) {
+            _ = try Self.nmea(["# no sky", Self.s("GPGGA,,,,,,0,00,99.99,,,,,,"), Self.s("GPRMC,,V,,,,,,,,,,N")])
+        }
+    }
+
+    // MARK: Which format
+
+    @Test func contentNamesTheFormatForAnyExtension() throws {
+        #expect(DeviceLogFormat.sniff(Array("\u{FEFF}\r\n$GPGGA,1*00\r\n".utf8)) == .nmea)
+        #expect(DeviceLogFormat.sniff(Array("# gpsd\n$GPRMC,1*00\n".utf8)) == .nmea)
+        #expect(DeviceLogFormat.sniff(Array("# only a comment\n".utf8)) == nil)
+        #expect(DeviceLogFormat.sniff(Array("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\">".utf8)) == .gpx)
+        #expect(DeviceLogFormat.sniff(Array("<kml></kml>".utf8)) == nil)
+        #expect(DeviceLogFormat.sniff(Array("{\"timestamp\":1}\n".utf8)) == .jsonl)
+        #expect(DeviceLogFormat.sniff(Array("latitude,\"timestamp\",x\n".utf8)) == .csv)
+        #expect(DeviceLogFormat.sniff(Array("hello\n".utf8)) == nil)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "dialects-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("receiver.log").path
+        try Data(Self.receiverCapture.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let log = try DeviceLogImporter.load(path: path)
+        #expect(log.format == .nmea && log.fixes.count == 2)
+        // --format overrides the content.
+        #expect(throws: DeviceLogError.self) { try DeviceLogImporter.load(path: path, format: .csv) }
+    }
+
+    @Test func assumptionsAreRefusedWhereTheFormatCarriesTheValue() {
+        let csv = Array("timestamp,latitude,longitude,horizontal_accuracy\n1,2,3,4\n".utf8)
+        for (format, options, option) in [
+            (DeviceLogFormat.csv, DeviceLogReadOptions(assumedAccuracy_m: 5), "--assume-accuracy"),
+            (.jsonl, DeviceLogReadOptions(assumedAccuracy_m: 5), "--assume-accuracy"),
+            (.csv, DeviceLogReadOptions(assumedDate_days: 0), "--date"),
+            (.gpx, DeviceLogReadOptions(assumedDate_days: 0), "--date"),
+        ] {
+            #expect(
+                throws: DeviceLogError(
+                    file: "x", line: nil, problem: .optionNotApplicable(option: option, format: format))
+            ) {
+                _ = try DeviceLogImporter.parse(bytes: csv, file: "x", format: format, options: options)
+            }
+        }
+        // CSV itself stays strict and assumes nothing.
+        #expect((try? DeviceLogImporter.parse(bytes: csv, file: "x", format: .csv))?.ingest.isEmpty == true)
+    }
+
+    // MARK: GPX
+
+    /// A fitness-app GPX 1.1: an untimed waypoint and route beside a timed track, Garmin's
+    /// TrackPointExtension, zone offsets, a time without a zone, fractional seconds, PDOP, a no-fix point.
+    static let fitnessApp = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <gpx version="1.1" creator="app" xmlns="http://www.topografix.com/GPX/1/1"
+             xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v2">
+          <metadata><time>2026-03-01T11:00:00Z</time></metadata>
+          <wpt lat="52.51" lon="13.405"><name>Start</name></wpt>
+          <rte><rtept lat="52.51" lon="13.405"/><rtept lat="52.52" lon="13.405"></rtept></rte>
+          <trk><name>Run</name><trkseg>
+            <trkpt lat="52.51" lon="13.405"><ele>34</ele><time>2026-03-01T12:00:00.250Z</time><hdop>1.2</hdop>
+              <extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>120</gpxtpx:hr><gpxtpx:speed>2.5</gpxtpx:speed>
+              <gpxtpx:course>90</gpxtpx:course></gpxtpx:TrackPointExtension></extensions></trkpt>
+            <trkpt lat="52.5101" lon="13.405"><time>2026-03-01T13:00:01+01:00</time></trkpt>
+            <trkpt lat="52.5102" lon="13.405"><time>2026-03-01T12:00:02</time><pdop>2.0</pdop></trkpt>
+            <trkpt lat="52.5103" lon="13.405"><time>2026-03-01T12:00:03Z</time><fix>none</fix></trkpt>
+          </trkseg></trk>
+        </gpx>
+        """
+
+    @Test func fitnessAppGPXNeedsTheAccuracyOptionAndCountsWhatItSkips() throws {
+        #expect {
+            _ = try Self.gpx(Self.fitnessApp)
+        } throws: { error in
+            let e = error as? DeviceLogError
+            return e?.line == 11 && e?.description.hasSuffix("has no accuracy; give --assume-accuracy M") == true
+        }
+        let log = try Self.gpx(Self.fitnessApp, options: DeviceLogReadOptions(assumedAccuracy_m: 8))
+        #expect(log.fixes.map(\.line) == [8, 11, 12])
+        #expect(
+            log.fixes.map(\.fix.timestamp_s) == [
+                Self.noonMarch1_s + 0.25, Self.noonMarch1_s + 1, Self.noonMarch1_s + 2,
+            ])
+        #expect(log.fixes.map(\.fix.horizontalAccuracy_m) == [6, 8, 10])
+        #expect(log.fixes[0].speed_mps == 2.5 && log.fixes[0].course_deg == 90 && log.fixes[1].speed_mps == nil)
+        #expect(log.ingest.skipped == [.untimedWaypoint: 1, .untimedRoutePoint: 2, .noFixPoint: 1])
+        #expect(log.ingest.firstSkippedLine == [.untimedWaypoint: 5, .untimedRoutePoint: 6, .noFixPoint: 13])
+        #expect(
+            log.ingest.assumptions == [
+                DeviceLogAssumption(kind: .accuracyFromHDOP, fixes: 1),
+                DeviceLogAssumption(kind: .assumedAccuracy(m: 8), fixes: 1),
+                DeviceLogAssumption(kind: .accuracyFromPDOP, fixes: 1),
+                DeviceLogAssumption(kind: .zonelessTimeAsUTC, fixes: 1),
+            ])
+    }
+
+    @Test func gpx10WithDirectSpeedAndCourse() throws {
+        let log = try Self.gpx(
+            """
+            <gpx version="1.0" creator="logger" xmlns="http://www.topografix.com/GPX/1/0">
+            <trk><trkseg><trkpt lat="-16.8" lon="179.99"><time>2026-03-01T12:00:00Z</time><course>12.5</course>
+            <speed>3.25</speed><hdop>0.8</hdop></trkpt></trkseg></trk></gpx>
+            """)
+        #expect(log.fixes.count == 1 && log.ingest.skipped.isEmpty)
+        #expect(log.fixes[0].speed_mps == 3.25 && log.fixes[0].course_deg == 12.5)
+        #expect(isClose(log.fixes[0].fix.horizontalAccuracy_m, 4, absoluteTolerance: Self.accuracyTolerance_m))
+    }
+
+    @Test func gpxWithoutATimedPointIsRefusedWithTheReason() {
+        #expect(
+            throws: DeviceLogError(
+                file: "t.gpx", line: 2,
+                problem: .noFix(
+                    format: .gpx, skipped: "untimedWaypoint 1 (first at line 1), untimedRoutePoint 1 (first at line 2)")
+            )
+        ) {
+            _ = try Self.gpx(
+                "<gpx version=\"1.1\"><wpt lat=\"1\" lon=\"2\"/>\n<rte><rtept lat=\"1\" lon=\"2\"/></rte></gpx>")
+        }
+    }
+
+    @Test func theSameQuantityUnderTwoPrefixesTakesTheFirstButOneNameTwiceIsRefused() throws {
+        let log = try Self.gpx(
+            """
+            <gpx><trkpt lat="1" lon="2"><time>2026-03-01T12:00:00Z</time><hdop>1</hdop><speed>1.5</speed>
+            <extensions><gpxtpx:speed>9</gpxtpx:speed></extensions></trkpt></gpx>
+            """)
+        #expect(log.fixes[0].speed_mps == 1.5)
+        #expect {
+            _ = try Self.gpx(
+                "<gpx><trkpt lat=\"1\" lon=\"2\"><time>2026-03-01T12:00:00Z</time><hdop>1</hdop><hdop>2</hdop></trkpt></gpx>"
+            )
+        } throws: { error in
+            (error as? DeviceLogError)?.description.contains("duplicate <hdop>") == true
+        }
+    }
+}
