@@ -69,7 +69,11 @@ package enum CalibrationHTML {
         rows += [
             ("per-axis σ (all noise)", i.perAxisSigma_m, " m"), ("white excess kurtosis", i.whiteExcessKurtosis, ""),
             ("accuracy factor (reported median / DRMS)", i.accuracyFactor, ""),
-            ("mis-report σ of ln(accuracy)", i.reportedLogSigma, ""),
+        ]
+        if r.estimate.misreportNotIdentifiable == nil {
+            rows.append(("mis-report σ of ln(accuracy)", i.reportedLogSigma, ""))
+        }
+        rows += [
             ("reported accuracy median", i.reportedMedian_m, " m"), ("coverage of reported accuracy", i.coverage, ""),
         ]
         return rows

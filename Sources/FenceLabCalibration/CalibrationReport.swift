@@ -76,6 +76,7 @@ package enum CalibrationReport {
         ])
         let models: JSONValue = .object([
             ("selected", .string(m.selected.rawValue)),
+            ("selectedBecause", .string(m.selectedBecause)),
             ("likelihoodRatio", .number(m.likelihoodRatio)),
             ("selectionThreshold", .number(GaussMarkovFit.selectionThreshold)),
             ("white", .object([("sigma_m", value(m.whiteSigma_m)), ("logLikelihood", .number(m.whiteLogLikelihood))])),
@@ -84,6 +85,7 @@ package enum CalibrationReport {
                 .object([
                     ("whiteSigma_m", optional(m.gmWhiteSigma_m)), ("biasSigma_m", optional(m.gmBiasSigma_m)),
                     ("tau_s", optional(m.gmTau_s)), ("logLikelihood", .number(m.gmLogLikelihood)),
+                    ("notIdentifiable", m.gmNotIdentifiable.map(JSONValue.string) ?? .null),
                 ])
             ),
         ])
@@ -215,7 +217,7 @@ package enum CalibrationReport {
         var lines = ["fixes: " + r.accounting.summary]
         if let ingest = r.ingest.summary { lines.append("import: " + ingest) }
         lines.append(
-            "model: \(m.selected.rawValue) (likelihood ratio vs white \(f(m.likelihoodRatio)), threshold \(f(GaussMarkovFit.selectionThreshold))); 95 % intervals"
+            "model: \(m.selected.rawValue) (\(m.selectedBecause)); 95 % intervals"
         )
         if m.selected == .whiteGaussMarkov, let w = m.gmWhiteSigma_m, let b = m.gmBiasSigma_m, let t = m.gmTau_s {
             lines.append("  white σ per axis  \(interval(w, unit: " m"))  (\(w.method))")
@@ -243,7 +245,11 @@ package enum CalibrationReport {
         lines.append(
             "  accuracy factor   \(interval(i.accuracyFactor, unit: "")) (reported median / measured DRMS)  (block bootstrap)"
         )
-        lines.append("  mis-report σ      \(interval(i.reportedLogSigma, unit: ""))")
+        if let why = e.misreportNotIdentifiable {
+            lines.append("  mis-report σ      not identifiable: \(why)")
+        } else {
+            lines.append("  mis-report σ      \(interval(i.reportedLogSigma, unit: ""))")
+        }
         lines.append(
             "coverage of reported accuracy: \(f(100 * i.coverage.value)) % [\(f(100 * i.coverage.lower)), \(f(100 * i.coverage.upper))] (synthetic \(f(100 * r.goodness.syntheticCoverage)) %; Gaussian with honest DRMS \(f(100 * honestDRMSCoverage)) %, DRMS under-reported 2× \(f(100 * underReported2xCoverage)) %)"
         )

@@ -72,10 +72,16 @@ package struct CalibrationResult: Sendable {
     /// Remarks the JSON block cannot carry (anisotropy, accuracy factor, outliers), one per line.
     package var notes: [String] { CalibrationRun.notes(estimate) }
 
-    /// Warning lines: filtered residuals, a failed goodness-of-fit test.
+    /// Warning lines: filtered residuals, a failed goodness-of-fit test, a recording sampled more
+    /// coarsely than 1 Hz.
     package var warnings: [String] {
         var out: [String] = []
         if let w = filtered.warning { out.append(w) }
+        if estimate.interval_s > CalibrationRun.oneHertzInterval_s {
+            out.append(
+                "sampled every \(ReportText.short(estimate.interval_s)) s (median interval), more coarsely than 1 Hz: the white σ describes the noise at that interval and cannot describe 1 Hz noise (noise correlated over less than the interval is folded into it)"
+            )
+        }
         if !goodness.matches { out.append(goodness.verdict) }
         if let tau = estimate.tau_s, tau > estimate.duration_s / 10 {
             out.append(
@@ -91,6 +97,10 @@ package struct CalibrationResult: Sendable {
 package enum CalibrationRun {
     /// Accuracy factors within 1 ± this are written as `model: drms` (the device means DRMS).
     package static let drmsFactorTolerance = 0.15
+
+    /// Median intervals above this many seconds are coarser than 1 Hz (1 s plus the jitter of a
+    /// phone's 1 Hz delivery, which docs/calibration.md's example shows within 0.64–1.42 s).
+    package static let oneHertzInterval_s = 1.5
 
     /// What the residuals of a recording are measured against (the synthetic drives are drawn around it).
     enum Truth {
@@ -253,7 +263,11 @@ package enum CalibrationRun {
             options: options, maxLag_s: maxLag_s)
         let filtered = FilteredResidualCheck(
             acf, convexityNull: goodness.convexityNull, envelope: goodness.nullACFs,
-            whiteFraction: estimate.whiteSigma_m / max(1e-300, estimate.intervals.perAxisSigma_m.value))
+            whiteFraction: estimate.whiteSigma_m
+                / max(
+                    1e-300,
+                    (estimate.whiteSigma_m * estimate.whiteSigma_m + estimate.biasSigma_m * estimate.biasSigma_m)
+                        .squareRoot()))
         return CalibrationResult(
             file: file, mode: mode, options: options, input: r.input, accounting: r.accounting,
             estimate: estimate, acf: acf, filtered: filtered, goodness: goodness, ingest: ingest)

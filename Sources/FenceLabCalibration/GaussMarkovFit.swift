@@ -1,4 +1,5 @@
 import Foundation
+import ReportKit
 
 /// A fitted figure with its 95 % interval and how the interval was obtained.
 package struct FittedValue: Sendable, Hashable {
@@ -35,6 +36,10 @@ package struct NoiseModelFit: Sendable, Hashable {
     /// 2·(ℓ_GM − ℓ_white): the likelihood-ratio statistic (2 extra parameters).
     package var likelihoodRatio: Double
     package var selected: Model
+    /// The condition that decided `selected`, in words (printed beside the model).
+    package var selectedBecause: String = ""
+    /// Why the white + Gauss–Markov parameters are not given, when they are not (nil: they are).
+    package var gmNotIdentifiable: String?
 }
 
 /// Maximum-likelihood fit of white + first-order Gauss–Markov noise to residuals at irregular times.
@@ -105,8 +110,21 @@ package enum GaussMarkovFit {
         return total
     }
 
+    /// σ_b / σ_white of the nested fit's start at the white model (σ_b → 0 is the white model;
+    /// 10⁻³ puts its log-likelihood within ~10⁻⁶ of the white one).
+    static let whiteLimitBiasShare = 1e-3
+
     /// Fits both models to a (centred) residual series.
-    package static func fit(_ s: ResidualSeries) -> NoiseModelFit {
+    ///
+    /// The white model is nested in the white + Gauss–Markov one (σ_b → 0), so the nested fit
+    /// starts from the white fit among its candidates and can never end below it: an optimum
+    /// below the white log-likelihood (the optimiser stopped short) is reported as the white
+    /// boundary, likelihood ratio 0, with the reason in `gmNotIdentifiable`.
+    /// - Parameters:
+    ///   - start: the nested fit's start instead of the coarse grid (tests start it badly); the
+    ///     white limit stays a candidate.
+    ///   - iterations: Nelder–Mead iterations.
+    package static func fit(_ s: ResidualSeries, start: SIMD3<Double>? = nil, iterations: Int = 600) -> NoiseModelFit {
         let n = Double(s.count)
         let sumSq = s.residuals_m.reduce(0) { $0 + ($1 * $1).sum() }
         let v = sumSq / (2 * n)
@@ -126,27 +144,54 @@ package enum GaussMarkovFit {
         let bounds = (tauMin: 0.2 * dt, tauMax: 10 * max(s.span_s, dt))
         var best = SIMD3<Double>(0, 0, 0)
         var bestLL = -Double.infinity
-        for share in [0.1, 0.3, 0.5, 0.7, 0.9] {
-            var tau = 0.5 * dt
-            while tau < 0.5 * s.span_s {
-                let theta = SIMD3(
-                    0.5 * Foundation.log(v * (1 - share)), 0.5 * Foundation.log(v * share), Foundation.log(tau))
-                let ll = logLikelihood(s, theta: theta, bounds: bounds)
-                if ll > bestLL {
-                    bestLL = ll
-                    best = theta
-                }
-                tau *= 2
+        func consider(_ theta: SIMD3<Double>) {
+            let ll = logLikelihood(s, theta: theta, bounds: bounds)
+            if ll > bestLL {
+                bestLL = ll
+                best = theta
             }
         }
-        let (theta, ll) = NelderMead.maximise(start: best, step: SIMD3(0.2, 0.2, 0.4)) {
+        // The white fit itself (σ_b → 0), at a τ inside the bounds.
+        consider(
+            SIMD3(
+                Foundation.log(sigma), Foundation.log(sigma * whiteLimitBiasShare),
+                Foundation.log(min(max(dt, bounds.tauMin), bounds.tauMax))))
+        if let start {
+            consider(start)
+        } else {
+            for share in [0.1, 0.3, 0.5, 0.7, 0.9] {
+                var tau = 0.5 * dt
+                while tau < 0.5 * s.span_s {
+                    consider(
+                        SIMD3(
+                            0.5 * Foundation.log(v * (1 - share)), 0.5 * Foundation.log(v * share),
+                            Foundation.log(tau)))
+                    tau *= 2
+                }
+            }
+        }
+        let (theta, optimum) = NelderMead.maximise(start: best, step: SIMD3(0.2, 0.2, 0.4), iterations: iterations) {
             logLikelihood(s, theta: $0, bounds: bounds)
         }
+        // Never below the model it contains: the white model is its σ_b → 0 boundary.
+        let ll = max(optimum, whiteLL)
         let lr = 2 * (ll - whiteLL)
+        let threshold = ReportText.short(selectionThreshold)
         var result = NoiseModelFit(
             whiteSigma_m: white, whiteLogLikelihood: whiteLL, gmWhiteSigma_m: nil, gmBiasSigma_m: nil,
-            gmTau_s: nil, gmLogLikelihood: ll, likelihoodRatio: lr, selected: .white)
-        guard ll.isFinite, let cov = sandwich(s, theta: theta, bounds: bounds) else { return result }
+            gmTau_s: nil, gmLogLikelihood: ll, likelihoodRatio: lr, selected: .white,
+            selectedBecause: "likelihood ratio \(ReportText.short(lr)) ≤ threshold \(threshold)")
+        guard optimum.isFinite, optimum > whiteLL else {
+            result.gmNotIdentifiable = "its optimum is the white model (σ_b → 0): no correlated part in the residuals"
+            result.selectedBecause = "white + Gauss–Markov not identifiable: " + result.gmNotIdentifiable!
+            return result
+        }
+        guard let cov = sandwich(s, theta: theta, bounds: bounds) else {
+            result.gmNotIdentifiable =
+                "its optimum lies on a boundary of (σ_w, σ_b, τ) (the Hessian is not negative definite)"
+            result.selectedBecause = "white + Gauss–Markov not identifiable: " + result.gmNotIdentifiable!
+            return result
+        }
         func interval(_ k: Int) -> FittedValue {
             let se = cov[k][k].squareRoot()
             let c = Foundation.exp(theta[k])
@@ -159,7 +204,20 @@ package enum GaussMarkovFit {
         result.gmTau_s = interval(2)
         // The bias must be resolvable: τ at least half a sampling interval, and shorter than the recording.
         let tau = Foundation.exp(theta.z)
-        if lr > selectionThreshold && tau > 0.5 * dt && tau < s.span_s { result.selected = .whiteGaussMarkov }
+        let f = ReportText.short
+        if lr <= selectionThreshold {
+            result.selectedBecause = "likelihood ratio \(f(lr)) ≤ threshold \(threshold)"
+        } else if !(tau > 0.5 * dt) {
+            result.selectedBecause =
+                "likelihood ratio \(f(lr)) > threshold \(threshold), but τ \(f(tau)) s is below half the median interval \(f(dt)) s"
+        } else if !(tau < s.span_s) {
+            result.selectedBecause =
+                "likelihood ratio \(f(lr)) > threshold \(threshold), but τ \(f(tau)) s is not shorter than the recording's \(f(s.span_s)) s"
+        } else {
+            result.selected = .whiteGaussMarkov
+            result.selectedBecause =
+                "likelihood ratio \(f(lr)) > threshold \(threshold) and τ \(f(tau)) s between half the median interval and the recording's \(f(s.span_s)) s"
+        }
         return result
     }
 

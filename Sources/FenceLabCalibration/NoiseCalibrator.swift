@@ -1,5 +1,6 @@
 import Foundation
 import GSLKit
+import ReportKit
 
 /// Residuals of a recording against its best-known true path, ready for calibration.
 package struct CalibrationInput: Sendable {
@@ -77,8 +78,12 @@ package struct NoiseEstimate: Sendable, Hashable {
     package var reportedMedian_m: Double
     /// reported median / measured DRMS: 1 when the device's accuracy means DRMS (iOS semantics).
     package var accuracyFactor: Double
-    /// Standard deviation of ln(reported accuracy): the log-normal mis-reporting spread.
+    /// Standard deviation of ln(reported accuracy): the log-normal mis-reporting spread (0 when
+    /// every fix reports the same accuracy).
     package var reportedLogSigma: Double
+    /// Why the mis-reporting spread cannot be estimated, when it cannot (every used fix reports the
+    /// same accuracy: an assumed or rounded value); its interval is then NaN, not a degenerate [0, 0].
+    package var misreportNotIdentifiable: String?
     /// Fraction of fixes whose residual radius is within the reported accuracy
     /// (Gaussian noise with honest DRMS: 1 − e⁻¹ ≈ 63.2 %).
     package var coverage: Double
@@ -174,13 +179,24 @@ package enum NoiseCalibrator {
         let bias = gm ? models.gmBiasSigma_m!.value : 0
         let moments = Moments(
             centred, accuracy: input.reportedAccuracy_m, whiteShare: white * white / (white * white + bias * bias))
-        let intervals = try bootstrap(
+        var intervals = try bootstrap(
             series, accuracy: input.reportedAccuracy_m, whiteShare: moments.whiteShare,
             tau_s: gm ? models.gmTau_s!.value : nil, seed: seed, replicates: replicates, point: moments)
         // Tails only when the kurtosis is above the threshold and its interval excludes a Gaussian.
         let heavy = moments.whiteKurtosis > kurtosisThreshold && intervals.whiteExcessKurtosis.lower > 0
         let nu: Double? = heavy ? 4 + 6 / moments.whiteKurtosis : nil
-        return NoiseEstimate(
+        var logSigma = moments.logSigma
+        var misreport: String?
+        let lowest = input.reportedAccuracy_m.min()!
+        let highest = input.reportedAccuracy_m.max()!
+        if highest - lowest <= constantAccuracyTolerance * highest {
+            // No spread to measure: a number with a [0, 0] interval would claim a measurement.
+            misreport = "every used fix reports the same accuracy (\(ReportText.short(highest)) m)"
+            logSigma = 0
+            intervals.reportedLogSigma = FittedValue(
+                value: .nan, lower: .nan, upper: .nan, method: "not identifiable: " + misreport!)
+        }
+        var estimate = NoiseEstimate(
             samples: n, duration_s: input.times_s[n - 1] - input.times_s[0], interval_s: series.medianInterval_s,
             sigmaEast_m: see.squareRoot(), sigmaNorth_m: snn.squareRoot(),
             correlation: sen / (see * snn).squareRoot(),
@@ -190,8 +206,14 @@ package enum NoiseCalibrator {
             outlierFraction: outlierFraction(centred),
             measuredDRMS_m: moments.drms_m, reportedMedian_m: moments.reportedMedian_m,
             accuracyFactor: moments.reportedMedian_m / moments.drms_m,
-            reportedLogSigma: moments.logSigma, coverage: moments.coverage, intervals: intervals)
+            reportedLogSigma: logSigma, coverage: moments.coverage, intervals: intervals)
+        estimate.misreportNotIdentifiable = misreport
+        return estimate
     }
+
+    /// Reported accuracies whose range is within this fraction of the largest are one constant value
+    /// (10⁻⁹: float round-off of a value written once, far below any real accuracy step of 0.1 m).
+    package static let constantAccuracyTolerance = 1e-9
 
     /// Moment figures of (a resample of) the residuals and reported accuracies.
     struct Moments {
