@@ -6,14 +6,22 @@
 /// (no line break inside; a quote inside a value makes it invalid for every column, so
 /// `""` is not unescaped); spaces and tabs around a field are ignored; blank lines are
 /// skipped. Works on the bytes of each line: no per-field allocation.
+///
+/// With `DeviceLogReadOptions.columns` (`--columns`) any CSV is read: the map names which header
+/// columns hold the time, position and, optionally, accuracy, speed, course and event; the other
+/// columns are ignored and listed. Without an accuracy column every fix takes `--assume-accuracy`
+/// (an assumption, counted), and without that the file is refused naming the option.
 enum CSVDeviceLogReader {
     static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine)
     {
         var ranges: [Range<Int>] = []
+        let map = builder.options.columns
+        var ignored: [String] = []
         let first = try lines.next {
-            (bytes, line) throws(DeviceLogProblemAtLine) -> (columns: [DeviceLogField]?, line: Int) in
+            (bytes, line) throws(DeviceLogProblemAtLine) -> (columns: [DeviceLogField?]?, line: Int) in
             let row = try validated(bytes, line)
             if row.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return (nil, line) }
+            if let map { return (try mappedHeader(row, map, line: line, ranges: &ranges, ignored: &ignored), line) }
             return (try header(row, line: line, ranges: &ranges), line)
         }
         guard let (headerColumns, headerLine) = first else {
@@ -24,11 +32,25 @@ enum CSVDeviceLogReader {
             let isBlank = try lines.restSatisfies { [0x20, 0x09, 0x0D, 0x0A, 0xEF, 0xBB, 0xBF].contains($0) }
             throw DeviceLogProblemAtLine(line: headerLine, problem: isBlank ? .emptyFile : .missingHeader)
         }
+        var assumedAccuracy_m: Double?
+        if let map {
+            builder.ingest.columns = map
+            builder.ingest.ignoredColumns = ignored
+            if !map.hasAccuracy {
+                guard let m = builder.options.assumedAccuracy_m else {
+                    throw DeviceLogProblemAtLine(
+                        line: headerLine, problem: .noAccuracy("CSV: --columns names no accuracy column, so a fix"))
+                }
+                assumedAccuracy_m = m
+            }
+        }
         var lastLine = headerLine
         while let line = try lines.next({ (bytes, line) throws(DeviceLogProblemAtLine) -> Int in
             let row = try validated(bytes, line)
             if !row.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
-                try readRow(row, columns: columns, line: line, ranges: &ranges, into: &builder)
+                try readRow(
+                    row, columns: columns, line: line, ranges: &ranges, assumedAccuracy_m: assumedAccuracy_m,
+                    into: &builder)
             }
             return line
         }) {
@@ -48,6 +70,31 @@ enum CSVDeviceLogReader {
     }
 
     private static func text(_ b: UnsafeBufferPointer<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
+
+    /// Maps each header position to the field `map` names it for (nil: ignored, listed in `ignored`).
+    private static func mappedHeader(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ map: DeviceLogColumns, line: Int, ranges: inout [Range<Int>],
+        ignored: inout [String]
+    ) throws(DeviceLogProblemAtLine) -> [DeviceLogField?] {
+        try fields(bytes, line: line, into: &ranges)
+        var columns: [DeviceLogField?] = []
+        var names: [String] = []
+        for range in ranges {
+            let name = text(UnsafeBufferPointer(rebasing: bytes[range]))
+            guard !names.contains(name) else {
+                throw DeviceLogProblemAtLine(line: line, problem: .duplicateColumn(DeviceLogLexical.shown(name)))
+            }
+            names.append(name)
+            let field = map.field(ofColumn: name)
+            if field == nil { ignored.append(name) }
+            columns.append(field)
+        }
+        for (key, column) in map.names where !names.contains(column) {
+            throw DeviceLogProblemAtLine(
+                line: line, problem: .mappedColumnMissing(key: key, column: DeviceLogLexical.shown(column)))
+        }
+        return columns
+    }
 
     /// Maps each header position to its field.
     private static func header(
@@ -72,8 +119,8 @@ enum CSVDeviceLogReader {
     }
 
     private static func readRow(
-        _ bytes: UnsafeBufferPointer<UInt8>, columns: [DeviceLogField], line: Int, ranges: inout [Range<Int>],
-        into builder: inout DeviceLogBuilder
+        _ bytes: UnsafeBufferPointer<UInt8>, columns: [DeviceLogField?], line: Int, ranges: inout [Range<Int>],
+        assumedAccuracy_m: Double?, into builder: inout DeviceLogBuilder
     ) throws(DeviceLogProblemAtLine) {
         try fields(bytes, line: line, into: &ranges)
         guard ranges.count == columns.count else {
@@ -87,7 +134,8 @@ enum CSVDeviceLogReader {
         var speed_mps: Double?
         var course_deg: Double?
         var event: SystemEventKind?
-        for (field, range) in zip(columns, ranges) {
+        for (mapped, range) in zip(columns, ranges) {
+            guard let field = mapped else { continue }  // a column --columns does not name
             let value = UnsafeBufferPointer(rebasing: bytes[range])
             switch field {
             case .timestamp:
@@ -115,6 +163,11 @@ enum CSVDeviceLogReader {
                 default: course_deg = number
                 }
             }
+        }
+        if let assumed = assumedAccuracy_m, latitude != nil || longitude != nil {
+            // The map names no accuracy column: every fix (not an event-only row) takes the assumption.
+            accuracy_m = assumed
+            builder.ingest.assume(.assumedAccuracy(m: assumed))
         }
         try builder.add(
             line: line, timestamp_s: timestamp_s, latitude: latitude, longitude: longitude,

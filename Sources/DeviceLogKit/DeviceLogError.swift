@@ -82,6 +82,10 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
     case noDate
     /// The reader skipped everything: no sentence or point was a fix (the format, the skip counts as text).
     case noFix(format: DeviceLogFormat, skipped: String)
+    /// `--assume-accuracy` with a `--columns` map that names an accuracy column (the map).
+    case accuracyColumnMapped(String)
+    /// A column `--columns` names is not in the CSV header (key, column).
+    case mappedColumnMissing(key: String, column: String)
     /// An NMEA `ddmm.mmmm` field holds decimal degrees (field, value).
     case decimalDegrees(field: String, value: String)
 
@@ -118,7 +122,14 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
         case .xmlEntityRefused(let ref): return "XML entity reference '\(ref)' refused (entities are never expanded)"
         case .gpx(let what): return "GPX: \(what)"
         case .nmea(let m): return "NMEA: \(m)"
+        case .accuracyColumnMapped(let map):
+            return "--assume-accuracy does not apply: --columns \(map) names an accuracy column"
+        case .mappedColumnMissing(let key, let column):
+            return "--columns \(key)=\(column): the header has no column '\(column)'"
         case .optionNotApplicable(let option, let format):
+            if option == "--columns" {
+                return "--columns does not apply to \(format) logs (it maps the columns of a CSV)"
+            }
             switch format {
             case .csv, .jsonl:
                 return "\(option) does not apply to \(format) logs (the app's own format records accuracy and date)"

@@ -113,7 +113,16 @@ public enum DeviceLogImporter {
     static func check(
         _ options: DeviceLogReadOptions, for format: DeviceLogFormat, file: String
     ) throws(DeviceLogError) {
-        if options.assumedAccuracy_m != nil, format == .csv || format == .jsonl {
+        if options.columns != nil, format != .csv {
+            throw DeviceLogError(
+                file: file, line: nil, problem: .optionNotApplicable(option: "--columns", format: format))
+        }
+        // A CSV read by --columns without an accuracy column is the one CSV that takes the assumption.
+        let mappedWithoutAccuracy = format == .csv && options.columns.map { !$0.hasAccuracy } == true
+        if options.assumedAccuracy_m != nil, format == .csv, let columns = options.columns, columns.hasAccuracy {
+            throw DeviceLogError(file: file, line: nil, problem: .accuracyColumnMapped(columns.description))
+        }
+        if options.assumedAccuracy_m != nil, format == .csv || format == .jsonl, !mappedWithoutAccuracy {
             throw DeviceLogError(
                 file: file, line: nil, problem: .optionNotApplicable(option: "--assume-accuracy", format: format))
         }

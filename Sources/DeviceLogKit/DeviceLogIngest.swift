@@ -11,11 +11,18 @@ public struct DeviceLogReadOptions: Sendable, Hashable {
     /// `--strict`: a damaged line (bad checksum, truncated sentence, a line that is not a
     /// sentence) is an error, as the app's own formats are; otherwise it is skipped and counted.
     public var strict: Bool
+    /// `--columns time=X,lat=Y,lon=Z[,accuracy=W][,speed=S][,course=C][,event=E]`: read any CSV
+    /// by naming which of its columns hold what (`DeviceLogColumns`); nil: the app's own header.
+    public var columns: DeviceLogColumns?
 
-    public init(assumedAccuracy_m: Double? = nil, assumedDate_days: Int? = nil, strict: Bool = false) {
+    public init(
+        assumedAccuracy_m: Double? = nil, assumedDate_days: Int? = nil, strict: Bool = false,
+        columns: DeviceLogColumns? = nil
+    ) {
         self.assumedAccuracy_m = assumedAccuracy_m
         self.assumedDate_days = assumedDate_days
         self.strict = strict
+        self.columns = columns
     }
 
     /// No assumption, damage skipped and counted.
@@ -46,6 +53,76 @@ public struct DeviceLogReadOptions: Sendable, Hashable {
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         return "\(y)-\(two(m))-\(two(d))"
     }
+}
+
+/// Which columns of a foreign CSV hold what (`--columns`): the file's header names per field.
+///
+/// Keys: `time` (Unix seconds or ISO-8601 with zone, as the `timestamp` column), `lat`, `lon`
+/// (degrees), `accuracy` (metres), `speed` (m/s), `course` (degrees), `event` (`enter`/`exit`);
+/// `time`, `lat` and `lon` are required. Header names are matched exactly; columns the map does
+/// not name are ignored and listed (`DeviceLogIngest.ignoredColumns`).
+public struct DeviceLogColumns: Sendable, Hashable, CustomStringConvertible {
+    /// The file's column name for each mapped field, in the keys' order.
+    public private(set) var names: [(key: String, column: String)]
+
+    /// The keys and what they map to, in the order they are written.
+    public static let keys = ["time", "lat", "lon", "accuracy", "speed", "course", "event"]
+
+    static let fieldOfKey: [String: DeviceLogField] = [
+        "time": .timestamp, "lat": .latitude, "lon": .longitude, "accuracy": .horizontalAccuracy, "speed": .speed,
+        "course": .course, "event": .event,
+    ]
+
+    /// Parses `time=X,lat=Y,lon=Z,…`.
+    /// - Returns: the map, or the reason the text is not one (naming the key).
+    public static func parse(_ text: String) -> Result<DeviceLogColumns, ColumnsProblem> {
+        var names: [(key: String, column: String)] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let eq = item.firstIndex(of: "=") else {
+                return .failure(ColumnsProblem("'\(DeviceLogLexical.shown(item))' is not KEY=COLUMN"))
+            }
+            let key = String(item[..<eq])
+            let column = String(item[item.index(after: eq)...])
+            guard fieldOfKey[key] != nil else {
+                return .failure(
+                    ColumnsProblem(
+                        "unknown key '\(DeviceLogLexical.shown(key))' (keys: \(keys.joined(separator: ", ")))"))
+            }
+            guard !column.isEmpty else { return .failure(ColumnsProblem("\(key)= names no column")) }
+            guard !names.contains(where: { $0.key == key }) else {
+                return .failure(ColumnsProblem("\(key) given twice"))
+            }
+            guard !names.contains(where: { $0.column == column }) else {
+                return .failure(ColumnsProblem("column '\(DeviceLogLexical.shown(column))' mapped twice"))
+            }
+            names.append((key, column))
+        }
+        for key in ["time", "lat", "lon"] where !names.contains(where: { $0.key == key }) {
+            return .failure(ColumnsProblem("\(key)=COLUMN is required"))
+        }
+        names.sort { keys.firstIndex(of: $0.key)! < keys.firstIndex(of: $1.key)! }
+        return .success(DeviceLogColumns(names: names))
+    }
+
+    /// Why a `--columns` text was refused.
+    public struct ColumnsProblem: Error, Sendable, Hashable, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Whether the map names an accuracy column.
+    public var hasAccuracy: Bool { names.contains { $0.key == "accuracy" } }
+
+    /// The field a header name maps to, nil when the map does not name it.
+    func field(ofColumn name: String) -> DeviceLogField? {
+        names.first { $0.column == name }.flatMap { Self.fieldOfKey[$0.key] }
+    }
+
+    /// `time=X,lat=Y,…` in the keys' order.
+    public var description: String { names.map { "\($0.key)=\($0.column)" }.joined(separator: ",") }
+
+    public static func == (a: Self, b: Self) -> Bool { a.description == b.description }
+    public func hash(into h: inout Hasher) { h.combine(description) }
 }
 
 /// Why a line or point of a recording was skipped instead of read as a fix.
@@ -162,11 +239,14 @@ public struct DeviceLogIngest: Sendable, Hashable {
     public var firstSkippedLine: [DeviceLogSkipReason: Int] = [:]
     /// Assumptions in a fixed order (the order of `DeviceLogAssumption.Kind`'s cases as met).
     public var assumptions: [DeviceLogAssumption] = []
+    /// `--columns`: the map a CSV was read with, and the header's columns it does not name (ignored).
+    public var columns: DeviceLogColumns?
+    public var ignoredColumns: [String] = []
 
     public init() {}
 
-    /// Nothing skipped, nothing assumed.
-    public var isEmpty: Bool { skipped.isEmpty && assumptions.isEmpty }
+    /// Nothing skipped, nothing assumed, no column map.
+    public var isEmpty: Bool { skipped.isEmpty && assumptions.isEmpty && columns == nil }
 
     /// The skip counts sorted by reason.
     public var skippedCounts: [(reason: DeviceLogSkipReason, count: Int)] {
@@ -196,6 +276,12 @@ public struct DeviceLogIngest: Sendable, Hashable {
         parts.append(
             assumptions.isEmpty
                 ? "assumed nothing" : "assumed " + assumptions.map(\.description).joined(separator: "; "))
+        if let columns {
+            parts.append(
+                "columns \(columns) (--columns), ignored "
+                    + (ignoredColumns.isEmpty
+                        ? "none" : ignoredColumns.map { "'\(DeviceLogLexical.shown($0))'" }.joined(separator: ", ")))
+        }
         return parts.joined(separator: "; ")
     }
 

@@ -172,22 +172,31 @@ package enum CalibrationReport {
     /// What the import skipped and assumed (present only when it did either; the `ingest` object of
     /// report.json replays, plus `accuracyVerdict`).
     static func ingestJSON(_ i: DeviceLogIngest) -> JSONValue {
-        .object([
-            ("skipped", .object(i.skippedCounts.map { ($0.reason.rawValue, .integer($0.count)) })),
-            (
-                "firstSkippedLine",
-                .object(i.skippedCounts.map { ($0.reason.rawValue, .integer(i.firstSkippedLine[$0.reason] ?? 0)) })
-            ),
-            (
-                "assumptions",
-                .array(
-                    i.assumptions.map {
-                        .object([
-                            ("kind", .string($0.key)), ("fixes", .integer($0.fixes)), ("detail", .string($0.detail)),
-                        ])
-                    })
-            ),
-        ])
+        .object(
+            [
+                ("skipped", .object(i.skippedCounts.map { ($0.reason.rawValue, .integer($0.count)) })),
+                (
+                    "firstSkippedLine",
+                    .object(
+                        i.skippedCounts.map { ($0.reason.rawValue, .integer(i.firstSkippedLine[$0.reason] ?? 0)) })
+                ),
+                (
+                    "assumptions",
+                    .array(
+                        i.assumptions.map {
+                            .object([
+                                ("kind", .string($0.key)), ("fixes", .integer($0.fixes)),
+                                ("detail", .string($0.detail)),
+                            ])
+                        })
+                ),
+            ]
+                + (i.columns.map {
+                    [
+                        ("columns", .string($0.description)),
+                        ("ignoredColumns", .array(i.ignoredColumns.map(JSONValue.string))),
+                    ]
+                } ?? []))
     }
 
     /// One-line JSON (for the block as the last line of stdout); same number text as `serialized()`.

@@ -71,6 +71,7 @@ import _TestSupport
         (["--assume-accuracy", "0"], 2, "--assume-accuracy: must be > 0, got 0"),
         (["--date", "2026-02-30"], 2, "--date: '2026-02-30' is not a calendar date YYYY-MM-DD"),
         (["--format", "kml"], 64, "--format must be csv, gpx, jsonl or nmea, got 'kml'"),
+        (["--columns", "time=T,lat=A"], 2, "--columns: lon=COLUMN is required"),
     ])
     func badOptionValuesAreRefusedNamingTheOption(extra: [String], status: Int32, message: String) throws {
         for command in [
@@ -97,6 +98,28 @@ import _TestSupport
             r.stderr.contains(
                 "synthetic-drive-fiji.csv: --assume-accuracy does not apply to csv logs (the app's own format records accuracy and date)"
             ))
+    }
+
+    @Test func anyCSVReplaysByItsColumnMap() throws {
+        let dir = try Self.folder("columns")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let log = dir.appendingPathComponent("export.txt")
+        try Data("Time,Lat,Lon,Alt\n2026-03-01T12:00:00Z,52.51,13.405,34\n1772366401,52.5101,13.405,35\n".utf8).write(
+            to: log)
+        let out = dir.appendingPathComponent("out").path
+        let base = ["replay", log.path, "--fence", "52.51,13.405", "--out", out, "--format", "csv"]
+        let refused = try runFencelab(base + ["--columns", "time=Time,lat=Lat,lon=Lon"])
+        #expect(refused.status == 2)
+        #expect(
+            refused.stderr.hasSuffix(
+                "export.txt:1: CSV: --columns names no accuracy column, so a fix has no accuracy; give --assume-accuracy M\n"
+            ))
+        let r = try runFencelab(base + ["--columns", "time=Time,lat=Lat,lon=Lon", "--assume-accuracy", "5"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(
+            r.stdout.contains(
+                "\nImport: skipped nothing; assumed accuracy 5 m (--assume-accuracy): 2 fixes; columns time=Time,lat=Lat,lon=Lon (--columns), ignored 'Alt'\n"
+            ), "\(r.stdout)")
     }
 
     @Test func calibrateNamesTheAssumedAccuracyInItsVerdict() throws {

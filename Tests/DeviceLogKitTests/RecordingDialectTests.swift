@@ -326,4 +326,82 @@ import _TestSupport
             (error as? DeviceLogError)?.description.contains("duplicate <hdop>") == true
         }
     }
+
+    // MARK: Any CSV by mapping
+
+    static func mapped(_ text: String, _ map: String, assumedAccuracy_m: Double? = nil) throws -> DeviceLog {
+        let columns = try DeviceLogColumns.parse(map).get()
+        return try DeviceLogImporter.parse(
+            bytes: Array(text.utf8), file: "t.csv", format: .csv,
+            options: DeviceLogReadOptions(assumedAccuracy_m: assumedAccuracy_m, columns: columns))
+    }
+
+    static let foreignCSV = """
+        Time,Sats,Lat,Lon,Acc,Region
+        2026-03-01T12:00:00Z,8,52.51,13.405,6,
+        1772366401.5,9,52.5101,13.405,7,enter
+        1772366402,9,,,,exit
+        """
+
+    @Test func anyCSVIsReadByItsColumnMapAndListsTheIgnoredColumns() throws {
+        let log = try Self.mapped(Self.foreignCSV, "lat=Lat,time=Time,lon=Lon,accuracy=Acc,event=Region")
+        #expect(log.fixes.map(\.fix.timestamp_s) == [Self.noonMarch1_s, Self.noonMarch1_s + 1.5])
+        #expect(log.fixes.map(\.fix.horizontalAccuracy_m) == [6, 7])
+        #expect(log.events.map(\.kind) == [.enter, .exit] && log.events.map(\.line) == [3, 4])
+        #expect(log.ingest.ignoredColumns == ["Sats"] && log.ingest.assumptions.isEmpty)
+        #expect(log.ingest.columns?.description == "time=Time,lat=Lat,lon=Lon,accuracy=Acc,event=Region")
+        #expect(
+            log.ingest.summary?.hasSuffix(
+                "columns time=Time,lat=Lat,lon=Lon,accuracy=Acc,event=Region (--columns), ignored 'Sats'") == true)
+    }
+
+    @Test func aMapWithoutAccuracyNeedsTheAccuracyOption() throws {
+        #expect(
+            throws: DeviceLogError(
+                file: "t.csv", line: 1, problem: .noAccuracy("CSV: --columns names no accuracy column, so a fix"))
+        ) {
+            _ = try Self.mapped(Self.foreignCSV, "time=Time,lat=Lat,lon=Lon")
+        }
+        let log = try Self.mapped(Self.foreignCSV, "time=Time,lat=Lat,lon=Lon,event=Region", assumedAccuracy_m: 5)
+        #expect(log.fixes.map(\.fix.horizontalAccuracy_m) == [5, 5] && log.events.count == 2)
+        #expect(log.ingest.assumptions == [DeviceLogAssumption(kind: .assumedAccuracy(m: 5), fixes: 2)])
+        #expect(log.ingest.ignoredColumns == ["Sats", "Acc"])
+        #expect {
+            _ = try Self.mapped(Self.foreignCSV, "time=Time,lat=Lat,lon=Lon,accuracy=Acc", assumedAccuracy_m: 5)
+        } throws: { error in
+            (error as? DeviceLogError)?.problem == .accuracyColumnMapped("time=Time,lat=Lat,lon=Lon,accuracy=Acc")
+        }
+    }
+
+    @Test func aMapNamingAnAbsentColumnOrMalformedIsRefused() throws {
+        #expect(
+            throws: DeviceLogError(
+                file: "t.csv", line: 1, problem: .mappedColumnMissing(key: "lat", column: "Latitude"))
+        ) {
+            _ = try Self.mapped(Self.foreignCSV, "time=Time,lat=Latitude,lon=Lon,accuracy=Acc")
+        }
+        for (text, message) in [
+            ("time=Time,lat=Lat", "lon=COLUMN is required"),
+            ("time=Time,lat=Lat,lon=Lon,acc=Acc", "unknown key 'acc'"),
+            ("time=Time,lat=Lat,lon=Lon,lat=Acc", "lat given twice"),
+            ("time=Time,lat=Lat,lon=Lat", "column 'Lat' mapped twice"),
+            ("time=Time,lat,lon=Lon", "'lat' is not KEY=COLUMN"),
+            ("time=,lat=Lat,lon=Lon", "time= names no column"),
+        ] {
+            guard case .failure(let problem) = DeviceLogColumns.parse(text) else {
+                Issue.record("\(text) accepted")
+                continue
+            }
+            #expect(problem.description.contains(message), "\(text): \(problem)")
+        }
+        let gpx = Array("<gpx/>".utf8)
+        let columns = try DeviceLogColumns.parse("time=a,lat=b,lon=c").get()
+        #expect(
+            throws: DeviceLogError(
+                file: "x", line: nil, problem: .optionNotApplicable(option: "--columns", format: .gpx))
+        ) {
+            _ = try DeviceLogImporter.parse(
+                bytes: gpx, file: "x", format: .gpx, options: DeviceLogReadOptions(columns: columns))
+        }
+    }
 }

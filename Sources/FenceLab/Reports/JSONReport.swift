@@ -223,21 +223,30 @@ package enum JSONReport {
 
     /// What an import skipped and assumed (present only when it did either).
     package static func ingest(_ i: DeviceLogIngest) -> JSONValue {
-        .object([
-            ("skipped", .object(i.skippedCounts.map { ($0.reason.rawValue, .integer($0.count)) })),
-            (
-                "firstSkippedLine",
-                .object(i.skippedCounts.map { ($0.reason.rawValue, .integer(i.firstSkippedLine[$0.reason] ?? 0)) })
-            ),
-            (
-                "assumptions",
-                .array(
-                    i.assumptions.map {
-                        .object([
-                            ("kind", .string($0.key)), ("fixes", .integer($0.fixes)), ("detail", .string($0.detail)),
-                        ])
-                    })
-            ),
-        ])
+        .object(
+            [
+                ("skipped", .object(i.skippedCounts.map { ($0.reason.rawValue, .integer($0.count)) })),
+                (
+                    "firstSkippedLine",
+                    .object(
+                        i.skippedCounts.map { ($0.reason.rawValue, .integer(i.firstSkippedLine[$0.reason] ?? 0)) })
+                ),
+                (
+                    "assumptions",
+                    .array(
+                        i.assumptions.map {
+                            .object([
+                                ("kind", .string($0.key)), ("fixes", .integer($0.fixes)),
+                                ("detail", .string($0.detail)),
+                            ])
+                        })
+                ),
+            ]
+                + (i.columns.map {
+                    [
+                        ("columns", .string($0.description)),
+                        ("ignoredColumns", .array(i.ignoredColumns.map(JSONValue.string))),
+                    ]
+                } ?? []))
     }
 }

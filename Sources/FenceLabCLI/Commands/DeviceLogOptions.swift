@@ -25,6 +25,14 @@ enum DeviceLogOptions {
                 streams); without it such a log is refused. Reported as an assumption.
                 """),
         OptionDeclaration(
+            "--columns", .text("time=X,lat=Y,lon=Z[,accuracy=W,...]"),
+            help: """
+                Read any CSV by naming its columns: time (Unix s or ISO-8601 with
+                zone), lat, lon, and optionally accuracy (m), speed (m/s), course
+                (deg), event (enter/exit). Other columns are ignored and listed.
+                Without accuracy= every fix needs --assume-accuracy.
+                """),
+        OptionDeclaration(
             "--strict", .flag,
             help: """
                 Refuse a damaged NMEA line (bad checksum, truncated sentence, not a
@@ -44,6 +52,12 @@ enum DeviceLogOptions {
                 throw .badValue("--date: '\(DeviceLogLexical.shown(text))' is not a calendar date YYYY-MM-DD")
             }
             options.assumedDate_days = days
+        }
+        if let text = arguments.option("--columns") {
+            switch DeviceLogColumns.parse(text) {
+            case .success(let map): options.columns = map
+            case .failure(let problem): throw .badValue("--columns: \(problem)")
+            }
         }
         return (format, options)
     }
