@@ -8,8 +8,10 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
     case gpx
     /// JSON Lines: one flat JSON object per line.
     case jsonl
-    /// NMEA 0183 sentences (GGA, RMC, GST), one per line, checksummed.
+    /// NMEA 0183 sentences (GGA, RMC, GST, GSA, VTG), one per line, checksummed.
     case nmea
+    /// Android GnssLogger (`Fix,<provider>,<lat>,<lon>,…` records).
+    case gnsslogger
 
     public var description: String { rawValue }
 
@@ -33,10 +35,11 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
         return name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? ""
     }
 
-    /// The format the first bytes of a file look like (docs/device-logs.md, "Which format"): after a
-    /// BOM and white space, `<` with a `<gpx` element is GPX; `$` or `!` is NMEA, and so is `#`
-    /// (a comment) when a later line starts with `$`; `{` is JSON Lines; a first line with a
-    /// `timestamp` column is CSV. Nil when none of these holds.
+    /// The format the first bytes of a file look like (docs/device-logs.md, "Formats"): after a
+    /// BOM and white space, `<` with a `<gpx` element is GPX; a `Fix,` or `# Fix,` line (first,
+    /// or after `#` lines) is GnssLogger; `$` or `!` is NMEA, and so is `#` (a comment) when a
+    /// later line starts with `$`; `{` is JSON Lines; a first line with a `timestamp` column is
+    /// CSV. Nil when none of these holds.
     public static func sniff(_ bytes: some Collection<UInt8>) -> DeviceLogFormat? {
         var b = Array(bytes.prefix(Self.sniffLength_bytes))
         if b.starts(with: [0xEF, 0xBB, 0xBF]) { b.removeFirst(3) }
@@ -47,8 +50,10 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
         case UInt8(ascii: "$"), UInt8(ascii: "!"): return .nmea
         case UInt8(ascii: "#"):
             let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            if lines.contains(where: { $0.hasPrefix("Fix,") || $0.hasPrefix("# Fix,") }) { return .gnsslogger }
             return lines.contains(where: { $0.hasPrefix("$") }) ? .nmea : nil
         case UInt8(ascii: "{"): return .jsonl
+        case UInt8(ascii: "F") where text.hasPrefix("Fix,"): return .gnsslogger
         default:
             let header = text.prefix(while: { $0 != "\n" && $0 != "\r\n" })
             let names = header.split(separator: ",").map { String($0.filter { !" \t\r\"".contains($0) }) }
@@ -101,6 +106,7 @@ public struct DeviceLogFix: Sendable, Hashable {
     private var courseValue: Double
     private var lineValue: Int32
     private var present: UInt8
+    private var providerValue: UInt8
 
     /// Speed over ground in m/s as logged (iOS: negative = invalid), `nil` when not logged.
     public var speed_mps: Double? {
@@ -126,8 +132,17 @@ public struct DeviceLogFix: Sendable, Hashable {
         set { lineValue = Int32(clamping: newValue) }
     }
 
-    public init(fix: Fix, speed_mps: Double? = nil, course_deg: Double? = nil, line: Int) {
+    /// The location provider that delivered the fix (GnssLogger's `Provider`), nil when the log does not say.
+    public var provider: DeviceLogProvider? {
+        get { DeviceLogProvider(code: providerValue) }
+        set { providerValue = newValue?.code ?? 0 }
+    }
+
+    public init(
+        fix: Fix, speed_mps: Double? = nil, course_deg: Double? = nil, line: Int, provider: DeviceLogProvider? = nil
+    ) {
         self.fix = fix
+        providerValue = provider?.code ?? 0
         speedValue = speed_mps ?? 0
         courseValue = course_deg ?? 0
         lineValue = Int32(clamping: line)
@@ -136,6 +151,7 @@ public struct DeviceLogFix: Sendable, Hashable {
 
     public static func == (a: DeviceLogFix, b: DeviceLogFix) -> Bool {
         a.fix == b.fix && a.speed_mps == b.speed_mps && a.course_deg == b.course_deg && a.line == b.line
+            && a.provider == b.provider
     }
 
     public func hash(into h: inout Hasher) {
@@ -143,6 +159,37 @@ public struct DeviceLogFix: Sendable, Hashable {
         h.combine(speed_mps)
         h.combine(course_deg)
         h.combine(line)
+        h.combine(provider)
+    }
+}
+
+/// The location provider of a fix, as Android names it (GnssLogger `GPS`/`FLP`/`NLP`, or
+/// `gps`/`fused`/`network`); stored in one byte of `DeviceLogFix`.
+public enum DeviceLogProvider: String, Sendable, Hashable, CaseIterable {
+    /// The GNSS receiver itself.
+    case gps
+    /// The fused location provider (GNSS, Wi-Fi, cell and sensors combined).
+    case fused
+    /// The network location provider (Wi-Fi and cell).
+    case network
+    /// Any other name.
+    case other
+
+    /// The provider a log names, case-insensitive; `other` for a name not listed.
+    public init(name: some StringProtocol) {
+        switch name.lowercased() {
+        case "gps": self = .gps
+        case "flp", "fused": self = .fused
+        case "nlp", "network": self = .network
+        default: self = .other
+        }
+    }
+
+    var code: UInt8 { UInt8(Self.allCases.firstIndex(of: self)! + 1) }
+
+    init?(code: UInt8) {
+        guard code >= 1, Int(code) <= Self.allCases.count else { return nil }
+        self = Self.allCases[Int(code) - 1]
     }
 }
 

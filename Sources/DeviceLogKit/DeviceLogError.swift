@@ -74,6 +74,8 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
     case gpx(String)
     /// An NMEA sentence is malformed (no `$`, bad checksum, too few fields, bad status).
     case nmea(String)
+    /// A GnssLogger record is malformed (what).
+    case gnssLogger(String)
     /// `--assume-accuracy` or `--date` given for a format that carries the value itself (option, format).
     case optionNotApplicable(option: String, format: DeviceLogFormat)
     /// A GPX point or NMEA epoch has no accuracy and no `--assume-accuracy` was given (what it lacks).
@@ -96,7 +98,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             return "file is \(size) bytes, more than the limit of \(limit) bytes"
         case .unknownFormat(let ext):
             return
-                "unknown device-log format '\(ext)': neither the extension (.csv, .gpx, .jsonl, .nmea) nor the content names one; give --format csv|gpx|jsonl|nmea"
+                "unknown device-log format '\(ext)': neither the extension (.csv, .gpx, .jsonl, .nmea) nor the content names one; give --format csv|gpx|jsonl|nmea|gnsslogger"
         case .emptyFile: return "file is empty"
         case .missingHeader:
             return
@@ -122,6 +124,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
         case .xmlEntityRefused(let ref): return "XML entity reference '\(ref)' refused (entities are never expanded)"
         case .gpx(let what): return "GPX: \(what)"
         case .nmea(let m): return "NMEA: \(m)"
+        case .gnssLogger(let m): return "GnssLogger: \(m)"
         case .accuracyColumnMapped(let map):
             return "--assume-accuracy does not apply: --columns \(map) names an accuracy column"
         case .mappedColumnMissing(let key, let column):
@@ -134,14 +137,17 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             case .csv, .jsonl:
                 return "\(option) does not apply to \(format) logs (the app's own format records accuracy and date)"
             case .gpx: return "\(option) does not apply to GPX logs (GPX times carry their date)"
-            case .nmea: return "\(option) does not apply to NMEA logs"
+            case .nmea, .gnsslogger: return "\(option) does not apply to \(format) logs"
             }
         case .noAccuracy(let what): return "\(what) has no accuracy; give --assume-accuracy M"
         case .noDate:
             return "NMEA: position before any date (no RMC sentence yet); give --date YYYY-MM-DD"
         case .noFix(let format, let skipped):
-            return format == .gpx
-                ? "GPX: no timed point (skipped \(skipped))" : "NMEA: no fix: every sentence was skipped (\(skipped))"
+            switch format {
+            case .gpx: return "GPX: no timed point (skipped \(skipped))"
+            case .gnsslogger: return "GnssLogger: no Fix record (skipped \(skipped))"
+            default: return "NMEA: no fix: every sentence was skipped (\(skipped))"
+            }
         case .decimalDegrees(let field, let value):
             return
                 "\(field): '\(value)' is decimal degrees, expected \(field.hasSuffix("longitude") ? "dddmm.mmmm" : "ddmm.mmmm")"

@@ -182,6 +182,7 @@ public enum DeviceLogImporter {
             case .csv: try CSVDeviceLogReader.read(&lines, into: &builder)
             case .jsonl: try JSONLinesDeviceLogReader.read(&lines, into: &builder)
             case .nmea: try NMEADeviceLogReader.read(&lines, into: &builder)
+            case .gnsslogger: try GnssLoggerDeviceLogReader.read(&lines, into: &builder)
             case .gpx: try GPXDeviceLogReader.read(source, limits: limits, into: &builder)
             }
         } catch {
@@ -234,7 +235,7 @@ struct DeviceLogBuilder {
     /// an event-only row; otherwise all three are required and the row is a fix (plus its event).
     mutating func add(
         line: Int, timestamp_s: Double, latitude: Double?, longitude: Double?, accuracy_m: Double?,
-        speed_mps: Double?, course_deg: Double?, event: SystemEventKind?
+        speed_mps: Double?, course_deg: Double?, event: SystemEventKind?, provider: DeviceLogProvider? = nil
     ) throws(DeviceLogProblemAtLine) {
         if latitude == nil, longitude == nil, accuracy_m == nil, let event {
             guard speed_mps == nil, course_deg == nil else {
@@ -254,7 +255,8 @@ struct DeviceLogBuilder {
             timestamp_s: timestamp_s, latitude: latitude, longitude: longitude, horizontalAccuracy_m: accuracy_m)
         sawFix = true
         if keep?(fix) ?? true {
-            fixes.append(DeviceLogFix(fix: fix, speed_mps: speed_mps, course_deg: course_deg, line: line))
+            fixes.append(
+                DeviceLogFix(fix: fix, speed_mps: speed_mps, course_deg: course_deg, line: line, provider: provider))
         }
         if let event { events.append(SystemEvent(kind: event, timestamp_s: timestamp_s, line: line)) }
     }

@@ -143,6 +143,10 @@ public enum DeviceLogSkipReason: String, Sendable, Hashable, CaseIterable, Compa
     case untimedRoutePoint
     /// GPX: a `<trkpt>` without `<time>`.
     case untimedTrackPoint
+    /// GnssLogger: a `Raw`, `Status`, sensor or other record that is not a `Fix`.
+    case otherRecord
+    /// GnssLogger: a wrapped `NMEA,<sentence>,<unix ms>` line (the Fix records carry the positions).
+    case wrappedNMEA
     /// NMEA damage: the checksum does not match the sentence.
     case badChecksum
     /// NMEA damage: a sentence without its `*hh` end (cut off mid-line).
@@ -242,11 +246,13 @@ public struct DeviceLogIngest: Sendable, Hashable {
     /// `--columns`: the map a CSV was read with, and the header's columns it does not name (ignored).
     public var columns: DeviceLogColumns?
     public var ignoredColumns: [String] = []
+    /// Fixes per location provider (`DeviceLogProvider.rawValue`), for logs that name one (GnssLogger).
+    public var providers: [String: Int] = [:]
 
     public init() {}
 
-    /// Nothing skipped, nothing assumed, no column map.
-    public var isEmpty: Bool { skipped.isEmpty && assumptions.isEmpty && columns == nil }
+    /// Nothing skipped, nothing assumed, no column map, no provider named.
+    public var isEmpty: Bool { skipped.isEmpty && assumptions.isEmpty && columns == nil && providers.isEmpty }
 
     /// The skip counts sorted by reason.
     public var skippedCounts: [(reason: DeviceLogSkipReason, count: Int)] {
@@ -276,6 +282,11 @@ public struct DeviceLogIngest: Sendable, Hashable {
         parts.append(
             assumptions.isEmpty
                 ? "assumed nothing" : "assumed " + assumptions.map(\.description).joined(separator: "; "))
+        if !providers.isEmpty {
+            parts.append(
+                "providers "
+                    + providers.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
         if let columns {
             parts.append(
                 "columns \(columns) (--columns), ignored "

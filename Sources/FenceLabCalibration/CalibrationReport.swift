@@ -196,7 +196,15 @@ package enum CalibrationReport {
                         ("columns", .string($0.description)),
                         ("ignoredColumns", .array(i.ignoredColumns.map(JSONValue.string))),
                     ]
-                } ?? []))
+                } ?? [])
+                + (i.providers.isEmpty
+                    ? []
+                    : [
+                        (
+                            "providers",
+                            .object(i.providers.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })
+                        )
+                    ]))
     }
 
     /// One-line JSON (for the block as the last line of stdout); same number text as `serialized()`.

@@ -357,6 +357,10 @@ private let malformedCases: [MalformedCase] = [
                 "GPGGA,120001.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,",
             ]
             .map { NMEASentence.sentence($0).replacingOccurrences(of: "\r\n", with: "\n") }.joined()
+        case .gnsslogger:
+            lf =
+                "# Fix,Provider,LatitudeDegrees,LongitudeDegrees,AltitudeMeters,SpeedMps,AccuracyMeters,BearingDegrees,UnixTimeMillis\n"
+                + "Fix,GPS,52.5,13.4,34,,5,,1772366400000\nFix,GPS,52.5,13.4,34,,5,,1772366401000\n"
         }
         let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
         let plain = try parse(lf, format)
@@ -365,7 +369,8 @@ private let malformedCases: [MalformedCase] = [
         #expect(plain.fixes.count == 2)
         #expect(bomCRLF.fixes == plain.fixes)
         #expect(bomCRLF.events == plain.events)
-        #expect(plain.events.count == (format == .nmea ? 0 : 1))  // NMEA carries no geofence events
+        // NMEA and GnssLogger carry no geofence events.
+        #expect(plain.events.count == (format == .nmea || format == .gnsslogger ? 0 : 1))
     }
 
     @Test func isoAndUnixTimestampsAgree() throws {
@@ -571,7 +576,7 @@ private let malformedCases: [MalformedCase] = [
         let root = TestPaths.packageRoot.appendingPathComponent("fuzz/corpus")
         let expectedValid: Set<String> = [
             "basic.csv", "bom_crlf_invalid.csv", "reordered_quoted.csv",
-            "basic.jsonl", "bom_crlf.jsonl", "track.gpx", "storm.nmea", "gsv_then_gst.nmea",
+            "basic.jsonl", "bom_crlf.jsonl", "track.gpx", "storm.nmea", "gsv_then_gst.nmea", "pixel.txt",
         ]
         for format in DeviceLogFormat.allCases {
             let folder = root.appendingPathComponent(format.rawValue)

@@ -404,4 +404,66 @@ import _TestSupport
                 bytes: gpx, file: "x", format: .gpx, options: DeviceLogReadOptions(columns: columns))
         }
     }
+
+    // MARK: Android GnssLogger
+
+    static let gnssLogger = """
+        # Version: v3.0.5.6 Platform: 13 Manufacturer: Google Model: Pixel 7
+        #
+        # Raw,utcTimeMillis,TimeNanos,LeapSecond,TimeUncertaintyNanos
+        # Fix,Provider,LatitudeDegrees,LongitudeDegrees,AltitudeMeters,SpeedMps,AccuracyMeters,BearingDegrees,UnixTimeMillis,SpeedAccuracyMps,BearingAccuracyDegrees,elapsedRealtimeNanos,VerticalAccuracyMeters,MockLocation
+        #
+        Raw,1772366400000,123456789,18,0.0
+        Fix,GPS,52.51,13.405,34.0,1.5,3.9,90.0,1772366400000,0.5,10.0,1000,2.0,0
+        NMEA,$GPGGA,120000.00,5230.60000,N,01324.30000,E,1,08,1.60,34.0,M,,M,,*6D,1772366400000
+        Fix,FLP,52.5101,13.405,34.0,,12.0,,1772366401500,,,2000,,0
+        Status,1772366401,12,0,1,1575420032,34.0,120.0,45.0,1,1,1
+        Fix,NLP,52.5102,13.405,,,,,1772366402000,,,3000,,0
+        """
+
+    @Test func gnssLoggerFixRecordsKeepTheirProvider() throws {
+        let bytes = Array(Self.gnssLogger.utf8)
+        #expect(DeviceLogFormat.sniff(bytes) == .gnsslogger)
+        #expect {
+            _ = try DeviceLogImporter.parse(bytes: bytes, file: "g.txt", format: .gnsslogger)
+        } throws: { error in
+            let e = error as? DeviceLogError
+            return e?.line == 11
+                && e?.description == "g.txt:11: GnssLogger: Fix record has no accuracy; give --assume-accuracy M"
+        }
+        let log = try DeviceLogImporter.parse(
+            bytes: bytes, file: "g.txt", format: .gnsslogger, options: DeviceLogReadOptions(assumedAccuracy_m: 50))
+        #expect(log.fixes.map(\.line) == [7, 9, 11])
+        #expect(
+            log.fixes.map(\.fix.timestamp_s) == [Self.noonMarch1_s, Self.noonMarch1_s + 1.5, Self.noonMarch1_s + 2])
+        #expect(log.fixes.map(\.fix.horizontalAccuracy_m) == [3.9, 12, 50])
+        #expect(log.fixes.map(\.provider) == [.gps, .fused, .network])
+        #expect(log.fixes[0].speed_mps == 1.5 && log.fixes[0].course_deg == 90 && log.fixes[1].speed_mps == nil)
+        #expect(log.ingest.skipped == [.comment: 5, .otherRecord: 2, .wrappedNMEA: 1])
+        #expect(log.ingest.providers == ["gps": 1, "fused": 1, "network": 1])
+        #expect(log.ingest.assumptions == [DeviceLogAssumption(kind: .assumedAccuracy(m: 50), fixes: 1)])
+        #expect(MemoryLayout<DeviceLogFix>.stride == 56, "the provider fits in the fix's padding")
+    }
+
+    @Test func gnssLoggerWithoutAHeaderUsesTheV3LayoutAndNamesBadFields() throws {
+        let log = try DeviceLogImporter.parse(
+            bytes: Array("Fix,gps,52.51,13.405,34.0,0.0,4.5,0.0,1772366400000\n".utf8), file: "g.txt",
+            format: .gnsslogger)
+        #expect(log.fixes.count == 1 && log.fixes[0].fix.horizontalAccuracy_m == 4.5 && log.fixes[0].provider == .gps)
+        #expect(
+            throws: DeviceLogError(
+                file: "g.txt", line: 1, problem: .notANumber(column: "Fix LatitudeDegrees", value: "52.51x"))
+        ) {
+            _ = try DeviceLogImporter.parse(
+                bytes: Array("Fix,gps,52.51x,13.405,34.0,0.0,4.5,0.0,1772366400000\n".utf8), file: "g.txt",
+                format: .gnsslogger)
+        }
+        #expect {
+            _ = try DeviceLogImporter.parse(
+                bytes: Array("# Raw,utcTimeMillis\nRaw,1\n".utf8), file: "g.txt", format: .gnsslogger)
+        } throws: { error in
+            (error as? DeviceLogError)?.description
+                == "g.txt:2: GnssLogger: no Fix record (skipped comment 1 (first at line 1), otherRecord 1 (first at line 2))"
+        }
+    }
 }

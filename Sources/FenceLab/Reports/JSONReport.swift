@@ -247,6 +247,14 @@ package enum JSONReport {
                         ("columns", .string($0.description)),
                         ("ignoredColumns", .array(i.ignoredColumns.map(JSONValue.string))),
                     ]
-                } ?? []))
+                } ?? [])
+                + (i.providers.isEmpty
+                    ? []
+                    : [
+                        (
+                            "providers",
+                            .object(i.providers.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })
+                        )
+                    ]))
     }
 }
