@@ -12,6 +12,8 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
     case nmea
     /// Android GnssLogger (`Fix,<provider>,<lat>,<lon>,…` records).
     case gnsslogger
+    /// OwnTracks messages (`location` fixes, `transition` events), one JSON object per line.
+    case owntracks
 
     public var description: String { rawValue }
 
@@ -38,8 +40,9 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
     /// The format the first bytes of a file look like (docs/device-logs.md, "Formats"): after a
     /// BOM and white space, `<` with a `<gpx` element is GPX; a `Fix,` or `# Fix,` line (first,
     /// or after `#` lines) is GnssLogger; `$` or `!` is NMEA, and so is `#` (a comment) when a
-    /// later line starts with `$`; `{` is JSON Lines; a first line with a `timestamp` column is
-    /// CSV. Nil when none of these holds.
+    /// later line starts with `$`; `{` is OwnTracks when its first line has a `"_type"` key (as
+    /// is a Recorder line `TIME\t*\t{…}`), else JSON Lines; a first line with a `timestamp`
+    /// column is CSV. Nil when none of these holds.
     public static func sniff(_ bytes: some Collection<UInt8>) -> DeviceLogFormat? {
         var b = Array(bytes.prefix(Self.sniffLength_bytes))
         if b.starts(with: [0xEF, 0xBB, 0xBF]) { b.removeFirst(3) }
@@ -52,8 +55,12 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
             let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             if lines.contains(where: { $0.hasPrefix("Fix,") || $0.hasPrefix("# Fix,") }) { return .gnsslogger }
             return lines.contains(where: { $0.hasPrefix("$") }) ? .nmea : nil
-        case UInt8(ascii: "{"): return .jsonl
+        case UInt8(ascii: "{"): return text.prefix(while: { $0 != "\n" }).contains("\"_type\"") ? .owntracks : .jsonl
         case UInt8(ascii: "F") where text.hasPrefix("Fix,"): return .gnsslogger
+        case UInt8(ascii: "1"),
+            UInt8(ascii: "2")
+        where text.prefix(while: { $0 != "\n" }).contains("\t") && text.contains("\"_type\""):
+            return .owntracks  // an OwnTracks Recorder line: TIME\t*\t{...}
         default:
             let header = text.prefix(while: { $0 != "\n" && $0 != "\r\n" })
             let names = header.split(separator: ",").map { String($0.filter { !" \t\r\"".contains($0) }) }

@@ -76,6 +76,8 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
     case nmea(String)
     /// A GnssLogger record is malformed (what).
     case gnssLogger(String)
+    /// An OwnTracks message is malformed (what).
+    case ownTracks(String)
     /// `--assume-accuracy` or `--date` given for a format that carries the value itself (option, format).
     case optionNotApplicable(option: String, format: DeviceLogFormat)
     /// A GPX point or NMEA epoch has no accuracy and no `--assume-accuracy` was given (what it lacks).
@@ -98,7 +100,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             return "file is \(size) bytes, more than the limit of \(limit) bytes"
         case .unknownFormat(let ext):
             return
-                "unknown device-log format '\(ext)': neither the extension (.csv, .gpx, .jsonl, .nmea) nor the content names one; give --format csv|gpx|jsonl|nmea|gnsslogger"
+                "unknown device-log format '\(ext)': neither the extension (.csv, .gpx, .jsonl, .nmea) nor the content names one; give --format csv|gpx|jsonl|nmea|gnsslogger|owntracks"
         case .emptyFile: return "file is empty"
         case .missingHeader:
             return
@@ -125,6 +127,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
         case .gpx(let what): return "GPX: \(what)"
         case .nmea(let m): return "NMEA: \(m)"
         case .gnssLogger(let m): return "GnssLogger: \(m)"
+        case .ownTracks(let m): return "OwnTracks: \(m)"
         case .accuracyColumnMapped(let map):
             return "--assume-accuracy does not apply: --columns \(map) names an accuracy column"
         case .mappedColumnMissing(let key, let column):
@@ -137,7 +140,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             case .csv, .jsonl:
                 return "\(option) does not apply to \(format) logs (the app's own format records accuracy and date)"
             case .gpx: return "\(option) does not apply to GPX logs (GPX times carry their date)"
-            case .nmea, .gnsslogger: return "\(option) does not apply to \(format) logs"
+            case .nmea, .gnsslogger, .owntracks: return "\(option) does not apply to \(format) logs"
             }
         case .noAccuracy(let what): return "\(what) has no accuracy; give --assume-accuracy M"
         case .noDate:
@@ -146,6 +149,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             switch format {
             case .gpx: return "GPX: no timed point (skipped \(skipped))"
             case .gnsslogger: return "GnssLogger: no Fix record (skipped \(skipped))"
+            case .owntracks: return "OwnTracks: no location or transition message (skipped \(skipped))"
             default: return "NMEA: no fix: every sentence was skipped (\(skipped))"
             }
         case .decimalDegrees(let field, let value):

@@ -183,6 +183,7 @@ public enum DeviceLogImporter {
             case .jsonl: try JSONLinesDeviceLogReader.read(&lines, into: &builder)
             case .nmea: try NMEADeviceLogReader.read(&lines, into: &builder)
             case .gnsslogger: try GnssLoggerDeviceLogReader.read(&lines, into: &builder)
+            case .owntracks: try OwnTracksDeviceLogReader.read(&lines, into: &builder)
             case .gpx: try GPXDeviceLogReader.read(source, limits: limits, into: &builder)
             }
         } catch {

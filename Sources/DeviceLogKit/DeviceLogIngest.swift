@@ -143,7 +143,8 @@ public enum DeviceLogSkipReason: String, Sendable, Hashable, CaseIterable, Compa
     case untimedRoutePoint
     /// GPX: a `<trkpt>` without `<time>`.
     case untimedTrackPoint
-    /// GnssLogger: a `Raw`, `Status`, sensor or other record that is not a `Fix`.
+    /// GnssLogger: a `Raw`, `Status`, sensor or other record that is not a `Fix`; OwnTracks: a
+    /// message that is neither `location` nor `transition`.
     case otherRecord
     /// GnssLogger: a wrapped `NMEA,<sentence>,<unix ms>` line (the Fix records carry the positions).
     case wrappedNMEA

@@ -357,6 +357,11 @@ private let malformedCases: [MalformedCase] = [
                 "GPGGA,120001.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,",
             ]
             .map { NMEASentence.sentence($0).replacingOccurrences(of: "\r\n", with: "\n") }.joined()
+        case .owntracks:
+            lf =
+                "{\"_type\":\"location\",\"tst\":1772366400,\"lat\":52.5,\"lon\":13.4,\"acc\":5}\n"
+                + "{\"_type\":\"location\",\"tst\":1772366401,\"lat\":52.5,\"lon\":13.4,\"acc\":5}\n"
+                + "{\"_type\":\"transition\",\"event\":\"enter\",\"tst\":1772366401}\n"
         case .gnsslogger:
             lf =
                 "# Fix,Provider,LatitudeDegrees,LongitudeDegrees,AltitudeMeters,SpeedMps,AccuracyMeters,BearingDegrees,UnixTimeMillis\n"
@@ -577,6 +582,7 @@ private let malformedCases: [MalformedCase] = [
         let expectedValid: Set<String> = [
             "basic.csv", "bom_crlf_invalid.csv", "reordered_quoted.csv",
             "basic.jsonl", "bom_crlf.jsonl", "track.gpx", "storm.nmea", "gsv_then_gst.nmea", "pixel.txt",
+            "recorder.rec",
         ]
         for format in DeviceLogFormat.allCases {
             let folder = root.appendingPathComponent(format.rawValue)

@@ -466,4 +466,57 @@ import _TestSupport
                 == "g.txt:2: GnssLogger: no Fix record (skipped comment 1 (first at line 1), otherRecord 1 (first at line 2))"
         }
     }
+
+    // MARK: OwnTracks
+
+    static let ownTracks = """
+        {"_type":"location","tid":"ab","tst":1772366400,"lat":52.51,"lon":13.405,"acc":12,"vel":36,"cog":90,"inregions":["home"],"t":"u"}
+        {"_type":"transition","event":"enter","tst":1772366401,"wtst":1772000000,"lat":52.51,"lon":13.405,"acc":12,"desc":"home","t":"c"}
+        {"_type":"lwt","tst":1772366402}
+        {"_type":"location","tst":1772366403,"lat":52.5101,"lon":13.405}
+        {"_type":"transition","event":"leave","tst":1772366404,"desc":"home"}
+        """
+
+    @Test func ownTracksLocationsAreFixesAndTransitionsAreSystemEvents() throws {
+        let bytes = Array(Self.ownTracks.utf8)
+        #expect(DeviceLogFormat.sniff(bytes) == .owntracks)
+        #expect {
+            _ = try DeviceLogImporter.parse(bytes: bytes, file: "o.json", format: .owntracks)
+        } throws: { error in
+            (error as? DeviceLogError)?.description
+                == "o.json:4: OwnTracks: location (no \"acc\") has no accuracy; give --assume-accuracy M"
+        }
+        let log = try DeviceLogImporter.parse(
+            bytes: bytes, file: "o.json", format: .owntracks, options: DeviceLogReadOptions(assumedAccuracy_m: 20))
+        #expect(log.fixes.map(\.line) == [1, 4])
+        #expect(log.fixes.map(\.fix.timestamp_s) == [Self.noonMarch1_s, Self.noonMarch1_s + 3])
+        #expect(log.fixes.map(\.fix.horizontalAccuracy_m) == [12, 20])
+        #expect(log.fixes[0].speed_mps == 10 && log.fixes[0].course_deg == 90)
+        #expect(log.events.map(\.kind) == [.enter, .exit] && log.events.map(\.line) == [2, 5])
+        #expect(log.events.map(\.timestamp_s) == [Self.noonMarch1_s + 1, Self.noonMarch1_s + 4])
+        #expect(log.ingest.skipped == [.otherRecord: 1])
+        #expect(log.ingest.assumptions == [DeviceLogAssumption(kind: .assumedAccuracy(m: 20), fixes: 1)])
+    }
+
+    @Test func ownTracksRecorderLinesAndRefusals() throws {
+        let recorder = Array(
+            "2026-03-01T12:00:00Z\t*                 \t{\"_type\":\"location\",\"tst\":1772366400,\"lat\":52.51,\"lon\":13.405,\"acc\":5}\n"
+                .utf8)
+        #expect(DeviceLogFormat.sniff(recorder) == .owntracks)
+        let log = try DeviceLogImporter.parse(bytes: recorder, file: "o.rec", format: .owntracks)
+        #expect(log.fixes.count == 1 && log.fixes[0].fix.horizontalAccuracy_m == 5)
+        for (text, message) in [
+            ("{\"_type\":\"location\",\"tst\":1,\"lon\":2,\"acc\":3}", "o.json:1: lat: value is missing"),
+            ("{\"_type\":\"transition\",\"event\":\"exit\",\"tst\":1}", "is not 'enter' or 'leave'"),
+            ("{\"tst\":1}", "o.json:1: _type: value is missing"),
+            ("{\"_type\":\"location\",", "o.json:1: malformed JSON"),
+            ("{\"_type\":\"card\"}", "OwnTracks: no location or transition message (skipped otherRecord 1"),
+        ] {
+            #expect(
+                performing: {
+                    _ = try DeviceLogImporter.parse(bytes: Array(text.utf8), file: "o.json", format: .owntracks)
+                },
+                throws: { ($0 as? DeviceLogError)?.description.contains(message) == true })
+        }
+    }
 }

@@ -8,7 +8,7 @@ enum DeviceLogOptions {
         OptionDeclaration(
             "--format", .choice(DeviceLogFormat.allCases.map(\.rawValue)),
             help: """
-                Format of every log (csv, gpx, jsonl, nmea, gnsslogger). Default: the extension
+                Format of every log (csv, gpx, jsonl, nmea, gnsslogger, owntracks). Default: the extension
                 (.csv, .gpx, .jsonl, .nmea), else the file's content.
                 """),
         OptionDeclaration(
