@@ -14,6 +14,8 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
     case gnsslogger
     /// OwnTracks messages (`location` fixes, `transition` events), one JSON object per line.
     case owntracks
+    /// Google Takeout location history (`Records.json`: `{"locations": [...]}`), read element by element.
+    case googleRecords = "google-records"
 
     public var description: String { rawValue }
 
@@ -41,7 +43,8 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
     /// BOM and white space, `<` with a `<gpx` element is GPX; a `Fix,` or `# Fix,` line (first,
     /// or after `#` lines) is GnssLogger; `$` or `!` is NMEA, and so is `#` (a comment) when a
     /// later line starts with `$`; `{` is OwnTracks when its first line has a `"_type"` key (as
-    /// is a Recorder line `TIME\t*\t{…}`), else JSON Lines; a first line with a `timestamp`
+    /// is a Recorder line `TIME\t*\t{…}`), Google Records when it holds `"locations"` and
+    /// `"latitudeE7"`, else JSON Lines; a first line with a `timestamp`
     /// column is CSV. Nil when none of these holds.
     public static func sniff(_ bytes: some Collection<UInt8>) -> DeviceLogFormat? {
         var b = Array(bytes.prefix(Self.sniffLength_bytes))
@@ -55,6 +58,8 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
             let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             if lines.contains(where: { $0.hasPrefix("Fix,") || $0.hasPrefix("# Fix,") }) { return .gnsslogger }
             return lines.contains(where: { $0.hasPrefix("$") }) ? .nmea : nil
+        case UInt8(ascii: "{") where text.contains("\"locations\"") && text.contains("\"latitudeE7\""):
+            return .googleRecords
         case UInt8(ascii: "{"): return text.prefix(while: { $0 != "\n" }).contains("\"_type\"") ? .owntracks : .jsonl
         case UInt8(ascii: "F") where text.hasPrefix("Fix,"): return .gnsslogger
         case UInt8(ascii: "1"),

@@ -78,6 +78,8 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
     case gnssLogger(String)
     /// An OwnTracks message is malformed (what).
     case ownTracks(String)
+    /// A Google Records.json document is malformed or empty (what).
+    case googleRecords(String)
     /// `--assume-accuracy` or `--date` given for a format that carries the value itself (option, format).
     case optionNotApplicable(option: String, format: DeviceLogFormat)
     /// A GPX point or NMEA epoch has no accuracy and no `--assume-accuracy` was given (what it lacks).
@@ -100,7 +102,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             return "file is \(size) bytes, more than the limit of \(limit) bytes"
         case .unknownFormat(let ext):
             return
-                "unknown device-log format '\(ext)': neither the extension (.csv, .gpx, .jsonl, .nmea) nor the content names one; give --format csv|gpx|jsonl|nmea|gnsslogger|owntracks"
+                "unknown device-log format '\(ext)': neither the extension (.csv, .gpx, .jsonl, .nmea) nor the content names one; give --format csv|gpx|jsonl|nmea|gnsslogger|owntracks|google-records"
         case .emptyFile: return "file is empty"
         case .missingHeader:
             return
@@ -128,6 +130,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
         case .nmea(let m): return "NMEA: \(m)"
         case .gnssLogger(let m): return "GnssLogger: \(m)"
         case .ownTracks(let m): return "OwnTracks: \(m)"
+        case .googleRecords(let m): return "Google Records: \(m)"
         case .accuracyColumnMapped(let map):
             return "--assume-accuracy does not apply: --columns \(map) names an accuracy column"
         case .mappedColumnMissing(let key, let column):
@@ -140,7 +143,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             case .csv, .jsonl:
                 return "\(option) does not apply to \(format) logs (the app's own format records accuracy and date)"
             case .gpx: return "\(option) does not apply to GPX logs (GPX times carry their date)"
-            case .nmea, .gnsslogger, .owntracks: return "\(option) does not apply to \(format) logs"
+            case .nmea, .gnsslogger, .owntracks, .googleRecords: return "\(option) does not apply to \(format) logs"
             }
         case .noAccuracy(let what): return "\(what) has no accuracy; give --assume-accuracy M"
         case .noDate:

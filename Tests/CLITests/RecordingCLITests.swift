@@ -70,7 +70,10 @@ import _TestSupport
     @Test(arguments: [
         (["--assume-accuracy", "0"], 2, "--assume-accuracy: must be > 0, got 0"),
         (["--date", "2026-02-30"], 2, "--date: '2026-02-30' is not a calendar date YYYY-MM-DD"),
-        (["--format", "kml"], 64, "--format must be csv, gpx, jsonl, nmea, gnsslogger or owntracks, got 'kml'"),
+        (
+            ["--format", "kml"], 64,
+            "--format must be csv, gpx, jsonl, nmea, gnsslogger, owntracks or google-records, got 'kml'"
+        ),
         (["--columns", "time=T,lat=A"], 2, "--columns: lon=COLUMN is required"),
     ])
     func badOptionValuesAreRefusedNamingTheOption(extra: [String], status: Int32, message: String) throws {

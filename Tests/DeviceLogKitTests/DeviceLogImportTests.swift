@@ -357,6 +357,11 @@ private let malformedCases: [MalformedCase] = [
                 "GPGGA,120001.00,5230.00000,N,01324.00000,E,1,08,1.00,,M,,M,,",
             ]
             .map { NMEASentence.sentence($0).replacingOccurrences(of: "\r\n", with: "\n") }.joined()
+        case .googleRecords:
+            lf =
+                "{\n  \"locations\": [{\n    \"latitudeE7\": 525000000,\n    \"longitudeE7\": 134000000,\n    \"accuracy\": 5,\n"
+                + "    \"timestamp\": \"2026-03-01T12:00:00Z\"\n  }, {\n    \"latitudeE7\": 525000000,\n    \"longitudeE7\": 134000000,\n"
+                + "    \"accuracy\": 5,\n    \"timestampMs\": \"1772366401000\"\n  }]\n}\n"
         case .owntracks:
             lf =
                 "{\"_type\":\"location\",\"tst\":1772366400,\"lat\":52.5,\"lon\":13.4,\"acc\":5}\n"
@@ -374,8 +379,8 @@ private let malformedCases: [MalformedCase] = [
         #expect(plain.fixes.count == 2)
         #expect(bomCRLF.fixes == plain.fixes)
         #expect(bomCRLF.events == plain.events)
-        // NMEA and GnssLogger carry no geofence events.
-        #expect(plain.events.count == (format == .nmea || format == .gnsslogger ? 0 : 1))
+        // NMEA, GnssLogger and Google Records carry no geofence events.
+        #expect(plain.events.count == ([.nmea, .gnsslogger, .googleRecords].contains(format) ? 0 : 1))
     }
 
     @Test func isoAndUnixTimestampsAgree() throws {
@@ -582,10 +587,10 @@ private let malformedCases: [MalformedCase] = [
         let expectedValid: Set<String> = [
             "basic.csv", "bom_crlf_invalid.csv", "reordered_quoted.csv",
             "basic.jsonl", "bom_crlf.jsonl", "track.gpx", "storm.nmea", "gsv_then_gst.nmea", "pixel.txt",
-            "recorder.rec",
+            "recorder.rec", "Records.json",
         ]
         for format in DeviceLogFormat.allCases {
-            let folder = root.appendingPathComponent(format.rawValue)
+            let folder = root.appendingPathComponent(format.rawValue.replacingOccurrences(of: "-", with: "_"))
             for name in try FileManager.default.contentsOfDirectory(atPath: folder.path)
             where expectedValid.contains(name) {
                 let log = try DeviceLogImporter.load(path: folder.appendingPathComponent(name).path)

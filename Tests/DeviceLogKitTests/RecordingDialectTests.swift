@@ -519,4 +519,39 @@ import _TestSupport
                 throws: { ($0 as? DeviceLogError)?.description.contains(message) == true })
         }
     }
+
+    // MARK: Google Records.json
+
+    @Test func googleRecordsAreReadElementByElementWithTheirSource() throws {
+        let path = TestPaths.packageRoot.appendingPathComponent("fuzz/corpus/google_records/Records.json").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(DeviceLogFormat.sniff(Array(text.utf8)) == .googleRecords)
+        let log = try DeviceLogImporter.load(path: path)
+        #expect(log.format == .googleRecords)
+        #expect(log.fixes.map(\.line) == [2, 10])
+        #expect(log.fixes.map(\.fix.timestamp_s) == [Self.noonMarch1_s, Self.noonMarch1_s + 1])
+        #expect(isClose(log.fixes[0].fix.latitude, 52.52, absoluteTolerance: Self.coordinateTolerance_deg))
+        #expect(log.fixes.map(\.fix.horizontalAccuracy_m) == [20, 8])
+        #expect(log.fixes.map(\.provider) == [.network, .gps])
+        #expect(log.fixes[1].speed_mps == 2 && log.fixes[1].course_deg == 90)
+        #expect(log.ingest.providers == ["network": 1, "gps": 1])
+        for (doc, message) in [
+            (
+                "{\"locations\": [{\"latitudeE7\": 1, \"longitudeE7\": 2, \"timestampMs\": 3}]}",
+                "has no accuracy; give --assume-accuracy M"
+            ),
+            (
+                "{\"locations\": [{\"longitudeE7\": 2, \"accuracy\": 3, \"timestampMs\": 3}]}",
+                "t.json:1: latitudeE7: value is missing"
+            ),
+            ("{\"locations\": [{\"latitudeE7\": 1, \"longitudeE7\": 2, \"accuracy\": 3", "unexpected end of file"),
+            ("{\"locations\": []}", "Google Records: no element in \"locations\""),
+            ("{\"locations\": [{\"latitudeE7\": 1,, }]}", "t.json:1: malformed JSON"),
+        ] {
+            #expect(
+                performing: {
+                    _ = try DeviceLogImporter.parse(bytes: Array(doc.utf8), file: "t.json", format: .googleRecords)
+                }, throws: { ($0 as? DeviceLogError)?.description.contains(message) == true })
+        }
+    }
 }

@@ -8,7 +8,8 @@ enum DeviceLogOptions {
         OptionDeclaration(
             "--format", .choice(DeviceLogFormat.allCases.map(\.rawValue)),
             help: """
-                Format of every log (csv, gpx, jsonl, nmea, gnsslogger, owntracks). Default: the extension
+                Format of every log (csv, gpx, jsonl, nmea, gnsslogger, owntracks,
+                google-records). Default: the extension
                 (.csv, .gpx, .jsonl, .nmea), else the file's content.
                 """),
         OptionDeclaration(
