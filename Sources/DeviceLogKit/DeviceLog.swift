@@ -16,6 +16,8 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
     case owntracks
     /// Google Takeout location history (`Records.json`: `{"locations": [...]}`), read element by element.
     case googleRecords = "google-records"
+    /// GeoJSON FeatureCollection of timed Point features, read feature by feature.
+    case geojson
 
     public var description: String { rawValue }
 
@@ -44,7 +46,7 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
     /// or after `#` lines) is GnssLogger; `$` or `!` is NMEA, and so is `#` (a comment) when a
     /// later line starts with `$`; `{` is OwnTracks when its first line has a `"_type"` key (as
     /// is a Recorder line `TIME\t*\t{…}`), Google Records when it holds `"locations"` and
-    /// `"latitudeE7"`, else JSON Lines; a first line with a `timestamp`
+    /// `"latitudeE7"`, GeoJSON when it holds `"FeatureCollection"`, else JSON Lines; a first line with a `timestamp`
     /// column is CSV. Nil when none of these holds.
     public static func sniff(_ bytes: some Collection<UInt8>) -> DeviceLogFormat? {
         var b = Array(bytes.prefix(Self.sniffLength_bytes))
@@ -60,6 +62,8 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
             return lines.contains(where: { $0.hasPrefix("$") }) ? .nmea : nil
         case UInt8(ascii: "{") where text.contains("\"locations\"") && text.contains("\"latitudeE7\""):
             return .googleRecords
+        case UInt8(ascii: "{") where text.contains("\"FeatureCollection\""):
+            return .geojson
         case UInt8(ascii: "{"): return text.prefix(while: { $0 != "\n" }).contains("\"_type\"") ? .owntracks : .jsonl
         case UInt8(ascii: "F") where text.hasPrefix("Fix,"): return .gnsslogger
         case UInt8(ascii: "1"),

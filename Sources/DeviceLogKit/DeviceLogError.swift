@@ -80,6 +80,8 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
     case ownTracks(String)
     /// A Google Records.json document is malformed or empty (what).
     case googleRecords(String)
+    /// A GeoJSON document is malformed or empty (what).
+    case geoJSON(String)
     /// `--assume-accuracy` or `--date` given for a format that carries the value itself (option, format).
     case optionNotApplicable(option: String, format: DeviceLogFormat)
     /// A GPX point or NMEA epoch has no accuracy and no `--assume-accuracy` was given (what it lacks).
@@ -102,7 +104,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             return "file is \(size) bytes, more than the limit of \(limit) bytes"
         case .unknownFormat(let ext):
             return
-                "unknown device-log format '\(ext)': neither the extension (.csv, .gpx, .jsonl, .nmea) nor the content names one; give --format csv|gpx|jsonl|nmea|gnsslogger|owntracks|google-records"
+                "unknown device-log format '\(ext)': neither the extension (.csv, .gpx, .jsonl, .nmea) nor the content names one; give --format csv|gpx|jsonl|nmea|gnsslogger|owntracks|google-records|geojson"
         case .emptyFile: return "file is empty"
         case .missingHeader:
             return
@@ -131,6 +133,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
         case .gnssLogger(let m): return "GnssLogger: \(m)"
         case .ownTracks(let m): return "OwnTracks: \(m)"
         case .googleRecords(let m): return "Google Records: \(m)"
+        case .geoJSON(let m): return "GeoJSON: \(m)"
         case .accuracyColumnMapped(let map):
             return "--assume-accuracy does not apply: --columns \(map) names an accuracy column"
         case .mappedColumnMissing(let key, let column):
@@ -143,7 +146,8 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             case .csv, .jsonl:
                 return "\(option) does not apply to \(format) logs (the app's own format records accuracy and date)"
             case .gpx: return "\(option) does not apply to GPX logs (GPX times carry their date)"
-            case .nmea, .gnsslogger, .owntracks, .googleRecords: return "\(option) does not apply to \(format) logs"
+            case .nmea, .gnsslogger, .owntracks, .googleRecords, .geojson:
+                return "\(option) does not apply to \(format) logs"
             }
         case .noAccuracy(let what): return "\(what) has no accuracy; give --assume-accuracy M"
         case .noDate:
@@ -153,6 +157,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             case .gpx: return "GPX: no timed point (skipped \(skipped))"
             case .gnsslogger: return "GnssLogger: no Fix record (skipped \(skipped))"
             case .owntracks: return "OwnTracks: no location or transition message (skipped \(skipped))"
+            case .geojson: return "GeoJSON: no timed Point feature (skipped \(skipped))"
             default: return "NMEA: no fix: every sentence was skipped (\(skipped))"
             }
         case .decimalDegrees(let field, let value):

@@ -185,6 +185,7 @@ public enum DeviceLogImporter {
             case .gnsslogger: try GnssLoggerDeviceLogReader.read(&lines, into: &builder)
             case .owntracks: try OwnTracksDeviceLogReader.read(&lines, into: &builder)
             case .googleRecords: try GoogleRecordsDeviceLogReader.read(&lines, into: &builder)
+            case .geojson: try GeoJSONDeviceLogReader.read(&lines, into: &builder)
             case .gpx: try GPXDeviceLogReader.read(source, limits: limits, into: &builder)
             }
         } catch {

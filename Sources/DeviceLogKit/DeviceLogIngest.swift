@@ -148,6 +148,10 @@ public enum DeviceLogSkipReason: String, Sendable, Hashable, CaseIterable, Compa
     case otherRecord
     /// GnssLogger: a wrapped `NMEA,<sentence>,<unix ms>` line (the Fix records carry the positions).
     case wrappedNMEA
+    /// GeoJSON: a Point feature without `properties.time` / `properties.timestamp`.
+    case untimedFeature
+    /// GeoJSON: a feature whose geometry is not a Point (a line, a polygon, none).
+    case notAPoint
     /// NMEA damage: the checksum does not match the sentence.
     case badChecksum
     /// NMEA damage: a sentence without its `*hh` end (cut off mid-line).

@@ -26,9 +26,24 @@ enum GoogleRecordsDeviceLogReader {
 
     static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine)
     {
+        try scan(&lines, arrayKey: "locations", into: &builder) {
+            (bytes, line, builder) throws(DeviceLogProblemAtLine) in
+            try element(bytes, line: line, into: &builder)
+        }
+        if builder.isEmpty {
+            throw DeviceLogProblemAtLine(line: 1, problem: .googleRecords("no element in \"locations\""))
+        }
+    }
+
+    /// Scans a JSON document `{…, "KEY": [ELEMENT, …], …}` as its lines arrive and hands each
+    /// element of the top-level array `arrayKey` (its bytes and first line) to `handle`.
+    static func scan(
+        _ lines: inout DeviceLogLines, arrayKey: String, into builder: inout DeviceLogBuilder,
+        _ handle: ([UInt8], Int, inout DeviceLogBuilder) throws(DeviceLogProblemAtLine) -> Void
+    ) throws(DeviceLogProblemAtLine) {
         var s = Scanner()
         var lastLine = 1
-        let locations = Array("locations".utf8)
+        let locations = Array(arrayKey.utf8)
         // One element may span lines; it is bounded like a line.
         let limit_bytes = lines.maxLineLength_bytes
         while let line = try lines.next({ (bytes, line) throws(DeviceLogProblemAtLine) -> Int in
@@ -73,7 +88,7 @@ enum GoogleRecordsDeviceLogReader {
                             line: line, problem: .json("unbalanced '\(Character(UnicodeScalar(b)))'"))
                     }
                     if s.inLocations, s.depth == 2, !s.element.isEmpty {
-                        try element(s.element, line: s.elementLine, into: &builder)
+                        try handle(s.element, s.elementLine, &builder)
                         s.element.removeAll(keepingCapacity: true)
                     }
                     if s.depth == 1 { s.inLocations = false }
@@ -93,9 +108,6 @@ enum GoogleRecordsDeviceLogReader {
         guard s.sawRoot else { throw DeviceLogProblemAtLine(line: lastLine, problem: .emptyFile) }
         guard s.depth == 0, !s.inString else {
             throw DeviceLogProblemAtLine(line: lastLine, problem: .json("unexpected end of file (truncated file?)"))
-        }
-        if builder.isEmpty {
-            throw DeviceLogProblemAtLine(line: lastLine, problem: .googleRecords("no element in \"locations\""))
         }
     }
 

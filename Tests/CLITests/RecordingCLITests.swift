@@ -72,7 +72,7 @@ import _TestSupport
         (["--date", "2026-02-30"], 2, "--date: '2026-02-30' is not a calendar date YYYY-MM-DD"),
         (
             ["--format", "kml"], 64,
-            "--format must be csv, gpx, jsonl, nmea, gnsslogger, owntracks or google-records, got 'kml'"
+            "--format must be csv, gpx, jsonl, nmea, gnsslogger, owntracks, google-records or geojson, got 'kml'"
         ),
         (["--columns", "time=T,lat=A"], 2, "--columns: lon=COLUMN is required"),
     ])

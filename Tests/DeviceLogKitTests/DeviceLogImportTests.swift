@@ -362,6 +362,12 @@ private let malformedCases: [MalformedCase] = [
                 "{\n  \"locations\": [{\n    \"latitudeE7\": 525000000,\n    \"longitudeE7\": 134000000,\n    \"accuracy\": 5,\n"
                 + "    \"timestamp\": \"2026-03-01T12:00:00Z\"\n  }, {\n    \"latitudeE7\": 525000000,\n    \"longitudeE7\": 134000000,\n"
                 + "    \"accuracy\": 5,\n    \"timestampMs\": \"1772366401000\"\n  }]\n}\n"
+        case .geojson:
+            lf =
+                "{\"type\": \"FeatureCollection\", \"features\": [\n"
+                + "{\"type\": \"Feature\", \"geometry\": {\"type\": \"Point\", \"coordinates\": [13.4, 52.5]}, \"properties\": {\"time\": \"2026-03-01T12:00:00Z\", \"accuracy\": 5}},\n"
+                + "{\"type\": \"Feature\", \"geometry\": {\"type\": \"Point\", \"coordinates\": [13.4, 52.5]}, \"properties\": {\"time\": 1772366401, \"accuracy\": 5}}\n"
+                + "]}\n"
         case .owntracks:
             lf =
                 "{\"_type\":\"location\",\"tst\":1772366400,\"lat\":52.5,\"lon\":13.4,\"acc\":5}\n"
@@ -379,8 +385,8 @@ private let malformedCases: [MalformedCase] = [
         #expect(plain.fixes.count == 2)
         #expect(bomCRLF.fixes == plain.fixes)
         #expect(bomCRLF.events == plain.events)
-        // NMEA, GnssLogger and Google Records carry no geofence events.
-        #expect(plain.events.count == ([.nmea, .gnsslogger, .googleRecords].contains(format) ? 0 : 1))
+        // NMEA, GnssLogger, Google Records and GeoJSON carry no geofence events.
+        #expect(plain.events.count == ([.nmea, .gnsslogger, .googleRecords, .geojson].contains(format) ? 0 : 1))
     }
 
     @Test func isoAndUnixTimestampsAgree() throws {
@@ -587,7 +593,7 @@ private let malformedCases: [MalformedCase] = [
         let expectedValid: Set<String> = [
             "basic.csv", "bom_crlf_invalid.csv", "reordered_quoted.csv",
             "basic.jsonl", "bom_crlf.jsonl", "track.gpx", "storm.nmea", "gsv_then_gst.nmea", "pixel.txt",
-            "recorder.rec", "Records.json",
+            "recorder.rec", "Records.json", "track.geojson",
         ]
         for format in DeviceLogFormat.allCases {
             let folder = root.appendingPathComponent(format.rawValue.replacingOccurrences(of: "-", with: "_"))

@@ -554,4 +554,43 @@ import _TestSupport
                 }, throws: { ($0 as? DeviceLogError)?.description.contains(message) == true })
         }
     }
+
+    // MARK: GeoJSON
+
+    @Test func geoJSONTimedPointsAreFixesAndTheRestIsCounted() throws {
+        let path = TestPaths.packageRoot.appendingPathComponent("fuzz/corpus/geojson/track.geojson").path
+        let log = try DeviceLogImporter.load(path: path)
+        #expect(log.format == .geojson)
+        #expect(log.fixes.map(\.line) == [4, 6])
+        #expect(log.fixes.map(\.fix.timestamp_s) == [Self.noonMarch1_s, Self.noonMarch1_s + 1.5])
+        #expect(log.fixes[0].fix.latitude == 52.52 && log.fixes[0].fix.longitude == 13.405)
+        #expect(log.fixes.map(\.fix.horizontalAccuracy_m) == [6, 7])
+        #expect(log.fixes[0].speed_mps == 1.5 && log.fixes[0].course_deg == 90)
+        #expect(log.ingest.skipped == [.untimedFeature: 1, .notAPoint: 1])
+        #expect(log.ingest.firstSkippedLine == [.untimedFeature: 8, .notAPoint: 9])
+        let noAccuracy = """
+            {"type": "FeatureCollection", "features": [
+            {"type": "Feature", "geometry": {"type": "Point", "coordinates": [13.4, 52.5]}, "properties": {"time": 1}}]}
+            """
+        #expect {
+            _ = try DeviceLogImporter.parse(bytes: Array(noAccuracy.utf8), file: "t.geojson", format: .geojson)
+        } throws: { error in
+            (error as? DeviceLogError)?.description
+                == "t.geojson:2: GeoJSON: Point (no properties.accuracy) has no accuracy; give --assume-accuracy M"
+        }
+        let assumed = try DeviceLogImporter.parse(
+            bytes: Array(noAccuracy.utf8), file: "t.geojson", format: .geojson,
+            options: DeviceLogReadOptions(assumedAccuracy_m: 15))
+        #expect(assumed.fixes.map(\.fix.horizontalAccuracy_m) == [15])
+        #expect(assumed.ingest.assumptions == [DeviceLogAssumption(kind: .assumedAccuracy(m: 15), fixes: 1)])
+        let untimed = """
+            {"type": "FeatureCollection", "features": [{"type": "Feature", "geometry": null, "properties": {}}]}
+            """
+        #expect {
+            _ = try DeviceLogImporter.parse(bytes: Array(untimed.utf8), file: "t.geojson", format: .geojson)
+        } throws: { error in
+            (error as? DeviceLogError)?.description
+                == "t.geojson:1: GeoJSON: no timed Point feature (skipped notAPoint 1 (first at line 1))"
+        }
+    }
 }

@@ -9,7 +9,7 @@ enum DeviceLogOptions {
             "--format", .choice(DeviceLogFormat.allCases.map(\.rawValue)),
             help: """
                 Format of every log (csv, gpx, jsonl, nmea, gnsslogger, owntracks,
-                google-records). Default: the extension
+                google-records, geojson). Default: the extension
                 (.csv, .gpx, .jsonl, .nmea), else the file's content.
                 """),
         OptionDeclaration(
