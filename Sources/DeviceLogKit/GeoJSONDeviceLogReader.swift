@@ -30,12 +30,7 @@ enum GeoJSONDeviceLogReader {
         _ bytes: [UInt8], line: Int, into builder: inout DeviceLogBuilder
     ) throws(DeviceLogProblemAtLine) {
         func fail(_ p: DeviceLogProblem) -> DeviceLogProblemAtLine { DeviceLogProblemAtLine(line: line, problem: p) }
-        let root: StrictJSON.Value
-        do throws(StrictJSON.ParseError) {
-            root = try StrictJSON.parse(bytes, limits: StrictJSON.Limits(maxBytes: bytes.count, maxDepth: 16))
-        } catch {
-            throw fail(.json("\(error.reason) in a feature"))
-        }
+        let root = try StreamedJSONElement.parse(bytes, line: line, what: "a feature")
         func member(_ v: StrictJSON.Value?, _ key: String) -> StrictJSON.Value? {
             guard case .object(let members, _)? = v else { return nil }
             return members.first { $0.key == key }?.value

@@ -115,12 +115,7 @@ enum GoogleRecordsDeviceLogReader {
         _ bytes: [UInt8], line: Int, into builder: inout DeviceLogBuilder
     ) throws(DeviceLogProblemAtLine) {
         func fail(_ p: DeviceLogProblem) -> DeviceLogProblemAtLine { DeviceLogProblemAtLine(line: line, problem: p) }
-        let root: StrictJSON.Value
-        do throws(StrictJSON.ParseError) {
-            root = try StrictJSON.parse(bytes, limits: StrictJSON.Limits(maxBytes: bytes.count, maxDepth: 16))
-        } catch {
-            throw fail(.json("\(error.reason) in a \"locations\" element"))
-        }
+        let root = try StreamedJSONElement.parse(bytes, line: line, what: "a \"locations\" element")
         guard case .object(let members, _) = root else { throw fail(.json("a \"locations\" element is not an object")) }
         func value(_ key: String) -> StrictJSON.Value? { members.first { $0.key == key }?.value }
         func number(_ key: String) throws(DeviceLogProblemAtLine) -> Double? {
