@@ -113,7 +113,8 @@ enum CLI {
             "  --help, -h    Show this help, or a command's help with `fencelab COMMAND --help`.",
             "  --version     Print the version.",
             "",
-            "EXIT CODES: 0 success, 1 a check or expectation failed, 2 bad input (file, value), 64 usage error.",
+            "EXIT CODES: 0 success, 1 a check or expectation failed, 2 bad input (file, value), 64 usage error,",
+            "  130 / 143 / 129 run, accept or sweep ended by SIGINT (Ctrl-C) / SIGTERM / SIGHUP (engines killed first).",
         ]
         return lines.joined(separator: "\n")
     }
