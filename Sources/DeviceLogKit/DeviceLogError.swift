@@ -53,6 +53,8 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
     case columnCount(expected: Int, found: Int)
     /// A field that must be a number is not one (column, value).
     case notANumber(column: String, value: String)
+    /// A JSON number literal beyond the range of a double (column, value), e.g. `1e999`.
+    case outOfRange(column: String, value: String)
     /// A required value is empty (column).
     case missingValue(column: String)
     /// A timestamp is neither ISO-8601 with zone nor finite Unix seconds (value, why).
@@ -119,6 +121,7 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
         case .columnCount(let expected, let found):
             return "wrong column count: header has \(expected), row has \(found)"
         case .notANumber(let column, let value): return "\(column): '\(value)' is not a number"
+        case .outOfRange(let column, let value): return "\(column): \(value) is beyond the range of a double"
         case .missingValue(let column): return "\(column): value is missing"
         case .badTimestamp(let value, let reason): return "timestamp '\(value)': \(reason)"
         case .badEvent(let value): return "event: '\(value)' is not empty, 'enter' or 'exit'"

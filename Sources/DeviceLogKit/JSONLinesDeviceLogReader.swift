@@ -54,7 +54,14 @@ enum JSONLinesDeviceLogReader {
                 throw fail(.badEvent("non-string value"))
             case (.timestamp, .bool):
                 throw fail(.badTimestamp(value: "boolean", reason: "must be a number or a string"))
-            case (_, let .number(text)), (_, let .string(text)):
+            case (_, let .number(text)):
+                // A JSON number literal is finite by grammar; one beyond the double range (1e999)
+                // is refused rather than read as ±∞ (non-finite values are spelt as strings).
+                guard let number = DeviceLogLexical.number(text[...]), number.isFinite else {
+                    throw fail(.outOfRange(column: key, value: DeviceLogLexical.shown(text)))
+                }
+                numbers[field] = number
+            case (_, let .string(text)):
                 guard let number = DeviceLogLexical.number(text[...]) else {
                     throw fail(.notANumber(column: key, value: DeviceLogLexical.shown(text)))
                 }

@@ -105,3 +105,23 @@ import _TestSupport
     /// speed within 0.005 kn, times exact to the 1/100 s NMEA shows.
     /// GPX export → import keeps the accuracy the extension carries (3 decimals) and derives nothing from hdop.
 }
+
+/// A JSON Lines number literal beyond the double range is refused naming its key; CSV keeps
+/// such a value raw (its contract: well-formed rows with invalid values are kept and the engine
+/// rejects them), and JSON Lines still reads the spelt non-finite strings.
+@Suite struct OverflowingNumberTests {
+    @Test func jsonLinesLiteralBeyondDoubleIsRefusedNamingTheKey() throws {
+        let line = #"{"timestamp": 100, "latitude": 1, "longitude": 2, "horizontal_accuracy": 1e999}"# + "\n"
+        #expect(throws: DeviceLogError.self) {
+            _ = try DeviceLogImporter.parse(bytes: Array(line.utf8), file: "a.jsonl", format: .jsonl)
+        }
+        do { _ = try DeviceLogImporter.parse(bytes: Array(line.utf8), file: "a.jsonl", format: .jsonl) } catch {
+            #expect(error.description.hasPrefix("a.jsonl:1: "), "\(error)")
+            #expect(
+                error.description.contains("horizontal_accuracy: 1e999 is beyond the range of a double"), "\(error)")
+        }
+        let spelt = #"{"timestamp": 100, "latitude": 1, "longitude": 2, "horizontal_accuracy": "Infinity"}"# + "\n"
+        let log = try DeviceLogImporter.parse(bytes: Array(spelt.utf8), file: "a.jsonl", format: .jsonl)
+        #expect(log.fixes.count == 1 && log.fixes[0].fix.horizontalAccuracy_m == .infinity)
+    }
+}
