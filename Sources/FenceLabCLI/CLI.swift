@@ -196,11 +196,20 @@ enum CLI {
 }
 
 /// One line to stderr, at most 2000 characters, control characters escaped (an engine's or a
-/// file's ESC, BEL, NUL never reach the terminal).
+/// file's text cannot drive the terminal). A longer line keeps its first 1000 and last 999
+/// characters around a "…", so the reason at its end stays readable after a huge path.
 func printError(_ line: String) {
     // Bounded whatever the input: a value echoed by a lower layer is already cut to ~80
-    // characters; this cap covers anything else (a megabyte-long argument in a usage error).
-    FileHandle.standardError.write(Data((ShownText.shown(line, limit: 2000) + "\n").utf8))
+    // characters; this cap covers anything else (a 5000-character --out, a megabyte argument).
+    FileHandle.standardError.write(Data((boundedLine(line) + "\n").utf8))
+}
+
+/// `line` with controls escaped, cut in the middle to at most 2000 characters.
+func boundedLine(_ line: String, limit: Int = 2000) -> String {
+    let escaped = ShownText.escapingControls(line)
+    guard escaped.count > limit else { return escaped }
+    let head = limit / 2
+    return String(escaped.prefix(head)) + "…" + String(escaped.suffix(limit - head - 1))
 }
 
 /// Standard output for every command: text from files, engines and arguments (scenario names,

@@ -89,3 +89,16 @@ import _TestSupport
         #expect(!fm.fileExists(atPath: dir.appendingPathComponent("out").path))
     }
 }
+
+/// An error line is at most 2000 characters and keeps its end: the reason after a huge path.
+@Suite struct LongErrorLineCLITests {
+    @Test func aHugeOutPathKeepsTheReasonVisible() throws {
+        let out = FileManager.default.temporaryDirectory.path + "/" + String(repeating: "d", count: 5000)
+        let r = try runFencelab(["run", "scenarios/edge-loiter-100m.json", "--out", out])
+        #expect(r.status == 2)
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].count <= 2000, "\(lines.map(\.count))")
+        #expect(lines[0].hasPrefix("fencelab: ") && lines[0].contains("…"))
+        #expect(lines[0].hasSuffix("(File name too long))"), "\(lines[0].suffix(120))")
+    }
+}
