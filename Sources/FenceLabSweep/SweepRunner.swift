@@ -146,7 +146,14 @@ package enum SweepRunner {
         }
         if let failure = header.failure { throw failure }
         if header.matches {
-            guard let next = try reader.peek() else { return done }
+            guard var next = try reader.peek() else { return done }
+            // CR LF line ends (a file that passed through an editor or a copy that converts them)
+            // are JSON whitespace in the records; the header line takes them too.
+            if next == UInt8(ascii: "\r") {
+                reader.skip()
+                guard let afterCR = try reader.peek() else { return done }
+                next = afterCR
+            }
             header.matches = next == UInt8(ascii: "\n")
         }
         guard header.matches else {

@@ -390,6 +390,27 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         }
     }
 
+    /// A resume file whose line ends became CR LF (an editor, a converting copy) is the same
+    /// sweep: it resumes, and the outputs equal the uninterrupted run's.
+    @Test func resumeFileWithCRLFLineEndsResumes() throws {
+        let fx = try SweepFixture("resume-crlf")
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        _ = try SweepJob.sweep(try fx.request(), out: fx.path("straight"))
+        let expected = try fx.files(fx.path("straight"))
+        var interrupted = try fx.request(jobs: 1)
+        interrupted.stopAfterUnits = 2
+        #expect(throws: SweepError.interrupted(afterUnits: 2)) { try SweepJob.sweep(interrupted, out: fx.path("crlf")) }
+        let partial = SweepRunner.partialPath(out: fx.path("crlf"))
+        let text = try String(contentsOfFile: partial, encoding: .utf8)
+        try #require(text.contains("\n") && !text.contains("\r"))
+        try text.replacingOccurrences(of: "\n", with: "\r\n").write(toFile: partial, atomically: true, encoding: .utf8)
+        var resumed = try fx.request()
+        resumed.resume = true
+        let outcome = try SweepJob.sweep(resumed, out: fx.path("crlf"))
+        #expect(outcome.run.resumedItems == 2 * outcome.run.manifest.points.count)
+        #expect(try fx.files(fx.path("crlf")) == expected)
+    }
+
     @Test func recordsAndManifestsRoundTripExactly() throws {
         let awkward: [Double?] = [0.1 + 0.2, -1e-300, Double.leastNonzeroMagnitude, 123456.789e10, -0.0, nil, 1 / 3]
         for (i, v) in awkward.enumerated() {
