@@ -326,7 +326,10 @@ package struct SweepMix: Sendable, Hashable {
 
     static func short(_ v: Double) -> String { ReportText.plain(v) }
 
-    static func percent(_ f: Double) -> String { "\(Int((f * 100).rounded())) %" }
+    static func percent(_ f: Double) -> String {
+        guard f.isFinite, abs(f) <= 1e6 else { return "– %" }  // never trap on a 0/0 share
+        return "\(Int((f * 100).rounded())) %"
+    }
 }
 
 extension SweepManifest {

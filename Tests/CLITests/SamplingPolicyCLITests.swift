@@ -61,4 +61,24 @@ import _TestSupport
             #expect(abs(mean - 60) <= 1e-9, "\(key) = \(mean) per hour")
         }
     }
+
+    /// Same seed, same deliveries and figures for any --jobs (the phase comes from the replicate's
+    /// own stream): every scenario figure but throughput is equal between 1 and 2 jobs.
+    @Test(arguments: ["interval:60", "distance:40+batch:120"])
+    func policiesGiveTheSameFiguresForAnyJobCount(policy: String) throws {
+        let version = "hysteresis-80-120-acc30" + (policy == "interval:60" ? "+interval60" : "+distance40-batch120")
+        let file = try Self.scenario(policy: policy, version: version)
+        var figures: [NSDictionary] = []
+        for jobs in ["1", "2"] {
+            let out = file.deletingLastPathComponent().appendingPathComponent("out-\(jobs)")
+            let r = try runFencelab(["run", file.path, "--out", out.path, "--replicates", "6", "--jobs", jobs])
+            #expect(r.status == 0 || r.status == 1, "\(r.stderr)")
+            let data = try Data(contentsOf: out.appendingPathComponent("report.json"))
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            var scenario = try #require((json["scenarios"] as? [[String: Any]])?.first)
+            scenario["throughput"] = nil
+            figures.append(scenario as NSDictionary)
+        }
+        #expect(figures[0] == figures[1])
+    }
 }
