@@ -23,7 +23,7 @@ import Testing
         #expect(Self.manifest([0.3, 0.6]).scoringWeights == [0.3 * 2, 0.6 * 2])
     }
 
-    @Test(arguments: [1e308, .greatestFiniteMagnitude, 5e-324, 1e-300])
+    @Test(arguments: [1e308, .greatestFiniteMagnitude, Double.leastNonzeroMagnitude, 1e-300])
     func extremeEqualWeightsBecomeEqualWeightsNearOne(weight: Double) {
         let w = Self.manifest([weight, weight, weight]).scoringWeights
         #expect(w.allSatisfy { $0 == w[0] && $0 >= 1 && $0 < 2 }, "\(w)")
