@@ -12,7 +12,7 @@
 //                        (Syscalls.swift) and CMalloc; uses GeoPolicy's ShownText
 //   DriveSim             scenarios and the drive generator    (GeoPolicy, GSLKit, support)
 //   DeviceLogKit         device-log readers                   (GeoPolicy, support)
-//   ReportKit            JSON value, HTML frame, text, plots  (GeoPolicy, support)
+//   ReportKit            JSON value, HTML frame, text, plots  (GeoPolicy, DeviceLogKit, support)
 //   FenceLab             the harness and its library face     (all of the above)
 //   FenceLabSweep        threshold sweeps and merge           (FenceLab and below)
 //   FenceLabCalibration  noise calibration from a recording   (no FenceLab)
@@ -51,7 +51,8 @@ let package = Package(
         .target(name: "DriveSim", dependencies: ["GeoPolicy", "GSLKit", "_FenceLabSupport"]),
         // Strict device-log readers (CSV, GPX, JSON Lines, NMEA): no harness, no GSL calls.
         .target(name: "DeviceLogKit", dependencies: ["GeoPolicy", "_FenceLabSupport"]),
-        .target(name: "ReportKit", dependencies: ["GeoPolicy", "_FenceLabSupport"]),
+        // DeviceLogKit for the one `ingest` object both report writers render.
+        .target(name: "ReportKit", dependencies: ["GeoPolicy", "DeviceLogKit", "_FenceLabSupport"]),
         .target(
             name: "FenceLab",
             dependencies: ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit", "ReportKit", "_FenceLabSupport"]

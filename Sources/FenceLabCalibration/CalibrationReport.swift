@@ -166,45 +166,7 @@ package enum CalibrationReport {
                 ("notes", .array(r.notes.map(JSONValue.string))),
                 ("fixes", fixes), ("models", models), ("moments", moments), ("shape", shape), ("coverage", coverage),
                 ("filtered", filtered), ("goodnessOfFit", gof), ("autocorrelation", acf), ("scenario", r.scenarioBlock),
-            ] + (r.ingest.isEmpty ? [] : [("ingest", ingestJSON(r.ingest))]))
-    }
-
-    /// What the import skipped and assumed (present only when it did either; the `ingest` object of
-    /// report.json replays, plus `accuracyVerdict`).
-    static func ingestJSON(_ i: DeviceLogIngest) -> JSONValue {
-        .object(
-            [
-                ("skipped", .object(i.skippedCounts.map { ($0.reason.rawValue, .integer($0.count)) })),
-                (
-                    "firstSkippedLine",
-                    .object(
-                        i.skippedCounts.map { ($0.reason.rawValue, .integer(i.firstSkippedLine[$0.reason] ?? 0)) })
-                ),
-                (
-                    "assumptions",
-                    .array(
-                        i.assumptions.map {
-                            .object([
-                                ("kind", .string($0.key)), ("fixes", .integer($0.fixes)),
-                                ("detail", .string($0.detail)),
-                            ])
-                        })
-                ),
-            ]
-                + (i.columns.map {
-                    [
-                        ("columns", .string($0.description)),
-                        ("ignoredColumns", .array(i.ignoredColumns.map(JSONValue.string))),
-                    ]
-                } ?? [])
-                + (i.providers.isEmpty
-                    ? []
-                    : [
-                        (
-                            "providers",
-                            .object(i.providers.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })
-                        )
-                    ]))
+            ] + (r.ingest.isEmpty ? [] : [("ingest", r.ingest.json)]))
     }
 
     /// One-line JSON (for the block as the last line of stdout); same number text as `serialized()`.

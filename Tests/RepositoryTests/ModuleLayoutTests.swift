@@ -15,7 +15,7 @@ import _TestSupport
         "_FenceLabSupport": ["GeoPolicy", "CMalloc"],
         "DriveSim": ["GeoPolicy", "GSLKit", "_FenceLabSupport"],
         "DeviceLogKit": ["GeoPolicy", "_FenceLabSupport"],
-        "ReportKit": ["GeoPolicy", "_FenceLabSupport"],
+        "ReportKit": ["GeoPolicy", "DeviceLogKit", "_FenceLabSupport"],
         "FenceLab": ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit", "ReportKit", "_FenceLabSupport"],
         "FenceLabSweep": ["FenceLab", "GeoPolicy", "GSLKit", "DriveSim", "ReportKit", "_FenceLabSupport"],
         "FenceLabCalibration": ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit", "ReportKit", "_FenceLabSupport"],

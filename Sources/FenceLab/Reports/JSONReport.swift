@@ -217,44 +217,7 @@ package enum JSONReport {
             ),
             ("notCovered", .array(r.notCovered.map(JSONValue.string))),
         ]
-        if !r.ingest.isEmpty { fields.append(("ingest", ingest(r.ingest))) }
+        if !r.ingest.isEmpty { fields.append(("ingest", r.ingest.json)) }
         return .object(fields)
-    }
-
-    /// What an import skipped and assumed (present only when it did either).
-    package static func ingest(_ i: DeviceLogIngest) -> JSONValue {
-        .object(
-            [
-                ("skipped", .object(i.skippedCounts.map { ($0.reason.rawValue, .integer($0.count)) })),
-                (
-                    "firstSkippedLine",
-                    .object(
-                        i.skippedCounts.map { ($0.reason.rawValue, .integer(i.firstSkippedLine[$0.reason] ?? 0)) })
-                ),
-                (
-                    "assumptions",
-                    .array(
-                        i.assumptions.map {
-                            .object([
-                                ("kind", .string($0.key)), ("fixes", .integer($0.fixes)),
-                                ("detail", .string($0.detail)),
-                            ])
-                        })
-                ),
-            ]
-                + (i.columns.map {
-                    [
-                        ("columns", .string($0.description)),
-                        ("ignoredColumns", .array(i.ignoredColumns.map(JSONValue.string))),
-                    ]
-                } ?? [])
-                + (i.providers.isEmpty
-                    ? []
-                    : [
-                        (
-                            "providers",
-                            .object(i.providers.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })
-                        )
-                    ]))
     }
 }
