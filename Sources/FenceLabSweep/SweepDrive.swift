@@ -77,10 +77,8 @@ package struct SweepDrive: Sendable {
             }
         }
         // The scenario's sampling policy, as `fencelab run` applies it.
-        let policy = spec.sampling.policy
-        if !policy.isAll {
-            let phase = try SamplingStage.phase_s(policy, spec: spec, replicate: replicate)
-            let delivered = SamplingStage.deliveries(policy, phase_s: phase, fixes: fixes, now_s: now)
+        if !spec.sampling.policy.isAll {
+            let delivered = try SamplingStage.deliveries(spec: spec, replicate: replicate, fixes: fixes, now_s: now)
             fixes = delivered.indices.map { fixes[$0] }
             fixTruth = delivered.indices.map { fixTruth[$0] }
             now = delivered.now_s

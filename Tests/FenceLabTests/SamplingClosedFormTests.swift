@@ -36,8 +36,7 @@ import _TestSupport
         let samples = generator.collect()
         let fixes = samples.compactMap(\.fix)
         let now = samples.filter { $0.fix != nil }.map(\.time_s)
-        let phase = try SamplingStage.phase_s(spec.sampling.policy, spec: spec, replicate: replicate)
-        let d = SamplingStage.deliveries(spec.sampling.policy, phase_s: phase, fixes: fixes, now_s: now)
+        let d = try SamplingStage.deliveries(spec: spec, replicate: replicate, fixes: fixes, now_s: now)
         return (d.indices.map { fixes[$0] }, d.now_s, fixes)
     }
 

@@ -123,10 +123,8 @@ enum ReplicateEvaluation {
             }
         }
         // The sampling policy: what the app is given of what the device measured, and when.
-        let policy = spec.sampling.policy
-        if !policy.isAll {
-            let phase = try SamplingStage.phase_s(policy, spec: spec, replicate: replicate)
-            let delivered = SamplingStage.deliveries(policy, phase_s: phase, fixes: fixes, now_s: now)
+        if !spec.sampling.policy.isAll {
+            let delivered = try SamplingStage.deliveries(spec: spec, replicate: replicate, fixes: fixes, now_s: now)
             fixes = delivered.indices.map { fixes[$0] }
             fixTruth = delivered.indices.map { fixTruth[$0] }
             labels = delivered.indices.map { labels[$0] }

@@ -61,6 +61,17 @@ package enum SamplingStage {
         return (indices, times)
     }
 
+    /// The scenario's policy applied to replicate `replicate`'s measured fixes (delivered by the
+    /// device at `now_s`): the phase drawn, then `deliveries`. What `fencelab run`, the sweep's
+    /// drives and the tests all call, so they deliver the same fixes.
+    package static func deliveries(
+        spec: ScenarioSpec, replicate: Int, fixes: [Fix], now_s: [Double]
+    ) throws(ScenarioError) -> (indices: [Int], now_s: [Double]) {
+        let policy = spec.sampling.policy
+        let phase = try phase_s(policy, spec: spec, replicate: replicate)
+        return deliveries(policy, phase_s: phase, fixes: fixes, now_s: now_s)
+    }
+
     /// Fixes and wake-ups per hour: `deliveryTimes.count` fixes, one wake-up per distinct
     /// delivery time, over `duration_s` seconds of drive (> 0).
     package static func cost(deliveryTimes: [Double], duration_s: Double) -> CostMetrics {
