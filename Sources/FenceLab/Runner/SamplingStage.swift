@@ -67,7 +67,15 @@ package enum SamplingStage {
     package static func deliveries(
         spec: ScenarioSpec, replicate: Int, fixes: [Fix], now_s: [Double]
     ) throws(ScenarioError) -> (indices: [Int], now_s: [Double]) {
-        let policy = spec.sampling.policy
+        try deliveries(spec.sampling.policy, spec: spec, replicate: replicate, fixes: fixes, now_s: now_s)
+    }
+
+    /// As `deliveries(spec:replicate:fixes:now_s:)` with `policy` in place of the scenario's own:
+    /// how a sweep evaluates several policies on one generated drive (the phase comes from the
+    /// same stream, so the scenario's own policy gives the same deliveries either way).
+    package static func deliveries(
+        _ policy: SamplingPolicy, spec: ScenarioSpec, replicate: Int, fixes: [Fix], now_s: [Double]
+    ) throws(ScenarioError) -> (indices: [Int], now_s: [Double]) {
         let phase = try phase_s(policy, spec: spec, replicate: replicate)
         return deliveries(policy, phase_s: phase, fixes: fixes, now_s: now_s)
     }
