@@ -42,28 +42,32 @@ package struct SweepDrive: Sendable {
     package let scenario: String
     package let replicate: Int
     let center: Coordinate
-    /// Truth time and distance per sample slot (the same for every rule).
+    /// Truth time and distance per sample slot (the same for every rule and every sampling policy:
+    /// the noiseless track at the base rate).
     let truth: TruthDistances
-    /// Delivered fixes as the scan reads them: times, distances and gate inputs, computed once.
-    package let fixArrays: SweepFixArrays
-    /// The delivered fixes and their delivery times, kept only when the grid has a filtered input.
-    let fixes: [Fix]
-    let now_s: [Double]
+    /// What the app is given under each sampling policy of the grid (index: `SweepPlan.samplings`).
+    let deliveries: [SweepDeliveries]
     /// True visits of the scenario's place (the same for every rule) and the drive's length.
     let trueVisits: [Visit]
+    /// True visits that end within the drive (the user leaves the place).
+    let trueExits: Int
     let duration_s: Double
-    /// RMSE of each filtered input of the grid on this drive (`FilterScore`).
-    let filterRMSE_m: [FenceInput: Double]
 
     /// Generates replicate `replicate` of `spec` (seeded as in `fencelab run`); `spec.place` must be set.
-    /// - Parameter filters: the filtered inputs of the grid, each scored once on the drive.
-    package init(spec: ScenarioSpec, replicate: Int, filters: [FenceInput] = []) throws {
+    /// - Parameters:
+    ///   - filters: the filtered inputs of the grid, each scored once per sampling policy on the drive.
+    ///   - samplings: the sampling policies of the grid (nil: the scenario's own). Every policy is
+    ///     applied to the same measured fixes (common random numbers): the drive is generated once.
+    package init(
+        spec: ScenarioSpec, replicate: Int, filters: [FenceInput] = [], samplings: [SamplingPolicy?] = [nil]
+    ) throws {
         guard let place = spec.place else { throw SweepError.noPlace(file: spec.name) }
         var generator = try ScenarioGenerator(spec: spec, replicate: replicate)
         let samples = generator.collect()
         truth = TruthDistances(samples: samples, center: spec.fence.center)
         duration_s = spec.sampling.duration_s
         trueVisits = Visits.trueVisits(samples: samples, center: spec.fence.center, place: place, end_s: duration_s)
+        trueExits = trueVisits.count(where: { !$0.openAtEnd })
         var fixes: [Fix] = []
         var now: [Double] = []
         var fixTruth: [Coordinate] = []
@@ -76,51 +80,69 @@ package struct SweepDrive: Sendable {
                 fixTruth.append(t)
             }
         }
-        // The scenario's sampling policy, as `fencelab run` applies it.
-        if !spec.sampling.policy.isAll {
-            let delivered = try SamplingStage.deliveries(spec: spec, replicate: replicate, fixes: fixes, now_s: now)
-            fixes = delivered.indices.map { fixes[$0] }
-            fixTruth = delivered.indices.map { fixTruth[$0] }
-            now = delivered.now_s
+        var out: [SweepDeliveries] = []
+        for sampling in samplings {
+            // The policy as `fencelab run` applies it (the scenario's own when nil).
+            let policy = sampling ?? spec.sampling.policy
+            var f = fixes
+            var n = now
+            var t = fixTruth
+            if !policy.isAll {
+                let delivered = try SamplingStage.deliveries(
+                    policy, spec: spec, replicate: replicate, fixes: fixes, now_s: now)
+                f = delivered.indices.map { fixes[$0] }
+                t = delivered.indices.map { fixTruth[$0] }
+                n = delivered.now_s
+            }
+            var rmse: [FenceInput: Double] = [:]
+            for input in filters where rmse[input] == nil {
+                rmse[input] = FilterScore.rmse_m(fixes: f, truth: t, input: input)
+            }
+            out.append(
+                SweepDeliveries(
+                    fixArrays: SweepFixArrays(fixes: f, now_s: n, center: spec.fence.center),
+                    // The fixes themselves only for filtered inputs, which run the filter and the monitor per point.
+                    fixes: filters.isEmpty ? [] : f, now_s: filters.isEmpty ? [] : n, filterRMSE_m: rmse,
+                    cost: SamplingStage.cost(deliveryTimes: n, duration_s: duration_s)))
         }
-        var rmse: [FenceInput: Double] = [:]
-        for input in filters where rmse[input] == nil {
-            rmse[input] = FilterScore.rmse_m(fixes: fixes, truth: fixTruth, input: input)
-        }
-        filterRMSE_m = rmse
-        self.fixArrays = SweepFixArrays(fixes: fixes, now_s: now, center: spec.fence.center)
-        // The fixes themselves only for filtered inputs, which run the filter and the monitor per point.
-        self.fixes = filters.isEmpty ? [] : fixes
-        self.now_s = filters.isEmpty ? [] : now
+        deliveries = out
         self.center = spec.fence.center
         self.scenario = spec.name
         self.replicate = replicate
     }
 
-    /// Delivered fixes.
+    /// Delivered fixes under the first sampling policy.
+    package var fixArrays: SweepFixArrays { deliveries[0].fixArrays }
+
+    /// Delivered fixes under the first sampling policy.
     package var fixCount: Int { fixArrays.count }
 
     /// Runs `point`'s rule over the delivered fixes and over the truth distances (both computed once
     /// per drive; `SweepScan`, the same decisions as `FenceMonitor` with Haversine), matches the
     /// transitions (`Flutter.measure`) and scores the observed visits against the place (`Visits.measure`).
-    package func evaluate(_ point: SweepPoint, item: Int, settings: EvaluationSettings) throws -> SweepRecord {
+    package func evaluate(
+        _ point: SweepPoint, item: Int, settings: EvaluationSettings, sampling: Int = 0
+    ) throws -> SweepRecord {
         var scratch = SweepScratch()
-        return try evaluate(point, item: item, settings: settings, scratch: &scratch)
+        return try evaluate(point, item: item, settings: settings, sampling: sampling, scratch: &scratch)
     }
 
     /// As `evaluate(_:item:settings:)`, reusing `scratch`'s buffers and caches across the points
     /// of a drive: the accepted fixes per accuracy gate and the true changes per rule without the
     /// gate (truth has accuracy 0, so the gate never matters there).
+    /// - Parameter sampling: the point's sampling policy, as an index into the drive's `deliveries`.
     package func evaluate(
-        _ point: SweepPoint, item: Int, settings: EvaluationSettings,
+        _ point: SweepPoint, item: Int, settings: EvaluationSettings, sampling: Int = 0,
         scratch: inout SweepScratch
     ) throws -> SweepRecord {
         let rule = ScanRule(point)
         scratch.prepare(for: self, maxAge_s: settings.maxFixAge_s)
         if point.input != .raw {
-            return try evaluateFiltered(point, item: item, settings: settings, rule: rule, scratch: &scratch)
+            return try evaluateFiltered(
+                point, item: item, settings: settings, rule: rule, sampling: sampling, scratch: &scratch)
         }
-        let gate = scratch.acceptedIndex(self, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: settings.maxFixAge_s)
+        let gate = scratch.acceptedIndex(
+            self, sampling: sampling, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: settings.maxFixAge_s)
         scratch.accepted[gate].now_s.withUnsafeBufferPointer { time in
             scratch.accepted[gate].distance_m.withUnsafeBufferPointer { dist in
                 scratch.accepted[gate].accuracy_m.withUnsafeBufferPointer { acc in
@@ -140,7 +162,16 @@ package struct SweepDrive: Sendable {
                 truth: trueVisits, observed: SweepScan.visits(scratch.observed, end_s: duration_s),
                 duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
         } catch { throw RunError.metrics(scenario: scenario, error) }
-        return SweepRecord(item: item, flutter: flutter, visits: visits)
+        return record(item: item, flutter: flutter, visits: visits, sampling: sampling)
+    }
+
+    /// The record of a point's figures with the drive's own: cost and true exits.
+    func record(item: Int, flutter: FlutterMetrics, visits: VisitMetrics, sampling: Int) -> SweepRecord {
+        var r = SweepRecord(item: item, flutter: flutter, visits: visits)
+        r.trueExits = trueExits
+        r.fixesPerHour = deliveries[sampling].cost.fixesPerHour
+        r.wakeupsPerHour = deliveries[sampling].cost.wakeupsPerHour
+        return r
     }
 }
 
@@ -162,9 +193,10 @@ extension SweepDrive {
     /// monitor run over the delivered fixes (`FenceDecisions.observe`); the truth is the same as
     /// for raw input (the place and the rule on the noiseless track).
     func evaluateFiltered(
-        _ point: SweepPoint, item: Int, settings: EvaluationSettings, rule: ScanRule,
+        _ point: SweepPoint, item: Int, settings: EvaluationSettings, rule: ScanRule, sampling: Int,
         scratch: inout SweepScratch
     ) throws -> SweepRecord {
+        let d = deliveries[sampling]
         var local = settings
         local.engine = nil
         let underTest: RuleUnderTest<AnyFenceRule>
@@ -172,7 +204,7 @@ extension SweepDrive {
             throw RunError.invalidRule(file: scenario, reason: "\(error)")
         }
         let observed = try FenceDecisions.observe(
-            fixes: fixes, now_s: now_s, center: center, rule: underTest, settings: local,
+            fixes: d.fixes, now_s: d.now_s, center: center, rule: underTest, settings: local,
             scenario: scenario, replicate: replicate, compareModels: false)
         let t = truthTransitions(rule, scratch: &scratch)
         let flutter: FlutterMetrics
@@ -185,9 +217,9 @@ extension SweepDrive {
                 truth: trueVisits, observed: Visits.observedVisits(of: observed.states, end_s: duration_s),
                 duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
         } catch { throw RunError.metrics(scenario: scenario, error) }
-        var record = SweepRecord(item: item, flutter: flutter, visits: visits)
-        record.filterRMSE_m = filterRMSE_m[point.fenceInput]
-        return record
+        var r = record(item: item, flutter: flutter, visits: visits, sampling: sampling)
+        r.filterRMSE_m = d.filterRMSE_m[point.fenceInput]
+        return r
     }
 }
 
@@ -201,7 +233,7 @@ extension SweepDrive {
         var total = 0
         for point in points {
             let rule = ScanRule(point)
-            let gate = scratch.acceptedIndex(self, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: maxAge_s)
+            let gate = scratch.acceptedIndex(self, sampling: 0, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: maxAge_s)
             scratch.accepted[gate].now_s.withUnsafeBufferPointer { time in
                 scratch.accepted[gate].distance_m.withUnsafeBufferPointer { dist in
                     scratch.accepted[gate].accuracy_m.withUnsafeBufferPointer { acc in
@@ -214,6 +246,26 @@ extension SweepDrive {
         }
         return total
     }
+}
+
+/// What the app is given under one sampling policy on one drive: the scan's arrays, the fixes
+/// themselves for filtered inputs, the filters' errors and the cost.
+struct SweepDeliveries: Sendable {
+    /// Delivered fixes as the scan reads them: times, distances and gate inputs, computed once.
+    let fixArrays: SweepFixArrays
+    /// The delivered fixes and their delivery times, kept only when the grid has a filtered input.
+    let fixes: [Fix]
+    let now_s: [Double]
+    /// RMSE of each filtered input of the grid on these fixes (`FilterScore`).
+    let filterRMSE_m: [FenceInput: Double]
+    /// Fixes and wake-ups per hour.
+    let cost: CostMetrics
+}
+
+/// The key of a scratch's accepted fixes: a sampling policy and an accuracy gate.
+struct GateKey: Equatable {
+    var sampling: Int
+    var maxAccuracy_m: Double
 }
 
 /// The rule of a truth scan without the accuracy gate (truth has accuracy 0).
@@ -232,9 +284,9 @@ package struct SweepScratch: Sendable {
     /// grid's inner dimensions (accuracy gate, confirmation) reuse them; the gate never matters for truth.
     var truthKeys: [TruthKey] = []
     var truths: [[Transition]] = []
-    /// Accepted fixes per accuracy gate (a grid has a handful of gates), and the gates.
+    /// Accepted fixes per (sampling policy, accuracy gate) (a grid has a handful), and the keys.
     var accepted: [AcceptedFixes] = []
-    var gates: [Double] = []
+    var gates: [GateKey] = []
     var drive: (scenario: String, replicate: Int, maxAge_s: Double)?
     package init() {}
 
@@ -261,11 +313,13 @@ package struct SweepScratch: Sendable {
         return truths.count - 1
     }
 
-    mutating func acceptedIndex(_ drive: SweepDrive, maxAccuracy_m: Double, maxAge_s: Double) -> Int {
-        if let k = gates.firstIndex(of: maxAccuracy_m) { return k }
+    mutating func acceptedIndex(_ drive: SweepDrive, sampling: Int, maxAccuracy_m: Double, maxAge_s: Double) -> Int {
+        let key = GateKey(sampling: sampling, maxAccuracy_m: maxAccuracy_m)
+        if let k = gates.firstIndex(of: key) { return k }
         var fixes = AcceptedFixes()
-        SweepScan.accepted(drive.fixArrays, maxAccuracy_m: maxAccuracy_m, maxAge_s: maxAge_s, into: &fixes)
-        gates.append(maxAccuracy_m)
+        SweepScan.accepted(
+            drive.deliveries[sampling].fixArrays, maxAccuracy_m: maxAccuracy_m, maxAge_s: maxAge_s, into: &fixes)
+        gates.append(key)
         accepted.append(fixes)
         return accepted.count - 1
     }

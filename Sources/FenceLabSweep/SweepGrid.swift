@@ -13,6 +13,21 @@ package enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible 
     case tooManyPoints(count: Int, limit: Int)
     case tooManyValues(option: String, text: String, limit: Int)
     case malformedShard(text: String)
+    /// A `--sampling` entry that is not a sampling policy (`SamplingPolicyError` names the part).
+    case sampling(option: String, SamplingPolicyError)
+
+    /// True for text that does not parse (a usage error, exit 64) rather than a value out of range.
+    package var isMalformed: Bool {
+        switch self {
+        case .malformedRange, .malformedList, .malformedShard: return true
+        case .sampling(_, let e):
+            switch e {
+            case .unknownPolicy, .malformed: return true
+            case .invalidParameter, .invalidParameterIn: return false
+            }
+        default: return false
+        }
+    }
 
     /// One line: option text is echoed at most 80 characters, control characters escaped.
     package var description: String {
@@ -29,6 +44,7 @@ package enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible 
         case .tooManyPoints(let c, let l):
             return "the grid has \(c) points, more than the limit \(l); narrow it or pass --force"
         case .malformedShard(let t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(c(t))'"
+        case .sampling(let o, let e): return "\(o): \(e)"
         }
     }
 }
@@ -68,7 +84,7 @@ extension SweepGrid {
     /// `kalmanQ` is a list too (default `FenceInput.defaultAccelerationDensity_m2ps3`).
     package init(
         parsing kind: SweepRuleKind, enter: String, exit: String?, maxAccuracy: String?, confirm: String?,
-        inputs: [FenceInput.Kind] = [.raw], kalmanQ: String? = nil, limit: Int?
+        inputs: [FenceInput.Kind] = [.raw], kalmanQ: String? = nil, sampling: String? = nil, limit: Int?
     ) throws(SweepGridError) {
         let enterRange = try SweepRange(parsing: enter, option: "--enter")
         let exitRange = try exit.map { text throws(SweepGridError) in try SweepRange(parsing: text, option: "--exit") }
@@ -88,10 +104,23 @@ extension SweepGrid {
         let q =
             try kalmanQ.map { text throws(SweepGridError) in try parseSweepList(text, option: "--kalman-q") }
             ?? [FenceInput.defaultAccelerationDensity_m2ps3]
+        let policies = try sampling.map { text throws(SweepGridError) in try parseSamplingList(text) }
         try self.init(
             kind: kind, enter: enterRange, exit: kind == .hysteresis ? exitRange : nil, maxAccuracy: accuracy,
-            confirm: fixes, inputs: inputs, kalmanQ: q, limit: limit)
+            confirm: fixes, inputs: inputs, kalmanQ: q, sampling: policies, limit: limit)
     }
+}
+
+/// Parses `--sampling`: comma-separated sampling policy specs (`all,interval:60,distance:50+batch:300`).
+package func parseSamplingList(_ text: String, option: String = "--sampling") throws(SweepGridError) -> [SamplingPolicy]
+{
+    var out: [SamplingPolicy] = []
+    for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+        do { out.append(try SamplingPolicy.parse(String(part.trimmingCharacters(in: " ")))) } catch {
+            throw .sampling(option: option, error)
+        }
+    }
+    return out
 }
 
 /// Parses `25,30,50` into numbers; the error names the option.
@@ -137,11 +166,16 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     package var input: FenceInput.Kind = .raw
     /// The filter's process noise q, m²/s³ (`FenceInput.defaultAccelerationDensity_m2ps3` for raw input).
     package var q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3
+    /// The sampling policy the app is given its fixes by (`SamplingPolicy.description`, canonical),
+    /// or nil for each scenario's own `sampling.policy` (a sweep without `--sampling`).
+    package var sampling: String?
 
     package init(
         kind: SweepRuleKind, enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirm_n: Int,
-        input: FenceInput.Kind = .raw, q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3
+        input: FenceInput.Kind = .raw, q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3,
+        sampling: String? = nil
     ) {
+        self.sampling = sampling
         self.kind = kind
         self.enter_m = enter_m
         self.exit_m = exit_m
@@ -159,9 +193,10 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     /// Width of the hysteresis band in metres.
     package var band_m: Double { exit_m - enter_m }
 
-    /// A stable label, e.g. `hysteresis 80/120 acc30 confirm1`, `… confirm1 kalman q0.5` for a filtered input.
+    /// A stable label, e.g. `hysteresis 80/120 acc30 confirm1`, `… confirm1 kalman q0.5` for a
+    /// filtered input, `… confirm1 @interval:60` with a sampling policy of the sweep's axis.
     package var label: String {
-        let stage = input == .raw ? "" : " \(input.rawValue) q\(fmt(q_m2s3))"
+        let stage = (input == .raw ? "" : " \(input.rawValue) q\(fmt(q_m2s3))") + (sampling.map { " @" + $0 } ?? "")
         switch kind {
         case .hysteresis:
             return "hysteresis \(fmt(enter_m))/\(fmt(exit_m)) acc\(fmt(maxAccuracy_m)) confirm\(confirm_n)" + stage
@@ -188,6 +223,20 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     package static let seedReference = SweepPoint(
         kind: .hysteresis, enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirm_n: 1)
 
+    /// True for the seeds' 80/120/30 on raw fixes at any sampling policy.
+    package var isSeedReference: Bool {
+        var p = self
+        p.sampling = nil
+        return p == .seedReference
+    }
+
+    /// This point with sampling policy `spec` (nil: the scenario's own).
+    package func sampled(_ spec: String?) -> SweepPoint {
+        var p = self
+        p.sampling = spec
+        return p
+    }
+
     /// Order: radii, gate, confirmation, rule kind, then input (raw, kalman, imm) and q — so a
     /// grid of raw points keeps its order and ids when filtered inputs are added after it.
     package static func < (a: SweepPoint, b: SweepPoint) -> Bool {
@@ -199,7 +248,10 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
         if a.kind != b.kind { return a.kind.rawValue < b.kind.rawValue }
         let ra = FenceInput.Kind.allCases.firstIndex(of: a.input) ?? 0
         let rb = FenceInput.Kind.allCases.firstIndex(of: b.input) ?? 0
-        return ra != rb ? ra < rb : a.q_m2s3 < b.q_m2s3
+        if ra != rb { return ra < rb }
+        if a.q_m2s3 != b.q_m2s3 { return a.q_m2s3 < b.q_m2s3 }
+        // Total order only: a grid lists its sampling policies in the order given (`SweepGrid`).
+        return (a.sampling ?? "") < (b.sampling ?? "")
     }
 }
 
@@ -213,12 +265,23 @@ func fmt(_ v: Double) -> String {
 package struct SweepGrid: Sendable, Hashable {
     package init(points: [SweepPoint]) {
         self.points = points
-        referenceIndex = points.firstIndex(of: .seedReference)
+        referenceIndex = points.firstIndex(where: \.isSeedReference)
     }
 
     package var points: [SweepPoint]
-    /// Index of the seeds' reference setting (80/120/30, no confirmation) in `points`.
+    /// Index of the seeds' reference setting (80/120/30, no confirmation; at the first sampling
+    /// policy of the grid) in `points`.
     package var referenceIndex: Int?
+
+    /// The grid's sampling policies in point order (`[nil]`: each scenario's own).
+    package var samplings: [String?] { SweepGrid.samplings(of: points) }
+
+    /// The distinct sampling policies of `points`, in the order they first appear.
+    package static func samplings(of points: [SweepPoint]) -> [String?] {
+        var out: [String?] = []
+        for p in points where !out.contains(p.sampling) { out.append(p.sampling) }
+        return out
+    }
 
     package static let defaultLimit = 2_000
     /// Most points any grid may have, even with `--force` (bounded time and memory).
@@ -261,10 +324,14 @@ package struct SweepGrid: Sendable, Hashable {
     /// - Parameters:
     ///   - inputs: the input stages to cross with every rule setting (default raw only).
     ///   - kalmanQ: process noise values q (m²/s³, finite, > 0) for the filtered inputs (default 1).
+    ///   - sampling: the sampling policies to cross with every setting, in the order given (nil:
+    ///     each scenario's own policy). The points are grouped by policy: the first policy's
+    ///     points come first, in the order and with the ids a sweep of that policy alone gives them.
     package init(
         kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double],
         confirm: [Int], inputs: [FenceInput.Kind] = [.raw],
         kalmanQ: [Double] = [FenceInput.defaultAccelerationDensity_m2ps3],
+        sampling: [SamplingPolicy]? = nil,
         limit: Int? = defaultLimit
     ) throws(SweepGridError) {
         for v in enter.values where v < 0 { throw .invalidValue(option: "--enter", value: v, reason: "must be ≥ 0 m") }
@@ -292,8 +359,12 @@ package struct SweepGrid: Sendable, Hashable {
         let distinctInputs = Set(inputs)
         let stageCount =
             (distinctInputs.contains(.raw) ? 1 : 0) + distinctInputs.filter { $0 != .raw }.count * Set(kalmanQ).count
+        var policies: [String?] = []
+        for p in sampling ?? [] where !policies.contains(p.description) { policies.append(p.description) }
+        if policies.isEmpty { policies = [nil] }
         let (staged, overflow) = settings.multipliedReportingOverflow(by: stageCount)
-        let count = overflow ? .max : staged
+        let (sampled, overflow2) = staged.multipliedReportingOverflow(by: policies.count)
+        let count = overflow || overflow2 ? .max : sampled
         if count > min(limit ?? hardLimit, hardLimit) {
             throw .tooManyPoints(count: count, limit: min(limit ?? hardLimit, hardLimit))
         }
@@ -331,7 +402,9 @@ package struct SweepGrid: Sendable, Hashable {
                 }
             })
         set.insert(.seedReference)
-        if let limit, set.count > limit { throw .tooManyPoints(count: set.count, limit: limit) }
+        if let limit, set.count * policies.count > limit {
+            throw .tooManyPoints(count: set.count * policies.count, limit: limit)
+        }
         for p in set {
             do { _ = try p.rule.evaluator() } catch {
                 throw .invalidValue(
@@ -339,8 +412,10 @@ package struct SweepGrid: Sendable, Hashable {
                     reason: "gives an invalid rule \(p.label): \(error)")
             }
         }
-        points = set.sorted()
-        referenceIndex = points.firstIndex(of: .seedReference)
+        let block = set.sorted()
+        points =
+            policies.count == 1 && policies[0] == nil ? block : policies.flatMap { s in block.map { $0.sampled(s) } }
+        referenceIndex = points.firstIndex(where: \.isSeedReference)
     }
 }
 

@@ -77,7 +77,7 @@ enum SweepHTML {
         h = "</div>\n"
         var ids: [(String, Int)] = []
         if let r = recommended { ids.append(("recommended", r)) }
-        if let ref = m.points.firstIndex(of: .seedReference) { ids.append(("80/120/30", ref)) }
+        if let ref = m.referencePoint { ids.append(("80/120/30", ref)) }
         let front = SweepOutput.frontierOrder(sc)
         ids += front.prefix(SweepOutput.listedFrontier).map { ("frontier", $0) }
         h += table(ids, sc, m)
@@ -212,7 +212,7 @@ enum SweepHTML {
             out.append(SweepScatter.recommendedMark(cx, cy))
             labels.append(("recommended", cx, cy))
         }
-        if let ref = m.points.firstIndex(of: .seedReference) {
+        if let ref = m.referencePoint {
             let c = cells[ref]
             let cx = px(c)
             let cy = py(c.spurious.mean)

@@ -225,6 +225,14 @@ package enum SweepMerge {
         for (name, x, y) in settings where x != y && !(x.isNaN && y.isNaN) {
             throw fail("setting \(name)", "\(x) vs \(y)")
         }
+        func shown(_ v: Double?) -> String { v.map { "\($0)" } ?? "none" }
+        if a.maxExitLatency_s != b.maxExitLatency_s {
+            throw fail("setting --max-exit-latency", "\(shown(a.maxExitLatency_s)) vs \(shown(b.maxExitLatency_s))")
+        }
+        if a.maxUnwanted != b.maxUnwanted {
+            throw fail("setting --max-unwanted", "\(shown(a.maxUnwanted)) vs \(shown(b.maxUnwanted))")
+        }
+        if a.cost != b.cost { throw fail("setting --cost", "\(a.cost) vs \(b.cost)") }
         if a.shards != b.shards { throw fail("shard count N", "\(a.shards) vs \(b.shards)") }
         if a.items != b.items { throw fail("item count", "\(a.items) vs \(b.items)") }
     }

@@ -7,10 +7,15 @@ package struct MixViolation: Sendable, Hashable {
         case recall
         /// Mean p95 entry latency (early counted as 0) above `--max-latency`, or no visit matched at all.
         case latency
+        /// Mean p95 exit latency above `--max-exit-latency` in a scenario that leaves the place
+        /// (+∞ when no exit was matched).
+        case exitLatency
+        /// Weighted unwanted visits per hour above `--max-unwanted` (over the mix: no scenario).
+        case unwanted
     }
     package var constraint: Constraint
-    /// Index into the sweep's scenarios.
-    package var scenario: Int
+    /// Index into the sweep's scenarios; nil for a constraint over the whole mix (`unwanted`).
+    package var scenario: Int?
     /// The measured mean (recall, or latency in seconds; +∞ when nothing was matched).
     package var value: Double
 }
@@ -25,6 +30,14 @@ package struct MixPoint: Sendable, Hashable {
     package var worstEntryP95_s: Double
     /// Smallest mean recall over the scenarios with true visits; nil when none has true visits.
     package var worstRecall: Double?
+    /// Largest mean p95 exit latency over the scenarios that leave the place, seconds (+∞ when
+    /// such a scenario matched no exit); nil when no scenario leaves the place.
+    package var worstExitP95_s: Double?
+    /// Σ wᵢ × mean fixes (wake-ups) per hour delivered to the app / Σ wᵢ.
+    package var fixesPerHour: Double = 0
+    package var wakeupsPerHour: Double = 0
+    /// The objective's cost: `CostWeights.cost` of the two (fixes per hour by default).
+    package var cost: Double = 0
     /// Σ mean matched visits over the scenarios (0: the setting misses every visit).
     package var matchedVisits: Double
     /// The constraints this point misses, by scenario.
@@ -39,7 +52,8 @@ package struct MixPoint: Sendable, Hashable {
 /// made when asked for.
 package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
     var unwantedPerHour: [Double] = [], worstEntryP95_s: [Double] = [], worstRecall: [Double?] = [],
-        matchedVisits: [Double] = []
+        matchedVisits: [Double] = [], worstExitP95_s: [Double?] = [], fixesPerHour: [Double] = [],
+        wakeupsPerHour: [Double] = [], cost: [Double] = []
     /// Point i's violations are `violations[violationStart[i]..<violationStart[i + 1]]`.
     var violationStart: [Int32] = [0]
     var violations: [MixViolation] = []
@@ -50,7 +64,8 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
     package subscript(i: Int) -> MixPoint {
         MixPoint(
             point: i, unwantedPerHour: unwantedPerHour[i], worstEntryP95_s: worstEntryP95_s[i],
-            worstRecall: worstRecall[i],
+            worstRecall: worstRecall[i], worstExitP95_s: worstExitP95_s[i], fixesPerHour: fixesPerHour[i],
+            wakeupsPerHour: wakeupsPerHour[i], cost: cost[i],
             matchedVisits: matchedVisits[i],
             violations: Array(violations[Int(violationStart[i])..<Int(violationStart[i + 1])]))
     }
@@ -63,6 +78,10 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
         worstEntryP95_s.reserveCapacity(n)
         worstRecall.reserveCapacity(n)
         matchedVisits.reserveCapacity(n)
+        worstExitP95_s.reserveCapacity(n)
+        fixesPerHour.reserveCapacity(n)
+        wakeupsPerHour.reserveCapacity(n)
+        cost.reserveCapacity(n)
         violationStart.reserveCapacity(n + 1)
     }
 
@@ -73,9 +92,21 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
         worstEntryP95_s.append(p.worstEntryP95_s)
         worstRecall.append(p.worstRecall)
         matchedVisits.append(p.matchedVisits)
+        worstExitP95_s.append(p.worstExitP95_s)
+        fixesPerHour.append(p.fixesPerHour)
+        wakeupsPerHour.append(p.wakeupsPerHour)
+        cost.append(p.cost)
         violations += p.violations
         violationStart.append(Int32(violations.count))
     }
+}
+
+/// The point the objective picks among one sampling policy's points.
+package struct SamplingBest: Sendable, Hashable {
+    /// The policy's spec (nil: each scenario's own).
+    package var sampling: String?
+    /// The point, nil when none of the policy's points meets the constraints.
+    package var point: Int?
 }
 
 /// The recommendation over the mix and the mix frontier (docs/sweeps.md "Objective").
@@ -85,8 +116,18 @@ package struct SweepMix: Sendable, Hashable {
     /// Points no other point beats or equals in all of (unwanted per hour ↓, worst p95 entry latency ↓,
     /// worst recall ↑) while beating it in one.
     package var frontier: Set<Int>
+    /// The three-way frontier: the points meeting every constraint that no other such point beats
+    /// or equals in all of (unwanted per hour ↓, worst p95 entry latency ↓, cost ↓) while beating
+    /// it in one. The recommendation is always on it.
+    package var costFrontier: Set<Int> = []
     /// The recommended point id; nil when no point meets the constraints (see `reason`).
     package var recommended: Int?
+    /// The unwanted-visits bound the recommendation met: `--max-unwanted`, else the minimum
+    /// reached by a setting meeting the other constraints (nil when none does).
+    package var unwantedBound: Double?
+    /// With a sampling axis: per sampling policy (grid order), the point the objective picks among
+    /// that policy's points alone (what a sweep of that policy would recommend), nil when none.
+    package var bestPerSampling: [SamplingBest] = []
     /// Why: the recommendation and what bound it, or why there is none.
     package var reasons: [String]
     /// When nothing is recommended: the points closest to meeting the constraints (at most 5).
@@ -102,32 +143,59 @@ package struct SweepMix: Sendable, Hashable {
         for p in m.points.indices {
             points.append(
                 score(
-                    point: p, visits: scenarios.map { $0.cells[p].visits }, manifest: m, weights: weights,
-                    totalWeight: totalWeight))
+                    point: p, visits: scenarios.map { $0.cells[p].visits }, costs: scenarios.map { $0.cells[p].cost },
+                    manifest: m, weights: weights, totalWeight: totalWeight))
         }
         return make(manifest: m, scenarios: scenarios, points: points)
+    }
+
+    /// The recommendation among `ids`: the bound on unwanted visits (`--max-unwanted`, else the
+    /// smallest a feasible point reaches), then the minimum of `better` over the feasible points
+    /// within it (a strict total order: the same as sorting them all).
+    static func pick(
+        _ points: MixPoints, ids: some Sequence<Int>, manifest m: SweepManifest
+    ) -> (
+        point: MixPoint?, bound: Double?
+    ) {
+        var bound = m.maxUnwanted
+        if bound == nil {
+            for i in ids where points.feasible(i) { bound = min(bound ?? .infinity, points.unwantedPerHour[i]) }
+        }
+        guard let bound else { return (nil, nil) }
+        var best: MixPoint?
+        for i in ids where points.feasible(i) && points.unwantedPerHour[i] <= bound {
+            let p = points[i]
+            if best.map({ better(p, $0) }) ?? true { best = p }
+        }
+        return (best, bound)
     }
 
     /// Picks the one recommendation from every point's mix figures (`score`, in point order).
     static func make(manifest m: SweepManifest, scenarios: [SweepScenarioSummary], points: MixPoints) -> SweepMix {
         let frontier = mixFrontier(points)
+        let costFrontier = costFrontier(points)
         let names = m.scenarios.map(\.name)
         guard scenarios.contains(where: { $0.cells.first?.visits.hasVisits ?? false }) else {
-            return SweepMix(
+            var mix = SweepMix(
                 points: points, frontier: frontier, recommended: nil,
                 reasons: [
                     "No recommendation: no scenario has a true visit of its place, so a setting that never fires would win. "
                         + "Add scenarios in which the user really visits the place."
                 ], closest: [])
+            mix.costFrontier = costFrontier
+            return mix
         }
-        // The minimum of `better` over the feasible points, and the `listedClosest` smallest by
-        // `closer` of those matching a visit (both strict total orders: the same as sorting all).
-        var best: MixPoint?
-        for i in points.indices where points.feasible(i) {
-            let p = points[i]
-            if best.map({ better(p, $0) }) ?? true { best = p }
+        var perSampling: [SamplingBest] = []
+        if m.hasSamplingAxis {
+            for spec in SweepGrid.samplings(of: m.points) {
+                let ids = m.points.indices.filter { m.points[$0].sampling == spec }
+                perSampling.append(
+                    SamplingBest(sampling: spec, point: pick(points, ids: ids, manifest: m).point?.point))
+            }
         }
-        guard let best else {
+        // The `listedClosest` smallest by `closer` of the points matching a visit (a strict total order).
+        let (chosen, bound) = pick(points, ids: points.indices, manifest: m)
+        guard let best = chosen else {
             var closest: [MixPoint] = []
             for i in points.indices where points.matchedVisits[i] > 0 {
                 let p = points[i]
@@ -135,31 +203,68 @@ package struct SweepMix: Sendable, Hashable {
                 closest.insert(p, at: closest.firstIndex { closer(p, $0) } ?? closest.count)
                 if closest.count > listedClosest { closest.removeLast() }
             }
-            return SweepMix(
+            var mix = SweepMix(
                 points: points, frontier: frontier, recommended: nil,
                 reasons: [
-                    "No setting meets recall ≥ \(fmt(m.minRecall)) and p95 entry latency ≤ \(fmt(m.maxLatency_s)) s in every "
-                        + "scenario with true visits; the closest settings are listed with what they miss. Widen the grid "
-                        + "or relax --min-recall / --max-latency."
-                ], closest: closest.map(\.point))
+                    "No setting meets \(m.constraintText) "
+                        + (m.maxExitLatency_s == nil && m.maxUnwanted == nil
+                            ? "in every scenario with true visits" : "where each applies")
+                        + "; the closest settings are "
+                        + "listed with what they miss. Widen the grid or relax \(m.constraintOptions)."
+                ] + exitNote(m, scenarios: scenarios), closest: closest.map(\.point))
+            mix.costFrontier = costFrontier
+            mix.bestPerSampling = perSampling
+            return mix
         }
-        return SweepMix(
+        var mix = SweepMix(
             points: points, frontier: frontier, recommended: best.point,
-            reasons: reasons(best, points: points, manifest: m, scenarios: scenarios, names: names), closest: [])
+            reasons: reasons(
+                best, bound: bound ?? best.unwantedPerHour, points: points, manifest: m, scenarios: scenarios,
+                names: names)
+                + exitNote(m, scenarios: scenarios),
+            closest: [])
+        mix.costFrontier = costFrontier
+        mix.unwantedBound = bound
+        mix.bestPerSampling = perSampling
+        return mix
+    }
+
+    /// A note when `--max-exit-latency` was given but no scenario leaves the place (not an error).
+    static func exitNote(_ m: SweepManifest, scenarios: [SweepScenarioSummary]) -> [String] {
+        guard let bound = m.maxExitLatency_s,
+            !scenarios.contains(where: { $0.cells.first?.visits.leavesPlace ?? false })
+        else { return [] }
+        return [
+            "--max-exit-latency \(fmt(bound)) s constrains nothing: no scenario of the mix leaves the place "
+                + "(add one in which the user walks or drives away)."
+        ]
     }
 
     /// Point `p` on the mix, from its visit cells in every scenario (scenario order).
     static func score(
-        point p: Int, visits: [SweepVisitCell], manifest m: SweepManifest, weights: [Double], totalWeight: Double
+        point p: Int, visits: [SweepVisitCell], costs: [SweepCostCell], manifest m: SweepManifest, weights: [Double],
+        totalWeight: Double
     ) -> MixPoint {
         var unwanted = 0.0
         var worstLatency = 0.0
         var worstRecall: Double?
+        var worstExit: Double?
         var matched = 0.0
+        var fixes = 0.0
+        var wakeups = 0.0
         var violations: [MixViolation] = []
         for (s, v) in visits.enumerated() {
             unwanted += weights[s] * v.unwantedPerHour
+            fixes += weights[s] * costs[s].fixesPerHour.mean
+            wakeups += weights[s] * costs[s].wakeupsPerHour.mean
             matched += v.matchedVisits.mean
+            if v.leavesPlace {
+                let exit = v.exitLatencyP95_s?.mean ?? .infinity
+                worstExit = max(worstExit ?? exit, exit)
+                if let bound = m.maxExitLatency_s, exit > bound {
+                    violations.append(MixViolation(constraint: .exitLatency, scenario: s, value: exit))
+                }
+            }
             guard v.hasVisits else { continue }
             let recall = v.recall?.mean ?? 0
             let latency = v.lateEntryP95_s?.mean ?? .infinity
@@ -170,15 +275,28 @@ package struct SweepMix: Sendable, Hashable {
                 violations.append(MixViolation(constraint: .latency, scenario: s, value: latency))
             }
         }
+        let unwantedPerHour = unwanted / totalWeight
+        if let bound = m.maxUnwanted, unwantedPerHour > bound {
+            violations.append(MixViolation(constraint: .unwanted, scenario: nil, value: unwantedPerHour))
+        }
+        let fixesPerHour = fixes / totalWeight
+        let wakeupsPerHour = wakeups / totalWeight
         return MixPoint(
-            point: p, unwantedPerHour: unwanted / totalWeight, worstEntryP95_s: worstLatency,
-            worstRecall: worstRecall, matchedVisits: matched, violations: violations)
+            point: p, unwantedPerHour: unwantedPerHour, worstEntryP95_s: worstLatency,
+            worstRecall: worstRecall, worstExitP95_s: worstExit, fixesPerHour: fixesPerHour,
+            wakeupsPerHour: wakeupsPerHour,
+            cost: m.cost.cost(fixesPerHour: fixesPerHour, wakeupsPerHour: wakeupsPerHour), matchedVisits: matched,
+            violations: violations)
     }
 
-    /// The objective's order: fewer unwanted visits per hour, then lower worst latency, then higher
-    /// worst recall, then lower id. Exact comparisons, so the minimum is never dominated (it lies on
-    /// the mix frontier: any point dominating a feasible point is feasible and ranks before it).
+    /// The objective's order among the points within the unwanted-visits bound: lower cost, then
+    /// fewer unwanted visits per hour, then lower worst latency, then higher worst recall, then
+    /// lower id. Exact comparisons, so the minimum is never dominated (it lies on the mix frontier
+    /// and the three-way frontier: any point dominating a feasible point within the bound is one
+    /// itself and ranks before it). At one sampling policy every point costs the same, and the
+    /// order is the one of a sweep without costs.
     static func better(_ a: MixPoint, _ b: MixPoint) -> Bool {
+        if a.cost != b.cost { return a.cost < b.cost }
         if a.unwantedPerHour != b.unwantedPerHour { return a.unwantedPerHour < b.unwantedPerHour }
         if a.worstEntryP95_s != b.worstEntryP95_s { return a.worstEntryP95_s < b.worstEntryP95_s }
         let ra = a.worstRecall ?? 1
@@ -200,7 +318,8 @@ package struct SweepMix: Sendable, Hashable {
         p.violations.reduce(0) { sum, v in
             switch v.constraint {
             case .recall: return sum + (1 - v.value)
-            case .latency: return sum + (v.value.isFinite ? min(v.value / 600, 1) : 1)
+            case .latency, .exitLatency: return sum + (v.value.isFinite ? min(v.value / 600, 1) : 1)
+            case .unwanted: return sum + min(v.value, 1)
             }
         }
     }
@@ -211,6 +330,13 @@ package struct SweepMix: Sendable, Hashable {
         frontier(
             ids: points.map(\.point),
             keys: points.map { SIMD3($0.unwantedPerHour, $0.worstEntryP95_s, -($0.worstRecall ?? 1)) })
+    }
+
+    /// Ids of the feasible points not dominated in (unwanted ↓, worst latency ↓, cost ↓) among them.
+    static func costFrontier(_ points: MixPoints) -> Set<Int> {
+        let ids = points.indices.filter { points.feasible($0) }
+        return frontier(
+            ids: ids, keys: ids.map { SIMD3(points.unwantedPerHour[$0], points.worstEntryP95_s[$0], points.cost[$0]) })
     }
 
     static func mixFrontier(_ points: MixPoints) -> Set<Int> {
@@ -247,7 +373,7 @@ package struct SweepMix: Sendable, Hashable {
     /// The reasons shown with a recommendation: what it costs and where, which constraint stopped
     /// the settings with fewer unwanted visits, and its tightest margin.
     static func reasons(
-        _ best: MixPoint, points: MixPoints, manifest m: SweepManifest,
+        _ best: MixPoint, bound: Double, points: MixPoints, manifest m: SweepManifest,
         scenarios: [SweepScenarioSummary], names: [String]
     ) -> [String] {
         var lines: [String] = []
@@ -264,10 +390,38 @@ package struct SweepMix: Sendable, Hashable {
         } else {
             lines.append("It produced no false or fragment visit in any replicate of any scenario.")
         }
-        let cheaper = points.indices.filter { points.unwantedPerHour[$0] < best.unwantedPerHour }
-        let tied = points.indices.count(where: {
-            points.feasible($0) && points.unwantedPerHour[$0] == best.unwantedPerHour && $0 != best.point
+        // Points with fewer unwanted visits: those failing a constraint, and (with --max-unwanted)
+        // feasible ones that cost more.
+        let cheaper = points.indices.filter {
+            points.unwantedPerHour[$0] < best.unwantedPerHour && !points.feasible($0)
+        }
+        let fewerButCostlier = points.indices.count(where: {
+            points.unwantedPerHour[$0] < best.unwantedPerHour && points.feasible($0)
         })
+        let within = points.indices.filter {
+            points.feasible($0) && points.unwantedPerHour[$0] <= bound && $0 != best.point
+        }
+        let costlier = within.filter { points.cost[$0] > best.cost }
+        let tied = within.count(where: {
+            points.cost[$0] == best.cost && points.unwantedPerHour[$0] == best.unwantedPerHour
+        })
+        if !costlier.isEmpty || m.hasSamplingAxis {
+            let top = costlier.map { points.cost[$0] }.max()
+            lines.append(
+                "It costs \(short(best.fixesPerHour)) fixes and \(short(best.wakeupsPerHour)) wake-ups per hour over the "
+                    + "mix\(m.cost == .fixes ? "" : " (cost \(short(best.cost)) with \(m.cost))")"
+                    + (costlier.isEmpty
+                        ? "."
+                        : "; \(costlier.count) other setting\(costlier.count == 1 ? "" : "s") meet every constraint with at most "
+                            + "\(short(bound)) unwanted visits per hour but cost more (up to \(short(top ?? 0)) "
+                            + "\(m.cost == .fixes ? "fixes per hour" : "cost units")).")
+            )
+        }
+        if fewerButCostlier > 0 {
+            lines.append(
+                "\(fewerButCostlier) setting\(fewerButCostlier == 1 ? "" : "s") meet every constraint with fewer unwanted "
+                    + "visits per hour but cost more: --max-unwanted \(fmt(bound)) lets this one trade them for cost.")
+        }
         if tied > 0 {
             var worst = ""
             for (s, sc) in scenarios.enumerated()
@@ -278,21 +432,27 @@ package struct SweepMix: Sendable, Hashable {
                 break
             }
             lines.append(
-                "\(tied) other setting\(tied == 1 ? "" : "s") meet every constraint with as few unwanted visits; "
+                "\(tied) other setting\(tied == 1 ? " meets" : "s meet") every constraint with as few unwanted visits; "
                     + "this one has the lowest worst-scenario p95 entry latency (\(ReportText.latency(best.worstEntryP95_s)) s\(worst))."
             )
         }
         if cheaper.isEmpty {
-            lines.append("No setting has fewer unwanted visits per hour, so no constraint had to give way.")
+            if fewerButCostlier == 0 {
+                lines.append("No setting has fewer unwanted visits per hour, so no constraint had to give way.")
+            }
         } else {
             var tally: [String: Int] = [:]
             for i in cheaper {
                 let p = points[i]
                 for v in p.violations {
-                    let key =
-                        v.constraint == .recall
-                        ? "recall < \(fmt(m.minRecall)) in \(names[v.scenario])"
-                        : "p95 entry latency > \(fmt(m.maxLatency_s)) s in \(names[v.scenario])"
+                    let in_ = v.scenario.map { " in \(names[$0])" } ?? ""
+                    let key: String
+                    switch v.constraint {
+                    case .recall: key = "recall < \(fmt(m.minRecall))\(in_)"
+                    case .latency: key = "p95 entry latency > \(fmt(m.maxLatency_s)) s\(in_)"
+                    case .exitLatency: key = "p95 exit latency > \(fmt(m.maxExitLatency_s ?? .infinity)) s\(in_)"
+                    case .unwanted: key = "unwanted visits per hour > \(fmt(m.maxUnwanted ?? .infinity))"
+                    }
                     tally[key, default: 0] += 1
                 }
                 if p.violations.isEmpty { tally["no visit matched at all", default: 0] += 1 }
@@ -320,6 +480,17 @@ package struct SweepMix: Sendable, Hashable {
                 )
             }
         }
+        if let bound = m.maxExitLatency_s {
+            for (s, sc) in scenarios.enumerated() where sc.cells[best.point].visits.leavesPlace {
+                let exit = sc.cells[best.point].visits.exitLatencyP95_s?.mean ?? 0
+                let margin = bound > 0 ? (bound - exit) / bound : 1
+                if margin < (tight?.1 ?? .infinity) {
+                    tight = (
+                        "p95 exit latency \(ReportText.latency(exit)) s in \(names[s]) (bound \(fmt(bound)) s)", margin
+                    )
+                }
+            }
+        }
         if let tight { lines.append("Tightest margin: \(tight.0).") }
         return lines
     }
@@ -333,6 +504,26 @@ package struct SweepMix: Sendable, Hashable {
 }
 
 extension SweepManifest {
+    /// The constraints in words: "recall ≥ 0.95 and p95 entry latency ≤ 60 s" plus the exit
+    /// latency and unwanted-visit bounds when given.
+    var constraintText: String {
+        var parts = ["recall ≥ \(fmt(minRecall))", "p95 entry latency ≤ \(fmt(maxLatency_s)) s"]
+        if let e = maxExitLatency_s { parts.append("p95 exit latency ≤ \(fmt(e)) s (scenarios that leave the place)") }
+        if let u = maxUnwanted { parts.append("at most \(fmt(u)) unwanted visits per hour over the mix") }
+        return parts.count == 2
+            ? parts.joined(separator: " and ")
+            : parts.dropLast().joined(separator: ", ")
+                + " and " + parts.last!
+    }
+
+    /// The options that relax the constraints.
+    var constraintOptions: String {
+        var options = ["--min-recall", "--max-latency"]
+        if maxExitLatency_s != nil { options.append("--max-exit-latency") }
+        if maxUnwanted != nil { options.append("--max-unwanted") }
+        return options.joined(separator: " / ")
+    }
+
     /// The scenario weights as the objective uses them: all scaled by one power of two so that
     /// the largest lies in [1, 2). The scaling is exact, so the weighted mean is bit for bit what
     /// the given weights give whenever those do not overflow or underflow, and weights anywhere

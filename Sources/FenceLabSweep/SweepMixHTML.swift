@@ -19,15 +19,167 @@ enum SweepMixHTML {
         HTMLPage.responsiveFigure(caption: mixCaption, wideWidth: 800, narrowWidth: 420, into: &out) { width, out in
             plot(s, width: width, into: &out)
         }
+        HTMLPage.responsiveFigure(caption: costCaption, wideWidth: 800, narrowWidth: 420, into: &out) { width, out in
+            costPlot(s, width: width, into: &out)
+        }
         h = "</div>\n"
+        h += samplingTable(s)
         h += scenarioTable(s)
         let front = SweepOutput.mixFrontierOrder(mix)
-        h +=
-            "<details><summary>Mix frontier (\(front.count) settings)</summary><div class=\"scroll\"><table><thead><tr><th>setting</th>"
-            + "<th>unwanted visits per hour</th><th>worst p95 entry latency s</th><th>worst recall</th><th>constraints</th></tr></thead><tbody>"
+        h += "<details><summary>Mix frontier (\(front.count) settings)</summary>" + tableHead
         out.append(h)
         for id in front { out.append(mixRow("", id, s)) }
+        out.append("</tbody></table></div></details>\n")
+        let costFront = SweepOutput.costFrontierOrder(mix)
+        out.append(
+            "<details><summary>Three-way frontier: unwanted visits, latency and cost (\(costFront.count) settings meeting "
+                + "every constraint, cheapest first)</summary>" + tableHead)
+        for id in costFront { out.append(mixRow(id == mix.recommended ? "recommended" : "", id, s)) }
         out.append("</tbody></table></div></details>\n</section>\n")
+    }
+
+    static let costCaption =
+        "Cost: worst-scenario p95 entry latency vs fixes per hour delivered to the app (log scale), every setting"
+
+    /// With a sampling axis: the best setting at each policy alone and the seeds' 80/120/30 at it.
+    static func samplingTable(_ s: SweepSummary) -> String {
+        let x = ReportText.xml
+        let m = s.manifest
+        let mix = s.mix
+        guard m.hasSamplingAxis else { return "" }
+        var h =
+            "<h3>Sampling policies: the best setting at each</h3><p class=\"muted\">What a sweep at each policy alone "
+            + "would recommend, and the seeds' 80/120/30 at it. Fixes and wake-ups per hour: what the policy delivers to "
+            + "the app, weighted over the mix.</p><div class=\"scroll\"><table><thead><tr><th>sampling</th><th>best setting</th>"
+            + "<th>unwanted visits per hour</th><th>worst p95 entry latency s</th><th>fixes per hour</th>"
+            + "<th>wake-ups per hour</th><th>80/120/30: unwanted per hour</th><th>80/120/30: worst p95 entry s</th></tr></thead><tbody>"
+        for b in mix.bestPerSampling {
+            let ref = m.points.indices.first { m.points[$0].isSeedReference && m.points[$0].sampling == b.sampling }
+            let best = b.point.map { mix.points[$0] }
+            let cost = best ?? ref.map { mix.points[$0] }
+            let tag = b.point != nil && b.point == mix.recommended ? " <b>(recommended)</b>" : ""
+            let cells = [
+                b.point.map { m.points[$0].label } ?? "none meets the constraints",
+                best.map { ReportText.plain($0.unwantedPerHour) } ?? "–",
+                best.map { ReportText.latency($0.worstEntryP95_s) } ?? "–",
+                cost.map { ReportText.plain($0.fixesPerHour) } ?? "–",
+                cost.map { ReportText.plain($0.wakeupsPerHour) } ?? "–",
+                ref.map { ReportText.plain(mix.points[$0].unwantedPerHour) } ?? "–",
+                ref.map { ReportText.latency(mix.points[$0].worstEntryP95_s) } ?? "–",
+            ]
+            h +=
+                "<tr><td class=\"wrap\">\(x(b.sampling ?? "scenario's own"))\(tag)</td>"
+                + cells.enumerated().map {
+                    $0.offset == 0 ? "<td class=\"wrap\">\(x($0.element))</td>" : "<td>\(x($0.element))</td>"
+                }
+                .joined() + "</tr>"
+        }
+        return h + "</tbody></table></div>\n"
+    }
+
+    /// Scatter of every setting: x fixes per hour delivered to the app (log scale), y worst-scenario
+    /// p95 entry latency (early as 0; settings matching no visit on the top edge as ▲). The settings
+    /// of one sampling policy share a column; the three-way frontier, the recommendation and the
+    /// seeds' 80/120/30 (at each policy) are marked.
+    static func costPlot(_ s: SweepSummary, width: Double, into out: inout some TextSink) {
+        let n = SVGPlots.n
+        let mix = s.mix
+        let m = s.manifest
+        let left = 52.0
+        let right = 14.0
+        let top = 12.0
+        let plotH = width < 600 ? 200.0 : 280.0
+        let legendH = width < 600 ? 64.0 : 40.0
+        let height = top + plotH + 34 + legendH
+        let plotW = width - left - right
+        let rates = mix.points.map(\.fixesPerHour).filter { $0 > 0 && $0.isFinite }
+        let lo = rates.min() ?? 1
+        let hi = rates.max() ?? 1
+        // Decades around the data, at least one wide.
+        var e0 = (log10(lo)).rounded(.down)
+        var e1 = (log10(hi)).rounded(.up)
+        if e1 <= e0 {
+            e0 -= 0.5
+            e1 += 0.5
+        }
+        var focus = Array(mix.costFrontier)
+        if let r = mix.recommended { focus.append(r) }
+        focus += m.referencePoints
+        let yData = max(
+            m.maxLatency_s * 1.5, focus.map { mix.points[$0].worstEntryP95_s }.filter(\.isFinite).max() ?? 0)
+        let yTicks = AxisTicks.covering(0, yData > 0 ? yData : 1, intervals: 4)
+        let yMax = yTicks.upper
+        let f = PlotFrame(
+            width: width, height: height, left: left, top: top, plotWidth: plotW, plotHeight: plotH, x: (e0, e1),
+            y: yTicks.domain)
+        func px(_ v: Double) -> Double { f.x(log10(max(v, pow(10, e0)))) }
+        let py = f.y.capped
+        out.append(f.svgOpen(label: "Worst p95 entry latency versus fixes per hour"))
+        out.append(f.yGrid(yTicks, unit: " s"))
+        var ticks: [(x: Double, label: String)] = []
+        for e in Int(e0.rounded(.up))...Int(e1.rounded(.down)) {
+            for k in [1.0, 2, 5] where Double(e) + log10(k) <= e1 + 1e-9 && Double(e) + log10(k) >= e0 - 1e-9 {
+                let v = k * pow(10, Double(e))
+                if width < 600 && k != 1 { continue }
+                ticks.append((f.x(log10(v)), ReportText.plain(v)))
+            }
+        }
+        out.append(f.xLabels(ticks, anchorEnds: false, gridLines: true, cssClass: "tick-l"))
+        if m.maxLatency_s <= yMax {
+            let yy = f.y(m.maxLatency_s)
+            out.append(
+                "<line x1=\"\(n(left))\" x2=\"\(n(left + plotW))\" y1=\"\(n(yy))\" y2=\"\(n(yy))\" stroke=\"\(SweepHTML.missedColour)\" stroke-dasharray=\"4 3\"/>"
+            )
+        }
+        out.append(
+            "<text x=\"\(n(left))\" y=\"\(n(top + plotH + 32))\" class=\"muted\">x: fixes per hour delivered to the app (log) · y: worst p95 entry latency s (dashed: bound; ▲ off scale or none matched)</text>"
+        )
+        for p in mix.points {
+            let cx = px(p.fixesPerHour)
+            let tip =
+                "<title>\(ReportText.xml("\(m.points[p.point].label): \(ReportText.plain(p.fixesPerHour)) fixes per hour, p95 entry \(ReportText.latency(p.worstEntryP95_s)) s, \(ReportText.plain(p.unwantedPerHour)) unwanted per hour"))</title>"
+            if !(p.worstEntryP95_s <= yMax) {
+                let cy = f.y(yMax)
+                out.append(
+                    "<path d=\"M\(n(cx - 4)) \(n(cy + 4))l4 -7l4 7z\" fill=\"\(p.feasible ? SweepHTML.pointColour : SweepHTML.missedColour)\" fill-opacity=\"0.6\">\(tip)</path>"
+                )
+            } else if !p.feasible {
+                out.append(
+                    SweepScatter.cross(
+                        cx, py(p.worstEntryP95_s), stroke: "stroke-width=\"1.3\" stroke-opacity=\"0.7\"", tip: tip))
+            } else {
+                out.append(
+                    SweepScatter.dot(cx, py(p.worstEntryP95_s), frontier: mix.costFrontier.contains(p.point), tip: tip))
+            }
+        }
+        var labels: [(text: String, x: Double, y: Double)] = []
+        for ref in m.referencePoints {
+            let p = mix.points[ref]
+            let cx = px(p.fixesPerHour)
+            let cy = py(min(p.worstEntryP95_s, yMax))
+            out.append(SweepScatter.referenceMark(cx, cy))
+            if ref == m.referencePoint { labels.append(("80/120/30", cx, cy)) }
+        }
+        if let r = mix.recommended {
+            let p = mix.points[r]
+            let cx = px(p.fixesPerHour)
+            let cy = py(p.worstEntryP95_s)
+            out.append(SweepScatter.recommendedMark(cx, cy))
+            labels.append(("recommended " + m.points[r].label, cx, cy))
+        }
+        out.append(
+            SVGPlots.placeLabels(
+                labels, bounds: LabelBox(x0: left, y0: 0, x1: left + plotW, y1: top + plotH),
+                obstacles: f.yTickBoxes(yTicks, unit: " s")
+            ).joined())
+        let items: [(String, String, String)] = [
+            ("dot", SweepHTML.pointColour, "meets constraints"),
+            ("dot", SweepHTML.frontierColour, "three-way frontier"),
+            ("dot", SweepHTML.missedColour, "× misses a constraint"),
+            ("line", SweepHTML.referenceColour, "□ 80/120/30"),
+            ("line", SweepHTML.recommendedColour, "○ recommended"),
+        ]
+        out.append(SweepHTML.legend(items, width: width, left: left, y: top + plotH + 34 + 20) + "</svg>")
     }
 
     static let mixCaption =
@@ -41,13 +193,17 @@ enum SweepMixHTML {
         return
             "<tr><td class=\"wrap\">\(x(s.manifest.points[id].label))\(tag.isEmpty ? "" : " <b>(\(x(tag)))</b>")</td>"
             + "<td>\(x(ReportText.plain(p.unwantedPerHour)))</td><td>\(x(ReportText.latency(p.worstEntryP95_s)))</td>"
-            + "<td>\(x(p.worstRecall.map(ReportText.plain) ?? "–"))</td><td\(bad)>\(x(SweepOutput.violationText(p, s.manifest)))</td></tr>"
+            + "<td>\(x(p.worstRecall.map(ReportText.plain) ?? "–"))</td><td>\(x(ReportText.plain(p.fixesPerHour)))</td>"
+            + "<td\(bad)>\(x(SweepOutput.violationText(p, s.manifest)))</td></tr>"
     }
 
+    /// The head of every table of settings on the mix (`mixRow`).
+    static let tableHead =
+        "<div class=\"scroll\"><table><thead><tr><th>setting</th><th>unwanted visits per hour</th><th>worst p95 entry latency s</th>"
+        + "<th>worst recall</th><th>fixes per hour</th><th>constraints</th></tr></thead><tbody>"
+
     static func mixTable(_ s: SweepSummary) -> String {
-        var h =
-            "<div class=\"scroll\"><table><thead><tr><th>setting</th><th>unwanted visits per hour</th><th>worst p95 entry latency s</th>"
-            + "<th>worst recall</th><th>constraints</th></tr></thead><tbody>"
+        var h = tableHead
         for (tag, id) in SweepOutput.headlineRows(s) { h += mixRow(tag, id, s) }
         return h + "</tbody></table></div>\n"
     }
@@ -57,8 +213,8 @@ enum SweepMixHTML {
         var h =
             "<div class=\"scroll\"><table><thead><tr><th>scenario</th><th>weight</th><th>setting</th><th>true visits per drive</th>"
             + "<th>recall</th><th>false visits per hour</th><th>fragments per hour</th><th>p95 entry latency s (early as 0)</th>"
-            + "<th>p95 exit latency s</th></tr></thead><tbody>"
-        let ref = s.manifest.points.firstIndex(of: .seedReference)
+            + "<th>p95 exit latency s</th><th>fixes per hour</th></tr></thead><tbody>"
+        let ref = s.manifest.referencePoint
         for sc in s.scenarios {
             for (tag, id) in [("recommended", s.mix.recommended), ("80/120/30", ref)] {
                 guard let id else { continue }
@@ -69,6 +225,7 @@ enum SweepMixHTML {
                         ReportText.plainEstimate(v.trueVisits), ReportText.plainEstimate(v.recall),
                         ReportText.plainEstimate(v.falsePerHour), ReportText.plainEstimate(v.fragmentsPerHour),
                         ReportText.latencyEstimate(v.lateEntryP95_s), ReportText.latencyEstimate(v.exitLatencyP95_s),
+                        ReportText.plainEstimate(sc.cells[id].cost.fixesPerHour),
                     ].map { "<td>\(HTMLPage.stacked($0))</td>" }.joined() + "</tr>"
             }
         }
@@ -93,7 +250,7 @@ enum SweepMixHTML {
         // beyond them sit in the strip on the right (latency) or on the top edge as ▲ (unwanted visits).
         var focus = Array(mix.frontier)
         if let r = mix.recommended { focus.append(r) }
-        if let ref = s.manifest.points.firstIndex(of: .seedReference) { focus.append(ref) }
+        if let ref = s.manifest.referencePoint { focus.append(ref) }
         let focusPoints = focus.map { mix.points[$0] }
         let xData = max(s.manifest.maxLatency_s * 1.5, focusPoints.map(\.worstEntryP95_s).filter(\.isFinite).max() ?? 0)
         let xTicks = AxisTicks.covering(0, xData, intervals: width < 600 ? 3 : 6)
@@ -154,7 +311,7 @@ enum SweepMixHTML {
             out.append(SweepScatter.recommendedMark(cx, cy))
             labels.append(("recommended " + s.manifest.points[r].label, cx, cy))
         }
-        if let ref = s.manifest.points.firstIndex(of: .seedReference) {
+        if let ref = s.manifest.referencePoint {
             let p = mix.points[ref]
             let cx = px(p)
             let cy = py(p.unwantedPerHour)

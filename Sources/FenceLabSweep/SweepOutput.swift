@@ -42,8 +42,9 @@ package enum SweepOutput {
                 ("kind", .string(p.kind.rawValue)), ("enter_m", .number(p.enter_m)), ("exit_m", .number(p.exit_m)),
                 ("band_m", .number(p.band_m)),
                 ("maxAccuracy_m", p.maxAccuracy_m.isFinite ? .number(p.maxAccuracy_m) : .null),
-                ("confirm_n", .integer(p.confirm_n)), ("reference", .bool(p == .seedReference)),
+                ("confirm_n", .integer(p.confirm_n)), ("reference", .bool(p.isSeedReference)),
                 ("input", .string(p.input.rawValue)), ("q_m2s3", p.input == .raw ? .null : .number(p.q_m2s3)),
+                ("sampling", p.sampling.map(JSONValue.string) ?? .null),
             ])
         }
         func result(_ sc: SweepScenarioSummary, _ c: SweepCell) -> JSONValue {
@@ -54,7 +55,7 @@ package enum SweepOutput {
                 ("truthTransitions", JSONReport.estimate(c.truthTransitions)),
                 ("latency_s", .object([("median", opt(c.latencyMedian_s)), ("p95", opt(c.latencyP95_s))])),
                 ("frontier", .bool(sc.frontier.contains(c.point))), ("visits", visitsJSON(c.visits)),
-                ("filterRMSE_m", opt(c.filterRMSE_m)),
+                ("filterRMSE_m", opt(c.filterRMSE_m)), ("cost", costJSON(c.cost)),
             ])
         }
         let head: [(String, JSONValue)] = [
@@ -64,7 +65,8 @@ package enum SweepOutput {
                 .object([
                     ("toolVersion", .string(m.toolVersion)), ("rule", .string(m.rule.rawValue)),
                     ("points", .integer(m.points.count)), ("items", .integer(m.items)),
-                    ("referencePoint", m.points.firstIndex(of: .seedReference).map { .integer($0) } ?? .null),
+                    ("referencePoint", m.referencePoint.map { .integer($0) } ?? .null),
+                    ("sampling", .array(SweepGrid.samplings(of: m.points).map { $0.map(JSONValue.string) ?? .null })),
                     ("window_s", .number(m.window_s)), ("maxFixAge_s", .number(m.maxFixAge_s)),
                     ("matchSlack_s", .number(m.matchSlack_s)),
                     (
@@ -72,12 +74,19 @@ package enum SweepOutput {
                         .object([
                             ("text", .string(s.objective)), ("minRecall", .number(m.minRecall)),
                             ("maxLatency_s", .number(m.maxLatency_s)),
+                            ("maxExitLatency_s", m.maxExitLatency_s.map(JSONValue.number) ?? .null),
+                            ("maxUnwantedPerHour", m.maxUnwanted.map(JSONValue.number) ?? .null),
+                            (
+                                "cost",
+                                .object([("perFix", .number(m.cost.perFix)), ("perWakeup", .number(m.cost.perWakeup))])
+                            ),
                         ])
                     ),
                 ])
             ),
             ("recommendation", recommendationJSON(s)),
             ("frontier", .array(mixFrontierOrder(s.mix).map { mixPointJSON(s.mix.points[$0], s) })),
+            ("costFrontier", .array(costFrontierOrder(s.mix).map { mixPointJSON(s.mix.points[$0], s) })),
         ]
         // The document and each scenario have more than four members, so `JSONValue` writes them
         // one member per line; the streamed arrays below follow the same layout.
@@ -178,6 +187,14 @@ package enum SweepOutput {
                 .object([("p95", opt(v.entryLatencyP95_s)), ("p95EarlyAsZero", opt(v.lateEntryP95_s))])
             ),
             ("exitLatency_s", .object([("p95", opt(v.exitLatencyP95_s))])),
+            ("trueExits", JSONReport.estimate(v.trueExits)),
+        ])
+    }
+
+    static func costJSON(_ c: SweepCostCell) -> JSONValue {
+        .object([
+            ("fixesPerHour", JSONReport.estimate(c.fixesPerHour)),
+            ("wakeupsPerHour", JSONReport.estimate(c.wakeupsPerHour)),
         ])
     }
 
@@ -188,14 +205,16 @@ package enum SweepOutput {
         .object([
             ("point", .integer(p.point)), ("label", .string(s.manifest.points[p.point].label)),
             ("unwantedPerHour", .number(p.unwantedPerHour)), ("worstEntryP95_s", finite(p.worstEntryP95_s)),
-            ("worstRecall", finite(p.worstRecall)), ("feasible", .bool(p.feasible)),
+            ("worstRecall", finite(p.worstRecall)), ("worstExitP95_s", finite(p.worstExitP95_s)),
+            ("fixesPerHour", .number(p.fixesPerHour)), ("wakeupsPerHour", .number(p.wakeupsPerHour)),
+            ("cost", .number(p.cost)), ("feasible", .bool(p.feasible)),
             (
                 "violations",
                 .array(
                     p.violations.map { v in
                         .object([
                             ("constraint", .string(v.constraint.rawValue)),
-                            ("scenario", .string(s.manifest.scenarios[v.scenario].name)),
+                            ("scenario", v.scenario.map { .string(s.manifest.scenarios[$0].name) } ?? .null),
                             ("value", finite(v.value)),
                         ])
                     })
@@ -209,7 +228,7 @@ package enum SweepOutput {
             s.scenarios.map { sc in
                 .object([
                     ("name", .string(sc.scenario.name)), ("weight", .number(sc.scenario.weight)),
-                    ("visits", visitsJSON(sc.cells[point].visits)),
+                    ("visits", visitsJSON(sc.cells[point].visits)), ("cost", costJSON(sc.cells[point].cost)),
                 ])
             })
     }
@@ -220,6 +239,7 @@ package enum SweepOutput {
         var pairs: [(String, JSONValue)] = [("point", mix.recommended.map { .integer($0) } ?? .null)]
         if let r = mix.recommended {
             pairs += [("label", .string(m.points[r].label)), ("rule", .string(m.points[r].rule.description))]
+            pairs.append(("sampling", m.points[r].sampling.map(JSONValue.string) ?? .null))
         }
         pairs += [
             ("reason", .array(mix.reasons.map(JSONValue.string))),
@@ -228,6 +248,8 @@ package enum SweepOutput {
                 .object([
                     ("minimise", .string("weighted mean of falsePerHour + fragmentsPerHour")),
                     ("value", mix.recommended.map { .number(mix.points[$0].unwantedPerHour) } ?? .null),
+                    ("then", .string("weighted mean of the cost, perFix × fixesPerHour + perWakeup × wakeupsPerHour")),
+                    ("cost", mix.recommended.map { .number(mix.points[$0].cost) } ?? .null),
                 ])
             ),
             (
@@ -235,6 +257,9 @@ package enum SweepOutput {
                 .object([
                     ("minRecall", .number(m.minRecall)), ("maxEntryLatencyP95_s", .number(m.maxLatency_s)),
                     ("earlyEntriesCountAs_s", .number(0)), ("matchSlack_s", .number(m.matchSlack_s)),
+                    ("maxExitLatencyP95_s", m.maxExitLatency_s.map(JSONValue.number) ?? .null),
+                    ("maxUnwantedPerHour", m.maxUnwanted.map(JSONValue.number) ?? .null),
+                    ("unwantedBound", mix.unwantedBound.map(JSONValue.number) ?? .null),
                 ])
             ),
             ("weights", .object(m.scenarios.map { ($0.name, .number($0.weight)) })),
@@ -242,7 +267,7 @@ package enum SweepOutput {
         if let r = mix.recommended {
             pairs += [("mix", mixPointJSON(mix.points[r], s)), ("scenarios", perScenarioJSON(r, s))]
         }
-        if let ref = m.points.firstIndex(of: .seedReference) {
+        if let ref = m.referencePoint {
             pairs.append(
                 (
                     "reference",
@@ -250,6 +275,24 @@ package enum SweepOutput {
                 ))
         }
         pairs.append(("closest", .array(mix.closest.map { mixPointJSON(mix.points[$0], s) })))
+        pairs.append(
+            (
+                "bySampling",
+                .array(
+                    mix.bestPerSampling.map { b in
+                        .object([
+                            ("sampling", b.sampling.map(JSONValue.string) ?? .null),
+                            ("best", b.point.map { mixPointJSON(mix.points[$0], s) } ?? .null),
+                            (
+                                "reference",
+                                m.points.indices.first {
+                                    m.points[$0].isSeedReference && m.points[$0].sampling == b.sampling
+                                }
+                                .map { mixPointJSON(mix.points[$0], s) } ?? .null
+                            ),
+                        ])
+                    })
+            ))
         return .object(pairs)
     }
 
@@ -260,6 +303,18 @@ package enum SweepOutput {
             let pb = mix.points[b]
             if pa.worstEntryP95_s != pb.worstEntryP95_s { return pa.worstEntryP95_s < pb.worstEntryP95_s }
             if pa.unwantedPerHour != pb.unwantedPerHour { return pa.unwantedPerHour < pb.unwantedPerHour }
+            return a < b
+        }
+    }
+
+    /// Three-way frontier points by cost, then unwanted visits per hour, then worst p95 entry latency, then id.
+    static func costFrontierOrder(_ mix: SweepMix) -> [Int] {
+        mix.costFrontier.sorted { a, b in
+            let pa = mix.points[a]
+            let pb = mix.points[b]
+            if pa.cost != pb.cost { return pa.cost < pb.cost }
+            if pa.unwantedPerHour != pb.unwantedPerHour { return pa.unwantedPerHour < pb.unwantedPerHour }
+            if pa.worstEntryP95_s != pb.worstEntryP95_s { return pa.worstEntryP95_s < pb.worstEntryP95_s }
             return a < b
         }
     }
@@ -276,6 +331,8 @@ package enum SweepOutput {
         "fragments_mean",
         "falsePerHour_mean", "fragmentsPerHour_mean", "entryLatency_p95_s_mean", "exitLatency_p95_s_mean",
         "input", "q_m2s3", "filterRMSE_m_mean", "frontier", "mixFrontier", "recommended",
+        "sampling", "fixesPerHour_mean", "fixesPerHour_lo", "fixesPerHour_hi", "wakeupsPerHour_mean",
+        "trueExits_mean", "costFrontier",
     ]
 
     package static func csv(_ s: SweepSummary) -> String {
@@ -298,7 +355,7 @@ package enum SweepOutput {
                 var row = [
                     q(sc.scenario.name), "\(c.point)", q(p.setupDescription), p.kind.rawValue, d(p.enter_m),
                     d(p.exit_m),
-                    d(p.band_m), d(p.maxAccuracy_m), "\(p.confirm_n)", p == .seedReference ? "1" : "0",
+                    d(p.band_m), d(p.maxAccuracy_m), "\(p.confirm_n)", p.isSeedReference ? "1" : "0",
                     "\(sc.scenario.replicates)",
                 ]
                 row += e(c.spurious) + e(c.missed) + e(c.flaps) + [d(c.transitions.mean), d(c.truthTransitions.mean)]
@@ -315,6 +372,8 @@ package enum SweepOutput {
                     sc.frontier.contains(c.point) ? "1" : "0", s.mix.frontier.contains(c.point) ? "1" : "0",
                     s.mix.recommended == c.point ? "1" : "0",
                 ]
+                row += [q(p.sampling ?? "")] + e(c.cost.fixesPerHour) + [d(c.cost.wakeupsPerHour.mean)]
+                row += [d(v.trueExits.mean), s.mix.costFrontier.contains(c.point) ? "1" : "0"]
                 out.append(row.joined(separator: ",") + "\n")
             }
         }
@@ -325,26 +384,32 @@ package enum SweepOutput {
     package static func markdown(_ s: SweepSummary) -> String {
         let m = s.manifest
         let mix = s.mix
-        let ref = m.points.firstIndex(of: .seedReference)
+        let ref = m.referencePoint
+        let leaves = s.leavesPlace
         var lines = ["# FenceLab sweep", ""]
         lines += recommendationLines(s).flatMap { [$0, ""] }
         lines += [
             "## Mix: recommended setting beside the seeds' 80/120/30", "",
-            "| | setting | unwanted visits per hour | worst p95 entry latency s | worst recall | constraints |",
-            "|---|---|---:|---:|---:|---|",
+            "| | setting | unwanted visits per hour | worst p95 entry latency s | "
+                + (leaves ? "worst p95 exit latency s | " : "") + "worst recall | fixes per hour | constraints |",
+            "|---|---|---:|---:|" + (leaves ? "---:|" : "") + "---:|---:|---|",
         ]
         func mixRow(_ tag: String, _ id: Int) -> String {
             let p = mix.points[id]
             return "| \(tag) | \(ReportText.cell(m.points[id].label)) | \(ReportText.plain(p.unwantedPerHour)) | "
-                + "\(ReportText.latency(p.worstEntryP95_s)) | \(p.worstRecall.map(ReportText.plain) ?? "–") | \(ReportText.cell(violationText(p, m))) |"
+                + "\(ReportText.latency(p.worstEntryP95_s)) | "
+                + (leaves ? "\(p.worstExitP95_s.map(ReportText.latency) ?? "–") | " : "")
+                + "\(p.worstRecall.map(ReportText.plain) ?? "–") | \(ReportText.plain(p.fixesPerHour)) | "
+                + "\(ReportText.cell(violationText(p, m))) |"
         }
         for (tag, id) in headlineRows(s) { lines.append(mixRow(tag == "recommended" ? "**recommended**" : tag, id)) }
+        lines += samplingLines(s)
         lines += [
             "",
             "Per scenario (means over replicates [95 % interval]; rates per hour of drive; latency p95 with early entries counted as 0):",
             "",
-            "| scenario | weight | setting | true visits per drive | recall | false visits per hour | fragments per hour | p95 entry latency s | p95 exit latency s |",
-            "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+            "| scenario | weight | setting | true visits per drive | recall | false visits per hour | fragments per hour | p95 entry latency s | p95 exit latency s | fixes per hour |",
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for sc in s.scenarios {
             for (tag, id) in [("recommended", mix.recommended), ("80/120/30", ref)] {
@@ -354,7 +419,8 @@ package enum SweepOutput {
                     "| \(ReportText.cell(sc.scenario.name)) | \(ReportText.plain(sc.scenario.weight)) | \(tag) | "
                         + "\(ReportText.plainEstimate(v.trueVisits)) | \(ReportText.plainEstimate(v.recall)) | "
                         + "\(ReportText.plainEstimate(v.falsePerHour)) | \(ReportText.plainEstimate(v.fragmentsPerHour)) | "
-                        + "\(ReportText.latencyEstimate(v.lateEntryP95_s)) | \(ReportText.latencyEstimate(v.exitLatencyP95_s)) |"
+                        + "\(ReportText.latencyEstimate(v.lateEntryP95_s)) | \(ReportText.latencyEstimate(v.exitLatencyP95_s)) | "
+                        + "\(ReportText.plainEstimate(sc.cells[id].cost.fixesPerHour)) |"
                 )
             }
         }
@@ -374,6 +440,26 @@ package enum SweepOutput {
         }
         if front.count > listedFrontier {
             lines.append("\n\(front.count - listedFrontier) more in sweep.csv (`mixFrontier` = 1).")
+        }
+        let costFront = costFrontierOrder(mix)
+        lines += [
+            "", "## Three-way frontier: unwanted visits, latency and cost", "",
+            "Settings meeting every constraint that no other such setting beats in all of unwanted visits per hour, "
+                + "worst p95 entry latency and cost (\(costFront.count) in all), cheapest first.",
+            "",
+            "| setting | unwanted visits per hour | worst p95 entry latency s | fixes per hour | wake-ups per hour | cost |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for id in costFront.prefix(listedFrontier) {
+            let p = mix.points[id]
+            lines.append(
+                "| \(ReportText.cell(m.points[id].label))\(id == mix.recommended ? " **(recommended)**" : "") | "
+                    + "\(ReportText.plain(p.unwantedPerHour)) | \(ReportText.latency(p.worstEntryP95_s)) | "
+                    + "\(ReportText.plain(p.fixesPerHour)) | \(ReportText.plain(p.wakeupsPerHour)) | \(ReportText.plain(p.cost)) |"
+            )
+        }
+        if costFront.count > listedFrontier {
+            lines.append("\n\(costFront.count - listedFrontier) more in sweep.csv (`costFrontier` = 1).")
         }
         lines += [
             "", "## Per scenario: flutter of each setting against its own noiseless decisions", "",
@@ -412,6 +498,35 @@ package enum SweepOutput {
         lines += filterLines(s)
         lines += ["Every setting is in sweep.csv and sweep.json; the plots are in index.html.", ""]
         return lines.joined(separator: "\n")
+    }
+
+    /// With a sampling axis: the best setting at each policy alone and the seeds' 80/120/30 at it.
+    static func samplingLines(_ s: SweepSummary) -> [String] {
+        let m = s.manifest
+        let mix = s.mix
+        guard m.hasSamplingAxis else { return [] }
+        var lines = [
+            "", "## Sampling policies: the best setting at each", "",
+            "What a sweep at each policy alone would recommend, and the seeds' 80/120/30 at it; fixes and wake-ups "
+                + "per hour are what the policy delivers to the app, weighted over the mix.",
+            "",
+            "| sampling | best setting | unwanted visits per hour | worst p95 entry latency s | fixes per hour | wake-ups per hour | 80/120/30: unwanted per hour | 80/120/30: worst p95 entry s |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for b in mix.bestPerSampling {
+            let ref = m.points.indices.first { m.points[$0].isSeedReference && m.points[$0].sampling == b.sampling }
+            let best = b.point.map { mix.points[$0] }
+            let cost = (best ?? ref.map { mix.points[$0] })
+            lines.append(
+                "| \(ReportText.cell(b.sampling ?? "scenario's own"))\(b.point != nil && b.point == mix.recommended ? " **(recommended)**" : "") | "
+                    + "\(b.point.map { ReportText.cell(m.points[$0].label) } ?? "none meets the constraints") | "
+                    + "\(best.map { ReportText.plain($0.unwantedPerHour) } ?? "–") | "
+                    + "\(best.map { ReportText.latency($0.worstEntryP95_s) } ?? "–") | "
+                    + "\(cost.map { ReportText.plain($0.fixesPerHour) } ?? "–") | \(cost.map { ReportText.plain($0.wakeupsPerHour) } ?? "–") | "
+                    + "\(ref.map { ReportText.plain(mix.points[$0].unwantedPerHour) } ?? "–") | "
+                    + "\(ref.map { ReportText.latency(mix.points[$0].worstEntryP95_s) } ?? "–") |")
+        }
+        return lines
     }
 
     /// The filters' RMSE per scenario and q, with the q that minimises it (sweeps with a filtered input).
@@ -460,7 +575,11 @@ package enum SweepOutput {
     static func headlineRows(_ s: SweepSummary) -> [(tag: String, point: Int)] {
         var rows: [(tag: String, point: Int)] = []
         if let r = s.mix.recommended { rows.append(("recommended", r)) }
-        if let ref = s.manifest.points.firstIndex(of: .seedReference) { rows.append(("seeds' 80/120/30", ref)) }
+        for ref in s.manifest.hasSamplingAxis
+            ? s.manifest.referencePoints : s.manifest.referencePoint.map { [$0] } ?? []
+        {
+            rows.append(("seeds' 80/120/30", ref))
+        }
         for id in s.mix.closest where !rows.contains(where: { $0.point == id }) { rows.append(("closest", id)) }
         return rows
     }
@@ -470,9 +589,13 @@ package enum SweepOutput {
         if p.matchedVisits == 0 { return "misses every visit" }
         if p.violations.isEmpty { return "meets all" }
         return p.violations.map { v in
-            v.constraint == .recall
-                ? "recall \(ReportText.plain(v.value)) in \(m.scenarios[v.scenario].name)"
-                : "p95 entry latency \(ReportText.latency(v.value)) s in \(m.scenarios[v.scenario].name)"
+            let in_ = v.scenario.map { " in \(m.scenarios[$0].name)" } ?? ""
+            switch v.constraint {
+            case .recall: return "recall \(ReportText.plain(v.value))\(in_)"
+            case .latency: return "p95 entry latency \(ReportText.latency(v.value)) s\(in_)"
+            case .exitLatency: return "p95 exit latency \(ReportText.latency(v.value)) s\(in_)"
+            case .unwanted: return "\(ReportText.plain(v.value)) unwanted visits per hour"
+            }
         }.joined(separator: "; ")
     }
 
@@ -481,12 +604,28 @@ package enum SweepOutput {
         let m = s.manifest
         let mix = s.mix
         var lines = recommendationLines(s)
-        lines.append("setting | unwanted visits per hour | worst p95 entry latency s | worst recall | constraints")
+        lines.append(
+            "setting | unwanted visits per hour | worst p95 entry latency s | worst recall | fixes per hour | constraints"
+        )
         for (tag, id) in headlineRows(s) {
             let p = mix.points[id]
             lines.append(
                 "\(tag): \(m.points[id].label) | \(ReportText.plain(p.unwantedPerHour)) | \(ReportText.latency(p.worstEntryP95_s)) | "
-                    + "\(p.worstRecall.map(ReportText.plain) ?? "–") | \(violationText(p, m))")
+                    + "\(p.worstRecall.map(ReportText.plain) ?? "–") | \(ReportText.plain(p.fixesPerHour)) | \(violationText(p, m))"
+            )
+        }
+        if m.hasSamplingAxis {
+            lines.append("best at each sampling policy: sampling | setting | unwanted/h | worst p95 entry s | fixes/h")
+            for b in mix.bestPerSampling {
+                guard let id = b.point else {
+                    lines.append("  \(b.sampling ?? "scenario's own") | none meets the constraints")
+                    continue
+                }
+                let p = mix.points[id]
+                lines.append(
+                    "  \(b.sampling ?? "scenario's own") | \(m.points[id].label) | \(ReportText.plain(p.unwantedPerHour)) | "
+                        + "\(ReportText.latency(p.worstEntryP95_s)) | \(ReportText.plain(p.fixesPerHour))")
+            }
         }
         if let r = mix.recommended {
             lines.append(

@@ -26,6 +26,13 @@ package struct SweepRequest: Sendable {
     package var minRecall = SweepRequest.defaultMinRecall
     /// The default recall constraint.
     package static let defaultMinRecall = 0.95
+    /// Constraint: p95 exit latency bound in seconds in every scenario that leaves the place (nil: none).
+    package var maxExitLatency_s: Double?
+    /// Constraint: weighted unwanted (false + fragment) visits per hour (nil: the minimum any
+    /// setting meeting the other constraints reaches).
+    package var maxUnwanted: Double?
+    /// What a fix and a wake-up cost in the objective (`--cost fix=A,wakeup=B`; default fix=1, wakeup=0).
+    package var cost = CostWeights.fixes
     /// Scenario weights in the mix by scenario name (`--weight NAME=W`), overriding the files' `weight`.
     package var weights: [String: Double] = [:]
     /// Which work items this process runs; nil: all of them, written as final output.
@@ -41,6 +48,57 @@ package struct SweepRequest: Sendable {
     package var stopAfterUnits: Int?
 
     package init(grid: SweepGrid) { self.grid = grid }
+}
+
+/// The weights of the cost the recommendation minimises: `perFix` × fixes per hour + `perWakeup`
+/// × wake-ups per hour (both finite, ≥ 0, not both 0). Unitless: the honest proxies for battery,
+/// weighted as the user says (no invented mAh).
+package struct CostWeights: Sendable, Hashable, Codable, CustomStringConvertible {
+    package var perFix: Double
+    package var perWakeup: Double
+
+    /// The default: fixes per hour.
+    package static let fixes = CostWeights(perFix: 1, perWakeup: 0)
+
+    package init(perFix: Double, perWakeup: Double) {
+        self.perFix = perFix
+        self.perWakeup = perWakeup
+    }
+
+    /// Parses `fix=A,wakeup=B` (either key may be left out: 0). The error names the part.
+    package init(parsing text: String) throws(SweepGridError) {
+        var fix: Double?
+        var wakeup: Double?
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let kv = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard kv.count == 2, let v = Double(kv[1]) else {
+                throw .malformedList(option: "--cost", text: text + " (expected fix=A,wakeup=B)")
+            }
+            guard v.isFinite else { throw .nonFinite(option: "--cost", text: text) }
+            guard v >= 0 else {
+                throw .invalidValue(option: "--cost \(kv[0])", value: v, reason: "must be ≥ 0")
+            }
+            switch kv[0] {
+            case "fix" where fix == nil: fix = v
+            case "wakeup" where wakeup == nil: wakeup = v
+            default: throw .malformedList(option: "--cost", text: text + " (keys fix and wakeup, each once)")
+            }
+        }
+        let a = fix ?? 0
+        let b = wakeup ?? 0
+        guard a > 0 || b > 0 else {
+            throw .invalidValue(option: "--cost", value: 0, reason: "weighs nothing: give fix or wakeup a weight > 0")
+        }
+        self.init(perFix: a, perWakeup: b)
+    }
+
+    /// `fix=1,wakeup=0`.
+    package var description: String { "fix=\(fmt(perFix)),wakeup=\(fmt(perWakeup))" }
+
+    /// The cost of `fixesPerHour` and `wakeupsPerHour`.
+    package func cost(fixesPerHour: Double, wakeupsPerHour: Double) -> Double {
+        perFix * fixesPerHour + perWakeup * wakeupsPerHour
+    }
 }
 
 /// A scenario as a sweep manifest records it: what must match for shards to be merged.
@@ -60,7 +118,7 @@ package struct SweepScenario: Sendable, Hashable, Codable {
 /// Everything that defines a sweep's results, plus which shard a folder holds (`shard.json`).
 /// Two shards merge only when every field but `shard` is equal.
 package struct SweepManifest: Sendable, Hashable, Codable {
-    package static let currentFormat = "fencelab-sweep-shard/3"
+    package static let currentFormat = "fencelab-sweep-shard/4"
     package var format: String = currentFormat
     package var toolVersion: String
     package var rule: SweepRuleKind
@@ -76,6 +134,12 @@ package struct SweepManifest: Sendable, Hashable, Codable {
     package var minRecall: Double
     /// Widening of true visits when matching, seconds.
     package var matchSlack_s: Double
+    /// Constraint: p95 exit-latency bound in scenarios that leave the place, seconds (nil: none).
+    package var maxExitLatency_s: Double?
+    /// Constraint: weighted unwanted visits per hour (nil: the minimum reached).
+    package var maxUnwanted: Double?
+    /// The cost the recommendation minimises.
+    package var cost: CostWeights = .fixes
     /// K of `--shard K/N` (0 for an unsharded run).
     package var shard: Int
     /// N of `--shard K/N` (1 for an unsharded run).
@@ -259,6 +323,16 @@ package struct SweepManifest: Sendable, Hashable, Codable {
     /// The grid as the points were listed.
     package var grid: SweepGrid { SweepGrid(points: points) }
 
+    /// The seeds' 80/120/30 at the grid's first sampling policy (what a sweep without
+    /// `--sampling` calls the reference).
+    package var referencePoint: Int? { points.firstIndex(where: \.isSeedReference) }
+
+    /// The seeds' 80/120/30 at each sampling policy of the grid, in policy order.
+    package var referencePoints: [Int] { points.indices.filter { points[$0].isSeedReference } }
+
+    /// True when the points carry sampling policies of their own (`--sampling`).
+    package var hasSamplingAxis: Bool { points.contains { $0.sampling != nil } }
+
     /// First work item of each scenario, and the total.
     var offsets: [Int] {
         var out: [Int] = []
@@ -282,6 +356,9 @@ package struct SweepPlan: Sendable {
     package var settings: EvaluationSettings
     package var shard: Shard
     let offsets: [Int]
+    /// The grid's sampling policies (nil: each scenario's own), and each point's index into them.
+    let samplings: [SamplingPolicy?]
+    let samplingIndex: [Int]
 
     /// Loads and checks the scenarios (strict files, rules versions) before any work.
     package static func prepare(_ request: SweepRequest) throws -> SweepPlan {
@@ -298,6 +375,29 @@ package struct SweepPlan: Sendable {
         if let unknown = request.weights.keys.sorted().first(where: { !names.contains($0) }) {
             throw SweepError.unknownWeightScenario(name: unknown, known: names)
         }
+        // Every sampling policy of the grid must be one each scenario's device can honour.
+        var policies: [SamplingPolicy?] = []
+        for spec in request.grid.samplings {
+            guard let spec else {
+                policies.append(nil)
+                continue
+            }
+            let policy: SamplingPolicy
+            do { policy = try SamplingPolicy.parse(spec) } catch {
+                throw SweepError.grid(.sampling(option: "--sampling", error))
+            }
+            for sc in scenarios {
+                if let period = policy.shortestPeriod_s, period * sc.spec.sampling.rate_hz < 1 - 1e-9 {
+                    throw SweepError.grid(
+                        .invalidValue(
+                            option: "--sampling \(spec)", value: period,
+                            reason: "s is shorter than the base sampling interval of \(sc.path) "
+                                + "(\(fmt(1 / sc.spec.sampling.rate_hz)) s at sampling.rate_hz \(sc.spec.sampling.rate_hz)); "
+                                + "a policy cannot deliver fixes the device never measures"))
+                }
+            }
+            policies.append(policy)
+        }
         let shard = request.shard ?? .whole
         let described = scenarios.map {
             SweepScenario(
@@ -308,14 +408,16 @@ package struct SweepPlan: Sendable {
         let items = described.reduce(0) { $0 + $1.replicates } * request.grid.points.count
         let manifest = SweepManifest(
             toolVersion: ToolVersion.string,
-            rule: request.grid.points.first { $0 != .seedReference }?.kind ?? .hysteresis,
+            rule: request.grid.points.first { !$0.isSeedReference }?.kind ?? .hysteresis,
             points: request.grid.points, scenarios: described, window_s: request.settings.window_s,
             maxFixAge_s: request.settings.maxFixAge_s, maxLatency_s: request.maxLatency_s,
             minRecall: request.minRecall, matchSlack_s: request.settings.matchSlack_s,
+            maxExitLatency_s: request.maxExitLatency_s, maxUnwanted: request.maxUnwanted, cost: request.cost,
             shard: shard.index, shards: shard.count, items: items)
         return SweepPlan(
             scenarios: scenarios, manifest: manifest, settings: request.settings, shard: shard,
-            offsets: manifest.offsets)
+            offsets: manifest.offsets, samplings: policies,
+            samplingIndex: request.grid.points.map { p in request.grid.samplings.firstIndex(of: p.sampling) ?? 0 })
     }
 
     /// Grid points P.

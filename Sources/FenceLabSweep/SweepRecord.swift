@@ -35,6 +35,13 @@ package struct SweepRecord: Sendable, Hashable {
     /// against the truth), as `kalman.filtered.rmse_m` / `kalman.imm.rmse_m` of a run with that q;
     /// nil for raw input.
     package var filterRMSE_m: Double?
+    /// True visits of this drive that end within it (the user leaves the place; the same for
+    /// every point of the drive).
+    package var trueExits: Int = 0
+    /// Fixes the sampling policy delivered to the app, and deliveries (wake-ups; a batch is one),
+    /// per hour of drive (`CostMetrics`; the same for every rule at one policy).
+    package var fixesPerHour: Double = 0
+    package var wakeupsPerHour: Double = 0
 
     package init(
         item: Int, spurious: Int, missed: Int, flaps: Int, transitions: Int, truthTransitions: Int,
@@ -70,6 +77,7 @@ package struct SweepRecord: Sendable, Hashable {
         "item", "spurious", "missed", "flaps", "transitions", "truthTransitions",
         "latencyMedian_s", "latencyP95_s", "trueVisits", "matchedVisits", "falseVisits", "fragments",
         "earlyEntries", "entryLatencyP95_s", "lateEntryP95_s", "exitLatencyP95_s", "filterRMSE_m",
+        "trueExits", "fixesPerHour", "wakeupsPerHour",
     ]
 
     /// One JSON object on one line (no newline), keys in `keys` order.
@@ -138,6 +146,9 @@ package struct SweepRecord: Sendable, Hashable {
         double(14, lateEntryP95_s, &bytes)
         double(15, exitLatencyP95_s, &bytes)
         double(16, filterRMSE_m, &bytes)
+        int(17, trueExits, &bytes)
+        double(18, fixesPerHour, &bytes)
+        double(19, wakeupsPerHour, &bytes)
         bytes.append(UInt8(ascii: "}"))
     }
 
@@ -156,8 +167,14 @@ package struct SweepRecord: Sendable, Hashable {
         }
         var ints: [Int] = []
         var doubles: [Double?] = []
+        var rates: [Double] = []
         for (key, value) in members {
-            if key.hasSuffix("_s") || key.hasSuffix("_m") {
+            if key.hasSuffix("PerHour") {
+                guard case .number(let v, _, _) = value, v.isFinite, v >= 0 else {
+                    throw bad("\(key): not a finite rate ≥ 0: \(value.kindDescription)")
+                }
+                rates.append(v)
+            } else if key.hasSuffix("_s") || key.hasSuffix("_m") {
                 if case .null = value {
                     doubles.append(nil)
                     continue
@@ -185,6 +202,9 @@ package struct SweepRecord: Sendable, Hashable {
         lateEntryP95_s = doubles[3]
         exitLatencyP95_s = doubles[4]
         filterRMSE_m = doubles[5]
+        trueExits = ints[11]
+        fixesPerHour = rates[0]
+        wakeupsPerHour = rates[1]
     }
 }
 

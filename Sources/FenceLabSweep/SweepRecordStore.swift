@@ -7,7 +7,7 @@ import _FenceLabSupport
 ///
 /// The file is created next to the output folder and unlinked at once (`FileSystem.openScratch`):
 /// it exists only as this object's descriptor and disappears with the process. Each record is a
-/// fixed 144-byte slot at its owned position (owned record k is item `k · stride + first`), so
+/// fixed 168-byte slot at its owned position (owned record k is item `k · stride + first`), so
 /// workers store their drives' records in any order; reads go through a small cache of decoded
 /// blocks sized for the replicate rows an output walks side by side (`streams`). The bits of
 /// every figure are kept exactly, so the outputs are the same as from records held in memory.
@@ -22,8 +22,9 @@ package final class SweepRecordStore: Sendable {
     private let cache: Locked<BlockCache>
     private let stored = Locked(0)
 
-    /// 64-bit words per record: item, ten counts, presence of the six optional figures, six figures.
-    static let words = 18
+    /// 64-bit words per record: item, ten counts, presence of the six optional figures, six
+    /// figures, then true exits and the two cost figures (fixes and wake-ups per hour).
+    static let words = 21
     static let bytesPerRecord = words * 8
     /// Records per cached block: up to 64 (9 KiB read at a time), fewer when many streams would
     /// make the cache larger than `cacheBudgetBytes` (at least 4).
@@ -183,6 +184,9 @@ package final class SweepRecordStore: Sendable {
         figure(r.lateEntryP95_s)
         figure(r.exitLatencyP95_s)
         figure(r.filterRMSE_m)
+        int(r.trueExits)
+        words.append(r.fixesPerHour.bitPattern)
+        words.append(r.wakeupsPerHour.bitPattern)
     }
 
     static func decode(_ words: [UInt64], at i: Int) -> SweepRecord? {
@@ -204,6 +208,9 @@ package final class SweepRecordStore: Sendable {
         r.lateEntryP95_s = figure(3)
         r.exitLatencyP95_s = figure(4)
         r.filterRMSE_m = figure(5)
+        r.trueExits = int(18)
+        r.fixesPerHour = Double(bitPattern: words[i + 19])
+        r.wakeupsPerHour = Double(bitPattern: words[i + 20])
         return r
     }
 }

@@ -81,7 +81,8 @@ package enum SweepRunner {
             if let stopAfter, finished.withLock({ $0 }) >= stopAfter {
                 throw SweepError.interrupted(afterUnits: stopAfter)
             }
-            let drive = try SweepDrive(spec: plan.scenarios[unit.s].spec, replicate: unit.r, filters: plan.filters)
+            let drive = try SweepDrive(
+                spec: plan.scenarios[unit.s].spec, replicate: unit.r, filters: plan.filters, samplings: plan.samplings)
             var scratch = SweepScratch()
             // A drive's points in pieces, so that its records and their lines (≈ 500 bytes per
             // point) are not all in memory at once on a large grid.
@@ -94,7 +95,7 @@ package enum SweepRunner {
                         try drive.evaluate(
                             plan.manifest.points[p],
                             item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
-                            settings: settings, scratch: &scratch))
+                            settings: settings, sampling: plan.samplingIndex[p], scratch: &scratch))
                 }
                 try appender.append(records)
                 try store.store(records)

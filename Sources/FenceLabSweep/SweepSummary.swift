@@ -18,6 +18,8 @@ package struct SweepCell: Sendable, Hashable {
     package var visits: SweepVisitCell
     /// RMSE of the point's input filter over the replicates; nil for raw input.
     package var filterRMSE_m: Estimate?
+    /// What the point's sampling policy cost on the scenario.
+    package var cost: SweepCostCell
 
     /// The cell as a trade-off point (latency NaN when nothing was detected).
     func tradeOff(_ p: SweepPoint) -> TradeOffPoint {
@@ -25,6 +27,13 @@ package struct SweepCell: Sendable, Hashable {
             id: point, spurious: spurious.mean, latency_s: latencyMedian_s?.mean ?? .nan,
             missed: missed.mean, band_m: p.band_m)
     }
+}
+
+/// One grid point's cost on one scenario: fixes delivered to the app and wake-ups, per hour of
+/// drive, mean and 95 % CI over replicates (the same for every rule at one sampling policy).
+package struct SweepCostCell: Sendable, Hashable {
+    package var fixesPerHour: Estimate
+    package var wakeupsPerHour: Estimate
 }
 
 /// One grid point's visit figures on one scenario.
@@ -43,6 +52,11 @@ package struct SweepVisitCell: Sendable, Hashable {
     /// p95 entry latency with early entries counted as 0 (the constraint's figure).
     package var lateEntryP95_s: Estimate?
     package var exitLatencyP95_s: Estimate?
+    /// True visits that end within the drive, per drive.
+    package var trueExits: Estimate
+
+    /// True when the user leaves the place in some replicate (the exit-latency constraint applies).
+    package var leavesPlace: Bool { trueExits.mean > 0 }
 
     /// Mean false + fragment visits per hour: the objective's per-scenario term.
     package var unwantedPerHour: Double { falsePerHour.mean + fragmentsPerHour.mean }
@@ -198,20 +212,24 @@ package struct SweepSummary: Sendable, Hashable {
         let weights = manifest.scoringWeights
         let totalWeight = weights.reduce(0, +)
         var visits: [SweepVisitCell] = []
+        var costs: [SweepCostCell] = []
         let keep = points.count * cells.count * MemoryLayout<SweepCell>.stride <= budget_bytes
         var kept = [[SweepCell]](repeating: [], count: keep ? cells.count : 0)
         for s in kept.indices { kept[s].reserveCapacity(points.count) }
         for p in points.indices {
             visits.removeAll(keepingCapacity: true)
+            costs.removeAll(keepingCapacity: true)
             for (s, scenarioCells) in cells.enumerated() {
                 let c = try scenarioCells.cell(p, records: scenarioCells.records(p))
                 trade[s].append(c.tradeOff(points[p]))
                 visits.append(c.visits)
+                costs.append(c.cost)
                 if keep { kept[s].append(c) }
             }
             mix.append(
                 SweepMix.score(
-                    point: p, visits: visits, manifest: manifest, weights: weights, totalWeight: totalWeight))
+                    point: p, visits: visits, costs: costs, manifest: manifest, weights: weights,
+                    totalWeight: totalWeight))
         }
         for s in kept.indices { cells[s].kept = kept[s] }
         kept = []
@@ -262,7 +280,8 @@ package struct SweepSummary: Sendable, Hashable {
             earlyEntries: try est(records.map { Double($0.earlyEntries) }, "visits.earlyEntries"),
             entryLatencyP95_s: try optional(records.compactMap(\.entryLatencyP95_s), "visits.entryLatency_s.p95"),
             lateEntryP95_s: try optional(records.compactMap(\.lateEntryP95_s), "visits.lateEntryP95_s"),
-            exitLatencyP95_s: try optional(records.compactMap(\.exitLatencyP95_s), "visits.exitLatency_s.p95"))
+            exitLatencyP95_s: try optional(records.compactMap(\.exitLatencyP95_s), "visits.exitLatency_s.p95"),
+            trueExits: try est(records.map { Double($0.trueExits) }, "visits.trueExits"))
         return SweepCell(
             point: point,
             spurious: try est(records.map { Double($0.spurious) }, "flutter.spurious"),
@@ -272,14 +291,39 @@ package struct SweepSummary: Sendable, Hashable {
             truthTransitions: try est(records.map { Double($0.truthTransitions) }, "flutter.truthTransitions"),
             latencyMedian_s: medians.isEmpty ? nil : try est(medians, "flutter.latency_s.median"),
             latencyP95_s: p95.isEmpty ? nil : try est(p95, "flutter.latency_s.p95"), visits: visits,
-            filterRMSE_m: try optional(records.compactMap(\.filterRMSE_m), "filterRMSE_m"))
+            filterRMSE_m: try optional(records.compactMap(\.filterRMSE_m), "filterRMSE_m"),
+            cost: SweepCostCell(
+                fixesPerHour: try est(records.map(\.fixesPerHour), "cost.fixesPerHour"),
+                wakeupsPerHour: try est(records.map(\.wakeupsPerHour), "cost.wakeupsPerHour")))
     }
+
+    /// True when some scenario of the mix leaves the place (its exit radius is tested).
+    package var leavesPlace: Bool { scenarios.contains { $0.cells.first?.visits.leavesPlace ?? false } }
 
     /// The objective in words (for every output).
     package var objective: String {
-        "minimise the weighted mean of false + fragment visits per hour over the scenarios, subject to, in every "
-            + "scenario with true visits, recall ≥ \(fmt(manifest.minRecall)) and p95 entry latency (early counted as 0) ≤ "
-            + "\(fmt(manifest.maxLatency_s)) s; ties to the lower worst-scenario p95 entry latency, then the higher "
-            + "worst-scenario recall, then the lower point id"
+        let m = manifest
+        var text =
+            "minimise the weighted mean of false + fragment visits per hour over the scenarios, subject to, in every "
+            + "scenario with true visits, recall ≥ \(fmt(m.minRecall)) and p95 entry latency (early counted as 0) ≤ "
+            + "\(fmt(m.maxLatency_s)) s"
+        if let e = m.maxExitLatency_s {
+            text += ", and p95 exit latency ≤ \(fmt(e)) s in every scenario that leaves the place"
+        }
+        guard m.hasSamplingAxis || m.maxUnwanted != nil || m.cost != .fixes else {
+            return text
+                + "; ties to the lower worst-scenario p95 entry latency, then the higher worst-scenario recall, then "
+                + "the lower point id"
+        }
+        let cost = m.cost == .fixes ? "fixes per hour" : "cost \(m.cost) (per fix and per wake-up per hour)"
+        let bound =
+            m.maxUnwanted.map { "at most \(fmt($0)) unwanted visits per hour" }
+            ?? "the fewest unwanted visits per hour any such setting reaches"
+        return "among the settings that meet, in every scenario with true visits, recall ≥ \(fmt(m.minRecall)) and "
+            + "p95 entry latency (early counted as 0) ≤ \(fmt(m.maxLatency_s)) s"
+            + (m.maxExitLatency_s.map { ", p95 exit latency ≤ \(fmt($0)) s where the user leaves the place" } ?? "")
+            + ", and have \(bound): minimise the weighted mean of \(cost) over the scenarios; ties to fewer unwanted "
+            + "visits per hour, the lower worst-scenario p95 entry latency, the higher worst-scenario recall, then the "
+            + "lower point id"
     }
 }

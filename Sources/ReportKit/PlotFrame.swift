@@ -102,8 +102,11 @@ package struct PlotFrame {
 
     /// Labels 16 px under the plot at pixel positions; `anchorEnds` aligns the first to its start and the
     /// last to its end (so they stay inside the picture), else all are centred; `gridLines` draws a
-    /// faint vertical line through the plot at each.
-    package func xLabels(_ ticks: [(x: Double, label: String)], anchorEnds: Bool, gridLines: Bool) -> String {
+    /// faint vertical line through the plot at each. `cssClass`: `tick-x`, or `tick-l` for a
+    /// logarithmic axis (labels 1, 2, 5 × 10ᵏ).
+    package func xLabels(
+        _ ticks: [(x: Double, label: String)], anchorEnds: Bool, gridLines: Bool, cssClass: String = "tick-x"
+    ) -> String {
         let n = SVGPlots.n
         var out = ""
         for (k, t) in ticks.enumerated() {
@@ -113,7 +116,7 @@ package struct PlotFrame {
             }
             let anchor = !anchorEnds ? "middle" : k == 0 ? "start" : k == ticks.count - 1 ? "end" : "middle"
             out +=
-                "<text class=\"tick-x\" x=\"\(n(t.x))\" y=\"\(n(top + plotHeight + 16))\" text-anchor=\"\(anchor)\">\(t.label)</text>"
+                "<text class=\"\(cssClass)\" x=\"\(n(t.x))\" y=\"\(n(top + plotHeight + 16))\" text-anchor=\"\(anchor)\">\(t.label)</text>"
         }
         return out
     }

@@ -57,6 +57,23 @@ import _TestSupport
                 ["--enter", "60:100:10", "--exit", "110:130:10", "--input", "imm", "--kalman-q", "1,x"], 64,
                 "--kalman-q"
             ),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--sampling", "bogus:1"], 64, "--sampling"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--sampling", "all,"], 64, "--sampling"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--sampling", "interval:60+batch:x"], 64, "--sampling"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--sampling", "interval:0"], 2, "interval S"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--sampling", "distance:-5"], 2, "distance D"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--sampling", "interval:inf"], 2, "interval S"),
+            (
+                ["scenarios/tuning", "--enter", "60:100:10", "--exit", "110:130:10", "--sampling", "all,interval:0.5"],
+                2, "base sampling interval"
+            ),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--cost", "fix=-1"], 2, "--cost"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--cost", "fix=0,wakeup=0"], 2, "--cost"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--cost", "watts=1"], 64, "--cost"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--cost", "fix=1,fix=2"], 64, "--cost"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--cost", "fix=nan"], 2, "--cost"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--max-unwanted", "-1"], 2, "--max-unwanted"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--max-exit-latency", "-3"], 2, "--max-exit-latency"),
         ] as [([String], Int32, String)])
     func refusedGrids(arguments: [String], status: Int32, mentions: String) throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-refused-\(getpid())")
@@ -108,6 +125,90 @@ import _TestSupport
         #expect(noArgs.status == 64)
     }
 
+    /// Sampling policies on the grid: every policy on the same drives, the cost in every file, the
+    /// recommendation on the three-way frontier and different from the best at 1 Hz, and the same
+    /// bytes for any --jobs and after merging three shards.
+    @Test func samplingAxisRecommendsACheaperPipelineAndMergesByteIdentical() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-sampling-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let common = [
+            "sweep", "scenarios/tuning", "--enter", "70:120:10", "--exit", "120:160:20", "--confirm", "1,2",
+            "--replicates", "4", "--sampling", "all,interval:30,distance:50", "--max-unwanted", "0.3",
+        ]
+        func folder(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        let whole = try runFencelab(common + ["--jobs", "2", "--out", folder("whole")])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(whole.stdout.contains("best at each sampling policy"), "\(whole.stdout)")
+        let one = try runFencelab(common + ["--jobs", "1", "--out", folder("one")])
+        #expect(one.status == 0, "\(one.stderr)")
+        for k in 0..<3 {
+            let s = try runFencelab(common + ["--jobs", "1", "--shard", "\(k)/3", "--out", folder("s\(k)")])
+            #expect(s.status == 0, "\(s.stderr)")
+        }
+        let merged = try runFencelab(["merge", folder("s2"), folder("s0"), folder("s1"), "--out", folder("merged")])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        for name in ["sweep.json", "sweep.csv", "sweep.md", "index.html"] {
+            let a = try Data(contentsOf: dir.appendingPathComponent("whole/\(name)"))
+            #expect(a == (try Data(contentsOf: dir.appendingPathComponent("one/\(name)"))), "\(name): --jobs 1 vs 2")
+            #expect(a == (try Data(contentsOf: dir.appendingPathComponent("merged/\(name)"))), "\(name): merged")
+        }
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("whole/sweep.json")))
+                as? [String: Any])
+        let rec = try #require(json["recommendation"] as? [String: Any])
+        let point = try #require(rec["point"] as? Int)
+        let sampling = try #require(rec["sampling"] as? String)
+        let costFrontier = try #require(json["costFrontier"] as? [[String: Any]])
+        #expect(
+            costFrontier.contains { $0["point"] as? Int == point }, "the recommendation is on the three-way frontier")
+        let bySampling = try #require(rec["bySampling"] as? [[String: Any]])
+        #expect(bySampling.map { $0["sampling"] as? String } == ["all", "interval:30", "distance:50"])
+        let atAll = try #require(bySampling.first?["best"] as? [String: Any])
+        let recMix = try #require(rec["mix"] as? [String: Any])
+        let allFixes = try #require(atAll["fixesPerHour"] as? Double)
+        let recFixes = try #require(recMix["fixesPerHour"] as? Double)
+        // The mix's scenarios are sampled at 1 Hz with signal throughout: `all` delivers 3600 fixes an hour.
+        #expect(abs(allFixes - 3600) <= 1e-9, "fixes per hour at 1 Hz: \(allFixes)")
+        #expect(sampling != "all" && recFixes < allFixes / 5, "a cheaper pipeline than 1 Hz: \(sampling) \(recFixes)")
+        #expect((recMix["unwantedPerHour"] as? Double ?? .nan) <= 0.3, "within --max-unwanted")
+        #expect(atAll["point"] as? Int != point, "the 1 Hz answer differs from the cost-aware one")
+        // interval:30 on a 1 Hz drive delivers one fix per 30 s: 120 an hour.
+        let points = try #require(json["points"] as? [[String: Any]])
+        let scenarios = try #require(json["scenarios"] as? [[String: Any]])
+        let results = try #require(scenarios.first?["results"] as? [[String: Any]])
+        for r in results {
+            let index = try #require(r["point"] as? Int)
+            let p = try #require(points[index]["sampling"] as? String)
+            let cost = try #require(r["cost"] as? [String: Any])
+            let fixes = try #require((cost["fixesPerHour"] as? [String: Any])?["mean"] as? Double)
+            if p == "interval:30" { #expect(abs(fixes - 120) <= 1, "interval:30: \(fixes) fixes per hour") }
+            if p == "all" { #expect(abs(fixes - 3600) <= 1e-9) }
+        }
+        let csv = try String(contentsOf: dir.appendingPathComponent("whole/sweep.csv"), encoding: .utf8)
+        let header = csv.split(separator: "\n")[0].split(separator: ",").map(String.init)
+        for column in ["sampling", "fixesPerHour_mean", "wakeupsPerHour_mean", "costFrontier"] {
+            #expect(header.contains(column), "sweep.csv lacks \(column)")
+        }
+        let html = try String(contentsOf: dir.appendingPathComponent("whole/index.html"), encoding: .utf8)
+        #expect(html.contains("fixes per hour delivered to the app"), "the latency-vs-fixes plot")
+        #expect(AxisLabelCheck.problems(in: html).isEmpty, "\(AxisLabelCheck.problems(in: html))")
+    }
+
+    /// --max-exit-latency on a mix where nobody leaves the place is not an error: the output says so.
+    @Test func exitLatencyBoundWithoutALeavingScenarioIsNoted() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-exit-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try runFencelab([
+            "sweep", "scenarios/tuning/walk-in.json", "--enter", "70:90:10", "--exit", "120:140:20", "--replicates",
+            "2",
+            "--max-exit-latency", "60", "--out", dir.path,
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("--max-exit-latency 60 s constrains nothing"), "\(r.stdout)")
+    }
+
     /// The shipped tuning mix: one recommendation with its reasons on stdout and in every file.
     @Test func tuningMixPrintsOneRecommendationAndWritesVisitFigures() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-tuning-\(getpid())")
@@ -138,7 +239,10 @@ import _TestSupport
         ] {
             #expect(header.contains(column), "sweep.csv lacks \(column)")
         }
-        let recommendedRows = csv.split(separator: "\n").dropFirst().filter { $0.hasSuffix(",1") }
+        let recommendedColumn = try #require(header.firstIndex(of: "recommended"))
+        let recommendedRows = csv.split(separator: "\n").dropFirst().filter {
+            $0.split(separator: ",", omittingEmptySubsequences: false)[recommendedColumn] == "1"
+        }
         #expect(recommendedRows.count == 5, "one recommended row per scenario of the mix")
         let md = try String(contentsOf: dir.appendingPathComponent("sweep.md"), encoding: .utf8)
         #expect(

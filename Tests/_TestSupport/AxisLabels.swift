@@ -75,6 +75,7 @@ public enum AxisLabelCheck {
     /// What is wrong with one axis's labels (empty when they sit on a nice grid): unparsable
     /// labels, unequal gaps, a step that is not nice, a label off the multiples of the step.
     public static func problems(of axis: Axis) -> [String] {
+        if axis.kind == "tick-l" { return logProblems(of: axis) }
         let time = axis.kind == "tick-t"
         let values = axis.labels.map { value(of: $0, time: time) }
         if values.contains(where: { $0 == nil }) { return ["\(axis): a label is not a number"] }
@@ -88,6 +89,24 @@ public enum AxisLabelCheck {
         if !(time ? isTimeStep(step) : isNiceStep(step)) { out.append("\(axis): step \(step) is not nice") }
         if v.contains(where: { abs($0 / step - ($0 / step).rounded()) > 1e-6 }) {
             out.append("\(axis): a label is not a multiple of \(step)")
+        }
+        return out
+    }
+
+    /// A logarithmic axis (`tick-l`): every label 1, 2 or 5 × 10ᵏ, increasing, no decade skipped.
+    public static func logProblems(of axis: Axis) -> [String] {
+        let values = axis.labels.map { value(of: $0, time: false) }
+        if values.contains(where: { $0 == nil }) { return ["\(axis): a label is not a number"] }
+        let v = values.compactMap { $0 }
+        var out: [String] = []
+        for x in v {
+            let p = pow(10, log10(x).rounded(.down))
+            if !(x > 0) || ![1.0, 2, 5, 10].contains(where: { abs(x / p - $0) <= 1e-9 * $0 }) {
+                out.append("\(axis): \(x) is not 1, 2 or 5 × 10ᵏ")
+            }
+        }
+        if zip(v, v.dropFirst()).contains(where: { !($1 > $0 && $1 <= 10 * $0 * (1 + 1e-9)) }) {
+            out.append("\(axis): labels not increasing by at most a decade")
         }
         return out
     }

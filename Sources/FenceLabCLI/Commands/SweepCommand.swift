@@ -48,6 +48,15 @@ enum SweepCommand: Command {
                     the smallest filter RMSE.
                     """),
             OptionDeclaration(
+                "--sampling", .text("LIST"),
+                help: """
+                    Sampling policies to cross with every setting, e.g.
+                    all,interval:30,interval:120,distance:50,interval:60+batch:300
+                    (default: each scenario's own sampling.policy). Every policy is
+                    applied to the same generated drive; the truth stays the noiseless
+                    track at the base rate. Policies: docs/scenarios.md.
+                    """),
+            OptionDeclaration(
                 "--min-recall", .number("R", .within(0...1)),
                 default: OptionDeclaration.defaultText(SweepRequest.defaultMinRecall),
                 help: "Constraint: recall >= R in every scenario with true visits"),
@@ -57,6 +66,26 @@ enum SweepCommand: Command {
                 help: """
                     Constraint: p95 entry latency <= S seconds in every scenario with true
                     visits, early entries counted as 0
+                    """),
+            OptionDeclaration(
+                "--max-exit-latency", .number("S", .nonNegative),
+                help: """
+                    Constraint: p95 exit latency <= S seconds in every scenario that leaves
+                    the place (default: none). Without such a scenario it constrains
+                    nothing, and the recommendation says so.
+                    """),
+            OptionDeclaration(
+                "--max-unwanted", .number("U", .nonNegative),
+                help: """
+                    Constraint: at most U unwanted (false + fragment) visits per hour over
+                    the weighted mix (default: the fewest any setting meeting the other
+                    constraints reaches); the cheapest setting within it is recommended.
+                    """),
+            OptionDeclaration(
+                "--cost", .text("fix=A,wakeup=B"),
+                help: """
+                    The cost minimised: A per fix + B per wake-up delivered, per hour
+                    (default fix=1,wakeup=0: fixes per hour; A, B >= 0).
                     """),
             OptionDeclaration(
                 "--weight", .text("NAME=W"), repetition: .each,
@@ -93,9 +122,12 @@ enum SweepCommand: Command {
         Writes DIR/sweep.json, sweep.csv, sweep.md, index.html.
         """
     static let footer = """
-        Objective: minimise the weighted mean of false + fragment visits per hour subject to the
-        two constraints; ties to the lower worst-scenario p95 entry latency, then the higher worst
-        recall, then the lower point id. A setting that misses every visit is never recommended.
+        Objective: among the settings that meet the constraints and have the fewest unwanted
+        (false + fragment) visits per hour (or at most --max-unwanted), the lowest weighted cost
+        (fixes per hour unless --cost); ties to fewer unwanted visits, the lower worst-scenario
+        p95 entry latency, the higher worst recall, then the lower point id. At one sampling
+        policy every setting costs the same, so this is the fewest unwanted visits. A setting
+        that misses every visit is never recommended.
         EXIT: 0 done, 2 bad input (grid values, weights, scenario file or missing place, unwritable
         output, resume file of another sweep), 64 usage error (malformed or unknown option).
         """
@@ -111,6 +143,13 @@ enum SweepCommand: Command {
         request.forceProgress = common.forceProgress
         request.maxLatency_s = arguments.number("--max-latency")!
         request.minRecall = arguments.number("--min-recall")!
+        request.maxExitLatency_s = arguments.number("--max-exit-latency")
+        request.maxUnwanted = arguments.number("--max-unwanted")
+        if let text = arguments.option("--cost") {
+            do { request.cost = try CostWeights(parsing: text) } catch {
+                throw error.isMalformed ? CLIError.usage("sweep: \(error)") : CLIError.badInput("sweep: \(error)")
+            }
+        }
         for w in arguments.options("--weight") {
             let parts = w.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty else {
@@ -176,12 +215,10 @@ enum SweepCommand: Command {
         do throws(SweepGridError) {
             return try SweepGrid(
                 parsing: kind, enter: enterText, exit: exitText, maxAccuracy: accuracyText, confirm: confirmText,
-                inputs: inputs, kalmanQ: qText, limit: force ? nil : limit)
+                inputs: inputs, kalmanQ: qText, sampling: arguments.option("--sampling"), limit: force ? nil : limit)
         } catch {
-            switch error {
-            case .malformedRange, .malformedList: throw CLIError.usage("sweep: \(error)")
-            default: throw CLIError.badInput("sweep: \(error)")
-            }
+            if error.isMalformed { throw CLIError.usage("sweep: \(error)") }
+            throw CLIError.badInput("sweep: \(error)")
         }
     }
 }
