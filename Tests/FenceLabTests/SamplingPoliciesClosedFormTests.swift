@@ -216,4 +216,48 @@ import _TestSupport
             try SamplingStage.phase_s(try SamplingPolicy.parse("adaptive:30:300"), spec: spec, replicate: 3) == u[0]
                 * 30)
     }
+
+    /// The existing policies deliver exactly as before the two-period timers: the gate's
+    /// `interval`, `distance` and `batch` against a transcription of their rules (one phase φ for
+    /// the timer and the batch, drawn as `phase_s` draws it), on a noisy loiter at 1 Hz.
+    @Test(arguments: ["interval:45", "distance:12", "interval:30+batch:120", "distance:12+batch:60", "all+batch:90"])
+    func existingPoliciesDeliverAsTheirRulesSay(policy text: String) throws {
+        var spec = try Self.scenario(
+            route: """
+                {"kind": "loiter", "distance_m": 100, "bearing_deg": 45, "radialSigma_m": 6, "tau_s": 120,
+                 "tangentialSigma_m": 0.5, "maxDeviation_m": 15}
+                """, place: #"{"radius_m": 100}"#, duration_s: 1800, policy: text)
+        spec.noise = NoiseSpec(white: .gaussian(sigma_m: 8))
+        let policy = spec.sampling.policy
+        for k in 0..<4 {
+            let m = try Self.measured(spec, replicate: k)
+            let phase = try SamplingStage.phase_s(policy, spec: spec, replicate: k)
+            var indices: [Int] = []
+            var times: [Double] = []
+            var nextTick = phase
+            var last: Coordinate?
+            for (i, f) in m.fixes.enumerated() {
+                let now = m.now_s[i]
+                switch policy.selection {
+                case .interval(let p):
+                    guard now >= nextTick else { continue }
+                    nextTick = phase + ((now - phase) / p).rounded(.down) * p + p
+                case .distance(let d):
+                    guard let here = try? Coordinate(latitude: f.latitude, longitude: f.longitude) else { continue }
+                    if let l = last, Haversine().distance_m(l, here) < d { continue }
+                    last = here
+                default: break
+                }
+                indices.append(i)
+                if let b = policy.batch_s {
+                    times.append(max(phase + ((now - phase) / b).rounded(.up) * b, now))
+                } else {
+                    times.append(now)
+                }
+            }
+            let d = try SamplingStage.deliveries(spec: spec, replicate: k, fixes: m.fixes, now_s: m.now_s)
+            #expect(d.indices == indices && d.now_s == times)
+            #expect(indices.count < m.fixes.count || times != m.now_s, "the policy drops or delays fixes")
+        }
+    }
 }
