@@ -26,6 +26,13 @@ import _TestSupport
     @Test(arguments: [
         ("interval:0", "interval S must be finite and > 0"), ("interval:0.5", "at least the base sampling interval"),
         ("every:5", "unknown policy 'every'"), ("interval:60+distance:50", "only batch:S may follow"),
+        ("adaptive:300:30", "adaptive MOVING_S (300.0) must be ≤ STOPPED_S (30.0)"),
+        ("adaptive:0.5:300", "at least the base sampling interval"),
+        ("rampup:50:0.5:60", "at least the base sampling interval"),
+        ("adaptive:30:300:0:300", "adaptive R must be finite and > 0"),
+        ("distance:50:elastic:nan", "distance elasticity K must be finite and > 0"),
+        ("adaptive:30:300+rampup:50:10:60", "adaptive and rampup do not compose"),
+        ("rampup:50:10:60+batch:0.25", "at least the base sampling interval"),
     ])
     func badPolicyIsRefusedNamingTheKey(policy: String, message: String) throws {
         let file = try Self.scenario(policy: policy)
@@ -64,10 +71,14 @@ import _TestSupport
 
     /// Same seed, same deliveries and figures for any --jobs (the phase comes from the replicate's
     /// own stream): every scenario figure but throughput is equal between 1 and 2 jobs.
-    @Test(arguments: ["interval:60", "distance:40+batch:120"])
-    func policiesGiveTheSameFiguresForAnyJobCount(policy: String) throws {
-        let version = "hysteresis-80-120-acc30" + (policy == "interval:60" ? "+interval60" : "+distance40-batch120")
-        let file = try Self.scenario(policy: policy, version: version)
+    @Test(arguments: [
+        ("interval:60", "+interval60"), ("distance:40+batch:120", "+distance40-batch120"),
+        ("distance:10:elastic:1", "+distance10-elastic1"),
+        ("adaptive:30:300:20:120+batch:600", "+adaptive30-300-r20-t120-batch600"),
+        ("rampup:15:10:60", "+rampup15-10-60"),
+    ])
+    func policiesGiveTheSameFiguresForAnyJobCount(policy: String, suffix: String) throws {
+        let file = try Self.scenario(policy: policy, version: "hysteresis-80-120-acc30" + suffix)
         var figures: [NSDictionary] = []
         for jobs in ["1", "2"] {
             let out = file.deletingLastPathComponent().appendingPathComponent("out-\(jobs)")

@@ -104,7 +104,8 @@ public struct RuleLab: Sendable {
     ///     e.g. `try FenceInput(.kalman)`; part of the rules version (`+kalman-q1`).
     ///   - sampling: which of the measured fixes the app is given (`SamplingPolicy`), instead of
     ///     the scenario's `sampling.policy`; part of the rules version (`+interval60`). The truth
-    ///     stays the noiseless track at the scenario's rate.
+    ///     stays the noiseless track at the scenario's rate; `rampup`'s fence edge comes from the
+    ///     scenario (its place radius, else its own enter radius), never from `rule`.
     ///   - rulesVersion: `.mustMatch` (default) or `.override(scenarioRecordedFor:)`.
     /// - Throws: `LabError` for a bad argument, an invalid rule, a rules-version mismatch or a
     ///   failed run (naming scenario and replicate).
