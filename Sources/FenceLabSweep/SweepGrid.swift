@@ -23,7 +23,8 @@ package enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible 
         case .sampling(_, let e):
             switch e {
             case .unknownPolicy, .malformed: return true
-            case .invalidParameter, .invalidParameterIn: return false
+            case .invalidParameter, .invalidParameterIn, .inconsistent, .inconsistentIn, .impossibleComposition:
+                return false
             }
         default: return false
         }

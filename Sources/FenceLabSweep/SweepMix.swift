@@ -412,8 +412,10 @@ package struct SweepMix: Sendable, Hashable {
                     + "mix\(m.cost == .fixes ? "" : " (cost \(short(best.cost)) with \(m.cost))")"
                     + (costlier.isEmpty
                         ? "."
-                        : "; \(costlier.count) other setting\(costlier.count == 1 ? "" : "s") meet every constraint with at most "
-                            + "\(short(bound)) unwanted visits per hour but cost more (up to \(short(top ?? 0)) "
+                        : "; \(costlier.count) other setting\(costlier.count == 1 ? " meets" : "s meet") every constraint "
+                            + (m.maxUnwanted == nil
+                                ? "with as few unwanted visits" : "within \(short(bound)) unwanted visits per hour")
+                            + " but cost\(costlier.count == 1 ? "s" : "") more (up to \(short(top ?? 0)) "
                             + "\(m.cost == .fixes ? "fixes per hour" : "cost units")).")
             )
         }

@@ -243,7 +243,7 @@ import _TestSupport
         let recommendedRows = csv.split(separator: "\n").dropFirst().filter {
             $0.split(separator: ",", omittingEmptySubsequences: false)[recommendedColumn] == "1"
         }
-        #expect(recommendedRows.count == 5, "one recommended row per scenario of the mix")
+        #expect(recommendedRows.count == 8, "one recommended row per scenario of the mix")
         let md = try String(contentsOf: dir.appendingPathComponent("sweep.md"), encoding: .utf8)
         #expect(
             md.split(separator: "\n").dropFirst(1).first?.hasPrefix("Recommended setting for the mix:") == true,

@@ -72,3 +72,35 @@ import Testing
         }
     }
 }
+
+/// `route.depart_s`: the user stands at the first waypoint (speed 0) until then, and the speed
+/// profile's clock starts at departure: the track is the undelayed one shifted by `depart_s`.
+@Suite struct DepartureTests {
+    @Test(arguments: [
+        SpeedProfile.constant(speed_mps: 1.4, variation_mps: 0, variationTau_s: 60),
+        SpeedProfile.accelerateCruiseBrake(cruise_mps: 11, accel_mps2: 1.5, brake_mps2: 2),
+    ])
+    func theTrackWaitsAtTheFirstPointThenFollowsTheUndelayedOne(speed: SpeedProfile) throws {
+        let points = [
+            try Coordinate(latitude: 52.52, longitude: 13.405), try Coordinate(latitude: 52.52, longitude: 13.38),
+        ]
+        func spec(_ depart_s: Double) -> ScenarioSpec {
+            ScenarioSpec(
+                name: "depart", description: "depart", rulesVersion: "threshold-100", seed: 7, replicates: 1,
+                fence: FenceSpec(center: points[0], rule: FenceRuleSpec(kind: .threshold(radius_m: 100))),
+                route: .waypoints(WaypointRouteSpec(points: points, speed: speed, depart_s: depart_s)),
+                sampling: SamplingSpec(rate_hz: 1, duration_s: 400), noise: NoiseSpec(white: .gaussian(sigma_m: 0)),
+                accuracy: AccuracySpec())
+        }
+        let delayed = try ScenarioGenerator.generate(spec: spec(120), replicate: 0).samples
+        let plain = try ScenarioGenerator.generate(spec: spec(0), replicate: 0).samples
+        let sphere = Haversine()
+        for s in delayed.prefix(120) {
+            #expect(sphere.distance_m(s.truth, points[0]) <= 1e-6, "standing at the first point at \(s.time_s) s")
+            #expect(s.truthSpeed_mps == 0)
+        }
+        for k in 120..<delayed.count {
+            #expect(sphere.distance_m(delayed[k].truth, plain[k - 120].truth) <= 1e-6, "sample \(k)")
+        }
+    }
+}

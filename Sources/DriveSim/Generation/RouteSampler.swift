@@ -63,6 +63,8 @@ struct RouteSampler {
     var anchor = WaypointAnchor()
     static let anchorReach_m = 200.0
     private(set) var speedPhi: Double
+    /// Seconds standing at the first waypoint before moving.
+    var depart_s = 0.0
 
     init(spec: ScenarioSpec, dt_s: Double) {
         self.dt_s = dt_s
@@ -111,6 +113,7 @@ struct RouteSampler {
             legs = built
             totalLength_m = total
             speed = w.speed
+            depart_s = w.depart_s
             if case .constant(_, _, let tau) = w.speed { speedPhi = exp(-dt_s / tau) }
         }
     }
@@ -184,12 +187,13 @@ struct RouteSampler {
 
     @inline(__always)
     mutating func sampleWaypoints(_ k: Int, rng: RandomSource) -> TruthState {
-        let t = Double(k) * dt_s
+        // Time since setting off (standing at the first point until `depart_s`).
+        let t = max(0, Double(k) * dt_s - depart_s)
         var v: Double
         switch speed {
         case .constant(let v0, let sv, _):
             if sv > 0 {
-                if k > 0 {
+                if k > 0 && t > 0 {
                     distance_m += max(0, v0 + speedDeviation_mps) * dt_s
                     speedDeviation_mps =
                         speedPhi * speedDeviation_mps
@@ -204,6 +208,7 @@ struct RouteSampler {
             (distance_m, v) = RouteSampler.accelerateCruiseBrake(
                 t: t, length_m: totalLength_m, cruise_mps: vc, accel_mps2: a, brake_mps2: b)
         }
+        if Double(k) * dt_s < depart_s { v = 0 }  // still standing at the first point
         if distance_m >= totalLength_m {
             distance_m = totalLength_m
             v = 0

@@ -189,7 +189,9 @@ extension ScenarioSpec {
                 points.append(c)
             }
             var s = try r.object("speed")
-            route = .waypoints(WaypointRouteSpec(points: points, speed: try decodeSpeed(&s)))
+            let depart = try r.optionalDouble("depart_s") ?? 0
+            try r.check(depart.isFinite && depart >= 0, "depart_s", "must be finite and ≥ 0", depart)
+            route = .waypoints(WaypointRouteSpec(points: points, speed: try decodeSpeed(&s), depart_s: depart))
         }
         try r.finish()
         return route

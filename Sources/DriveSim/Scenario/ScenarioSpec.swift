@@ -198,9 +198,13 @@ public struct WaypointRouteSpec: Sendable, Hashable {
     /// ≥ 2 points; consecutive points distinct and less than 179° apart (so each leg is unique).
     public var points: [Coordinate]
     public var speed: SpeedProfile
-    public init(points: [Coordinate], speed: SpeedProfile) {
+    /// Seconds standing at the first point before setting off (key `depart_s`, ≥ 0, default 0):
+    /// a stay that ends in a departure (a shopper who walks out, a car that drives off).
+    public var depart_s: Double
+    public init(points: [Coordinate], speed: SpeedProfile, depart_s: Double = 0) {
         self.points = points
         self.speed = speed
+        self.depart_s = depart_s
     }
 }
 
