@@ -59,7 +59,14 @@ package enum RunError: Error, Sendable, CustomStringConvertible {
 extension FenceRuleSpec {
     /// The engine's rule spec for a scenario's `fence.rule`.
     package var ruleSpec: RuleSpec {
-        let confirmation: Confirmation? = confirm_n.map { .fixes($0) } ?? confirm_s.map { .seconds($0) }
+        // Both keys: both must hold (`Confirmation.fixesAndSeconds`).
+        let confirmation: Confirmation?
+        switch (confirm_n, confirm_s) {
+        case (let n?, let s?): confirmation = .fixesAndSeconds(fixes: n, seconds: s)
+        case (let n?, nil): confirmation = .fixes(n)
+        case (nil, let s?): confirmation = .seconds(s)
+        case (nil, nil): confirmation = nil
+        }
         switch kind {
         case .hysteresis(let e, let x, let a):
             return .hysteresis(enter_m: e, exit_m: x, maxAccuracy_m: a, confirmation: confirmation)
