@@ -33,8 +33,9 @@ import _TestSupport
         #expect(n.entries == 4 && n.exits == 3 && n.dwells == 0)
         #expect(n.unwantedEntries == v.fragments + v.falseVisits)
         #expect(n.entries - n.unwantedEntries == v.matchedVisits)
-        // The fragment (320) and the false visit (1000) are unwanted, each with its exit: 4.
-        #expect(n.unwanted == 4)
+        // Unwanted: the fragment's entry (320) and the flap's exit before it (300), the false
+        // visit's entry and exit (1000, 1020). The fragment's exit at 710 is the true exit.
+        #expect(n.unwantedEntries == 2 && n.unwantedExits == 2 && n.unwanted == 4)
         #expect(isClose(n.unwantedPerHour, 4 / (2000.0 / 3600), absoluteTolerance: Self.rateTolerance_perHour))
         #expect(isClose(try #require(n.entriesPerTrueVisit), 2, absoluteTolerance: 1e-12))
         #expect(n.dwellRecall == nil && n.falseDwellsPerHour == nil && n.dwellLatencyP95_s == nil)
@@ -55,12 +56,26 @@ import _TestSupport
         #expect(isClose(try #require(n.dwellRecall), 1, absoluteTolerance: 1e-12))
         #expect(n.falseDwells == 1 && n.repeatDwells == 1)
         #expect(isClose(try #require(n.dwellLatencyMedian_s), 10, absoluteTolerance: Self.timeTolerance_s))
-        // Unwanted: entries 520 and 5000, exit 990, dwells 820 and 2290.
+        // Unwanted: entries 520 and 5000, the flap's exit 500, dwells 820 and 2290.
         #expect(n.unwantedEntries == 2 && n.unwantedExits == 1 && n.unwanted == 5)
         #expect(
             isClose(
                 try #require(n.falseDwellsPerHour), 1 / (5100.0 / 3600), absoluteTolerance: Self.rateTolerance_perHour)
         )
+    }
+
+    /// An exit is wanted only as a visit's true exit: not while the user is still inside.
+    @Test func exitsWhileInsideAreUnwanted() throws {
+        let truth = [Visit(start_s: 100, end_s: 1000), Visit(start_s: 3000, end_s: 4000, openAtEnd: true)]
+        // Visit 1: entered on time, a flap out at 400 with the cooldown silencing the re-entry: the
+        // exit at 400 is unwanted and the true exit is never told. Visit 2 is open: its exit is unwanted.
+        let notes = [Self.entry(100), Self.exit(400), Self.entry(3000), Self.exit(3500), Self.entry(3600)]
+        let n = try NotificationMetrics.measure(truth: truth, notifications: notes, duration_s: 4000, dwell_s: nil)
+        #expect(n.unwantedEntries == 1 && n.unwantedExits == 2 && n.unwanted == 3)
+        // Told at 990, within the slack before the true exit: wanted.
+        let onTime = try NotificationMetrics.measure(
+            truth: [truth[0]], notifications: [Self.entry(100), Self.exit(990)], duration_s: 4000, dwell_s: nil)
+        #expect(onTime.unwanted == 0)
     }
 
     @Test func inconsistentSequencesAndBadParametersAreRefused() {

@@ -11,7 +11,8 @@ package struct NotificationMetrics: Sendable, Hashable {
     package var dwells: Int
     /// Entry notifications of stays that match no true visit one-to-one (false arrivals and repeats).
     package var unwantedEntries: Int
-    /// Exit notifications closing those stays.
+    /// Exit notifications other than the one true exit of a visit: an exit while the user is
+    /// still inside (a flap, a stay open at the end of the drive) or of an unmatched stay.
     package var unwantedExits: Int
     /// Dwell notifications outside every widened true visit of at least the loitering delay.
     package var falseDwells: Int
@@ -32,7 +33,7 @@ package struct NotificationMetrics: Sendable, Hashable {
     package var dwellLatencyMedian_s: Double?
     package var dwellLatencyP95_s: Double?
 
-    /// Every unwanted notification: entries and exits of unmatched stays, false and repeated dwells.
+    /// Every unwanted notification: unwanted entries and exits, false and repeated dwells.
     package var unwanted: Int { unwantedEntries + unwantedExits + falseDwells + repeatDwells }
     package var unwantedPerHour: Double { Double(unwanted) / driveHours }
     /// Entry notifications per true visit (1 is one arrival per visit); nil without a true visit.
@@ -79,8 +80,10 @@ package struct NotificationMetrics: Sendable, Hashable {
     /// The notifications are cut into stays: an entry opens one, the next exit closes it (a stay
     /// still open ends at `duration_s`), a dwell belongs to the open stay. Stays are matched to
     /// the true visits widened by `matchSlack_s` exactly as `Visits.measure` matches observed
-    /// visits (match, fragment or false). An entry is wanted when its stay is a match; an exit
-    /// when its stay is a match. A dwell is wanted when its stay matches a true visit of at
+    /// visits (match, fragment or false). An entry is wanted when its stay is a match. An exit
+    /// is wanted when it closes the last stay (match or fragment) of a matched true visit that
+    /// ends within the drive, at or after that visit's end − `matchSlack_s`; every other exit
+    /// (a flap while inside, the exit of a false stay) is unwanted. A dwell is wanted when its stay matches a true visit of at
     /// least `dwell_s` and the dwell's time lies within that visit's widened span; its latency
     /// is dwell time − (true entry + `dwell_s`). An unwanted dwell is false when its time lies
     /// within no widened true visit of at least `dwell_s`, otherwise a repeat.
@@ -148,13 +151,19 @@ package struct NotificationMetrics: Sendable, Hashable {
         var falseDwells = 0
         var repeatDwells = 0
         var latencies: [(visit: Int, latency_s: Double)] = []
+        // Per stay its true visit (match or fragment), per true visit its last stay.
+        var visitOf = [Int](repeating: -1, count: stays.count)
+        var lastStay = [Int](repeating: -1, count: truth.count)
         Visits.match(truth: truth, observed: stays, matchSlack_s: matchSlack_s) { i, role in
             var matched: Int?
-            if case .match(let j) = role { matched = j }
-            if matched == nil {
-                unwantedEntries += 1
-                if closed[i] { unwantedExits += 1 }
+            switch role {
+            case .match(let j):
+                matched = j
+                (visitOf[i], lastStay[j]) = (j, i)
+            case .fragment(let j): (visitOf[i], lastStay[j]) = (j, i)
+            case .falseVisit: break
             }
+            if matched == nil { unwantedEntries += 1 }
             guard let t = dwellAt[i], let d = dwell_s else { return }
             if let j = matched, long[j], within(t, truth[j]) {
                 latencies.append((j, t - (truth[j].start_s + d)))
@@ -163,6 +172,12 @@ package struct NotificationMetrics: Sendable, Hashable {
             } else {
                 falseDwells += 1
             }
+        }
+        for i in stays.indices where closed[i] {
+            let j = visitOf[i]
+            let trueExit =
+                j >= 0 && lastStay[j] == i && !truth[j].openAtEnd && stays[i].end_s >= truth[j].end_s - matchSlack_s
+            if !trueExit { unwantedExits += 1 }
         }
         latencies.sort { $0.visit < $1.visit }
         let dwellLatencies = latencies.map(\.latency_s)
