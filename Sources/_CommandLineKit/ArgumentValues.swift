@@ -30,6 +30,11 @@ package enum ArgumentValue {
         do { return try RuleSpec.parse(text) } catch { throw .badValue("--rule: \(error)") }
     }
 
+    /// `--notify SPEC` (`NotificationPolicy.parse`); the error names `--notify`.
+    package static func notification(_ text: String) throws(OptionError) -> NotificationPolicy {
+        do { return try NotificationPolicy.parse(text) } catch { throw .badValue("--notify: \(error)") }
+    }
+
     /// `--rule SPEC[+INPUT]` (nil: seed 000's rule on raw fixes); the error names `--rule`.
     package static func fenceSetup(_ text: String?) throws(OptionError) -> FenceSetup {
         guard let text else { return FenceSetup(rule: .default) }

@@ -25,6 +25,19 @@ import _TestSupport
         "python3 '" + TestPaths.packageRoot.appendingPathComponent("Examples/engines/seed_rules.py").path + "'"
     }
 
+    /// The `fence` message carries every confirmation, both keys for fixes and seconds together,
+    /// and the built-in engine reads back the same rule.
+    @Test(arguments: [
+        "threshold:100", "threshold:100+confirm3", "threshold:100+confirm10s", "threshold:100+confirm3+confirm10s",
+    ])
+    func fenceMessageRoundTripsTheConfirmation(spec: String) throws {
+        let rule = try RuleSpec.parse(spec)
+        let fence = try EngineFence(center: try Coordinate(latitude: 1, longitude: 2), spec: rule)
+        #expect(try fence.ruleSpec() == rule)
+        #expect((fence.rule["confirm_n"] != nil) == spec.contains("confirm3"))
+        #expect((fence.rule["confirm_s"] != nil) == spec.contains("confirm10s"))
+    }
+
     @Test func pythonReferenceEngineFollowsTheSeedRules() throws {
         let fixes = Self.fixes([150, 79, 85, 110, 119.9, 121, 100, 70])
         let answers = try ExternalEngine(command: Self.pythonEngine)

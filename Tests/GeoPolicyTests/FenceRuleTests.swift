@@ -217,7 +217,60 @@ private let accuracyGrid_m: [Double] = [0, 1, 10, 29.999, 30, 30.01, 100, 1000, 
                 == "hysteresis-80-120-acc30+confirm2.5s")
     }
 
+    /// Fixes and seconds together: the change waits for whichever of the two comes last.
+    @Test func fixesAndSecondsConfirmation() throws {
+        let rule = try Threshold(radius_m: 100)
+        let both = Confirmation.fixesAndSeconds(fixes: 3, seconds: 10)
+        // Fixes come fast (every 1 s): 3 fixes after 2 s, the clock decides at t = 10.
+        var fast = try FenceEvaluator(rule: rule, confirmation: both, initial: .outside)
+        for t in 0..<10 { #expect(fast.update(distance_m: 50, accuracy_m: 5, timestamp_s: Double(t)) == .outside) }
+        #expect(fast.update(distance_m: 50, accuracy_m: 5, timestamp_s: 10) == .inside)
+        // Fixes come slowly (every 20 s): 10 s pass after 2 fixes, the third fix decides at t = 40.
+        var slow = try FenceEvaluator(rule: rule, confirmation: both, initial: .outside)
+        #expect(slow.update(distance_m: 50, accuracy_m: 5, timestamp_s: 0) == .outside)
+        #expect(slow.update(distance_m: 50, accuracy_m: 5, timestamp_s: 20) == .outside)
+        #expect(slow.update(distance_m: 50, accuracy_m: 5, timestamp_s: 40) == .inside)
+        // A disagreeing fix restarts both the count and the clock.
+        var broken = try FenceEvaluator(rule: rule, confirmation: both, initial: .outside)
+        for t in [0.0, 5, 9] { _ = broken.update(distance_m: 50, accuracy_m: 5, timestamp_s: t) }
+        #expect(broken.update(distance_m: 500, accuracy_m: 5, timestamp_s: 11) == .outside)
+        #expect(broken.pendingState == nil)
+        for t in [12.0, 13, 14] { #expect(broken.update(distance_m: 50, accuracy_m: 5, timestamp_s: t) == .outside) }
+        #expect(broken.update(distance_m: 50, accuracy_m: 5, timestamp_s: 21.5) == .outside)
+        #expect(broken.update(distance_m: 50, accuracy_m: 5, timestamp_s: 22) == .inside)
+        #expect(fast.rulesVersion == "threshold-100+confirm3+confirm10s")
+        #expect(both.description == "confirm3+confirm10s")
+    }
+
+    /// The degenerate combinations decide exactly as the single kinds on the same fixes.
+    @Test func fixesAndSecondsReduceToOneKind() throws {
+        let rule = Hysteresis.seedDefault
+        var a = try FenceEvaluator(rule: rule, confirmation: .fixesAndSeconds(fixes: 3, seconds: 0))
+        var b = try FenceEvaluator(rule: rule, confirmation: .fixes(3))
+        var c = try FenceEvaluator(rule: rule, confirmation: .fixesAndSeconds(fixes: 1, seconds: 7))
+        var d = try FenceEvaluator(rule: rule, confirmation: .seconds(7))
+        var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for i in 0..<5000 {
+            x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let dist = Double(x >> 40) / Double(1 << 24) * 200  // 0 ... 200 m
+            let t = Double(i) * 1.5
+            #expect(
+                a.update(distance_m: dist, accuracy_m: 10, timestamp_s: t)
+                    == b.update(distance_m: dist, accuracy_m: 10, timestamp_s: t))
+            #expect(
+                c.update(distance_m: dist, accuracy_m: 10, timestamp_s: t)
+                    == d.update(distance_m: dist, accuracy_m: 10, timestamp_s: t))
+        }
+    }
+
     @Test func invalidConfirmationThrows() {
+        #expect(throws: FenceRuleError.confirmationCount(0)) {
+            try FenceEvaluator(rule: Hysteresis.seedDefault, confirmation: .fixesAndSeconds(fixes: 0, seconds: 5))
+        }
+        #expect(throws: FenceRuleError.self) {
+            try FenceEvaluator(
+                rule: Hysteresis.seedDefault, confirmation: .fixesAndSeconds(fixes: 2, seconds: .infinity))
+        }
         #expect(throws: FenceRuleError.confirmationCount(0)) {
             try FenceEvaluator(rule: Hysteresis.seedDefault, confirmation: .fixes(0))
         }
@@ -244,6 +297,8 @@ private let accuracyGrid_m: [Double] = [0, 1, 10, 29.999, 30, 30.01, 100, 1000, 
         ("hysteresis:75.5:130:25+confirm3", "hysteresis-75.5-130-acc25+confirm3"),
         ("threshold:500", "threshold-500"),
         ("conservative:100+confirm10s", "conservative-100+confirm10s"),
+        ("threshold:500+confirm3+confirm10s", "threshold-500+confirm3+confirm10s"),
+        ("threshold:500+confirm10s+confirm3", "threshold-500+confirm3+confirm10s"),
     ])
     func parsesAndVersions(text: String, version: String) throws {
         let spec = try RuleSpec.parse(text)
@@ -272,6 +327,9 @@ private let accuracyGrid_m: [Double] = [0, 1, 10, 29.999, 30, 30.01, 100, 1000, 
         #expect(message("threshold:5+confirmx").contains("'confirmx'"))
         #expect(message("threshold:5+confirm0").contains("at least 1"))
         #expect(message("threshold:5+confirm1+confirm2").contains("+confirm2"))
+        #expect(message("threshold:5+confirm1s+confirm2s").contains("+confirm2s"))
+        #expect(message("threshold:5+confirm3+confirm-1s").contains("confirmation seconds"))
+        #expect(message("threshold:5+confirm3+confirm2s+confirm4").contains("+confirm4"))
         #expect(throws: RuleSpecError.notANumber(spec: "threshold:abc", parameter: "RADIUS_M", part: "abc")) {
             try RuleSpec.parse("threshold:abc")
         }

@@ -65,12 +65,27 @@ extension ScenarioSpec {
         if var p = try r.optionalObject("place") { place = try decodePlace(&p) }
         let weight = try r.optionalDouble("weight") ?? 1
         try r.check(weight.isFinite && weight > 0, "weight", "must be finite and > 0", weight)
+        var notification = NotificationPolicy.none
+        if var n = try r.optionalObject("notification") { notification = try decodeNotification(&n) }
         try r.finish()
-        return ScenarioSpec(
+        var spec = ScenarioSpec(
             name: name, description: description, rulesVersion: rulesVersion, seed: seed,
             replicates: replicates, generator: generator, fence: fence, route: route,
             sampling: sampling, noise: noise, accuracy: accuracy, faults: faults, expect: expect,
             place: place, weight: weight)
+        spec.notification = notification
+        return spec
+    }
+
+    /// `notification`: `policy`, a notification policy spec (`NotificationPolicy.parse`).
+    static func decodeNotification(_ r: inout ObjectReader) throws(ScenarioError) -> NotificationPolicy {
+        let text = try r.string("policy")
+        let policy: NotificationPolicy
+        do { policy = try NotificationPolicy.parse(text) } catch {
+            throw .invalidSpec(file: r.file, keyPath: r.keyPath("policy"), reason: error.description)
+        }
+        try r.finish()
+        return policy
     }
 
     static func decodePlace(_ r: inout ObjectReader) throws(ScenarioError) -> PlaceSpec {

@@ -33,6 +33,9 @@ public struct ScenarioSpec: Sendable, Hashable {
     public var place: PlaceSpec?
     /// Weight of the scenario in a sweep's mix (key `weight`, finite, > 0, default 1).
     public var weight: Double
+    /// What the app tells the user about the rule's decisions (key `notification.policy`,
+    /// default `none`): dwell and cooldown, scored as `notify.*` against the place.
+    public var notification: NotificationPolicy = .none
 
     public init(
         name: String, description: String, rulesVersion: String, seed: UInt64, replicates: Int,

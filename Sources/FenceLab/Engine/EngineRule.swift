@@ -17,6 +17,9 @@ extension EngineFence {
         switch spec.confirmation {
         case .fixes(let n)?: rule["confirm_n"] = .number(Double(n))
         case .seconds(let s)?: rule["confirm_s"] = .number(s)
+        case .fixesAndSeconds(let n, let s)?:
+            rule["confirm_n"] = .number(Double(n))
+            rule["confirm_s"] = .number(s)
         case nil: break
         }
         self.init(center: center, rule: rule, rulesVersion: try spec.rulesVersion())
@@ -35,7 +38,13 @@ extension EngineFence {
             }
             confirmation = .fixes(fixes)
         }
-        if let s = rule["confirm_s"]?.double { confirmation = .seconds(s) }
+        if let s = rule["confirm_s"]?.double {
+            if case .fixes(let n)? = confirmation {
+                confirmation = .fixesAndSeconds(fixes: n, seconds: s)
+            } else {
+                confirmation = .seconds(s)
+            }
+        }
         switch rule["kind"]?.string {
         case "hysteresis":
             return .hysteresis(

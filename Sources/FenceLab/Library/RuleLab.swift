@@ -106,12 +106,15 @@ public struct RuleLab: Sendable {
     ///     the scenario's `sampling.policy`; part of the rules version (`+interval60`). The truth
     ///     stays the noiseless track at the scenario's rate; `rampup`'s fence edge comes from the
     ///     scenario (its place radius, else its own enter radius), never from `rule`.
+    ///   - notification: what the app tells the user (`NotificationPolicy`: dwell, cooldown),
+    ///     instead of the scenario's `notification.policy`; part of the rules version
+    ///     (`+dwell300`); scored as `notify.*` when the scenario has a place.
     ///   - rulesVersion: `.mustMatch` (default) or `.override(scenarioRecordedFor:)`.
     /// - Throws: `LabError` for a bad argument, an invalid rule, a rules-version mismatch or a
     ///   failed run (naming scenario and replicate).
     public func run<Rule: FenceRule>(
         scenario: LabScenario, rule: Rule, confirmation: Confirmation? = nil,
-        input: FenceInput = .raw, sampling: SamplingPolicy? = nil,
+        input: FenceInput = .raw, sampling: SamplingPolicy? = nil, notification: NotificationPolicy? = nil,
         replicates: Int? = nil, seed: UInt64? = nil, jobs: Int? = nil,
         rulesVersion policy: RulesVersionPolicy = .mustMatch
     ) throws(LabError) -> LabResult {
@@ -134,7 +137,10 @@ public struct RuleLab: Sendable {
             }
             spec.sampling.policy = sampling
         }
-        let version = evaluator.rulesVersion + input.versionSuffix + spec.sampling.policy.versionSuffix
+        if let notification { spec.notification = notification }
+        let version =
+            evaluator.rulesVersion + input.versionSuffix + spec.sampling.policy.versionSuffix
+            + spec.notification.versionSuffix
 
         let bounds: [ExpectationBound]
         switch policy {

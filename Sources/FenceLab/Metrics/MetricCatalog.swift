@@ -1,7 +1,7 @@
 /// The metric paths that exist (names and definitions: docs/metrics.md) and their fixed report order.
 ///
 /// A path is dot-separated: `group.name[.sub[.field]]`. Groups: `flutter`, `rejections`,
-/// `faults`, `kalman`, `gapFill`, `throughput`, `visits`, `cost`.
+/// `faults`, `kalman`, `gapFill`, `throughput`, `visits`, `notify`, `cost`.
 package struct MetricCatalog: Sendable, Hashable {
     /// Rejection reasons `rejections.<reason>` may name (FenceMonitor's reasons).
     package var rejectionReasons: [String]
@@ -26,7 +26,14 @@ package struct MetricCatalog: Sendable, Hashable {
         "invalidTimestamp", "invalidCoordinate", "invalidAccuracy", "inaccurate", "stale", "outOfOrder", "duplicate",
     ]
 
-    static let groups = ["flutter", "visits", "cost", "rejections", "faults", "kalman", "gapFill", "throughput"]
+    static let groups = [
+        "flutter", "visits", "notify", "cost", "rejections", "faults", "kalman", "gapFill", "throughput",
+    ]
+    /// `notify.*`: only with a notification policy (`dwell*` only with `dwell:T`).
+    static let notifyNames = [
+        "entries", "exits", "dwells", "entriesPerTrueVisit", "unwanted", "unwantedPerHour", "dwellRecall",
+        "falseDwells", "falseDwellsPerHour", "dwellLatency_s",
+    ]
     static let costNames = ["fixesPerHour", "wakeupsPerHour"]
     static let visitNames = [
         "trueVisits", "matchedVisits", "missedVisits", "recall", "falseVisits", "fragments",
@@ -66,6 +73,8 @@ package struct MetricCatalog: Sendable, Hashable {
             return gapFillMethods.contains(p[1]) && GapBucket(rawValue: p[2]) != nil && Self.gapFields.contains(p[3])
         case ("throughput", 2): return Self.throughputNames.contains(p[1])
         case ("cost", 2): return Self.costNames.contains(p[1])
+        case ("notify", 2): return Self.notifyNames.contains(p[1]) && p[1] != "dwellLatency_s"
+        case ("notify", 3): return p[1] == "dwellLatency_s" && Self.latencyNames.contains(p[2])
         default: return false
         }
     }
@@ -75,6 +84,12 @@ package struct MetricCatalog: Sendable, Hashable {
     package static func unit(of path: String) -> String {
         if path.hasPrefix("throughput.") { return "fixes/s" }
         if path.hasPrefix("cost.") { return "per hour" }
+        if path.hasPrefix("notify.") {
+            if path.hasSuffix("PerHour") { return "per hour" }
+            if path.hasPrefix("notify.dwellLatency_s.") { return "s" }
+            if path == "notify.entriesPerTrueVisit" { return "per true visit" }
+            if path == "notify.dwellRecall" { return "fraction" }
+        }
         if path.hasSuffix("_m") { return "m" }
         if path.hasPrefix("flutter.latency_s.") { return "s" }
         return "per drive"
@@ -91,7 +106,7 @@ package struct MetricCatalog: Sendable, Hashable {
         let lists: [[String]] = [
             groups, flutterNames, latencyNames, errorFields, gapFields, throughputNames, faultKinds,
             KalmanTrack.allCases.map(\.rawValue), GapFillMethodName.all, GapBucket.allCases.map(\.rawValue),
-            designRejectionReasons, visitNames, costNames,
+            designRejectionReasons, visitNames, costNames, notifyNames,
         ]
         let list: [String]
         switch (parent.first, depth) {
@@ -108,6 +123,8 @@ package struct MetricCatalog: Sendable, Hashable {
         case ("gapFill", 3): list = lists[4]
         case ("throughput", 1): list = lists[5]
         case ("cost", 1): list = lists[12]
+        case ("notify", 1): list = lists[13]
+        case ("notify", 2): list = lists[2]
         case ("faults", 1): list = lists[6]
         case ("rejections", 1): list = lists[10]
         default: list = []

@@ -25,6 +25,8 @@ package struct ReplicateMetrics: Sendable, Hashable {
     package var visits: VisitMetrics?
     /// Fixes and wake-ups the sampling policy hands the app, per hour.
     package var cost: CostMetrics?
+    /// What the notification policy tells the user, against the place; nil without a policy or a place.
+    package var notify: NotificationMetrics?
 
     package init(
         flutter: FlutterMetrics? = nil, rejections: RejectionMetrics? = nil,
@@ -55,6 +57,7 @@ package struct ReplicateMetrics: Sendable, Hashable {
             out["flutter.modelDisagreements"] = f.modelDisagreements.map(Double.init)
         }
         visits?.flattened(into: &out)
+        notify?.flattened(into: &out)
         if let c = cost {
             out["cost.fixesPerHour"] = c.fixesPerHour
             out["cost.wakeupsPerHour"] = c.wakeupsPerHour

@@ -219,27 +219,14 @@ package enum Visits {
         var matches = [(observed: Int, lastEnd: Double)](repeating: (-1, -.infinity), count: truth.count)
         var falseVisits = 0
         var fragments = 0
-        var first = 0
-        for (i, o) in observed.enumerated() {
-            while first < truth.count, truth[first].end_s + matchSlack_s < o.start_s { first += 1 }
-            var match: Int?
-            var fragmentOf: Int?
-            var j = first
-            while j < truth.count, truth[j].start_s - matchSlack_s <= o.end_s {
-                if matches[j].observed < 0 {
-                    match = j
-                    break
-                }
-                fragmentOf = j
-                j += 1
-            }
-            if let j = match {
-                matches[j] = (i, o.end_s)
-            } else if let j = fragmentOf {
+        match(truth: truth, observed: observed, matchSlack_s: matchSlack_s) { i, role in
+            let o = observed[i]
+            switch role {
+            case .match(let j): matches[j] = (i, o.end_s)
+            case .fragment(let j):
                 fragments += 1
                 matches[j].lastEnd = Swift.max(matches[j].lastEnd, o.end_s)
-            } else {
-                falseVisits += 1
+            case .falseVisit: falseVisits += 1
             }
         }
         var entry: [Double] = []
@@ -259,13 +246,52 @@ package enum Visits {
             entryLatencies_s: entry, exitLatencies_s: exit)
     }
 
+    /// What an observed visit is to the truth: matched to true visit j, a fragment of j, or false.
+    package enum ObservedRole: Sendable, Hashable {
+        case match(Int)
+        case fragment(Int)
+        case falseVisit
+    }
+
+    /// The matching of `measure` (see there), reporting each observed visit's role in order.
+    /// `truth` and `observed` must be sorted by start (checked by the callers).
+    package static func match(
+        truth: [Visit], observed: [Visit], matchSlack_s: Double,
+        _ report: (_ observed: Int, _ role: ObservedRole) -> Void
+    ) {
+        var matched = [Bool](repeating: false, count: truth.count)
+        var first = 0
+        for (i, o) in observed.enumerated() {
+            while first < truth.count, truth[first].end_s + matchSlack_s < o.start_s { first += 1 }
+            var match: Int?
+            var fragmentOf: Int?
+            var j = first
+            while j < truth.count, truth[j].start_s - matchSlack_s <= o.end_s {
+                if !matched[j] {
+                    match = j
+                    break
+                }
+                fragmentOf = j
+                j += 1
+            }
+            if let j = match {
+                matched[j] = true
+                report(i, .match(j))
+            } else if let j = fragmentOf {
+                report(i, .fragment(j))
+            } else {
+                report(i, .falseVisit)
+            }
+        }
+    }
+
     static func medianP95(_ values: [Double]) throws(MetricsError) -> (median: Double, p95: Double)? {
         guard !values.isEmpty else { return nil }
         let q = try gsl { () throws(GSLError) in try Statistics.quantiles(values, probabilities: [0.5, 0.95]) }
         return (q[0], q[1])
     }
 
-    private static func checkSorted(_ list: [Visit], key: String) throws(MetricsError) {
+    static func checkSorted(_ list: [Visit], key: String) throws(MetricsError) {
         for (i, v) in list.enumerated() {
             guard v.start_s.isFinite, v.end_s.isFinite, v.end_s >= v.start_s else {
                 throw .invalidValue(

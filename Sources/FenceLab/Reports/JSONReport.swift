@@ -50,7 +50,8 @@ package enum JSONReport {
         ])
     }
 
-    /// The metric groups every scenario carries, in order; absent groups are `{}`.
+    /// The metric groups every scenario carries, in order; absent groups are `{}`. The `notify`
+    /// group is written, after `visits`, only when measured (a notification policy and a place).
     package static let metricGroups = [
         "flutter", "visits", "cost", "rejections", "faults", "kalman", "gapFill", "throughput",
     ]
@@ -73,6 +74,8 @@ package enum JSONReport {
                 value = .object(v)
             }
             pairs.append((group, value))
+            // `notify` follows `visits` only when the scenario has a notification policy and a place.
+            if group == "visits", let notify = tree.first(where: { $0.0 == "notify" }) { pairs.append(notify) }
         }
         pairs.append(("expectations", .array(s.expectations.map(expectation))))
         if let fence = s.plots?.fence {

@@ -33,6 +33,7 @@ package enum MarkdownReport {
         md += expectations(report)
         md += flutter(report)
         md += VisitsReport.markdown(report)
+        md += VisitsReport.notificationsMarkdown(report)
         md += kalman(report)
         md += gapFill(report)
         md += rejections(report)

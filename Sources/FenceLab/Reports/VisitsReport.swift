@@ -18,6 +18,20 @@ enum VisitsReport {
         ("early entries per drive", "visits.earlyEntries", false),
     ]
 
+    /// The `notify.*` rows (a notification policy and a place only).
+    static let notifyRows: [(String, String, Bool)] = [
+        ("entry notifications per true visit", "notify.entriesPerTrueVisit", false),
+        ("unwanted notifications per hour", "notify.unwantedPerHour", false),
+        ("unwanted notifications per drive", "notify.unwanted", false),
+        ("entry notifications per drive", "notify.entries", false),
+        ("exit notifications per drive", "notify.exits", false),
+        ("dwell notifications per drive", "notify.dwells", false),
+        ("dwell recall", "notify.dwellRecall", false),
+        ("false dwells per hour", "notify.falseDwellsPerHour", false),
+        ("dwell latency median s", "notify.dwellLatency_s.median", true),
+        ("dwell latency p95 s", "notify.dwellLatency_s.p95", true),
+    ]
+
     static func text(_ e: Estimate?, seconds: Bool) -> String {
         seconds ? ReportText.latencyEstimate(e) : ReportText.plainEstimate(e)
     }
@@ -46,6 +60,31 @@ enum VisitsReport {
             ], table)
     }
 
+    /// report.md: one row per scenario with notification figures, most unwanted per hour first;
+    /// nothing when no scenario has a notification policy.
+    static func notificationsMarkdown(_ report: RunReport) -> [String] {
+        let measured = report.scenarios.filter { $0.metrics.estimate("notify.entries") != nil }
+        guard !measured.isEmpty else { return [] }
+        let sorted = MarkdownReport.worstFirst(measured, name: \.name) {
+            $0.metrics.estimate("notify.unwantedPerHour")?.mean ?? 0
+        }
+        let shown = [
+            "notify.entriesPerTrueVisit", "notify.unwantedPerHour", "notify.dwellRecall", "notify.falseDwellsPerHour",
+            "notify.dwellLatency_s.p95",
+        ]
+        let rowsByPath = Dictionary(uniqueKeysWithValues: notifyRows.map { ($0.1, $0) })
+        let table = sorted.map { s in
+            [s.name, s.rulesVersion] + shown.map { p in text(s.metrics.estimate(p), seconds: rowsByPath[p]!.2) }
+        }
+        return MarkdownReport.table(
+            "Notifications",
+            "What the notification policy tells the user, against each scenario's place (docs/metrics.md). Most unwanted notifications per hour first; – = not defined (no true visit, no dwell policy, or no visit as long as the dwell).",
+            [
+                "scenario", "rules version", "entry notifications per true visit", "unwanted notifications per hour",
+                "dwell recall", "false dwells per hour", "dwell latency p95 s",
+            ], table)
+    }
+
     /// index.html: flutter and visits side by side for one scenario, with units.
     static func html(_ s: ScenarioReport) -> String {
         let x = ReportText.xml
@@ -67,6 +106,11 @@ enum VisitsReport {
         } else {
             h +=
                 "<div><h3>Visits</h3><p class=\"muted\">No <code>place</code> in this scenario: no visit figures.</p></div>"
+        }
+        if m.estimate("notify.entries") != nil {
+            h +=
+                "<div><h3>Notifications (against the place)</h3><table><tbody>" + cells(notifyRows)
+                + "</tbody></table></div>"
         }
         return h + "</div>\n"
     }

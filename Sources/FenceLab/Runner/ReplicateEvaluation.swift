@@ -59,7 +59,14 @@ package enum RunError: Error, Sendable, CustomStringConvertible {
 extension FenceRuleSpec {
     /// The engine's rule spec for a scenario's `fence.rule`.
     package var ruleSpec: RuleSpec {
-        let confirmation: Confirmation? = confirm_n.map { .fixes($0) } ?? confirm_s.map { .seconds($0) }
+        // Both keys: both must hold (`Confirmation.fixesAndSeconds`).
+        let confirmation: Confirmation?
+        switch (confirm_n, confirm_s) {
+        case (let n?, let s?): confirmation = .fixesAndSeconds(fixes: n, seconds: s)
+        case (let n?, nil): confirmation = .fixes(n)
+        case (nil, let s?): confirmation = .seconds(s)
+        case (nil, nil): confirmation = nil
+        }
         switch kind {
         case .hysteresis(let e, let x, let a):
             return .hysteresis(enter_m: e, exit_m: x, maxAccuracy_m: a, confirmation: confirmation)
@@ -145,13 +152,23 @@ enum ReplicateEvaluation {
             window_s: settings.window_s)
         flutter.modelDisagreements = decisions.modelDisagreements
         var visits: VisitMetrics?
+        var notify: NotificationMetrics?
         if let place = spec.place {
             let end_s = spec.sampling.duration_s
+            let truth = Visits.trueVisits(samples: samples, center: spec.fence.center, place: place, end_s: end_s)
             do {
                 visits = try Visits.measure(
-                    truth: Visits.trueVisits(samples: samples, center: spec.fence.center, place: place, end_s: end_s),
-                    observed: Visits.observedVisits(of: decisions.states, end_s: end_s),
+                    truth: truth, observed: Visits.observedVisits(of: decisions.states, end_s: end_s),
                     duration_s: end_s, matchSlack_s: settings.matchSlack_s)
+                // The notification policy on the rule's decisions, scored against the same truth.
+                let policy = spec.notification
+                if !policy.isNone {
+                    let notes = policy.notifications(
+                        of: NotificationMetrics.changes(of: decisions.states), end_s: end_s)
+                    notify = try NotificationMetrics.measure(
+                        truth: truth, notifications: notes, duration_s: end_s, matchSlack_s: settings.matchSlack_s,
+                        dwell_s: policy.dwell_s)
+                }
             } catch { throw RunError.metrics(scenario: spec.name, error) }
         }
 
@@ -175,6 +192,7 @@ enum ReplicateEvaluation {
             visits: visits)
         metrics.consistency = track.consistency
         metrics.cost = cost
+        metrics.notify = notify
         let plots = PlotData.make(
             spec: spec, samples: samples, fixes: fixes, decisions: decisions,
             truthStates: truthStates, track: track, includeCoordinates: settings.includeCoordinates,

@@ -16,6 +16,9 @@ package struct RunRequest: Sendable {
     package var settings = EvaluationSettings()
     /// Print progress on stderr even when it is not a terminal.
     package var forceProgress = false
+    /// Replaces every scenario's notification policy (`--notify`); the report records the
+    /// rules version with this policy's suffix.
+    package var notification: NotificationPolicy?
 
     package init() {}
 }
@@ -55,14 +58,19 @@ package enum ScenarioRunner {
             if let s = request.seed { spec.seed = s }
             let rule = spec.fence.rule.ruleSpec
             let input = spec.fence.rule.fenceInput
-            let version: String
+            let base: String
             do {
-                version = try FenceSetup(rule: rule, input: input).rulesVersion() + spec.sampling.policy.versionSuffix
+                base = try FenceSetup(rule: rule, input: input).rulesVersion() + spec.sampling.policy.versionSuffix
             } catch {
                 throw RunError.invalidRule(file: item.path, reason: "\(error)")
             }
+            var version = base + spec.notification.versionSuffix
             guard version == spec.rulesVersion else {
                 throw RunError.rulesVersionMismatch(file: item.path, scenario: spec.rulesVersion, rule: version)
+            }
+            if let policy = request.notification {
+                spec.notification = policy
+                version = base + policy.versionSuffix
             }
             let bounds = try expectationBounds(of: spec, file: item.path, catalog: catalog)
             return PreparedScenario(

@@ -9,7 +9,7 @@ enum RunCommand: Command {
     static let name = "run"
     static let summary = "Run scenarios through the engine, measure, write reports (default command)."
     static let arguments = "[PATH...]"
-    static let options = [out("reports/latest")] + common + engine
+    static let options = [out("reports/latest")] + common + [notify] + engine
     static let discussion = """
         For every scenario (files or folders; default scenarios/) and replicate: generates
         the noisy drive with GSL, runs the fixes through FenceMonitor (or an external engine),
@@ -55,6 +55,13 @@ enum RunCommand: Command {
         OptionDeclaration("--progress", .flag, help: "Progress on stderr even when it is not a terminal."),
     ]
 
+    /// `--notify SPEC`: the notification policy of every scenario for this run.
+    static let notify = OptionDeclaration(
+        "--notify", .text("SPEC"),
+        help:
+            "Notification policy for every scenario: none, dwell:T, cooldown:T or\ndwell:T+cooldown:T (T seconds > 0); scored as notify.*"
+    )
+
     /// The external-engine options of `run` and `accept`.
     static let engine: [OptionDeclaration] = [
         OptionDeclaration(
@@ -75,6 +82,7 @@ enum RunCommand: Command {
         var request = RunRequest()
         parseCommon(arguments, into: &request)
         request.settings.engine = parseEngine(arguments)
+        if let text = arguments.option("--notify") { request.notification = try ArgumentValue.notification(text) }
         let out = arguments.option("--out")!
         let paths = arguments.positionals
         if !paths.isEmpty { request.paths = paths }

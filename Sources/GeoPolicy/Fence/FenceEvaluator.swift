@@ -6,24 +6,45 @@ public enum Confirmation: Sendable, Hashable, CustomStringConvertible {
     /// The same new state proposed by counting fixes spanning at least T seconds
     /// (T finite, ≥ 0): from the first proposing fix to the current one.
     case seconds(Double)
+    /// Both at once: N consecutive counting fixes proposing the same new state (N ≥ 1) AND at
+    /// least T seconds (T finite, ≥ 0) from the first of them to the current one. The change is
+    /// taken at the first fix that satisfies both; `.fixesAndSeconds(n, 0)` decides as
+    /// `.fixes(n)` and `.fixesAndSeconds(1, t)` as `.seconds(t)` (their rules versions differ).
+    case fixesAndSeconds(fixes: Int, seconds: Double)
 
-    /// The suffix appended to a rule's `rulesVersion`: `+confirm3`, `+confirm10s`.
+    /// The suffix appended to a rule's `rulesVersion`: `+confirm3`, `+confirm10s`,
+    /// `+confirm3+confirm10s` (fixes first).
     public var versionSuffix: String {
         switch self {
         case .fixes(let n): return "+confirm\(n)"
         case .seconds(let t): return "+confirm\(versionNumber(t))s"
+        case .fixesAndSeconds(let n, let t): return "+confirm\(n)+confirm\(versionNumber(t))s"
         }
     }
 
-    /// `confirm3` or `confirm10s`, the form `RuleSpec` parses.
+    /// `confirm3`, `confirm10s` or `confirm3+confirm10s`, the form `RuleSpec` parses.
     public var description: String { String(versionSuffix.dropFirst()) }
+
+    /// The fix count a change needs (1 for `.seconds`).
+    public var requiredFixes: Int {
+        switch self {
+        case .fixes(let n), .fixesAndSeconds(let n, _): return n
+        case .seconds: return 1
+        }
+    }
+
+    /// The seconds a change needs from its first proposing fix, or nil for `.fixes`.
+    public var requiredDuration_s: Double? {
+        switch self {
+        case .fixes: return nil
+        case .seconds(let t), .fixesAndSeconds(_, let t): return t
+        }
+    }
 
     /// - Throws: `FenceRuleError` for a count < 1 or a negative or non-finite duration.
     public func validate() throws(FenceRuleError) {
-        switch self {
-        case .fixes(let n): if n < 1 { throw .confirmationCount(n) }
-        case .seconds(let t): try FenceRuleError.requireNonNegative(t, "confirmation seconds")
-        }
+        if requiredFixes < 1 { throw .confirmationCount(requiredFixes) }
+        if let t = requiredDuration_s { try FenceRuleError.requireNonNegative(t, "confirmation seconds") }
     }
 }
 
@@ -33,8 +54,9 @@ public enum Confirmation: Sendable, Hashable, CustomStringConvertible {
 /// even a pending confirmation. A counting fix proposes `rule.next(previous: state, …)`.
 /// A proposal equal to the current state cancels any pending change. Without a
 /// confirmation a different proposal is taken at once; with one it becomes pending
-/// and is taken when N consecutive proposals agree, or when agreeing proposals span
-/// T seconds. A different new proposal restarts the count. Value type of scalars:
+/// and is taken when N consecutive proposals agree (`.fixes`), when agreeing proposals span
+/// T seconds (`.seconds`), or when both hold (`.fixesAndSeconds`). A different new proposal
+/// restarts the count and the clock. Value type of scalars:
 /// no allocation per fix.
 public struct FenceEvaluator<Rule: FenceRule>: Sendable {
     /// The decision rule.
@@ -62,11 +84,11 @@ public struct FenceEvaluator<Rule: FenceRule>: Sendable {
         self.rule = rule
         self.confirmation = confirmation
         self.current = initial
-        switch confirmation {
-        case nil: (requiredFixes, requiredDuration_s, confirms, byTime) = (1, 0, false, false)
-        case .fixes(let n)?: (requiredFixes, requiredDuration_s, confirms, byTime) = (n, 0, n > 1, false)
-        case .seconds(let t)?: (requiredFixes, requiredDuration_s, confirms, byTime) = (1, t, t > 0, true)
-        }
+        let n = confirmation?.requiredFixes ?? 1
+        let t = confirmation?.requiredDuration_s
+        (requiredFixes, requiredDuration_s) = (n, t ?? 0)
+        confirms = n > 1 || (t ?? 0) > 0
+        byTime = t != nil
     }
 
     /// The rule's version plus the confirmation suffix, e.g. `hysteresis-80-120-acc30+confirm3`.
@@ -79,7 +101,7 @@ public struct FenceEvaluator<Rule: FenceRule>: Sendable {
     /// - Parameters:
     ///   - distance_m: distance from the fence centre in metres.
     ///   - accuracy_m: horizontal accuracy in metres.
-    ///   - timestamp_s: time of the fix in seconds; used only by `.seconds` confirmation
+    ///   - timestamp_s: time of the fix in seconds; used only by `.seconds` and `.fixesAndSeconds`
     ///     (the caller, e.g. `FenceMonitor`, guarantees finite increasing timestamps;
     ///     a NaN timestamp never confirms a time-based change).
     @inlinable
@@ -101,10 +123,9 @@ public struct FenceEvaluator<Rule: FenceRule>: Sendable {
         } else {
             pendingCount &+= 1
         }
+        // `.seconds` needs 1 fix (always met here); `.fixes` has no clock.
         let confirmed =
-            byTime
-            ? timestamp_s - pendingSince_s >= requiredDuration_s
-            : pendingCount >= requiredFixes
+            pendingCount >= requiredFixes && (!byTime || timestamp_s - pendingSince_s >= requiredDuration_s)
         if confirmed {
             current = proposal
             pendingCount = 0

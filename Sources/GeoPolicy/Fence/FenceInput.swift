@@ -103,7 +103,7 @@ enum InputFilter: Sendable {
 
 /// A rule spec with its input stage, as `--rule` takes it: `hysteresis:80:120:30+confirm3+kalman`,
 /// `threshold:100+imm:0.5`. The parts after the rule come in any order, at most one confirmation
-/// and one input (`raw`, `kalman`, `imm`, each optionally `:Q` with q in m²/s³; default raw).
+/// by fixes, one by seconds (`+confirm3+confirm10s`: both must hold) and one input (`raw`, `kalman`, `imm`, each optionally `:Q` with q in m²/s³; default raw).
 public struct FenceSetup: Sendable, Hashable, CustomStringConvertible {
     public var rule: RuleSpec
     public var input: FenceInput

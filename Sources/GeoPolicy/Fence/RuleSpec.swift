@@ -1,6 +1,7 @@
 /// A rule chosen by name and parameters, as the CLI, scenario files and the
 /// harness write it: `hysteresis:80:120:30`, `threshold:500`, `conservative:100`,
-/// each optionally followed by a confirmation `+confirm3` (fixes) or `+confirm10s` (seconds).
+/// each optionally followed by a confirmation `+confirm3` (fixes), `+confirm10s` (seconds) or
+/// both, `+confirm3+confirm10s` (3 agreeing fixes and 10 s since the first of them; either order).
 ///
 /// `hysteresis` alone means the seed-000 defaults (80:120:30).
 public enum RuleSpec: Sendable, Hashable, CustomStringConvertible {
@@ -61,8 +62,16 @@ public enum RuleSpec: Sendable, Hashable, CustomStringConvertible {
     public static func parse(_ text: String) throws(RuleSpecError) -> RuleSpec {
         let pieces = text.split(separator: "+", omittingEmptySubsequences: false).map(String.init)
         for part in pieces.dropFirst() where isInputStage(part) { throw .inputNotAccepted(spec: text, part: part) }
-        guard pieces.count <= 2 else { throw .extraPart(spec: text, part: pieces[2]) }
-        let confirmation: Confirmation? = pieces.count == 2 ? try parseConfirmation(pieces[1], spec: text) : nil
+        guard pieces.count <= 3 else { throw .extraPart(spec: text, part: pieces[3]) }
+        var confirmation: Confirmation? = pieces.count >= 2 ? try parseConfirmation(pieces[1], spec: text) : nil
+        if pieces.count == 3 {
+            // A second confirmation of the other kind: fixes and seconds together.
+            switch (confirmation, try parseConfirmation(pieces[2], spec: text)) {
+            case (.fixes(let n)?, .seconds(let t)), (.seconds(let t)?, .fixes(let n)):
+                confirmation = .fixesAndSeconds(fixes: n, seconds: t)
+            default: throw .extraPart(spec: text, part: pieces[2])
+            }
+        }
         let parts = pieces[0].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let kind = parts[0]
         let values = Array(parts.dropFirst())
@@ -162,7 +171,8 @@ public enum RuleSpecError: Error, Sendable, Hashable, CustomStringConvertible {
         case .badConfirmation(let s, let part):
             return "rule '\(c(s))': confirmation must be confirmN (fixes) or confirmTs (seconds), got '\(c(part))'"
         case .extraPart(let s, let part):
-            return "rule '\(c(s))': unexpected part '+\(c(part))'; at most one confirmation and one input stage"
+            return
+                "rule '\(c(s))': unexpected part '+\(c(part))'; at most one confirmation by fixes, one by seconds and one input stage"
         case .invalidRule(let s, let e):
             return "rule '\(c(s))': \(e)"
         case .inputNotAccepted(let s, let part):
