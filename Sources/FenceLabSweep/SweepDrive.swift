@@ -121,33 +121,42 @@ package struct SweepDrive: Sendable {
     /// per drive; `SweepScan`, the same decisions as `FenceMonitor` with Haversine), matches the
     /// transitions (`Flutter.measure`) and scores the observed visits against the place (`Visits.measure`).
     package func evaluate(
-        _ point: SweepPoint, item: Int, settings: EvaluationSettings, sampling: Int = 0
+        _ point: SweepPoint, item: Int, settings: EvaluationSettings, sampling: Int = 0,
+        notify: NotificationPolicy? = nil
     ) throws -> SweepRecord {
         var scratch = SweepScratch()
-        return try evaluate(point, item: item, settings: settings, sampling: sampling, scratch: &scratch)
+        return try evaluate(
+            point, item: item, settings: settings, sampling: sampling, notify: notify, scratch: &scratch)
     }
 
     /// As `evaluate(_:item:settings:)`, reusing `scratch`'s buffers and caches across the points
     /// of a drive: the accepted fixes per accuracy gate and the true changes per rule without the
     /// gate (truth has accuracy 0, so the gate never matters there).
-    /// - Parameter sampling: the point's sampling policy, as an index into the drive's `deliveries`.
+    /// - Parameters:
+    ///   - sampling: the point's sampling policy, as an index into the drive's `deliveries`.
+    ///   - notify: the notification policy scored with the point (`SweepRecord.notifications`),
+    ///     nil for none measured.
     package func evaluate(
         _ point: SweepPoint, item: Int, settings: EvaluationSettings, sampling: Int = 0,
-        scratch: inout SweepScratch
+        notify: NotificationPolicy? = nil, scratch: inout SweepScratch
     ) throws -> SweepRecord {
         let rule = ScanRule(point)
         scratch.prepare(for: self, maxAge_s: settings.maxFixAge_s)
         if point.input != .raw {
             return try evaluateFiltered(
-                point, item: item, settings: settings, rule: rule, sampling: sampling, scratch: &scratch)
+                point, item: item, settings: settings, rule: rule, sampling: sampling, notify: notify,
+                scratch: &scratch)
         }
         let gate = scratch.acceptedIndex(
             self, sampling: sampling, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: settings.maxFixAge_s)
         scratch.accepted[gate].now_s.withUnsafeBufferPointer { time in
             scratch.accepted[gate].distance_m.withUnsafeBufferPointer { dist in
                 scratch.accepted[gate].accuracy_m.withUnsafeBufferPointer { acc in
-                    SweepScan.changes(
-                        time_s: time, distance_m: dist, accuracy_m: acc, rule: rule, into: &scratch.observed)
+                    scratch.accepted[gate].timestamp_s.withUnsafeBufferPointer { stamp in
+                        SweepScan.changes(
+                            time_s: time, distance_m: dist, accuracy_m: acc, rule: rule, into: &scratch.observed,
+                            timestamp_s: stamp)
+                    }
                 }
             }
         }
@@ -162,7 +171,13 @@ package struct SweepDrive: Sendable {
                 truth: trueVisits, observed: SweepScan.visits(scratch.observed, end_s: duration_s),
                 duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
         } catch { throw RunError.metrics(scenario: scenario, error) }
-        return record(item: item, flutter: flutter, visits: visits, sampling: sampling)
+        var r = record(item: item, flutter: flutter, visits: visits, sampling: sampling)
+        if let notify {
+            try scoreNotifications(
+                notify, changes: scratch.observed.lazy.map { (time_s: $0.time_s, inside: $0.inside) },
+                settings: settings, into: &r)
+        }
+        return r
     }
 
     /// The record of a point's figures with the drive's own: cost and true exits.
@@ -173,12 +188,31 @@ package struct SweepDrive: Sendable {
         r.wakeupsPerHour = deliveries[sampling].cost.wakeupsPerHour
         return r
     }
+
+    /// The notifications `policy` makes of the rule's determined-state changes, scored against
+    /// the true visits (`NotificationMetrics.measure`), into `r`.
+    func scoreNotifications<Changes: Sequence>(
+        _ policy: NotificationPolicy, changes: Changes, settings: EvaluationSettings, into r: inout SweepRecord
+    ) throws where Changes.Element == (time_s: Double, inside: Bool) {
+        let notes = policy.notifications(of: changes, end_s: duration_s)
+        let n: NotificationMetrics
+        do {
+            n = try NotificationMetrics.measure(
+                truth: trueVisits, notifications: notes, duration_s: duration_s, matchSlack_s: settings.matchSlack_s,
+                dwell_s: policy.dwell_s)
+        } catch { throw RunError.metrics(scenario: scenario, error) }
+        r.notifications = SweepNotificationFigures(
+            entries: n.entries, unwanted: n.unwanted, falseDwells: n.falseDwells, matchedDwells: n.matchedDwells,
+            dwellVisits: n.dwellVisits ?? 0, dwellLatencyP95_s: n.dwellLatencyP95_s)
+    }
 }
 
 extension SweepDrive {
     /// True transitions of `rule` (without the gate: truth has accuracy 0), cached in `scratch`.
     func truthTransitions(_ rule: ScanRule, scratch: inout SweepScratch) -> Int {
-        let truthKey = TruthKey(kind: rule.kind, enter_m: rule.enter_m, exit_m: rule.exit_m, confirm_n: rule.confirm_n)
+        let truthKey = TruthKey(
+            kind: rule.kind, enter_m: rule.enter_m, exit_m: rule.exit_m, confirm_n: rule.confirm_n,
+            confirm_s: rule.confirm_s)
         if let t = scratch.truthIndex(truthKey) { return t }
         var changes: [StateChange] = []
         truth.time_s.withUnsafeBufferPointer { time in
@@ -194,7 +228,7 @@ extension SweepDrive {
     /// for raw input (the place and the rule on the noiseless track).
     func evaluateFiltered(
         _ point: SweepPoint, item: Int, settings: EvaluationSettings, rule: ScanRule, sampling: Int,
-        scratch: inout SweepScratch
+        notify: NotificationPolicy?, scratch: inout SweepScratch
     ) throws -> SweepRecord {
         let d = deliveries[sampling]
         var local = settings
@@ -219,6 +253,10 @@ extension SweepDrive {
         } catch { throw RunError.metrics(scenario: scenario, error) }
         var r = record(item: item, flutter: flutter, visits: visits, sampling: sampling)
         r.filterRMSE_m = d.filterRMSE_m[point.fenceInput]
+        if let notify {
+            try scoreNotifications(
+                notify, changes: NotificationMetrics.changes(of: observed.states), settings: settings, into: &r)
+        }
         return r
     }
 }
@@ -274,6 +312,7 @@ struct TruthKey: Equatable {
     var enter_m: Double
     var exit_m: Double
     var confirm_n: Int
+    var confirm_s: Double
 }
 
 /// Buffers and per-drive caches of the sweep's inner loop, reused across the points of a drive

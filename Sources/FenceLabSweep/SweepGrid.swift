@@ -15,6 +15,8 @@ package enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible 
     case malformedShard(text: String)
     /// A `--sampling` entry that is not a sampling policy (`SamplingPolicyError` names the part).
     case sampling(option: String, SamplingPolicyError)
+    /// A `--notify` entry that is not a notification policy.
+    case notify(option: String, NotificationPolicyError)
 
     /// True for text that does not parse (a usage error, exit 64) rather than a value out of range.
     package var isMalformed: Bool {
@@ -25,6 +27,11 @@ package enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible 
             case .unknownPolicy, .malformed: return true
             case .invalidParameter, .invalidParameterIn, .inconsistent, .inconsistentIn, .impossibleComposition:
                 return false
+            }
+        case .notify(_, let e):
+            switch e {
+            case .unknownPart, .malformed: return true
+            case .invalidParameter: return false
             }
         default: return false
         }
@@ -46,6 +53,7 @@ package enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible 
             return "the grid has \(c) points, more than the limit \(l); narrow it or pass --force"
         case .malformedShard(let t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(c(t))'"
         case .sampling(let o, let e): return "\(o): \(e)"
+        case .notify(let o, let e): return "\(o): \(e)"
         }
     }
 }
@@ -85,7 +93,8 @@ extension SweepGrid {
     /// `kalmanQ` is a list too (default `FenceInput.defaultAccelerationDensity_m2ps3`).
     package init(
         parsing kind: SweepRuleKind, enter: String, exit: String?, maxAccuracy: String?, confirm: String?,
-        inputs: [FenceInput.Kind] = [.raw], kalmanQ: String? = nil, sampling: String? = nil, limit: Int?
+        inputs: [FenceInput.Kind] = [.raw], kalmanQ: String? = nil, sampling: String? = nil,
+        confirmSeconds: String? = nil, notify: String? = nil, limit: Int?
     ) throws(SweepGridError) {
         let enterRange = try SweepRange(parsing: enter, option: "--enter")
         let exitRange = try exit.map { text throws(SweepGridError) in try SweepRange(parsing: text, option: "--exit") }
@@ -106,10 +115,26 @@ extension SweepGrid {
             try kalmanQ.map { text throws(SweepGridError) in try parseSweepList(text, option: "--kalman-q") }
             ?? [FenceInput.defaultAccelerationDensity_m2ps3]
         let policies = try sampling.map { text throws(SweepGridError) in try parseSamplingList(text) }
+        let seconds =
+            try confirmSeconds.map { text throws(SweepGridError) in try parseSweepList(text, option: "--confirm-s") }
+            ?? [0]
         try self.init(
             kind: kind, enter: enterRange, exit: kind == .hysteresis ? exitRange : nil, maxAccuracy: accuracy,
-            confirm: fixes, inputs: inputs, kalmanQ: q, sampling: policies, limit: limit)
+            confirm: fixes, inputs: inputs, kalmanQ: q, sampling: policies, confirmSeconds: seconds,
+            notify: try notify.map { text throws(SweepGridError) in try parseNotifyList(text) }, limit: limit)
     }
+}
+
+/// Parses `--notify`: comma-separated notification policy specs (`none,dwell:300,dwell:300+cooldown:600`).
+package func parseNotifyList(_ text: String, option: String = "--notify") throws(SweepGridError) -> [NotificationPolicy]
+{
+    var out: [NotificationPolicy] = []
+    for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+        do { out.append(try NotificationPolicy.parse(String(part.trimmingCharacters(in: " ")))) } catch {
+            throw .notify(option: option, error)
+        }
+    }
+    return out
 }
 
 /// Parses `--sampling`: comma-separated sampling policy specs (`all,interval:60,distance:50+batch:300`).
@@ -163,6 +188,9 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     package var maxAccuracy_m: Double
     /// Consecutive agreeing fixes required before a change (1 = no confirmation).
     package var confirm_n: Int
+    /// Seconds the agreeing fixes must span as well (`--confirm-s`, > 0), nil for none: with
+    /// `confirm_n` > 1 both must hold (`Confirmation.fixesAndSeconds`), else `.seconds`.
+    package var confirm_s: Double?
     /// What the rule decides on: raw fixes, or the Kalman or IMM filter's causal estimate.
     package var input: FenceInput.Kind = .raw
     /// The filter's process noise q, m²/s³ (`FenceInput.defaultAccelerationDensity_m2ps3` for raw input).
@@ -170,13 +198,17 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     /// The sampling policy the app is given its fixes by (`SamplingPolicy.description`, canonical),
     /// or nil for each scenario's own `sampling.policy` (a sweep without `--sampling`).
     package var sampling: String?
+    /// The notification policy scored with the point (`NotificationPolicy.description`, canonical;
+    /// `--notify`), or nil for none scored (a sweep without `--notify`).
+    package var notify: String?
 
     package init(
         kind: SweepRuleKind, enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirm_n: Int,
         input: FenceInput.Kind = .raw, q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3,
-        sampling: String? = nil
+        sampling: String? = nil, confirm_s: Double? = nil
     ) {
         self.sampling = sampling
+        self.confirm_s = confirm_s.flatMap { $0 > 0 ? $0 : nil }
         self.kind = kind
         self.enter_m = enter_m
         self.exit_m = exit_m
@@ -197,11 +229,15 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     /// A stable label, e.g. `hysteresis 80/120 acc30 confirm1`, `… confirm1 kalman q0.5` for a
     /// filtered input, `… confirm1 @interval:60` with a sampling policy of the sweep's axis.
     package var label: String {
-        let stage = (input == .raw ? "" : " \(input.rawValue) q\(fmt(q_m2s3))") + (sampling.map { " @" + $0 } ?? "")
+        let stage =
+            (input == .raw ? "" : " \(input.rawValue) q\(fmt(q_m2s3))") + (notify.map { " notify:" + $0 } ?? "")
+            + (sampling.map { " @" + $0 } ?? "")
+        let seconds = confirm_s.map { "+\(fmt($0))s" } ?? ""
         switch kind {
         case .hysteresis:
-            return "hysteresis \(fmt(enter_m))/\(fmt(exit_m)) acc\(fmt(maxAccuracy_m)) confirm\(confirm_n)" + stage
-        case .threshold, .conservative: return "\(kind.rawValue) \(fmt(enter_m)) confirm\(confirm_n)" + stage
+            return "hysteresis \(fmt(enter_m))/\(fmt(exit_m)) acc\(fmt(maxAccuracy_m)) confirm\(confirm_n)\(seconds)"
+                + stage
+        case .threshold, .conservative: return "\(kind.rawValue) \(fmt(enter_m)) confirm\(confirm_n)\(seconds)" + stage
         }
     }
 
@@ -210,7 +246,13 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
 
     /// The engine's rule for this point; confirmation 1 means none (same decisions, plain rules version).
     package var rule: RuleSpec {
-        let confirmation: Confirmation? = confirm_n > 1 ? .fixes(confirm_n) : nil
+        let confirmation: Confirmation?
+        switch (confirm_n > 1, confirm_s) {
+        case (true, let t?): confirmation = .fixesAndSeconds(fixes: confirm_n, seconds: t)
+        case (false, let t?): confirmation = .seconds(t)
+        case (true, nil): confirmation = .fixes(confirm_n)
+        case (false, nil): confirmation = nil
+        }
         switch kind {
         case .hysteresis:
             return .hysteresis(
@@ -224,10 +266,12 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     package static let seedReference = SweepPoint(
         kind: .hysteresis, enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirm_n: 1)
 
-    /// True for the seeds' 80/120/30 on raw fixes at any sampling policy.
+    /// True for the seeds' 80/120/30 on raw fixes at any sampling policy (with any notification
+    /// policy of the grid's `--notify`).
     package var isSeedReference: Bool {
         var p = self
         p.sampling = nil
+        p.notify = nil
         return p == .seedReference
     }
 
@@ -246,12 +290,14 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
                 b.enter_m, b.exit_m, b.maxAccuracy_m, b.confirm_n
             )
         }
+        if a.confirm_s != b.confirm_s { return (a.confirm_s ?? 0) < (b.confirm_s ?? 0) }
         if a.kind != b.kind { return a.kind.rawValue < b.kind.rawValue }
         let ra = FenceInput.Kind.allCases.firstIndex(of: a.input) ?? 0
         let rb = FenceInput.Kind.allCases.firstIndex(of: b.input) ?? 0
         if ra != rb { return ra < rb }
         if a.q_m2s3 != b.q_m2s3 { return a.q_m2s3 < b.q_m2s3 }
-        // Total order only: a grid lists its sampling policies in the order given (`SweepGrid`).
+        // Total order only: a grid lists its sampling and notification policies in the order given.
+        if a.notify != b.notify { return (a.notify ?? "") < (b.notify ?? "") }
         return (a.sampling ?? "") < (b.sampling ?? "")
     }
 }
@@ -332,9 +378,16 @@ package struct SweepGrid: Sendable, Hashable {
         kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double],
         confirm: [Int], inputs: [FenceInput.Kind] = [.raw],
         kalmanQ: [Double] = [FenceInput.defaultAccelerationDensity_m2ps3],
-        sampling: [SamplingPolicy]? = nil,
+        sampling: [SamplingPolicy]? = nil, confirmSeconds: [Double] = [0], notify: [NotificationPolicy]? = nil,
         limit: Int? = defaultLimit
     ) throws(SweepGridError) {
+        var notifications: [String] = []
+        for n in notify ?? [] where !notifications.contains(n.description) { notifications.append(n.description) }
+        for t in confirmSeconds where !(t >= 0 && t.isFinite) {
+            throw .invalidValue(
+                option: "--confirm-s", value: t, reason: "must be finite and ≥ 0 s (0: no time confirmation)")
+        }
+        let seconds = Array(Set(confirmSeconds.map { $0 > 0 ? $0 : 0 })).sorted()
         for v in enter.values where v < 0 { throw .invalidValue(option: "--enter", value: v, reason: "must be ≥ 0 m") }
         for v in exit?.values ?? [] where v < 0 {
             throw .invalidValue(option: "--exit", value: v, reason: "must be ≥ 0 m")
@@ -364,8 +417,10 @@ package struct SweepGrid: Sendable, Hashable {
         for p in sampling ?? [] where !policies.contains(p.description) { policies.append(p.description) }
         if policies.isEmpty { policies = [nil] }
         let (staged, overflow) = settings.multipliedReportingOverflow(by: stageCount)
-        let (sampled, overflow2) = staged.multipliedReportingOverflow(by: policies.count)
-        let count = overflow || overflow2 ? .max : sampled
+        let (timed, overflow1) = staged.multipliedReportingOverflow(by: max(1, seconds.count))
+        let (notified, overflow3) = timed.multipliedReportingOverflow(by: max(1, notifications.count))
+        let (sampled, overflow2) = notified.multipliedReportingOverflow(by: policies.count)
+        let count = overflow || overflow1 || overflow2 || overflow3 ? .max : sampled
         if count > min(limit ?? hardLimit, hardLimit) {
             throw .tooManyPoints(count: count, limit: min(limit ?? hardLimit, hardLimit))
         }
@@ -402,9 +457,31 @@ package struct SweepGrid: Sendable, Hashable {
                         confirm_n: p.confirm_n, input: $0.0, q_m2s3: $0.1)
                 }
             })
+        // Every setting with every time confirmation (0: none, the plain point).
+        if seconds != [0] {
+            set = Set(
+                set.flatMap { p in
+                    seconds.map { t in
+                        var q = p
+                        q.confirm_s = t > 0 ? t : nil
+                        return q
+                    }
+                })
+        }
         set.insert(.seedReference)
-        if let limit, set.count * policies.count > limit {
-            throw .tooManyPoints(count: set.count * policies.count, limit: limit)
+        // Every setting with every notification policy, in the order given (the first's points first).
+        var settingsBlock = set.sorted()
+        if !notifications.isEmpty {
+            settingsBlock = notifications.flatMap { n in
+                settingsBlock.map { p in
+                    var q = p
+                    q.notify = n
+                    return q
+                }
+            }
+        }
+        if let limit, settingsBlock.count * policies.count > limit {
+            throw .tooManyPoints(count: settingsBlock.count * policies.count, limit: limit)
         }
         for p in set {
             do { _ = try p.rule.evaluator() } catch {
@@ -413,7 +490,7 @@ package struct SweepGrid: Sendable, Hashable {
                     reason: "gives an invalid rule \(p.label): \(error)")
             }
         }
-        let block = set.sorted()
+        let block = settingsBlock
         points =
             policies.count == 1 && policies[0] == nil ? block : policies.flatMap { s in block.map { $0.sampled(s) } }
         referenceIndex = points.firstIndex(where: \.isSeedReference)

@@ -21,9 +21,12 @@ enum SweepHTML {
         let kinds = FenceInput.Kind.allCases.filter { k in m.points.contains { $0.input == k } }
         let inputs = kinds.count > 1 ? " (\(kinds.map(\.rawValue).joined(separator: ", ")) inputs)" : ""
         let banner = HTMLPage.Banner(
-            cssClass: "unknownband", style: "background:#24292f", heading: "Threshold sweep",
+            cssClass: "unknownband", style: "background:#24292f",
+            heading: m.hasSamplingAxis ? "Pipeline sweep" : "Threshold sweep",
             lines: [
-                "\(m.points.count) \(x(m.rule.rawValue)) settings\(x(inputs)) · \(m.scenarios.count) scenarios · \(m.items) work items"
+                "\(m.points.count) \(x(m.rule.rawValue)) settings\(x(inputs))"
+                    + (m.hasSamplingAxis ? " · \(SweepGrid.samplings(of: m.points).count) sampling policies" : "")
+                    + " · \(m.scenarios.count) scenarios · \(m.items) work items"
             ])
         var h = HTMLPage.open(
             title: "FenceLab sweep: \(m.points.count) settings × \(m.scenarios.count) scenarios", banner: banner)

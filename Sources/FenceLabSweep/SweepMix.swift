@@ -144,7 +144,8 @@ package struct SweepMix: Sendable, Hashable {
             points.append(
                 score(
                     point: p, visits: scenarios.map { $0.cells[p].visits }, costs: scenarios.map { $0.cells[p].cost },
-                    manifest: m, weights: weights, totalWeight: totalWeight))
+                    notifications: scenarios.map { $0.cells[p].notifications }, manifest: m, weights: weights,
+                    totalWeight: totalWeight))
         }
         return make(manifest: m, scenarios: scenarios, points: points)
     }
@@ -242,9 +243,11 @@ package struct SweepMix: Sendable, Hashable {
 
     /// Point `p` on the mix, from its visit cells in every scenario (scenario order).
     static func score(
-        point p: Int, visits: [SweepVisitCell], costs: [SweepCostCell], manifest m: SweepManifest, weights: [Double],
-        totalWeight: Double
+        point p: Int, visits: [SweepVisitCell], costs: [SweepCostCell], notifications: [SweepNotifyCell?] = [],
+        manifest m: SweepManifest, weights: [Double], totalWeight: Double
     ) -> MixPoint {
+        // With --notify the unwanted figure is what the user is told: unwanted notifications.
+        let byNotifications = m.scoresNotifications && notifications.count == visits.count
         var unwanted = 0.0
         var worstLatency = 0.0
         var worstRecall: Double?
@@ -254,7 +257,9 @@ package struct SweepMix: Sendable, Hashable {
         var wakeups = 0.0
         var violations: [MixViolation] = []
         for (s, v) in visits.enumerated() {
-            unwanted += weights[s] * v.unwantedPerHour
+            unwanted +=
+                weights[s]
+                * (byNotifications ? notifications[s]?.unwantedPerHour.mean ?? v.unwantedPerHour : v.unwantedPerHour)
             fixes += weights[s] * costs[s].fixesPerHour.mean
             wakeups += weights[s] * costs[s].wakeupsPerHour.mean
             matched += v.matchedVisits.mean
@@ -378,17 +383,26 @@ package struct SweepMix: Sendable, Hashable {
     ) -> [String] {
         var lines: [String] = []
         let weights = m.scoringWeights
+        let byNotifications = m.scoresNotifications
         let contributions = scenarios.indices.map { s in
-            weights[s] * scenarios[s].cells[best.point].visits.unwantedPerHour
+            let cell = scenarios[s].cells[best.point]
+            return weights[s]
+                * (byNotifications
+                    ? cell.notifications?.unwantedPerHour.mean ?? cell.visits.unwantedPerHour
+                    : cell.visits.unwantedPerHour)
         }
+        let what = byNotifications ? "unwanted notifications" : "unwanted (false + fragment) visits"
         if best.unwantedPerHour > 0, let top = contributions.indices.max(by: { contributions[$0] < contributions[$1] })
         {
             let total = contributions.reduce(0, +)
             lines.append(
-                "Its \(short(best.unwantedPerHour)) unwanted (false + fragment) visits per hour come mostly from "
+                "Its \(short(best.unwantedPerHour)) \(what) per hour come mostly from "
                     + "\(names[top]) (\(percent(contributions[top] / total)) of the weighted total).")
         } else {
-            lines.append("It produced no false or fragment visit in any replicate of any scenario.")
+            lines.append(
+                byNotifications
+                    ? "It gave no unwanted notification in any replicate of any scenario."
+                    : "It produced no false or fragment visit in any replicate of any scenario.")
         }
         // Points with fewer unwanted visits: those failing a constraint, and (with --max-unwanted)
         // feasible ones that cost more.
@@ -414,7 +428,7 @@ package struct SweepMix: Sendable, Hashable {
                         ? "."
                         : "; \(costlier.count) other setting\(costlier.count == 1 ? " meets" : "s meet") every constraint "
                             + (m.maxUnwanted == nil
-                                ? "with as few unwanted visits" : "within \(short(bound)) unwanted visits per hour")
+                                ? "with as few \(m.unwantedNoun)" : "within \(short(bound)) \(m.unwantedNoun) per hour")
                             + " but cost\(costlier.count == 1 ? "s" : "") more (up to \(short(top ?? 0)) "
                             + "\(m.cost == .fixes ? "fixes per hour" : "cost units")).")
             )
@@ -434,13 +448,13 @@ package struct SweepMix: Sendable, Hashable {
                 break
             }
             lines.append(
-                "\(tied) other setting\(tied == 1 ? " meets" : "s meet") every constraint with as few unwanted visits; "
+                "\(tied) other setting\(tied == 1 ? " meets" : "s meet") every constraint with as few \(m.unwantedNoun); "
                     + "this one has the lowest worst-scenario p95 entry latency (\(ReportText.latency(best.worstEntryP95_s)) s\(worst))."
             )
         }
         if cheaper.isEmpty {
             if fewerButCostlier == 0 {
-                lines.append("No setting has fewer unwanted visits per hour, so no constraint had to give way.")
+                lines.append("No setting has fewer \(m.unwantedNoun) per hour, so no constraint had to give way.")
             }
         } else {
             var tally: [String: Int] = [:]
@@ -453,7 +467,7 @@ package struct SweepMix: Sendable, Hashable {
                     case .recall: key = "recall < \(fmt(m.minRecall))\(in_)"
                     case .latency: key = "p95 entry latency > \(fmt(m.maxLatency_s)) s\(in_)"
                     case .exitLatency: key = "p95 exit latency > \(fmt(m.maxExitLatency_s ?? .infinity)) s\(in_)"
-                    case .unwanted: key = "unwanted visits per hour > \(fmt(m.maxUnwanted ?? .infinity))"
+                    case .unwanted: key = "\(m.unwantedNoun) per hour > \(fmt(m.maxUnwanted ?? .infinity))"
                     }
                     tally[key, default: 0] += 1
                 }
@@ -461,7 +475,7 @@ package struct SweepMix: Sendable, Hashable {
             }
             let ranked = tally.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
             lines.append(
-                "\(cheaper.count) setting\(cheaper.count == 1 ? "" : "s") with fewer unwanted visits per hour "
+                "\(cheaper.count) setting\(cheaper.count == 1 ? "" : "s") with fewer \(m.unwantedNoun) per hour "
                     + "fail a constraint: " + ranked.prefix(4).map { "\($0.key) (\($0.value))" }.joined(separator: "; ")
                     + ".")
         }
@@ -506,12 +520,16 @@ package struct SweepMix: Sendable, Hashable {
 }
 
 extension SweepManifest {
+    /// What the objective's unwanted figure counts: unwanted notifications with `--notify`, else
+    /// unwanted (false + fragment) visits.
+    var unwantedNoun: String { scoresNotifications ? "unwanted notifications" : "unwanted visits" }
+
     /// The constraints in words: "recall ≥ 0.95 and p95 entry latency ≤ 60 s" plus the exit
     /// latency and unwanted-visit bounds when given.
     var constraintText: String {
         var parts = ["recall ≥ \(fmt(minRecall))", "p95 entry latency ≤ \(fmt(maxLatency_s)) s"]
         if let e = maxExitLatency_s { parts.append("p95 exit latency ≤ \(fmt(e)) s (scenarios that leave the place)") }
-        if let u = maxUnwanted { parts.append("at most \(fmt(u)) unwanted visits per hour over the mix") }
+        if let u = maxUnwanted { parts.append("at most \(fmt(u)) \(unwantedNoun) per hour over the mix") }
         return parts.count == 2
             ? parts.joined(separator: " and ")
             : parts.dropLast().joined(separator: ", ")

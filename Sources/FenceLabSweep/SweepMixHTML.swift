@@ -26,14 +26,14 @@ enum SweepMixHTML {
         h += samplingTable(s)
         h += scenarioTable(s)
         let front = SweepOutput.mixFrontierOrder(mix)
-        h += "<details><summary>Mix frontier (\(front.count) settings)</summary>" + tableHead
+        h += "<details><summary>Mix frontier (\(front.count) settings)</summary>" + tableHead(s)
         out.append(h)
         for id in front { out.append(mixRow("", id, s)) }
         out.append("</tbody></table></div></details>\n")
         let costFront = SweepOutput.costFrontierOrder(mix)
         out.append(
             "<details><summary>Three-way frontier: unwanted visits, latency and cost (\(costFront.count) settings meeting "
-                + "every constraint, cheapest first)</summary>" + tableHead)
+                + "every constraint, cheapest first)</summary>" + tableHead(s))
         for id in costFront { out.append(mixRow(id == mix.recommended ? "recommended" : "", id, s)) }
         out.append("</tbody></table></div></details>\n</section>\n")
     }
@@ -51,7 +51,7 @@ enum SweepMixHTML {
             "<h3>Sampling policies: the best setting at each</h3><p class=\"muted\">What a sweep at each policy alone "
             + "would recommend, and the seeds' 80/120/30 at it. Fixes and wake-ups per hour: what the policy delivers to "
             + "the app, weighted over the mix.</p><div class=\"scroll\"><table><thead><tr><th>sampling</th><th>best setting</th>"
-            + "<th>unwanted visits per hour</th><th>worst p95 entry latency s</th><th>fixes per hour</th>"
+            + "<th>\(m.unwantedNoun) per hour</th><th>worst p95 entry latency s</th><th>fixes per hour</th>"
             + "<th>wake-ups per hour</th><th>80/120/30: unwanted per hour</th><th>80/120/30: worst p95 entry s</th></tr></thead><tbody>"
         for b in mix.bestPerSampling {
             let ref = m.points.indices.first { m.points[$0].isSeedReference && m.points[$0].sampling == b.sampling }
@@ -102,11 +102,12 @@ enum SweepMixHTML {
             e0 -= 0.5
             e1 += 0.5
         }
+        // The latency axis covers the three-way frontier, the recommendation and twice the bound;
+        // settings beyond it (most sparse policies at the seeds' radii) sit on the top edge as ▲.
         var focus = Array(mix.costFrontier)
         if let r = mix.recommended { focus.append(r) }
-        focus += m.referencePoints
         let yData = max(
-            m.maxLatency_s * 1.5, focus.map { mix.points[$0].worstEntryP95_s }.filter(\.isFinite).max() ?? 0)
+            m.maxLatency_s * 2, focus.map { mix.points[$0].worstEntryP95_s }.filter(\.isFinite).max() ?? 0)
         let yTicks = AxisTicks.covering(0, yData > 0 ? yData : 1, intervals: 4)
         let yMax = yTicks.upper
         let f = PlotFrame(
@@ -124,7 +125,7 @@ enum SweepMixHTML {
                 ticks.append((f.x(log10(v)), ReportText.plain(v)))
             }
         }
-        out.append(f.xLabels(ticks, anchorEnds: false, gridLines: true, cssClass: "tick-l"))
+        out.append(f.xLabels(ticks, anchorEnds: true, gridLines: true, cssClass: "tick-l"))
         if m.maxLatency_s <= yMax {
             let yy = f.y(m.maxLatency_s)
             out.append(
@@ -156,7 +157,7 @@ enum SweepMixHTML {
         for ref in m.referencePoints {
             let p = mix.points[ref]
             let cx = px(p.fixesPerHour)
-            let cy = py(min(p.worstEntryP95_s, yMax))
+            let cy = py(p.worstEntryP95_s <= yMax ? p.worstEntryP95_s : yMax)
             out.append(SweepScatter.referenceMark(cx, cy))
             if ref == m.referencePoint { labels.append(("80/120/30", cx, cy)) }
         }
@@ -198,12 +199,13 @@ enum SweepMixHTML {
     }
 
     /// The head of every table of settings on the mix (`mixRow`).
-    static let tableHead =
-        "<div class=\"scroll\"><table><thead><tr><th>setting</th><th>unwanted visits per hour</th><th>worst p95 entry latency s</th>"
-        + "<th>worst recall</th><th>fixes per hour</th><th>constraints</th></tr></thead><tbody>"
+    static func tableHead(_ s: SweepSummary) -> String {
+        "<div class=\"scroll\"><table><thead><tr><th>setting</th><th>\(s.manifest.unwantedNoun) per hour</th><th>worst p95 entry latency s</th>"
+            + "<th>worst recall</th><th>fixes per hour</th><th>constraints</th></tr></thead><tbody>"
+    }
 
     static func mixTable(_ s: SweepSummary) -> String {
-        var h = tableHead
+        var h = tableHead(s)
         for (tag, id) in SweepOutput.headlineRows(s) { h += mixRow(tag, id, s) }
         return h + "</tbody></table></div>\n"
     }

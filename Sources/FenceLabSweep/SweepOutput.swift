@@ -45,6 +45,8 @@ package enum SweepOutput {
                 ("confirm_n", .integer(p.confirm_n)), ("reference", .bool(p.isSeedReference)),
                 ("input", .string(p.input.rawValue)), ("q_m2s3", p.input == .raw ? .null : .number(p.q_m2s3)),
                 ("sampling", p.sampling.map(JSONValue.string) ?? .null),
+                ("confirm_s", p.confirm_s.map(JSONValue.number) ?? .null),
+                ("notify", p.notify.map(JSONValue.string) ?? .null),
             ])
         }
         func result(_ sc: SweepScenarioSummary, _ c: SweepCell) -> JSONValue {
@@ -56,6 +58,7 @@ package enum SweepOutput {
                 ("latency_s", .object([("median", opt(c.latencyMedian_s)), ("p95", opt(c.latencyP95_s))])),
                 ("frontier", .bool(sc.frontier.contains(c.point))), ("visits", visitsJSON(c.visits)),
                 ("filterRMSE_m", opt(c.filterRMSE_m)), ("cost", costJSON(c.cost)),
+                ("notifications", c.notifications.map(notifyJSON) ?? .null),
             ])
         }
         let head: [(String, JSONValue)] = [
@@ -188,6 +191,16 @@ package enum SweepOutput {
             ),
             ("exitLatency_s", .object([("p95", opt(v.exitLatencyP95_s))])),
             ("trueExits", JSONReport.estimate(v.trueExits)),
+        ])
+    }
+
+    static func notifyJSON(_ n: SweepNotifyCell) -> JSONValue {
+        func opt(_ e: Estimate?) -> JSONValue { e.map(JSONReport.estimate) ?? .null }
+        return .object([
+            ("entriesPerTrueVisit", opt(n.entriesPerTrueVisit)),
+            ("unwantedPerHour", JSONReport.estimate(n.unwantedPerHour)),
+            ("falseDwellsPerHour", JSONReport.estimate(n.falseDwellsPerHour)), ("dwellRecall", opt(n.dwellRecall)),
+            ("dwellLatency_s", .object([("p95", opt(n.dwellLatencyP95_s))])),
         ])
     }
 
@@ -332,7 +345,8 @@ package enum SweepOutput {
         "falsePerHour_mean", "fragmentsPerHour_mean", "entryLatency_p95_s_mean", "exitLatency_p95_s_mean",
         "input", "q_m2s3", "filterRMSE_m_mean", "frontier", "mixFrontier", "recommended",
         "sampling", "fixesPerHour_mean", "fixesPerHour_lo", "fixesPerHour_hi", "wakeupsPerHour_mean",
-        "trueExits_mean", "costFrontier",
+        "trueExits_mean", "costFrontier", "confirm_s", "notify", "entriesPerTrueVisit_mean",
+        "unwantedNotificationsPerHour_mean", "dwellRecall_mean", "falseDwellsPerHour_mean", "dwellLatency_p95_s_mean",
     ]
 
     package static func csv(_ s: SweepSummary) -> String {
@@ -374,6 +388,13 @@ package enum SweepOutput {
                 ]
                 row += [q(p.sampling ?? "")] + e(c.cost.fixesPerHour) + [d(c.cost.wakeupsPerHour.mean)]
                 row += [d(v.trueExits.mean), s.mix.costFrontier.contains(c.point) ? "1" : "0"]
+                let n = c.notifications
+                row += [p.confirm_s.map(d) ?? "", q(p.notify ?? "")]
+                row += [
+                    n?.entriesPerTrueVisit.map { d($0.mean) } ?? "", n.map { d($0.unwantedPerHour.mean) } ?? "",
+                    n?.dwellRecall.map { d($0.mean) } ?? "", n.map { d($0.falseDwellsPerHour.mean) } ?? "",
+                    n?.dwellLatencyP95_s.map { d($0.mean) } ?? "",
+                ]
                 out.append(row.joined(separator: ",") + "\n")
             }
         }
@@ -390,7 +411,7 @@ package enum SweepOutput {
         lines += recommendationLines(s).flatMap { [$0, ""] }
         lines += [
             "## Mix: recommended setting beside the seeds' 80/120/30", "",
-            "| | setting | unwanted visits per hour | worst p95 entry latency s | "
+            "| | setting | \(m.unwantedNoun) per hour | worst p95 entry latency s | "
                 + (leaves ? "worst p95 exit latency s | " : "") + "worst recall | fixes per hour | constraints |",
             "|---|---|---:|---:|" + (leaves ? "---:|" : "") + "---:|---:|---|",
         ]
@@ -429,7 +450,7 @@ package enum SweepOutput {
             "", "## Mix frontier", "",
             "Settings no other setting beats in all of unwanted visits per hour, worst p95 entry latency and worst recall (\(front.count) in all).",
             "",
-            "| setting | unwanted visits per hour | worst p95 entry latency s | worst recall | meets the constraints |",
+            "| setting | \(m.unwantedNoun) per hour | worst p95 entry latency s | worst recall | meets the constraints |",
             "|---|---:|---:|---:|---|",
         ]
         for id in front.prefix(listedFrontier) {
@@ -447,7 +468,7 @@ package enum SweepOutput {
             "Settings meeting every constraint that no other such setting beats in all of unwanted visits per hour, "
                 + "worst p95 entry latency and cost (\(costFront.count) in all), cheapest first.",
             "",
-            "| setting | unwanted visits per hour | worst p95 entry latency s | fixes per hour | wake-ups per hour | cost |",
+            "| setting | \(m.unwantedNoun) per hour | worst p95 entry latency s | fixes per hour | wake-ups per hour | cost |",
             "|---|---:|---:|---:|---:|---:|",
         ]
         for id in costFront.prefix(listedFrontier) {
@@ -510,7 +531,7 @@ package enum SweepOutput {
             "What a sweep at each policy alone would recommend, and the seeds' 80/120/30 at it; fixes and wake-ups "
                 + "per hour are what the policy delivers to the app, weighted over the mix.",
             "",
-            "| sampling | best setting | unwanted visits per hour | worst p95 entry latency s | fixes per hour | wake-ups per hour | 80/120/30: unwanted per hour | 80/120/30: worst p95 entry s |",
+            "| sampling | best setting | \(m.unwantedNoun) per hour | worst p95 entry latency s | fixes per hour | wake-ups per hour | 80/120/30: unwanted per hour | 80/120/30: worst p95 entry s |",
             "|---|---|---:|---:|---:|---:|---:|---:|",
         ]
         for b in mix.bestPerSampling {
@@ -594,7 +615,7 @@ package enum SweepOutput {
             case .recall: return "recall \(ReportText.plain(v.value))\(in_)"
             case .latency: return "p95 entry latency \(ReportText.latency(v.value)) s\(in_)"
             case .exitLatency: return "p95 exit latency \(ReportText.latency(v.value)) s\(in_)"
-            case .unwanted: return "\(ReportText.plain(v.value)) unwanted visits per hour"
+            case .unwanted: return "\(ReportText.plain(v.value)) \(m.unwantedNoun) per hour"
             }
         }.joined(separator: "; ")
     }
@@ -605,7 +626,7 @@ package enum SweepOutput {
         let mix = s.mix
         var lines = recommendationLines(s)
         lines.append(
-            "setting | unwanted visits per hour | worst p95 entry latency s | worst recall | fixes per hour | constraints"
+            "setting | \(m.unwantedNoun) per hour | worst p95 entry latency s | worst recall | fixes per hour | constraints"
         )
         for (tag, id) in headlineRows(s) {
             let p = mix.points[id]
@@ -625,6 +646,18 @@ package enum SweepOutput {
                 lines.append(
                     "  \(b.sampling ?? "scenario's own") | \(m.points[id].label) | \(ReportText.plain(p.unwantedPerHour)) | "
                         + "\(ReportText.latency(p.worstEntryP95_s)) | \(ReportText.plain(p.fixesPerHour))")
+            }
+        }
+        if let r = mix.recommended, m.scoresNotifications {
+            lines.append(
+                "notifications (recommended): scenario | entries per true visit | unwanted/h | dwell recall | false dwells/h"
+            )
+            for sc in s.scenarios {
+                guard let n = sc.cells[r].notifications else { continue }
+                lines.append(
+                    "  \(sc.scenario.name) | \(n.entriesPerTrueVisit.map { ReportText.plain($0.mean) } ?? "–") | "
+                        + "\(ReportText.plain(n.unwantedPerHour.mean)) | \(n.dwellRecall.map { ReportText.plain($0.mean) } ?? "–") | "
+                        + "\(ReportText.plain(n.falseDwellsPerHour.mean))")
             }
         }
         if let r = mix.recommended {

@@ -333,6 +333,10 @@ package struct SweepManifest: Sendable, Hashable, Codable {
     /// True when the points carry sampling policies of their own (`--sampling`).
     package var hasSamplingAxis: Bool { points.contains { $0.sampling != nil } }
 
+    /// True when the points carry notification policies (`--notify`): the objective's unwanted
+    /// figure is then unwanted notifications per hour.
+    package var scoresNotifications: Bool { points.contains { $0.notify != nil } }
+
     /// First work item of each scenario, and the total.
     var offsets: [Int] {
         var out: [Int] = []
@@ -359,6 +363,8 @@ package struct SweepPlan: Sendable {
     /// The grid's sampling policies (nil: each scenario's own), and each point's index into them.
     let samplings: [SamplingPolicy?]
     let samplingIndex: [Int]
+    /// Each point's notification policy (nil: none scored).
+    let notifications: [NotificationPolicy?]
 
     /// Loads and checks the scenarios (strict files, rules versions) before any work.
     package static func prepare(_ request: SweepRequest) throws -> SweepPlan {
@@ -417,7 +423,8 @@ package struct SweepPlan: Sendable {
         return SweepPlan(
             scenarios: scenarios, manifest: manifest, settings: request.settings, shard: shard,
             offsets: manifest.offsets, samplings: policies,
-            samplingIndex: request.grid.points.map { p in request.grid.samplings.firstIndex(of: p.sampling) ?? 0 })
+            samplingIndex: request.grid.points.map { p in request.grid.samplings.firstIndex(of: p.sampling) ?? 0 },
+            notifications: request.grid.points.map { p in p.notify.flatMap { try? NotificationPolicy.parse($0) } })
     }
 
     /// Grid points P.

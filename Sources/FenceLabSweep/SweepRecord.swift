@@ -42,6 +42,9 @@ package struct SweepRecord: Sendable, Hashable {
     /// per hour of drive (`CostMetrics`; the same for every rule at one policy).
     package var fixesPerHour: Double = 0
     package var wakeupsPerHour: Double = 0
+    /// What the point's notification policy told the user, scored against the true visits; nil
+    /// when the sweep scores no notification policy (no `--notify`).
+    package var notifications: SweepNotificationFigures?
 
     package init(
         item: Int, spurious: Int, missed: Int, flaps: Int, transitions: Int, truthTransitions: Int,
@@ -77,7 +80,13 @@ package struct SweepRecord: Sendable, Hashable {
         "item", "spurious", "missed", "flaps", "transitions", "truthTransitions",
         "latencyMedian_s", "latencyP95_s", "trueVisits", "matchedVisits", "falseVisits", "fragments",
         "earlyEntries", "entryLatencyP95_s", "lateEntryP95_s", "exitLatencyP95_s", "filterRMSE_m",
-        "trueExits", "fixesPerHour", "wakeupsPerHour",
+        "trueExits", "fixesPerHour", "wakeupsPerHour", "entries", "unwantedNotifications", "falseDwells",
+        "matchedDwells", "dwellVisits", "dwellLatencyP95_s",
+    ]
+
+    /// Keys whose value is a count or null (notification figures not measured).
+    static let optionalCounts: Set<String> = [
+        "entries", "unwantedNotifications", "falseDwells", "matchedDwells", "dwellVisits",
     ]
 
     /// One JSON object on one line (no newline), keys in `keys` order.
@@ -149,6 +158,19 @@ package struct SweepRecord: Sendable, Hashable {
         int(17, trueExits, &bytes)
         double(18, fixesPerHour, &bytes)
         double(19, wakeupsPerHour, &bytes)
+        if let n = notifications {
+            int(20, n.entries, &bytes)
+            int(21, n.unwanted, &bytes)
+            int(22, n.falseDwells, &bytes)
+            int(23, n.matchedDwells, &bytes)
+            int(24, n.dwellVisits, &bytes)
+            double(25, n.dwellLatencyP95_s, &bytes)
+        } else {
+            for k in 20...25 {
+                bytes.append(contentsOf: prefixes[k])
+                bytes.append(contentsOf: "null".utf8)
+            }
+        }
         bytes.append(UInt8(ascii: "}"))
     }
 
@@ -168,8 +190,25 @@ package struct SweepRecord: Sendable, Hashable {
         var ints: [Int] = []
         var doubles: [Double?] = []
         var rates: [Double] = []
+        var notify: [Int?] = []
+        var dwellLatency: Double?
         for (key, value) in members {
-            if key.hasSuffix("PerHour") {
+            if Self.optionalCounts.contains(key) {
+                if case .null = value {
+                    notify.append(nil)
+                    continue
+                }
+                guard case .number(let x, _, _) = value, let v = Int(exactly: x), v >= 0 else {
+                    throw bad("\(key): not a count or null: \(value.kindDescription)")
+                }
+                notify.append(v)
+            } else if key == "dwellLatencyP95_s" {
+                if case .null = value { continue }
+                guard case .number(let v, _, _) = value, v.isFinite else {
+                    throw bad("\(key): not a finite number: \(value.kindDescription)")
+                }
+                dwellLatency = v
+            } else if key.hasSuffix("PerHour") {
                 guard case .number(let v, _, _) = value, v.isFinite, v >= 0 else {
                     throw bad("\(key): not a finite rate ≥ 0: \(value.kindDescription)")
                 }
@@ -205,7 +244,31 @@ package struct SweepRecord: Sendable, Hashable {
         trueExits = ints[11]
         fixesPerHour = rates[0]
         wakeupsPerHour = rates[1]
+        let present = notify.compactMap { $0 }
+        if present.count == notify.count {
+            notifications = SweepNotificationFigures(
+                entries: present[0], unwanted: present[1], falseDwells: present[2], matchedDwells: present[3],
+                dwellVisits: present[4], dwellLatencyP95_s: dwellLatency)
+        } else if !present.isEmpty || dwellLatency != nil {
+            throw bad("the notification figures are all counts or all null")
+        }
     }
+}
+
+/// What one point's notification policy told the user on one drive (`NotificationMetrics`).
+package struct SweepNotificationFigures: Sendable, Hashable {
+    /// Entry notifications shown.
+    package var entries: Int
+    /// Unwanted notifications: entries of no true visit, exits other than a visit's true exit,
+    /// false and repeated dwells.
+    package var unwanted: Int
+    /// Dwells outside every true visit of at least the loitering delay.
+    package var falseDwells: Int
+    /// True visits of at least the loitering delay that got their dwell, and how many there were.
+    package var matchedDwells: Int
+    package var dwellVisits: Int
+    /// p95 of the dwell latencies (dwell − (true entry + T)), seconds; nil when none matched.
+    package var dwellLatencyP95_s: Double?
 }
 
 /// Why a sweep, a shard set or a merge was refused; each case names the file or option.

@@ -24,7 +24,7 @@ package final class SweepRecordStore: Sendable {
 
     /// 64-bit words per record: item, ten counts, presence of the six optional figures, six
     /// figures, then true exits and the two cost figures (fixes and wake-ups per hour).
-    static let words = 21
+    static let words = 27
     static let bytesPerRecord = words * 8
     /// Records per cached block: up to 64 (9 KiB read at a time), fewer when many streams would
     /// make the cache larger than `cacheBudgetBytes` (at least 4).
@@ -187,6 +187,19 @@ package final class SweepRecordStore: Sendable {
         int(r.trueExits)
         words.append(r.fixesPerHour.bitPattern)
         words.append(r.wakeupsPerHour.bitPattern)
+        // Notification figures: the top bits of the presence word say whether they and the dwell
+        // latency were measured.
+        if let n = r.notifications {
+            words[words.count - 10] |= 1 << 6 | (n.dwellLatencyP95_s != nil ? 1 << 7 : 0)
+            int(n.entries)
+            int(n.unwanted)
+            int(n.falseDwells)
+            int(n.matchedDwells)
+            int(n.dwellVisits)
+            words.append(n.dwellLatencyP95_s?.bitPattern ?? 0)
+        } else {
+            words += [0, 0, 0, 0, 0, 0]
+        }
     }
 
     static func decode(_ words: [UInt64], at i: Int) -> SweepRecord? {
@@ -211,6 +224,11 @@ package final class SweepRecordStore: Sendable {
         r.trueExits = int(18)
         r.fixesPerHour = Double(bitPattern: words[i + 19])
         r.wakeupsPerHour = Double(bitPattern: words[i + 20])
+        if present & (1 << 6) != 0 {
+            r.notifications = SweepNotificationFigures(
+                entries: int(21), unwanted: int(22), falseDwells: int(23), matchedDwells: int(24), dwellVisits: int(25),
+                dwellLatencyP95_s: present & (1 << 7) != 0 ? Double(bitPattern: words[i + 26]) : nil)
+        }
         return r
     }
 }

@@ -95,7 +95,8 @@ package enum SweepRunner {
                         try drive.evaluate(
                             plan.manifest.points[p],
                             item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
-                            settings: settings, sampling: plan.samplingIndex[p], scratch: &scratch))
+                            settings: settings, sampling: plan.samplingIndex[p], notify: plan.notifications[p],
+                            scratch: &scratch))
                 }
                 try appender.append(records)
                 try store.store(records)

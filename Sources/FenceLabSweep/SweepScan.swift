@@ -52,6 +52,8 @@ package struct SweepFixArrays: Sendable {
 /// The fixes one accuracy gate accepts (see `SweepScan.accepted`), contiguous.
 package struct AcceptedFixes: Sendable {
     package var now_s: [Double] = []
+    /// The fixes' own times (what a time confirmation measures its span by).
+    package var timestamp_s: [Double] = []
     package var distance_m: [Double] = []
     package var accuracy_m: [Double] = []
     package init() {}
@@ -71,6 +73,8 @@ struct ScanRule {
     @usableFromInline var exit_m: Double
     @usableFromInline var maxAccuracy_m: Double
     @usableFromInline var confirm_n: Int
+    /// Seconds the agreeing fixes must span (0: none).
+    @usableFromInline var confirm_s: Double
 
     init(_ point: SweepPoint) {
         kind = point.kind
@@ -78,7 +82,11 @@ struct ScanRule {
         exit_m = point.exit_m
         maxAccuracy_m = point.kind == .hysteresis ? point.maxAccuracy_m : .infinity
         confirm_n = Swift.max(point.confirm_n, 1)
+        confirm_s = point.confirm_s ?? 0
     }
+
+    /// True when a change needs more than the first proposing fix.
+    var confirms: Bool { confirm_n > 1 || confirm_s > 0 }
 }
 
 /// The sweep's inner loop: a grid point's fence decisions over precomputed arrays, written as
@@ -103,6 +111,7 @@ enum SweepScan {
     /// non-finite distance changes nothing in the evaluator, so it is left out after updating the order check.
     static func accepted(_ x: SweepFixArrays, maxAccuracy_m: Double, maxAge_s: Double, into out: inout AcceptedFixes) {
         out.now_s.removeAll(keepingCapacity: true)
+        out.timestamp_s.removeAll(keepingCapacity: true)
         out.distance_m.removeAll(keepingCapacity: true)
         out.accuracy_m.removeAll(keepingCapacity: true)
         var lastTimestamp_s = -Double.infinity
@@ -114,6 +123,7 @@ enum SweepScan {
             let d = x.distance_m[i]
             guard d.isFinite, d >= 0 else { continue }
             out.now_s.append(x.now_s[i])
+            out.timestamp_s.append(t)
             out.distance_m.append(d)
             out.accuracy_m.append(a)
         }
@@ -122,11 +132,17 @@ enum SweepScan {
     /// The determined-state changes of `rule` over accepted fixes (or truth slots), appended to
     /// `changes` (emptied first). The tight loop of a grid point: raw buffers, the rule kind and
     /// confirmation hoisted out of the loop, nothing allocated while `changes` has capacity.
+    /// `timestamp_s`: the fixes' own times for a time confirmation (nil: `time_s`, as for the truth).
     static func changes(
         time_s: UnsafeBufferPointer<Double>, distance_m: UnsafeBufferPointer<Double>,
-        accuracy_m: UnsafeBufferPointer<Double>?, rule: ScanRule, into changes: inout [StateChange]
+        accuracy_m: UnsafeBufferPointer<Double>?, rule: ScanRule, into changes: inout [StateChange],
+        timestamp_s: UnsafeBufferPointer<Double>? = nil
     ) {
         changes.removeAll(keepingCapacity: true)
+        if rule.confirm_s > 0 {
+            timed(time_s, timestamp_s ?? time_s, distance_m, accuracy_m, rule, &changes)
+            return
+        }
         switch (rule.kind, rule.confirm_n > 1) {
         case (.hysteresis, false):
             hysteresis(time_s, distance_m, enter_m: rule.enter_m, exit_m: rule.exit_m, &changes)
@@ -182,6 +198,37 @@ enum SweepScan {
                 guard pendingCount >= required else { continue }
                 pendingCount = 0
             }
+            cur = proposal
+            changes.append(StateChange(time_s: time[i], inside: cur == 1))
+        }
+    }
+
+    /// Confirmation by fixes and seconds (`FenceEvaluator` with `.seconds` / `.fixesAndSeconds`):
+    /// a pending change is taken at the first fix with `confirm_n` agreeing proposals whose own
+    /// time is at least `confirm_s` after the first of them's.
+    private static func timed(
+        _ time: UnsafeBufferPointer<Double>, _ stamp: UnsafeBufferPointer<Double>, _ dist: UnsafeBufferPointer<Double>,
+        _ acc: UnsafeBufferPointer<Double>?, _ rule: ScanRule, _ changes: inout [StateChange]
+    ) {
+        var cur: UInt8 = 0
+        var pending: UInt8 = 0
+        var pendingCount = 0
+        var pendingSince = 0.0
+        for i in 0..<dist.count {
+            let proposal = propose(rule.kind, rule, dist[i], acc?[i] ?? 0, cur)
+            if proposal == cur {
+                pendingCount = 0
+                continue
+            }
+            if pendingCount == 0 || proposal != pending {
+                pending = proposal
+                pendingCount = 1
+                pendingSince = stamp[i]
+            } else {
+                pendingCount &+= 1
+            }
+            guard pendingCount >= rule.confirm_n, stamp[i] - pendingSince >= rule.confirm_s else { continue }
+            pendingCount = 0
             cur = proposal
             changes.append(StateChange(time_s: time[i], inside: cur == 1))
         }

@@ -20,6 +20,8 @@ package struct SweepCell: Sendable, Hashable {
     package var filterRMSE_m: Estimate?
     /// What the point's sampling policy cost on the scenario.
     package var cost: SweepCostCell
+    /// What its notification policy told the user (`--notify`); nil when none was scored.
+    package var notifications: SweepNotifyCell?
 
     /// The cell as a trade-off point (latency NaN when nothing was detected).
     func tradeOff(_ p: SweepPoint) -> TradeOffPoint {
@@ -34,6 +36,19 @@ package struct SweepCell: Sendable, Hashable {
 package struct SweepCostCell: Sendable, Hashable {
     package var fixesPerHour: Estimate
     package var wakeupsPerHour: Estimate
+}
+
+/// One grid point's notification figures on one scenario (`NotificationMetrics`), over replicates.
+package struct SweepNotifyCell: Sendable, Hashable {
+    /// Entry notifications per true visit, over the replicates with a true visit; nil when none has one.
+    package var entriesPerTrueVisit: Estimate?
+    package var unwantedPerHour: Estimate
+    /// Dwell notifications outside every true visit of at least the loitering delay, per hour.
+    package var falseDwellsPerHour: Estimate
+    /// Matched dwells / true visits of at least T, over the replicates with such a visit.
+    package var dwellRecall: Estimate?
+    /// p95 dwell latency over the replicates where a dwell matched.
+    package var dwellLatencyP95_s: Estimate?
 }
 
 /// One grid point's visit figures on one scenario.
@@ -213,23 +228,26 @@ package struct SweepSummary: Sendable, Hashable {
         let totalWeight = weights.reduce(0, +)
         var visits: [SweepVisitCell] = []
         var costs: [SweepCostCell] = []
+        var notes: [SweepNotifyCell?] = []
         let keep = points.count * cells.count * MemoryLayout<SweepCell>.stride <= budget_bytes
         var kept = [[SweepCell]](repeating: [], count: keep ? cells.count : 0)
         for s in kept.indices { kept[s].reserveCapacity(points.count) }
         for p in points.indices {
             visits.removeAll(keepingCapacity: true)
             costs.removeAll(keepingCapacity: true)
+            notes.removeAll(keepingCapacity: true)
             for (s, scenarioCells) in cells.enumerated() {
                 let c = try scenarioCells.cell(p, records: scenarioCells.records(p))
                 trade[s].append(c.tradeOff(points[p]))
                 visits.append(c.visits)
                 costs.append(c.cost)
+                notes.append(c.notifications)
                 if keep { kept[s].append(c) }
             }
             mix.append(
                 SweepMix.score(
-                    point: p, visits: visits, costs: costs, manifest: manifest, weights: weights,
-                    totalWeight: totalWeight))
+                    point: p, visits: visits, costs: costs, notifications: notes, manifest: manifest,
+                    weights: weights, totalWeight: totalWeight))
         }
         for s in kept.indices { cells[s].kept = kept[s] }
         kept = []
@@ -294,7 +312,27 @@ package struct SweepSummary: Sendable, Hashable {
             filterRMSE_m: try optional(records.compactMap(\.filterRMSE_m), "filterRMSE_m"),
             cost: SweepCostCell(
                 fixesPerHour: try est(records.map(\.fixesPerHour), "cost.fixesPerHour"),
-                wakeupsPerHour: try est(records.map(\.wakeupsPerHour), "cost.wakeupsPerHour")))
+                wakeupsPerHour: try est(records.map(\.wakeupsPerHour), "cost.wakeupsPerHour")),
+            notifications: try notifyCell(records, hours: scenarioHours, est: est, optional: optional))
+    }
+
+    static func notifyCell(
+        _ records: [SweepRecord], hours: Double, est: ([Double], String) throws -> Estimate,
+        optional: ([Double], String) throws -> Estimate?
+    ) throws -> SweepNotifyCell? {
+        let figures = records.compactMap(\.notifications)
+        guard figures.count == records.count, !figures.isEmpty else { return nil }
+        let pairs = zip(records, figures)
+        return SweepNotifyCell(
+            entriesPerTrueVisit: try optional(
+                pairs.filter { $0.0.trueVisits > 0 }.map { Double($0.1.entries) / Double($0.0.trueVisits) },
+                "notify.entriesPerTrueVisit"),
+            unwantedPerHour: try est(figures.map { Double($0.unwanted) / hours }, "notify.unwantedPerHour"),
+            falseDwellsPerHour: try est(figures.map { Double($0.falseDwells) / hours }, "notify.falseDwellsPerHour"),
+            dwellRecall: try optional(
+                figures.filter { $0.dwellVisits > 0 }.map { Double($0.matchedDwells) / Double($0.dwellVisits) },
+                "notify.dwellRecall"),
+            dwellLatencyP95_s: try optional(figures.compactMap(\.dwellLatencyP95_s), "notify.dwellLatency_s.p95"))
     }
 
     /// True when some scenario of the mix leaves the place (its exit radius is tested).
@@ -303,22 +341,23 @@ package struct SweepSummary: Sendable, Hashable {
     /// The objective in words (for every output).
     package var objective: String {
         let m = manifest
+        let unwanted = m.scoresNotifications ? "unwanted notifications" : "false + fragment visits"
         var text =
-            "minimise the weighted mean of false + fragment visits per hour over the scenarios, subject to, in every "
+            "minimise the weighted mean of \(unwanted) per hour over the scenarios, subject to, in every "
             + "scenario with true visits, recall ≥ \(fmt(m.minRecall)) and p95 entry latency (early counted as 0) ≤ "
             + "\(fmt(m.maxLatency_s)) s"
         if let e = m.maxExitLatency_s {
             text += ", and p95 exit latency ≤ \(fmt(e)) s in every scenario that leaves the place"
         }
-        guard m.hasSamplingAxis || m.maxUnwanted != nil || m.cost != .fixes else {
+        guard m.hasSamplingAxis || m.maxUnwanted != nil || m.cost != .fixes || m.scoresNotifications else {
             return text
                 + "; ties to the lower worst-scenario p95 entry latency, then the higher worst-scenario recall, then "
                 + "the lower point id"
         }
         let cost = m.cost == .fixes ? "fixes per hour" : "cost \(m.cost) (per fix and per wake-up per hour)"
         let bound =
-            m.maxUnwanted.map { "at most \(fmt($0)) unwanted visits per hour" }
-            ?? "the fewest unwanted visits per hour any such setting reaches"
+            m.maxUnwanted.map { "at most \(fmt($0)) \(unwanted) per hour" }
+            ?? "the fewest \(unwanted) per hour any such setting reaches"
         return "among the settings that meet, in every scenario with true visits, recall ≥ \(fmt(m.minRecall)) and "
             + "p95 entry latency (early counted as 0) ≤ \(fmt(m.maxLatency_s)) s"
             + (m.maxExitLatency_s.map { ", p95 exit latency ≤ \(fmt($0)) s where the user leaves the place" } ?? "")

@@ -73,6 +73,11 @@ import _TestSupport
             (["--enter", "60:100:10", "--exit", "110:130:10", "--cost", "fix=1,fix=2"], 64, "--cost"),
             (["--enter", "60:100:10", "--exit", "110:130:10", "--cost", "fix=nan"], 2, "--cost"),
             (["--enter", "60:100:10", "--exit", "110:130:10", "--max-unwanted", "-1"], 2, "--max-unwanted"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--notify", "bogus:1"], 64, "--notify"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--notify", "dwell:0"], 2, "--notify"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--notify", "dwell:nan"], 2, "--notify"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--confirm-s", "-1"], 2, "--confirm-s"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--confirm-s", "10,x"], 64, "--confirm-s"),
             (["--enter", "60:100:10", "--exit", "110:130:10", "--max-exit-latency", "-3"], 2, "--max-exit-latency"),
         ] as [([String], Int32, String)])
     func refusedGrids(arguments: [String], status: Int32, mentions: String) throws {

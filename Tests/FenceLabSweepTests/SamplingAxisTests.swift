@@ -111,7 +111,8 @@ import _TestSupport
         var points = MixPoints()
         for p in [
             point(0, unwanted: 0, latency: 10, cost: 3600), point(1, unwanted: 0, latency: 40, cost: 120),
-            point(2, unwanted: 0.2, latency: 30, cost: 60), point(3, unwanted: 0, latency: 5, cost: 30, feasible: false),
+            point(2, unwanted: 0.2, latency: 30, cost: 60),
+            point(3, unwanted: 0, latency: 5, cost: 30, feasible: false),
             point(4, unwanted: 0, latency: 50, cost: 120),
         ] {
             points.append(p)
@@ -135,6 +136,77 @@ import _TestSupport
             flat.append(p)
         }
         #expect(SweepMix.pick(flat, ids: flat.indices, manifest: m).point?.point == 2)
+    }
+
+    /// A point's notification figures are those of the run's stage: the policy on the monitor's
+    /// decisions (`FenceDecisions.observe`), scored by `NotificationMetrics.measure` against the
+    /// same true visits — for raw points through the scan, for filtered ones through the monitor.
+    @Test(arguments: ["dwell:120", "cooldown:300", "dwell:60+cooldown:120", "none"])
+    func notificationFiguresEqualTheRunStage(_ text: String) throws {
+        let policy = try NotificationPolicy.parse(text)
+        let spec = try Self.spec("long-stay-edge-urban", replicates: 2)
+        let settings = EvaluationSettings()
+        var local = settings
+        local.engine = nil
+        for r in 0..<spec.replicates {
+            let kalman = try FenceInput(.kalman, accelerationDensity_m2ps3: 1)
+            let drive = try SweepDrive(spec: spec, replicate: r, filters: [kalman])
+            var generator = try ScenarioGenerator(spec: spec, replicate: r)
+            let samples = generator.collect()
+            let fixes = samples.compactMap(\.fix)
+            let now = samples.filter { $0.fix != nil }.map(\.time_s)
+            let truth = Visits.trueVisits(
+                samples: samples, center: spec.fence.center, place: try #require(spec.place),
+                end_s: spec.sampling.duration_s)
+            var points = Self.points
+            points.append(
+                SweepPoint(
+                    kind: .hysteresis, enter_m: 90, exit_m: 140, maxAccuracy_m: 30, confirm_n: 1, input: .kalman))
+            for p in points {
+                let record = try drive.evaluate(p, item: 0, settings: settings, notify: policy)
+                let states = try FenceDecisions.observe(
+                    fixes: fixes, now_s: now, center: spec.fence.center,
+                    rule: try RuleUnderTest(spec: p.rule, input: p.fenceInput), settings: local, scenario: "t",
+                    replicate: r, compareModels: false
+                ).states
+                let notes = policy.notifications(
+                    of: NotificationMetrics.changes(of: states), end_s: spec.sampling.duration_s)
+                let expected = try NotificationMetrics.measure(
+                    truth: truth, notifications: notes, duration_s: spec.sampling.duration_s,
+                    matchSlack_s: settings.matchSlack_s, dwell_s: policy.dwell_s)
+                let got = try #require(record.notifications)
+                #expect(got.entries == expected.entries, "\(text) \(p.label)")
+                #expect(got.unwanted == expected.unwanted, "\(text) \(p.label)")
+                #expect(got.falseDwells == expected.falseDwells)
+                #expect(got.matchedDwells == expected.matchedDwells)
+                #expect(got.dwellVisits == (expected.dwellVisits ?? 0))
+                #expect(got.dwellLatencyP95_s == expected.dwellLatencyP95_s)
+            }
+        }
+    }
+
+    /// Records with and without notification figures survive the line format and the store bit for bit.
+    @Test func notificationFiguresRoundTrip() throws {
+        var r = SweepRecord(
+            item: 7, spurious: 1, missed: 0, flaps: 2, transitions: 3, truthTransitions: 1, latencyMedian_s: 4.5,
+            latencyP95_s: nil)
+        r.fixesPerHour = 120
+        r.wakeupsPerHour = 12
+        r.trueExits = 1
+        for figures in [
+            nil,
+            SweepNotificationFigures(
+                entries: 3, unwanted: 2, falseDwells: 1, matchedDwells: 1, dwellVisits: 1, dwellLatencyP95_s: 0.25),
+            SweepNotificationFigures(
+                entries: 0, unwanted: 0, falseDwells: 0, matchedDwells: 0, dwellVisits: 0, dwellLatencyP95_s: nil),
+        ] {
+            r.notifications = figures
+            let back = try SweepRecord(parsing: r.jsonLine[...], file: "t", line: 1)
+            #expect(back == r)
+            let store = try SweepRecordStore(count: 8, directory: NSTemporaryDirectory(), streams: 1)
+            try store.store([r])
+            #expect(try store.record(7) == r)
+        }
     }
 
     /// `--cost`: the keys, their bounds and the weighted cost.

@@ -21,6 +21,11 @@ struct SweepScanTests {
         SweepPoint(kind: .threshold, enter_m: 95, exit_m: 0, maxAccuracy_m: 30, confirm_n: 4),
         SweepPoint(kind: .conservative, enter_m: 110, exit_m: 0, maxAccuracy_m: 30, confirm_n: 1),
         SweepPoint(kind: .conservative, enter_m: 100, exit_m: 0, maxAccuracy_m: 30, confirm_n: 3),
+        // Confirmation by seconds, and by fixes and seconds together (`--confirm-s`).
+        SweepPoint(kind: .hysteresis, enter_m: 85, exit_m: 115, maxAccuracy_m: 50, confirm_n: 1, confirm_s: 4),
+        SweepPoint(kind: .hysteresis, enter_m: 80, exit_m: 120, maxAccuracy_m: 30, confirm_n: 3, confirm_s: 10),
+        SweepPoint(kind: .threshold, enter_m: 95, exit_m: 0, maxAccuracy_m: 30, confirm_n: 2, confirm_s: 3),
+        SweepPoint(kind: .conservative, enter_m: 100, exit_m: 0, maxAccuracy_m: 30, confirm_n: 1, confirm_s: 6),
     ]
 
     /// The monitor's transitions and visits of `point` on `fixes`.
@@ -48,7 +53,10 @@ struct SweepScanTests {
         accepted.now_s.withUnsafeBufferPointer { t in
             accepted.distance_m.withUnsafeBufferPointer { d in
                 accepted.accuracy_m.withUnsafeBufferPointer { a in
-                    SweepScan.changes(time_s: t, distance_m: d, accuracy_m: a, rule: rule, into: &changes)
+                    accepted.timestamp_s.withUnsafeBufferPointer { stamp in
+                        SweepScan.changes(
+                            time_s: t, distance_m: d, accuracy_m: a, rule: rule, into: &changes, timestamp_s: stamp)
+                    }
                 }
             }
         }

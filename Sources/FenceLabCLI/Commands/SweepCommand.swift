@@ -31,6 +31,12 @@ enum SweepCommand: Command {
             OptionDeclaration(
                 "--confirm", .text("LIST"), help: "Consecutive agreeing fixes before a change, e.g. 1,2,3 (default 1)."),
             OptionDeclaration(
+                "--confirm-s", .text("LIST"),
+                help: """
+                    Seconds the agreeing fixes must span as well, e.g. 0,10,30 (default 0:
+                    none); with --confirm N > 1 a change needs N fixes AND the seconds.
+                    """),
+            OptionDeclaration(
                 "--rule", .choice(SweepRuleKind.allCases.map(\.rawValue)), default: SweepRuleKind.hysteresis.rawValue,
                 help: "The rule family"),
             OptionDeclaration(
@@ -54,7 +60,16 @@ enum SweepCommand: Command {
                     all,interval:30,interval:120,distance:50,interval:60+batch:300
                     (default: each scenario's own sampling.policy). Every policy is
                     applied to the same generated drive; the truth stays the noiseless
-                    track at the base rate. Policies: docs/scenarios.md.
+                    track at the base rate. Policies: docs/scenario-format.md.
+                    """),
+            OptionDeclaration(
+                "--notify", .text("LIST"),
+                help: """
+                    Notification policies to cross with every setting, e.g.
+                    none,dwell:300,cooldown:600,dwell:300+cooldown:600. Each point is then
+                    scored on what the user is told (notifications per true visit, unwanted
+                    notifications per hour, dwell recall, false dwells), and the objective's
+                    unwanted figure is unwanted notifications per hour.
                     """),
             OptionDeclaration(
                 "--min-recall", .number("R", .within(0...1)),
@@ -215,7 +230,9 @@ enum SweepCommand: Command {
         do throws(SweepGridError) {
             return try SweepGrid(
                 parsing: kind, enter: enterText, exit: exitText, maxAccuracy: accuracyText, confirm: confirmText,
-                inputs: inputs, kalmanQ: qText, sampling: arguments.option("--sampling"), limit: force ? nil : limit)
+                inputs: inputs, kalmanQ: qText, sampling: arguments.option("--sampling"),
+                confirmSeconds: arguments.option("--confirm-s"), notify: arguments.option("--notify"),
+                limit: force ? nil : limit)
         } catch {
             if error.isMalformed { throw CLIError.usage("sweep: \(error)") }
             throw CLIError.badInput("sweep: \(error)")
