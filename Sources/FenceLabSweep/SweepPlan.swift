@@ -330,12 +330,13 @@ package struct SweepManifest: Sendable, Hashable, Codable {
     /// The seeds' 80/120/30 at each sampling policy of the grid, in policy order.
     package var referencePoints: [Int] { points.indices.filter { points[$0].isSeedReference } }
 
-    /// True when the points carry sampling policies of their own (`--sampling`).
-    package var hasSamplingAxis: Bool { points.contains { $0.sampling != nil } }
+    /// True when the points carry sampling policies of their own (`--sampling`). A grid gives
+    /// every point one or none (`SweepGrid`), so the first point says it in O(1).
+    package var hasSamplingAxis: Bool { points.first?.sampling != nil }
 
-    /// True when the points carry notification policies (`--notify`): the objective's unwanted
-    /// figure is then unwanted notifications per hour.
-    package var scoresNotifications: Bool { points.contains { $0.notify != nil } }
+    /// True when the points carry notification policies (`--notify`; every point or none): the
+    /// objective's unwanted figure is then unwanted notifications per hour.
+    package var scoresNotifications: Bool { points.first?.notify != nil }
 
     /// First work item of each scenario, and the total.
     var offsets: [Int] {
@@ -383,7 +384,8 @@ package struct SweepPlan: Sendable {
         }
         // Every sampling policy of the grid must be one each scenario's device can honour.
         var policies: [SamplingPolicy?] = []
-        for spec in request.grid.samplings {
+        let samplingSpecs = request.grid.samplings
+        for spec in samplingSpecs {
             guard let spec else {
                 policies.append(nil)
                 continue
@@ -423,8 +425,20 @@ package struct SweepPlan: Sendable {
         return SweepPlan(
             scenarios: scenarios, manifest: manifest, settings: request.settings, shard: shard,
             offsets: manifest.offsets, samplings: policies,
-            samplingIndex: request.grid.points.map { p in request.grid.samplings.firstIndex(of: p.sampling) ?? 0 },
-            notifications: request.grid.points.map { p in p.notify.flatMap { try? NotificationPolicy.parse($0) } })
+            samplingIndex: request.grid.points.map { p in samplingSpecs.firstIndex(of: p.sampling) ?? 0 },
+            notifications: notificationPolicies(request.grid.points))
+    }
+
+    /// Each point's notification policy, parsed once per distinct spec.
+    static func notificationPolicies(_ points: [SweepPoint]) -> [NotificationPolicy?] {
+        var parsed: [String: NotificationPolicy] = [:]
+        return points.map { p in
+            guard let spec = p.notify else { return nil }
+            if let n = parsed[spec] { return n }
+            let n = try? NotificationPolicy.parse(spec)
+            parsed[spec] = n
+            return n
+        }
     }
 
     /// Grid points P.
