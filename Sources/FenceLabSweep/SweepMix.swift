@@ -435,8 +435,9 @@ package struct SweepMix: Sendable, Hashable {
         }
         if fewerButCostlier > 0 {
             lines.append(
-                "\(fewerButCostlier) setting\(fewerButCostlier == 1 ? "" : "s") meet every constraint with fewer unwanted "
-                    + "visits per hour but cost more: --max-unwanted \(fmt(bound)) lets this one trade them for cost.")
+                "\(fewerButCostlier) setting\(fewerButCostlier == 1 ? " meets" : "s meet") every constraint with fewer "
+                    + "\(m.unwantedNoun) per hour but cost\(fewerButCostlier == 1 ? "s" : "") more: --max-unwanted "
+                    + "\(fmt(bound)) lets this one trade them for cost.")
         }
         if tied > 0 {
             var worst = ""

@@ -361,8 +361,8 @@ package struct SweepSummary: Sendable, Hashable {
         return "among the settings that meet, in every scenario with true visits, recall ≥ \(fmt(m.minRecall)) and "
             + "p95 entry latency (early counted as 0) ≤ \(fmt(m.maxLatency_s)) s"
             + (m.maxExitLatency_s.map { ", p95 exit latency ≤ \(fmt($0)) s where the user leaves the place" } ?? "")
-            + ", and have \(bound): minimise the weighted mean of \(cost) over the scenarios; ties to fewer unwanted "
-            + "visits per hour, the lower worst-scenario p95 entry latency, the higher worst-scenario recall, then the "
+            + ", and have \(bound): minimise the weighted mean of \(cost) over the scenarios; ties to fewer \(unwanted) "
+            + "per hour, the lower worst-scenario p95 entry latency, the higher worst-scenario recall, then the "
             + "lower point id"
     }
 }
