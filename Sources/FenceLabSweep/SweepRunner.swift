@@ -239,8 +239,12 @@ package enum SweepJob {
 
     /// Preflights `out`, prepares the scenarios, runs this process's items (resuming if asked),
     /// writes the final folder atomically (a shard folder with `--shard`), then removes the resume file.
+    /// The whole run holds the output's `OutputLock`, so a second sweep into the same `--out`
+    /// is refused at once and never touches this one's resume file.
     package static func sweep(_ request: SweepRequest, out: String) throws -> Outcome {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
+        let lock = try OutputLock.acquire(destination: out)
+        defer { lock.release() }
         let plan = try SweepPlan.prepare(request)
         let run = try SweepRunner.run(plan, request: request, out: out)
         var summary: SweepSummary?

@@ -43,6 +43,13 @@ package enum Syscalls {
             Darwin.ENOENT
         #endif
     }()
+    package static let EWOULDBLOCK: Int32 = {
+        #if canImport(Glibc)
+            Glibc.EWOULDBLOCK
+        #else
+            Darwin.EWOULDBLOCK
+        #endif
+    }()
     package static let ENOTDIR: Int32 = {
         #if canImport(Glibc)
             Glibc.ENOTDIR
@@ -57,7 +64,7 @@ package enum Syscalls {
     package static let O_RDONLY = _O_RDONLY
     package static let O_WRONLY = _O_WRONLY, O_CREAT = _O_CREAT, O_EXCL = _O_EXCL, O_CLOEXEC = _O_CLOEXEC
     package static let O_APPEND = _O_APPEND, O_NOFOLLOW = _O_NOFOLLOW, O_DIRECTORY = _O_DIRECTORY
-    package static let O_NONBLOCK = _O_NONBLOCK
+    package static let O_NONBLOCK = _O_NONBLOCK, O_RDWR = _O_RDWR
 
     /// `open(path, flags, mode)`: a descriptor, or -1 with `errno`.
     package static func open(_ path: String, _ flags: Int32, _ mode: UInt32 = 0) -> Int32 {
@@ -228,6 +235,26 @@ package enum Syscalls {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
+    }
+
+    /// `flock(fd, LOCK_EX | LOCK_NB)`: 0 when this descriptor now holds the exclusive lock,
+    /// else -1 with `errno` (`EWOULDBLOCK` while another open file holds it).
+    package static func lockExclusiveNonBlocking(_ fd: Int32) -> Int32 {
+        flock(fd, LOCK_EX | LOCK_NB)
+    }
+
+    /// The (device, inode) pair of the open file `fd` (`fstat`); nil when it cannot be read.
+    package static func fileIdentity(fd: Int32) -> (device: UInt64, inode: UInt64)? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        return (UInt64(truncatingIfNeeded: st.st_dev), UInt64(truncatingIfNeeded: st.st_ino))
+    }
+
+    /// The (device, inode) pair of `path` itself, not following a final symbolic link (`lstat`).
+    package static func linkIdentity(path: String) -> (device: UInt64, inode: UInt64)? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return (UInt64(truncatingIfNeeded: st.st_dev), UInt64(truncatingIfNeeded: st.st_ino))
     }
 
     // MARK: the process
@@ -441,3 +468,4 @@ private let _O_APPEND = Int32(O_APPEND)
 private let _O_NOFOLLOW = Int32(O_NOFOLLOW)
 private let _O_DIRECTORY = Int32(O_DIRECTORY)
 private let _O_NONBLOCK = Int32(O_NONBLOCK)
+private let _O_RDWR = Int32(O_RDWR)

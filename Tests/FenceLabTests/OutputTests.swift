@@ -100,7 +100,7 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
             let home = dir + "/home"
             try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
             try Data("precious".utf8).write(to: URL(fileURLWithPath: home + "/thesis.tex"))
-            #expect(throws: OutputError.foreignContent(path: home, example: "thesis.tex")) {
+            #expect(throws: OutputError.foreignContent(path: home, names: ["thesis.tex"])) {
                 try ReportFolder.write(files: files("x"), to: home, replaceable: ReportWriter.replaceableNames)
             }
             #expect(read(home + "/thesis.tex") == "precious")
@@ -108,6 +108,93 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
             #expect(throws: OutputError.notADirectory(path: dir + "/afile")) {
                 try ReportFolder.preflight(destination: dir + "/afile", replaceable: ReportWriter.replaceableNames)
             }
+        }
+    }
+}
+
+/// Ownership by proof: the marker FenceLab writes, not file names, makes a folder FenceLab's.
+@Suite struct ReportFolderOwnershipTests {
+    private func marker(_ dir: String) -> String? { read(dir + "/" + ReportFolder.markerName) }
+
+    @Test func everyFolderHoldsAMarkerListingItsFilesSorted() throws {
+        try withScratch { dir in
+            let dest = dir + "/out"
+            try ReportFolder.write(files: files("x"), to: dest, replaceable: ReportWriter.replaceableNames)
+            #expect(
+                marker(dest)
+                    == #"{"format":"fencelab-report-folder/1","tool":"fencelab","files":["index.html","junit.xml","report.json","report.md"]}"#
+                    + "\n")
+        }
+    }
+
+    @Test func filesFenceLabDidNotWriteStayAndItsOwnAreReplaced() throws {
+        try withScratch { dir in
+            let dest = dir + "/out"
+            try ReportFolder.write(files: files("old"), to: dest, replaceable: ReportWriter.replaceableNames)
+            try Data("mine".utf8).write(to: URL(fileURLWithPath: dest + "/notes.txt"))
+            // The new report has one file fewer: the one no longer written is FenceLab's and goes.
+            let fewer = files("new").filter { $0.name != "report.md" }
+            try ReportFolder.write(files: fewer, to: dest, replaceable: ReportWriter.replaceableNames)
+            #expect(read(dest + "/notes.txt") == "mine")
+            #expect(read(dest + "/report.json") == "new report.json\n")
+            #expect(!FileManager.default.fileExists(atPath: dest + "/report.md"))
+            #expect(marker(dest)?.contains(#"["index.html","junit.xml","report.json"]"#) == true)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out"], "no temporaries left")
+        }
+    }
+
+    @Test func aFolderWithReportNamesButNoMarkerIsRefusedNotReplaced() throws {
+        try withScratch { dir in
+            let dest = dir + "/u"
+            try FileManager.default.createDirectory(atPath: dest, withIntermediateDirectories: true)
+            try Data("mine".utf8).write(to: URL(fileURLWithPath: dest + "/index.html"))
+            #expect(throws: OutputError.unmarkedReport(path: dest, names: ["index.html"])) {
+                try ReportFolder.write(files: files("x"), to: dest, replaceable: ReportWriter.replaceableNames)
+            }
+            #expect(read(dest + "/index.html") == "mine")
+            let message = OutputError.unmarkedReport(path: dest, names: ["index.html"]).description
+            #expect(message.contains("index.html") && message.contains(ReportFolder.markerName))
+        }
+    }
+
+    @Test func aMarkerOfAnotherKindOfReportOrAForgedOneIsRefused() throws {
+        try withScratch { dir in
+            let dest = dir + "/o"
+            try ReportFolder.write(
+                files: [(name: "sweep.json", bytes: [])], to: dest, replaceable: ["sweep.json"])
+            #expect(throws: OutputError.otherReport(path: dest, names: ["sweep.json"])) {
+                try ReportFolder.write(files: files("x"), to: dest, replaceable: ReportWriter.replaceableNames)
+            }
+            #expect(FileManager.default.fileExists(atPath: dest + "/sweep.json"))
+            try Data(#"{"format":"fencelab-report-folder/1","tool":"fencelab","files":["../x"]}"#.utf8)
+                .write(to: URL(fileURLWithPath: dest + "/" + ReportFolder.markerName))
+            do throws(OutputError) {
+                try ReportFolder.preflight(destination: dest, replaceable: ReportWriter.replaceableNames)
+                Issue.record("a marker listing ../x was accepted")
+            } catch {
+                guard case .badMarker(let path, _) = error, path == dest else { throw error }
+            }
+        }
+    }
+
+    @Test func anEmptyFolderIsTaken() throws {
+        try withScratch { dir in
+            let dest = dir + "/empty"
+            try FileManager.default.createDirectory(atPath: dest, withIntermediateDirectories: true)
+            try ReportFolder.write(files: files("x"), to: dest, replaceable: ReportWriter.replaceableNames)
+            #expect(read(dest + "/report.json") == "x report.json\n")
+        }
+    }
+
+    @Test func aSecondHolderOfTheLockIsRefusedWithThePid() throws {
+        try withScratch { dir in
+            let dest = dir + "/o"
+            let lock = try OutputLock.acquire(destination: dest)
+            // Re-entrant in this process; the lock file names the holder.
+            try ReportFolder.write(files: files("x"), to: dest, replaceable: ReportWriter.replaceableNames)
+            #expect(read(OutputLock.lockPath(destination: dest)) == "\(getpid())\n")
+            lock.release()
+            #expect(!FileManager.default.fileExists(atPath: OutputLock.lockPath(destination: dest)))
         }
     }
 }

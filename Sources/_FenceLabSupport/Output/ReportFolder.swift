@@ -6,8 +6,21 @@ package enum OutputError: Error, Sendable, Hashable, CustomStringConvertible {
     case notWritable(path: String, reason: String)
     /// The destination exists and is not a directory.
     case notADirectory(path: String)
-    /// The destination holds files a report folder does not have: refusing to replace it.
-    case foreignContent(path: String, example: String)
+    /// The destination holds files and no FenceLab marker: not a folder FenceLab wrote.
+    case foreignContent(path: String, names: [String])
+    /// The destination holds only names of this kind of report but no marker: a report of a
+    /// FenceLab version before markers, or files that only look like one.
+    case unmarkedReport(path: String, names: [String])
+    /// The destination's marker lists files of another kind of report (`names`).
+    case otherReport(path: String, names: [String])
+    /// The destination's marker cannot be read or is not one FenceLab writes.
+    case badMarker(path: String, reason: String)
+    /// One of FenceLab's own files in the destination cannot be replaced (immutable, append-only).
+    case notReplaceable(path: String, file: String, reason: String)
+    /// The new folder is in place but the replaced one (renamed to `old`) could not be removed.
+    case oldNotRemoved(path: String, old: String, reason: String)
+    /// Another process holds the destination's lock (`pid` when it could be read).
+    case busy(path: String, pid: Int32?)
     /// A file operation failed.
     case io(path: String, operation: String, reason: String)
     /// The destination is a device, FIFO, symbolic link (dangling or not) or other non-regular file.
@@ -19,14 +32,15 @@ package enum OutputError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .notWritable(let path, let reason): return "output folder \(path): cannot write there (\(reason))"
         case .notADirectory(let path): return "output folder \(path): exists and is not a directory"
-        case .foreignContent(let path, let example):
-            return
-                "output folder \(path): refusing to replace it, it holds '\(example)' which is not part of a FenceLab report"
         case .io(let path, let operation, let reason): return "\(path): \(operation) failed (\(reason))"
         case .notARegularFile(let path, let kind):
             return "\(path): refusing to replace \(kind) (only a regular file or a FenceLab report folder is replaced)"
         case .overwritesInput(let path, let input):
             return "\(path): refusing to write over the input \(input); write the output elsewhere"
+        case .foreignContent(let path, _), .unmarkedReport(let path, _), .otherReport(let path, _),
+            .badMarker(let path, _), .notReplaceable(let path, _, _), .oldNotRemoved(let path, _, _),
+            .busy(let path, _):
+            return "output folder \(path): \(reason)"
         }
     }
 
@@ -35,33 +49,81 @@ package enum OutputError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .notWritable(_, let reason): return reason
         case .notADirectory: return "exists and is not a directory"
-        case .foreignContent(_, let example): return "holds '\(example)', not part of a FenceLab report"
+        case .foreignContent(_, let names):
+            return
+                "refusing to write there, it holds \(Self.list(names)) and no \(ReportFolder.markerName), so it is not a folder FenceLab wrote; choose an empty or new folder"
+        case .unmarkedReport(_, let names):
+            return
+                "holds \(Self.list(names)) but no \(ReportFolder.markerName): a report of a FenceLab version before markers, or files that only look like one; FenceLab replaces only folders it proves it wrote, so delete that folder (or move its files) and run again"
+        case .otherReport(_, let names):
+            return
+                "holds another kind of FenceLab report (\(Self.list(names))); choose another folder or delete that one"
+        case .badMarker(_, let reason):
+            return
+                "\(ReportFolder.markerName) is not a marker FenceLab writes (\(reason)); delete it or choose another folder"
+        case .notReplaceable(_, let file, let reason):
+            return
+                "cannot replace its '\(file)' (\(reason); an immutable or append-only file?); nothing was written"
+        case .oldNotRemoved(_, let old, let reason):
+            return
+                "the new report is in place, but the replaced one could not be removed (\(reason)); delete \(old) by hand"
+        case .busy(_, let pid):
+            return
+                "another FenceLab process\(pid.map { " (pid \($0))" } ?? "") is writing there; wait for it to finish or choose another folder"
         case .io(_, let operation, let reason): return "\(operation) failed (\(reason))"
         case .notARegularFile(_, let kind): return "refusing to replace \(kind) (only a regular file is replaced)"
         case .overwritesInput(_, let input):
             return "refusing to write over the input \(input); write the output elsewhere"
         }
     }
+
+    /// `'a', 'b', 'c'` — at most five names, then how many more.
+    private static func list(_ names: [String]) -> String {
+        let shown = names.prefix(5).map { "'\($0)'" }.joined(separator: ", ")
+        return names.count > 5 ? "\(shown) and \(names.count - 5) more" : shown
+    }
 }
 
-/// Atomic replacement of a report folder.
+/// Atomic replacement of a report folder FenceLab owns.
 ///
-/// All files are written and fsync'ed into a hidden temporary sibling
-/// (`.NAME.tmp-PID-N`), then renamed into place. An existing destination is first
-/// renamed to `.NAME.old-PID-N`, the new folder renamed in, and the old one removed;
-/// if the second rename fails, the old folder is renamed back. An interrupted run
-/// therefore leaves either the old report or the new one at the destination, never a
-/// mix (between the two renames the destination is briefly absent; POSIX offers no
-/// portable atomic directory swap; if killed right there, the next write restores the
-/// old folder first). Leftover temporaries of dead processes are removed at the next write.
+/// Ownership is proved, not guessed from file names: every folder FenceLab writes holds the
+/// marker `.fencelab-report.json`, which lists the files FenceLab wrote there. An existing
+/// destination is written only when it is empty or holds that marker; then only the files the
+/// marker lists are replaced or removed, and anything else in the folder stays.
+///
+/// All files are written and fsync'ed into a hidden temporary sibling (`.NAME.tmp-PID-N`),
+/// the marker last. When the destination holds nothing but FenceLab's files, it is replaced
+/// whole: renamed to `.NAME.old-PID-N`, the new folder renamed in, and the old one removed;
+/// if the second rename fails, the old folder is renamed back. A reader therefore sees the old
+/// report or the new one, never a mix (between the two renames the destination is briefly
+/// absent; POSIX offers no portable atomic directory swap; if killed right there, the next
+/// write restores the old folder first). When the destination also holds files FenceLab did
+/// not write, FenceLab's files are renamed in one by one instead (each atomically; the marker
+/// lists the old and the new ones until the last is in). Leftover temporaries of dead
+/// processes are removed at the next write. Each write holds the destination's `OutputLock`.
 package enum ReportFolder {
+    /// The marker file every FenceLab report folder holds.
+    package static let markerName = ".fencelab-report.json"
+    /// The marker's `format`.
+    package static let markerFormat = "fencelab-report-folder/1"
+
+    /// What an existing destination holds: FenceLab's files (listed by its marker, present or
+    /// not) and the other entries, both sorted.
+    struct Existing {
+        var listed: [String]
+        var foreign: [String]
+    }
+
     /// Checks before any work starts that `destination` can be written: creates missing
     /// parents, requires the parent to be a writable directory (probe: create and remove a
-    /// temporary folder), and an existing destination to be a replaceable report folder.
-    /// `replaceable`: the names an existing destination may hold and still be replaced (the
-    /// files of that kind of report); anything else is refused: `--out ~` must not delete a
-    /// home folder.
+    /// temporary folder), and an existing destination to be empty or a FenceLab report folder
+    /// (its marker) whose files can be replaced. `replaceable`: the files this kind of report
+    /// writes; a marker listing others belongs to another kind of report and is refused.
     package static func preflight(destination: String, replaceable: Set<String>) throws(OutputError) {
+        _ = try inspect(destination: destination, replaceable: replaceable)
+    }
+
+    private static func inspect(destination: String, replaceable: Set<String>) throws(OutputError) -> Existing? {
         let dest = URL(fileURLWithPath: destination).standardizedFileURL
         let parent = dest.deletingLastPathComponent()
         do {
@@ -74,7 +136,7 @@ package enum ReportFolder {
             throw .notWritable(path: destination, reason: "\(parent.path): \(error.reason)")
         }
         try? FileManager.default.removeItem(at: probe)
-        try checkReplaceable(dest, display: destination, replaceable: replaceable)
+        return try existing(dest, display: destination, replaceable: replaceable)
     }
 
     /// Writes `files` (name → bytes) as the folder `destination`, atomically (see type doc).
@@ -94,23 +156,40 @@ package enum ReportFolder {
         streams files: [(name: String, render: (inout FileSink) -> Void)], to destination: String,
         replaceable: Set<String>
     ) throws(OutputError) {
-        try preflight(destination: destination, replaceable: replaceable)
+        _ = try inspect(destination: destination, replaceable: replaceable)  // creates the parent
+        let lock = try OutputLock.acquire(destination: destination)
+        defer { lock.release() }
         let dest = URL(fileURLWithPath: destination).standardizedFileURL
         let parent = dest.deletingLastPathComponent()
         let base = dest.lastPathComponent
         removeStaleTemporaries(in: parent, base: base)
+        // Inspected again under the lock, after a folder left aside by a killed run is restored.
+        let existing = try inspect(destination: destination, replaceable: replaceable)
         let tag = "\(Syscalls.processID())-\(nextSerial())"
         let tmp = parent.appendingPathComponent(".\(base).tmp-\(tag)")
         try FileSystem.makeDirectory(tmp.path)
         do throws(OutputError) {
+            var names: [String] = []
             for file in files {
-                guard !file.name.contains("/"), !file.name.isEmpty, file.name != ".", file.name != ".." else {
+                guard !file.name.contains("/"), !file.name.isEmpty, file.name != ".", file.name != "..",
+                    file.name != markerName
+                else {
                     throw OutputError.io(path: file.name, operation: "write", reason: "not a plain file name")
                 }
                 try FileSystem.createFile(tmp.appendingPathComponent(file.name).path, render: file.render)
+                names.append(file.name)
             }
-            FileSystem.syncDirectory(tmp.path)
-            try swapIn(tmp: tmp, dest: dest, old: parent.appendingPathComponent(".\(base).old-\(tag)"))
+            if let existing, !existing.foreign.isEmpty {
+                try FileSystem.createFile(tmp.appendingPathComponent(markerName).path, marker(files: names))
+                try mergeIn(
+                    tmp: tmp, dest: dest, display: destination, names: names, previouslyListed: existing.listed)
+            } else {
+                try FileSystem.createFile(tmp.appendingPathComponent(markerName).path, marker(files: names))
+                FileSystem.syncDirectory(tmp.path)
+                try swapIn(
+                    tmp: tmp, dest: dest, display: destination,
+                    old: parent.appendingPathComponent(".\(base).old-\(tag)"))
+            }
             FileSystem.syncDirectory(parent.path)
         } catch {
             try? FileManager.default.removeItem(at: tmp)
@@ -118,7 +197,18 @@ package enum ReportFolder {
         }
     }
 
-    private static func swapIn(tmp: URL, dest: URL, old: URL) throws(OutputError) {
+    /// The marker's bytes: `{"format":…,"tool":"fencelab","files":[…]}` and a newline, the
+    /// files sorted, so the same files give the same marker.
+    static func marker(files: [String]) -> [UInt8] {
+        // Names are the plain file names of the code (checked by `write`): no escaping needed
+        // beyond the two characters JSON requires for such names.
+        let list = Set(files).sorted().map { name in
+            "\"" + name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }.joined(separator: ",")
+        return Array("{\"format\":\"\(markerFormat)\",\"tool\":\"fencelab\",\"files\":[\(list)]}\n".utf8)
+    }
+
+    private static func swapIn(tmp: URL, dest: URL, display: String, old: URL) throws(OutputError) {
         guard FileSystem.kind(of: dest.path) != .missing else {
             try FileSystem.rename(tmp.path, to: dest.path)
             return
@@ -128,24 +218,106 @@ package enum ReportFolder {
             try? FileSystem.rename(old.path, to: dest.path)
             throw error
         }
-        try? FileManager.default.removeItem(at: old)
+        do { try FileManager.default.removeItem(at: old) } catch {
+            throw .oldNotRemoved(path: display, old: old.path, reason: reason(of: error))
+        }
     }
 
-    /// An existing destination must be a real directory (not a symbolic link to one) holding
-    /// only report files.
-    private static func checkReplaceable(_ dest: URL, display: String, replaceable: Set<String>) throws(OutputError) {
+    /// Renames the new files (and then the marker) from `tmp` into a destination that also holds
+    /// files FenceLab did not write; files listed before and not written now are removed.
+    private static func mergeIn(
+        tmp: URL, dest: URL, display: String, names: [String], previouslyListed: [String]
+    ) throws(OutputError) {
+        let markerPath = dest.appendingPathComponent(markerName).path
+        // Until the last file is in, the marker claims both the old and the new files.
+        try FileSystem.atomicWrite(marker(files: names + previouslyListed), to: markerPath)
+        for name in names {
+            try FileSystem.rename(tmp.appendingPathComponent(name).path, to: dest.appendingPathComponent(name).path)
+        }
+        for name in previouslyListed where !names.contains(name) {
+            let path = dest.appendingPathComponent(name).path
+            guard FileSystem.kind(of: path) != .missing else { continue }
+            do { try FileManager.default.removeItem(atPath: path) } catch {
+                throw .io(path: path, operation: "remove", reason: reason(of: error))
+            }
+        }
+        try FileSystem.rename(tmp.appendingPathComponent(markerName).path, to: markerPath)
+        FileSystem.syncDirectory(dest.path)
+        try? FileManager.default.removeItem(at: tmp)
+    }
+
+    /// What an existing destination holds (nil when missing). It must be a real directory (not a
+    /// symbolic link to one), empty or holding a marker whose files are of this kind of report
+    /// and can be renamed (an immutable file cannot: checked by renaming it and back).
+    private static func existing(
+        _ dest: URL, display: String, replaceable: Set<String>
+    ) throws(OutputError)
+        -> Existing?
+    {
         switch FileSystem.kind(of: dest.path) {
-        case .missing: return
+        case .missing: return nil
         case .directory: break
         case .regularFile: throw .notADirectory(path: display)
         case let other: throw .notARegularFile(path: display, kind: other.name)
         }
         let entries: [String]
-        do { entries = try FileManager.default.contentsOfDirectory(atPath: dest.path) } catch {
+        do { entries = try FileManager.default.contentsOfDirectory(atPath: dest.path).sorted() } catch {
             throw .notWritable(path: display, reason: reason(of: error))
         }
-        if let foreign = entries.sorted().first(where: { !replaceable.contains($0) }) {
-            throw .foreignContent(path: display, example: foreign)
+        if entries.isEmpty { return Existing(listed: [], foreign: []) }
+        guard entries.contains(markerName) else {
+            if entries.allSatisfy(replaceable.contains) { throw .unmarkedReport(path: display, names: entries) }
+            throw .foreignContent(path: display, names: entries.filter { !replaceable.contains($0) })
+        }
+        let listed = try readMarker(dest.appendingPathComponent(markerName).path, display: display)
+        let others = listed.filter { !replaceable.contains($0) }
+        if !others.isEmpty { throw .otherReport(path: display, names: others) }
+        for name in [markerName] + listed where entries.contains(name) {
+            try probeRename(dest.appendingPathComponent(name).path, name: name, display: display)
+        }
+        let owned = Set(listed + [markerName])
+        return Existing(listed: listed, foreign: entries.filter { !owned.contains($0) })
+    }
+
+    /// The files a marker lists, sorted.
+    private static func readMarker(_ path: String, display: String) throws(OutputError) -> [String] {
+        guard FileSystem.kind(of: path) == .regularFile else {
+            throw .badMarker(path: display, reason: "not a regular file")
+        }
+        let bytes: [UInt8]
+        do { bytes = try InputFileReader.readAll(path: path, limit_bytes: 1 << 16) } catch {
+            throw .badMarker(path: display, reason: "\(error)")
+        }
+        let value: StrictJSON.Value
+        do { value = try StrictJSON.parse(bytes) } catch { throw .badMarker(path: display, reason: "\(error)") }
+        guard case .object(let members, _) = value,
+            members.count == 3, members[0].key == "format", members[1].key == "tool", members[2].key == "files",
+            case .string(markerFormat, _) = members[0].value, case .string("fencelab", _) = members[1].value,
+            case .array(let items, _) = members[2].value
+        else {
+            throw .badMarker(
+                path: display, reason: "expected {\"format\":\"\(markerFormat)\",\"tool\":\"fencelab\",\"files\":[…]}")
+        }
+        var names: [String] = []
+        for item in items {
+            guard case .string(let name, _) = item, !name.isEmpty, !name.contains("/"), name != ".", name != "..",
+                name != markerName
+            else { throw .badMarker(path: display, reason: "files: not a list of plain file names") }
+            names.append(name)
+        }
+        return Set(names).sorted()
+    }
+
+    /// Renames `path` to a hidden sibling and back: fails, naming the file, where the file
+    /// system refuses to move it (immutable or append-only attributes), before anything is written.
+    private static func probeRename(_ path: String, name: String, display: String) throws(OutputError) {
+        let aside = URL(fileURLWithPath: path).deletingLastPathComponent()
+            .appendingPathComponent(".\(name).probe-\(Syscalls.processID())").path
+        guard Syscalls.rename(path, aside) == 0 else {
+            throw .notReplaceable(path: display, file: name, reason: Syscalls.lastErrorText())
+        }
+        guard Syscalls.rename(aside, path) == 0 else {
+            throw .io(path: path, operation: "rename back from \(aside)", reason: Syscalls.lastErrorText())
         }
     }
 
