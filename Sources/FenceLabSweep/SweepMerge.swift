@@ -144,7 +144,7 @@ package enum SweepMerge {
             let shard = Shard(index: m.shard, count: m.shards)
             var lineNumber = 0
             var found = 0
-            var misplaced: (line: Int, item: Int)?
+            var misplaced: (line: Int, reason: String)?
             var batch: [SweepRecord] = []
             func take(_ line: ArraySlice<UInt8>) throws(SweepError) {
                 lineNumber += 1
@@ -152,8 +152,12 @@ package enum SweepMerge {
                     parsing: String(decoding: line, as: UTF8.self)[...], file: ipath, line: lineNumber)
                 found += 1
                 guard misplaced == nil else { return }
-                guard r.item < m.items, shard.owns(r.item), !seen[r.item] else {
-                    misplaced = (lineNumber, r.item)
+                guard r.item < m.items, shard.owns(r.item) else {
+                    misplaced = (lineNumber, notInShard(r.item, m))
+                    return
+                }
+                guard !seen[r.item] else {
+                    misplaced = (lineNumber, "item \(r.item) appears twice")
                     return
                 }
                 seen[r.item] = true
@@ -166,9 +170,7 @@ package enum SweepMerge {
             let unterminated = try reader.lines(take)
             if !unterminated.isEmpty { try take(unterminated[...]) }  // a last line without its newline is read too
             if let misplaced {
-                throw .badRecord(
-                    file: ipath, line: misplaced.line,
-                    reason: "item \(misplaced.item) does not belong to shard \(shard) or appears twice")
+                throw .badRecord(file: ipath, line: misplaced.line, reason: misplaced.reason)
             }
             let expected = m.items > m.shard ? (m.items - 1 - m.shard) / m.shards + 1 : 0
             guard found == expected else { throw .incompleteShard(folder: folder, expected: expected, found: found) }
@@ -181,6 +183,13 @@ package enum SweepMerge {
         let missing = (0..<n).filter { folderOfShard[$0] == nil }
         guard missing.isEmpty else { throw .missingShards(count: n, missing: missing) }
         return (first.manifest.withShard(0, of: 1), records)
+    }
+
+    /// Why `item` cannot be a record of the shard `m` describes.
+    static func notInShard(_ item: Int, _ m: SweepManifest) -> String {
+        item >= m.items
+            ? "item \(item) is outside the sweep (items 0…\(m.items - 1))"
+            : "item \(item) is not one of shard \(m.shard)/\(m.shards)'s items (those with item mod \(m.shards) = \(m.shard))"
     }
 
     /// Names the first difference between two manifests.

@@ -118,7 +118,7 @@ package struct SweepScenario: Sendable, Hashable, Codable {
 /// Everything that defines a sweep's results, plus which shard a folder holds (`shard.json`).
 /// Two shards merge only when every field but `shard` is equal.
 package struct SweepManifest: Sendable, Hashable, Codable {
-    package static let currentFormat = "fencelab-sweep-shard/4"
+    package static let currentFormat = "fencelab-sweep-shard/5"
     package var format: String = currentFormat
     package var toolVersion: String
     package var rule: SweepRuleKind

@@ -1,5 +1,6 @@
 import DriveSim
 import FenceLab
+import GeoPolicy
 import _FenceLabSupport
 
 /// What one sweep work item (scenario × replicate × grid point) measured: the flutter counts
@@ -101,10 +102,38 @@ package struct SweepRecord: Sendable, Hashable {
         Array(((k == 0 ? "{" : ",") + "\"\(key)\":").utf8)
     }
 
-    /// Appends `jsonLine` and a newline to `bytes` as UTF-8: the resume file and every shard's
-    /// items.jsonl get one line per item, so this is on the sweep's per-item path (no
-    /// intermediate strings for the counts, one small string per finite latency).
+    /// Appends `jsonLine` to `bytes` as UTF-8: the resume file and every shard's items.jsonl get
+    /// one line per item, so this is on the sweep's per-item path (no intermediate strings for
+    /// the counts, one small string per finite latency; the checksum on stack buffers). The line
+    /// ends in `"sum"`: 16 lower-case hex digits, the first 64 bits of SHA-256 of the line's
+    /// bytes before `,"sum"`.
     package func appendJSONLine(to bytes: inout [UInt8]) {
+        let start = bytes.count
+        appendValues(to: &bytes)
+        let sum = bytes.withUnsafeBufferPointer {
+            SHA256.leading64Bits(of: UnsafeBufferPointer(rebasing: $0[start...]))
+        }
+        bytes.append(contentsOf: Self.sumPrefix)
+        for shift in stride(from: 60, through: 0, by: -4) {
+            let nibble = UInt8(truncatingIfNeeded: (sum >> UInt64(shift)) & 0xf)
+            bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
+        }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `,"sum":"` before the checksum's hex digits.
+    private static let sumPrefix = Array(#","sum":""#.utf8)
+
+    /// The checksum's 16 hex digits of the line `appendJSONLine` writes for these values.
+    var checksum: Substring {
+        var bytes: [UInt8] = []
+        appendJSONLine(to: &bytes)
+        return String(decoding: bytes[(bytes.count - 18)..<(bytes.count - 2)], as: UTF8.self)[...]
+    }
+
+    /// `{"item":…` up to the last value, without the closing brace: the bytes the checksum covers.
+    private func appendValues(to bytes: inout [UInt8]) {
         let prefixes = Self.keyPrefixes
         func int(_ k: Int, _ v: Int, _ bytes: inout [UInt8]) {
             bytes.append(contentsOf: prefixes[k])
@@ -171,11 +200,10 @@ package struct SweepRecord: Sendable, Hashable {
                 bytes.append(contentsOf: "null".utf8)
             }
         }
-        bytes.append(UInt8(ascii: "}"))
     }
 
-    /// Parses a line written by `jsonLine` (exactly those keys, in that order) with the one
-    /// strict reader.
+    /// Parses a line written by `jsonLine` (exactly those keys, in that order, then `sum`) with
+    /// the one strict reader, and checks its checksum against its values.
     /// - Throws: `SweepError.badRecord` naming `file`, `line` and what is wrong.
     package init(parsing text: Substring, file: String, line: Int) throws(SweepError) {
         func bad(_ why: String) -> SweepError { .badRecord(file: file, line: line, reason: why) }
@@ -184,15 +212,18 @@ package struct SweepRecord: Sendable, Hashable {
             throw bad("not a JSON object on one line: \(error)")
         }
         guard case .object(let members, _) = root else { throw bad("not a JSON object on one line") }
-        guard members.map(\.key) == Self.keys else {
-            throw bad("expected the keys \(Self.keys.joined(separator: ", "))")
+        guard members.map(\.key) == Self.keys + ["sum"] else {
+            throw bad("expected the keys \(Self.keys.joined(separator: ", ")), sum")
+        }
+        guard case .string(let sum, _) = members[members.count - 1].value else {
+            throw bad("sum: not a string of 16 hex digits: \(members[members.count - 1].value.kindDescription)")
         }
         var ints: [Int] = []
         var doubles: [Double?] = []
         var rates: [Double] = []
         var notify: [Int?] = []
         var dwellLatency: Double?
-        for (key, value) in members {
+        for (key, value) in members.dropLast() {
             if Self.optionalCounts.contains(key) {
                 if case .null = value {
                     notify.append(nil)
@@ -251,6 +282,12 @@ package struct SweepRecord: Sendable, Hashable {
                 dwellVisits: present[4], dwellLatencyP95_s: dwellLatency)
         } else if !present.isEmpty || dwellLatency != nil {
             throw bad("the notification figures are all counts or all null")
+        }
+        let expected = checksum
+        guard sum == expected else {
+            throw bad(
+                "checksum mismatch: sum \"\(ShownText.shown(sum))\", the values give \"\(expected)\" (the line was changed or damaged)"
+            )
         }
     }
 }

@@ -121,7 +121,8 @@ package enum SweepRunner {
     }
 
     /// Finished records of an earlier run of the same sweep and shard (a torn last line is dropped;
-    /// of an item given twice, the first), read 1 MiB at a time straight into `store`: the file
+    /// a record whose checksum does not match, an item given twice or one outside the shard is
+    /// refused naming the line), read 1 MiB at a time straight into `store`: the file
     /// (≈ 320 bytes per item) and its first line, the manifest (≈ 110 bytes per grid point), are
     /// never in memory whole; the manifest is compared piece by piece as it is encoded. Returns
     /// which owned records (by position in `store`) it held.
@@ -168,8 +169,12 @@ package enum SweepRunner {
         _ = try reader.lines { (line) throws(SweepError) in
             defer { lineNumber += 1 }
             let r = try SweepRecord(parsing: String(decoding: line, as: UTF8.self)[...], file: path, line: lineNumber)
-            guard r.item < plan.manifest.items, plan.shard.owns(r.item), let k = store.ordinal(ofItem: r.item), !done[k]
-            else { return }
+            guard r.item < plan.manifest.items, plan.shard.owns(r.item), let k = store.ordinal(ofItem: r.item) else {
+                throw .badRecord(file: path, line: lineNumber, reason: SweepMerge.notInShard(r.item, plan.manifest))
+            }
+            guard !done[k] else {
+                throw .badRecord(file: path, line: lineNumber, reason: "item \(r.item) appears twice")
+            }
             done[k] = true
             batch.append(r)
             if batch.count >= recordsPerPiece {

@@ -7,16 +7,15 @@ import Testing
 /// Every JSON input goes through the one strict reader: the formats FenceLab
 /// writes for itself (sweep records, shard manifests) and the engine protocol are no exception.
 @Suite struct StrictInputsTests {
-    /// A valid record line with every key `SweepRecord` writes: item 3, latencyMedian_s 1.5, other
-    /// measured values null, other counts 1.
-    static let record: String =
-        "{"
-        + SweepRecord.keys.map { key in
-            let value =
-                key == "item"
-                ? "3" : key == "latencyMedian_s" ? "1.5" : (key.hasSuffix("_s") || key.hasSuffix("_m")) ? "null" : "1"
-            return "\"\(key)\":\(value)"
-        }.joined(separator: ",") + "}"
+    /// A valid record line with every key `SweepRecord` writes and its checksum: item 3,
+    /// latencyMedian_s 1.5, other measured values null, other counts 1.
+    static let record: String = {
+        var r = SweepRecord(
+            item: 3, spurious: 1, missed: 1, flaps: 1, transitions: 1, truthTransitions: 1, latencyMedian_s: 1.5,
+            latencyP95_s: nil)
+        (r.trueVisits, r.matchedVisits, r.falseVisits, r.fragments, r.earlyEntries) = (1, 1, 1, 1, 1)
+        return r.jsonLine
+    }()
 
     @Test func sweepRecordsAreReadStrictly() throws {
         let r = try SweepRecord(parsing: Self.record[...], file: "r.jsonl", line: 1)

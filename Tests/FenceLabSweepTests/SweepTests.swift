@@ -252,18 +252,21 @@ private func mismatch(_ body: () throws -> Any) -> String? {
             return try SweepMerge.load(folders: folders)
         }
         let file = items.path
-        // Shard 0's first item (0) given in shard 1 on line 2, a duplicate on line 3.
-        let foreign = lines[0].replacingOccurrences(of: "{\"item\":1,", with: "{\"item\":0,")
-        #expect(foreign != lines[0])
+        // Shard 0's first item (0) given in shard 1 on line 2 (with its checksum: a line that
+        // proves itself, of another shard), a duplicate on line 3.
+        var moved = try SweepRecord(parsing: lines[0][...], file: file, line: 1)
+        #expect(moved.item == 1)
+        moved.item = 0
+        let foreign = moved.jsonLine
         #expect(
             throws: SweepError.badRecord(
-                file: file, line: 2, reason: "item 0 does not belong to shard 1/2 or appears twice")
+                file: file, line: 2,
+                reason: "item 0 is not one of shard 1/2's items (those with item mod 2 = 1)")
         ) {
             try load(([lines[0], foreign] + lines.dropFirst() + [""]).joined(separator: "\n"))
         }
         #expect(
-            throws: SweepError.badRecord(
-                file: file, line: 3, reason: "item 1 does not belong to shard 1/2 or appears twice")
+            throws: SweepError.badRecord(file: file, line: 3, reason: "item 1 appears twice")
         ) {
             try load(([lines[0], lines[1], lines[0]] + lines.dropFirst(2) + [""]).joined(separator: "\n"))
         }
@@ -273,6 +276,15 @@ private func mismatch(_ body: () throws -> Any) -> String? {
             Issue.record("a malformed line was accepted")
         } catch let SweepError.badRecord(f, line, _) {
             #expect(f == file && line == 3)
+        }
+        // A count changed by hand no longer matches the line's checksum.
+        let edited = lines[1].replacingOccurrences(of: "\"transitions\":", with: "\"transitions\":1")
+        #expect(edited != lines[1])
+        do {
+            _ = try load(([lines[0], edited] + lines.dropFirst(2) + [""]).joined(separator: "\n"))
+            Issue.record("an edited record was accepted")
+        } catch let SweepError.badRecord(f, line, reason) {
+            #expect(f == file && line == 2 && reason.hasPrefix("checksum mismatch"), "\(reason)")
         }
         // The last line without its newline is read (and so the shard is complete).
         let (_, store) = try load(lines.joined(separator: "\n"))
@@ -411,6 +423,51 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         #expect(try fx.files(fx.path("crlf")) == expected)
     }
 
+    /// Every record of the resume file proves itself: a changed count, a duplicate (also one
+    /// placed before the original) and an item outside the sweep are refused naming the line.
+    @Test func resumeRefusesEditedDuplicatedAndForeignRecordsNamingTheLine() throws {
+        let fx = try SweepFixture("resume-proof")
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        var interrupted = try fx.request(jobs: 1)
+        interrupted.stopAfterUnits = 2
+        #expect(throws: SweepError.interrupted(afterUnits: 2)) { try SweepJob.sweep(interrupted, out: fx.path("o")) }
+        let partial = SweepRunner.partialPath(out: fx.path("o"))
+        let original = try String(contentsOfFile: partial, encoding: .utf8)
+        let lines = original.split(separator: "\n").map(String.init)
+        try #require(lines.count >= 4)
+        var resumed = try fx.request()
+        resumed.resume = true
+        func refusal(_ body: [String]) throws -> (line: Int, reason: String)? {
+            try ((body + [""]).joined(separator: "\n")).write(toFile: partial, atomically: true, encoding: .utf8)
+            do {
+                _ = try SweepJob.sweep(resumed, out: fx.path("o"))
+                return nil
+            } catch let SweepError.badRecord(file, line, reason) {
+                #expect(file == partial)
+                return (line, reason)
+            }
+        }
+        // "transitions":N → "transitions":1N on the third line (the second record).
+        let edited = lines[2].replacingOccurrences(of: "\"transitions\":", with: "\"transitions\":1")
+        #expect(edited != lines[2])
+        let changed = try refusal([lines[0], lines[1], edited] + lines.dropFirst(3))
+        #expect(
+            changed?.line == 3 && changed?.reason.hasPrefix("checksum mismatch") == true,
+            "\(String(describing: changed))")
+        // A conflicting duplicate before the original: refused, never taken instead of it.
+        var twin = try SweepRecord(parsing: lines[2][...], file: partial, line: 3)
+        twin.spurious += 5
+        let duplicate = try refusal([lines[0], twin.jsonLine] + lines.dropFirst(1))
+        #expect(duplicate?.line == 4 && duplicate?.reason == "item \(twin.item) appears twice")
+        // An item past the sweep's last.
+        var far = twin
+        far.item = 1_000_000
+        let outside = try refusal([lines[0], far.jsonLine] + lines.dropFirst(1))
+        #expect(outside?.line == 2 && outside?.reason.hasPrefix("item 1000000 is outside the sweep") == true)
+        #expect(!FileManager.default.fileExists(atPath: fx.path("o")), "nothing written by a refused resume")
+        #expect(FileManager.default.fileExists(atPath: partial), "the resume file is kept")
+    }
+
     @Test func recordsAndManifestsRoundTripExactly() throws {
         let awkward: [Double?] = [0.1 + 0.2, -1e-300, Double.leastNonzeroMagnitude, 123456.789e10, -0.0, nil, 1 / 3]
         for (i, v) in awkward.enumerated() {
@@ -436,6 +493,15 @@ private func mismatch(_ body: () throws -> Any) -> String? {
             #expect(back.latencyP95_s?.bitPattern == r.latencyP95_s?.bitPattern)
         }
         #expect(throws: SweepError.self) { try SweepRecord(parsing: "{\"item\":1}", file: "t", line: 3) }
+        // The line ends in its checksum: the first 64 bits of SHA-256 of the bytes before `,"sum"`.
+        let line = awkwardLine()
+        let cut = try #require(line.range(of: #","sum":""#))
+        let covered = Array(line[..<cut.lowerBound].utf8)
+        let digest = SHA256.digest(covered).prefix(8).map { String($0, radix: 16) }
+            .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        #expect(line.hasSuffix(#","sum":"\#(digest)"}"#), "\(line)")
+        let forged = line.replacingOccurrences(of: digest, with: String(repeating: "0", count: 16))
+        #expect(throws: SweepError.self) { try SweepRecord(parsing: forged[...], file: "t", line: 4) }
         let grid = try SweepGrid(
             kind: .threshold, enter: SweepRange(parsing: "0.1:0.7:0.3", option: "--enter"), exit: nil,
             maxAccuracy: [30], confirm: [1, 3], inputs: [.raw, .imm], kalmanQ: [0.1 + 0.2])
@@ -468,4 +534,13 @@ final class ResumeCalls: @unchecked Sendable {
         list.append((resumed, remaining, file))
         lock.unlock()
     }
+}
+
+/// A record line with every kind of value, for the checksum tests.
+private func awkwardLine() -> String {
+    var r = SweepRecord(
+        item: 12, spurious: 3, missed: 0, flaps: 1, transitions: 4, truthTransitions: 2,
+        latencyMedian_s: 0.1 + 0.2, latencyP95_s: nil)
+    r.filterRMSE_m = 1e-300
+    return r.jsonLine
 }
