@@ -85,6 +85,10 @@ enum EngineProcess {
                 fd: child.stdoutFD, expected: expected,
                 readyTimeout_s: readyTimeout_s, answerTimeout_s: timeout_s, into: &answers)
             guard child.waitForExit(timeout_s: timeout_s) else {
+                if answers.count == expected {
+                    throw ExternalEngineError.lingered(
+                        seconds: timeout_s, answered: expected, outputOpen: false, stderrTail: "")
+                }
                 throw ExternalEngineError.timeout(seconds: timeout_s, firstUnanswered: answers.count, stderrTail: "")
             }
             status = child.finish()
@@ -98,6 +102,8 @@ enum EngineProcess {
             _ = stderrDone.wait(timeout: .now() + 1)
             switch error {
             case .timeout(let s, let i, _): throw .timeout(seconds: s, firstUnanswered: i, stderrTail: tail.text)
+            case .lingered(let s, let n, let open, _):
+                throw .lingered(seconds: s, answered: n, outputOpen: open, stderrTail: tail.text)
             case .noReady: throw .noReady(status: exitedEarly ? status : nil, stderrTail: tail.text)
             case .readyTimeout(let s, _): throw .readyTimeout(seconds: s, stderrTail: tail.text)
             default: throw error
@@ -166,6 +172,10 @@ enum EngineProcess {
             let remaining = deadline - ProgressReporter.monotonicSeconds()
             if remaining <= 0 {
                 guard sawReady else { throw .readyTimeout(seconds: readyTimeout_s, stderrTail: "") }
+                if answers.count == expected {
+                    // All answered, no end of file: something still holds the engine's stdout.
+                    throw .lingered(seconds: answerTimeout_s, answered: expected, outputOpen: true, stderrTail: "")
+                }
                 throw .timeout(seconds: answerTimeout_s, firstUnanswered: answers.count, stderrTail: "")
             }
             let ready = Syscalls.pollReadable(fd, timeout_ms: Int32((min(remaining, 1) * 1000).rounded(.up)))

@@ -33,6 +33,9 @@ package enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConvert
     case startFailed(command: String, reason: String)
     case exited(status: Int32, answered: Int, expected: Int, stderrTail: String)
     case timeout(seconds: Double, firstUnanswered: Int, stderrTail: String)
+    /// Every fix was answered, but the engine's stdout stayed open (`outputOpen`: a process it
+    /// started still holds it) or the engine did not exit within `seconds` of its last answer.
+    case lingered(seconds: Double, answered: Int, outputOpen: Bool, stderrTail: String)
     case garbage(line: Int, text: String, reason: String)
     case wrongIndex(line: Int, expected: Int, got: Int)
     case protocolMismatch(expected: Int, got: String)
@@ -48,6 +51,12 @@ package enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConvert
             return "engine exited with status \(status) after answering \(answered) of \(expected) fixes\(tail(stderr))"
         case .timeout(let seconds, let index, let stderr):
             return "engine gave no answer for fix \(index) within \(seconds) s; it was stopped\(tail(stderr))"
+        case .lingered(let seconds, let answered, true, let stderr):
+            return
+                "engine answered all \(answered) fixes, but its standard output stayed open \(seconds) s after the last answer (a process it started still holds it?); it was stopped\(tail(stderr))"
+        case .lingered(let seconds, let answered, false, let stderr):
+            return
+                "engine answered all \(answered) fixes, but did not exit within \(seconds) s of its last answer; it was stopped\(tail(stderr))"
         case .garbage(let line, let text, let reason):
             return "engine output line \(line) is not a valid answer (\(reason)): \(text)"
         case .wrongIndex(let line, let expected, let got):
