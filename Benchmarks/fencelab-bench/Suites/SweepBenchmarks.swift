@@ -2,13 +2,14 @@ import DriveSim
 import FenceLab
 import FenceLabSweep
 import Foundation
+import _FenceLabSupport
 
 /// The marginal cost of a sweep grid point: one rule evaluated on an already generated
 /// 1 Hz, one-hour drive (edge-loiter-100m, replicate 0): fence decisions over the delivered
 /// fixes and over the truth, plus the transition and visit matching. Target: < 20 µs per point
 /// (distances once per drive, one scan per point).
 enum SweepBenchmarks {
-    static let all: [Benchmark] = [extraPoint, scan]
+    static let all: [Benchmark] = [extraPoint, scan, recordWrite, recordRead, recordChecksum]
 
     /// The scan's grid: 4 enter × 2 exit radii × confirmation 1 and 3, accuracy gate 30 m.
     static let scanPoints: [SweepPoint] = [70.0, 75, 80, 85].flatMap { e in
@@ -65,6 +66,70 @@ enum SweepBenchmarks {
                 s += Double((try? drive.evaluate(p, item: k, settings: settings, scratch: &scratch))?.spurious ?? -1)
             }
             return s
+        }
+    }
+
+    /// 1024 records with varied counts and latencies (finite, null, long shortest forms), as a
+    /// sweep writes them to its resume file and a shard's items.jsonl.
+    static let records: [SweepRecord] = (0..<1024).map { i in
+        let x = Double(i)
+        var r = SweepRecord(
+            item: i * 7, spurious: i % 13, missed: i % 3, flaps: i % 5, transitions: i % 17, truthTransitions: 2,
+            latencyMedian_s: i % 4 == 0 ? nil : 10 + x / 3, latencyP95_s: i % 4 == 0 ? nil : 40 + x / 7)
+        r.trueVisits = 12
+        r.matchedVisits = i % 12
+        r.falseVisits = i % 2
+        r.fragments = i % 9
+        r.earlyEntries = i % 2
+        r.entryLatencyP95_s = 100 + x * 0.1
+        r.lateEntryP95_s = 100 + x * 0.1
+        r.exitLatencyP95_s = i % 3 == 0 ? nil : -350 + x / 11
+        r.filterRMSE_m = i % 2 == 0 ? nil : 3 + x / 1000
+        return r
+    }
+
+    /// Record → line (with its checksum) into a reused buffer: the sweep's per-item write.
+    static let recordWrite = Benchmark(
+        "sweep/record-line/write", group: "sweep", itemsPerRun: records.count, unit: "record", target: "tracked"
+    ) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(512 * records.count)
+        return {
+            bytes.removeAll(keepingCapacity: true)
+            for r in records {
+                r.appendJSONLine(to: &bytes)
+                bytes.append(UInt8(ascii: "\n"))
+            }
+            return Double(bytes.count)
+        }
+    }
+
+    /// Line → record with its checksum verified: what `--resume` and `merge` do per item.
+    static let recordRead = Benchmark(
+        "sweep/record-line/read", group: "sweep", itemsPerRun: records.count, unit: "record", target: "tracked"
+    ) {
+        let lines = records.map { Substring($0.jsonLine) }
+        return {
+            var s = 0
+            for (k, line) in lines.enumerated() {
+                s &+= (try? SweepRecord(parsing: line, file: "bench", line: k + 1))?.transitions ?? -1
+            }
+            return Double(s)
+        }
+    }
+
+    /// The checksum alone (first 64 bits of SHA-256 of a record line's bytes before `,"sum"`).
+    static let recordChecksum = Benchmark(
+        "sweep/record-line/checksum", group: "sweep", itemsPerRun: records.count, unit: "record", target: "tracked"
+    ) {
+        let lines = records.map { r -> [UInt8] in
+            let line = Array(r.jsonLine.utf8)
+            return Array(line[..<(line.count - 25)])
+        }
+        return {
+            var s: UInt64 = 0
+            for line in lines { s ^= line.withUnsafeBufferPointer { SHA256.leading64Bits(of: $0) } }
+            return Double(s & 0xffff)
         }
     }
 }

@@ -151,16 +151,11 @@ package enum SHA256 {
         _ block: UnsafeRawPointer, h: UnsafeMutablePointer<UInt32>, w: UnsafeMutablePointer<UInt32>
     ) {
         for t in 0..<16 {
-            let b = 4 * t
-            w[t] =
-                UInt32(block.load(fromByteOffset: b, as: UInt8.self)) << 24
-                | UInt32(block.load(fromByteOffset: b + 1, as: UInt8.self)) << 16
-                | UInt32(block.load(fromByteOffset: b + 2, as: UInt8.self)) << 8
-                | UInt32(block.load(fromByteOffset: b + 3, as: UInt8.self))
+            w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * t, as: UInt32.self))
         }
         for t in 16..<64 {
-            let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
-            let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
+            let s0 = ror(w[t - 15], 7) ^ ror(w[t - 15], 18) ^ (w[t - 15] &>> 3)
+            let s1 = ror(w[t - 2], 17) ^ ror(w[t - 2], 19) ^ (w[t - 2] &>> 10)
             w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
         }
         var a = h[0]
@@ -173,10 +168,10 @@ package enum SHA256 {
         var hh = h[7]
         k.withUnsafeBufferPointer { k in
             for t in 0..<64 {
-                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+                let s1 = ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)
                 let ch = (e & f) ^ (~e & g)
                 let t1 = hh &+ s1 &+ ch &+ k[t] &+ w[t]
-                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+                let s0 = ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)
                 let maj = (a & b) ^ (a & c) ^ (b & c)
                 let t2 = s0 &+ maj
                 hh = g
@@ -209,6 +204,10 @@ package enum SHA256 {
     package static func hex(_ message: [UInt8]) -> String {
         hex(digest: digest(message))
     }
+
+    /// Rotation by a constant 1…31 with masking shifts (no over-shift checks): the
+    /// allocation-free path's rotate.
+    @inline(__always) private static func ror(_ x: UInt32, _ n: UInt32) -> UInt32 { (x &>> n) | (x &<< (32 &- n)) }
 
     @inline(__always) fileprivate static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 }
