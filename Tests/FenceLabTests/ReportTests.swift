@@ -272,7 +272,13 @@ enum SampleReport {
 
     @Test func writesSampleFolderForInspection() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sample-report").path
+        // This test's own folder, written before report folders carried their marker (or by a
+        // checkout without it): FenceLab refuses to replace it, so it is removed first.
+        if !FileManager.default.fileExists(atPath: dir + "/" + ReportFolder.markerName) {
+            try? FileManager.default.removeItem(atPath: dir)
+        }
         try ReportWriter.write(try SampleReport.make(), to: dir)
+        #expect(FileManager.default.fileExists(atPath: dir + "/" + ReportFolder.markerName))
         for name in ReportWriter.fileNames {
             #expect(FileManager.default.fileExists(atPath: dir + "/" + name))
         }
