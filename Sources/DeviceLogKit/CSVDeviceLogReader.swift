@@ -8,8 +8,9 @@
 /// skipped. Works on the bytes of each line: no per-field allocation.
 ///
 /// With `DeviceLogReadOptions.columns` (`--columns`) any CSV is read: the map names which header
-/// columns hold the time, position and, optionally, accuracy, speed, course and event; the other
-/// columns are ignored and listed. Without an accuracy column every fix takes `--assume-accuracy`
+/// columns hold the time (in the `timestamp` grammar, or the format `time=COLUMN:FORMAT` names:
+/// `iso`, `epoch-s`, `epoch-ms`), position and, optionally, accuracy, speed, course and event; the
+/// other columns are ignored and listed. Without an accuracy column every fix takes `--assume-accuracy`
 /// (an assumption, counted), and without that the file is refused naming the option.
 enum CSVDeviceLogReader {
     static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine)
@@ -50,7 +51,7 @@ enum CSVDeviceLogReader {
             if !row.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
                 try readRow(
                     row, columns: columns, line: line, ranges: &ranges, assumedAccuracy_m: assumedAccuracy_m,
-                    into: &builder)
+                    timeFormat: map?.timeFormat ?? .auto, into: &builder)
             }
             return line
         }) {
@@ -120,7 +121,7 @@ enum CSVDeviceLogReader {
 
     private static func readRow(
         _ bytes: UnsafeBufferPointer<UInt8>, columns: [DeviceLogField?], line: Int, ranges: inout [Range<Int>],
-        assumedAccuracy_m: Double?, into builder: inout DeviceLogBuilder
+        assumedAccuracy_m: Double?, timeFormat: DeviceLogTimeFormat, into builder: inout DeviceLogBuilder
     ) throws(DeviceLogProblemAtLine) {
         try fields(bytes, line: line, into: &ranges)
         guard ranges.count == columns.count else {
@@ -139,7 +140,7 @@ enum CSVDeviceLogReader {
             let value = UnsafeBufferPointer(rebasing: bytes[range])
             switch field {
             case .timestamp:
-                switch DeviceLogLexical.timestamp(value) {
+                switch timeFormat.timestamp(value) {
                 case .success(let t): timestamp_s = t
                 case .failure(let p):
                     throw DeviceLogProblemAtLine(

@@ -8,9 +8,9 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
     case gpx
     /// JSON Lines: one flat JSON object per line.
     case jsonl
-    /// NMEA 0183 sentences (GGA, RMC, GST, GSA, VTG), one per line, checksummed.
+    /// NMEA 0183 sentences (GGA, RMC, GLL, GST, GSA, VTG), one per line, checksummed.
     case nmea
-    /// Android GnssLogger (`Fix,<provider>,<lat>,<lon>,…` records).
+    /// Android GnssLogger (`Fix,<provider>,<lat>,<lon>,…` records and wrapped `NMEA,` lines).
     case gnsslogger
     /// OwnTracks messages (`location` fixes, `transition` events), one JSON object per line.
     case owntracks
@@ -42,8 +42,8 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
     }
 
     /// The format the first bytes of a file look like (docs/device-logs.md, "Formats"): after a
-    /// BOM and white space, `<` with a `<gpx` element is GPX; a `Fix,` or `# Fix,` line (first,
-    /// or after `#` lines) is GnssLogger; `$` or `!` is NMEA, and so is `#` (a comment) when a
+    /// BOM and white space, `<` with a `<gpx` element is GPX; a `Fix,`, `# Fix,` or `NMEA,` line
+    /// (first, or after `#` lines) is GnssLogger; `$` or `!` is NMEA, and so is `#` (a comment) when a
     /// later line starts with `$`; `{` is OwnTracks when its first line has a `"_type"` key (as
     /// is a Recorder line `TIME\t*\t{…}`), Google Records when it holds `"locations"` and
     /// `"latitudeE7"`, GeoJSON when it holds `"FeatureCollection"`, else JSON Lines; a first line with a `timestamp`
@@ -58,14 +58,17 @@ public enum DeviceLogFormat: String, Sendable, Hashable, CaseIterable, CustomStr
         case UInt8(ascii: "$"), UInt8(ascii: "!"): return .nmea
         case UInt8(ascii: "#"):
             let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-            if lines.contains(where: { $0.hasPrefix("Fix,") || $0.hasPrefix("# Fix,") }) { return .gnsslogger }
+            if lines.contains(where: { $0.hasPrefix("Fix,") || $0.hasPrefix("# Fix,") || $0.hasPrefix("NMEA,") }) {
+                return .gnsslogger
+            }
             return lines.contains(where: { $0.hasPrefix("$") }) ? .nmea : nil
         case UInt8(ascii: "{") where text.contains("\"locations\"") && text.contains("\"latitudeE7\""):
             return .googleRecords
         case UInt8(ascii: "{") where text.contains("\"FeatureCollection\""):
             return .geojson
         case UInt8(ascii: "{"): return text.prefix(while: { $0 != "\n" }).contains("\"_type\"") ? .owntracks : .jsonl
-        case UInt8(ascii: "F") where text.hasPrefix("Fix,"): return .gnsslogger
+        case UInt8(ascii: "F") where text.hasPrefix("Fix,"), UInt8(ascii: "N") where text.hasPrefix("NMEA,"):
+            return .gnsslogger
         case UInt8(ascii: "1"),
             UInt8(ascii: "2")
         where text.prefix(while: { $0 != "\n" }).contains("\t") && text.contains("\"_type\""):
@@ -180,7 +183,8 @@ public struct DeviceLogFix: Sendable, Hashable {
 }
 
 /// The location provider of a fix, as Android names it (GnssLogger `GPS`/`FLP`/`NLP`, or
-/// `gps`/`fused`/`network`); stored in one byte of `DeviceLogFix`.
+/// `gps`/`fused`/`network`), or `nmea` for a fix read from GnssLogger's wrapped NMEA sentences;
+/// stored in one byte of `DeviceLogFix`.
 public enum DeviceLogProvider: String, Sendable, Hashable, CaseIterable {
     /// The GNSS receiver itself.
     case gps
@@ -190,6 +194,8 @@ public enum DeviceLogProvider: String, Sendable, Hashable, CaseIterable {
     case network
     /// Any other name.
     case other
+    /// The receiver's own NMEA sentences (GnssLogger's wrapped `NMEA,` lines), one fix per epoch.
+    case nmea
 
     /// The provider a log names, case-insensitive; `other` for a name not listed.
     public init(name: some StringProtocol) {
@@ -197,6 +203,7 @@ public enum DeviceLogProvider: String, Sendable, Hashable, CaseIterable {
         case "gps": self = .gps
         case "flp", "fused": self = .fused
         case "nlp", "network": self = .network
+        case "nmea": self = .nmea
         default: self = .other
         }
     }

@@ -140,7 +140,10 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
         case .accuracyColumnMapped(let map):
             return "--assume-accuracy does not apply: --columns \(map) names an accuracy column"
         case .mappedColumnMissing(let key, let column):
-            return "--columns \(key)=\(column): the header has no column '\(column)'"
+            let hint =
+                key == "time" && column.contains(":")
+                ? " (a time format is " + DeviceLogTimeFormat.named.map { ":\($0)" }.joined(separator: ", ") + ")" : ""
+            return "--columns \(key)=\(column): the header has no column '\(column)'\(hint)"
         case .optionNotApplicable(let option, let format):
             if option == "--columns" {
                 return "--columns does not apply to \(format) logs (it maps the columns of a CSV)"
@@ -157,8 +160,10 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             return "NMEA: position before any date (no RMC sentence yet); give --date YYYY-MM-DD"
         case .noFix(let format, let skipped):
             switch format {
-            case .gpx: return "GPX: no timed point (skipped \(skipped))"
-            case .gnsslogger: return "GnssLogger: no Fix record (skipped \(skipped))"
+            case .gpx:
+                return skipped.isEmpty
+                    ? "GPX: no timed point (no wpt, rtept or trkpt at all)" : "GPX: no timed point (skipped \(skipped))"
+            case .gnsslogger: return "GnssLogger: no Fix record and no NMEA fix (skipped \(skipped))"
             case .owntracks: return "OwnTracks: no location or transition message (skipped \(skipped))"
             case .geojson: return "GeoJSON: no timed Point feature (skipped \(skipped))"
             default: return "NMEA: no fix: every sentence was skipped (\(skipped))"

@@ -126,6 +126,10 @@ public enum DeviceLogImporter {
             throw DeviceLogError(
                 file: file, line: nil, problem: .optionNotApplicable(option: "--assume-accuracy", format: format))
         }
+        if options.providers != nil, format != .gnsslogger, format != .googleRecords {
+            throw DeviceLogError(
+                file: file, line: nil, problem: .optionNotApplicable(option: "--provider", format: format))
+        }
         if options.assumedDate_days != nil, format != .nmea {
             throw DeviceLogError(file: file, line: nil, problem: .optionNotApplicable(option: "--date", format: format))
         }
@@ -230,6 +234,18 @@ struct DeviceLogBuilder {
     init(keep: ((Fix) -> Bool)? = nil, options: DeviceLogReadOptions = .standard) {
         self.keep = keep
         self.options = options
+        ingest.selectedProviders = options.providers.map { $0.map(\.rawValue).sorted() }
+    }
+
+    /// Counts a fix's provider (`ingest.providers`) and says whether `--provider` keeps it; a fix
+    /// it does not keep is counted as `providerNotSelected` at `line`. Without the option every fix
+    /// is kept; with it a fix whose log names no provider is not.
+    mutating func selects(_ provider: DeviceLogProvider?, line: Int) -> Bool {
+        if let provider { ingest.providers[provider.rawValue, default: 0] += 1 }
+        guard let selected = options.providers else { return true }
+        if let provider, selected.contains(provider) { return true }
+        ingest.skip(.providerNotSelected, line: line)
+        return false
     }
 
     /// Adds one row.

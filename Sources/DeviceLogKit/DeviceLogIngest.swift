@@ -14,15 +14,19 @@ public struct DeviceLogReadOptions: Sendable, Hashable {
     /// `--columns time=X,lat=Y,lon=Z[,accuracy=W][,speed=S][,course=C][,event=E]`: read any CSV
     /// by naming which of its columns hold what (`DeviceLogColumns`); nil: the app's own header.
     public var columns: DeviceLogColumns?
+    /// `--provider LIST`: keep only the fixes of these providers (GnssLogger, Google Records); the
+    /// others are skipped and counted (`providerNotSelected`). nil: every provider loads.
+    public var providers: Set<DeviceLogProvider>?
 
     public init(
         assumedAccuracy_m: Double? = nil, assumedDate_days: Int? = nil, strict: Bool = false,
-        columns: DeviceLogColumns? = nil
+        columns: DeviceLogColumns? = nil, providers: Set<DeviceLogProvider>? = nil
     ) {
         self.assumedAccuracy_m = assumedAccuracy_m
         self.assumedDate_days = assumedDate_days
         self.strict = strict
         self.columns = columns
+        self.providers = providers
     }
 
     /// No assumption, damage skipped and counted.
@@ -55,15 +59,54 @@ public struct DeviceLogReadOptions: Sendable, Hashable {
     }
 }
 
+/// How the `time` column of a CSV read by `--columns` is written: `time=COLUMN[:FORMAT]`.
+public enum DeviceLogTimeFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// No format given: the `timestamp` grammar (Unix seconds or ISO-8601 with zone).
+    case auto
+    /// ISO-8601 / RFC 3339 with a zone (`Z` or an offset) only.
+    case iso
+    /// Unix seconds (decimal, fraction allowed) only.
+    case epochSeconds = "epoch-s"
+    /// Unix milliseconds (decimal) only.
+    case epochMilliseconds = "epoch-ms"
+
+    public var description: String { rawValue }
+
+    /// The formats a `time=COLUMN:FORMAT` suffix may name.
+    public static let named: [DeviceLogTimeFormat] = [.iso, .epochSeconds, .epochMilliseconds]
+
+    /// Reads one time value: Unix seconds, or the reason it is not a time of this format.
+    func timestamp(_ value: UnsafeBufferPointer<UInt8>) -> Result<Double, DeviceLogLexical.TimestampProblem> {
+        switch self {
+        case .auto: return DeviceLogLexical.timestamp(value)
+        case .iso:
+            if DeviceLogLexical.number(value) != nil {
+                return .failure(.init("a number, but --columns says time is ISO-8601 (time=COLUMN:iso)"))
+            }
+            return DeviceLogLexical.timestamp(value)
+        case .epochSeconds, .epochMilliseconds:
+            let unit = self == .epochSeconds ? "seconds" : "milliseconds"
+            guard let v = DeviceLogLexical.number(value) else {
+                return .failure(.init("not Unix \(unit) (--columns time=COLUMN:\(rawValue))"))
+            }
+            guard v.isFinite else { return .failure(.init("Unix \(unit) must be finite")) }
+            return .success(self == .epochSeconds ? v : v / 1000)
+        }
+    }
+}
+
 /// Which columns of a foreign CSV hold what (`--columns`): the file's header names per field.
 ///
-/// Keys: `time` (Unix seconds or ISO-8601 with zone, as the `timestamp` column), `lat`, `lon`
-/// (degrees), `accuracy` (metres), `speed` (m/s), `course` (degrees), `event` (`enter`/`exit`);
-/// `time`, `lat` and `lon` are required. Header names are matched exactly; columns the map does
-/// not name are ignored and listed (`DeviceLogIngest.ignoredColumns`).
+/// Keys: `time` (Unix seconds or ISO-8601 with zone, as the `timestamp` column; `time=COLUMN:iso`,
+/// `:epoch-s` or `:epoch-ms` names one format, `DeviceLogTimeFormat`), `lat`, `lon` (degrees),
+/// `accuracy` (metres), `speed` (m/s), `course` (degrees), `event` (`enter`/`exit`); `time`, `lat`
+/// and `lon` are required. Header names are matched exactly; columns the map does not name are
+/// ignored and listed (`DeviceLogIngest.ignoredColumns`).
 public struct DeviceLogColumns: Sendable, Hashable, CustomStringConvertible {
     /// The file's column name for each mapped field, in the keys' order.
     public private(set) var names: [(key: String, column: String)]
+    /// How the time column is written (`time=COLUMN:FORMAT`; `auto` without a suffix).
+    public private(set) var timeFormat = DeviceLogTimeFormat.auto
 
     /// The keys and what they map to, in the order they are written.
     public static let keys = ["time", "lat", "lon", "accuracy", "speed", "course", "event"]
@@ -77,12 +120,22 @@ public struct DeviceLogColumns: Sendable, Hashable, CustomStringConvertible {
     /// - Returns: the map, or the reason the text is not one (naming the key).
     public static func parse(_ text: String) -> Result<DeviceLogColumns, ColumnsProblem> {
         var names: [(key: String, column: String)] = []
+        var timeFormat: DeviceLogTimeFormat?
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             guard let eq = item.firstIndex(of: "=") else {
                 return .failure(ColumnsProblem("'\(DeviceLogLexical.shown(item))' is not KEY=COLUMN"))
             }
             let key = String(item[..<eq])
-            let column = String(item[item.index(after: eq)...])
+            var column = String(item[item.index(after: eq)...])
+            if key == "time", let colon = column.lastIndex(of: ":"),
+                let format = DeviceLogTimeFormat(rawValue: String(column[column.index(after: colon)...])),
+                format != .auto
+            {
+                // `time=COLUMN:FORMAT`; a column whose own name ends in `:iso` is written `NAME:iso:FORMAT`.
+                guard timeFormat == nil else { return .failure(ColumnsProblem("time given twice")) }
+                timeFormat = format
+                column = String(column[..<colon])
+            }
             guard fieldOfKey[key] != nil else {
                 return .failure(
                     ColumnsProblem(
@@ -101,7 +154,7 @@ public struct DeviceLogColumns: Sendable, Hashable, CustomStringConvertible {
             return .failure(ColumnsProblem("\(key)=COLUMN is required"))
         }
         names.sort { keys.firstIndex(of: $0.key)! < keys.firstIndex(of: $1.key)! }
-        return .success(DeviceLogColumns(names: names))
+        return .success(DeviceLogColumns(names: names, timeFormat: timeFormat ?? .auto))
     }
 
     /// Why a `--columns` text was refused.
@@ -118,8 +171,11 @@ public struct DeviceLogColumns: Sendable, Hashable, CustomStringConvertible {
         names.first { $0.column == name }.flatMap { Self.fieldOfKey[$0.key] }
     }
 
-    /// `time=X,lat=Y,…` in the keys' order.
-    public var description: String { names.map { "\($0.key)=\($0.column)" }.joined(separator: ",") }
+    /// `time=X,lat=Y,…` in the keys' order (`time=X:FORMAT` when a format was named).
+    public var description: String {
+        names.map { "\($0.key)=\($0.column)" + ($0.key == "time" && timeFormat != .auto ? ":\(timeFormat)" : "") }
+            .joined(separator: ",")
+    }
 
     public static func == (a: Self, b: Self) -> Bool { a.description == b.description }
     public func hash(into h: inout Hasher) { h.combine(description) }
@@ -133,8 +189,16 @@ public struct DeviceLogColumns: Sendable, Hashable, CustomStringConvertible {
 public enum DeviceLogSkipReason: String, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
     /// NMEA: a `#` comment line (gpsd and other loggers write them).
     case comment
-    /// NMEA: a GGA, RMC or GST without a position or time (the receiver has no fix yet).
+    /// NMEA: a GGA, RMC, GLL or GST without a position or time, or a GST, GSA or VTG of an epoch
+    /// without a position (the receiver has no fix yet).
     case noFixSentence
+    /// NMEA: a GSA or VTG (they carry no time) before any timed sentence, so with no epoch to belong to.
+    case sentenceWithoutEpoch
+    /// NMEA: a well-formed sentence of a type that carries no fix FenceLab reads (GSV, ZDA, TXT,
+    /// RTE, an AIS `!` sentence, an address that is not talker + type, …).
+    case otherSentence
+    /// NMEA: a proprietary sentence (`$P…`: a vendor's own messages, e.g. `$PUBX`, `$PGRME`).
+    case proprietarySentence
     /// GPX: a point with `<fix>none</fix>` (the receiver says it has no fix).
     case noFixPoint
     /// GPX: a `<wpt>` without `<time>` (a place marked, not a fix).
@@ -146,8 +210,9 @@ public enum DeviceLogSkipReason: String, Sendable, Hashable, CaseIterable, Compa
     /// GnssLogger: a `Raw`, `Status`, sensor or other record that is not a `Fix`; OwnTracks: a
     /// message that is neither `location` nor `transition`.
     case otherRecord
-    /// GnssLogger: a wrapped `NMEA,<sentence>,<unix ms>` line (the Fix records carry the positions).
-    case wrappedNMEA
+    /// GnssLogger, Google Records: a fix of a provider `--provider` does not name (still counted
+    /// in `DeviceLogIngest.providers`).
+    case providerNotSelected
     /// GeoJSON: a Point feature without `properties.time` / `properties.timestamp`.
     case untimedFeature
     /// GeoJSON: a feature whose geometry is not a Point (a line, a polygon, none).
@@ -251,8 +316,11 @@ public struct DeviceLogIngest: Sendable, Hashable {
     /// `--columns`: the map a CSV was read with, and the header's columns it does not name (ignored).
     public var columns: DeviceLogColumns?
     public var ignoredColumns: [String] = []
-    /// Fixes per location provider (`DeviceLogProvider.rawValue`), for logs that name one (GnssLogger).
+    /// Fixes per location provider (`DeviceLogProvider.rawValue`), for logs that name one
+    /// (GnssLogger, Google Records), selected or not.
     public var providers: [String: Int] = [:]
+    /// `--provider`: the providers kept (`DeviceLogProvider.rawValue`, sorted); nil when every one loads.
+    public var selectedProviders: [String]?
 
     public init() {}
 
@@ -290,7 +358,8 @@ public struct DeviceLogIngest: Sendable, Hashable {
         if !providers.isEmpty {
             parts.append(
                 "providers "
-                    + providers.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+                    + providers.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                    + (selectedProviders.map { " (kept \($0.joined(separator: ",")): --provider)" } ?? ""))
         }
         if let columns {
             parts.append(
@@ -301,9 +370,12 @@ public struct DeviceLogIngest: Sendable, Hashable {
         return parts.joined(separator: "; ")
     }
 
-    mutating func skip(_ reason: DeviceLogSkipReason, line: Int) {
-        skipped[reason, default: 0] += 1
-        if firstSkippedLine[reason] == nil { firstSkippedLine[reason] = line }
+    /// Counts `count` lines skipped for `reason`, the first of them at `line` (the earliest line
+    /// is kept: an NMEA epoch counts its sentences when it ends, after later lines were counted).
+    mutating func skip(_ reason: DeviceLogSkipReason, line: Int, count: Int = 1) {
+        guard count > 0 else { return }
+        skipped[reason, default: 0] += count
+        firstSkippedLine[reason] = min(firstSkippedLine[reason] ?? line, line)
     }
 
     mutating func assume(_ kind: DeviceLogAssumption.Kind) {

@@ -58,11 +58,9 @@ enum GPXDeviceLogReader {
                             "unexpected end of file: <\(DeviceLogLexical.shown(open))> not closed (truncated file?)"))
                 }
                 if builder.isEmpty {
-                    if !builder.ingest.skipped.isEmpty {
-                        throw DeviceLogProblemAtLine(
-                            line: xml.line, problem: .noFix(format: .gpx, skipped: builder.ingest.skippedText))
-                    }
-                    throw DeviceLogProblemAtLine(line: xml.line, problem: .noData)
+                    // No timed point, skipped ones or none at all: the reason the GPX contract names.
+                    throw DeviceLogProblemAtLine(
+                        line: xml.line, problem: .noFix(format: .gpx, skipped: builder.ingest.skippedText))
                 }
                 return
             case .text(let text):

@@ -143,14 +143,6 @@ enum GoogleRecordsDeviceLogReader {
         } else {
             throw fail(.missingValue(column: "timestamp"))
         }
-        var accuracy = try number("accuracy")
-        if accuracy == nil {
-            guard let m = builder.options.assumedAccuracy_m else {
-                throw fail(.noAccuracy("Google Records: location (no \"accuracy\")"))
-            }
-            accuracy = m
-            builder.ingest.assume(.assumedAccuracy(m: m))
-        }
         var provider: DeviceLogProvider?
         if case .string(let source, _) = value("source") {
             switch source.uppercased() {
@@ -158,7 +150,15 @@ enum GoogleRecordsDeviceLogReader {
             case "WIFI", "CELL": provider = .network
             default: provider = .other
             }
-            builder.ingest.providers[provider!.rawValue, default: 0] += 1
+        }
+        guard builder.selects(provider, line: line) else { return }
+        var accuracy = try number("accuracy")
+        if accuracy == nil {
+            guard let m = builder.options.assumedAccuracy_m else {
+                throw fail(.noAccuracy("Google Records: location (no \"accuracy\")"))
+            }
+            accuracy = m
+            builder.ingest.assume(.assumedAccuracy(m: m))
         }
         try builder.add(
             line: line, timestamp_s: timestamp_s, latitude: latE7 / 1e7, longitude: lonE7 / 1e7, accuracy_m: accuracy,

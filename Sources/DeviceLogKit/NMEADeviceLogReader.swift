@@ -1,22 +1,27 @@
-/// Reads NMEA 0183 logs as receivers write them: `GGA`, `RMC`, `GST`, `GSA` and `VTG` sentences of any
-/// talker (`GP`, `GN`, `GL`, `GA`, `GB`, `BD`, `QZ`, …) become fixes, one per epoch (consecutive
-/// sentences sharing a UTC time; GSA and VTG, which carry no time, belong to the epoch they follow).
+/// Reads NMEA 0183 logs as receivers write them: `GGA`, `RMC`, `GLL`, `GST`, `GSA` and `VTG`
+/// sentences of any talker (`GP`, `GN`, `GL`, `GA`, `GB`, `BD`, `QZ`, …) become fixes, one per epoch
+/// (consecutive sentences sharing a UTC time; GSA and VTG, which carry no time, belong to the epoch
+/// they follow).
 ///
-/// Ingest policy (docs/device-logs.md): a `#` comment line and a GGA/RMC/GST without a time or
-/// position (no fix yet) are skipped and counted; a damaged line (checksum mismatch, a sentence cut
-/// off before its `*hh`, a line that is not a sentence) is skipped and counted, or refused with
-/// `DeviceLogReadOptions.strict`. A GGA/RMC/GST that passes its checksum but has too few fields or
-/// a malformed time, date, coordinate or number is an error naming the line and the field. Other
-/// sentence types (GSV, GLL, ZDA, proprietary `$P…`) are valid NMEA and ignored.
+/// Ingest policy (docs/device-logs.md): a `#` comment line and a GGA/RMC/GLL/GST without a time or
+/// position (no fix yet) are skipped and counted, and so are the GST/GSA/VTG of an epoch without a
+/// position; a damaged line (checksum mismatch, a sentence cut off before its `*hh`, a line that is
+/// not a sentence) is skipped and counted, or refused with `DeviceLogReadOptions.strict`. A sentence
+/// that passes its checksum but has too few fields or a malformed time, date, coordinate or number
+/// is an error naming the line and the field. Every other well-formed sentence is skipped and
+/// counted by why: `proprietarySentence` (`$P…`), `otherSentence` (GSV, ZDA, TXT, …),
+/// `sentenceWithoutEpoch` (a GSA or VTG before any timed sentence).
 ///
-/// Per epoch: position from GGA (else RMC); speed and course from RMC, else VTG. Date: the epoch's
-/// RMC; else carried from the previous epoch (midnight rollover when the time of day goes back by
+/// Per epoch: position from GGA (else RMC, else GLL); speed and course from RMC, else VTG. Date:
+/// the epoch's RMC; else (GnssLogger) the UTC day of the wrapping line's time nearest the epoch's
+/// time; else carried from the previous epoch (midnight rollover when the time of day goes back by
 /// more than 12 h); epochs before the first RMC date take the date of an RMC within the next
 /// `pendingEpochLimit` epochs, else `--date` (an assumption, counted), else the file is refused
 /// naming `--date`. Accuracy: GST's √(σ_lat² + σ_lon²) (a DRMS, metres); else GGA HDOP, else GSA
 /// HDOP, × `GPXAccuracy.uere_m` (an assumption, counted); else `--assume-accuracy` (counted); else
-/// the file is refused naming `--assume-accuracy`. A position with GGA quality 0 or RMC status V is
-/// kept with accuracy NaN (the engine rejects it with its reason). NMEA carries no geofence events.
+/// the file is refused naming `--assume-accuracy`. A position with GGA quality 0, RMC status V or
+/// GLL status V is kept with accuracy NaN (the engine rejects it with its reason). NMEA carries no
+/// geofence events.
 enum NMEADeviceLogReader {
     /// Epochs without a date held while waiting for an RMC (a capture may start after an epoch's RMC).
     static let pendingEpochLimit = 64
@@ -28,14 +33,28 @@ enum NMEADeviceLogReader {
         var line = 0
         var latitude: Double?, longitude: Double?
         var rmcLatitude: Double?, rmcLongitude: Double?
+        var gllLatitude: Double?, gllLongitude: Double?
         var hdop: Double?
         var gsaHDOP: Double?
         var gstSigma_m: Double?
         var invalid = false
         var date: Int?  // days since 1970-01-01
+        /// The UTC day the wrapping record's time gives (GnssLogger), used when the epoch has no RMC date.
+        var receivedDay: Int?
         var speed_mps: Double?, course_deg: Double?
         var vtgSpeed_mps: Double?, vtgCourse_deg: Double?
-        var hasPosition: Bool { (latitude ?? rmcLatitude) != nil }
+        /// Sentences read into the epoch and not counted as skipped (GGA/RMC/GLL with a position,
+        /// GST, GSA, VTG); an epoch without a position counts them as `noFixSentence` when it ends.
+        var sentences = 0
+        var firstSentenceLine: Int?
+        var latitudeOrFallback: Double? { latitude ?? rmcLatitude ?? gllLatitude }
+        var longitudeOrFallback: Double? { longitude ?? rmcLongitude ?? gllLongitude }
+        var hasPosition: Bool { latitudeOrFallback != nil }
+
+        mutating func read(line: Int) {
+            sentences += 1
+            if firstSentenceLine == nil { firstSentenceLine = line }
+        }
     }
 
     /// The date state carried from epoch to epoch.
@@ -47,21 +66,194 @@ enum NMEADeviceLogReader {
         var pending: [Epoch] = []
     }
 
-    static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine)
-    {
+    /// An NMEA stream read one sentence at a time: the epoch being collected and the date carried.
+    /// The NMEA file reader and GnssLogger's wrapped `NMEA,` lines share it.
+    struct Stream {
         var epoch: Epoch?
         var calendar = Calendar()
+        /// The provider of every fix it emits (GnssLogger: `nmea`, counted in `ingest.providers`);
+        /// nil for an NMEA file.
+        let provider: DeviceLogProvider?
+
+        init(provider: DeviceLogProvider? = nil) { self.provider = provider }
+
+        /// Reads one sentence (`$…*hh`, trimmed, not a comment) of line `line`.
+        /// - Parameter receivedAt_s: the Unix time the sentence was logged at (GnssLogger's wrapper),
+        ///   which dates an epoch without an RMC date; nil for an NMEA file.
+        mutating func read(
+            _ text: Substring, line: Int, receivedAt_s: Double? = nil, into builder: inout DeviceLogBuilder
+        ) throws(DeviceLogProblemAtLine) {
+            let fields: [Substring]
+            switch sentenceFields(String(text)) {
+            case .success(let f): fields = f
+            case .failure(let d):
+                try damaged(d.reason, .nmea(d.message), line: line, into: &builder)
+                return
+            }
+            let address = fields[0]
+            if address.hasPrefix("P") {
+                builder.ingest.skip(.proprietarySentence, line: line)
+                return
+            }
+            guard address.count == 5 else {
+                builder.ingest.skip(.otherSentence, line: line)  // not talker + type (e.g. a query)
+                return
+            }
+            let type = address.suffix(3)
+            switch type {
+            case "GSA", "VTG":
+                guard epoch != nil else {
+                    builder.ingest.skip(.sentenceWithoutEpoch, line: line)
+                    return
+                }
+                if type == "GSA" {
+                    try gsa(fields, line: line, into: &epoch!)
+                } else {
+                    try vtg(fields, line: line, into: &epoch!)
+                }
+                epoch!.read(line: line)
+                return
+            case "GGA", "RMC", "GST", "GLL": break
+            default:
+                builder.ingest.skip(.otherSentence, line: line)
+                return
+            }
+            let timeIndex = type == "GLL" ? 5 : 1
+            let timeField = fields.count > timeIndex ? fields[timeIndex] : ""
+            if timeField.isEmpty {
+                // A receiver without a fix writes its sentences with every field empty (an old GLL has no time).
+                builder.ingest.skip(.noFixSentence, line: line)
+                return
+            }
+            let time = try timeOfDay(timeField, type: type, line: line)
+            if let e = epoch, e.timeText != timeField {
+                try flush(e, into: &builder)
+                epoch = nil
+            }
+            var e = epoch ?? Epoch(timeText: String(timeField), secondOfDay: time, line: line)
+            if e.receivedDay == nil, let r = receivedAt_s {
+                e.receivedDay = Int(((r - time) / 86_400).rounded())
+            }
+            var positioned = true
+            switch type {
+            case "GGA": positioned = try gga(fields, line: line, into: &e)
+            case "RMC": positioned = try rmc(fields, line: line, into: &e)
+            case "GLL": positioned = try gll(fields, line: line, into: &e)
+            default: try gst(fields, line: line, into: &e)
+            }
+            if positioned { e.read(line: line) } else { builder.ingest.skip(.noFixSentence, line: line) }
+            epoch = e
+        }
+
+        /// Ends the stream: emits the last epoch and the epochs still waiting for a date.
+        mutating func finish(at lastLine: Int, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine) {
+            if let e = epoch { try flush(e, into: &builder) }
+            epoch = nil
+            try resolvePending(at: lastLine, into: &builder, final: true)
+        }
+
+        mutating func flush(_ e: Epoch, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine) {
+            if let d = e.date ?? e.receivedDay {
+                calendar.day = d
+                calendar.dayAssumed = false
+            } else if let d = calendar.day, let last = calendar.lastSecondOfDay, e.secondOfDay < last - 43_200 {
+                calendar.day = d + 1  // past midnight without an RMC
+            }
+            calendar.lastSecondOfDay = e.secondOfDay
+            guard e.hasPosition else {
+                // No fix yet: the epoch's GST, GSA and VTG are not a fix either.
+                if let first = e.firstSentenceLine {
+                    builder.ingest.skip(.noFixSentence, line: first, count: e.sentences)
+                }
+                return
+            }
+            if calendar.day == nil {
+                // Before any date: wait for an RMC a few epochs on, or take --date.
+                if let assumed = builder.options.assumedDate_days {
+                    calendar.day = assumed
+                    calendar.dayAssumed = true
+                } else {
+                    calendar.pending.append(e)
+                    if calendar.pending.count > pendingEpochLimit {
+                        throw DeviceLogProblemAtLine(line: calendar.pending[0].line, problem: .noDate)
+                    }
+                    return
+                }
+            }
+            try resolvePending(at: e.line, into: &builder, final: false)
+            try emit(e, day: calendar.day!, dayAssumed: calendar.dayAssumed, into: &builder)
+        }
+
+        /// Emits the epochs held before the first date, dated back from the first known day.
+        mutating func resolvePending(
+            at line: Int, into builder: inout DeviceLogBuilder, final: Bool
+        ) throws(DeviceLogProblemAtLine) {
+            guard !calendar.pending.isEmpty else { return }
+            guard var day = calendar.day else {
+                if final { throw DeviceLogProblemAtLine(line: calendar.pending[0].line, problem: .noDate) }
+                return
+            }
+            // Walk back from the dated epoch: a time of day more than 12 h later than the next one is the day before.
+            var days = Array(repeating: 0, count: calendar.pending.count)
+            var next = calendar.lastSecondOfDay ?? 0
+            for i in calendar.pending.indices.reversed() {
+                if calendar.pending[i].secondOfDay > next + 43_200 { day -= 1 }
+                days[i] = day
+                next = calendar.pending[i].secondOfDay
+            }
+            let held = calendar.pending
+            calendar.pending = []
+            for (i, e) in held.enumerated() { try emit(e, day: days[i], dayAssumed: false, into: &builder) }
+        }
+
+        func emit(
+            _ e: Epoch, day: Int, dayAssumed: Bool, into builder: inout DeviceLogBuilder
+        ) throws(DeviceLogProblemAtLine) {
+            guard let lat = e.latitudeOrFallback, let lon = e.longitudeOrFallback,
+                builder.selects(provider, line: e.line)
+            else { return }
+            let accuracy: Double
+            var assumption: DeviceLogAssumption.Kind?
+            if e.invalid {
+                accuracy = .nan
+            } else if let s = e.gstSigma_m {
+                accuracy = s
+            } else if let h = e.hdop ?? e.gsaHDOP {
+                accuracy = h * GPXAccuracy.uere_m
+                assumption = .accuracyFromHDOP
+            } else if let m = builder.options.assumedAccuracy_m {
+                accuracy = m
+                assumption = .assumedAccuracy(m: m)
+            } else {
+                throw DeviceLogProblemAtLine(
+                    line: e.line, problem: .noAccuracy("NMEA: position (no GST, GGA HDOP or GSA HDOP in its epoch)"))
+            }
+            if let assumption { builder.ingest.assume(assumption) }
+            if dayAssumed, let d = builder.options.assumedDate_days { builder.ingest.assume(.assumedDate(days: d)) }
+            try builder.add(
+                line: e.line, timestamp_s: Double(day) * 86_400 + e.secondOfDay, latitude: lat, longitude: lon,
+                accuracy_m: accuracy, speed_mps: e.speed_mps ?? e.vtgSpeed_mps,
+                course_deg: e.course_deg ?? e.vtgCourse_deg, event: nil, provider: provider)
+        }
+    }
+
+    /// A damaged line: skipped and counted, or refused under `--strict`.
+    static func damaged(
+        _ reason: DeviceLogSkipReason, _ problem: DeviceLogProblem, line: Int, into builder: inout DeviceLogBuilder
+    ) throws(DeviceLogProblemAtLine) {
+        if builder.options.strict { throw DeviceLogProblemAtLine(line: line, problem: problem) }
+        builder.ingest.skip(reason, line: line)
+    }
+
+    static func read(_ lines: inout DeviceLogLines, into builder: inout DeviceLogBuilder) throws(DeviceLogProblemAtLine)
+    {
+        var stream = Stream()
         var lastLine = 0
         var sawLine = false
-        let strict = builder.options.strict
         while let line = try lines.next({ (bytes, line) throws(DeviceLogProblemAtLine) -> Int in
-            func damaged(_ reason: DeviceLogSkipReason, _ problem: DeviceLogProblem) throws(DeviceLogProblemAtLine) {
-                if strict { throw DeviceLogProblemAtLine(line: line, problem: problem) }
-                builder.ingest.skip(reason, line: line)
-            }
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 sawLine = true
-                try damaged(.notASentence, .invalidUTF8)
+                try damaged(.notASentence, .invalidUTF8, line: line, into: &builder)
                 return line
             }
             let trimmed = text.trimmingASCIISpaces
@@ -71,52 +263,12 @@ enum NMEADeviceLogReader {
                 builder.ingest.skip(.comment, line: line)
                 return line
             }
-            let fields: [Substring]
-            switch sentenceFields(String(trimmed)) {
-            case .success(let f): fields = f
-            case .failure(let d):
-                try damaged(d.reason, .nmea(d.message))
-                return line
-            }
-            let address = fields[0]
-            guard address.count == 5, !address.hasPrefix("P") else { return line }  // proprietary or unknown shape
-            let type = address.suffix(3)
-            switch type {
-            case "GSA":
-                if epoch != nil { try gsa(fields, line: line, into: &epoch!) }
-                return line
-            case "VTG":
-                if epoch != nil { try vtg(fields, line: line, into: &epoch!) }
-                return line
-            case "GGA", "RMC", "GST": break
-            default: return line
-            }
-            let timeField = fields.count > 1 ? fields[1] : ""
-            if timeField.isEmpty {
-                // A receiver without a fix writes its sentences with every field empty.
-                builder.ingest.skip(.noFixSentence, line: line)
-                return line
-            }
-            let time = try timeOfDay(timeField, type: type, line: line)
-            if let e = epoch, e.timeText != timeField {
-                try flush(e, calendar: &calendar, into: &builder)
-                epoch = nil
-            }
-            var e = epoch ?? Epoch(timeText: String(timeField), secondOfDay: time, line: line)
-            var positioned = true
-            switch type {
-            case "GGA": positioned = try gga(fields, line: line, into: &e)
-            case "RMC": positioned = try rmc(fields, line: line, into: &e)
-            default: try gst(fields, line: line, into: &e)
-            }
-            if !positioned { builder.ingest.skip(.noFixSentence, line: line) }
-            epoch = e
+            try stream.read(trimmed, line: line, into: &builder)
             return line
         }) {
             lastLine = line
         }
-        if let e = epoch { try flush(e, calendar: &calendar, into: &builder) }
-        try resolvePending(&calendar, at: lastLine, into: &builder, final: true)
+        try stream.finish(at: lastLine, into: &builder)
         guard sawLine else { throw DeviceLogProblemAtLine(line: max(1, lastLine), problem: .emptyFile) }
         if builder.isEmpty {
             guard !builder.ingest.skipped.isEmpty else {
@@ -201,6 +353,24 @@ enum NMEADeviceLogReader {
         return position != nil
     }
 
+    /// Reads a GLL (`lat,N,lon,E,hhmmss,status[,mode]`) into the epoch; false when it carries no position.
+    static func gll(_ f: [Substring], line: Int, into e: inout Epoch) throws(DeviceLogProblemAtLine) -> Bool {
+        try require(f, 7, "GLL", line: line)
+        switch f[6] {
+        case "A": break
+        case "V", "": e.invalid = true
+        default:
+            throw DeviceLogProblemAtLine(
+                line: line, problem: .nmea("GLL status must be A or V, got '\(DeviceLogLexical.shown(f[6]))'"))
+        }
+        let position = try position(f[1], f[2], f[3], f[4], type: "GLL", line: line)
+        if let (lat, lon) = position {
+            e.gllLatitude = lat
+            e.gllLongitude = lon
+        }
+        return position != nil
+    }
+
     static func gst(_ f: [Substring], line: Int, into e: inout Epoch) throws(DeviceLogProblemAtLine) {
         try require(f, 8, "GST", line: line)
         if let sLat = try number(f[6], "GST latitude sigma", line: line),
@@ -225,84 +395,6 @@ enum NMEADeviceLogReader {
         } else if let kmh = try number(f[7], "VTG speed (km/h)", line: line) {
             e.vtgSpeed_mps = kmh / 3.6
         }
-    }
-
-    static func flush(
-        _ e: Epoch, calendar c: inout Calendar, into builder: inout DeviceLogBuilder
-    ) throws(DeviceLogProblemAtLine) {
-        if let d = e.date {
-            c.day = d
-            c.dayAssumed = false
-        } else if let d = c.day, let last = c.lastSecondOfDay, e.secondOfDay < last - 43_200 {
-            c.day = d + 1  // past midnight without an RMC
-        }
-        c.lastSecondOfDay = e.secondOfDay
-        guard e.hasPosition else { return }  // no fix yet
-        if c.day == nil {
-            // Before any date: wait for an RMC a few epochs on, or take --date.
-            if let assumed = builder.options.assumedDate_days {
-                c.day = assumed
-                c.dayAssumed = true
-            } else {
-                c.pending.append(e)
-                if c.pending.count > pendingEpochLimit {
-                    throw DeviceLogProblemAtLine(line: c.pending[0].line, problem: .noDate)
-                }
-                return
-            }
-        }
-        try resolvePending(&c, at: e.line, into: &builder, final: false)
-        try emit(e, day: c.day!, dayAssumed: c.dayAssumed, into: &builder)
-    }
-
-    /// Emits the epochs held before the first date, dated back from the first known day.
-    static func resolvePending(
-        _ c: inout Calendar, at line: Int, into builder: inout DeviceLogBuilder, final: Bool
-    ) throws(DeviceLogProblemAtLine) {
-        guard !c.pending.isEmpty else { return }
-        guard var day = c.day else {
-            if final { throw DeviceLogProblemAtLine(line: c.pending[0].line, problem: .noDate) }
-            return
-        }
-        // Walk back from the dated epoch: a time of day more than 12 h later than the next one is the day before.
-        var days = Array(repeating: 0, count: c.pending.count)
-        var next = c.lastSecondOfDay ?? 0
-        for i in c.pending.indices.reversed() {
-            if c.pending[i].secondOfDay > next + 43_200 { day -= 1 }
-            days[i] = day
-            next = c.pending[i].secondOfDay
-        }
-        let held = c.pending
-        c.pending = []
-        for (i, e) in held.enumerated() { try emit(e, day: days[i], dayAssumed: false, into: &builder) }
-    }
-
-    static func emit(
-        _ e: Epoch, day: Int, dayAssumed: Bool, into builder: inout DeviceLogBuilder
-    ) throws(DeviceLogProblemAtLine) {
-        guard let lat = e.latitude ?? e.rmcLatitude, let lon = e.longitude ?? e.rmcLongitude else { return }
-        let accuracy: Double
-        var assumption: DeviceLogAssumption.Kind?
-        if e.invalid {
-            accuracy = .nan
-        } else if let s = e.gstSigma_m {
-            accuracy = s
-        } else if let h = e.hdop ?? e.gsaHDOP {
-            accuracy = h * GPXAccuracy.uere_m
-            assumption = .accuracyFromHDOP
-        } else if let m = builder.options.assumedAccuracy_m {
-            accuracy = m
-            assumption = .assumedAccuracy(m: m)
-        } else {
-            throw DeviceLogProblemAtLine(
-                line: e.line, problem: .noAccuracy("NMEA: position (no GST, GGA HDOP or GSA HDOP in its epoch)"))
-        }
-        if let assumption { builder.ingest.assume(assumption) }
-        if dayAssumed, let d = builder.options.assumedDate_days { builder.ingest.assume(.assumedDate(days: d)) }
-        try builder.add(
-            line: e.line, timestamp_s: Double(day) * 86_400 + e.secondOfDay, latitude: lat, longitude: lon,
-            accuracy_m: accuracy, speed_mps: e.speed_mps ?? e.vtgSpeed_mps, course_deg: e.course_deg ?? e.vtgCourse_deg,
-            event: nil)
     }
 
     static func require(_ f: [Substring], _ count: Int, _ type: String, line: Int) throws(DeviceLogProblemAtLine) {

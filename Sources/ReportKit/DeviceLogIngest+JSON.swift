@@ -36,6 +36,7 @@ extension DeviceLogIngest {
                             "providers",
                             .object(providers.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })
                         )
-                    ]))
+                    ])
+                + (selectedProviders.map { [("selectedProviders", .array($0.map(JSONValue.string)))] } ?? []))
     }
 }

@@ -35,7 +35,8 @@ private let malformedCases: [MalformedCase] = [
     MalformedCase(name: "header only (no newline)", format: .csv, text: header, line: 1) { $0 == .noData },
     MalformedCase(name: "blank header", format: .csv, text: "\n1,2,3,4\n", line: 1) { $0 == .missingHeader },
     MalformedCase(name: "gpx without points", format: .gpx, text: "<gpx version=\"1.1\">\n</gpx>\n", line: 3) {
-        $0 == .noData
+        $0 == .noFix(format: .gpx, skipped: "")
+            && $0.description == "GPX: no timed point (no wpt, rtept or trkpt at all)"
     },
     MalformedCase(name: "missing required column", format: .csv, text: "timestamp,latitude,longitude\n1,2,3\n", line: 1)
     {
@@ -593,6 +594,7 @@ private let malformedCases: [MalformedCase] = [
         let expectedValid: Set<String> = [
             "basic.csv", "bom_crlf_invalid.csv", "reordered_quoted.csv",
             "basic.jsonl", "bom_crlf.jsonl", "track.gpx", "storm.nmea", "gsv_then_gst.nmea", "pixel.txt",
+            "wrapped-nmea.txt",
             "recorder.rec", "Records.json", "track.geojson",
         ]
         for format in DeviceLogFormat.allCases {

@@ -92,7 +92,7 @@ import _TestSupport
         (["GPGGA,126000.00,5230.6,N,01324.3,E,1,08,1.6,,M,,M,,"], "NMEA time must be hhmmss"),
         (["GPRMC,120000.00,A,5230.6,N,01324.3,E,,,310226,,,A"], "date field out of range"),
         (["GPGGA,120000.00,5230.6,N,01324.3,E,1,08,x,,M,,M,,"], "GGA HDOP"),
-        (["GPGSV,1,1,01"], "no data"),
+        (["GPGSV,1,1,01"], "NMEA: no fix: every sentence was skipped (otherSentence 1 (first at line 1))"),
     ])
     func malformedSentencesAreRefused(bodies: [String], message: String) throws {
         #expect {

@@ -196,6 +196,64 @@ import _TestSupport
         }
     }
 
+    /// Every well-formed sentence that is not read is counted by why (nothing dropped silently).
+    static let talkativeReceiver = [
+        s("GPGSA,A,1,,,,,,,,,,,,,99.99,99.99,99.99"),  // 1 GSA before any timed sentence
+        s("GPTXT,01,01,02,ANTSTATUS=OK"),  // 2 text message
+        // 3 proprietary
+        s("PUBX,00,120000.00,5230.60000,N,01324.30000,E,34.0,G3,2.0,2.0,0.0,0.0,0.0,,1.0,1.0,1.0,8,0,0"),
+        s("GPGST,115959.00,2.0,1.5,1.0,0.0,3.0,4.0,5.0"),  // 4 an epoch without a position:
+        s("GPVTG,,T,,M,0.0,N,0.0,K,N"),  // 5 its GST and VTG are no fix
+        s("GPGGA,115959.00,,,,,0,00,99.99,,,,,,"),  // 6 no position
+        s("GPGSV,2,1,08,01,40,083,46,02,17,308,41,12,07,344,39,14,22,228,45"),  // 7 satellites in view
+        s("GPGLL,5230.60000,N,01324.30000,E,120000.00,A,A"),  // 8 fix 1: GLL gives the position
+        s("GPRMC,120000.00,A,5230.60000,N,01324.30000,E,0.0,,010326,,,A"),  // 9
+        s("GPGSA,A,3,01,02,03,04,,,,,,,,,2.10,1.40,1.60"),  // 10 HDOP 1.4 for fix 1
+        s("GPZDA,120000.00,01,03,2026,00,00"),  // 11 date and time: not read
+        s("CCGPQ,GGA"),  // 12 a query: not talker + type
+        "!" + s("AIVDM,1,1,,A,13aEOK?P00PD2wVMdLDRhgvL289?,0").dropFirst(),  // 13 AIS
+        s("GPGLL,5230.60100,N,01324.30000,E"),  // 14 an old GLL without a time
+        s("GPGLL,5230.60200,N,01324.30000,E,120001.00,V,N"),  // 15 fix 2: GLL status V
+        s("GPRMC,120001.00,V,5230.60300,N,01324.30000,E,,,010326,,,N"),  // 16 RMC before GLL in rank: not used
+    ]
+
+    @Test func ignoredSentencesAreCountedByReason() throws {
+        let log = try Self.nmea(Self.talkativeReceiver)
+        #expect(log.fixes.map(\.line) == [8, 15])
+        #expect(log.fixes.map(\.fix.timestamp_s) == [Self.noonMarch1_s, Self.noonMarch1_s + 1])
+        #expect(isClose(log.fixes[0].fix.horizontalAccuracy_m, 7, absoluteTolerance: Self.accuracyTolerance_m))
+        #expect(log.fixes[1].fix.horizontalAccuracy_m.isNaN, "GLL/RMC status V: kept for the engine to reject")
+        // The epoch's RMC ranks above GLL for the position.
+        #expect(isClose(log.fixes[1].fix.latitude, 52 + 30.603 / 60, absoluteTolerance: Self.coordinateTolerance_deg))
+        #expect(
+            log.ingest.skipped == [
+                .noFixSentence: 4, .sentenceWithoutEpoch: 1, .otherSentence: 5, .proprietarySentence: 1,
+            ])
+        #expect(
+            log.ingest.firstSkippedLine == [
+                .noFixSentence: 4, .sentenceWithoutEpoch: 1, .otherSentence: 2, .proprietarySentence: 3,
+            ])
+        #expect(
+            log.ingest.summary
+                == "skipped noFixSentence 4 (first at line 4), sentenceWithoutEpoch 1 (first at line 1), otherSentence 5 (first at line 2), proprietarySentence 1 (first at line 3); assumed accuracy = HDOP × 5 m (UERE): 1 fix"
+        )
+        // Every line is either read into a fix's epoch or counted.
+        let read = [8, 9, 10, 15, 16]
+        #expect(log.ingest.skipped.values.reduce(0, +) + read.count == Self.talkativeReceiver.count)
+        // A file of nothing but such sentences is refused with the counts.
+        #expect(
+            throws: DeviceLogError(
+                file: "t.nmea", line: 3,
+                problem: .noFix(
+                    format: .nmea,
+                    skipped:
+                        "sentenceWithoutEpoch 1 (first at line 1), otherSentence 1 (first at line 2), proprietarySentence 1 (first at line 3)"
+                ))
+        ) {
+            _ = try Self.nmea(Array(Self.talkativeReceiver.prefix(3)))
+        }
+    }
+
     // MARK: Which format
 
     @Test func contentNamesTheFormatForAnyExtension() throws {
@@ -405,6 +463,50 @@ import _TestSupport
         }
     }
 
+    @Test func theTimeColumnTakesISOWithOffsetsEpochSecondsOrEpochMilliseconds() throws {
+        // ISO-8601 with any offset and epoch seconds: the timestamp grammar, no format named.
+        let iso = try Self.mapped(
+            "When,Lat,Lon\n2026-03-01T13:00:00+01:00,52.51,13.405\n2026-03-01T06:30:00.5-0530,52.51,13.405\n2026-03-01 12:00:02Z,52.51,13.405\n1772366403,52.51,13.405\n",
+            "time=When,lat=Lat,lon=Lon", assumedAccuracy_m: 5)
+        #expect(iso.fixes.map(\.fix.timestamp_s) == [0, 0.5, 2, 3].map { Self.noonMarch1_s + $0 })
+        let table: [(map: String, values: [String], seconds: [Double])] = [
+            ("time=T:iso", ["2026-03-01T12:00:00Z", "2026-03-01T14:00:01+02:00"], [0, 1]),
+            ("time=T:epoch-s", ["1772366400", "1772366401.25"], [0, 1.25]),
+            ("time=T:epoch-ms", ["1772366400000", "1772366401250", "1.7723664025e12"], [0, 1.25, 2.5]),
+        ]
+        for (map, values, seconds) in table {
+            let text = "T,Lat,Lon\n" + values.map { "\($0),52.51,13.405\n" }.joined()
+            let log = try Self.mapped(text, map + ",lat=Lat,lon=Lon", assumedAccuracy_m: 5)
+            #expect(log.fixes.map(\.fix.timestamp_s) == seconds.map { Self.noonMarch1_s + $0 }, "\(map)")
+            #expect(log.ingest.columns?.description == map + ",lat=Lat,lon=Lon")
+        }
+        // Each named format refuses the others' text, naming the argument.
+        for (map, value, reason) in [
+            ("time=T:iso", "1772366400", "a number, but --columns says time is ISO-8601 (time=COLUMN:iso)"),
+            ("time=T:epoch-s", "2026-03-01T12:00:00Z", "not Unix seconds (--columns time=COLUMN:epoch-s)"),
+            ("time=T:epoch-ms", "2026-03-01T12:00:00Z", "not Unix milliseconds (--columns time=COLUMN:epoch-ms)"),
+            ("time=T:epoch-ms", "NaN", "Unix milliseconds must be finite"),
+            ("time=T:iso", "2026-03-01T12:00:00", "missing zone (Z or ±hh:mm); local time is ambiguous"),
+        ] {
+            #expect(
+                throws: DeviceLogError(
+                    file: "t.csv", line: 2, problem: .badTimestamp(value: value, reason: reason))
+            ) {
+                _ = try Self.mapped(
+                    "T,Lat,Lon\n\(value),52.51,13.405\n", map + ",lat=Lat,lon=Lon", assumedAccuracy_m: 5)
+            }
+        }
+        // The suffix is read only for `time` and only when it names a format; a column whose own
+        // name ends in one is written with its format after it.
+        let named = try DeviceLogColumns.parse("time=a:epoch-ms:epoch-ms,lat=b:iso,lon=c").get()
+        #expect(named.timeFormat == .epochMilliseconds && named.names.map(\.column) == ["a:epoch-ms", "b:iso", "c"])
+        #expect(try DeviceLogColumns.parse("time=a:b,lat=b,lon=c").get().names.first?.column == "a:b")
+        #expect(try DeviceLogColumns.parse("time=a,lat=b,lon=c").get().timeFormat == .auto)
+        #expect(throws: DeviceLogColumns.ColumnsProblem.self) {
+            try DeviceLogColumns.parse("time=:epoch-ms,lat=b,lon=c").get()
+        }
+    }
+
     // MARK: Android GnssLogger
 
     static let gnssLogger = """
@@ -415,7 +517,7 @@ import _TestSupport
         #
         Raw,1772366400000,123456789,18,0.0
         Fix,GPS,52.51,13.405,34.0,1.5,3.9,90.0,1772366400000,0.5,10.0,1000,2.0,0
-        NMEA,$GPGGA,120000.00,5230.60000,N,01324.30000,E,1,08,1.60,34.0,M,,M,,*6D,1772366400000
+        NMEA,$GPGGA,120000.00,5230.60000,N,01324.30000,E,1,08,1.60,34.0,M,,M,,*7C,1772366400000
         Fix,FLP,52.5101,13.405,34.0,,12.0,,1772366401500,,,2000,,0
         Status,1772366401,12,0,1,1575420032,34.0,120.0,45.0,1,1,1
         Fix,NLP,52.5102,13.405,,,,,1772366402000,,,3000,,0
@@ -433,15 +535,21 @@ import _TestSupport
         }
         let log = try DeviceLogImporter.parse(
             bytes: bytes, file: "g.txt", format: .gnsslogger, options: DeviceLogReadOptions(assumedAccuracy_m: 50))
-        #expect(log.fixes.map(\.line) == [7, 9, 11])
+        #expect(log.fixes.map(\.line) == [7, 8, 9, 11])
         #expect(
-            log.fixes.map(\.fix.timestamp_s) == [Self.noonMarch1_s, Self.noonMarch1_s + 1.5, Self.noonMarch1_s + 2])
-        #expect(log.fixes.map(\.fix.horizontalAccuracy_m) == [3.9, 12, 50])
-        #expect(log.fixes.map(\.provider) == [.gps, .fused, .network])
+            log.fixes.map(\.fix.timestamp_s) == [
+                Self.noonMarch1_s, Self.noonMarch1_s, Self.noonMarch1_s + 1.5, Self.noonMarch1_s + 2,
+            ])
+        #expect(log.fixes.map(\.fix.horizontalAccuracy_m) == [3.9, 1.6 * 5, 12, 50])
+        #expect(log.fixes.map(\.provider) == [.gps, .nmea, .fused, .network])
         #expect(log.fixes[0].speed_mps == 1.5 && log.fixes[0].course_deg == 90 && log.fixes[1].speed_mps == nil)
-        #expect(log.ingest.skipped == [.comment: 5, .otherRecord: 2, .wrappedNMEA: 1])
-        #expect(log.ingest.providers == ["gps": 1, "fused": 1, "network": 1])
-        #expect(log.ingest.assumptions == [DeviceLogAssumption(kind: .assumedAccuracy(m: 50), fixes: 1)])
+        #expect(log.ingest.skipped == [.comment: 5, .otherRecord: 2])
+        #expect(log.ingest.providers == ["gps": 1, "fused": 1, "network": 1, "nmea": 1])
+        #expect(
+            log.ingest.assumptions == [
+                DeviceLogAssumption(kind: .assumedAccuracy(m: 50), fixes: 1),
+                DeviceLogAssumption(kind: .accuracyFromHDOP, fixes: 1),
+            ])
         #expect(MemoryLayout<DeviceLogFix>.stride == 56, "the provider fits in the fix's padding")
     }
 
@@ -463,7 +571,120 @@ import _TestSupport
                 bytes: Array("# Raw,utcTimeMillis\nRaw,1\n".utf8), file: "g.txt", format: .gnsslogger)
         } throws: { error in
             (error as? DeviceLogError)?.description
-                == "g.txt:2: GnssLogger: no Fix record (skipped comment 1 (first at line 1), otherRecord 1 (first at line 2))"
+                == "g.txt:2: GnssLogger: no Fix record and no NMEA fix (skipped comment 1 (first at line 1), otherRecord 1 (first at line 2))"
+        }
+    }
+
+    /// `NMEA,<sentence>,<unix ms>`, as GnssLogger wraps the receiver's sentences.
+    static func wrapped(_ body: String, _ ms: Int) -> String { "NMEA,\(s(body)),\(ms)" }
+    static let noonMarch1_ms = 1_772_366_400_000
+
+    /// A GnssLogger log with Fix records and the receiver's wrapped NMEA for the same epochs.
+    static let gnssLoggerWithNMEA = [
+        // 1
+        "# Fix,Provider,LatitudeDegrees,LongitudeDegrees,AltitudeMeters,SpeedMps,AccuracyMeters,BearingDegrees,UnixTimeMillis",
+        wrapped("GPGSV,1,1,01,05,40,083,46", noonMarch1_ms - 900),  // 2 otherSentence
+        wrapped("GNGGA,120000.00,5230.60000,N,01324.30000,E,1,08,1.20,34.0,M,,M,,", noonMarch1_ms + 100),  // 3 epoch 1
+        "Fix,GPS,52.51,13.405,34.0,1.5,3.9,90.0,\(noonMarch1_ms)",  // 4 held until epoch 1 is read
+        wrapped("GNGSA,A,3,01,02,03,04,,,,,,,,,2.10,9.99,1.60", noonMarch1_ms + 110),  // 5 epoch 1 (GGA's HDOP wins)
+        wrapped("GNRMC,120001.00,A,5230.60100,N,01324.30000,E,5.0,90.0,010326,,,A", noonMarch1_ms + 1100),  // 6 epoch 2
+        wrapped("GNGSA,A,3,01,02,03,04,,,,,,,,,2.10,2.00,1.60", noonMarch1_ms + 1110),  // 7 HDOP 2 for epoch 2
+        // 8 badChecksum
+        "NMEA,$GNGGA,120001.00,5230.60100,N,01324.30000,E,1,08,1.20,34.0,M,,M,,*00,\(noonMarch1_ms + 1100)",
+        wrapped("PGRME,15.0,M,45.0,M,25.0,M", noonMarch1_ms + 1120),  // 9 proprietarySentence
+        "NMEA,$GNGGA,120002.00,5230.602",  // 10 cut off mid-sentence: truncatedSentence
+        // 11 no unix ms: truncatedSentence
+        "NMEA,\(s("GNGGA,120002.00,5230.60200,N,01324.30000,E,1,08,1.20,34.0,M,,M,,"))",
+        "Fix,GPS,52.5101,13.405,34.0,1.5,3.9,90.0,\(noonMarch1_ms + 1000)",  // 12 held until epoch 2 is read
+        // 13 just before midnight, logged just after it: the day nearest the epoch's time is March 1.
+        wrapped("GNGGA,235959.95,5230.60200,N,01324.30000,E,1,08,1.20,34.0,M,,M,,", noonMarch1_ms + 43_200_050),
+        wrapped("GNGST,235959.95,2.0,1.5,1.0,0.0,3.000,4.000,5.0", noonMarch1_ms + 43_200_060),  // 14 DRMS 5 m
+        "Raw,\(noonMarch1_ms),123456789,18,0.0",  // 15 otherRecord
+    ]
+
+    @Test func gnssLoggerWrappedNMEAGivesOneFixPerEpochBesideTheFixRecords() throws {
+        let bytes = Array(Self.gnssLoggerWithNMEA.joined(separator: "\n").utf8)
+        #expect(DeviceLogFormat.sniff(bytes) == .gnsslogger)
+        let log = try DeviceLogImporter.parse(bytes: bytes, file: "g.txt", format: .gnsslogger)
+        // Both sources are kept, each with its provider, in the order of their lines.
+        #expect(log.fixes.map(\.line) == [3, 4, 6, 12, 13])
+        #expect(log.fixes.map(\.provider) == [.nmea, .gps, .nmea, .gps, .nmea])
+        let times = log.fixes.map(\.fix.timestamp_s)
+        let timeTolerance_s = 1e-6
+        for (got, want) in zip(times, [0, 0, 1, 1, 43_199.95].map { Self.noonMarch1_s + $0 }) {
+            #expect(isClose(got, want, absoluteTolerance: timeTolerance_s), "\(times)")
+        }
+        let accuracy = log.fixes.map(\.fix.horizontalAccuracy_m)
+        for (got, want) in zip(accuracy, [6, 3.9, 10, 3.9, 5]) {
+            #expect(isClose(got, want, absoluteTolerance: Self.accuracyTolerance_m), "\(accuracy)")
+        }
+        #expect(isClose(log.fixes[0].fix.latitude, 52.51, absoluteTolerance: Self.coordinateTolerance_deg))
+        #expect(log.fixes[2].course_deg == 90 && log.fixes[0].speed_mps == nil)
+        #expect(log.ingest.providers == ["gps": 2, "nmea": 3])
+        #expect(
+            log.ingest.skipped == [
+                .comment: 1, .otherSentence: 1, .proprietarySentence: 1, .otherRecord: 1, .badChecksum: 1,
+                .truncatedSentence: 2,
+            ])
+        #expect(
+            log.ingest.firstSkippedLine == [
+                .comment: 1, .otherSentence: 2, .proprietarySentence: 9, .otherRecord: 15, .badChecksum: 8,
+                .truncatedSentence: 10,
+            ])
+        #expect(log.ingest.assumptions == [DeviceLogAssumption(kind: .accuracyFromHDOP, fixes: 2)])
+        #expect(log.ingest.summary?.hasSuffix("; providers gps 2, nmea 3") == true)
+        // --strict refuses the first damaged wrapped sentence, naming its line.
+        #expect(
+            throws: DeviceLogError(
+                file: "g.txt", line: 8, problem: .nmea("checksum 00 does not match the sentence (computed 66)"))
+        ) {
+            _ = try DeviceLogImporter.parse(
+                bytes: bytes, file: "g.txt", format: .gnsslogger, options: DeviceLogReadOptions(strict: true))
+        }
+        // A wrapper time that is not a number names its column.
+        #expect(
+            throws: DeviceLogError(
+                file: "g.txt", line: 1, problem: .notANumber(column: "NMEA UnixTimeMillis", value: "soon"))
+        ) {
+            _ = try DeviceLogImporter.parse(
+                bytes: Array("NMEA,\(Self.s("GNGGA,120000.00,5230.6,N,01324.3,E,1,08,1.2,,M,,M,,")),soon".utf8),
+                file: "g.txt", format: .gnsslogger)
+        }
+        // Wrapped NMEA alone is a GnssLogger log too; without any position it is refused with the counts.
+        #expect(DeviceLogFormat.sniff(Array(Self.gnssLoggerWithNMEA[2].utf8)) == .gnsslogger)
+        #expect {
+            _ = try DeviceLogImporter.parse(
+                bytes: Array(Self.gnssLoggerWithNMEA[1].utf8), file: "g.txt", format: .gnsslogger)
+        } throws: { error in
+            (error as? DeviceLogError)?.description
+                == "g.txt:1: GnssLogger: no Fix record and no NMEA fix (skipped otherSentence 1 (first at line 1))"
+        }
+    }
+
+    @Test func providerOptionKeepsOneSourceAndCountsTheRest() throws {
+        let bytes = Array(Self.gnssLoggerWithNMEA.joined(separator: "\n").utf8)
+        let nmea = try DeviceLogImporter.parse(
+            bytes: bytes, file: "g.txt", format: .gnsslogger, options: DeviceLogReadOptions(providers: [.nmea]))
+        #expect(nmea.fixes.map(\.line) == [3, 6, 13] && nmea.fixes.allSatisfy { $0.provider == .nmea })
+        #expect(
+            nmea.ingest.skipped[.providerNotSelected] == 2 && nmea.ingest.firstSkippedLine[.providerNotSelected] == 4)
+        #expect(nmea.ingest.providers == ["gps": 2, "nmea": 3], "every provider is still counted")
+        #expect(nmea.ingest.selectedProviders == ["nmea"])
+        #expect(nmea.ingest.summary?.hasSuffix("; providers gps 2, nmea 3 (kept nmea: --provider)") == true)
+        let gps = try DeviceLogImporter.parse(
+            bytes: bytes, file: "g.txt", format: .gnsslogger, options: DeviceLogReadOptions(providers: [.gps]))
+        #expect(gps.fixes.map(\.line) == [4, 12])
+        #expect(gps.ingest.skipped[.providerNotSelected] == 3 && gps.ingest.assumptions.isEmpty)
+        // A Fix without accuracy of a provider not kept needs no --assume-accuracy.
+        let fused = try DeviceLogImporter.parse(
+            bytes: Array(Self.gnssLogger.utf8), file: "g.txt", format: .gnsslogger,
+            options: DeviceLogReadOptions(providers: [.gps, .fused]))
+        #expect(fused.fixes.map(\.provider) == [.gps, .fused])
+        #expect(
+            throws: DeviceLogError(
+                file: "t.nmea", line: nil, problem: .optionNotApplicable(option: "--provider", format: .nmea))
+        ) {
+            _ = try Self.nmea(Self.rmcOnly, options: DeviceLogReadOptions(providers: [.gps]))
         }
     }
 

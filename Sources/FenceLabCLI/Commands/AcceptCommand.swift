@@ -13,7 +13,7 @@ enum AcceptCommand: Command {
         [
             OptionDeclaration(
                 "--device-log", .text("FILE"), repetition: .greedy,
-                help: "Device logs (CSV, GPX, JSON Lines, NMEA); repeatable."),
+                help: "Device logs (any format of --format); repeatable."),
             OptionDeclaration(
                 "--fence", .text("LAT,LON"), repetition: .each,
                 help: """

@@ -32,8 +32,8 @@ enum CalibrateCommand: Command {
                 help: "Synthetic drives for the goodness-of-fit null"),
         ] + DeviceLogOptions.declarations
     static let discussion = """
-        Imports DEVICE_LOG (CSV, GPX, JSON Lines or NMEA: --format, else the extension, else
-        the content; docs/device-logs.md), computes residuals of its valid fixes
+        Imports DEVICE_LOG (any format of --format: else the extension, else the content;
+        docs/device-logs.md), computes residuals of its valid fixes
         against the mean position (--stationary, default) or the RTS-smoothed path (--track),
         and fits white and white + Gauss–Markov noise (σ_w, σ_b, τ) by maximum likelihood
         with the exact discretisation by each Δt (irregular sampling and gaps), heavy tails

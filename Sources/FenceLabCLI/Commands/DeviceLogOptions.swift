@@ -26,12 +26,20 @@ enum DeviceLogOptions {
                 streams); without it such a log is refused. Reported as an assumption.
                 """),
         OptionDeclaration(
-            "--columns", .text("time=X,lat=Y,lon=Z[,accuracy=W,...]"),
+            "--columns", .text("time=X[:FMT],lat=Y,lon=Z[,accuracy=W,...]"),
             help: """
                 Read any CSV by naming its columns: time (Unix s or ISO-8601 with
-                zone), lat, lon, and optionally accuracy (m), speed (m/s), course
+                zone; time=X:iso, time=X:epoch-s or time=X:epoch-ms names one
+                format), lat, lon, and optionally accuracy (m), speed (m/s), course
                 (deg), event (enter/exit). Other columns are ignored and listed.
                 Without accuracy= every fix needs --assume-accuracy.
+                """),
+        OptionDeclaration(
+            "--provider", .text("LIST"),
+            help: """
+                Keep only the fixes of these providers, comma-separated (gps, fused,
+                network, nmea, other; GnssLogger and Google Records). Default: every
+                provider loads; the others are skipped and counted per provider.
                 """),
         OptionDeclaration(
             "--strict", .flag,
@@ -59,6 +67,18 @@ enum DeviceLogOptions {
             case .success(let map): options.columns = map
             case .failure(let problem): throw .badValue("--columns: \(problem)")
             }
+        }
+        if let text = arguments.option("--provider") {
+            var selected: Set<DeviceLogProvider> = []
+            for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+                guard let provider = DeviceLogProvider(rawValue: String(name)) else {
+                    let names = DeviceLogProvider.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw .badValue(
+                        "--provider: '\(DeviceLogLexical.shown(name))' is not a provider (\(names))")
+                }
+                selected.insert(provider)
+            }
+            options.providers = selected
         }
         return (format, options)
     }

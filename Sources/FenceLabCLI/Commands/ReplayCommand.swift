@@ -5,8 +5,8 @@ import GeoPolicy
 import _CommandLineKit
 import _FenceLabSupport
 
-/// `fencelab replay LOG --fence LAT,LON [--rule SPEC] [--max-age S] [--out DIR]` and the import options
-/// (`--format`, `--assume-accuracy`, `--date`, `--strict`)
+/// `fencelab replay LOG --fence LAT,LON [--rule SPEC] [--max-age S] [--out DIR] [--fixes-csv FILE]` and
+/// the import options (`--format`, `--assume-accuracy`, `--date`, `--columns`, `--strict`)
 enum ReplayCommand: Command {
     static let name = "replay"
     static let summary = "Replay a device log through the engine and classify divergences from the system's events."
@@ -28,10 +28,17 @@ enum ReplayCommand: Command {
                 default: OptionDeclaration.defaultText(DeviceReplay.defaultMaxAge_s),
                 help: "Fixes older than S seconds relative to `now` are stale"),
             RunCommand.out("reports/replay"),
+            OptionDeclaration(
+                "--fixes-csv", .text("FILE"),
+                help: """
+                    Also write the fixes as imported to FILE, in log order, full precision:
+                    line,timestamp,latitude,longitude,horizontal_accuracy,speed,course,provider.
+                    FILE holds raw coordinates (the reports never do): opt-in only.
+                    """),
         ] + DeviceLogOptions.declarations
     static let discussion = """
-        Imports LOG (CSV, GPX, JSON Lines or NMEA: --format, else the extension, else the
-        content; docs/device-logs.md), runs its fixes
+        Imports LOG (csv, gpx, jsonl, nmea, gnsslogger, owntracks, google-records or
+        geojson: --format, else the extension, else the content; docs/device-logs.md), runs its fixes
         through FenceMonitor and compares the engine's decisions with the log's enter/exit
         events. `now` for each fix is its own timestamp, or the newest timestamp logged before
         it when the log goes backwards (a late-delivered fix is judged when it arrived, so it
@@ -42,7 +49,9 @@ enum ReplayCommand: Command {
         line and kept in the report; `N fixes` counts fixes only.
         Prints counts per class and one line per divergence (time offset from the first
         entry, log line; never coordinates) and writes DIR/report.json, report.md, junit.xml
-        and index.html (device level only).
+        and index.html (device level only). With --fixes-csv FILE it also writes the fixes
+        it read, with their raw coordinates, to FILE (to check an import against another
+        parser; never written otherwise).
         """
     static let footer = """
         EXIT: 0 the log passed (no divergence of a failing class), 1 it failed, 2 bad input
@@ -58,6 +67,12 @@ enum ReplayCommand: Command {
         let fence = try ArgumentValue.fence(arguments.option("--fence")!)
         let (format, readOptions) = try DeviceLogOptions.parse(arguments)
         do { try ReportWriter.preflight(destination: out) } catch { throw CLIError.badInput("\(error)") }
+        let fixesCSV = arguments.option("--fixes-csv")
+        if let fixesCSV {
+            do { try FileSystem.checkFileDestination(fixesCSV) } catch {
+                throw CLIError.badInput("--fixes-csv: \(error)")
+            }
+        }
         let log: DeviceLog
         do { log = try DeviceLogImporter.load(path: paths[0], format: format, options: readOptions) } catch {
             throw CLIError.badInput(error.description)
@@ -70,6 +85,11 @@ enum ReplayCommand: Command {
         }
         do { try ReportWriter.write(RunReport.replay(result, logPath: paths[0]), to: out) } catch {
             throw CLIError.badInput("\(error)")
+        }
+        if let fixesCSV {
+            do { try DeviceLogFixesCSV.write(log, to: fixesCSV) } catch {
+                throw CLIError.badInput("--fixes-csv: \(error)")
+            }
         }
         for line in result.summaryLines { print(line) }
         print("Report: \(out)/index.html")
