@@ -148,6 +148,9 @@ public enum DeviceLogProblem: Sendable, Hashable, CustomStringConvertible {
             if option == "--columns" {
                 return "--columns does not apply to \(format) logs (it maps the columns of a CSV)"
             }
+            if option == "--provider" {
+                return "--provider does not apply to \(format) logs (only GnssLogger and Google Records name providers)"
+            }
             switch format {
             case .csv, .jsonl:
                 return "\(option) does not apply to \(format) logs (the app's own format records accuracy and date)"

@@ -686,6 +686,9 @@ import _TestSupport
         ) {
             _ = try Self.nmea(Self.rmcOnly, options: DeviceLogReadOptions(providers: [.gps]))
         }
+        #expect(
+            DeviceLogProblem.optionNotApplicable(option: "--provider", format: .csv).description
+                == "--provider does not apply to csv logs (only GnssLogger and Google Records name providers)")
     }
 
     // MARK: OwnTracks
