@@ -22,8 +22,8 @@ enum SweepMixHTML {
         // The cost plot when the settings differ in cost (a sampling axis); at one cost it is one column.
         let costs = mix.points.fixesPerHour
         if costs.contains(where: { $0 != costs.first }) {
-            HTMLPage.responsiveFigure(caption: costCaption, wideWidth: 800, narrowWidth: 420, into: &out) { width, out in
-                costPlot(s, width: width, into: &out)
+            HTMLPage.responsiveFigure(caption: costCaption, wideWidth: 800, narrowWidth: 420, into: &out) {
+                width, out in costPlot(s, width: width, into: &out)
             }
         }
         h = "</div>\n"
