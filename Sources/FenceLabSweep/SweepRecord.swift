@@ -104,18 +104,17 @@ package struct SweepRecord: Sendable, Hashable {
 
     /// Appends `jsonLine` to `bytes` as UTF-8: the resume file and every shard's items.jsonl get
     /// one line per item, so this is on the sweep's per-item path (no intermediate strings for
-    /// the counts, one small string per finite latency; the checksum on stack buffers). The line
-    /// ends in `"sum"`: 16 lower-case hex digits, the first 64 bits of SHA-256 of the line's
-    /// bytes before `,"sum"`.
+    /// the counts, one small string per finite latency; the checksum without allocating). The line
+    /// ends in `"sum"`: 8 lower-case hex digits, the CRC-32C of the line's bytes before `,"sum"`.
     package func appendJSONLine(to bytes: inout [UInt8]) {
         let start = bytes.count
         appendValues(to: &bytes)
         let sum = bytes.withUnsafeBufferPointer {
-            SHA256.leading64Bits(of: UnsafeBufferPointer(rebasing: $0[start...]))
+            CRC32C.checksum(UnsafeBufferPointer(rebasing: $0[start...]))
         }
         bytes.append(contentsOf: Self.sumPrefix)
-        for shift in stride(from: 60, through: 0, by: -4) {
-            let nibble = UInt8(truncatingIfNeeded: (sum >> UInt64(shift)) & 0xf)
+        for shift in stride(from: 28, through: 0, by: -4) {
+            let nibble = UInt8(truncatingIfNeeded: (sum >> UInt32(shift)) & 0xf)
             bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
         }
         bytes.append(UInt8(ascii: "\""))
@@ -125,11 +124,11 @@ package struct SweepRecord: Sendable, Hashable {
     /// `,"sum":"` before the checksum's hex digits.
     private static let sumPrefix = Array(#","sum":""#.utf8)
 
-    /// The checksum's 16 hex digits of the line `appendJSONLine` writes for these values.
+    /// The checksum's 8 hex digits of the line `appendJSONLine` writes for these values.
     var checksum: Substring {
         var bytes: [UInt8] = []
         appendJSONLine(to: &bytes)
-        return String(decoding: bytes[(bytes.count - 18)..<(bytes.count - 2)], as: UTF8.self)[...]
+        return String(decoding: bytes[(bytes.count - 10)..<(bytes.count - 2)], as: UTF8.self)[...]
     }
 
     /// `{"item":…` up to the last value, without the closing brace: the bytes the checksum covers.
@@ -216,7 +215,7 @@ package struct SweepRecord: Sendable, Hashable {
             throw bad("expected the keys \(Self.keys.joined(separator: ", ")), sum")
         }
         guard case .string(let sum, _) = members[members.count - 1].value else {
-            throw bad("sum: not a string of 16 hex digits: \(members[members.count - 1].value.kindDescription)")
+            throw bad("sum: not a string of 8 hex digits: \(members[members.count - 1].value.kindDescription)")
         }
         var ints: [Int] = []
         var doubles: [Double?] = []

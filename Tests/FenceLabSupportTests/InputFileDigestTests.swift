@@ -51,3 +51,25 @@ import Testing
         #expect(abc.withUnsafeBufferPointer { SHA256.leading64Bits(of: $0) } == 0xba78_16bf_8f01_cfea)
     }
 }
+
+/// CRC-32C of the sweep's record lines: the published check value and the bit-by-bit definition
+/// at every length around the eight-byte steps.
+@Suite struct CRC32CTests {
+    /// RFC 3720 B.4 / the CRC catalogue: CRC-32C("123456789") = 0xE3069283; 32 zero bytes: 0x8A9136AA.
+    @Test func publishedVectors() {
+        #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
+        #expect(CRC32C.checksum([UInt8](repeating: 0, count: 32)) == 0x8A91_36AA)
+        #expect(CRC32C.checksum([]) == 0)
+    }
+
+    @Test(arguments: [1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 431, 512])
+    func equalsTheBitwiseDefinition(length: Int) {
+        let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) }
+        var crc: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            crc ^= UInt32(b)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+        }
+        #expect(CRC32C.checksum(bytes) == crc ^ 0xFFFF_FFFF)
+    }
+}

@@ -493,14 +493,19 @@ private func mismatch(_ body: () throws -> Any) -> String? {
             #expect(back.latencyP95_s?.bitPattern == r.latencyP95_s?.bitPattern)
         }
         #expect(throws: SweepError.self) { try SweepRecord(parsing: "{\"item\":1}", file: "t", line: 3) }
-        // The line ends in its checksum: the first 64 bits of SHA-256 of the bytes before `,"sum"`.
+        // The line ends in its checksum: the CRC-32C of the bytes before `,"sum"`, computed here
+        // bit by bit (the definition, not the tables).
         let line = awkwardLine()
         let cut = try #require(line.range(of: #","sum":""#))
-        let covered = Array(line[..<cut.lowerBound].utf8)
-        let digest = SHA256.digest(covered).prefix(8).map { String($0, radix: 16) }
-            .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in line[..<cut.lowerBound].utf8 {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+        }
+        let hex = String(crc ^ 0xFFFF_FFFF, radix: 16)
+        let digest = String(repeating: "0", count: 8 - hex.count) + hex
         #expect(line.hasSuffix(#","sum":"\#(digest)"}"#), "\(line)")
-        let forged = line.replacingOccurrences(of: digest, with: String(repeating: "0", count: 16))
+        let forged = line.replacingOccurrences(of: digest, with: String(repeating: "0", count: 8))
         #expect(throws: SweepError.self) { try SweepRecord(parsing: forged[...], file: "t", line: 4) }
         let grid = try SweepGrid(
             kind: .threshold, enter: SweepRange(parsing: "0.1:0.7:0.3", option: "--enter"), exit: nil,
