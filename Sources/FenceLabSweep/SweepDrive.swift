@@ -148,7 +148,8 @@ package struct SweepDrive: Sendable {
                 scratch: &scratch)
         }
         let gate = scratch.acceptedIndex(
-            self, sampling: sampling, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: settings.maxFixAge_s)
+            self, sampling: sampling, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: settings.maxFixAge_s,
+            timestamps: rule.confirm_s > 0)
         scratch.accepted[gate].now_s.withUnsafeBufferPointer { time in
             scratch.accepted[gate].distance_m.withUnsafeBufferPointer { dist in
                 scratch.accepted[gate].accuracy_m.withUnsafeBufferPointer { acc in
@@ -271,7 +272,9 @@ extension SweepDrive {
         var total = 0
         for point in points {
             let rule = ScanRule(point)
-            let gate = scratch.acceptedIndex(self, sampling: 0, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: maxAge_s)
+            let gate = scratch.acceptedIndex(
+                self, sampling: 0, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: maxAge_s, timestamps: rule.confirm_s > 0
+            )
             scratch.accepted[gate].now_s.withUnsafeBufferPointer { time in
                 scratch.accepted[gate].distance_m.withUnsafeBufferPointer { dist in
                     scratch.accepted[gate].accuracy_m.withUnsafeBufferPointer { acc in
@@ -303,6 +306,8 @@ struct SweepDeliveries: Sendable {
 /// The key of a scratch's accepted fixes: a sampling policy and an accuracy gate.
 struct GateKey: Equatable {
     var sampling: Int
+    /// Whether the fixes' own times are kept (a time confirmation needs them).
+    var timestamps: Bool
     var maxAccuracy_m: Double
 }
 
@@ -352,12 +357,15 @@ package struct SweepScratch: Sendable {
         return truths.count - 1
     }
 
-    mutating func acceptedIndex(_ drive: SweepDrive, sampling: Int, maxAccuracy_m: Double, maxAge_s: Double) -> Int {
-        let key = GateKey(sampling: sampling, maxAccuracy_m: maxAccuracy_m)
+    mutating func acceptedIndex(
+        _ drive: SweepDrive, sampling: Int, maxAccuracy_m: Double, maxAge_s: Double, timestamps: Bool
+    ) -> Int {
+        let key = GateKey(sampling: sampling, timestamps: timestamps, maxAccuracy_m: maxAccuracy_m)
         if let k = gates.firstIndex(of: key) { return k }
         var fixes = AcceptedFixes()
         SweepScan.accepted(
-            drive.deliveries[sampling].fixArrays, maxAccuracy_m: maxAccuracy_m, maxAge_s: maxAge_s, into: &fixes)
+            drive.deliveries[sampling].fixArrays, maxAccuracy_m: maxAccuracy_m, maxAge_s: maxAge_s,
+            timestamps: timestamps, into: &fixes)
         gates.append(key)
         accepted.append(fixes)
         return accepted.count - 1

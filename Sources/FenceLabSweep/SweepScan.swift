@@ -109,7 +109,11 @@ enum SweepScan {
     /// drive computes it once per gate. Refused: NaN accuracy (invalid fix), over the gate, stale,
     /// duplicate or out of order (time not after the last accepted fix's). An accepted fix with a
     /// non-finite distance changes nothing in the evaluator, so it is left out after updating the order check.
-    static func accepted(_ x: SweepFixArrays, maxAccuracy_m: Double, maxAge_s: Double, into out: inout AcceptedFixes) {
+    /// `timestamps`: also keep the fixes' own times (for a time confirmation; else left empty).
+    static func accepted(
+        _ x: SweepFixArrays, maxAccuracy_m: Double, maxAge_s: Double, timestamps: Bool = true,
+        into out: inout AcceptedFixes
+    ) {
         out.now_s.removeAll(keepingCapacity: true)
         out.timestamp_s.removeAll(keepingCapacity: true)
         out.distance_m.removeAll(keepingCapacity: true)
@@ -123,7 +127,7 @@ enum SweepScan {
             let d = x.distance_m[i]
             guard d.isFinite, d >= 0 else { continue }
             out.now_s.append(x.now_s[i])
-            out.timestamp_s.append(t)
+            if timestamps { out.timestamp_s.append(t) }
             out.distance_m.append(d)
             out.accuracy_m.append(a)
         }
@@ -206,6 +210,7 @@ enum SweepScan {
     /// Confirmation by fixes and seconds (`FenceEvaluator` with `.seconds` / `.fixesAndSeconds`):
     /// a pending change is taken at the first fix with `confirm_n` agreeing proposals whose own
     /// time is at least `confirm_s` after the first of them's.
+    @inline(never)
     private static func timed(
         _ time: UnsafeBufferPointer<Double>, _ stamp: UnsafeBufferPointer<Double>, _ dist: UnsafeBufferPointer<Double>,
         _ acc: UnsafeBufferPointer<Double>?, _ rule: ScanRule, _ changes: inout [StateChange]
