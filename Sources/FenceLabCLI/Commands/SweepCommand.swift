@@ -93,8 +93,9 @@ enum SweepCommand: Command {
                 "--max-unwanted", .number("U", .nonNegative),
                 help: """
                     Constraint: at most U unwanted (false + fragment) visits per hour over
-                    the weighted mix (default: the fewest any setting meeting the other
-                    constraints reaches); the cheapest setting within it is recommended.
+                    the weighted mix, unwanted notifications with --notify (default: the
+                    fewest any setting meeting the other constraints reaches); the cheapest
+                    setting within it is recommended.
                     """),
             OptionDeclaration(
                 "--cost", .text("fix=A,wakeup=B"),

@@ -32,7 +32,11 @@ struct DwellRuleFlutterTests {
         #expect(result.spuriousPerHour.upper <= Self.maxSpuriousPerHour)
         #expect(try result.values("flutter.spurious").count == Self.replicates)
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-team-report").path
+        // A folder of this run's own: FenceLab replaces only report folders it wrote.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "geofence-team-report-\(UUID().uuidString)"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         try result.writeReports(to: folder)
         #expect(FileManager.default.fileExists(atPath: folder + "/report.json"))
         #expect(FileManager.default.fileExists(atPath: folder + "/index.html"))
