@@ -134,6 +134,12 @@ enum GnssLoggerDeviceLogReader {
             throw DeviceLogProblemAtLine(
                 line: line, problem: .notANumber(column: "NMEA UnixTimeMillis", value: DeviceLogLexical.shown(msText)))
         }
+        // Beyond ±8.64e15 ms (±100 000 000 days from 1970, the range of an ECMAScript Date) no
+        // device clock is meant; refused, as the UTC day of such a time has no Int.
+        guard abs(ms) <= 8.64e15 else {
+            throw DeviceLogProblemAtLine(
+                line: line, problem: .outOfRange(column: "NMEA UnixTimeMillis", value: DeviceLogLexical.shown(msText)))
+        }
         try nmea.read(record[..<comma], line: line, receivedAt_s: ms / 1000, into: &builder)
     }
 

@@ -132,7 +132,8 @@ enum NMEADeviceLogReader {
             }
             var e = epoch ?? Epoch(timeText: String(timeField), secondOfDay: time, line: line)
             if e.receivedDay == nil, let r = receivedAt_s {
-                e.receivedDay = Int(((r - time) / 86_400).rounded())
+                // Callers bound the received time; an out-of-range day is left unset, never trapped on.
+                e.receivedDay = Int(exactly: ((r - time) / 86_400).rounded())
             }
             var positioned = true
             switch type {

@@ -650,6 +650,16 @@ import _TestSupport
                 bytes: Array("NMEA,\(Self.s("GNGGA,120000.00,5230.6,N,01324.3,E,1,08,1.2,,M,,M,,")),soon".utf8),
                 file: "g.txt", format: .gnsslogger)
         }
+        // A wrapper time no clock means (found by fuzz/targets/gnsslogger.swift: 1.7e57 ms trapped
+        // converting its UTC day to Int) is refused naming its column.
+        #expect(
+            throws: DeviceLogError(
+                file: "g.txt", line: 1, problem: .outOfRange(column: "NMEA UnixTimeMillis", value: "1e40"))
+        ) {
+            _ = try DeviceLogImporter.parse(
+                bytes: Array("NMEA,\(Self.s("GNGGA,120000.00,5230.6,N,01324.3,E,1,08,1.2,,M,,M,,")),1e40".utf8),
+                file: "g.txt", format: .gnsslogger)
+        }
         // Wrapped NMEA alone is a GnssLogger log too; without any position it is refused with the counts.
         #expect(DeviceLogFormat.sniff(Array(Self.gnssLoggerWithNMEA[2].utf8)) == .gnsslogger)
         #expect {
