@@ -251,6 +251,19 @@ enum SweepHTML {
 enum SweepScatter {
     static let n = SVGPlots.n
 
+    /// One setting of a mix plot: ▲ on the top edge when off the scale, × when it misses a
+    /// constraint, else a dot (large on `frontier`).
+    static func setting(
+        _ cx: Double, _ cy: Double, offScale: Bool, feasible: Bool, frontier: Bool, tip: String
+    ) -> String {
+        if offScale {
+            return
+                "<path d=\"M\(n(cx - 4)) \(n(cy + 4))l4 -7l4 7z\" fill=\"\(feasible ? SweepHTML.pointColour : SweepHTML.missedColour)\" fill-opacity=\"0.6\">\(tip)</path>"
+        }
+        if !feasible { return cross(cx, cy, stroke: "stroke-width=\"1.3\" stroke-opacity=\"0.7\"", tip: tip) }
+        return dot(cx, cy, frontier: frontier, tip: tip)
+    }
+
     /// A setting that misses (×); `stroke` is its stroke attributes.
     static func cross(_ cx: Double, _ cy: Double, stroke: String, tip: String) -> String {
         "<path d=\"M\(n(cx - 3.5)) \(n(cy - 3.5))l7 7M\(n(cx - 3.5)) \(n(cy + 3.5))l7 -7\" stroke=\"\(SweepHTML.missedColour)\" \(stroke)>\(tip)</path>"

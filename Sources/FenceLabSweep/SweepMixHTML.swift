@@ -143,19 +143,11 @@ enum SweepMixHTML {
             let cx = px(p.fixesPerHour)
             let tip =
                 "<title>\(ReportText.xml("\(m.points[p.point].label): \(ReportText.plain(p.fixesPerHour)) fixes per hour, p95 entry \(ReportText.latency(p.worstEntryP95_s)) s, \(ReportText.plain(p.unwantedPerHour)) unwanted per hour"))</title>"
-            if !(p.worstEntryP95_s <= yMax) {
-                let cy = f.y(yMax)
-                out.append(
-                    "<path d=\"M\(n(cx - 4)) \(n(cy + 4))l4 -7l4 7z\" fill=\"\(p.feasible ? SweepHTML.pointColour : SweepHTML.missedColour)\" fill-opacity=\"0.6\">\(tip)</path>"
-                )
-            } else if !p.feasible {
-                out.append(
-                    SweepScatter.cross(
-                        cx, py(p.worstEntryP95_s), stroke: "stroke-width=\"1.3\" stroke-opacity=\"0.7\"", tip: tip))
-            } else {
-                out.append(
-                    SweepScatter.dot(cx, py(p.worstEntryP95_s), frontier: mix.costFrontier.contains(p.point), tip: tip))
-            }
+            let off = !(p.worstEntryP95_s <= yMax)
+            out.append(
+                SweepScatter.setting(
+                    cx, off ? f.y(yMax) : py(p.worstEntryP95_s), offScale: off, feasible: p.feasible,
+                    frontier: mix.costFrontier.contains(p.point), tip: tip))
         }
         var labels: [(text: String, x: Double, y: Double)] = []
         for ref in m.referencePoints {
@@ -299,15 +291,10 @@ enum SweepMixHTML {
             let cy = py(p.unwantedPerHour)
             let tip =
                 "<title>\(ReportText.xml("\(s.manifest.points[p.point].label): \(ReportText.plain(p.unwantedPerHour)) per hour, p95 entry \(ReportText.latency(p.worstEntryP95_s)) s, worst recall \(p.worstRecall.map(ReportText.plain) ?? "–")"))</title>"
-            if p.unwantedPerHour > yMax {
-                out.append(
-                    "<path d=\"M\(n(cx - 4)) \(n(cy + 4))l4 -7l4 7z\" fill=\"\(p.feasible ? SweepHTML.pointColour : SweepHTML.missedColour)\" fill-opacity=\"0.6\">\(tip)</path>"
-                )
-            } else if !p.feasible {
-                out.append(SweepScatter.cross(cx, cy, stroke: "stroke-width=\"1.3\" stroke-opacity=\"0.7\"", tip: tip))
-            } else {
-                out.append(SweepScatter.dot(cx, cy, frontier: mix.frontier.contains(p.point), tip: tip))
-            }
+            out.append(
+                SweepScatter.setting(
+                    cx, cy, offScale: p.unwantedPerHour > yMax, feasible: p.feasible,
+                    frontier: mix.frontier.contains(p.point), tip: tip))
         }
         var labels: [(text: String, x: Double, y: Double)] = []
         if let r = mix.recommended {
