@@ -34,24 +34,6 @@ import Testing
     }
 }
 
-/// The allocation-free 64-bit prefix of SHA-256 that checksums sweep record lines.
-@Suite struct SHA256PrefixTests {
-    /// Every padding case: empty, one block with room for the length, the length spilling into a
-    /// second block (56…63 bytes), exact blocks, and record-sized lines.
-    @Test(arguments: [0, 1, 3, 55, 56, 63, 64, 65, 119, 120, 128, 319, 320, 1000])
-    func equalsTheFirstEightBytesOfTheDigest(length: Int) {
-        let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
-        let expected = SHA256.digest(bytes).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        #expect(bytes.withUnsafeBufferPointer { SHA256.leading64Bits(of: $0) } == expected)
-    }
-
-    /// FIPS 180-4 example: SHA-256("abc") begins ba7816bf 8f01cfea.
-    @Test func publishedVector() {
-        let abc = Array("abc".utf8)
-        #expect(abc.withUnsafeBufferPointer { SHA256.leading64Bits(of: $0) } == 0xba78_16bf_8f01_cfea)
-    }
-}
-
 /// CRC-32C of the sweep's record lines: the published check value and the bit-by-bit definition
 /// at every length around the eight-byte steps.
 @Suite struct CRC32CTests {

@@ -109,91 +109,6 @@ package enum SHA256 {
         }
     }
 
-    /// The first 64 bits (big-endian) of the SHA-256 digest of `bytes`, computed without
-    /// allocating (stack buffers only): the checksum of every sweep record line, on the sweep's
-    /// per-item path. Equal to the first eight bytes of `digest(_:)`.
-    package static func leading64Bits(of bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        // Words: 8 of state, 64 of message schedule, 32 (128 bytes) for the padded tail.
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 8 + 64 + 32) { words in
-            let h = words.baseAddress!
-            let w = h + 8
-            let tail = UnsafeMutableRawPointer(h + 72)
-            h[0] = 0x6a09_e667
-            h[1] = 0xbb67_ae85
-            h[2] = 0x3c6e_f372
-            h[3] = 0xa54f_f53a
-            h[4] = 0x510e_527f
-            h[5] = 0x9b05_688c
-            h[6] = 0x1f83_d9ab
-            h[7] = 0x5be0_cd19
-            let count = bytes.count
-            let whole = count / 64
-            if let base = bytes.baseAddress {
-                for block in 0..<whole { compressBlock(UnsafeRawPointer(base + 64 * block), h: h, w: w) }
-            }
-            let rest = count - 64 * whole
-            let tailBytes = tail.assumingMemoryBound(to: UInt8.self)
-            for i in 0..<128 { tailBytes[i] = 0 }
-            for i in 0..<rest { tailBytes[i] = bytes[64 * whole + i] }
-            tailBytes[rest] = 0x80
-            let tailLength = rest < 56 ? 64 : 128
-            let bitLength = UInt64(count) &* 8
-            for i in 0..<8 { tailBytes[tailLength - 1 - i] = UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(i))) }
-            compressBlock(UnsafeRawPointer(tail), h: h, w: w)
-            if tailLength == 128 { compressBlock(UnsafeRawPointer(tail + 64), h: h, w: w) }
-            return UInt64(h[0]) << 32 | UInt64(h[1])
-        }
-    }
-
-    /// One SHA-256 compression of the 64 bytes at `block` into the state `h` (8 words), with
-    /// `w` (64 words) as the message schedule.
-    private static func compressBlock(
-        _ block: UnsafeRawPointer, h: UnsafeMutablePointer<UInt32>, w: UnsafeMutablePointer<UInt32>
-    ) {
-        for t in 0..<16 {
-            w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * t, as: UInt32.self))
-        }
-        for t in 16..<64 {
-            let s0 = ror(w[t - 15], 7) ^ ror(w[t - 15], 18) ^ (w[t - 15] &>> 3)
-            let s1 = ror(w[t - 2], 17) ^ ror(w[t - 2], 19) ^ (w[t - 2] &>> 10)
-            w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
-        }
-        var a = h[0]
-        var b = h[1]
-        var c = h[2]
-        var d = h[3]
-        var e = h[4]
-        var f = h[5]
-        var g = h[6]
-        var hh = h[7]
-        k.withUnsafeBufferPointer { k in
-            for t in 0..<64 {
-                let s1 = ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)
-                let ch = (e & f) ^ (~e & g)
-                let t1 = hh &+ s1 &+ ch &+ k[t] &+ w[t]
-                let s0 = ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)
-                let maj = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ maj
-                hh = g
-                g = f
-                f = e
-                e = d &+ t1
-                d = c
-                c = b
-                b = a
-                a = t1 &+ t2
-            }
-        }
-        h[0] &+= a
-        h[1] &+= b
-        h[2] &+= c
-        h[3] &+= d
-        h[4] &+= e
-        h[5] &+= f
-        h[6] &+= g
-        h[7] &+= hh
-    }
-
     /// Lower-case hexadecimal of a digest.
     package static func hex(digest: [UInt8]) -> String {
         let digits = Array("0123456789abcdef")
@@ -204,10 +119,6 @@ package enum SHA256 {
     package static func hex(_ message: [UInt8]) -> String {
         hex(digest: digest(message))
     }
-
-    /// Rotation by a constant 1…31 with masking shifts (no over-shift checks): the
-    /// allocation-free path's rotate.
-    @inline(__always) private static func ror(_ x: UInt32, _ n: UInt32) -> UInt32 { (x &>> n) | (x &<< (32 &- n)) }
 
     @inline(__always) fileprivate static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 }
