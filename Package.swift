@@ -16,6 +16,10 @@
 //   FenceLab             the harness and its library face     (all of the above)
 //   FenceLabSweep        threshold sweeps and merge           (FenceLab and below)
 //   FenceLabCalibration  noise calibration from a recording   (no FenceLab)
+//   CReference → FenceLabBench  the benchmark kit a team's own bench executable uses: rows,
+//                        timing loop, callgrind counts, baselines, gate (GeoPolicy, GSLKit,
+//                        DriveSim, support, options; no FenceLab, so a team's release build of it
+//                        stays small)
 //   _CommandLineKit      option parser and exit codes (hidden)
 //   FenceLabCLI          the `fencelab` executable: parsing and printing only
 import PackageDescription
@@ -31,6 +35,7 @@ let package = Package(
         .library(name: "GeoPolicy", targets: ["GeoPolicy"]),
         .library(name: "DeviceLogKit", targets: ["DeviceLogKit"]),
         .library(name: "FenceLab", targets: ["FenceLab"]),
+        .library(name: "FenceLabBench", targets: ["FenceLabBench"]),
         .executable(name: "fencelab", targets: ["FenceLabCLI"]),
         .executable(name: "fencelab-bench", targets: ["fencelab-bench"]),
     ],
@@ -66,6 +71,17 @@ let package = Package(
             dependencies: ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit", "ReportKit", "_FenceLabSupport"]
         ),
         .target(name: "_CommandLineKit", dependencies: ["GeoPolicy", "_FenceLabSupport"]),
+        // The benchmark kit (a library product) and its C reference kernels and callgrind requests.
+        .target(
+            name: "CReference",
+            dependencies: ["CGSL"],
+            path: "Benchmarks/CReference",
+            cSettings: [.unsafeFlags(["-O2"])]
+        ),
+        .target(
+            name: "FenceLabBench",
+            dependencies: ["CReference", "GeoPolicy", "GSLKit", "DriveSim", "_FenceLabSupport", "_CommandLineKit"]
+        ),
         .executableTarget(
             name: "FenceLabCLI",
             dependencies: [
@@ -74,18 +90,12 @@ let package = Package(
             ]
         ),
 
-        // Performance-regression suite and its C reference kernels.
-        .target(
-            name: "CReference",
-            dependencies: ["CGSL"],
-            path: "Benchmarks/CReference",
-            cSettings: [.unsafeFlags(["-O2"])]
-        ),
+        // FenceLab's own performance-regression suite: rows registered with the kit.
         .executableTarget(
             name: "fencelab-bench",
             dependencies: [
-                "FenceLab", "FenceLabSweep", "FenceLabCalibration", "GeoPolicy", "DriveSim", "GSLKit", "ReportKit",
-                "_FenceLabSupport", "_CommandLineKit", "CReference",
+                "FenceLabBench", "FenceLab", "FenceLabSweep", "FenceLabCalibration", "GeoPolicy", "DriveSim", "GSLKit",
+                "ReportKit", "_FenceLabSupport", "_CommandLineKit", "CReference",
             ],
             path: "Benchmarks/fencelab-bench"
         ),

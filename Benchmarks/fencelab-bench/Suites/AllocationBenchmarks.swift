@@ -1,3 +1,5 @@
+import FenceLabBench
+
 /// Proves the allocation counter: a body that builds an array per item on purpose.
 /// Expected: about 1 allocation per item (the array's buffer). Not gated by --compare.
 enum AllocationBenchmarks {

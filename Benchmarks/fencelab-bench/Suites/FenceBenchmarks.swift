@@ -1,3 +1,4 @@
+import FenceLabBench
 import GeoPolicy
 
 /// Validate + haversine + hysteresis per fix: the engine's scalar path and its batch API.

@@ -1,4 +1,5 @@
 import DriveSim
+import FenceLabBench
 import GSLKit
 import GeoPolicy
 

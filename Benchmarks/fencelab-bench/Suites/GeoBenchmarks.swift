@@ -1,3 +1,4 @@
+import FenceLabBench
 import GeoPolicy
 
 /// Per-fix engine pieces without a C kernel of their own: FenceMonitor (vs the C fence

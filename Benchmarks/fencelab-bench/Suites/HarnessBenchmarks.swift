@@ -1,5 +1,6 @@
 import DriveSim
 import FenceLab
+import FenceLabBench
 import Foundation
 import GeoPolicy
 

@@ -1,4 +1,5 @@
 import CReference
+import FenceLabBench
 import Foundation
 import GeoPolicy
 

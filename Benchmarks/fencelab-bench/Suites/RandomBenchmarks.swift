@@ -1,4 +1,5 @@
 import CReference
+import FenceLabBench
 import GSLKit
 
 /// GSLKit against raw GSL in C: noise draws, and report quantiles (selection vs `gsl_sort`).

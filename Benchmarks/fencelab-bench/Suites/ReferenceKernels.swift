@@ -1,5 +1,6 @@
 import CReference
 import FenceLab
+import FenceLabBench
 import GeoPolicy
 
 /// The C reference kernels (Benchmarks/CReference, -O2), registered as benchmarks of

@@ -1,5 +1,6 @@
 import DriveSim
 import FenceLab
+import FenceLabBench
 import FenceLabSweep
 import Foundation
 import _FenceLabSupport

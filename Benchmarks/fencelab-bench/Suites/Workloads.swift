@@ -1,3 +1,4 @@
+import FenceLabBench
 import GSLKit
 import GeoPolicy
 

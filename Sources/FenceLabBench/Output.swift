@@ -1,14 +1,14 @@
 import Foundation
 
 /// Output formats of the tables.
-enum OutputFormat: String, CaseIterable, Sendable {
+package enum OutputFormat: String, CaseIterable, Sendable {
     case text, markdown, json
 }
 
 /// Renders results and comparisons as text or Markdown tables.
-enum TableWriter {
+package enum TableWriter {
     static func results(
-        _ results: [Measurement], machine: MachineInfo, configuration: RunConfiguration,
+        _ results: [Measurement], tool: String, machine: MachineInfo, configuration: RunConfiguration,
         format: OutputFormat
     ) -> String {
         let header = [
@@ -24,7 +24,7 @@ enum TableWriter {
             ]
         }
         var lines = [
-            "fencelab-bench: \(machine.summary)",
+            "\(tool): \(machine.summary)",
             "samples \(configuration.samples), slowdown \(String(format: "%g", configuration.slowdown)); ratio = items/s ÷ kernel items/s, median over interleaved (ABBA) sample pairs",
             "",
         ]
@@ -67,7 +67,7 @@ enum TableWriter {
         return lines.joined(separator: "\n")
     }
 
-    static func table(header: [String], rows: [[String]], format: OutputFormat) -> [String] {
+    package static func table(header: [String], rows: [[String]], format: OutputFormat) -> [String] {
         switch format {
         case .markdown:
             let line = { (cells: [String]) in "| " + cells.joined(separator: " | ") + " |" }
@@ -87,7 +87,9 @@ enum TableWriter {
     }
 
     /// `--metric instructions` results, in the order given (the registry's).
-    static func instructionResults(_ report: InstructionReport, order: [String], format: OutputFormat) -> String {
+    static func instructionResults(
+        _ report: InstructionReport, tool: String, order: [String], format: OutputFormat
+    ) -> String {
         let header = [
             "benchmark", "calls", "items", "unit", "instructions", "instr/item", "kernel instr/item", "vs kernel",
         ]
@@ -104,7 +106,7 @@ enum TableWriter {
             ]
         }
         var lines = [
-            "fencelab-bench --metric instructions: \(report.machine.summary)",
+            "\(tool) --metric instructions: \(report.machine.summary)",
             "slowdown \(String(format: "%g", report.slowdown)); callgrind Ir of the body calls only (one warm call first), SWIFT_DETERMINISTIC_HASHING=1",
             "",
         ]

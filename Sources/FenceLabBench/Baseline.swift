@@ -22,7 +22,7 @@ struct BenchReport: StoredReport, Sendable {
 }
 
 /// Errors of the bench tool itself (not of the measured code).
-enum BenchError: Error, CustomStringConvertible {
+public enum BenchError: Error, CustomStringConvertible {
     case usage(String)
     case baselineMissing(path: String)
     case baselineUnreadable(path: String, reason: String)
@@ -32,17 +32,18 @@ enum BenchError: Error, CustomStringConvertible {
     /// A tool ran but the count could not be taken.
     case measurementFailed(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .usage(let m): return m
         case .baselineMissing(let path): return "baseline not found: \(path) (create it with --save-baseline)"
-        case .baselineUnreadable(let path, let reason): return "\(path): not a fencelab-bench baseline: \(reason)"
+        case .baselineUnreadable(let path, let reason):
+            return "\(path): not a usable baseline: \(reason)"
         case .cannotWrite(let path, let reason): return "\(path): cannot write: \(reason)"
         case .toolMissing(let m), .measurementFailed(let m): return m
         }
     }
 
-    var exitCode: Int32 {
+    public var exitCode: Int32 {
         switch self {
         case .usage: return 64
         case .baselineMissing: return 5
@@ -53,11 +54,12 @@ enum BenchError: Error, CustomStringConvertible {
 
 /// Baseline files under the package root: `Benchmarks/baselines/NAME.json` for `--metric time`,
 /// `Benchmarks/baselines/NAME-instructions.json` for `--metric instructions`.
-struct BaselineStore {
+package struct BaselineStore {
     let directory: URL
 
     /// `FENCELAB_BENCH_BASELINES` if set, else `Benchmarks/baselines` in the nearest
-    /// folder at or above the working directory that holds `Package.swift`.
+    /// folder at or above the working directory that holds `Package.swift` (the package of the
+    /// tool being run, when run from its package: `swift run -c release my-bench`).
     static func standard() -> BaselineStore {
         if let dir = ProcessInfo.processInfo.environment["FENCELAB_BENCH_BASELINES"], !dir.isEmpty {
             return BaselineStore(directory: URL(fileURLWithPath: dir))
@@ -72,7 +74,7 @@ struct BaselineStore {
     }
 
     /// A name is 1–64 of `A–Z a–z 0–9 . _ -`, not starting with a dot.
-    static func validate(name: String) throws(BenchError) {
+    package static func validate(name: String) throws(BenchError) {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         guard !name.isEmpty, name.count <= 64, !name.hasPrefix("."), name.allSatisfy(allowed.contains) else {
             throw .usage("baseline name must be 1-64 of A-Z a-z 0-9 . _ - (not starting with '.'), got '\(name)'")
@@ -137,8 +139,8 @@ private struct StoredMetricHeader: Decodable {
     var metric: Metric?
 }
 
-enum BenchJSON {
-    static func encode<T: Encodable>(_ value: T) throws -> Data {
+package enum BenchJSON {
+    package static func encode<T: Encodable>(_ value: T) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(

@@ -1,5 +1,5 @@
 /// How a benchmark moved against a baseline.
-enum Verdict: String, Codable, Sendable, Hashable {
+package enum Verdict: String, Codable, Sendable, Hashable {
     case improved, unchanged, regressed
     /// In this run, not in the baseline: reported, never a regression.
     case new
@@ -36,7 +36,7 @@ struct ComparisonRow: Codable, Sendable, Hashable {
 }
 
 /// The whole comparison of a run with a baseline.
-struct Comparison: Codable, Sendable, Hashable {
+package struct Comparison: Codable, Sendable, Hashable {
     var baselineName: String
     var baselineMachine: MachineInfo
     /// Relative threshold (0.1 = 10 %).
@@ -136,7 +136,7 @@ struct Comparison: Codable, Sendable, Hashable {
             threshold: threshold, rows: rows)
     }
 
-    static func verdict(
+    package static func verdict(
         change: Double, polarity: Polarity, threshold: Double,
         allocationsRegressed: Bool
     ) -> Verdict {

@@ -1,8 +1,7 @@
-import FenceLab
 import Foundation
 import _CommandLineKit
 
-/// Parsed command line of `fencelab-bench`.
+/// Parsed command line of a benchmark tool built with the kit (`fencelab-bench`, a team's own).
 struct Options: Sendable {
     var quick = false
     var filters: [String] = []
@@ -72,13 +71,17 @@ struct Options: Sendable {
     ]
 
     /// The whole `--help` text: synopsis and OPTIONS derived from `declarations`, like `fencelab`'s commands.
-    static let usage = """
-        \(OptionDeclaration.synopsis(tool: "fencelab-bench", arguments: "", options: declarations))
+    /// `summary` is the tool's own paragraph (what its rows measure).
+    static func usage(tool: String, summary: String) -> String {
+        """
+        \(OptionDeclaration.synopsis(tool: tool, arguments: "", options: declarations))
 
-        --metric time (default) times the FenceLab engine against C reference kernels measured in
-        the same run and prints items/s, median and p90 time per call, the ratio to the kernel and
-        allocations per item. --metric instructions counts instructions per item with valgrind's
-        callgrind, deterministically (the CI gate). Build with -c release for meaningful figures.
+        \(summary)
+
+        --metric time (default) prints items/s, median and p90 time per call, the ratio to the
+        reference kernel and allocations per item. --metric instructions counts instructions per
+        item with valgrind's callgrind, deterministically (the CI gate). Build with -c release for
+        meaningful figures.
 
         OPTIONS:
         \(OptionDeclaration.helpSection(declarations))
@@ -91,18 +94,19 @@ struct Options: Sendable {
         EXIT: 0 no regression, 1 a baseline could not be read or written or instructions could not be
               counted (valgrind missing), 2 regression, 5 baseline missing, 64 usage error.
         """
+    }
 
-    static func parse(_ argv: [String]) throws(BenchError) -> Options {
+    static func parse(_ argv: [String], tool: String) throws(BenchError) -> Options {
         let parsed: ParsedOptions
         do {
             parsed = try ParsedOptions(
                 argv.map { $0 == "-h" ? "--help" : $0 }, declarations: declarations, context: "",
-                helpHint: "fencelab-bench --help")
+                helpHint: "\(tool) --help")
         } catch {
             throw .usage(error.description)
         }
         if let stray = parsed.positionals.first {
-            throw .usage("unknown argument '\(stray)'; see fencelab-bench --help")
+            throw .usage("unknown argument '\(stray)'; see \(tool) --help")
         }
         var o = Options()
         o.quick = parsed.flag("--quick")
@@ -132,7 +136,7 @@ struct Options: Sendable {
         }
         if (o.instructionsChild == nil) != (o.callgrindDumps == nil) {
             throw .usage(
-                "--instructions-child and --callgrind-dumps go together (fencelab-bench --metric instructions passes them)"
+                "--instructions-child and --callgrind-dumps go together (\(tool) --metric instructions passes them)"
             )
         }
         return o

@@ -1,19 +1,19 @@
-import FenceLab
 import Foundation
 import GSLKit
+import _FenceLabSupport
 
 /// Where and with what a run was measured; stored in every baseline.
-struct MachineInfo: Codable, Sendable, Hashable {
-    var cpuModel: String
-    var cores: Int
-    var operatingSystem: String
-    var toolchain: String
-    var gslVersion: String
+package struct MachineInfo: Codable, Sendable, Hashable {
+    package var cpuModel: String
+    package var cores: Int
+    package var operatingSystem: String
+    package var toolchain: String
+    package var gslVersion: String
     /// `valgrind --version` of a `--metric instructions` run (nil for time runs).
-    var valgrindVersion: String?
-    var date: String
+    package var valgrindVersion: String?
+    package var date: String
 
-    static func current(valgrindVersion: String? = nil) -> MachineInfo {
+    package static func current(valgrindVersion: String? = nil) -> MachineInfo {
         MachineInfo(
             cpuModel: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount,
             operatingSystem: operatingSystem(), toolchain: toolchain,
@@ -23,7 +23,7 @@ struct MachineInfo: Codable, Sendable, Hashable {
 
     /// One warning line per version that differs from `baseline` (toolchain, GSL, valgrind):
     /// instruction counts are a property of the compiled code, so they move with the compiler.
-    func versionWarnings(against baseline: MachineInfo, baselineName: String) -> [String] {
+    package func versionWarnings(against baseline: MachineInfo, baselineName: String) -> [String] {
         var warnings: [String] = []
         func check(_ what: String, _ now: String?, _ then: String?) {
             guard let now, let then, now != then else { return }
@@ -58,9 +58,9 @@ struct MachineInfo: Codable, Sendable, Hashable {
     }
 
     /// The Swift compiler that built this binary (the run report's compile-time check).
-    static let toolchain: String = RunEnvironment.swiftToolchain
+    static let toolchain: String = ToolVersion.swiftToolchain
 
-    var summary: String {
+    package var summary: String {
         "\(cpuModel), \(cores) cores, \(operatingSystem), \(toolchain), GSL \(gslVersion)\(valgrindVersion.map { ", \($0)" } ?? ""), \(date)"
     }
 }

@@ -1,9 +1,9 @@
 /// Order statistics of timing samples.
-enum SampleStatistics {
+package enum SampleStatistics {
     /// The p-quantile (0 ≤ p ≤ 1) by linear interpolation between order
     /// statistics (Hyndman & Fan 1996, definition 7, the default of R and NumPy).
     /// Empty input gives NaN.
-    static func quantile(_ values: [Double], _ p: Double) -> Double {
+    package static func quantile(_ values: [Double], _ p: Double) -> Double {
         precondition((0...1).contains(p), "quantile p must be within 0...1, got \(p)")
         guard !values.isEmpty else { return .nan }
         let sorted = values.sorted()
@@ -13,6 +13,6 @@ enum SampleStatistics {
         return sorted[lo] + (h - Double(lo)) * (sorted[hi] - sorted[lo])
     }
 
-    static func median(_ values: [Double]) -> Double { quantile(values, 0.5) }
-    static func p90(_ values: [Double]) -> Double { quantile(values, 0.9) }
+    package static func median(_ values: [Double]) -> Double { quantile(values, 0.5) }
+    package static func p90(_ values: [Double]) -> Double { quantile(values, 0.9) }
 }

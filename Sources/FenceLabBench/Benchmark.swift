@@ -1,5 +1,5 @@
 /// Which direction of a benchmark's score is better.
-enum Polarity: String, Codable, Sendable, Hashable {
+public enum Polarity: String, Codable, Sendable, Hashable {
     /// Throughput-like scores (items/s, ratio of items/s to a kernel): more is better.
     case higherIsBetter
     /// Cost-like scores (time or instructions per item): less is better.
@@ -7,7 +7,7 @@ enum Polarity: String, Codable, Sendable, Hashable {
 }
 
 /// How `--metric instructions` treats a benchmark.
-enum InstructionPlan: Sendable, Hashable {
+public enum InstructionPlan: Sendable, Hashable {
     /// Counted over this many body calls (after one uncounted warm call). The count per item is
     /// what is compared, so heavy bodies take fewer calls.
     case counted(calls: Int)
@@ -18,7 +18,7 @@ enum InstructionPlan: Sendable, Hashable {
     /// Calls per benchmark unless it says otherwise: enough to average a stateful body (the
     /// generators move along their route between calls), cheap under callgrind (≈ 1–10 M
     /// instructions per call for most bodies).
-    static let standard = InstructionPlan.counted(calls: 3)
+    public static let standard = InstructionPlan.counted(calls: 3)
 }
 
 /// One benchmark: a named body that does `itemsPerRun` items of work per call.
@@ -28,41 +28,41 @@ enum InstructionPlan: Sendable, Hashable {
 /// A benchmark with a `reference` is timed interleaved with that kernel (another
 /// registered benchmark, usually in group `reference`) and scored by the ratio
 /// of its items/s to the kernel's, sample by sample.
-struct Benchmark: Sendable {
+public struct Benchmark: Sendable {
     /// Unique, stable name (`group/what`): baselines are keyed by it.
-    let name: String
+    public let name: String
     /// Group for display and `--filter` (`fence`, `rng`, `kalman`, `reference`, ...).
-    let group: String
+    public let group: String
     /// Items (fixes, draws, updates, ...) done by one call of the body, ≥ 1.
-    let itemsPerRun: Int
+    public let itemsPerRun: Int
     /// What one item is, for the table (`fix`, `draw`, `update`).
-    let unit: String
+    public let unit: String
     /// Direction of the score (items/s or ratio to the kernel).
-    let polarity: Polarity
+    public let polarity: Polarity
     /// Name of the reference kernel timed alongside, if any.
-    let reference: String?
+    public let reference: String?
     /// True for C reference kernels: `FENCELAB_BENCH_SLOWDOWN` does not slow them.
-    let isReference: Bool
+    public let isReference: Bool
     /// Whether `--compare` may fail on this benchmark. False for C kernels (the
     /// yardstick) and for demonstrations; their verdicts are still shown.
-    let gated: Bool
+    public let gated: Bool
     /// The target, shown in the table (e.g. "≥ 0.9× C").
-    let target: String?
+    public let target: String?
     /// Run-to-run spread of the time score measured on the reference machine (0.35 = ±35 %:
     /// largest deviation from the median over repeated full runs), or nil for the default:
     /// none for a ratio to a kernel, `Comparison.itemsPerSecondNoise` for an items/s score.
     /// `--metric time --compare` gates a ratio row on max(threshold, noise) when the spread is at
     /// most `Comparison.maximumGatedSpread`; other rows are tracked-only (see docs/benchmarks.md).
-    let noise: Double?
+    public let noise: Double?
     /// Cap on timed samples for heavy bodies (a process round trip, a whole harness run:
     /// one call takes 0.1–1 s); nil uses the run's sample count.
-    let maxSamples: Int?
+    public let maxSamples: Int?
     /// Calls counted by `--metric instructions`, or why the benchmark is not counted.
-    let instructions: InstructionPlan
+    public let instructions: InstructionPlan
     /// Builds the body (allocations and data set-up happen here, untimed).
-    let setup: @Sendable () -> () -> Double
+    public let setup: @Sendable () -> () -> Double
 
-    init(
+    public init(
         _ name: String, group: String, itemsPerRun: Int, unit: String = "item",
         polarity: Polarity = .higherIsBetter, reference: String? = nil,
         isReference: Bool = false, gated: Bool? = nil, target: String? = nil,

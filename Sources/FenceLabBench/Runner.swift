@@ -62,11 +62,12 @@ struct Measurement: Codable, Sendable, Hashable {
 /// Times benchmarks: warm-up, calibration, interleaved samples, allocation count.
 struct Runner {
     let configuration: RunConfiguration
+    let registry: Registry
     let allocationCounterActive = fl_alloc_counter_active() != 0
 
     func measure(_ benchmark: Benchmark) -> Measurement {
         let body = makeBody(benchmark)
-        let kernel = benchmark.reference.flatMap(Registry.named)
+        let kernel = benchmark.reference.flatMap(registry.named)
         let kernelBody = kernel.map(makeBody)
 
         warmUp(body)

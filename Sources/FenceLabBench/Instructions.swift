@@ -59,7 +59,7 @@ struct InstructionReport: StoredReport, Sendable {
 /// `--metric instructions`: runs each selected benchmark in its own
 /// `valgrind --tool=callgrind` process (a copy of this binary without DWARF, which valgrind
 /// 3.19 cannot read), where the hidden `--instructions-child` mode counts the body calls only.
-struct InstructionRunner {
+package struct InstructionRunner {
     let valgrind: URL
     let valgrindVersion: String
     /// Folder holding the stripped copy and the callgrind output; removed by `cleanUp`.
@@ -73,7 +73,7 @@ struct InstructionRunner {
 
     /// Nothing is instrumented until the child's first count (set-up runs ≈ 20 % faster), and
     /// nothing is collected outside its counted regions.
-    static let valgrindArguments = ["--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no"]
+    package static let valgrindArguments = ["--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no"]
 
     /// The fixed environment of the measured process. Instruction counts depend on it: Swift
     /// seeds `Hasher` per process unless `SWIFT_DETERMINISTIC_HASHING` is set (Set and
@@ -88,7 +88,7 @@ struct InstructionRunner {
     /// Finds valgrind and objcopy, checks that this binary can bracket its region, and makes
     /// the stripped copy. Throws a one-line `.toolMissing` naming the Debian package.
     static func prepare(
-        slowdown: Slowdown, callsOverride: Int?, keepProfiles: URL?
+        tool: String, slowdown: Slowdown, callsOverride: Int?, keepProfiles: URL?
     ) throws(BenchError) -> InstructionRunner {
         guard let valgrind = findExecutable("valgrind") else {
             throw .toolMissing(
@@ -97,7 +97,7 @@ struct InstructionRunner {
         }
         guard fl_callgrind_requests_compiled() != 0 else {
             throw .toolMissing(
-                "this fencelab-bench was built without <valgrind/callgrind.h> (Debian package valgrind): install it, then rebuild (swift package clean && swift build -c release)"
+                "this \(tool) was built without <valgrind/callgrind.h> (Debian package valgrind): install it, then rebuild (swift package clean && swift build -c release)"
             )
         }
         guard let objcopy = findExecutable("objcopy") ?? findExecutable("llvm-objcopy") else {
@@ -111,8 +111,8 @@ struct InstructionRunner {
         guard !version.isEmpty else { throw .measurementFailed("\(valgrind.path) --version printed nothing") }
 
         let dir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("fencelab-bench-callgrind-\(ProcessInfo.processInfo.processIdentifier)")
-        let stripped = dir.appendingPathComponent("fencelab-bench")
+            .appendingPathComponent("\(tool)-callgrind-\(ProcessInfo.processInfo.processIdentifier)")
+        let stripped = dir.appendingPathComponent(tool)
         do {
             try? FileManager.default.removeItem(at: dir)
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -185,7 +185,7 @@ struct InstructionRunner {
             instructionsPerItem: report.instructions / Double(items))
     }
 
-    static func findExecutable(_ name: String) -> URL? {
+    package static func findExecutable(_ name: String) -> URL? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for dir in path.split(separator: ":") where !dir.isEmpty {
             let candidate = URL(fileURLWithPath: String(dir)).appendingPathComponent(name)
@@ -249,12 +249,13 @@ struct InstructionChild {
         throw .measurementFailed("\(path): no summary line")
     }
 
-    static func main(name: String, calls: Int, dumpBase: String, slowdown: Slowdown) throws(BenchError) -> ChildProtocol
-    {
+    static func main(
+        name: String, registry: Registry, calls: Int, dumpBase: String, slowdown: Slowdown
+    ) throws(BenchError) -> ChildProtocol {
         guard fl_running_on_valgrind() != 0 else {
-            throw .usage("--instructions-child runs only under callgrind; use fencelab-bench --metric instructions")
+            throw .usage("--instructions-child runs only under callgrind; use --metric instructions")
         }
-        guard let benchmark = Registry.named(name) else {
+        guard let benchmark = registry.named(name) else {
             throw .usage("--instructions-child: no benchmark named '\(name)'")
         }
         var child = InstructionChild(dumpBase: dumpBase)
