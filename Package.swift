@@ -21,6 +21,8 @@
 //                        DriveSim, support, options; no FenceLab, so a team's release build of it
 //                        stays small)
 //   _CommandLineKit      option parser and exit codes (hidden)
+//   FenceLabEngineBench  `fencelab bench-engine`: an external engine's latency and cost
+//                        (FenceLab, FenceLabBench)
 //   FenceLabCLI          the `fencelab` executable: parsing and printing only
 import PackageDescription
 
@@ -82,11 +84,15 @@ let package = Package(
             name: "FenceLabBench",
             dependencies: ["CReference", "GeoPolicy", "GSLKit", "DriveSim", "_FenceLabSupport", "_CommandLineKit"]
         ),
+        .target(
+            name: "FenceLabEngineBench",
+            dependencies: ["FenceLab", "FenceLabBench", "GeoPolicy", "DriveSim", "_FenceLabSupport"]
+        ),
         .executableTarget(
             name: "FenceLabCLI",
             dependencies: [
-                "FenceLab", "FenceLabSweep", "FenceLabCalibration", "_CommandLineKit", "GeoPolicy", "DeviceLogKit",
-                "DriveSim", "ReportKit", "_FenceLabSupport",
+                "FenceLab", "FenceLabSweep", "FenceLabCalibration", "FenceLabEngineBench", "_CommandLineKit",
+                "GeoPolicy", "DeviceLogKit", "DriveSim", "ReportKit", "_FenceLabSupport",
             ]
         ),
 

@@ -55,10 +55,14 @@ protocol Command: Sendable {
     static var footer: String { get }
     /// Runs with the parsed command line.
     static func run(_ arguments: Arguments) throws -> ExitCode
+    /// True when a refused option value exits 64 (usage) rather than 2: for `bench-engine`,
+    /// whose 2 means a regression (as `fencelab-bench`'s).
+    static var refusedValueIsUsage: Bool { get }
 }
 
 extension Command {
     static var refused: [String: String] { [:] }
+    static var refusedValueIsUsage: Bool { false }
 
     static var synopsis: String {
         OptionDeclaration.synopsis(tool: "fencelab \(name)", arguments: arguments, options: options)
@@ -91,6 +95,7 @@ enum CLI {
         GeohashCommand.self,
         EngineCheckCommand.self,
         EngineServeCommand.self,
+        BenchEngineCommand.self,
     ]
 
     /// The command that `fencelab` with no arguments runs.
@@ -114,6 +119,7 @@ enum CLI {
             "  --version     Print the version.",
             "",
             "EXIT CODES: 0 success, 1 a check or expectation failed, 2 bad input (file, value), 64 usage error,",
+            "  bench-engine: 2 regression, 5 baseline missing;",
             "  130 / 143 / 129 run, accept or sweep ended by SIGINT (Ctrl-C) / SIGTERM / SIGHUP (engines killed first).",
         ]
         return lines.joined(separator: "\n")
@@ -174,6 +180,7 @@ enum CLI {
         } catch let error as CLIError {
             return fail(error)
         } catch let error as OptionError {
+            if command.refusedValueIsUsage, case .badValue(let m) = error { return fail(.usage(m)) }
             return fail(CLIError(error))
         } catch {
             return fail(.badInput("\(error)"))

@@ -423,6 +423,19 @@ package enum Syscalls {
         return poll(&pfd, 1, timeout_ms)
     }
 
+    // MARK: resource usage
+
+    /// `getrusage(RUSAGE_CHILDREN)`: user + system CPU seconds of every child this process has
+    /// reaped (each with the descendants it reaped), and the largest peak resident set among
+    /// them (`ru_maxrss`, kibibytes on Linux). Taken before and after reaping one child, the CPU
+    /// difference is that child's.
+    package static func reapedChildrenUsage() -> (cpu_s: Double, maxResident_kB: Int) {
+        var usage = rusage()
+        guard getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage) == 0 else { return (.nan, 0) }
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
+        return (seconds(usage.ru_utime) + seconds(usage.ru_stime), Int(usage.ru_maxrss))
+    }
+
     // MARK: numbers as text
 
     /// `vsnprintf(buffer, 352, pattern, x)` into a stack buffer: printf-style text of one double

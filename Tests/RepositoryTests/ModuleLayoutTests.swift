@@ -23,9 +23,10 @@ import _TestSupport
         "_CommandLineKit": ["GeoPolicy", "_FenceLabSupport"],
         // The benchmark kit: no harness (a team's release build of it stays small).
         "FenceLabBench": ["CReference", "GeoPolicy", "GSLKit", "DriveSim", "_FenceLabSupport", "_CommandLineKit"],
+        "FenceLabEngineBench": ["FenceLab", "FenceLabBench", "GeoPolicy", "DriveSim", "_FenceLabSupport"],
         "FenceLabCLI": [
-            "FenceLab", "FenceLabSweep", "FenceLabCalibration", "_CommandLineKit", "GeoPolicy", "DeviceLogKit",
-            "DriveSim", "ReportKit", "_FenceLabSupport",
+            "FenceLab", "FenceLabSweep", "FenceLabCalibration", "FenceLabEngineBench", "_CommandLineKit", "GeoPolicy",
+            "DeviceLogKit", "DriveSim", "ReportKit", "_FenceLabSupport",
         ],
         "fencelab-bench": [
             "FenceLabBench", "FenceLab", "FenceLabSweep", "FenceLabCalibration", "GeoPolicy", "DriveSim", "GSLKit",

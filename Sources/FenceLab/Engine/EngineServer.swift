@@ -21,9 +21,12 @@ package enum EngineServerError: Error, Sendable, Hashable, CustomStringConvertib
 /// protocol's own overhead.
 package enum EngineServer {
     /// Serves one session: reads request lines from `nextLine`, writes answers to `write`.
-    /// - Parameter maxAge_s: staleness limit applied by the monitor (default: none).
+    /// - Parameters:
+    ///   - maxAge_s: staleness limit applied by the monitor (default: none).
+    ///   - flushEach: hand every answer to `write` at once (for `bench-engine`, which sends a fix
+    ///     only after the answer to the one before); otherwise answers go in ~60 kB pieces.
     package static func serve(
-        maxAge_s: Double = .infinity, nextLine: () -> String?,
+        maxAge_s: Double = .infinity, flushEach: Bool = false, nextLine: () -> String?,
         write: (String) -> Void
     ) throws(EngineServerError) {
         guard let first = nextLine() else { return }
@@ -83,7 +86,7 @@ package enum EngineServer {
                 out.write(r.rawValue)
             }
             out.append("\"}\n")
-            if out.bytes.count > 60_000 {
+            if flushEach || out.bytes.count > 60_000 {
                 write(String(decoding: out.bytes, as: UTF8.self))
                 out.bytes.removeAll(keepingCapacity: true)
             }

@@ -4,7 +4,7 @@ import GeoPolicy
 import _CommandLineKit
 import _FenceLabSupport
 
-/// `fencelab engine-serve [--max-age SECONDS]`
+/// `fencelab engine-serve [--max-age SECONDS] [--flush]`
 enum EngineServeCommand: Command {
     static let name = "engine-serve"
     static let summary = "Serve the built-in engine over the external-engine protocol (stdin/stdout)."
@@ -12,7 +12,10 @@ enum EngineServeCommand: Command {
     static let options = [
         OptionDeclaration(
             "--max-age", .number("SECONDS", .nonNegative),
-            help: "Reject fixes older than this relative to `now` (default: no limit).")
+            help: "Reject fixes older than this relative to `now` (default: no limit)."),
+        OptionDeclaration(
+            "--flush", .flag,
+            help: "Write each answer at once (for bench-engine); default: in ~60 kB pieces."),
     ]
     static let discussion = """
         Speaks docs/engine-protocol.md on stdin/stdout with FenceLab's own engine
@@ -30,7 +33,8 @@ enum EngineServeCommand: Command {
         var outputError: OutputError?
         do {
             try EngineServer.serve(
-                maxAge_s: maxAge, nextLine: { outputError == nil ? readLine(strippingNewline: true) : nil },
+                maxAge_s: maxAge, flushEach: arguments.flag("--flush"),
+                nextLine: { outputError == nil ? readLine(strippingNewline: true) : nil },
                 write: { text in
                     guard outputError == nil else { return }
                     do throws(OutputError) { try StandardOutput.write(text) } catch { outputError = error }
