@@ -20,7 +20,8 @@ let package = Package(
     // At least FenceLab's own floor (its Package.swift says why).
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "TeamGeofence", targets: ["TeamGeofence"])
+        .library(name: "TeamGeofence", targets: ["TeamGeofence"]),
+        .executable(name: "team-bench", targets: ["team-bench"]),
     ],
     dependencies: [
         .package(path: fenceLabPath)
@@ -30,6 +31,16 @@ let package = Package(
         .target(
             name: "TeamGeofence",
             dependencies: [.product(name: "GeoPolicy", package: fenceLabIdentity)]
+        ),
+        // The team's benchmark rows, gated in CI by instruction count (bench.sh): FenceLab's
+        // benchmark kit only (GeoPolicy, GSL, the generator; no harness), so its release build is small.
+        .executableTarget(
+            name: "team-bench",
+            dependencies: [
+                "TeamGeofence",
+                .product(name: "FenceLabBench", package: fenceLabIdentity),
+                .product(name: "GeoPolicy", package: fenceLabIdentity),
+            ]
         ),
         // The team's tests: run the rule through FenceLab's noisy scenarios and assert on flutter.
         .testTarget(
