@@ -22,7 +22,7 @@ struct BenchReport: StoredReport, Sendable {
 }
 
 /// Errors of the bench tool itself (not of the measured code).
-public enum BenchError: Error, CustomStringConvertible {
+package enum BenchError: Error, CustomStringConvertible {
     case usage(String)
     case baselineMissing(path: String)
     case baselineUnreadable(path: String, reason: String)
@@ -32,7 +32,7 @@ public enum BenchError: Error, CustomStringConvertible {
     /// A tool ran but the count could not be taken.
     case measurementFailed(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .usage(let m): return m
         case .baselineMissing(let path): return "baseline not found: \(path) (create it with --save-baseline)"
@@ -43,7 +43,7 @@ public enum BenchError: Error, CustomStringConvertible {
         }
     }
 
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch self {
         case .usage: return 64
         case .baselineMissing: return 5

@@ -67,11 +67,12 @@ import _TestSupport
             #expect(startup > 1 && startup < 10_000, "start-up \(startup) ms")
             // A Python interpreter's resident set: more than 4 MiB, less than 1 GiB.
             let rss = try #require(run["peakResident_kB"] as? Double)
-            #expect(rss > 4096 && rss < 1 << 20, "peak RSS \(rss) KiB")
+            #expect(rss > 4096 && rss < 1_048_576, "peak RSS \(rss) KiB")
         }
         let workload = try #require(report["workload"] as? [[String: Any]])
         #expect(workload.count == 1 && workload[0]["fixes"] as? Int == 200)
-        #expect(workload[0]["rulesVersion"] as? String == "hysteresis-80-120-acc30")
+        // The scenario's own rule, as the fence message told the engine.
+        #expect(workload[0]["rulesVersion"] as? String == "threshold-500")
     }
 
     /// The gate: the unchanged engine compared with its own baseline three times is never
@@ -116,7 +117,8 @@ import _TestSupport
         expectOneLine(try Self.bench("exit 3", quick, baselines: dir), 1, "status 3", "engine exiting")
         // Without -u, Python buffers its answers: the line says why the bench cannot wait.
         expectOneLine(
-            try Self.bench("python3 Examples/engines/seed_rules.py", quick, baselines: dir), 1, "flush",
+            try Self.bench("env -u PYTHONUNBUFFERED python3 Examples/engines/seed_rules.py", quick, baselines: dir), 1,
+            "flush",
             "buffered engine")
         expectOneLine(
             try Self.bench(Self.sample, quick + ["--compare", "nothing"], baselines: dir), 5, "baseline not found",
