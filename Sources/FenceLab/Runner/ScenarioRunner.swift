@@ -152,6 +152,7 @@ package enum ScenarioRunner {
             plots.caption += ", replicate \(worst) of \(p.spec.replicates) (most spurious transitions)"
             var report = try scenarioReport(p, aggregate: accumulators[s], plots: plots)
             report.compute_s = compute_s[s]
+            report.placeNames = p.spec.places?.places.map(\.name) ?? []
             if let w = ScenarioReport.farRouteWarning(
                 closestApproach_m: plots.closestApproach_m,
                 largestRadius_m: max(plots.fence.enter_m, plots.fence.exit_m))
