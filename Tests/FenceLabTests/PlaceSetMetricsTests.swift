@@ -153,4 +153,40 @@ import _TestSupport
         #expect(m.estimate("places.oscillations")?.mean == 0)
         for i in 0..<3 { #expect(abs((m.estimate("places.byPlace.\(i).trueVisits")?.mean ?? 0) - 1) < tolerance) }
     }
+
+    /// The budget: a walk past 60 places 100 m apart with the 20 nearest registered. Chosen again
+    /// only every 3000 m, places are passed before they are registered (`notMonitored`, with a
+    /// 95 % interval above 0); chosen again every 50 m — far less than the 900 m between a place
+    /// entering the set and the walker reaching it — no visit is missed for want of a region.
+    @Test func budgetMissesAreNotMonitored() throws {
+        func scenario(_ strategy: String, _ suffix: String) -> String {
+            Self.scenario(
+                #"""
+                "places":{"generate":{"kind":"grid","origin":[52.5,13.4],"bearing_deg":90,"rows":1,"columns":60,
+                                      "spacing_m":100,"radius_m":20,"enter_m":15,"exit_m":30},
+                          "monitoring":"\#(strategy)"},
+                "route":{"kind":"tour","speed_kmh":5,"stops":[{"place":"shop-01","dwell_s":0},{"place":"shop-60"}]}
+                """#
+            )
+            .replacingOccurrences(of: #""sigma_m":8"#, with: #""sigma_m":3"#)
+            .replacingOccurrences(of: #""duration_s":1800"#, with: #""duration_s":4300"#)
+            .replacingOccurrences(of: "acc30\"", with: "acc30\(suffix)\"")
+        }
+        let report = try Self.run([
+            "a.json": scenario("nearest:20+refresh:3000", "+nearest20-refresh3000"),
+            "b.json": scenario("nearest:20+refresh:50", "+nearest20-refresh50").replacingOccurrences(
+                of: #""name":"p""#, with: #""name":"q""#),
+        ])
+        let large = report.scenarios[0].metrics
+        let small = report.scenarios[1].metrics
+        let tolerance = 1e-12
+        #expect(abs((large.estimate("places.trueVisits")?.mean ?? 0) - 60) < tolerance)
+        let notMonitored = try #require(large.estimate("places.notMonitored"))
+        #expect(notMonitored.lower > 0, "95 % interval \(notMonitored.lower)…\(notMonitored.upper)")
+        #expect(abs((large.estimate("places.swaps")?.mean ?? -1) - 1) < tolerance)  // one refresh at 3000 m
+        #expect(small.estimate("places.notMonitored")?.mean == 0 && small.estimate("places.notMonitored")?.upper == 0)
+        #expect((small.estimate("places.recall")?.mean ?? 0) > (large.estimate("places.recall")?.mean ?? 1))
+        #expect((small.estimate("places.swapsPerHour")?.mean ?? 0) > 10)
+        #expect(report.scenarios[0].rulesVersion == "hysteresis-80-120-acc30+nearest20-refresh3000")
+    }
 }

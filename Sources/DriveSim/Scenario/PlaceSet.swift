@@ -18,6 +18,8 @@ public struct PlaceSetSpec: Sendable, Hashable {
     public var mergeGap_s: Double
     /// Where the places came from, for reports: `inline`, `file`, or the generator's kind.
     public var source: String
+    /// Which places the app registers with the OS (key `monitoring`, default `all`).
+    public var monitoring: MonitoringStrategy = .all
 
     public init(
         places: [NamedPlace], minDwell_s: Double = PlaceSpec.defaultMinDwell_s,

@@ -37,8 +37,16 @@ extension ScenarioSpec {
         try r.check(dwell >= 0, "minDwell_s", "must be finite and ≥ 0", dwell)
         let gap = try r.optionalDouble("mergeGap_s") ?? PlaceSpec.defaultMergeGap_s
         try r.check(gap >= 0, "mergeGap_s", "must be finite and ≥ 0", gap)
+        var monitoring = MonitoringStrategy.all
+        if let text = try r.optionalString("monitoring") {
+            do { monitoring = try MonitoringStrategy.parse(text) } catch {
+                throw .invalidSpec(file: r.file, keyPath: r.keyPath("monitoring"), reason: error.description)
+            }
+        }
         try r.finish()
-        return PlaceSetSpec(places: places, minDwell_s: dwell, mergeGap_s: gap, source: source)
+        var set = PlaceSetSpec(places: places, minDwell_s: dwell, mergeGap_s: gap, source: source)
+        set.monitoring = monitoring
+        return set
     }
 
     /// A place file path as written, resolved against the scenario file's folder when relative.

@@ -39,7 +39,8 @@ package struct MetricCatalog: Sendable, Hashable {
     static let placeNames = [
         "trueVisits", "matchedVisits", "missedVisits", "recall", "falseVisits", "falsePerHour", "fragments",
         "fragmentsPerHour", "attributionErrors", "attributionErrorsPerHour", "orderingErrors", "oscillations",
-        "oscillationsPerHour", "trueOscillations", "byPlace",
+        "oscillationsPerHour", "trueOscillations", "notMonitored", "ruleMissed", "notMonitoredShare", "swaps",
+        "swapsPerHour", "byPlace",
     ]
     static let perPlaceNames = [
         "trueVisits", "recall", "falseVisits", "fragments", "attributionErrors", "orderingErrors",
@@ -99,7 +100,7 @@ package struct MetricCatalog: Sendable, Hashable {
         if path.hasPrefix("cost.") { return "per hour" }
         if path.hasPrefix("places.") {
             if path.hasSuffix("PerHour") { return "per hour" }
-            if path.hasSuffix(".recall") { return "fraction" }
+            if path.hasSuffix(".recall") || path.hasSuffix("Share") { return "fraction" }
         }
         if path.hasPrefix("notify.") {
             if path.hasSuffix("PerHour") { return "per hour" }

@@ -11,6 +11,10 @@ package struct PlaceFigures: Sendable, Hashable {
     package var attributionErrors = 0
     /// Entries into this place reported before the exit from the place the truth left first.
     package var orderingErrors = 0
+    /// Missed true visits that began while the place was not registered (the budget's misses).
+    package var notMonitored = 0
+    /// Missed true visits that began while the place was registered (the rule's misses).
+    package var ruleMissed = 0
 }
 
 /// Place-set figures of one replicate: every place's truth against its rule's observed visits,
@@ -25,6 +29,8 @@ package struct PlaceSetMetrics: Sendable, Hashable {
     /// The same on the true visits' entries (what the user really did).
     package var trueOscillations: Int
     package var driveHours: Double
+    /// Refreshes of the monitoring strategy that changed the registered set.
+    package var swaps = 0
 
     /// Σ wₚ·xₚ / w̄ over places.
     func weighted(_ x: (PlaceFigures) -> Int) -> Double {
@@ -55,6 +61,12 @@ package struct PlaceSetMetrics: Sendable, Hashable {
         out["places.oscillations"] = Double(oscillations)
         out["places.oscillationsPerHour"] = Double(oscillations) / driveHours
         out["places.trueOscillations"] = Double(trueOscillations)
+        let notMonitored = weighted(\.notMonitored)
+        out["places.notMonitored"] = notMonitored
+        out["places.ruleMissed"] = weighted(\.ruleMissed)
+        if trueVisits - matched > 0 { out["places.notMonitoredShare"] = notMonitored / (trueVisits - matched) }
+        out["places.swaps"] = Double(swaps)
+        out["places.swapsPerHour"] = Double(swaps) / driveHours
         for (i, f) in perPlace.enumerated() {
             let p = "places.byPlace.\(i)."
             out[p + "trueVisits"] = Double(f.trueVisits)
@@ -76,7 +88,8 @@ package enum PlaceSetScoring {
     ///     entry into B makes A "left first"), seconds, finite, ≥ 0.
     package static func measure(
         truth: [[Visit]], observed: [[Visit]], weights: [Double], duration_s: Double,
-        matchSlack_s: Double = Visits.defaultMatchSlack_s, window_s: Double
+        matchSlack_s: Double = Visits.defaultMatchSlack_s, window_s: Double,
+        monitoredAt: ((_ place: Int, _ time_s: Double) -> Bool)? = nil
     ) throws(MetricsError) -> PlaceSetMetrics {
         precondition(truth.count == observed.count && truth.count == weights.count && !truth.isEmpty)
         guard window_s.isFinite, window_s >= 0 else {
@@ -102,6 +115,13 @@ package enum PlaceSetScoring {
                 case .fragment(let j):
                     if let span = spans[j] { spans[j] = (span.start, Swift.max(span.end, o.end_s)) }
                 case .falseVisit: falses.append(o)
+                }
+            }
+            for (j, t) in truth[p].enumerated() where spans[j] == nil {
+                if monitoredAt?(p, t.start_s) ?? true {
+                    figures[p].ruleMissed += 1
+                } else {
+                    figures[p].notMonitored += 1
                 }
             }
             matchedSpan.append(spans)

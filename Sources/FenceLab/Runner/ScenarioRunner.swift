@@ -64,13 +64,15 @@ package enum ScenarioRunner {
             } catch {
                 throw RunError.invalidRule(file: item.path, reason: "\(error)")
             }
-            var version = base + spec.notification.versionSuffix
+            // The monitoring strategy of a place set closes the pipeline's suffixes (`+nearest20-refresh500`).
+            let monitoring = spec.places?.monitoring.versionSuffix ?? ""
+            var version = base + spec.notification.versionSuffix + monitoring
             guard version == spec.rulesVersion else {
                 throw RunError.rulesVersionMismatch(file: item.path, scenario: spec.rulesVersion, rule: version)
             }
             if let policy = request.notification {
                 spec.notification = policy
-                version = base + policy.versionSuffix
+                version = base + policy.versionSuffix + monitoring
             }
             let bounds = try expectationBounds(of: spec, file: item.path, catalog: catalog)
             return PreparedScenario(
