@@ -111,7 +111,7 @@ import _TestSupport
         (#""seed":1,"#, #""seed":1,"seed":2,"#, "scenarios/x.json: seed: duplicate key"),
         (
             #""kind":"stationary""#, #""kind":"teleport""#,
-            #"scenarios/x.json: route.kind: must be one of stationary, loiter, waypoints, got "teleport""#
+            #"scenarios/x.json: route.kind: must be one of stationary, loiter, waypoints, tour, got "teleport""#
         ),
         (#""replicates":2"#, #""replicates":0"#, "scenarios/x.json: replicates: must be within 1...100000, got 0"),
         (

@@ -65,6 +65,12 @@ struct RouteSampler {
     private(set) var speedPhi: Double
     /// Seconds standing at the first waypoint before moving.
     var depart_s = 0.0
+    /// A tour's stops: route distance of each intermediate point and the seconds standing there
+    /// (empty without stops); the next stop not yet left and the seconds stood at earlier ones.
+    private(set) var stopDistance_m: [Double] = []
+    private(set) var stopDwell_s: [Double] = []
+    var stopIndex = 0
+    var stoodBefore_s = 0.0
 
     init(spec: ScenarioSpec, dt_s: Double) {
         self.dt_s = dt_s
@@ -114,6 +120,8 @@ struct RouteSampler {
             totalLength_m = total
             speed = w.speed
             depart_s = w.depart_s
+            stopDwell_s = w.stopDwell_s
+            stopDistance_m = built.dropLast().map { $0.startDistance_m + $0.length_m }
             if case .constant(_, _, let tau) = w.speed { speedPhi = exp(-dt_s / tau) }
         }
     }
@@ -200,9 +208,11 @@ struct RouteSampler {
                         + rng.gaussianZiggurat(sigma: sv * (1 - speedPhi * speedPhi).squareRoot())
                 }
                 v = max(0, v0 + speedDeviation_mps)
-            } else {
+            } else if stopDwell_s.isEmpty {
                 distance_m = v0 * t
                 v = v0
+            } else {
+                (distance_m, v) = tourDistance(moving_s: t, speed_mps: v0)
             }
         case .accelerateCruiseBrake(let vc, let a, let b):
             (distance_m, v) = RouteSampler.accelerateCruiseBrake(
@@ -236,6 +246,21 @@ struct RouteSampler {
         let direction = v > 0 ? SphereStep.cross(leg.axis, u) : .zero
         return RouteSampler.state(
             at: u, coordinate: c, speed_mps: v, direction: direction, from: u, directionIsUnit: true)
+    }
+
+    /// Route distance and speed of a tour `t` seconds after setting off (called with t
+    /// non-decreasing): at constant speed between stops, standing `stopDwell_s[i]` at stop i.
+    @inline(__always)
+    mutating func tourDistance(moving_s t: Double, speed_mps v0: Double) -> (Double, Double) {
+        while stopIndex < stopDwell_s.count {
+            let arrive_s = stopDistance_m[stopIndex] / v0
+            let moved_s = t - stoodBefore_s
+            if moved_s < arrive_s { break }
+            if moved_s < arrive_s + stopDwell_s[stopIndex] { return (stopDistance_m[stopIndex], 0) }
+            stoodBefore_s += stopDwell_s[stopIndex]
+            stopIndex += 1
+        }
+        return (v0 * (t - stoodBefore_s), v0)
     }
 
     /// Distance (m) and speed (m/s) at time `t` of a trapezoidal (or triangular, when the

@@ -49,8 +49,18 @@ extension ScenarioSpec {
                 requirement: "must start with \"\(fence.rule.kindName)-\" (e.g. \"\(fence.rule.derivedRulesVersion)\")",
                 got: "\"\(rulesVersion)\"")
         }
+        var places: PlaceSetSpec?
+        if var p = try r.optionalObject("places") {
+            places = try decodePlaces(&p, rule: fence.rule, scenarioFile: file)
+            if r.has("place") {
+                throw .invalidValue(
+                    file: file, keyPath: "place",
+                    requirement: "must be absent with places (each place is its own truth)",
+                    got: "an object")
+            }
+        }
         var routeReader = try r.object("route")
-        let route = try decodeRoute(&routeReader)
+        let route = try decodeRoute(&routeReader, places: places)
         var samplingReader = try r.object("sampling")
         let sampling = try decodeSampling(&samplingReader)
         var noiseReader = try r.object("noise")
@@ -74,6 +84,7 @@ extension ScenarioSpec {
             sampling: sampling, noise: noise, accuracy: accuracy, faults: faults, expect: expect,
             place: place, weight: weight)
         spec.notification = notification
+        spec.places = places
         return spec
     }
 
@@ -154,9 +165,11 @@ extension ScenarioSpec {
 
     static let halfCircumference_m = Double.pi * EarthModel.sphereRadius_m
 
-    static func decodeRoute(_ r: inout ObjectReader) throws(ScenarioError) -> RouteSpec {
+    static func decodeRoute(_ r: inout ObjectReader, places: PlaceSetSpec? = nil) throws(ScenarioError) -> RouteSpec {
         let route: RouteSpec
-        switch try r.choice("kind", ["stationary", "loiter", "waypoints"]) {
+        switch try r.choice("kind", ["stationary", "loiter", "waypoints", "tour"]) {
+        case "tour":
+            route = .waypoints(try decodeTour(&r, places: places))
         case "stationary":
             let d = try r.nonNegative("distance_m")
             try r.check(d <= halfCircumference_m, "distance_m", "must be ≤ πR = \(halfCircumference_m)", d)

@@ -25,6 +25,9 @@ public enum ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidSpec(file: String, keyPath: String, reason: String)
     /// A scenario given twice: `file` is `first` again (`reason`: the same file, or the same name).
     case duplicateScenario(file: String, first: String, reason: String)
+    /// A bad line or entry of a place file (`places.file`): `line` is 1-based (0: the file as a
+    /// whole), `key` the column or key path.
+    case invalidPlaceFile(file: String, line: Int, key: String, reason: String)
     /// A replicate index outside 0..<replicates.
     case invalidReplicate(scenario: String, replicate: Int, replicates: Int)
     /// The random generator could not be set up (GSL's reason).
@@ -51,6 +54,8 @@ public enum ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidSpec(let file, let path, let reason): return "\(f(file)): \(c(path)): \(reason)"
         case .duplicateScenario(let file, let first, let reason):
             return "\(f(file)): \(reason) as \(f(first)); give each scenario once"
+        case .invalidPlaceFile(let file, let line, let key, let reason):
+            return "\(f(file))\(line > 0 ? ":\(line)" : ""): \(key.isEmpty ? "" : c(key) + ": ")\(c(reason))"
         case .invalidReplicate(let scenario, let replicate, let replicates):
             return "\(f(scenario)): replicate must be within 0...\(replicates - 1), got \(replicate)"
         case .generator(let scenario, let reason): return "\(f(scenario)): random generator: \(c(reason))"

@@ -12,7 +12,7 @@ public struct LoadedScenario: Sendable, Hashable {
 
 extension ScenarioSpec {
     /// Sub-folders of a scenario folder that hold other kinds of files and are skipped by `loadAll`.
-    public static let skippedFolders: Set<String> = ["fixtures", "device-logs", "tuning"]
+    public static let skippedFolders: Set<String> = ["fixtures", "device-logs", "tuning", "places"]
 
     /// Loads and strictly decodes one scenario file.
     public static func load(path: String) throws(ScenarioError) -> ScenarioSpec {

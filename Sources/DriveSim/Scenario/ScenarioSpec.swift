@@ -36,6 +36,9 @@ public struct ScenarioSpec: Sendable, Hashable {
     /// What the app tells the user about the rule's decisions (key `notification.policy`,
     /// default `none`): dwell and cooldown, scored as `notify.*` against the place.
     public var notification: NotificationPolicy = .none
+    /// The places the app watches (key `places`), each the truth for its own visits; nil for a
+    /// scenario with one fence (then `place` is its visit truth).
+    public var places: PlaceSetSpec?
 
     public init(
         name: String, description: String, rulesVersion: String, seed: UInt64, replicates: Int,
@@ -204,6 +207,11 @@ public struct WaypointRouteSpec: Sendable, Hashable {
     /// Seconds standing at the first point before setting off (key `depart_s`, ≥ 0, default 0):
     /// a stay that ends in a departure (a shopper who walks out, a car that drives off).
     public var depart_s: Double
+    /// Seconds standing at each intermediate point (`points[1]` … `points[count − 2]`), for a
+    /// `tour` route; empty for `waypoints` (no stops). Only with a constant speed without variation.
+    public var stopDwell_s: [Double] = []
+    /// The places a `tour` route visits, one per point; empty for `waypoints`.
+    public var tourPlaces: [String] = []
     public init(points: [Coordinate], speed: SpeedProfile, depart_s: Double = 0) {
         self.points = points
         self.speed = speed

@@ -27,7 +27,7 @@ package struct MetricCatalog: Sendable, Hashable {
     ]
 
     static let groups = [
-        "flutter", "visits", "notify", "cost", "rejections", "faults", "kalman", "gapFill", "throughput",
+        "flutter", "visits", "notify", "places", "cost", "rejections", "faults", "kalman", "gapFill", "throughput",
     ]
     /// `notify.*`: only with a notification policy (`dwell*` only with `dwell:T`).
     static let notifyNames = [
@@ -35,6 +35,16 @@ package struct MetricCatalog: Sendable, Hashable {
         "falseDwells", "falseDwellsPerHour", "dwellLatency_s",
     ]
     static let costNames = ["fixesPerHour", "wakeupsPerHour"]
+    /// `places.*`: only with a place set; `places.byPlace.I.*` per place index I.
+    static let placeNames = [
+        "trueVisits", "matchedVisits", "missedVisits", "recall", "falseVisits", "falsePerHour", "fragments",
+        "fragmentsPerHour", "attributionErrors", "attributionErrorsPerHour", "orderingErrors", "oscillations",
+        "oscillationsPerHour", "trueOscillations", "notMonitored", "ruleMissed", "notMonitoredShare", "swaps",
+        "swapsPerHour", "byPlace",
+    ]
+    static let perPlaceNames = [
+        "trueVisits", "recall", "falseVisits", "fragments", "attributionErrors", "orderingErrors",
+    ]
     static let visitNames = [
         "trueVisits", "matchedVisits", "missedVisits", "recall", "falseVisits", "fragments",
         "falsePerHour", "fragmentsPerHour", "entryLatency_s", "exitLatency_s", "earlyEntries",
@@ -73,6 +83,10 @@ package struct MetricCatalog: Sendable, Hashable {
             return gapFillMethods.contains(p[1]) && GapBucket(rawValue: p[2]) != nil && Self.gapFields.contains(p[3])
         case ("throughput", 2): return Self.throughputNames.contains(p[1])
         case ("cost", 2): return Self.costNames.contains(p[1])
+        case ("places", 2): return Self.placeNames.contains(p[1]) && p[1] != "byPlace"
+        case ("places", 4):
+            return p[1] == "byPlace" && Int(p[2]).map { $0 >= 0 && String($0) == p[2] } == true
+                && Self.perPlaceNames.contains(p[3])
         case ("notify", 2): return Self.notifyNames.contains(p[1]) && p[1] != "dwellLatency_s"
         case ("notify", 3): return p[1] == "dwellLatency_s" && Self.latencyNames.contains(p[2])
         default: return false
@@ -84,6 +98,10 @@ package struct MetricCatalog: Sendable, Hashable {
     package static func unit(of path: String) -> String {
         if path.hasPrefix("throughput.") { return "fixes/s" }
         if path.hasPrefix("cost.") { return "per hour" }
+        if path.hasPrefix("places.") {
+            if path.hasSuffix("PerHour") { return "per hour" }
+            if path.hasSuffix(".recall") || path.hasSuffix("Share") { return "fraction" }
+        }
         if path.hasPrefix("notify.") {
             if path.hasSuffix("PerHour") { return "per hour" }
             if path.hasPrefix("notify.dwellLatency_s.") { return "s" }
@@ -124,6 +142,8 @@ package struct MetricCatalog: Sendable, Hashable {
         case ("throughput", 1): list = lists[5]
         case ("cost", 1): list = lists[12]
         case ("notify", 1): list = lists[13]
+        case ("places", 1): list = placeNames
+        case ("places", 3): list = perPlaceNames
         case ("notify", 2): list = lists[2]
         case ("faults", 1): list = lists[6]
         case ("rejections", 1): list = lists[10]

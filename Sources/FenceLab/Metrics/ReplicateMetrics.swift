@@ -27,6 +27,8 @@ package struct ReplicateMetrics: Sendable, Hashable {
     package var cost: CostMetrics?
     /// What the notification policy tells the user, against the place; nil without a policy or a place.
     package var notify: NotificationMetrics?
+    /// Per-place figures and the errors between places; nil without a place set.
+    package var places: PlaceSetMetrics?
 
     package init(
         flutter: FlutterMetrics? = nil, rejections: RejectionMetrics? = nil,
@@ -58,6 +60,7 @@ package struct ReplicateMetrics: Sendable, Hashable {
         }
         visits?.flattened(into: &out)
         notify?.flattened(into: &out)
+        places?.flattened(into: &out)
         if let c = cost {
             out["cost.fixesPerHour"] = c.fixesPerHour
             out["cost.wakeupsPerHour"] = c.wakeupsPerHour

@@ -76,6 +76,10 @@ package enum JSONReport {
             pairs.append((group, value))
             // `notify` follows `visits` only when the scenario has a notification policy and a place.
             if group == "visits", let notify = tree.first(where: { $0.0 == "notify" }) { pairs.append(notify) }
+            // `places` follows only when the scenario has a place set.
+            if group == "visits", let places = tree.first(where: { $0.0 == "places" }) {
+                pairs.append(("places", placesGroup(places.1, names: s.placeNames)))
+            }
         }
         pairs.append(("expectations", .array(s.expectations.map(expectation))))
         if let fence = s.plots?.fence {
@@ -86,6 +90,21 @@ package enum JSONReport {
             pairs.append(("fence", .object(f)))
         }
         return .object(pairs)
+    }
+
+    /// The `places` group with `byPlace` as an array in place order, each entry led by the
+    /// place's `name` (its index in the set is its position).
+    static func placesGroup(_ value: JSONValue, names: [String]) -> JSONValue {
+        guard case .object(var members) = value, let at = members.firstIndex(where: { $0.0 == "byPlace" }),
+            case .object(let byIndex) = members[at].1
+        else { return value }
+        let sorted = byIndex.compactMap { k, v in Int(k).map { ($0, v) } }.sorted { $0.0 < $1.0 }
+        members[at].1 = .array(
+            sorted.map { i, v in
+                guard case .object(let fields) = v else { return v }
+                return .object([("name", .string(i < names.count ? names[i] : "\(i)"))] + fields)
+            })
+        return .object(members)
     }
 
     /// Nests flat metric paths into objects in catalogue order (`MetricCatalog`).

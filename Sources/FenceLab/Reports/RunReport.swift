@@ -162,6 +162,9 @@ package struct ScenarioReport: Sendable, Hashable {
     /// Measured wall time of the scenario's work items (all replicates, summed over threads), seconds.
     /// Differs between runs: only junit.xml shows it.
     package var compute_s: Double = 0
+    /// The names of the scenario's places in set order (empty without a place set), for the
+    /// `places.byPlace` entries.
+    package var placeNames: [String] = []
 
     package init(
         name: String, rulesVersion: String, seed: UInt64, replicates: Int, metrics: MetricAggregate,

@@ -172,6 +172,13 @@ enum ReplicateEvaluation {
             } catch { throw RunError.metrics(scenario: spec.name, error) }
         }
 
+        var places: PlaceSetMetrics?
+        if let set = spec.places {
+            places = try PlaceSetEvaluation.measure(
+                set: set, spec: spec, samples: samples, fixes: fixes, now_s: now, settings: settings,
+                replicate: replicate)
+        }
+
         var rejections: [Rejection] = []
         var faults: [LabelledFault] = []
         for (i, reason) in decisions.rejections.enumerated() {
@@ -193,6 +200,7 @@ enum ReplicateEvaluation {
         metrics.consistency = track.consistency
         metrics.cost = cost
         metrics.notify = notify
+        metrics.places = places
         let plots = PlotData.make(
             spec: spec, samples: samples, fixes: fixes, decisions: decisions,
             truthStates: truthStates, track: track, includeCoordinates: settings.includeCoordinates,

@@ -64,13 +64,15 @@ package enum ScenarioRunner {
             } catch {
                 throw RunError.invalidRule(file: item.path, reason: "\(error)")
             }
-            var version = base + spec.notification.versionSuffix
+            // The monitoring strategy of a place set closes the pipeline's suffixes (`+nearest20-refresh500`).
+            let monitoring = spec.places?.monitoring.versionSuffix ?? ""
+            var version = base + spec.notification.versionSuffix + monitoring
             guard version == spec.rulesVersion else {
                 throw RunError.rulesVersionMismatch(file: item.path, scenario: spec.rulesVersion, rule: version)
             }
             if let policy = request.notification {
                 spec.notification = policy
-                version = base + policy.versionSuffix
+                version = base + policy.versionSuffix + monitoring
             }
             let bounds = try expectationBounds(of: spec, file: item.path, catalog: catalog)
             return PreparedScenario(
@@ -152,6 +154,7 @@ package enum ScenarioRunner {
             plots.caption += ", replicate \(worst) of \(p.spec.replicates) (most spurious transitions)"
             var report = try scenarioReport(p, aggregate: accumulators[s], plots: plots)
             report.compute_s = compute_s[s]
+            report.placeNames = p.spec.places?.places.map(\.name) ?? []
             if let w = ScenarioReport.farRouteWarning(
                 closestApproach_m: plots.closestApproach_m,
                 largestRadius_m: max(plots.fence.enter_m, plots.fence.exit_m))
