@@ -10,14 +10,31 @@ package enum SweepOutput {
     package static let fileNames = ["sweep.json", "sweep.csv", "sweep.md", "index.html"]
     package static let schema = "fencelab-sweep/2"
 
+    /// The table's name with `--csv-gzip`: the bytes of `sweep.csv`, gzip-compressed (`GzipStream`).
+    package static let gzipTableName = "sweep.csv.gz"
+
     /// Names an existing sweep or shard folder may hold and still be replaced.
-    package static var replaceableNames: Set<String> { Set(fileNames + SweepMerge.shardFileNames) }
+    package static var replaceableNames: Set<String> {
+        Set(fileNames + [gzipTableName] + SweepMerge.shardFileNames)
+    }
 
     /// The four files as renderers that stream into their file (`ReportFolder.write(streams:)`):
-    /// sweep.json, sweep.csv and index.html grow with the grid, so none is held whole in memory.
-    package static func streams(_ s: SweepSummary) -> [(name: String, render: (inout FileSink) -> Void)] {
+    /// sweep.csv grows with the grid and is never held whole in memory; sweep.json and index.html
+    /// do up to `SweepDigest.fullFormLimit_points` and are bounded above it. `csvGzip`: the table
+    /// is written as `sweep.csv.gz` instead.
+    package static func streams(
+        _ s: SweepSummary, csvGzip: Bool = false
+    ) -> [(name: String, render: (inout FileSink) -> Void)] {
         [
-            ("sweep.json", { json(s, into: &$0) }), ("sweep.csv", { csv(s, into: &$0) }),
+            ("sweep.json", { json(s, into: &$0) }),
+            csvGzip
+                ? (
+                    gzipTableName,
+                    {
+                        $0.startGzip()
+                        csv(s, into: &$0)
+                    }
+                ) : ("sweep.csv", { csv(s, into: &$0) }),
             ("sweep.md", { $0.append(markdown(s)) }), ("index.html", { SweepHTML.render(s, into: &$0) }),
         ]
     }
@@ -34,6 +51,7 @@ package enum SweepOutput {
     /// document, but only one point's or one cell's subtree exists at a time.
     package static func json(_ s: SweepSummary, into out: inout some TextSink) {
         let m = s.manifest
+        let d = s.digest
         func opt(_ e: Estimate?) -> JSONValue { e.map(JSONReport.estimate) ?? .null }
         func point(_ i: Int) -> JSONValue {
             let p = m.points[i]
@@ -61,7 +79,7 @@ package enum SweepOutput {
                 ("notifications", c.notifications.map(notifyJSON) ?? .null),
             ])
         }
-        let head: [(String, JSONValue)] = [
+        var head: [(String, JSONValue)] = [
             ("schema", .string(schema)),
             (
                 "sweep",
@@ -88,9 +106,18 @@ package enum SweepOutput {
                 ])
             ),
             ("recommendation", recommendationJSON(s)),
-            ("frontier", .array(mixFrontierOrder(s.mix).map { mixPointJSON(s.mix.points[$0], s) })),
-            ("costFrontier", .array(costFrontierOrder(s.mix).map { mixPointJSON(s.mix.points[$0], s) })),
+            ("frontier", .array((d?.mixFrontier ?? mixFrontierOrder(s.mix)).map { mixPointJSON(s.mix.points[$0], s) })),
+            (
+                "costFrontier",
+                .array((d?.costFrontier ?? costFrontierOrder(s.mix)).map { mixPointJSON(s.mix.points[$0], s) })
+            ),
         ]
+        if let d {
+            head.insert(("form", formJSON(d, s)), at: 1)
+            head.append(("top", .array(d.top.map { mixPointJSON(s.mix.points[$0], s) })))
+            head.append(("byAxis", .array(d.axes.map { axisJSON($0, s) })))
+        }
+        let listed = d?.listed
         // The document and each scenario have more than four members, so `JSONValue` writes them
         // one member per line; the streamed arrays below follow the same layout.
         out.append("{\n")
@@ -100,7 +127,7 @@ package enum SweepOutput {
             out.append(",\n")
         }
         member("points", indent: 1, into: &out)
-        array(count: m.points.count, indent: 1, into: &out, element: point)
+        array(count: listed?.count ?? m.points.count, indent: 1, into: &out) { point(listed?[$0] ?? $0) }
         out.append(",\n")
         member("scenarios", indent: 1, into: &out)
         if s.scenarios.isEmpty {
@@ -110,12 +137,15 @@ package enum SweepOutput {
             for (k, sc) in s.scenarios.enumerated() {
                 JSONValue.pad(&out, 2)
                 out.append("{\n")
-                let fields: [(String, JSONValue)] = [
+                var fields: [(String, JSONValue)] = [
                     ("name", .string(sc.scenario.name)), ("sha256", .string(sc.scenario.sha256)),
                     ("seed", .integer(Int(sc.scenario.seed))), ("replicates", .integer(sc.scenario.replicates)),
                     ("generator", .string(sc.scenario.generator)), ("duration_s", .number(sc.scenario.duration_s)),
                     ("weight", .number(sc.scenario.weight)),
-                    ("frontier", .array(sc.frontier.sorted().map { .integer($0) })),
+                    (
+                        "frontier",
+                        .array((d.map { $0.flutterFrontier[k].sorted() } ?? sc.frontier.sorted()).map { .integer($0) })
+                    ),
                     (
                         "filterErrors",
                         .array(
@@ -137,13 +167,16 @@ package enum SweepOutput {
                             })
                     ),
                 ]
+                if d != nil { fields.insert(("frontierSize", .integer(sc.frontier.count)), at: 8) }
                 for (key, value) in fields {
                     member(key, indent: 3, into: &out)
                     value.write(into: &out, indent: 3)
                     out.append(",\n")
                 }
                 member("results", indent: 3, into: &out)
-                array(count: sc.cells.count, indent: 3, into: &out) { result(sc, sc.cells[$0]) }
+                array(count: listed?.count ?? sc.cells.count, indent: 3, into: &out) {
+                    result(sc, sc.cells[listed?[$0] ?? $0])
+                }
                 out.append("\n")
                 JSONValue.pad(&out, 2)
                 out.append(k + 1 < s.scenarios.count ? "},\n" : "}\n")
@@ -152,6 +185,40 @@ package enum SweepOutput {
             out.append("]")
         }
         out.append("\n}\n")
+    }
+
+    /// `form` of a bounded sweep.json: what it lists of the grid and where the rest is.
+    static func formJSON(_ d: SweepDigest, _ s: SweepSummary) -> JSONValue {
+        .object([
+            ("kind", .string("bounded")), ("fullFormLimit_points", .integer(SweepDigest.fullFormLimit_points)),
+            ("points", .integer(d.points)), ("pointsListed", .integer(d.listed.count)),
+            ("pointsLeftOut", .integer(d.pointsLeftOut)), ("mixFrontierSize", .integer(s.mix.frontier.count)),
+            ("costFrontierSize", .integer(s.mix.costFrontier.count)),
+            ("listedFrontier", .integer(SweepDigest.listedFrontier)), ("listedTop", .integer(SweepDigest.listedTop)),
+            ("listedAxisValues", .integer(SweepDigest.listedAxisValues)), ("everyPoint", .string("sweep.csv")),
+        ])
+    }
+
+    /// One axis of `byAxis`: per value the best setting by the ranking of `top`.
+    static func axisJSON(_ a: SweepDigest.Axis, _ s: SweepSummary) -> JSONValue {
+        .object([
+            ("axis", .string(a.name)),
+            (
+                "values",
+                .array(
+                    a.values.map { v in
+                        let p = s.mix.points[v.point]
+                        return .object([
+                            ("value", v.value.json), ("point", .integer(v.point)),
+                            ("label", .string(s.manifest.points[v.point].label)),
+                            ("unwantedPerHour", .number(p.unwantedPerHour)),
+                            ("worstEntryP95_s", finite(p.worstEntryP95_s)), ("worstRecall", finite(p.worstRecall)),
+                            ("cost", .number(p.cost)), ("feasible", .bool(p.feasible)),
+                        ])
+                    })
+            ),
+            ("valuesLeftOut", .integer(a.valuesLeftOut)),
+        ])
     }
 
     /// `"key": ` at `indent` levels.
@@ -517,7 +584,14 @@ package enum SweepOutput {
             }
         }
         lines += filterLines(s)
-        lines += ["Every setting is in sweep.csv and sweep.json; the plots are in index.html.", ""]
+        if let d = s.digest {
+            lines += [
+                "Every setting is in sweep.csv; sweep.json and index.html list \(d.listed.count) of the "
+                    + "\(d.points) (the bounded form); the plots are in index.html.", "",
+            ]
+        } else {
+            lines += ["Every setting is in sweep.csv and sweep.json; the plots are in index.html.", ""]
+        }
         return lines.joined(separator: "\n")
     }
 

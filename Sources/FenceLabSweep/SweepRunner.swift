@@ -258,7 +258,9 @@ package enum SweepJob {
                 streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
         } else {
             let s = try SweepSummary.make(manifest: run.manifest, store: run.records)
-            try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
+            try ReportFolder.write(
+                streams: SweepOutput.streams(s, csvGzip: request.csvGzip), to: out,
+                replaceable: SweepOutput.replaceableNames)
             summary = s
         }
         SweepRunner.removePartial(out: out)
@@ -266,13 +268,14 @@ package enum SweepJob {
     }
 
     /// Checks and merges shard folders into the files of one unsharded run.
-    package static func merge(folders: [String], out: String) throws -> SweepSummary {
+    package static func merge(folders: [String], out: String, csvGzip: Bool = false) throws -> SweepSummary {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
         let (manifest, records) = try SweepMerge.load(
             folders: folders,
             scratchDirectory: URL(fileURLWithPath: out).standardizedFileURL.deletingLastPathComponent().path)
         let s = try SweepSummary.make(manifest: manifest, store: records)
-        try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
+        try ReportFolder.write(
+            streams: SweepOutput.streams(s, csvGzip: csvGzip), to: out, replaceable: SweepOutput.replaceableNames)
         return s
     }
 }
