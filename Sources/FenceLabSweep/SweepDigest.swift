@@ -69,8 +69,8 @@ package struct SweepDigest: Sendable, Hashable {
         }
     }
 
-    /// The grid's point count.
-    package var points: Int
+    /// The grid's point count, and the limit above which the digest applies.
+    package var points: Int, limit_points: Int
     /// Every listed point, ascending: the points of sweep.json's `points` and `results`.
     package var listed: [Int]
     /// The best `listedTop` settings, best first.
@@ -138,7 +138,7 @@ package struct SweepDigest: Sendable, Hashable {
         let stride = (count + thinnedMarks - 1) / thinnedMarks
         for i in Swift.stride(from: 0, to: count, by: stride) { set.insert(i) }
         return SweepDigest(
-            points: count, listed: listed, top: top, axes: axes, mixFrontier: mixFrontier, costFrontier: costFrontier,
+            points: count, limit_points: limit, listed: listed, top: top, axes: axes, mixFrontier: mixFrontier, costFrontier: costFrontier,
             flutterFrontier: flutter, marks: set.sorted(), markStride: stride)
     }
 

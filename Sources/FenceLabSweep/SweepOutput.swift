@@ -190,7 +190,7 @@ package enum SweepOutput {
     /// `form` of a bounded sweep.json: what it lists of the grid and where the rest is.
     static func formJSON(_ d: SweepDigest, _ s: SweepSummary) -> JSONValue {
         .object([
-            ("kind", .string("bounded")), ("fullFormLimit_points", .integer(SweepDigest.fullFormLimit_points)),
+            ("kind", .string("bounded")), ("fullFormLimit_points", .integer(d.limit_points)),
             ("points", .integer(d.points)), ("pointsListed", .integer(d.listed.count)),
             ("pointsLeftOut", .integer(d.pointsLeftOut)), ("mixFrontierSize", .integer(s.mix.frontier.count)),
             ("costFrontierSize", .integer(s.mix.costFrontier.count)),
