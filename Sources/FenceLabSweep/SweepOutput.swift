@@ -24,7 +24,7 @@ package enum SweepOutput {
     /// is written as `sweep.csv.gz` instead.
     package static func streams(
         _ s: SweepSummary, csvGzip: Bool = false
-    ) -> [(name: String, render: (inout FileSink) -> Void)] {
+    ) -> [(name: String, render: @Sendable (inout FileSink) -> Void)] {
         [
             ("sweep.json", { json(s, into: &$0) }),
             csvGzip
@@ -422,47 +422,86 @@ package enum SweepOutput {
         return out
     }
 
-    /// sweep.csv, one row at a time.
+    /// sweep.csv, one row at a time: each row is built in one reused string, field by field
+    /// (the table is most of a large sweep's output; no per-field arrays).
     package static func csv(_ s: SweepSummary, into out: inout some TextSink) {
-        func d(_ v: Double) -> String { v.isFinite ? v.description : "" }
-        func e(_ x: Estimate?) -> [String] { x.map { [d($0.mean), d($0.lower), d($0.upper)] } ?? ["", "", ""] }
+        /// Quoted when it holds `,` or `"` (a byte search: both are ASCII, never inside a UTF-8 sequence).
         func q(_ t: String) -> String {
-            t.contains(",") || t.contains("\"") ? "\"" + t.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : t
+            t.utf8.contains(UInt8(ascii: ",")) || t.utf8.contains(UInt8(ascii: "\""))
+                ? "\"" + t.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : t
         }
         out.append(csvColumns.joined(separator: ",") + "\n")
+        var row = ""
+        row.reserveCapacity(1024)
+        func put(_ t: String) {
+            row += t
+            row += ","
+        }
+        func d(_ v: Double) { put(v.isFinite ? v.description : "") }
+        func d(_ v: Double?) { put(v.map { $0.isFinite ? $0.description : "" } ?? "") }
+        func e(_ x: Estimate?) {
+            d(x?.mean)
+            d(x?.lower)
+            d(x?.upper)
+        }
+        func flag(_ b: Bool) { put(b ? "1" : "0") }
         for sc in s.scenarios {
+            let name = q(sc.scenario.name)
+            let replicates = "\(sc.scenario.replicates)"
             for c in sc.cells {
                 let p = s.manifest.points[c.point]
-                var row = [
-                    q(sc.scenario.name), "\(c.point)", q(p.setupDescription), p.kind.rawValue, d(p.enter_m),
-                    d(p.exit_m),
-                    d(p.band_m), d(p.maxAccuracy_m), "\(p.confirm_n)", p.isSeedReference ? "1" : "0",
-                    "\(sc.scenario.replicates)",
-                ]
-                row += e(c.spurious) + e(c.missed) + e(c.flaps) + [d(c.transitions.mean), d(c.truthTransitions.mean)]
-                row += e(c.latencyMedian_s) + ["\(c.latencyMedian_s?.n ?? 0)", c.latencyP95_s.map { d($0.mean) } ?? ""]
+                row.removeAll(keepingCapacity: true)
+                put(name)
+                put("\(c.point)")
+                put(q(p.setupDescription))
+                put(p.kind.rawValue)
+                d(p.enter_m)
+                d(p.exit_m)
+                d(p.band_m)
+                d(p.maxAccuracy_m)
+                put("\(p.confirm_n)")
+                flag(p.isSeedReference)
+                put(replicates)
+                e(c.spurious)
+                e(c.missed)
+                e(c.flaps)
+                d(c.transitions.mean)
+                d(c.truthTransitions.mean)
+                e(c.latencyMedian_s)
+                put("\(c.latencyMedian_s?.n ?? 0)")
+                d(c.latencyP95_s?.mean)
                 let v = c.visits
-                row += [
-                    d(v.trueVisits.mean), d(v.matchedVisits.mean), v.recall.map { d($0.mean) } ?? "",
-                    d(v.falseVisits.mean),
-                    d(v.fragments.mean), d(v.falsePerHour.mean), d(v.fragmentsPerHour.mean),
-                    v.entryLatencyP95_s.map { d($0.mean) } ?? "", v.exitLatencyP95_s.map { d($0.mean) } ?? "",
-                ]
-                row += [p.input.rawValue, p.input == .raw ? "" : d(p.q_m2s3), c.filterRMSE_m.map { d($0.mean) } ?? ""]
-                row += [
-                    sc.frontier.contains(c.point) ? "1" : "0", s.mix.frontier.contains(c.point) ? "1" : "0",
-                    s.mix.recommended == c.point ? "1" : "0",
-                ]
-                row += [q(p.sampling ?? "")] + e(c.cost.fixesPerHour) + [d(c.cost.wakeupsPerHour.mean)]
-                row += [d(v.trueExits.mean), s.mix.costFrontier.contains(c.point) ? "1" : "0"]
+                d(v.trueVisits.mean)
+                d(v.matchedVisits.mean)
+                d(v.recall?.mean)
+                d(v.falseVisits.mean)
+                d(v.fragments.mean)
+                d(v.falsePerHour.mean)
+                d(v.fragmentsPerHour.mean)
+                d(v.entryLatencyP95_s?.mean)
+                d(v.exitLatencyP95_s?.mean)
+                put(p.input.rawValue)
+                d(p.input == .raw ? nil : p.q_m2s3)
+                d(c.filterRMSE_m?.mean)
+                flag(sc.frontier.contains(c.point))
+                flag(s.mix.frontier.contains(c.point))
+                flag(s.mix.recommended == c.point)
+                put(q(p.sampling ?? ""))
+                e(c.cost.fixesPerHour)
+                d(c.cost.wakeupsPerHour.mean)
+                d(v.trueExits.mean)
+                flag(s.mix.costFrontier.contains(c.point))
+                d(p.confirm_s)
+                put(q(p.notify ?? ""))
                 let n = c.notifications
-                row += [p.confirm_s.map(d) ?? "", q(p.notify ?? "")]
-                row += [
-                    n?.entriesPerTrueVisit.map { d($0.mean) } ?? "", n.map { d($0.unwantedPerHour.mean) } ?? "",
-                    n?.dwellRecall.map { d($0.mean) } ?? "", n.map { d($0.falseDwellsPerHour.mean) } ?? "",
-                    n?.dwellLatencyP95_s.map { d($0.mean) } ?? "",
-                ]
-                out.append(row.joined(separator: ",") + "\n")
+                d(n?.entriesPerTrueVisit?.mean)
+                d(n?.unwantedPerHour.mean)
+                d(n?.dwellRecall?.mean)
+                d(n?.falseDwellsPerHour.mean)
+                d(n?.dwellLatencyP95_s?.mean)
+                row.removeLast()
+                row += "\n"
+                out.append(row)
             }
         }
     }

@@ -285,7 +285,7 @@ package enum SweepJob {
                 manifest: run.manifest, store: run.records, fullFormLimit_points: request.fullFormLimit_points)
             try ReportFolder.write(
                 streams: SweepOutput.streams(s, csvGzip: request.csvGzip), to: out,
-                replaceable: SweepOutput.replaceableNames)
+                replaceable: SweepOutput.replaceableNames, jobs: request.jobs)
             summary = s
         }
         SweepRunner.removePartial(out: out)
