@@ -138,7 +138,8 @@ package struct SweepDigest: Sendable, Hashable {
         let stride = (count + thinnedMarks - 1) / thinnedMarks
         for i in Swift.stride(from: 0, to: count, by: stride) { set.insert(i) }
         return SweepDigest(
-            points: count, limit_points: limit, listed: listed, top: top, axes: axes, mixFrontier: mixFrontier, costFrontier: costFrontier,
+            points: count, limit_points: limit, listed: listed, top: top, axes: axes, mixFrontier: mixFrontier,
+            costFrontier: costFrontier,
             flutterFrontier: flutter, marks: set.sorted(), markStride: stride)
     }
 
