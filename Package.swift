@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // FenceLab: geofence and GPS-track logic tested at scale.
-// No package dependencies: the toolchain plus GSL from the system (see README).
+// No package dependencies: the toolchain plus GSL and zlib from the system (see README).
 //
 // The targets and what each may use (Tests/RepositoryTests/ModuleLayoutTests.swift checks the
 // imports of every source file against this list):
@@ -8,8 +8,8 @@
 //   GeoPolicy            the engine an app ships: pure Swift, no Foundation, no GSL, no I/O
 //   CGSL → GSLKit        GSL; only GSLKit imports CGSL
 //   _FenceLabSupport     hidden plumbing (strict JSON, input files, SHA-256, spelling, atomic
-//                        output, work pool, progress, signals); the only importer of Glibc
-//                        (Syscalls.swift) and CMalloc; uses GeoPolicy's ShownText
+//                        output, gzip, work pool, progress, signals); the only importer of Glibc
+//                        (Syscalls.swift), CMalloc and CZlib (zlib); uses GeoPolicy's ShownText
 //   DriveSim             scenarios and the drive generator    (GeoPolicy, GSLKit, support)
 //   DeviceLogKit         device-log readers                   (GeoPolicy, support)
 //   ReportKit            JSON value, HTML frame, text, plots  (GeoPolicy, DeviceLogKit, support)
@@ -53,8 +53,14 @@ let package = Package(
         .target(name: "GSLKit", dependencies: ["CGSL"]),
         // glibc's mallopt, for the one allocator setting the harness makes.
         .systemLibrary(name: "CMalloc"),
+        // zlib, for the gzip-compressed sweep table (`--csv-gzip`); only _FenceLabSupport imports it.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         // GeoPolicy for its one rule of echoing input text (ShownText); nothing of the engine.
-        .target(name: "_FenceLabSupport", dependencies: ["GeoPolicy", "CMalloc"]),
+        .target(name: "_FenceLabSupport", dependencies: ["GeoPolicy", "CMalloc", "CZlib"]),
         .target(name: "DriveSim", dependencies: ["GeoPolicy", "GSLKit", "_FenceLabSupport"]),
         // Strict device-log readers (CSV, GPX, JSON Lines, NMEA): no harness, no GSL calls.
         .target(name: "DeviceLogKit", dependencies: ["GeoPolicy", "_FenceLabSupport"]),

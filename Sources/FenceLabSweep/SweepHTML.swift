@@ -35,8 +35,9 @@ enum SweepHTML {
         out.append(h)
         SweepMixHTML.section(s, into: &out)
         out.append(filterSection(s))
+        if let d = s.digest { out.append(boundedNote(d)) }
         for (i, sc) in s.scenarios.enumerated() {
-            scenario(sc, manifest: m, index: i, recommended: s.mix.recommended, into: &out)
+            scenario(sc, manifest: m, index: i, recommended: s.mix.recommended, digest: s.digest, into: &out)
         }
         out.append(HTMLPage.close(toolVersion: m.toolVersion, note: "No coordinates are included."))
     }
@@ -63,8 +64,16 @@ enum SweepHTML {
             + "<th>RMSE m</th></tr></thead><tbody>" + rows + "</tbody></table></div>\n"
     }
 
+    /// Above `SweepDigest.fullFormLimit_points`: what the page lists and draws of the grid.
+    static func boundedNote(_ d: SweepDigest) -> String {
+        "<p class=\"muted\">This grid has \(d.points) settings: the page lists \(d.listed.count) of them (the "
+            + "recommendation, the seeds' 80/120/30, the first \(SweepDigest.listedFrontier) of each frontier, the "
+            + "\(SweepDigest.listedTop) best by the objective and the best at each value of each axis) and its plots draw "
+            + "\(d.marks.count): those and every \(d.markStride)th setting by id. Every setting is in sweep.csv.</p>\n"
+    }
+
     static func scenario(
-        _ sc: SweepScenarioSummary, manifest m: SweepManifest, index: Int, recommended: Int?,
+        _ sc: SweepScenarioSummary, manifest m: SweepManifest, index: Int, recommended: Int?, digest d: SweepDigest?,
         into out: inout some TextSink
     ) {
         let x = ReportText.xml
@@ -73,9 +82,13 @@ enum SweepHTML {
             "<p class=\"muted\">seed \(sc.scenario.seed) · \(sc.scenario.replicates) replicates · \(sc.frontier.count) settings on the frontier</p>\n"
         h += "<div class=\"plots\">"
         out.append(h)
-        let extent = FlutterExtent(sc.cells)
+        let marks = d?.marks
+        let extent = marks.map { FlutterExtent($0.lazy.map { sc.cells[$0] }) } ?? FlutterExtent(sc.cells)
         HTMLPage.responsiveFigure(caption: flutterCaption, wideWidth: 800, narrowWidth: 400, into: &out) { width, out in
-            plot(sc, extent: extent, manifest: m, recommended: recommended, width: width, into: &out)
+            plot(
+                sc, extent: extent, manifest: m, recommended: recommended, marks: marks,
+                frontier: d?.flutterFrontier[index],
+                width: width, into: &out)
         }
         h = "</div>\n"
         var ids: [(String, Int)] = []
@@ -90,9 +103,16 @@ enum SweepHTML {
             h +=
                 "<p class=\"muted\">\(front.count - SweepOutput.listedFrontier) more settings on the frontier (\(front.count) in all): see the full table below or sweep.csv.</p>\n"
         }
-        h += "<details><summary>All settings (\(sc.cells.count))</summary>"
-        out.append(h)
-        table(sc.cells.indices.lazy.map { ("", sc.cells[$0].point) }, sc, m, into: &out)
+        if let d {
+            h +=
+                "<details><summary>Listed settings (\(d.listed.count) of \(sc.cells.count); all in sweep.csv)</summary>"
+            out.append(h)
+            table(d.listed.lazy.map { ("", $0) }, sc, m, into: &out)
+        } else {
+            h += "<details><summary>All settings (\(sc.cells.count))</summary>"
+            out.append(h)
+            table(sc.cells.indices.lazy.map { ("", sc.cells[$0].point) }, sc, m, into: &out)
+        }
         out.append("</details>\n</section>\n")
     }
 
@@ -137,7 +157,7 @@ enum SweepHTML {
 
         /// Keeps the element `Sequence.min()`/`max()` would keep (the same comparisons, so the same
         /// result with NaN or ±0).
-        init(_ cells: SweepCells) {
+        init(_ cells: some Sequence<SweepCell>) {
             for c in cells {
                 if let l = c.latencyMedian_s?.mean {
                     if let (lo, hi) = latency { latency = (l < lo ? l : lo, hi < l ? l : hi) } else { latency = (l, l) }
@@ -152,8 +172,8 @@ enum SweepHTML {
 
     /// Scatter of (median latency, spurious). Settings with nothing detected sit in a strip on the right.
     static func plot(
-        _ sc: SweepScenarioSummary, extent: FlutterExtent, manifest m: SweepManifest, recommended: Int?, width: Double,
-        into out: inout some TextSink
+        _ sc: SweepScenarioSummary, extent: FlutterExtent, manifest m: SweepManifest, recommended: Int?,
+        marks: [Int]? = nil, frontier listedFront: [Int]? = nil, width: Double, into out: inout some TextSink
     ) {
         let n = SVGPlots.n
         let left = 52.0
@@ -190,12 +210,12 @@ enum SweepHTML {
             "<text x=\"\(n(left))\" y=\"\(n(top + plotH + 30))\" class=\"muted\">x: median latency s · y: spurious per drive</text>"
         )
         // Frontier as a step line through its points sorted by latency.
-        let front = SweepOutput.frontierOrder(sc).compactMap { id -> (Double, Double)? in
+        let front = (listedFront ?? SweepOutput.frontierOrder(sc)).compactMap { id -> (Double, Double)? in
             let c = cells[id]
             return c.latencyMedian_s == nil ? nil : (px(c), py(c.spurious.mean))
         }
         out.append(SweepScatter.frontierLine(front))
-        for c in cells {
+        func draw(_ c: SweepCell) {
             let cx = px(c)
             let cy = py(c.spurious.mean)
             let p = m.points[c.point]
@@ -206,6 +226,11 @@ enum SweepHTML {
             } else {
                 out.append(SweepScatter.dot(cx, cy, frontier: sc.frontier.contains(c.point), tip: tip))
             }
+        }
+        if let marks {
+            for id in marks { draw(cells[id]) }
+        } else {
+            for c in cells { draw(c) }
         }
         var labels: [(text: String, x: Double, y: Double)] = []
         if let r = recommended {

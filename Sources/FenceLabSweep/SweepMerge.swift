@@ -14,7 +14,7 @@ package enum SweepMerge {
     package static var shardFileNames: [String] { [manifestName, itemsName] }
 
     /// The files of a shard folder, streamed: `items.jsonl` is written a record at a time.
-    package static func shardFiles(_ run: SweepRun) -> [(name: String, render: (inout FileSink) -> Void)] {
+    package static func shardFiles(_ run: SweepRun) -> [(name: String, render: @Sendable (inout FileSink) -> Void)] {
         [
             (
                 manifestName,

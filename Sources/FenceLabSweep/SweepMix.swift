@@ -319,8 +319,10 @@ package struct SweepMix: Sendable, Hashable {
         return better(a, b)
     }
 
-    static func shortfall(_ p: MixPoint) -> Double {
-        p.violations.reduce(0) { sum, v in
+    static func shortfall(_ p: MixPoint) -> Double { shortfall(p.violations[...]) }
+
+    static func shortfall(_ violations: ArraySlice<MixViolation>) -> Double {
+        violations.reduce(0) { sum, v in
             switch v.constraint {
             case .recall: return sum + (1 - v.value)
             case .latency, .exitLatency: return sum + (v.value.isFinite ? min(v.value / 600, 1) : 1)

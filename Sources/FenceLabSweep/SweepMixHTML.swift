@@ -29,14 +29,16 @@ enum SweepMixHTML {
         h = "</div>\n"
         h += samplingTable(s)
         h += scenarioTable(s)
-        let front = SweepOutput.mixFrontierOrder(mix)
-        h += "<details><summary>Mix frontier (\(front.count) settings)</summary>" + tableHead(s)
+        let front = s.digest?.mixFrontier ?? SweepOutput.mixFrontierOrder(mix)
+        let listed = s.digest.map { _ in " (\(front.count) of \(mix.frontier.count) settings; all in sweep.csv)" }
+        h += "<details><summary>Mix frontier\(listed ?? " (\(front.count) settings)")</summary>" + tableHead(s)
         out.append(h)
         for id in front { out.append(mixRow("", id, s)) }
         out.append("</tbody></table></div></details>\n")
-        let costFront = SweepOutput.costFrontierOrder(mix)
+        let costFront = s.digest?.costFrontier ?? SweepOutput.costFrontierOrder(mix)
+        let costCount = s.digest.map { _ in "\(costFront.count) of \(mix.costFrontier.count)" } ?? "\(costFront.count)"
         out.append(
-            "<details><summary>Three-way frontier: unwanted visits, latency and cost (\(costFront.count) settings meeting "
+            "<details><summary>Three-way frontier: unwanted visits, latency and cost (\(costCount) settings meeting "
                 + "every constraint, cheapest first)</summary>" + tableHead(s))
         for id in costFront { out.append(mixRow(id == mix.recommended ? "recommended" : "", id, s)) }
         out.append("</tbody></table></div></details>\n</section>\n")
@@ -96,7 +98,7 @@ enum SweepMixHTML {
         let legendH = width < 600 ? 64.0 : 40.0
         let height = top + plotH + 34 + legendH
         let plotW = width - left - right
-        let rates = mix.points.map(\.fixesPerHour).filter { $0 > 0 && $0.isFinite }
+        let rates = mix.points.fixesPerHour.filter { $0 > 0 && $0.isFinite }
         let lo = rates.min() ?? 1
         let hi = rates.max() ?? 1
         // Decades around the data, at least one wide.
@@ -139,7 +141,8 @@ enum SweepMixHTML {
         out.append(
             "<text x=\"\(n(left))\" y=\"\(n(top + plotH + 32))\" class=\"muted\">x: fixes per hour delivered to the app (log) · y: worst p95 entry latency s (dashed: bound; ▲ off scale or none matched)</text>"
         )
-        for p in mix.points {
+        for p in s.digest.map({ $0.marks.lazy.map { mix.points[$0] } }).map(AnySequence.init) ?? AnySequence(mix.points)
+        {
             let cx = px(p.fixesPerHour)
             let tip =
                 "<title>\(ReportText.xml("\(m.points[p.point].label): \(ReportText.plain(p.fixesPerHour)) fixes per hour, p95 entry \(ReportText.latency(p.worstEntryP95_s)) s, \(ReportText.plain(p.unwantedPerHour)) unwanted per hour"))</title>"
@@ -253,7 +256,7 @@ enum SweepMixHTML {
         let xData = max(s.manifest.maxLatency_s * 1.5, focusPoints.map(\.worstEntryP95_s).filter(\.isFinite).max() ?? 0)
         let xTicks = AxisTicks.covering(0, xData, intervals: width < 600 ? 3 : 6)
         let xMax = xTicks.upper
-        let hasStrip = mix.points.contains { !($0.worstEntryP95_s <= xMax) }
+        let hasStrip = mix.points.worstEntryP95_s.contains { !($0 <= xMax) }
         let stripW = hasStrip ? 56.0 : 0
         let plotW = width - left - right - stripW
         let yTop = focusPoints.map(\.unwantedPerHour).filter(\.isFinite).max() ?? 1
@@ -284,9 +287,12 @@ enum SweepMixHTML {
         out.append(
             "<text x=\"\(n(left))\" y=\"\(n(top + plotH + 32))\" class=\"muted\">x: worst p95 entry latency s (dashed: bound) · y: unwanted visits per hour (▲ off scale)</text>"
         )
-        let front = SweepOutput.mixFrontierOrder(mix).filter { mix.points[$0].worstEntryP95_s.isFinite }
+        let front = (s.digest?.mixFrontier ?? SweepOutput.mixFrontierOrder(mix)).filter {
+            mix.points[$0].worstEntryP95_s.isFinite
+        }
         out.append(SweepScatter.frontierLine(front.map { (px(mix.points[$0]), py(mix.points[$0].unwantedPerHour)) }))
-        for p in mix.points {
+        for p in s.digest.map({ $0.marks.lazy.map { mix.points[$0] } }).map(AnySequence.init) ?? AnySequence(mix.points)
+        {
             let cx = px(p)
             let cy = py(p.unwantedPerHour)
             let tip =

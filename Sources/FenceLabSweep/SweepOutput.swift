@@ -10,14 +10,31 @@ package enum SweepOutput {
     package static let fileNames = ["sweep.json", "sweep.csv", "sweep.md", "index.html"]
     package static let schema = "fencelab-sweep/2"
 
+    /// The table's name with `--csv-gzip`: the bytes of `sweep.csv`, gzip-compressed (`GzipStream`).
+    package static let gzipTableName = "sweep.csv.gz"
+
     /// Names an existing sweep or shard folder may hold and still be replaced.
-    package static var replaceableNames: Set<String> { Set(fileNames + SweepMerge.shardFileNames) }
+    package static var replaceableNames: Set<String> {
+        Set(fileNames + [gzipTableName] + SweepMerge.shardFileNames)
+    }
 
     /// The four files as renderers that stream into their file (`ReportFolder.write(streams:)`):
-    /// sweep.json, sweep.csv and index.html grow with the grid, so none is held whole in memory.
-    package static func streams(_ s: SweepSummary) -> [(name: String, render: (inout FileSink) -> Void)] {
+    /// sweep.csv grows with the grid and is never held whole in memory; sweep.json and index.html
+    /// do up to `SweepDigest.fullFormLimit_points` and are bounded above it. `csvGzip`: the table
+    /// is written as `sweep.csv.gz` instead.
+    package static func streams(
+        _ s: SweepSummary, csvGzip: Bool = false
+    ) -> [(name: String, render: @Sendable (inout FileSink) -> Void)] {
         [
-            ("sweep.json", { json(s, into: &$0) }), ("sweep.csv", { csv(s, into: &$0) }),
+            ("sweep.json", { json(s, into: &$0) }),
+            csvGzip
+                ? (
+                    gzipTableName,
+                    {
+                        $0.startGzip()
+                        csv(s, into: &$0)
+                    }
+                ) : ("sweep.csv", { csv(s, into: &$0) }),
             ("sweep.md", { $0.append(markdown(s)) }), ("index.html", { SweepHTML.render(s, into: &$0) }),
         ]
     }
@@ -34,6 +51,7 @@ package enum SweepOutput {
     /// document, but only one point's or one cell's subtree exists at a time.
     package static func json(_ s: SweepSummary, into out: inout some TextSink) {
         let m = s.manifest
+        let d = s.digest
         func opt(_ e: Estimate?) -> JSONValue { e.map(JSONReport.estimate) ?? .null }
         func point(_ i: Int) -> JSONValue {
             let p = m.points[i]
@@ -61,7 +79,7 @@ package enum SweepOutput {
                 ("notifications", c.notifications.map(notifyJSON) ?? .null),
             ])
         }
-        let head: [(String, JSONValue)] = [
+        var head: [(String, JSONValue)] = [
             ("schema", .string(schema)),
             (
                 "sweep",
@@ -88,9 +106,18 @@ package enum SweepOutput {
                 ])
             ),
             ("recommendation", recommendationJSON(s)),
-            ("frontier", .array(mixFrontierOrder(s.mix).map { mixPointJSON(s.mix.points[$0], s) })),
-            ("costFrontier", .array(costFrontierOrder(s.mix).map { mixPointJSON(s.mix.points[$0], s) })),
+            ("frontier", .array((d?.mixFrontier ?? mixFrontierOrder(s.mix)).map { mixPointJSON(s.mix.points[$0], s) })),
+            (
+                "costFrontier",
+                .array((d?.costFrontier ?? costFrontierOrder(s.mix)).map { mixPointJSON(s.mix.points[$0], s) })
+            ),
         ]
+        if let d {
+            head.insert(("form", formJSON(d, s)), at: 1)
+            head.append(("top", .array(d.top.map { mixPointJSON(s.mix.points[$0], s) })))
+            head.append(("byAxis", .array(d.axes.map { axisJSON($0, s) })))
+        }
+        let listed = d?.listed
         // The document and each scenario have more than four members, so `JSONValue` writes them
         // one member per line; the streamed arrays below follow the same layout.
         out.append("{\n")
@@ -100,7 +127,7 @@ package enum SweepOutput {
             out.append(",\n")
         }
         member("points", indent: 1, into: &out)
-        array(count: m.points.count, indent: 1, into: &out, element: point)
+        array(count: listed?.count ?? m.points.count, indent: 1, into: &out) { point(listed?[$0] ?? $0) }
         out.append(",\n")
         member("scenarios", indent: 1, into: &out)
         if s.scenarios.isEmpty {
@@ -110,12 +137,15 @@ package enum SweepOutput {
             for (k, sc) in s.scenarios.enumerated() {
                 JSONValue.pad(&out, 2)
                 out.append("{\n")
-                let fields: [(String, JSONValue)] = [
+                var fields: [(String, JSONValue)] = [
                     ("name", .string(sc.scenario.name)), ("sha256", .string(sc.scenario.sha256)),
                     ("seed", .integer(Int(sc.scenario.seed))), ("replicates", .integer(sc.scenario.replicates)),
                     ("generator", .string(sc.scenario.generator)), ("duration_s", .number(sc.scenario.duration_s)),
                     ("weight", .number(sc.scenario.weight)),
-                    ("frontier", .array(sc.frontier.sorted().map { .integer($0) })),
+                    (
+                        "frontier",
+                        .array((d.map { $0.flutterFrontier[k].sorted() } ?? sc.frontier.sorted()).map { .integer($0) })
+                    ),
                     (
                         "filterErrors",
                         .array(
@@ -137,13 +167,16 @@ package enum SweepOutput {
                             })
                     ),
                 ]
+                if d != nil { fields.insert(("frontierSize", .integer(sc.frontier.count)), at: 8) }
                 for (key, value) in fields {
                     member(key, indent: 3, into: &out)
                     value.write(into: &out, indent: 3)
                     out.append(",\n")
                 }
                 member("results", indent: 3, into: &out)
-                array(count: sc.cells.count, indent: 3, into: &out) { result(sc, sc.cells[$0]) }
+                array(count: listed?.count ?? sc.cells.count, indent: 3, into: &out) {
+                    result(sc, sc.cells[listed?[$0] ?? $0])
+                }
                 out.append("\n")
                 JSONValue.pad(&out, 2)
                 out.append(k + 1 < s.scenarios.count ? "},\n" : "}\n")
@@ -152,6 +185,40 @@ package enum SweepOutput {
             out.append("]")
         }
         out.append("\n}\n")
+    }
+
+    /// `form` of a bounded sweep.json: what it lists of the grid and where the rest is.
+    static func formJSON(_ d: SweepDigest, _ s: SweepSummary) -> JSONValue {
+        .object([
+            ("kind", .string("bounded")), ("fullFormLimit_points", .integer(d.limit_points)),
+            ("points", .integer(d.points)), ("pointsListed", .integer(d.listed.count)),
+            ("pointsLeftOut", .integer(d.pointsLeftOut)), ("mixFrontierSize", .integer(s.mix.frontier.count)),
+            ("costFrontierSize", .integer(s.mix.costFrontier.count)),
+            ("listedFrontier", .integer(SweepDigest.listedFrontier)), ("listedTop", .integer(SweepDigest.listedTop)),
+            ("listedAxisValues", .integer(SweepDigest.listedAxisValues)), ("everyPoint", .string("sweep.csv")),
+        ])
+    }
+
+    /// One axis of `byAxis`: per value the best setting by the ranking of `top`.
+    static func axisJSON(_ a: SweepDigest.Axis, _ s: SweepSummary) -> JSONValue {
+        .object([
+            ("axis", .string(a.name)),
+            (
+                "values",
+                .array(
+                    a.values.map { v in
+                        let p = s.mix.points[v.point]
+                        return .object([
+                            ("value", v.value.json), ("point", .integer(v.point)),
+                            ("label", .string(s.manifest.points[v.point].label)),
+                            ("unwantedPerHour", .number(p.unwantedPerHour)),
+                            ("worstEntryP95_s", finite(p.worstEntryP95_s)), ("worstRecall", finite(p.worstRecall)),
+                            ("cost", .number(p.cost)), ("feasible", .bool(p.feasible)),
+                        ])
+                    })
+            ),
+            ("valuesLeftOut", .integer(a.valuesLeftOut)),
+        ])
     }
 
     /// `"key": ` at `indent` levels.
@@ -355,47 +422,86 @@ package enum SweepOutput {
         return out
     }
 
-    /// sweep.csv, one row at a time.
+    /// sweep.csv, one row at a time: each row is built in one reused string, field by field
+    /// (the table is most of a large sweep's output; no per-field arrays).
     package static func csv(_ s: SweepSummary, into out: inout some TextSink) {
-        func d(_ v: Double) -> String { v.isFinite ? v.description : "" }
-        func e(_ x: Estimate?) -> [String] { x.map { [d($0.mean), d($0.lower), d($0.upper)] } ?? ["", "", ""] }
+        /// Quoted when it holds `,` or `"` (a byte search: both are ASCII, never inside a UTF-8 sequence).
         func q(_ t: String) -> String {
-            t.contains(",") || t.contains("\"") ? "\"" + t.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : t
+            t.utf8.contains(UInt8(ascii: ",")) || t.utf8.contains(UInt8(ascii: "\""))
+                ? "\"" + t.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : t
         }
         out.append(csvColumns.joined(separator: ",") + "\n")
+        var row = ""
+        row.reserveCapacity(1024)
+        func put(_ t: String) {
+            row += t
+            row += ","
+        }
+        func d(_ v: Double) { put(v.isFinite ? v.description : "") }
+        func d(_ v: Double?) { put(v.map { $0.isFinite ? $0.description : "" } ?? "") }
+        func e(_ x: Estimate?) {
+            d(x?.mean)
+            d(x?.lower)
+            d(x?.upper)
+        }
+        func flag(_ b: Bool) { put(b ? "1" : "0") }
         for sc in s.scenarios {
+            let name = q(sc.scenario.name)
+            let replicates = "\(sc.scenario.replicates)"
             for c in sc.cells {
                 let p = s.manifest.points[c.point]
-                var row = [
-                    q(sc.scenario.name), "\(c.point)", q(p.setupDescription), p.kind.rawValue, d(p.enter_m),
-                    d(p.exit_m),
-                    d(p.band_m), d(p.maxAccuracy_m), "\(p.confirm_n)", p.isSeedReference ? "1" : "0",
-                    "\(sc.scenario.replicates)",
-                ]
-                row += e(c.spurious) + e(c.missed) + e(c.flaps) + [d(c.transitions.mean), d(c.truthTransitions.mean)]
-                row += e(c.latencyMedian_s) + ["\(c.latencyMedian_s?.n ?? 0)", c.latencyP95_s.map { d($0.mean) } ?? ""]
+                row.removeAll(keepingCapacity: true)
+                put(name)
+                put("\(c.point)")
+                put(q(p.setupDescription))
+                put(p.kind.rawValue)
+                d(p.enter_m)
+                d(p.exit_m)
+                d(p.band_m)
+                d(p.maxAccuracy_m)
+                put("\(p.confirm_n)")
+                flag(p.isSeedReference)
+                put(replicates)
+                e(c.spurious)
+                e(c.missed)
+                e(c.flaps)
+                d(c.transitions.mean)
+                d(c.truthTransitions.mean)
+                e(c.latencyMedian_s)
+                put("\(c.latencyMedian_s?.n ?? 0)")
+                d(c.latencyP95_s?.mean)
                 let v = c.visits
-                row += [
-                    d(v.trueVisits.mean), d(v.matchedVisits.mean), v.recall.map { d($0.mean) } ?? "",
-                    d(v.falseVisits.mean),
-                    d(v.fragments.mean), d(v.falsePerHour.mean), d(v.fragmentsPerHour.mean),
-                    v.entryLatencyP95_s.map { d($0.mean) } ?? "", v.exitLatencyP95_s.map { d($0.mean) } ?? "",
-                ]
-                row += [p.input.rawValue, p.input == .raw ? "" : d(p.q_m2s3), c.filterRMSE_m.map { d($0.mean) } ?? ""]
-                row += [
-                    sc.frontier.contains(c.point) ? "1" : "0", s.mix.frontier.contains(c.point) ? "1" : "0",
-                    s.mix.recommended == c.point ? "1" : "0",
-                ]
-                row += [q(p.sampling ?? "")] + e(c.cost.fixesPerHour) + [d(c.cost.wakeupsPerHour.mean)]
-                row += [d(v.trueExits.mean), s.mix.costFrontier.contains(c.point) ? "1" : "0"]
+                d(v.trueVisits.mean)
+                d(v.matchedVisits.mean)
+                d(v.recall?.mean)
+                d(v.falseVisits.mean)
+                d(v.fragments.mean)
+                d(v.falsePerHour.mean)
+                d(v.fragmentsPerHour.mean)
+                d(v.entryLatencyP95_s?.mean)
+                d(v.exitLatencyP95_s?.mean)
+                put(p.input.rawValue)
+                d(p.input == .raw ? nil : p.q_m2s3)
+                d(c.filterRMSE_m?.mean)
+                flag(sc.frontier.contains(c.point))
+                flag(s.mix.frontier.contains(c.point))
+                flag(s.mix.recommended == c.point)
+                put(q(p.sampling ?? ""))
+                e(c.cost.fixesPerHour)
+                d(c.cost.wakeupsPerHour.mean)
+                d(v.trueExits.mean)
+                flag(s.mix.costFrontier.contains(c.point))
+                d(p.confirm_s)
+                put(q(p.notify ?? ""))
                 let n = c.notifications
-                row += [p.confirm_s.map(d) ?? "", q(p.notify ?? "")]
-                row += [
-                    n?.entriesPerTrueVisit.map { d($0.mean) } ?? "", n.map { d($0.unwantedPerHour.mean) } ?? "",
-                    n?.dwellRecall.map { d($0.mean) } ?? "", n.map { d($0.falseDwellsPerHour.mean) } ?? "",
-                    n?.dwellLatencyP95_s.map { d($0.mean) } ?? "",
-                ]
-                out.append(row.joined(separator: ",") + "\n")
+                d(n?.entriesPerTrueVisit?.mean)
+                d(n?.unwantedPerHour.mean)
+                d(n?.dwellRecall?.mean)
+                d(n?.falseDwellsPerHour.mean)
+                d(n?.dwellLatencyP95_s?.mean)
+                row.removeLast()
+                row += "\n"
+                out.append(row)
             }
         }
     }
@@ -517,7 +623,14 @@ package enum SweepOutput {
             }
         }
         lines += filterLines(s)
-        lines += ["Every setting is in sweep.csv and sweep.json; the plots are in index.html.", ""]
+        if let d = s.digest {
+            lines += [
+                "Every setting is in sweep.csv; sweep.json and index.html list \(d.listed.count) of the "
+                    + "\(d.points) (the bounded form); the plots are in index.html.", "",
+            ]
+        } else {
+            lines += ["Every setting is in sweep.csv and sweep.json; the plots are in index.html.", ""]
+        }
         return lines.joined(separator: "\n")
     }
 

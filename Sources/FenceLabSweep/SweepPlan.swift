@@ -39,6 +39,10 @@ package struct SweepRequest: Sendable {
     package var shard: Shard?
     /// Keep the finished work items of an interrupted run (from the resume file) instead of recomputing them.
     package var resume = false
+    /// Write the per-point table gzip-compressed, as `sweep.csv.gz` instead of `sweep.csv`.
+    package var csvGzip = false
+    /// Grids above this many points get the bounded sweep.json and index.html (tests lower it).
+    package var fullFormLimit_points = SweepDigest.fullFormLimit_points
     /// Print progress on stderr even when it is not a terminal.
     package var forceProgress = false
     /// Called once, before any work, when `resume` found finished items in the resume file:

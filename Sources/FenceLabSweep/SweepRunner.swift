@@ -62,7 +62,7 @@ package enum SweepRunner {
             }
         }
         done = []
-        let units = todoUnits
+        let units = Self.split(todoUnits, jobs: request.jobs)
         let remaining = units.reduce(0) { $0 + $1.points.count }
         if resumed > 0 { request.onResume?(resumed, remaining, path) }
         let progress = ProgressReporter(
@@ -114,6 +114,30 @@ package enum SweepRunner {
 
     /// Records evaluated, appended to the resume file (one `write(2)`) and stored at a time.
     static let recordsPerPiece = 4096
+
+    /// The fewest points a work unit is cut down to when there are too few units for the workers.
+    static let minimumUnitPoints = 2048
+
+    /// With fewer than 4 work units per worker (a large grid on few drives: 10⁵ points × 1
+    /// replicate is one unit), each unit's points are cut into consecutive pieces of at least
+    /// `minimumUnitPoints` until there are about that many, so every worker has a share; each
+    /// piece generates its drive again (≈ 2 ms for a 1 h, 1 Hz drive, against ≥ 2048 points of
+    /// ≥ 6 µs each). The records, and so every output, do not depend on the cut. One worker: no cut.
+    static func split(
+        _ units: [(s: Int, r: Int, points: [Int])], jobs: Int
+    ) -> [(s: Int, r: Int, points: [Int])] {
+        let wanted = 4 * jobs
+        guard jobs > 1, units.count < wanted else { return units }
+        let perUnit = (wanted + units.count - 1) / units.count
+        var out: [(s: Int, r: Int, points: [Int])] = []
+        for u in units {
+            let size = max(minimumUnitPoints, (u.points.count + perUnit - 1) / perUnit)
+            for start in Swift.stride(from: 0, to: u.points.count, by: size) {
+                out.append((u.s, u.r, Array(u.points[start..<min(u.points.count, start + size)])))
+            }
+        }
+        return out
+    }
 
     /// Removes the resume file once the final output is in place.
     package static func removePartial(out: String) {
@@ -257,8 +281,11 @@ package enum SweepJob {
             try ReportFolder.write(
                 streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
         } else {
-            let s = try SweepSummary.make(manifest: run.manifest, store: run.records)
-            try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
+            let s = try SweepSummary.make(
+                manifest: run.manifest, store: run.records, fullFormLimit_points: request.fullFormLimit_points)
+            try ReportFolder.write(
+                streams: SweepOutput.streams(s, csvGzip: request.csvGzip), to: out,
+                replaceable: SweepOutput.replaceableNames, jobs: request.jobs)
             summary = s
         }
         SweepRunner.removePartial(out: out)
@@ -266,13 +293,17 @@ package enum SweepJob {
     }
 
     /// Checks and merges shard folders into the files of one unsharded run.
-    package static func merge(folders: [String], out: String) throws -> SweepSummary {
+    package static func merge(
+        folders: [String], out: String, csvGzip: Bool = false,
+        fullFormLimit_points: Int = SweepDigest.fullFormLimit_points
+    ) throws -> SweepSummary {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
         let (manifest, records) = try SweepMerge.load(
             folders: folders,
             scratchDirectory: URL(fileURLWithPath: out).standardizedFileURL.deletingLastPathComponent().path)
-        let s = try SweepSummary.make(manifest: manifest, store: records)
-        try ReportFolder.write(streams: SweepOutput.streams(s), to: out, replaceable: SweepOutput.replaceableNames)
+        let s = try SweepSummary.make(manifest: manifest, store: records, fullFormLimit_points: fullFormLimit_points)
+        try ReportFolder.write(
+            streams: SweepOutput.streams(s, csvGzip: csvGzip), to: out, replaceable: SweepOutput.replaceableNames)
         return s
     }
 }

@@ -165,11 +165,16 @@ package struct SweepSummary: Sendable, Hashable {
     package var scenarios: [SweepScenarioSummary]
     /// Every point on the weighted mix, the mix frontier and the one recommendation.
     package var mix: SweepMix
+    /// What sweep.json and index.html list of a grid above `SweepDigest.fullFormLimit_points`
+    /// (the bounded form); nil: they list every point (the full form).
+    package var digest: SweepDigest? = nil
 
     /// Aggregates `records` (every item of the sweep exactly once, any order); the records are
     /// copied into a `SweepRecordStore` in the temporary folder.
     /// - Throws: `SweepError.badRecord` for a missing, duplicate or out-of-range item.
-    package static func make(manifest: SweepManifest, records: [SweepRecord]) throws -> SweepSummary {
+    package static func make(
+        manifest: SweepManifest, records: [SweepRecord], fullFormLimit_points: Int = SweepDigest.fullFormLimit_points
+    ) throws -> SweepSummary {
         let source = "records"
         var seen = [Bool](repeating: false, count: manifest.items)
         for r in records {
@@ -189,7 +194,7 @@ package struct SweepSummary: Sendable, Hashable {
             count: manifest.items, directory: NSTemporaryDirectory(),
             streams: manifest.scenarios.reduce(0) { $0 + $1.replicates })
         try store.store(records)
-        return try make(manifest: manifest, store: store)
+        return try make(manifest: manifest, store: store, fullFormLimit_points: fullFormLimit_points)
     }
 
     /// Aggregates the records of `store`, which holds every item of the sweep (stride 1).
@@ -206,7 +211,8 @@ package struct SweepSummary: Sendable, Hashable {
 
     package static func make(
         manifest: SweepManifest, store: SweepRecordStore,
-        keepingCellsUpTo budget_bytes: Int = keptCellsBudget_bytes
+        keepingCellsUpTo budget_bytes: Int = keptCellsBudget_bytes,
+        fullFormLimit_points: Int = SweepDigest.fullFormLimit_points
     ) throws -> SweepSummary {
         guard store.count == manifest.items, store.stride == 1, store.storedCount == manifest.items else {
             throw SweepError.badRecord(
@@ -269,9 +275,11 @@ package struct SweepSummary: Sendable, Hashable {
                     scenario: scenario, cells: cells[s], frontier: frontier, frontierByLatency: byLatency))
             trade[s] = []
         }
-        return SweepSummary(
+        var summary = SweepSummary(
             manifest: manifest, scenarios: summaries,
             mix: SweepMix.make(manifest: manifest, scenarios: summaries, points: mix))
+        summary.digest = SweepDigest.make(summary, limit: fullFormLimit_points)
+        return summary
     }
 
     static func cell(point: Int, _ records: [SweepRecord], scenario: String, scenarioHours: Double) throws -> SweepCell

@@ -4,7 +4,7 @@ import _TestSupport
 
 /// The layering `Package.swift` states, checked on the imports of every source file and on the
 /// dependencies each target declares: GeoPolicy imports nothing but libm; only GSLKit imports
-/// CGSL; only `_FenceLabSupport` imports the C library (its `Syscalls.swift`) and CMalloc; the
+/// CGSL; only `_FenceLabSupport` imports the C library (its `Syscalls.swift`), CMalloc and CZlib; the
 /// device-log readers know nothing of the generator, the harness or the GSL; nothing below the
 /// command line names the sweep, calibration or option targets, but the benchmark kit, which is
 /// the command line of every bench tool built with it (and knows nothing of the harness).
@@ -13,7 +13,7 @@ import _TestSupport
     static let allowed: [String: Set<String>] = [
         "GeoPolicy": [],
         "GSLKit": ["CGSL"],
-        "_FenceLabSupport": ["GeoPolicy", "CMalloc"],
+        "_FenceLabSupport": ["GeoPolicy", "CMalloc", "CZlib"],
         "DriveSim": ["GeoPolicy", "GSLKit", "_FenceLabSupport"],
         "DeviceLogKit": ["GeoPolicy", "_FenceLabSupport"],
         "ReportKit": ["GeoPolicy", "DeviceLogKit", "_FenceLabSupport"],
@@ -33,6 +33,23 @@ import _TestSupport
             "ReportKit", "_FenceLabSupport", "_CommandLineKit", "CReference",
         ],
     ]
+
+    /// The package's system-library modules (Sources/C*/module.modulemap).
+    static let systemLibraries: Set<String> = ["CGSL", "CMalloc", "CZlib"]
+
+    /// Each system library is imported by exactly one target (GSLKit for GSL, _FenceLabSupport for
+    /// the allocator setting and for zlib), and every module map under Sources is one of them.
+    @Test func eachSystemLibraryHasOneImporter() throws {
+        for library in Self.systemLibraries {
+            let importers = Self.allowed.filter { $0.value.contains(library) }.map(\.key)
+            #expect(importers.count == 1, "\(library) may be imported by \(importers.sorted())")
+        }
+        let sources = TestPaths.packageRoot.appendingPathComponent("Sources")
+        let maps = try FileManager.default.contentsOfDirectory(atPath: sources.path).filter {
+            FileManager.default.fileExists(atPath: sources.appendingPathComponent($0 + "/module.modulemap").path)
+        }
+        #expect(Set(maps) == Self.systemLibraries, "module maps under Sources: \(maps.sorted())")
+    }
 
     /// Where each module's sources are, from the package root.
     static func folder(of module: String) -> String {
@@ -165,7 +182,7 @@ import _TestSupport
         let root = TestPaths.packageRoot
         let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
         let declared = try Self.declaredDependencies(manifest)
-        let packageModules = Set(Self.allowed.keys).union(["_TestSupport", "CReference", "CGSL", "CMalloc"])
+        let packageModules = Set(Self.allowed.keys).union(["_TestSupport", "CReference"]).union(Self.systemLibraries)
         var checked = 0
         for target in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Tests").path)
         where target.hasSuffix("Tests") {

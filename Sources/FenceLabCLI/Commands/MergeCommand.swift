@@ -11,7 +11,10 @@ enum MergeCommand: Command {
     static let options = [
         OptionDeclaration(
             "--out", .text("DIR"), default: "reports/sweep",
-            help: "Output folder; must not be an input or inside one")
+            help: "Output folder; must not be an input or inside one"),
+        OptionDeclaration(
+            "--csv-gzip", .flag,
+            help: "Write the per-point table gzip-compressed, as sweep.csv.gz instead of sweep.csv."),
     ]
     static let discussion = """
         Reads the folders written by `fencelab sweep --shard K/N --out SHARD_DIR` (shard.json +
@@ -43,7 +46,7 @@ enum MergeCommand: Command {
                 printError(
                     "fencelab merge: ignored (no \(SweepMerge.manifestName)): \(ignored.joined(separator: ", "))")
             }
-            summary = try SweepJob.merge(folders: folders, out: out)
+            summary = try SweepJob.merge(folders: folders, out: out, csvGzip: arguments.flag("--csv-gzip"))
         } catch {
             throw CLIError.badInput("\(error)")
         }

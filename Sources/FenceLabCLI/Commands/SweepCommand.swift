@@ -118,6 +118,9 @@ enum SweepCommand: Command {
             OptionDeclaration(
                 "--resume", .flag, help: "Keep the work items an interrupted run finished (DIR's resume file)."),
             OptionDeclaration(
+                "--csv-gzip", .flag,
+                help: "Write the per-point table gzip-compressed, as sweep.csv.gz instead of sweep.csv."),
+            OptionDeclaration(
                 "--max-points", .integer("N", 1...100_000_000), default: "\(SweepGrid.defaultLimit)",
                 help: "Refuse grids with more than N points"),
             OptionDeclaration("--force", .flag, help: "Allow any number of grid points (overrides --max-points)."),
@@ -135,7 +138,10 @@ enum SweepCommand: Command {
         entry/exit latency) and flutter (spurious, missed, flaps, latency), mean and 95 % CI over
         replicates. ONE recommended setting for the whole weighted mix, with its reasons, and the
         mix frontier. The seeds' 80/120/30 is always evaluated and shown beside it.
-        Writes DIR/sweep.json, sweep.csv, sweep.md, index.html.
+        Writes DIR/sweep.json, sweep.csv (sweep.csv.gz with --csv-gzip), sweep.md, index.html;
+        above \(SweepDigest.fullFormLimit_points) grid points sweep.json and index.html list a
+        bounded selection (the recommendation, frontiers, top settings, best per axis value) and
+        sweep.csv every point.
         """
     static let footer = """
         Objective: among the settings that meet the constraints and have the fewest unwanted
@@ -179,6 +185,7 @@ enum SweepCommand: Command {
             do { request.shard = try Shard(parsing: s) } catch { throw CLIError.usage("sweep: \(error)") }
         }
         request.resume = arguments.flag("--resume")
+        request.csvGzip = arguments.flag("--csv-gzip")
         request.onResume = { resumed, remaining, file in
             printError(
                 "fencelab: resumed \(resumed) finished work items from \(file); evaluating the remaining \(remaining)")

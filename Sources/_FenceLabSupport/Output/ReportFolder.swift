@@ -151,10 +151,12 @@ package enum ReportFolder {
     }
 
     /// Like `write(files:)`, but each file's text is rendered straight into its file in the
-    /// temporary folder, so a large report is never held whole in memory.
+    /// temporary folder, so a large report is never held whole in memory. With `jobs` > 1 up to
+    /// that many files are rendered at once, each on its own thread (their bytes do not depend on
+    /// it); the first failure in file order is reported.
     package static func write(
-        streams files: [(name: String, render: (inout FileSink) -> Void)], to destination: String,
-        replaceable: Set<String>
+        streams files: [(name: String, render: @Sendable (inout FileSink) -> Void)], to destination: String,
+        replaceable: Set<String>, jobs: Int = 1
     ) throws(OutputError) {
         _ = try inspect(destination: destination, replaceable: replaceable)  // creates the parent
         let lock = try OutputLock.acquire(destination: destination)
@@ -176,9 +178,19 @@ package enum ReportFolder {
                 else {
                     throw OutputError.io(path: file.name, operation: "write", reason: "not a plain file name")
                 }
-                try FileSystem.createFile(tmp.appendingPathComponent(file.name).path, render: file.render)
                 names.append(file.name)
             }
+            let folder = tmp.path
+            let failures: [OutputError?]
+            do {
+                failures = try WorkPool.map(count: files.count, jobs: max(1, min(jobs, files.count))) { i in
+                    do throws(OutputError) {
+                        try FileSystem.createFile(folder + "/" + files[i].name, render: files[i].render)
+                        return nil
+                    } catch { return error }
+                }
+            } catch { throw OutputError.io(path: folder, operation: "write", reason: "\(error)") }
+            if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
             if let existing, !existing.foreign.isEmpty {
                 try FileSystem.createFile(tmp.appendingPathComponent(markerName).path, marker(files: names))
                 try mergeIn(

@@ -18,6 +18,8 @@ package struct FileSink: TextSink {
     package let path: String
     private var buffer: [UInt8] = []
     private(set) var failure: OutputError?
+    /// Set by `startGzip`: what is appended from then on is written gzip-compressed.
+    private var gzip: GzipStream?
 
     package init(fd: Int32, path: String) {
         self.fd = fd
@@ -31,10 +33,29 @@ package struct FileSink: TextSink {
         if buffer.count >= Self.flushBytes { flush() }
     }
 
-    package mutating func flush() {
+    package mutating func flush() { flush(finishing: false) }
+
+    private mutating func flush(finishing: Bool) {
         guard failure == nil else { return }
-        do throws(OutputError) { try FileSystem.writeAll(fd: fd, buffer, path: path) } catch { failure = error }
+        do throws(OutputError) {
+            if let gzip {
+                let (fd, path) = (fd, path)
+                try gzip.compress(buffer, finish: finishing) { (bytes) throws(OutputError) in
+                    try FileSystem.writeAll(fd: fd, bytes, path: path)
+                }
+            } else {
+                try FileSystem.writeAll(fd: fd, buffer, path: path)
+            }
+        } catch { failure = error }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// From here on the file is one gzip stream (`GzipStream`) of what is appended; `finish`
+    /// ends it. Call it before anything is appended.
+    package mutating func startGzip() {
+        guard failure == nil else { return }
+        flush()
+        do throws(OutputError) { gzip = try GzipStream(path: path) } catch { failure = error }
     }
 
     /// Records a failure of what is being written (e.g. its data could not be read): nothing more
@@ -45,7 +66,8 @@ package struct FileSink: TextSink {
 
     /// Writes what is buffered and reports the first failure.
     package mutating func finish() throws(OutputError) {
-        flush()
+        flush(finishing: true)
+        gzip = nil
         if let failure { throw failure }
     }
 }
@@ -55,6 +77,11 @@ extension FileSink {
     package mutating func append(bytes: [UInt8]) {
         flush()
         guard failure == nil else { return }
+        if gzip != nil {
+            buffer = bytes
+            flush()
+            return
+        }
         do throws(OutputError) { try FileSystem.writeAll(fd: fd, bytes, path: path) } catch { failure = error }
     }
 }
