@@ -66,7 +66,8 @@ package struct SweepDrive: Sendable {
         let samples = generator.collect()
         truth = TruthDistances(samples: samples, center: spec.fence.center)
         duration_s = spec.sampling.duration_s
-        trueVisits = Visits.trueVisits(samples: samples, center: spec.fence.center, place: place, end_s: duration_s)
+        trueVisits = Visits.trueVisits(
+            truth: truth, samples: samples, center: spec.fence.center, place: place, end_s: duration_s)
         trueExits = trueVisits.count(where: { !$0.openAtEnd })
         var fixes: [Fix] = []
         var now: [Double] = []
@@ -113,6 +114,14 @@ package struct SweepDrive: Sendable {
 
     /// Delivered fixes under the first sampling policy.
     package var fixArrays: SweepFixArrays { deliveries[0].fixArrays }
+
+    /// The delivered fixes (first sampling policy) a gate of `maxAccuracy_m` and staleness limit
+    /// `maxAge_s` accepts, as the scan reads them (`SweepScan.accepted`).
+    package func accepted(maxAccuracy_m: Double, maxAge_s: Double) -> AcceptedFixes {
+        var out = AcceptedFixes()
+        SweepScan.accepted(fixArrays, maxAccuracy_m: maxAccuracy_m, maxAge_s: maxAge_s, timestamps: false, into: &out)
+        return out
+    }
 
     /// Delivered fixes under the first sampling policy.
     package var fixCount: Int { fixArrays.count }
@@ -162,20 +171,31 @@ package struct SweepDrive: Sendable {
             }
         }
         let t = truthTransitions(rule, scratch: &scratch)
+        return try scoreRaw(
+            item: item, settings: settings, sampling: sampling, notify: notify, observed: scratch.observed,
+            truth: scratch.truths[t])
+    }
+
+    /// The record of a raw-input point from its determined-state changes on the delivered fixes
+    /// (`observed`) and its true transitions: transition matching (`Flutter.measure`), the
+    /// observed visits against the place (`Visits.measure`) and the notifications of `notify`.
+    func scoreRaw(
+        item: Int, settings: EvaluationSettings, sampling: Int, notify: NotificationPolicy?,
+        observed: [StateChange], truth: [Transition]
+    ) throws -> SweepRecord {
         let flutter: FlutterMetrics
         let visits: VisitMetrics
         do {
             flutter = try Flutter.measure(
-                truth: scratch.truths[t],
-                observed: SweepScan.transitions(scratch.observed), window_s: settings.window_s)
+                truth: truth, observed: SweepScan.transitions(observed), window_s: settings.window_s)
             visits = try Visits.measure(
-                truth: trueVisits, observed: SweepScan.visits(scratch.observed, end_s: duration_s),
+                truth: trueVisits, observed: SweepScan.visits(observed, end_s: duration_s),
                 duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
         } catch { throw RunError.metrics(scenario: scenario, error) }
         var r = record(item: item, flutter: flutter, visits: visits, sampling: sampling)
         if let notify {
             try scoreNotifications(
-                notify, changes: scratch.observed.lazy.map { (time_s: $0.time_s, inside: $0.inside) },
+                notify, changes: observed.lazy.map { (time_s: $0.time_s, inside: $0.inside) },
                 settings: settings, into: &r)
         }
         return r
@@ -211,9 +231,7 @@ package struct SweepDrive: Sendable {
 extension SweepDrive {
     /// True transitions of `rule` (without the gate: truth has accuracy 0), cached in `scratch`.
     func truthTransitions(_ rule: ScanRule, scratch: inout SweepScratch) -> Int {
-        let truthKey = TruthKey(
-            kind: rule.kind, enter_m: rule.enter_m, exit_m: rule.exit_m, confirm_n: rule.confirm_n,
-            confirm_s: rule.confirm_s)
+        let truthKey = TruthKey(rule)
         if let t = scratch.truthIndex(truthKey) { return t }
         var changes: [StateChange] = []
         truth.time_s.withUnsafeBufferPointer { time in
@@ -222,6 +240,106 @@ extension SweepDrive {
             }
         }
         return scratch.addTruth(truthKey, SweepScan.transitions(changes))
+    }
+
+    /// The true transitions of the lane rules `keys` (none cached yet), eight per pass over the
+    /// truth slots (`SweepScan.lanes`), into `scratch`'s cache.
+    func truthLanes(_ keys: [TruthKey], scratch: inout SweepScratch) {
+        truth.time_s.withUnsafeBufferPointer { time in
+            truth.distance_m.withUnsafeBufferPointer { dist in
+                for start in stride(from: 0, to: keys.count, by: SweepLanes.width) {
+                    let chunk = keys[start..<min(keys.count, start + SweepLanes.width)]
+                    SweepScan.lanes(
+                        time_s: time, stamp_s: time, distance_m: dist, SweepLanes(chunk.lazy.map(\.rule)),
+                        into: &scratch.laneChanges)
+                    for (l, key) in chunk.enumerated() {
+                        _ = scratch.addTruth(key, SweepScan.transitions(scratch.laneChanges[l]))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Evaluates a drive's `items` (in order) into `records`: the same records as `evaluate(_:…)`
+    /// point by point. Raw-input hysteresis points are scanned eight per pass over the fixes their
+    /// sampling policy and accuracy gate accept (`SweepScan.lanes`), and the true transitions of
+    /// their rules eight per pass over the truth, each rule's once per drive (the cache of
+    /// `scratch`); other points take `evaluate(_:…)`. When several items fail, the error of the
+    /// first of them is thrown.
+    package func evaluate(
+        _ items: [SweepItem], settings: EvaluationSettings, scratch: inout SweepScratch,
+        into records: inout [SweepRecord]
+    ) throws {
+        scratch.prepare(for: self, maxAge_s: settings.maxFixAge_s)
+        scratch.reserveTruths(items.count)
+        var results = [SweepRecord?](repeating: nil, count: items.count)
+        var firstError: (position: Int, error: any Error)?
+        func fail(_ k: Int, _ error: any Error) {
+            if firstError == nil || k < firstError!.position { firstError = (k, error) }
+        }
+        // The lane points by (sampling, gate), in order of first appearance; the others at once.
+        var groups: [GateKey: Int] = [:]
+        var members: [[Int]] = []
+        var keys: [GateKey] = []
+        var missing: [TruthKey] = []
+        var seen = Set<TruthKey>()
+        for (k, it) in items.enumerated() {
+            let rule = ScanRule(it.point)
+            guard it.point.input == .raw, SweepScan.inLanes(rule) else {
+                do {
+                    results[k] = try evaluate(
+                        it.point, item: it.item, settings: settings, sampling: it.sampling, notify: it.notify,
+                        scratch: &scratch)
+                } catch { fail(k, error) }
+                continue
+            }
+            let truthKey = TruthKey(rule)
+            if scratch.truthIndex(truthKey) == nil, seen.insert(truthKey).inserted { missing.append(truthKey) }
+            let key = GateKey(sampling: it.sampling, timestamps: rule.confirm_s > 0, maxAccuracy_m: rule.maxAccuracy_m)
+            if let g = groups[key] {
+                members[g].append(k)
+            } else {
+                groups[key] = members.count
+                members.append([k])
+                keys.append(key)
+            }
+        }
+        truthLanes(missing, scratch: &scratch)
+        for (g, key) in keys.enumerated() {
+            let gate = scratch.acceptedIndex(
+                self, sampling: key.sampling, maxAccuracy_m: key.maxAccuracy_m, maxAge_s: settings.maxFixAge_s,
+                timestamps: key.timestamps)
+            let fixes = scratch.accepted[gate]
+            let group = members[g]
+            for start in stride(from: 0, to: group.count, by: SweepLanes.width) {
+                let chunk = group[start..<min(group.count, start + SweepLanes.width)]
+                fixes.now_s.withUnsafeBufferPointer { time in
+                    fixes.distance_m.withUnsafeBufferPointer { dist in
+                        (key.timestamps ? fixes.timestamp_s : fixes.now_s).withUnsafeBufferPointer { stamp in
+                            SweepScan.lanes(
+                                time_s: time, stamp_s: stamp, distance_m: dist,
+                                SweepLanes(chunk.lazy.map { ScanRule(items[$0].point) }), into: &scratch.laneChanges)
+                        }
+                    }
+                }
+                for (l, k) in chunk.enumerated() {
+                    let it = items[k]
+                    guard let t = scratch.truthIndex(TruthKey(ScanRule(it.point))) else {
+                        preconditionFailure("SweepDrive: a lane rule's truth is computed before its scan")
+                    }
+                    do {
+                        results[k] = try scoreRaw(
+                            item: it.item, settings: settings, sampling: it.sampling, notify: it.notify,
+                            observed: scratch.laneChanges[l], truth: scratch.truths[t])
+                    } catch { fail(k, error) }
+                }
+            }
+        }
+        if let firstError { throw firstError.error }
+        for r in results {
+            guard let r else { preconditionFailure("SweepDrive: every item is evaluated") }
+            records.append(r)
+        }
     }
 
     /// A point whose fence decides on a filter's estimate (`kalman`, `imm`): the filter and the
@@ -270,11 +388,23 @@ extension SweepDrive {
         scratch.drive = nil
         scratch.prepare(for: self, maxAge_s: maxAge_s)
         var total = 0
+        // The lane rules by gate (as `evaluate(_ items:…)` groups them), in order of first appearance.
+        var lanes: [[ScanRule]] = []
+        var laneGates: [Int] = []
         for point in points {
             let rule = ScanRule(point)
             let gate = scratch.acceptedIndex(
                 self, sampling: 0, maxAccuracy_m: rule.maxAccuracy_m, maxAge_s: maxAge_s, timestamps: rule.confirm_s > 0
             )
+            if SweepScan.inLanes(rule) {
+                if let g = laneGates.firstIndex(of: gate) {
+                    lanes[g].append(rule)
+                } else {
+                    laneGates.append(gate)
+                    lanes.append([rule])
+                }
+                continue
+            }
             scratch.accepted[gate].now_s.withUnsafeBufferPointer { time in
                 scratch.accepted[gate].distance_m.withUnsafeBufferPointer { dist in
                     scratch.accepted[gate].accuracy_m.withUnsafeBufferPointer { acc in
@@ -285,7 +415,40 @@ extension SweepDrive {
             }
             total += scratch.observed.count
         }
+        for (g, rules) in lanes.enumerated() {
+            let fixes = scratch.accepted[laneGates[g]]
+            for start in stride(from: 0, to: rules.count, by: SweepLanes.width) {
+                let chunk = rules[start..<min(rules.count, start + SweepLanes.width)]
+                fixes.now_s.withUnsafeBufferPointer { time in
+                    fixes.distance_m.withUnsafeBufferPointer { dist in
+                        (chunk.first!.confirm_s > 0 ? fixes.timestamp_s : fixes.now_s).withUnsafeBufferPointer {
+                            stamp in
+                            SweepScan.lanes(
+                                time_s: time, stamp_s: stamp, distance_m: dist, SweepLanes(chunk),
+                                into: &scratch.laneChanges)
+                        }
+                    }
+                }
+                for l in chunk.indices { total += scratch.laneChanges[l - start].count }
+            }
+        }
         return total
+    }
+}
+
+/// One work item of a drive: a grid point with its item index, its sampling policy (an index
+/// into the drive's `deliveries`) and the notification policy scored with it.
+package struct SweepItem: Sendable {
+    package var point: SweepPoint
+    package var item: Int
+    package var sampling: Int
+    package var notify: NotificationPolicy?
+
+    package init(point: SweepPoint, item: Int, sampling: Int = 0, notify: NotificationPolicy? = nil) {
+        self.point = point
+        self.item = item
+        self.sampling = sampling
+        self.notify = notify
     }
 }
 
@@ -304,7 +467,7 @@ struct SweepDeliveries: Sendable {
 }
 
 /// The key of a scratch's accepted fixes: a sampling policy and an accuracy gate.
-struct GateKey: Equatable {
+struct GateKey: Hashable {
     var sampling: Int
     /// Whether the fixes' own times are kept (a time confirmation needs them).
     var timestamps: Bool
@@ -312,27 +475,48 @@ struct GateKey: Equatable {
 }
 
 /// The rule of a truth scan without the accuracy gate (truth has accuracy 0).
-struct TruthKey: Equatable {
+struct TruthKey: Hashable {
     var kind: SweepRuleKind
     var enter_m: Double
     var exit_m: Double
     var confirm_n: Int
     var confirm_s: Double
+
+    init(_ rule: ScanRule) {
+        kind = rule.kind
+        enter_m = rule.enter_m
+        exit_m = rule.exit_m
+        confirm_n = rule.confirm_n
+        confirm_s = rule.confirm_s
+    }
+
+    /// The truth scan's rule (no gate).
+    var rule: ScanRule {
+        ScanRule(
+            kind: kind, enter_m: enter_m, exit_m: exit_m, maxAccuracy_m: .infinity, confirm_n: confirm_n,
+            confirm_s: confirm_s)
+    }
 }
 
 /// Buffers and per-drive caches of the sweep's inner loop, reused across the points of a drive
 /// (reset when given another drive).
 package struct SweepScratch: Sendable {
     var observed: [StateChange] = []
-    /// True transitions of the rules seen since the band (kind, enter, exit) last changed: the
-    /// grid's inner dimensions (accuracy gate, confirmation) reuse them; the gate never matters for truth.
-    var truthKeys: [TruthKey] = []
+    /// The changes of each lane of a `SweepScan.lanes` pass.
+    var laneChanges = [[StateChange]](repeating: [], count: SweepLanes.width)
+    /// True transitions of the rules seen on the drive (the gate never matters for truth), by
+    /// rule: each computed once per drive, up to `maxCachedTruths` of them at a time.
+    var truthKeys: [TruthKey: Int] = [:]
     var truths: [[Transition]] = []
     /// Accepted fixes per (sampling policy, accuracy gate) (a grid has a handful), and the keys.
     var accepted: [AcceptedFixes] = []
     var gates: [GateKey] = []
     var drive: (scenario: String, replicate: Int, maxAge_s: Double)?
     package init() {}
+
+    /// Most true-transition lists kept per drive: the cache is emptied when it is full, so a grid
+    /// of a million settings holds at most this many lists (a few tens of transitions each).
+    static let maxCachedTruths = 16_384
 
     mutating func prepare(for drive: SweepDrive, maxAge_s: Double) {
         if let d = self.drive, d.scenario == drive.scenario, d.replicate == drive.replicate, d.maxAge_s == maxAge_s {
@@ -345,14 +529,19 @@ package struct SweepScratch: Sendable {
         truths.removeAll()
     }
 
-    func truthIndex(_ key: TruthKey) -> Int? { truthKeys.firstIndex(of: key) }
+    func truthIndex(_ key: TruthKey) -> Int? { truthKeys[key] }
 
-    mutating func addTruth(_ key: TruthKey, _ transitions: [Transition]) -> Int {
-        if let last = truthKeys.last, (last.kind, last.enter_m, last.exit_m) != (key.kind, key.enter_m, key.exit_m) {
+    /// Makes room for `count` more true-transition lists without emptying the cache on the way.
+    mutating func reserveTruths(_ count: Int) {
+        if truths.count + count > Self.maxCachedTruths {
             truthKeys.removeAll(keepingCapacity: true)
             truths.removeAll(keepingCapacity: true)
         }
-        truthKeys.append(key)
+    }
+
+    mutating func addTruth(_ key: TruthKey, _ transitions: [Transition]) -> Int {
+        if truths.count >= Self.maxCachedTruths { reserveTruths(1) }
+        truthKeys[key] = truths.count
         truths.append(transitions)
         return truths.count - 1
     }

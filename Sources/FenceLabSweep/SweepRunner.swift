@@ -87,17 +87,20 @@ package enum SweepRunner {
             // A drive's points in pieces, so that its records and their lines (≈ 500 bytes per
             // point) are not all in memory at once on a large grid.
             var records: [SweepRecord] = []
+            var items: [SweepItem] = []
             records.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))
+            items.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))
             for start in Swift.stride(from: 0, to: unit.points.count, by: Self.recordsPerPiece) {
                 records.removeAll(keepingCapacity: true)
+                items.removeAll(keepingCapacity: true)
                 for p in unit.points[start..<min(unit.points.count, start + Self.recordsPerPiece)] {
-                    records.append(
-                        try drive.evaluate(
-                            plan.manifest.points[p],
+                    items.append(
+                        SweepItem(
+                            point: plan.manifest.points[p],
                             item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
-                            settings: settings, sampling: plan.samplingIndex[p], notify: plan.notifications[p],
-                            scratch: &scratch))
+                            sampling: plan.samplingIndex[p], notify: plan.notifications[p]))
                 }
+                try drive.evaluate(items, settings: settings, scratch: &scratch, into: &records)
                 try appender.append(records)
                 try store.store(records)
             }

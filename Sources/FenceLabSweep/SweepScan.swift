@@ -76,6 +76,17 @@ struct ScanRule {
     /// Seconds the agreeing fixes must span (0: none).
     @usableFromInline var confirm_s: Double
 
+    init(
+        kind: SweepRuleKind, enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirm_n: Int, confirm_s: Double
+    ) {
+        self.kind = kind
+        self.enter_m = enter_m
+        self.exit_m = exit_m
+        self.maxAccuracy_m = maxAccuracy_m
+        self.confirm_n = confirm_n
+        self.confirm_s = confirm_s
+    }
+
     init(_ point: SweepPoint) {
         kind = point.kind
         enter_m = point.enter_m
@@ -259,5 +270,120 @@ enum SweepScan {
         }
         if let t = start { visits.append(Visit(start_s: t, end_s: Swift.max(end_s, t), openAtEnd: true)) }
         return visits
+    }
+}
+
+/// Up to `SweepLanes.width` grid points' hysteresis rules as SIMD lanes: one lane per point.
+/// Lanes past `count` repeat lane 0 and their decisions are dropped.
+struct SweepLanes {
+    static let width = 8
+    var enter_m: SIMD8<Double>
+    var exit_m: SIMD8<Double>
+    /// Agreeing fixes a change needs (`confirm_n`, ≥ 1).
+    var required: SIMD8<Int64>
+    /// Seconds the agreeing fixes must span, −∞ for none (every finite span passes).
+    var confirm_s: SIMD8<Double>
+    /// Lanes in use, 1…8.
+    var count: Int
+
+    /// The lanes of `rules` (1…8 hysteresis rules).
+    init<Rules: Collection>(_ rules: Rules) where Rules.Element == ScanRule {
+        precondition((1...Self.width).contains(rules.count), "SweepLanes: 1…8 rules")
+        let first = rules.first!
+        enter_m = SIMD8(repeating: first.enter_m)
+        exit_m = SIMD8(repeating: first.exit_m)
+        required = SIMD8(repeating: Int64(first.confirm_n))
+        confirm_s = SIMD8(repeating: first.confirm_s > 0 ? first.confirm_s : -.infinity)
+        count = rules.count
+        for (l, r) in rules.enumerated() {
+            enter_m[l] = r.enter_m
+            exit_m[l] = r.exit_m
+            required[l] = Int64(r.confirm_n)
+            confirm_s[l] = r.confirm_s > 0 ? r.confirm_s : -.infinity
+        }
+    }
+}
+
+extension SweepScan {
+    /// Whether `rule` goes through the lane kernel (`lanes`): hysteresis with exit > enter (the
+    /// grid's; the kernel relies on a fix never proposing both), confirmed by fixes, seconds or
+    /// both. Threshold and conservative rules take the scalar scan (`changes`).
+    static func inLanes(_ rule: ScanRule) -> Bool { rule.kind == .hysteresis && rule.exit_m > rule.enter_m }
+
+    /// The determined-state changes of up to 8 hysteresis rules over one stream in one pass:
+    /// lane `l`'s changes go to `changes[l]` (emptied first; `changes` holds at least 8 arrays).
+    /// The same decisions as `changes(…)` for each rule alone, driven by state changes: a lane
+    /// can propose a change only at `d ≤ lo` or `d ≥ hi` (unknown: lo = enter, hi = exit;
+    /// inside: −∞, exit; outside: enter, +∞), so a fix at which no lane can is one test against
+    /// the pass's largest `lo` and smallest `hi` (exact: the same Double comparisons of the same
+    /// values), and only a fix that reaches a lane's trigger runs the lanes' scalar decision —
+    /// the proposal `d ≤ enter ? inside : d ≥ exit ? outside : current`, the pending count, and
+    /// the change at the fix with `confirm_n` agreeing proposals whose own time (`stamp_s`) is
+    /// at least `confirm_s` after the first of them's. A fix that reaches no trigger forgets
+    /// every pending change (the scalar scan's `proposal == current` branch). `stamp_s`: the
+    /// fixes' own times (`time_s` when no lane confirms by time). Rules must satisfy `inLanes`.
+    static func lanes(
+        time_s: UnsafeBufferPointer<Double>, stamp_s: UnsafeBufferPointer<Double>,
+        distance_m: UnsafeBufferPointer<Double>, _ lanes: SweepLanes, into changes: inout [[StateChange]]
+    ) {
+        let used = lanes.count
+        for l in 0..<used { changes[l].removeAll(keepingCapacity: true) }
+        let enter = lanes.enter_m
+        let exit = lanes.exit_m
+        var lo = enter
+        var hi = exit
+        var maxLo = lo.max()
+        var minHi = hi.min()
+        var cur = SIMD8<Int64>(repeating: 0)
+        var pending = SIMD8<Int64>(repeating: 0)
+        var count = SIMD8<Int64>(repeating: 0)
+        var since = SIMD8<Double>(repeating: 0)
+        // Whether some lane has a pending change (count > 0).
+        var pendingLanes = false
+        let n = distance_m.count
+        guard let dist = distance_m.baseAddress, n > 0 else { return }
+        for i in 0..<n {
+            let d = dist[i]
+            guard d <= maxLo || d >= minHi else {
+                if pendingLanes {
+                    count = SIMD8(repeating: 0)
+                    pendingLanes = false
+                }
+                continue
+            }
+            let t = stamp_s[i]
+            pendingLanes = false
+            var changed = false
+            for l in 0..<SweepLanes.width {
+                let c = cur[l]
+                let p: Int64 = d <= enter[l] ? 1 : (d >= exit[l] ? 2 : c)
+                if p == c {
+                    count[l] = 0
+                    continue
+                }
+                if count[l] == 0 || p != pending[l] {
+                    pending[l] = p
+                    count[l] = 1
+                    since[l] = t
+                } else {
+                    count[l] &+= 1
+                }
+                guard count[l] >= lanes.required[l], t - since[l] >= lanes.confirm_s[l] else {
+                    pendingLanes = true
+                    continue
+                }
+                count[l] = 0
+                cur[l] = p
+                lo[l] = p == 1 ? -.infinity : enter[l]
+                hi[l] = p == 1 ? exit[l] : .infinity
+                changed = true
+                // Lanes past `used` repeat lane 0: they decide, but their changes are nobody's.
+                if l < used { changes[l].append(StateChange(time_s: time_s[i], inside: p == 1)) }
+            }
+            if changed {
+                maxLo = lo.max()
+                minHi = hi.min()
+            }
+        }
     }
 }
