@@ -527,3 +527,94 @@ long fl_ref_sweep_scan(const double *now_s, const double *timestamp_s, const dou
     }
     return k;
 }
+
+// ---- (f) sweep scan across grid points (AVX2) ----------------------------------------
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+int fl_ref_sweep_lanes_available(void) { return __builtin_cpu_supports("avx2"); }
+
+__attribute__((target("avx2")))
+long fl_ref_sweep_lanes(const double *time_s, const double *distance_m, long n,
+                        const double *enter_m, const double *exit_m, const int *confirm, long points,
+                        double *change_time_s, int *change_point, unsigned char *change_inside,
+                        long capacity) {
+    long k = 0;
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2);
+    for (long p0 = 0; p0 < points; p0 += 8) {
+        double en[8], ex[8];
+        long long rq[8];
+        for (int l = 0; l < 8; l++) {
+            long p = p0 + l < points ? p0 + l : p0;  // unused lanes repeat the pass's first point
+            en[l] = enter_m[p];
+            ex[l] = exit_m[p];
+            rq[l] = confirm[p] > 1 ? confirm[p] : 1;
+        }
+        __m256d enter[2] = {_mm256_loadu_pd(en), _mm256_loadu_pd(en + 4)};
+        __m256d exit_[2] = {_mm256_loadu_pd(ex), _mm256_loadu_pd(ex + 4)};
+        __m256i req[2] = {_mm256_loadu_si256((const __m256i *)rq), _mm256_loadu_si256((const __m256i *)(rq + 4))};
+        __m256i cur[2] = {zero, zero}, pending[2] = {zero, zero}, count[2] = {zero, zero};
+        for (long i = 0; i < n; i++) {
+            __m256d d = _mm256_set1_pd(distance_m[i]);
+            __m256i prop[2], differ[2];
+            int any = 0;
+            for (int h = 0; h < 2; h++) {
+                __m256i in = _mm256_castpd_si256(_mm256_cmp_pd(d, enter[h], _CMP_LE_OQ));
+                __m256i out = _mm256_castpd_si256(_mm256_cmp_pd(d, exit_[h], _CMP_GE_OQ));
+                __m256i p = _mm256_blendv_epi8(cur[h], two, out);
+                p = _mm256_blendv_epi8(p, one, in);
+                __m256i same = _mm256_cmpeq_epi64(p, cur[h]);
+                prop[h] = p;
+                differ[h] = _mm256_xor_si256(same, _mm256_set1_epi64x(-1));
+                count[h] = _mm256_andnot_si256(same, count[h]);
+                any |= _mm256_movemask_pd(_mm256_castsi256_pd(differ[h]));
+            }
+            if (!any) continue;
+            for (int h = 0; h < 2; h++) {
+                __m256i restart = _mm256_and_si256(
+                    differ[h], _mm256_or_si256(_mm256_cmpeq_epi64(count[h], zero),
+                                               _mm256_xor_si256(_mm256_cmpeq_epi64(prop[h], pending[h]),
+                                                                _mm256_set1_epi64x(-1))));
+                pending[h] = _mm256_blendv_epi8(pending[h], prop[h], restart);
+                __m256i c = _mm256_blendv_epi8(_mm256_add_epi64(count[h], one), one, restart);
+                c = _mm256_and_si256(c, differ[h]);
+                __m256i fire = _mm256_and_si256(differ[h], _mm256_cmpgt_epi64(_mm256_add_epi64(c, one), req[h]));
+                int m = _mm256_movemask_pd(_mm256_castsi256_pd(fire));
+                if (m) {
+                    long long cs[4], cc[4], ps[4];
+                    _mm256_storeu_si256((__m256i *)cs, cur[h]);
+                    _mm256_storeu_si256((__m256i *)cc, c);
+                    _mm256_storeu_si256((__m256i *)ps, prop[h]);
+                    for (int l = 0; l < 4; l++) {
+                        if (!(m >> l & 1)) continue;
+                        cs[l] = ps[l];
+                        cc[l] = 0;
+                        long p = p0 + 4 * h + l;
+                        if (p < points) {
+                            long slot = k & (capacity - 1);
+                            change_time_s[slot] = time_s[i];
+                            change_point[slot] = (int)p;
+                            change_inside[slot] = ps[l] == 1;
+                            k++;
+                        }
+                    }
+                    cur[h] = _mm256_loadu_si256((const __m256i *)cs);
+                    c = _mm256_loadu_si256((const __m256i *)cc);
+                }
+                count[h] = c;
+            }
+        }
+    }
+    return k;
+}
+#else
+int fl_ref_sweep_lanes_available(void) { return 0; }
+long fl_ref_sweep_lanes(const double *time_s, const double *distance_m, long n,
+                        const double *enter_m, const double *exit_m, const int *confirm, long points,
+                        double *change_time_s, int *change_point, unsigned char *change_inside,
+                        long capacity) {
+    (void)time_s; (void)distance_m; (void)n; (void)enter_m; (void)exit_m; (void)confirm; (void)points;
+    (void)change_time_s; (void)change_point; (void)change_inside; (void)capacity;
+    return 0;
+}
+#endif

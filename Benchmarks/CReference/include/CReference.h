@@ -122,6 +122,21 @@ long fl_ref_sweep_scan(const double *now_s, const double *timestamp_s, const dou
                        double maxAccuracy_m, double maxAge_s, int confirm,
                        double *change_time_s, unsigned char *change_inside);
 
+// ---- (f) sweep scan across grid points (AVX2) ---------------------------------------
+/// 1 when the CPU runs the AVX2 kernel below, else 0.
+int fl_ref_sweep_lanes_available(void);
+/// `points` hysteresis grid points (enter_m[p], exit_m[p], confirmation by confirm[p] fixes)
+/// over one stream of accepted fixes (time, distance), eight points per pass: one 64-bit AVX2
+/// lane per grid point, two 256-bit registers per pass, the hysteresis decision and the
+/// pending-count update as vector compares and blends, a movemask test for any change per
+/// fix, scalar appends for the lanes that change. Writes every determined-state change
+/// (time, point, 1 = inside) in pass order into buffers of `capacity` (a power of two) entries,
+/// cyclically (a benchmark keeps the writes, not every change), and returns how many there were.
+long fl_ref_sweep_lanes(const double *time_s, const double *distance_m, long n,
+                        const double *enter_m, const double *exit_m, const int *confirm, long points,
+                        double *change_time_s, int *change_point, unsigned char *change_inside,
+                        long capacity);
+
 // ---- Callgrind client requests (callgrind_requests.c) ---------------------------
 // For `fencelab-bench --metric instructions`, which runs the binary under
 // `valgrind --tool=callgrind --collect-atstart=no`: collection is switched on around

@@ -1,6 +1,7 @@
 import CReference
 import FenceLab
 import FenceLabBench
+import FenceLabSweep
 import GeoPolicy
 
 /// The C reference kernels (Benchmarks/CReference, -O2), registered as benchmarks of
@@ -12,6 +13,7 @@ enum ReferenceKernels {
 
     static let all: [Benchmark] = [
         fenceScalar, kalmanCV, kalmanGeo, imm, seedKalman, ziggurat, cspline, sortQuantiles, sweepScan,
+        sweepLanes14200, sweepLanes100k,
     ]
 
     static let fenceScalar = Benchmark(
@@ -47,6 +49,53 @@ enum ReferenceKernels {
                     x.now_s, x.timestamp_s, x.distance_m, x.gateAccuracy_m, x.count,
                     p.enter_m, p.exit_m, p.maxAccuracy_m, maxAge_s, Int32(p.confirm_n),
                     &time, &inside)
+            }
+            return Double(total)
+        }
+    }
+
+    /// The grid's scan in AVX2 C (`fl_ref_sweep_lanes`: one lane per grid point, eight per pass)
+    /// over each gate's accepted fixes of the loiter drive, computed once here.
+    static let sweepLanes14200 = Benchmark(
+        "reference/c-sweep-lanes/14200-points", group: "reference",
+        itemsPerRun: SweepBenchmarks.lanes14200Items, unit: "point×fix", isReference: true, maxSamples: 9,
+        instructions: .counted(calls: 1)
+    ) { sweepLanesBody(SweepBenchmarks.grid14200) }
+
+    static let sweepLanes100k = Benchmark(
+        "reference/c-sweep-lanes/100000-points", group: "reference",
+        itemsPerRun: SweepBenchmarks.lanes100kItems, unit: "point×fix", isReference: true, maxSamples: 5,
+        instructions: .counted(calls: 1)
+    ) { sweepLanesBody(SweepBenchmarks.grid100k) }
+
+    static func sweepLanesBody(_ grid: [SweepPoint]) -> () -> Double {
+        guard let drive = SweepBenchmarks.loiterDrive() else { return { 0 } }
+        guard fl_ref_sweep_lanes_available() != 0 else {
+            printError("fencelab-bench: reference/c-sweep-lanes: this CPU has no AVX2")
+            return { 0 }
+        }
+        let maxAge_s = EvaluationSettings().maxFixAge_s
+        // Per gate: its accepted fixes and its points' rules (the grid is gate-major).
+        var streams: [(time: [Double], distance: [Double], enter: [Double], exit: [Double], confirm: [Int32])] = []
+        for a in Set(grid.map(\.maxAccuracy_m)).sorted() {
+            let accepted = drive.accepted(maxAccuracy_m: a, maxAge_s: maxAge_s)
+            let points = grid.filter { $0.maxAccuracy_m == a }
+            streams.append(
+                (
+                    accepted.now_s, accepted.distance_m, points.map(\.enter_m), points.map(\.exit_m),
+                    points.map { Int32($0.confirm_n) }
+                ))
+        }
+        let capacity = 1 << 16
+        var time = [Double](repeating: 0, count: capacity)
+        var point = [Int32](repeating: 0, count: capacity)
+        var inside = [UInt8](repeating: 0, count: capacity)
+        return {
+            var total = 0
+            for s in streams {
+                total += fl_ref_sweep_lanes(
+                    s.time, s.distance, s.time.count, s.enter, s.exit, s.confirm, s.enter.count, &time, &point,
+                    &inside, capacity)
             }
             return Double(total)
         }

@@ -10,7 +10,7 @@ import _FenceLabSupport
 /// fixes and over the truth, plus the transition and visit matching. Target: < 20 µs per point
 /// (distances once per drive, one scan per point).
 enum SweepBenchmarks {
-    static let all: [Benchmark] = [extraPoint, scan, recordWrite, recordRead, recordChecksum]
+    static let all: [Benchmark] = [extraPoint, scan, lanes14200, lanes100k, recordWrite, recordRead, recordChecksum]
 
     /// The scan's grid: 4 enter × 2 exit radii × confirmation 1 and 3, accuracy gate 30 m.
     static let scanPoints: [SweepPoint] = [70.0, 75, 80, 85].flatMap { e in
@@ -29,6 +29,62 @@ enum SweepBenchmarks {
         var scratch = SweepScratch()
         let maxAge_s = EvaluationSettings().maxFixAge_s
         return { Double(drive.observedChanges(scanPoints, maxAge_s: maxAge_s, scratch: &scratch)) }
+    }
+
+    /// A hysteresis grid of `enter.count × exit.count × 2 gates (20, 30 m) × confirmations` points
+    /// on the loiter drive, gate-major as the sweep groups them for the lane kernel.
+    static func laneGrid(enter: [Double], exit: [Double], confirm: [Int]) -> [SweepPoint] {
+        [20.0, 30].flatMap { a in
+            enter.flatMap { e in
+                exit.flatMap { x in
+                    confirm.map {
+                        SweepPoint(kind: .hysteresis, enter_m: e, exit_m: x, maxAccuracy_m: a, confirm_n: $0)
+                    }
+                }
+            }
+        }
+    }
+
+    /// 14 200 points: enter 50…85 m by 0.5 (71) × exit 110…159 m by 1 (50) × 2 gates × confirm 1, 3.
+    static let grid14200 = laneGrid(
+        enter: (0..<71).map { 50 + 0.5 * Double($0) }, exit: (0..<50).map { 110 + Double($0) }, confirm: [1, 3])
+    /// 10⁵ points: enter 50…99.6 m by 0.4 (125) × exit 110…159.5 m by 0.5 (100) × 2 gates × confirm 1…4.
+    static let grid100k = laneGrid(
+        enter: (0..<125).map { 50 + 0.4 * Double($0) }, exit: (0..<100).map { 110 + 0.5 * Double($0) },
+        confirm: [1, 2, 3, 4])
+
+    /// Delivered fixes of the loiter drive each grid point scans (its gate's accepted fixes), summed.
+    static func laneItems(_ grid: [SweepPoint]) -> Int {
+        guard let drive = loiterDrive() else { return 1 }
+        var n: [Double: Int] = [:]
+        for a in Set(grid.map(\.maxAccuracy_m)) {
+            n[a] = drive.accepted(maxAccuracy_m: a, maxAge_s: EvaluationSettings().maxFixAge_s).distance_m.count
+        }
+        return max(1, grid.reduce(0) { $0 + n[$1.maxAccuracy_m, default: 0] })
+    }
+    static let lanes14200Items = laneItems(grid14200)
+    static let lanes100kItems = laneItems(grid100k)
+
+    /// The sweep's scan of a whole grid (`SweepDrive.observedChanges`: eight points per pass over
+    /// each gate's accepted fixes, `SweepScan.lanes`), against the AVX2 C kernel of the same
+    /// decisions over the same streams (`reference/c-sweep-lanes/…`). Item: grid point × accepted fix.
+    static let lanes14200 = Benchmark(
+        "sweep/scan-lanes/14200-points", group: "sweep", itemsPerRun: lanes14200Items, unit: "point×fix",
+        reference: ReferenceKernels.sweepLanes14200.name, target: "≥ 0.5× C (≤ 2× its cost)", maxSamples: 9,
+        instructions: .counted(calls: 1)
+    ) { laneBody(grid14200) }
+
+    static let lanes100k = Benchmark(
+        "sweep/scan-lanes/100000-points", group: "sweep", itemsPerRun: lanes100kItems, unit: "point×fix",
+        reference: ReferenceKernels.sweepLanes100k.name, target: "≥ 0.5× C (≤ 2× its cost)", maxSamples: 5,
+        instructions: .counted(calls: 1)
+    ) { laneBody(grid100k) }
+
+    static func laneBody(_ grid: [SweepPoint]) -> () -> Double {
+        guard let drive = loiterDrive() else { return { 0 } }
+        var scratch = SweepScratch()
+        let maxAge_s = EvaluationSettings().maxFixAge_s
+        return { Double(drive.observedChanges(grid, maxAge_s: maxAge_s, scratch: &scratch)) }
     }
 
     /// Grid points × delivered fixes of one `scan` call.
