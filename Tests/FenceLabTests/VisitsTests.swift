@@ -216,4 +216,41 @@ import _TestSupport
         let interval = try Self.entryInterval(d: 100, sigma: 10, steps: steps)
         #expect(Double(v.falseVisits) > interval.upper)
     }
+
+    /// The true visits from the drive's truth distances (computed once per slot for the fence's
+    /// true states too) are the visits from the samples, on every catalog and tuning drive with a
+    /// place, with the place's radius moved onto the truth's closest approach so that the WGS84
+    /// edge check runs; and the distances are Haversine's from the centre, either way round.
+    @Test func trueVisitsFromTruthDistancesEqualFromSamples() throws {
+        let root = TestPaths.packageRoot.appendingPathComponent("scenarios")
+        let names =
+            try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasSuffix(".json") }
+            + FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("tuning").path)
+            .filter { $0.hasSuffix(".json") }.map { "tuning/" + $0 }
+        var checked = 0
+        for name in names.sorted() {
+            let spec = try ScenarioSpec.load(path: root.appendingPathComponent(name).path)
+            var generator = try ScenarioGenerator(spec: spec, replicate: 0)
+            let samples = generator.collect()
+            let center = spec.fence.center
+            let truth = TruthDistances(samples: samples, center: center)
+            let closest = truth.distance_m.min() ?? 0
+            for place in [spec.place, PlaceSpec(radius_m: max(closest, 1))].compactMap({ $0 }) {
+                let end_s = spec.sampling.duration_s
+                let expected = Visits.trueVisits(samples: samples, center: center, place: place, end_s: end_s)
+                let actual = Visits.trueVisits(
+                    truth: truth, samples: samples, center: center, place: place, end_s: end_s)
+                #expect(actual == expected, "\(name) radius \(place.radius_m) m")
+                checked += 1
+            }
+            var k = 0
+            var lastSlot = -1
+            for s in samples where s.sampleIndex > lastSlot {
+                lastSlot = s.sampleIndex
+                #expect(truth.distance_m[k] == Haversine().distance_m(s.truth, center), "\(name) slot \(k)")
+                k += 1
+            }
+        }
+        #expect(checked >= 16, "too few drives (\(checked))")
+    }
 }

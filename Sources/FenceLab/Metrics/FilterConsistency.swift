@@ -77,9 +77,20 @@ struct ConsistencyRecorder {
         frame: LocalFrame, state x: SIMD4<Double>, covariance p: Covariance4,
         truth: Coordinate, truthVelocity: SIMD2<Double>?
     ) {
+        guard truthVelocity != nil else { return }
+        estimate(
+            frame: frame, state: x, covariance: p, truthFrame: LocalFrame(anchor: truth), truthVelocity: truthVelocity)
+    }
+
+    /// The same with the frame at the truth given (`LocalFrame(anchor: truth)`, built once per fix
+    /// for every filter's record).
+    mutating func estimate(
+        frame: LocalFrame, state x: SIMD4<Double>, covariance p: Covariance4,
+        truthFrame: LocalFrame, truthVelocity: SIMD2<Double>?
+    ) {
         guard let v = truthVelocity else { return }
-        let position = frame.offset_m(truth)
-        let velocity = LocalFrame(anchor: truth).jacobian(at: .zero, into: frame).apply(v)
+        let position = frame.offset_m(truthFrame.anchor)
+        let velocity = truthFrame.jacobian(at: .zero, into: frame).apply(v)
         let e = SIMD4(x[0] - position.x, x[1] - position.y, x[2] - velocity.x, x[3] - velocity.y)
         if let value = p.normalizedSquare(e) { nees.append(value) }
     }

@@ -149,6 +149,28 @@ package enum Visits {
         return trueVisits(time_s: time, truth: truth, center: center, place: place, end_s: end_s)
     }
 
+    /// The same true visits from the truth's Haversine distances computed once per drive
+    /// (`TruthDistances` of the same `samples` and `center`, which the fence's true states read
+    /// too): the same slots and the same sphere distance, WGS84 only near the place's edge.
+    package static func trueVisits(
+        truth: TruthDistances, samples: [GeneratedSample], center: Coordinate, place: PlaceSpec, end_s: Double
+    ) -> [Visit] {
+        let ellipsoid = WGS84()
+        var inside: [Bool] = []
+        inside.reserveCapacity(truth.distance_m.count)
+        var lastSlot = -1
+        for s in samples where s.sampleIndex > lastSlot {
+            lastSlot = s.sampleIndex
+            let d = truth.distance_m[inside.count]
+            if abs(d - place.radius_m) > sphereMargin * Swift.max(d, place.radius_m) {
+                inside.append(d <= place.radius_m)
+            } else {
+                inside.append(ellipsoid.distance_m(center, s.truth) <= place.radius_m)
+            }
+        }
+        return trueVisits(time_s: truth.time_s, inside: inside, place: place, end_s: end_s)
+    }
+
     /// True visits from per-sample inside flags (see `trueVisits(time_s:truth:center:place:end_s:)`).
     package static func trueVisits(time_s: [Double], inside: [Bool], place: PlaceSpec, end_s: Double) -> [Visit] {
         var spans: [Visit] = []

@@ -12,7 +12,7 @@ enum PlotData {
     static func make(
         spec: ScenarioSpec, samples: [GeneratedSample], fixes: [Fix], decisions: FenceDecisions,
         truthStates: [StateSample], track: TrackEvaluation, includeCoordinates: Bool,
-        ruleLabel: String, ruleRadii_m: (enter_m: Double, exit_m: Double)?
+        ruleLabel: String, ruleRadii_m: (enter_m: Double, exit_m: Double)?, truthDistances: TruthDistances? = nil
     ) -> ScenarioPlots {
         let frame = LocalFrame(anchor: spec.fence.center)
         let (inner, outer) = ruleRadii_m ?? spec.fence.rule.plotRadii_m
@@ -26,7 +26,9 @@ enum PlotData {
         var closest = Double.infinity
         for s in samples where s.sampleIndex > lastSlot {
             lastSlot = s.sampleIndex
-            closest = min(closest, Haversine().distance_m(s.truth, spec.fence.center))
+            // The truth's distance from the centre, computed once per slot (Haversine is symmetric).
+            closest = min(
+                closest, truthDistances?.distance_m[truth.count] ?? Haversine().distance_m(s.truth, spec.fence.center))
             let o = frame.offset_m(s.truth)
             truth.append(PlanePoint(east_m: o.x, north_m: o.y))
         }

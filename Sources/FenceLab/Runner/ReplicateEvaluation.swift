@@ -145,7 +145,9 @@ enum ReplicateEvaluation {
             settings: settings, scenario: spec.name, replicate: replicate)
         let engine = decisions.engine
 
-        let truthStates = try FenceDecisions.truth(samples: samples, center: spec.fence.center, rule: rule)
+        // The truth's distance from the centre once per slot, for its fence states and its visits.
+        let truthDistances = TruthDistances(samples: samples, center: spec.fence.center)
+        let truthStates = try FenceDecisions.truth(truthDistances, rule: rule)
         var flutter = try Flutter.measure(
             truth: Flutter.transitions(of: truthStates),
             observed: Flutter.transitions(of: decisions.states),
@@ -155,7 +157,8 @@ enum ReplicateEvaluation {
         var notify: NotificationMetrics?
         if let place = spec.place {
             let end_s = spec.sampling.duration_s
-            let truth = Visits.trueVisits(samples: samples, center: spec.fence.center, place: place, end_s: end_s)
+            let truth = Visits.trueVisits(
+                truth: truthDistances, samples: samples, center: spec.fence.center, place: place, end_s: end_s)
             do {
                 visits = try Visits.measure(
                     truth: truth, observed: Visits.observedVisits(of: decisions.states, end_s: end_s),
@@ -204,7 +207,7 @@ enum ReplicateEvaluation {
         let plots = PlotData.make(
             spec: spec, samples: samples, fixes: fixes, decisions: decisions,
             truthStates: truthStates, track: track, includeCoordinates: settings.includeCoordinates,
-            ruleLabel: rule.label, ruleRadii_m: rule.plotRadii_m)
+            ruleLabel: rule.label, ruleRadii_m: rule.plotRadii_m, truthDistances: truthDistances)
         return ReplicateResult(
             metrics: metrics, plots: plots, generatedFixes: samples.count,
             generation_s: seconds(generation), engineFixes: fixes.count, engine_s: seconds(engine))

@@ -61,17 +61,21 @@ struct TrackEvaluation {
             let nu = try? immFilter.updateReturningInnovation(fixes[i])
             if let e = immFilter.estimate { immErrors.append(model.distance_m(e.position, truth)) }
             if let nu { immCheck.innovation(nu) }
-            immCheck.estimate(
-                frame: immFilter.frame, state: immFilter.state, covariance: immFilter.covariance,
-                truth: truth, truthVelocity: truthVelocity[i])
             let step = track.steps[k]
             let state = track.smoothedStates[k]
-            cvCheck.estimate(
-                frame: step.frame, state: step.filteredState, covariance: step.filteredCovariance,
-                truth: truth, truthVelocity: truthVelocity[i])
-            smoothCheck.estimate(
-                frame: state.frame, state: state.state, covariance: state.covariance,
-                truth: truth, truthVelocity: truthVelocity[i])
+            // The frame at the truth once per fix, for the three filters' records.
+            if truthVelocity[i] != nil {
+                let truthFrame = LocalFrame(anchor: truth)
+                immCheck.estimate(
+                    frame: immFilter.frame, state: immFilter.state, covariance: immFilter.covariance,
+                    truthFrame: truthFrame, truthVelocity: truthVelocity[i])
+                cvCheck.estimate(
+                    frame: step.frame, state: step.filteredState, covariance: step.filteredCovariance,
+                    truthFrame: truthFrame, truthVelocity: truthVelocity[i])
+                smoothCheck.estimate(
+                    frame: state.frame, state: state.state, covariance: state.covariance,
+                    truthFrame: truthFrame, truthVelocity: truthVelocity[i])
+            }
             if !step.isFirst {
                 let r = measurementVariance(fixes[i], filter.convention)
                 let z = step.frame.offset_m(observed)
