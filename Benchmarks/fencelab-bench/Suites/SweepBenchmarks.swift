@@ -55,7 +55,7 @@ enum SweepBenchmarks {
 
     /// Delivered fixes of the loiter drive each grid point scans (its gate's accepted fixes), summed.
     static func laneItems(_ grid: [SweepPoint]) -> Int {
-        guard let drive = loiterDrive() else { return 1 }
+        guard let drive = sharedLoiterDrive else { return 1 }
         var n: [Double: Int] = [:]
         for a in Set(grid.map(\.maxAccuracy_m)) {
             n[a] = drive.accepted(maxAccuracy_m: a, maxAge_s: EvaluationSettings().maxFixAge_s).distance_m.count
@@ -88,7 +88,10 @@ enum SweepBenchmarks {
     }
 
     /// Grid points × delivered fixes of one `scan` call.
-    static let scanItems = scanPoints.count * (loiterDrive()?.fixCount ?? 1)
+    static let scanItems = scanPoints.count * (sharedLoiterDrive?.fixCount ?? 1)
+
+    /// The loiter drive the item counts are taken from, generated once when the registry is built.
+    static let sharedLoiterDrive = loiterDrive()
 
     /// edge-loiter-100m, replicate 0 (1 h at 1 Hz), or nil with a message.
     static func loiterDrive() -> SweepDrive? {
