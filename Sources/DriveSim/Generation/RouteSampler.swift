@@ -71,6 +71,8 @@ struct RouteSampler {
     private(set) var stopDwell_s: [Double] = []
     var stopIndex = 0
     var stoodBefore_s = 0.0
+    /// Whether the route has tour stops (kept as a flag so the per-fix path reads no array).
+    private(set) var hasStops = false
 
     init(spec: ScenarioSpec, dt_s: Double) {
         self.dt_s = dt_s
@@ -121,6 +123,7 @@ struct RouteSampler {
             speed = w.speed
             depart_s = w.depart_s
             stopDwell_s = w.stopDwell_s
+            hasStops = !w.stopDwell_s.isEmpty
             stopDistance_m = built.dropLast().map { $0.startDistance_m + $0.length_m }
             if case .constant(_, _, let tau) = w.speed { speedPhi = exp(-dt_s / tau) }
         }
@@ -208,7 +211,7 @@ struct RouteSampler {
                         + rng.gaussianZiggurat(sigma: sv * (1 - speedPhi * speedPhi).squareRoot())
                 }
                 v = max(0, v0 + speedDeviation_mps)
-            } else if stopDwell_s.isEmpty {
+            } else if !hasStops {
                 distance_m = v0 * t
                 v = v0
             } else {
