@@ -4,15 +4,15 @@ import _TestSupport
 
 /// The layering `Package.swift` states, checked on the imports of every source file and on the
 /// dependencies each target declares: GeoPolicy imports nothing but libm; only GSLKit imports
-/// CGSL; only `_FenceLabSupport` imports the C library (its `Syscalls.swift`) and CMalloc; the
-/// device-log readers know nothing of the generator, the harness or the GSL; nothing below the
-/// command line names the sweep, calibration or option targets.
+/// CGSL; only `_FenceLabSupport` imports the C library (its `Syscalls.swift`), CMalloc and
+/// CProcessControl; the device-log readers know nothing of the generator, the harness or the
+/// GSL; nothing below the command line names the sweep, calibration or option targets.
 @Suite struct ModuleLayoutTests {
     /// The package's own modules each source module may import.
     static let allowed: [String: Set<String>] = [
         "GeoPolicy": [],
         "GSLKit": ["CGSL"],
-        "_FenceLabSupport": ["GeoPolicy", "CMalloc"],
+        "_FenceLabSupport": ["GeoPolicy", "CMalloc", "CProcessControl"],
         "DriveSim": ["GeoPolicy", "GSLKit", "_FenceLabSupport"],
         "DeviceLogKit": ["GeoPolicy", "_FenceLabSupport"],
         "ReportKit": ["GeoPolicy", "DeviceLogKit", "_FenceLabSupport"],
@@ -161,7 +161,9 @@ import _TestSupport
         let root = TestPaths.packageRoot
         let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
         let declared = try Self.declaredDependencies(manifest)
-        let packageModules = Set(Self.allowed.keys).union(["_TestSupport", "CReference", "CGSL", "CMalloc"])
+        let packageModules = Set(Self.allowed.keys).union([
+            "_TestSupport", "CReference", "CGSL", "CMalloc", "CProcessControl",
+        ])
         var checked = 0
         for target in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Tests").path)
         where target.hasSuffix("Tests") {
