@@ -88,8 +88,8 @@ let package = Package(
         .executableTarget(
             name: "fencelab-bench",
             dependencies: [
-                "FenceLab", "FenceLabSweep", "FenceLabCalibration", "GeoPolicy", "DriveSim", "GSLKit", "ReportKit",
-                "_FenceLabSupport", "_CommandLineKit", "CReference",
+                "FenceLab", "FenceLabSweep", "FenceLabCalibration", "GeoPolicy", "DriveSim", "DeviceLogKit", "GSLKit",
+                "ReportKit", "_FenceLabSupport", "_CommandLineKit", "CReference",
             ],
             path: "Benchmarks/fencelab-bench"
         ),

@@ -25,8 +25,8 @@ import _TestSupport
             "DriveSim", "ReportKit", "_FenceLabSupport",
         ],
         "fencelab-bench": [
-            "FenceLab", "FenceLabSweep", "FenceLabCalibration", "GeoPolicy", "DriveSim", "GSLKit", "ReportKit",
-            "_FenceLabSupport", "_CommandLineKit", "CReference",
+            "FenceLab", "FenceLabSweep", "FenceLabCalibration", "GeoPolicy", "DriveSim", "DeviceLogKit", "GSLKit",
+            "ReportKit", "_FenceLabSupport", "_CommandLineKit", "CReference",
         ],
     ]
 

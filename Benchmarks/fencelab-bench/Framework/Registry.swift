@@ -9,6 +9,7 @@ enum Registry {
         + KalmanBenchmarks.all
         + GeneratorBenchmarks.all
         + HarnessBenchmarks.all
+        + ReplayBenchmarks.all
         + AllocationBenchmarks.all
         + SweepBenchmarks.all
 
