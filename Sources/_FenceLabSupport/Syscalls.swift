@@ -478,6 +478,27 @@ package enum Syscalls {
         return poll(&pfd, 1, timeout_ms)
     }
 
+    // MARK: resource limits
+
+    /// The soft limits on this process's address space (`getrlimit(RLIMIT_AS)`) and data segment
+    /// (`RLIMIT_DATA`), bytes; nil for one that is unlimited or cannot be read.
+    package static func memoryLimits() -> (addressSpace_bytes: UInt64?, data_bytes: UInt64?) {
+        func soft(_ resource: Int32) -> UInt64? {
+            var limit = rlimit()
+            #if canImport(Glibc)
+                guard getrlimit(__rlimit_resource_t(UInt32(resource)), &limit) == 0 else { return nil }
+            #else
+                guard getrlimit(resource, &limit) == 0 else { return nil }
+            #endif
+            return limit.rlim_cur == rlim_t.max ? nil : UInt64(limit.rlim_cur)
+        }
+        #if canImport(Glibc)
+            return (soft(Int32(RLIMIT_AS.rawValue)), soft(Int32(RLIMIT_DATA.rawValue)))
+        #else
+            return (soft(RLIMIT_AS), soft(RLIMIT_DATA))
+        #endif
+    }
+
     // MARK: numbers as text
 
     /// `vsnprintf(buffer, 352, pattern, x)` into a stack buffer: printf-style text of one double
