@@ -42,6 +42,7 @@ package enum InterruptNotice {
                 LiveChildren.killAll()
                 Descendants.endAll()
                 FileHandle.standardError.write(Data(("\nfencelab: " + message() + "\n").utf8))
+                OutputLock.releaseAll()
                 Syscalls.exit(128 + number)
             }
             s.resume()
