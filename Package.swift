@@ -8,8 +8,9 @@
 //   GeoPolicy            the engine an app ships: pure Swift, no Foundation, no GSL, no I/O
 //   CGSL → GSLKit        GSL; only GSLKit imports CGSL
 //   _FenceLabSupport     hidden plumbing (strict JSON, input files, SHA-256, spelling, atomic
-//                        output, gzip, work pool, progress, signals); the only importer of Glibc
-//                        (Syscalls.swift), CMalloc and CZlib (zlib); uses GeoPolicy's ShownText
+//                        output, gzip, work pool, progress, signals, engine descendants); the
+//                        only importer of Glibc (Syscalls.swift), CMalloc, CZlib (zlib) and
+//                        CProcessControl; uses GeoPolicy's ShownText
 //   DriveSim             scenarios and the drive generator    (GeoPolicy, GSLKit, support)
 //   DeviceLogKit         device-log readers                   (GeoPolicy, support)
 //   ReportKit            JSON value, HTML frame, text, plots  (GeoPolicy, DeviceLogKit, support)
@@ -59,8 +60,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // prctl(PR_SET_CHILD_SUBREAPER) behind a non-variadic wrapper (Swift cannot call prctl) and
+        // glibc's posix_spawn_file_actions_addclosefrom_np, for the engines' process box.
+        .systemLibrary(name: "CProcessControl"),
         // GeoPolicy for its one rule of echoing input text (ShownText); nothing of the engine.
-        .target(name: "_FenceLabSupport", dependencies: ["GeoPolicy", "CMalloc", "CZlib"]),
+        .target(name: "_FenceLabSupport", dependencies: ["GeoPolicy", "CMalloc", "CZlib", "CProcessControl"]),
         .target(name: "DriveSim", dependencies: ["GeoPolicy", "GSLKit", "_FenceLabSupport"]),
         // Strict device-log readers (CSV, GPX, JSON Lines, NMEA): no harness, no GSL calls.
         .target(name: "DeviceLogKit", dependencies: ["GeoPolicy", "_FenceLabSupport"]),
@@ -106,7 +110,8 @@ let package = Package(
         .executableTarget(
             name: "fencelab-bench",
             dependencies: [
-                "FenceLabBench", "FenceLab", "FenceLabSweep", "FenceLabCalibration", "GeoPolicy", "DriveSim", "GSLKit",
+                "FenceLabBench", "FenceLab", "FenceLabSweep", "FenceLabCalibration", "GeoPolicy", "DriveSim",
+                "DeviceLogKit", "GSLKit",
                 "ReportKit", "_FenceLabSupport", "_CommandLineKit", "CReference",
             ],
             path: "Benchmarks/fencelab-bench"

@@ -14,6 +14,7 @@ let rows: [Benchmark] =
     + KalmanBenchmarks.all
     + GeneratorBenchmarks.all
     + HarnessBenchmarks.all
+    + ReplayBenchmarks.all
     + AllocationBenchmarks.all
     + SweepBenchmarks.all
 

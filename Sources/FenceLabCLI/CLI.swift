@@ -197,6 +197,8 @@ enum CLI {
     }
 
     static func fail(_ error: CLIError) -> ExitCode {
+        // After a signal the failure is the signal's doing (its engine was killed): the handler says so.
+        guard !InterruptNotice.isInterrupted else { return error.exitCode }
         printError("fencelab: \(error.description)")
         return error.exitCode
     }

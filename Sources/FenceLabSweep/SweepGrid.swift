@@ -1,4 +1,5 @@
 import GeoPolicy
+import _FenceLabSupport
 
 /// Why a sweep grid is refused (before any work starts).
 package enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -12,6 +13,9 @@ package enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible 
     case noValidPoint(reason: String)
     case tooManyPoints(count: Int, limit: Int)
     case tooManyValues(option: String, text: String, limit: Int)
+    /// What the grid (`what`: "the grid has N points", "--enter: 'A:B:STEP' has N values")
+    /// would need, `needed_bytes` (`perItem_bytes` each), is more than the memory `budget` leaves.
+    case notEnoughMemory(what: String, needed_bytes: Double, perItem_bytes: Int, item: String, budget: MemoryBudget)
     case malformedShard(text: String)
     /// A `--sampling` entry that is not a sampling policy (`SamplingPolicyError` names the part).
     case sampling(option: String, SamplingPolicyError)
@@ -48,14 +52,13 @@ package enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible 
         case .nonFinite(let o, let t): return "\(o): every number must be finite, got '\(c(t))'"
         case .invalidValue(let o, let v, let r): return "\(o): \(v) \(r)"
         case .noValidPoint(let r): return "the grid has no valid point: \(r)"
-        case .tooManyValues(let o, let t, let l): return "\(o): '\(c(t))' has more than \(l) values; use a larger STEP"
-        case .tooManyPoints(let c, let l) where l >= SweepGrid.maxPoints:
-            // The hard limit: --force and --max-points do not lift it, so the message does not offer them.
-            let gigabytes = (Double(c) * Double(SweepGrid.bytesPerPoint) / 1e9 * 10).rounded(.up) / 10
-            return
-                "the grid has \(c) points, more than \(l), the most any sweep takes (not lifted by --force or --max-points): it would need about \(gigabytes) GB of memory (≈ \(SweepGrid.bytesPerPoint) bytes per point); narrow it or split it into several sweeps"
+        case .tooManyValues(let o, let t, let l):
+            return "\(o): '\(c(t))' has more than \(l) values; use a larger STEP or pass --force"
         case .tooManyPoints(let c, let l):
             return "the grid has \(c) points, more than the limit \(l); narrow it or pass --force"
+        case .notEnoughMemory(let what, let needed, let each, let item, let budget):
+            return
+                "\(what): the sweep would need about \(Self.bytes(needed)) of memory (≈ \(each) bytes per \(item)), more than the \(Self.bytes(Double(budget.available_bytes))) that \(budget.boundBy) leaves; narrow it or raise the limit (nothing was written)"
         case .malformedShard(let t): return "--shard: expected K/N with 0 ≤ K < N (e.g. 0/4), got '\(c(t))'"
         case .sampling(let o, let e): return "\(o): \(e)"
         case .notify(let o, let e): return "\(o): \(e)"
@@ -63,14 +66,29 @@ package enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 }
 
+extension SweepGridError {
+    /// Bytes as "412 MB", "3.7 GB", "32.0 TB" (decimal units, one decimal from GB on).
+    static func bytes(_ n: Double) -> String {
+        if n < 1e9 { return "\(Int((n / 1e6).rounded(.up))) MB" }
+        if n < 1e12 { return Syscalls.format("%.1f GB", (n / 1e8).rounded(.up) / 10) }
+        return Syscalls.format("%.1f TB", (n / 1e11).rounded(.up) / 10)
+    }
+}
+
 /// Inclusive range A…B in steps of STEP, parsed from `A:B:STEP`.
 package struct SweepRange: Sendable, Hashable {
     package var values: [Double]
-    /// Most values one range may hold.
+    /// Most values one range may hold without `--force`.
     package static let maxValues = 1_000_000
+    /// Memory a range's values take while the grid is counted and built, bytes per value: the
+    /// array, the set of distinct values and its sorted copy (8 bytes each, the set's table ≈ 2×).
+    package static let bytesPerValue = 4 * MemoryLayout<Double>.stride
 
-    /// - Throws: `SweepGridError` naming `option` for malformed text, STEP ≤ 0 or A > B.
-    package init(parsing text: String, option: String) throws(SweepGridError) {
+    /// - Parameter limited: false (`--force`) lifts `maxValues`; a range whose values would not
+    ///   fit in the memory left (`MemoryBudget`) is refused all the same.
+    /// - Throws: `SweepGridError` naming `option` for malformed text, STEP ≤ 0, A > B, or a range
+    ///   too long.
+    package init(parsing text: String, option: String, limited: Bool = true) throws(SweepGridError) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, let a = Double(parts[0]), let b = Double(parts[1]), let step = Double(parts[2]) else {
             throw .malformedRange(option: option, text: text)
@@ -80,7 +98,19 @@ package struct SweepRange: Sendable, Hashable {
         guard a <= b else { throw .emptyRange(option: option, text: text) }
         // Counted in Double first: (B − A) / STEP can exceed Int (STEP 1e-17) and Int() would trap.
         let steps = ((b - a) / step + 1e-9).rounded(.down)
-        guard steps < Double(Self.maxValues), let stepCount = Int(exactly: steps) else {
+        if limited {
+            guard steps < Double(Self.maxValues) else {
+                throw .tooManyValues(option: option, text: text, limit: Self.maxValues)
+            }
+        } else if let budget = MemoryBudget.current(),
+            !((steps + 1) * Double(Self.bytesPerValue) <= Double(budget.available_bytes))
+        {
+            throw .notEnoughMemory(
+                what: "\(option): '\(ShownText.shown(text))' has \(Syscalls.format("%.0f", steps + 1)) values",
+                needed_bytes: (steps + 1) * Double(Self.bytesPerValue), perItem_bytes: Self.bytesPerValue,
+                item: "value", budget: budget)
+        }
+        guard let stepCount = Int(exactly: steps), stepCount < Int.max else {
             throw .tooManyValues(option: option, text: text, limit: Self.maxValues)
         }
         let count = stepCount + 1
@@ -101,8 +131,10 @@ extension SweepGrid {
         inputs: [FenceInput.Kind] = [.raw], kalmanQ: String? = nil, sampling: String? = nil,
         confirmSeconds: String? = nil, notify: String? = nil, limit: Int?
     ) throws(SweepGridError) {
-        let enterRange = try SweepRange(parsing: enter, option: "--enter")
-        let exitRange = try exit.map { text throws(SweepGridError) in try SweepRange(parsing: text, option: "--exit") }
+        let enterRange = try SweepRange(parsing: enter, option: "--enter", limited: limit != nil)
+        let exitRange = try exit.map { text throws(SweepGridError) in
+            try SweepRange(parsing: text, option: "--exit", limited: limit != nil)
+        }
         let accuracy =
             try maxAccuracy.map { text throws(SweepGridError) in try parseSweepList(text, option: "--max-accuracy") }
             ?? [30]
@@ -336,11 +368,29 @@ package struct SweepGrid: Sendable, Hashable {
     }
 
     package static let defaultLimit = 2_000
-    /// Most points any grid may have, even with `--force` (bounded time and memory).
-    package static let maxPoints = 10_000_000
-    /// Memory a sweep takes per grid point, about (2.4 GB measured at 9.9 × 10⁶ points), for
-    /// the refusal above `maxPoints`.
-    package static let bytesPerPoint = 250
+    /// Memory a sweep takes per grid point, bytes, from the sizes of what it keeps per point: the
+    /// grid's points about three times over (the list, the set that removes duplicates while the
+    /// grid is built, the copies the run keeps) and the mix figures' columns (six
+    /// doubles, two optional doubles, one violation offset). 372 bytes at Swift 6.3's 96-byte
+    /// `SweepPoint`; the peak RSS of `sweep` grows by 366 bytes per point between 97 600 and
+    /// 390 400 points (docs/sweeps.md, "Cost").
+    package static let bytesPerPoint =
+        3 * MemoryLayout<SweepPoint>.stride + 6 * MemoryLayout<Double>.stride + 2 * MemoryLayout<Double?>.stride
+        + MemoryLayout<Int32>.stride
+
+    /// Refuses `count` points above `limit` (nil: `--force`, no limit), or that would not fit in
+    /// the memory `budget` leaves (nil: not known, no check).
+    package static func admit(count: Int, limit: Int?, budget: MemoryBudget?) throws(SweepGridError) {
+        if let limit, count > limit { throw .tooManyPoints(count: count, limit: limit) }
+        guard let budget else { return }
+        let needed = Double(count) * Double(bytesPerPoint)
+        guard needed <= Double(budget.available_bytes) else {
+            throw .notEnoughMemory(
+                what: "the grid has \(count == .max ? "more than \(Int.max)" : "\(count)") points",
+                needed_bytes: needed,
+                perItem_bytes: bytesPerPoint, item: "point", budget: budget)
+        }
+    }
 
     /// The number of distinct points `init` would build (the seeds' reference included), without
     /// building them: Σ over enter radii of the exit radii above it, × accuracies × confirmations.
@@ -416,7 +466,6 @@ package struct SweepGrid: Sendable, Hashable {
         // × 500 000 exit radii took minutes to build and then refuse): the number of rule settings
         // the set below would hold, from the sorted ranges, times the input stages (a filtered
         // input once per q), so the refusal costs O(n log n).
-        let hardLimit = Self.maxPoints
         let settings = Self.pointCount(kind: kind, enter: enter, exit: exit, maxAccuracy: maxAccuracy, confirm: confirm)
         let distinctInputs = Set(inputs)
         let stageCount =
@@ -429,9 +478,7 @@ package struct SweepGrid: Sendable, Hashable {
         let (notified, overflow3) = timed.multipliedReportingOverflow(by: max(1, notifications.count))
         let (sampled, overflow2) = notified.multipliedReportingOverflow(by: policies.count)
         let count = overflow || overflow1 || overflow2 || overflow3 ? .max : sampled
-        if count > min(limit ?? hardLimit, hardLimit) {
-            throw .tooManyPoints(count: count, limit: min(limit ?? hardLimit, hardLimit))
-        }
+        try Self.admit(count: count, limit: limit, budget: MemoryBudget.current())
         var set = Set<SweepPoint>()
         switch kind {
         case .hysteresis:

@@ -224,8 +224,8 @@ package struct SweepManifest: Sendable, Hashable, Codable {
     /// The strict reader first (RFC grammar, duplicate keys, limits; JSONDecoder takes the last of
     /// two equal keys silently), then the decoder maps the checked text. The manifest is FenceLab's
     /// own output and grows with the grid (≈ 180 bytes and 8 values per point: 17.5 MB at 97 600
-    /// points, past the 16 MiB of `Limits.standard`), so the file's own size bounds it; the grid's
-    /// own limit (`SweepGrid.maxPoints`) bounds the file.
+    /// points, past the 16 MiB of `Limits.standard`), so the file's own size bounds it; the memory
+    /// a grid may take (`SweepGrid.admit`) bounds the file.
     static func decodeWhole(_ bytes: [UInt8], file: String) throws(SweepError) -> SweepManifest {
         let limits = StrictJSON.Limits(maxBytes: max(bytes.count, 1), maxValues: max(bytes.count, 1))
         do { _ = try StrictJSON.parse(bytes, limits: limits) } catch {

@@ -2,7 +2,8 @@ import Dispatch
 import Foundation
 
 /// Ctrl-C (SIGINT), SIGTERM or SIGHUP during a long command: every engine process group still
-/// running is killed (`LiveChildren`), then one line on stderr saying what was kept and how to
+/// running is killed (`LiveChildren`) and every process the engines started is ended
+/// (`Descendants.endAll`), then one line on stderr saying what was kept and how to
 /// continue, and exit 128 + the signal (130 for Ctrl-C, what a shell reports for an interrupted
 /// command; 143 for SIGTERM, 129 for SIGHUP).
 ///
@@ -15,6 +16,18 @@ package enum InterruptNotice {
     package static let exitStatus: Int32 = 130
 
     private nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
+    private static let interrupted = Locked(false)
+
+    /// True once a signal was received: the handler is ending the engines and will exit with
+    /// 128 + the signal, so what fails meanwhile because its engine was killed is not reported
+    /// and the command's own exit waits for the handler's (`parkIfInterrupted`).
+    package static var isInterrupted: Bool { interrupted.withLock { $0 } }
+
+    /// Never returns once a signal was received (the handler exits the process); returns at once
+    /// otherwise.
+    package static func parkIfInterrupted() {
+        while isInterrupted { Syscalls.sleep(microseconds: 100_000) }
+    }
 
     /// Replaces the default action of SIGINT, SIGTERM and SIGHUP: kills the live engines, prints
     /// `message()` (prefixed `fencelab: `) on stderr and exits with 128 + the signal. Call once,
@@ -25,8 +38,11 @@ package enum InterruptNotice {
             Syscalls.ignoreSignal(number)
             let s = DispatchSource.makeSignalSource(signal: number, queue: queue)
             s.setEventHandler {
+                interrupted.withLock { $0 = true }
                 LiveChildren.killAll()
+                Descendants.endAll()
                 FileHandle.standardError.write(Data(("\nfencelab: " + message() + "\n").utf8))
+                OutputLock.releaseAll()
                 Syscalls.exit(128 + number)
             }
             s.resume()

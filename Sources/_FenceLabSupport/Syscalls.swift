@@ -1,3 +1,5 @@
+import CProcessControl
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -351,10 +353,11 @@ package enum Syscalls {
 
     /// `posix_spawn` of `/bin/sh -c command` as the leader of its own process group
     /// (`POSIX_SPAWN_SETPGROUP`, pgid = pid), with `stdin`, `stdout` and `stderr` dup'ed onto its
-    /// 0, 1 and 2, SIGPIPE back to its default action and no signal blocked. Returns the child's
-    /// pid, or the error number `posix_spawn` returned.
+    /// 0, 1 and 2 and every other descriptor closed (glibc), SIGPIPE back to its default action and no signal blocked, and this process's
+    /// environment (`environ`) with `environmentEntry` (`NAME=VALUE`) replacing any entry of
+    /// that name. Returns the child's pid, or the error number `posix_spawn` returned.
     package static func spawnShell(
-        command: String, stdin: Int32, stdout: Int32, stderr: Int32
+        command: String, stdin: Int32, stdout: Int32, stderr: Int32, environmentEntry: String
     ) -> Result<Int32, SpawnFailure> {
         #if canImport(Darwin)
             var actions: posix_spawn_file_actions_t? = nil
@@ -372,6 +375,9 @@ package enum Syscalls {
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        // Nothing else this process inherited (a caller's pipe without close-on-exec) reaches
+        // the engine, so no helper it starts can hold such a pipe open (glibc 2.34 and later).
+        _ = fl_spawn_close_from(&actions, 3)
         // Own process group (pgid = pid); SIGPIPE back to default (we ignore it, and exec keeps SIG_IGN).
         var defaults = sigset_t()
         sigemptyset(&defaults)
@@ -387,9 +393,58 @@ package enum Syscalls {
         defer {
             for arg in argv { free(arg) }
         }
+        let name = environmentEntry.prefix { $0 != "=" } + "="
+        var environment: [UnsafeMutablePointer<CChar>?] = [strdup(environmentEntry)]
+        var entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
+        while let text = entry?.pointee {
+            if !String(cString: text).hasPrefix(name) { environment.append(strdup(text)) }
+            entry = entry.map { $0 + 1 }
+        }
+        environment.append(nil)
+        defer {
+            for text in environment { free(text) }
+        }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environ)
+        let rc = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environment)
         return rc == 0 ? .success(pid) : .failure(SpawnFailure(code: rc))
+    }
+
+    /// `prctl(PR_SET_CHILD_SUBREAPER, 1)` (Linux): from now on an orphaned descendant of this
+    /// process (its parent exited) becomes this process's child instead of init's, so it can be
+    /// found and ended. False where there is no such call (other systems) or it failed.
+    package static func becomeChildSubreaper() -> Bool { fl_become_child_subreaper() == 0 }
+
+    /// Signal numbers for ending processes.
+    package static let SIGKILL: Int32 = {
+        #if canImport(Glibc)
+            Glibc.SIGKILL
+        #else
+            Darwin.SIGKILL
+        #endif
+    }()
+    package static let SIGCONT: Int32 = {
+        #if canImport(Glibc)
+            Glibc.SIGCONT
+        #else
+            Darwin.SIGCONT
+        #endif
+    }()
+
+    /// `kill(pid, signal)`: 0 when sent, -1 with `errno`.
+    @discardableResult
+    package static func sendSignal(_ pid: Int32, _ signal: Int32) -> Int32 { kill(pid, signal) }
+
+    /// True while some process (a zombie too) is a member of process group `pgid`
+    /// (`kill(-pgid, 0)` succeeds or fails with `EPERM`).
+    package static func processGroupExists(_ pgid: Int32) -> Bool {
+        kill(-pgid, 0) == 0 || errno == EPERM
+    }
+
+    /// `waitpid(-pgid, &status, WNOHANG)`: reaps one exited child of this process in group
+    /// `pgid`; its pid, 0 when none has exited, -1 with `errno` (`ECHILD`: no child in the group).
+    package static func reapExitedChild(inGroup pgid: Int32) -> Int32 {
+        var raw: Int32 = 0
+        return waitpid(-pgid, &raw, WNOHANG)
     }
 
     /// The error number `posix_spawn` returned.
@@ -434,6 +489,27 @@ package enum Syscalls {
         guard getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage) == 0 else { return (.nan, 0) }
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
         return (seconds(usage.ru_utime) + seconds(usage.ru_stime), Int(usage.ru_maxrss))
+    }
+
+    // MARK: resource limits
+
+    /// The soft limits on this process's address space (`getrlimit(RLIMIT_AS)`) and data segment
+    /// (`RLIMIT_DATA`), bytes; nil for one that is unlimited or cannot be read.
+    package static func memoryLimits() -> (addressSpace_bytes: UInt64?, data_bytes: UInt64?) {
+        func soft(_ resource: Int32) -> UInt64? {
+            var limit = rlimit()
+            #if canImport(Glibc)
+                guard getrlimit(__rlimit_resource_t(UInt32(resource)), &limit) == 0 else { return nil }
+            #else
+                guard getrlimit(resource, &limit) == 0 else { return nil }
+            #endif
+            return limit.rlim_cur == rlim_t.max ? nil : UInt64(limit.rlim_cur)
+        }
+        #if canImport(Glibc)
+            return (soft(Int32(RLIMIT_AS.rawValue)), soft(Int32(RLIMIT_DATA.rawValue)))
+        #else
+            return (soft(RLIMIT_AS), soft(RLIMIT_DATA))
+        #endif
     }
 
     // MARK: numbers as text

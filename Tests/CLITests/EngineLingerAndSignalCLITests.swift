@@ -27,10 +27,11 @@ import _TestSupport
         let match = try #require(
             r.stderr.firstMatch(
                 of:
-                    /engine answered all ([0-9]+) fixes, but its standard output stayed open 0.5 s after the last answer/
+                    /engine answered all ([0-9]+) fixes \(the last was fix ([0-9]+)\), but its standard output stayed open 0.5 s after the last answer/
             ),
             "\(r.stderr)")
         #expect(Int(match.1).map { $0 > 0 } == true)
+        #expect(Int(match.2) == Int(match.1).map { $0 - 1 }, "\(r.stderr)")
         #expect(start.duration(to: clock.now) < .seconds(20))
     }
 

@@ -1,6 +1,8 @@
 import FenceLab
 import FenceLabSweep
+import Foundation
 import Testing
+import _FenceLabSupport
 
 @Suite struct SweepGridTests {
     /// Found by fuzz/targets/cli_options.swift (timeouts): the grid was enumerated before the
@@ -174,5 +176,33 @@ import Testing
         ]
         let f = TradeOff.frontier(pts)
         #expect(f == [0, 1, 3, 4, 5])
+    }
+}
+
+/// `--force` lifts every limit: only memory refuses a grid then.
+@Suite struct SweepGridMemoryTests {
+    static func budget(_ bytes: UInt64) -> MemoryBudget { MemoryBudget(available_bytes: bytes, boundBy: "ulimit -v") }
+
+    @Test func forceLeavesOnlyTheMemoryCheck() throws {
+        // Past the former hidden 10⁷-point limit: admitted when the memory is there.
+        try SweepGrid.admit(count: 11_000_000, limit: nil, budget: Self.budget(1 << 40))
+        try SweepGrid.admit(count: 11_000_000, limit: nil, budget: nil)
+        #expect(throws: SweepGridError.tooManyPoints(count: 2_001, limit: 2_000)) {
+            try SweepGrid.admit(count: 2_001, limit: 2_000, budget: Self.budget(1 << 40))
+        }
+        #expect {
+            try SweepGrid.admit(count: 11_000_000, limit: nil, budget: Self.budget(600_000_000))
+        } throws: { error in
+            guard case SweepGridError.notEnoughMemory(_, let needed, let each, _, _) = error else { return false }
+            return each == SweepGrid.bytesPerPoint && needed == 11_000_000 * Double(each)
+                && "\(error)".contains("the grid has 11000000 points: the sweep would need about 4.1 GB of memory")
+                && "\(error)".contains("more than the 600 MB that ulimit -v leaves")
+        }
+    }
+
+    @Test func theBudgetIsReadOnLinux() throws {
+        try #require(FileManager.default.fileExists(atPath: "/proc/meminfo"), "SKIPPED: no /proc/meminfo here")
+        let budget = try #require(MemoryBudget.current())
+        #expect(budget.available_bytes > 0)
     }
 }

@@ -4,16 +4,17 @@ import _TestSupport
 
 /// The layering `Package.swift` states, checked on the imports of every source file and on the
 /// dependencies each target declares: GeoPolicy imports nothing but libm; only GSLKit imports
-/// CGSL; only `_FenceLabSupport` imports the C library (its `Syscalls.swift`), CMalloc and CZlib; the
-/// device-log readers know nothing of the generator, the harness or the GSL; nothing below the
-/// command line names the sweep, calibration or option targets, but the benchmark kit, which is
-/// the command line of every bench tool built with it (and knows nothing of the harness).
+/// CGSL; only `_FenceLabSupport` imports the C library (its `Syscalls.swift`), CMalloc, CZlib and
+/// CProcessControl; the device-log readers know nothing of the generator, the harness or the GSL;
+/// nothing below the command line names the sweep, calibration or option targets, but the
+/// benchmark kit, which is the command line of every bench tool built with it (and knows nothing
+/// of the harness).
 @Suite struct ModuleLayoutTests {
     /// The package's own modules each source module may import.
     static let allowed: [String: Set<String>] = [
         "GeoPolicy": [],
         "GSLKit": ["CGSL"],
-        "_FenceLabSupport": ["GeoPolicy", "CMalloc", "CZlib"],
+        "_FenceLabSupport": ["GeoPolicy", "CMalloc", "CZlib", "CProcessControl"],
         "DriveSim": ["GeoPolicy", "GSLKit", "_FenceLabSupport"],
         "DeviceLogKit": ["GeoPolicy", "_FenceLabSupport"],
         "ReportKit": ["GeoPolicy", "DeviceLogKit", "_FenceLabSupport"],
@@ -29,16 +30,17 @@ import _TestSupport
             "DeviceLogKit", "DriveSim", "ReportKit", "_FenceLabSupport",
         ],
         "fencelab-bench": [
-            "FenceLabBench", "FenceLab", "FenceLabSweep", "FenceLabCalibration", "GeoPolicy", "DriveSim", "GSLKit",
+            "FenceLabBench", "FenceLab", "FenceLabSweep", "FenceLabCalibration", "GeoPolicy", "DriveSim",
+            "DeviceLogKit", "GSLKit",
             "ReportKit", "_FenceLabSupport", "_CommandLineKit", "CReference",
         ],
     ]
 
     /// The package's system-library modules (Sources/C*/module.modulemap).
-    static let systemLibraries: Set<String> = ["CGSL", "CMalloc", "CZlib"]
+    static let systemLibraries: Set<String> = ["CGSL", "CMalloc", "CZlib", "CProcessControl"]
 
     /// Each system library is imported by exactly one target (GSLKit for GSL, _FenceLabSupport for
-    /// the allocator setting and for zlib), and every module map under Sources is one of them.
+    /// the allocator setting, zlib and the process box), and every module map under Sources is one of them.
     @Test func eachSystemLibraryHasOneImporter() throws {
         for library in Self.systemLibraries {
             let importers = Self.allowed.filter { $0.value.contains(library) }.map(\.key)

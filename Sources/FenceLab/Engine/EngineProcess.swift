@@ -96,11 +96,17 @@ enum EngineProcess {
             // Output closed before `ready`: usually the engine exited; name its status when it did.
             let exitedEarly =
                 error == .noReady(status: nil, stderrTail: "") && child.waitForExit(timeout_s: min(timeout_s, 1))
+            // No answer in time, but the engine itself has exited: something it started holds stdout.
+            var leaderGone = false
+            if case .timeout = error { leaderGone = child.waitForExit(timeout_s: 0) }
             let status = child.finish()
             // Bounded: a grandchild that left the group could keep these pipes open for ever.
             _ = writerDone.wait(timeout: .now() + 1)
             _ = stderrDone.wait(timeout: .now() + 1)
             switch error {
+            case .timeout(let s, let i, _) where leaderGone:
+                throw .outputHeldOpen(
+                    status: status, answered: i, expected: expected, seconds: s, stderrTail: tail.text)
             case .timeout(let s, let i, _): throw .timeout(seconds: s, firstUnanswered: i, stderrTail: tail.text)
             case .lingered(let s, let n, let open, _):
                 throw .lingered(seconds: s, answered: n, outputOpen: open, stderrTail: tail.text)
@@ -250,12 +256,15 @@ enum EngineProcess {
 /// threads at the same moment never inherit them and hold them open).
 final class EngineChild {
     let pid: Int32
+    /// The engine's `FENCELAB_ENGINE_ID` value, inherited by every process it starts.
+    let marker: String
     let stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32
     private var reaped = false
     private var status: Int32 = -1
 
-    private init(pid: Int32, stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32) {
+    private init(pid: Int32, marker: String, stdinFD: Int32, stdoutFD: Int32, stderrFD: Int32) {
         self.pid = pid
+        self.marker = marker
         self.stdinFD = stdinFD
         self.stdoutFD = stdoutFD
         self.stderrFD = stderrFD
@@ -266,40 +275,41 @@ final class EngineChild {
         Syscalls.close(stdoutFD)
     }
 
-    /// Held from pipe creation to spawn, so no concurrently started engine inherits our pipe ends.
-    private static let spawnLock = NSLock()
-
     static func spawn(command: String) throws(ExternalEngineError) -> EngineChild {
-        spawnLock.lock()
-        defer { spawnLock.unlock() }
         func failure(_ what: String, _ code: Int32) -> ExternalEngineError {
             .startFailed(command: command, reason: "\(what): \(Syscalls.errorText(code))")
         }
+        // Pipes and spawn while no other engine starts, so none inherits our pipe ends.
         var fds: [Int32] = []
-        for _ in 0..<3 {
-            guard let p = Syscalls.closeOnExecPipe() else {
-                let e = Syscalls.errno
-                for fd in fds { Syscalls.close(fd) }
-                throw failure("pipe", e)
+        let started = try LiveChildren.start { (environmentEntry: String) throws(ExternalEngineError) -> Int32 in
+            for _ in 0..<3 {
+                guard let p = Syscalls.closeOnExecPipe() else {
+                    let e = Syscalls.errno
+                    for fd in fds { Syscalls.close(fd) }
+                    throw failure("pipe", e)
+                }
+                fds += [p.read, p.write]
             }
-            fds += [p.read, p.write]
+            // fds: [stdin read, stdin write, stdout read, stdout write, stderr read, stderr write]
+            let spawned = Syscalls.spawnShell(
+                command: command, stdin: fds[0], stdout: fds[3], stderr: fds[5], environmentEntry: environmentEntry)
+            Syscalls.close(fds[0])
+            Syscalls.close(fds[3])
+            Syscalls.close(fds[5])
+            switch spawned {
+            case .success(let child): return child
+            case .failure(let spawnFailure):
+                Syscalls.close(fds[1])
+                Syscalls.close(fds[2])
+                Syscalls.close(fds[4])
+                throw failure("posix_spawn", spawnFailure.code)
+            }
         }
-        // fds: [stdin read, stdin write, stdout read, stdout write, stderr read, stderr write]
-        let spawned = Syscalls.spawnShell(command: command, stdin: fds[0], stdout: fds[3], stderr: fds[5])
-        Syscalls.close(fds[0])
-        Syscalls.close(fds[3])
-        Syscalls.close(fds[5])
-        let pid: Int32
-        switch spawned {
-        case .success(let child): pid = child
-        case .failure(let spawnFailure):
-            Syscalls.close(fds[1])
-            Syscalls.close(fds[2])
-            Syscalls.close(fds[4])
-            throw failure("posix_spawn", spawnFailure.code)
+        guard let started else {
+            throw .startFailed(command: command, reason: "FenceLab is stopping (interrupted)")
         }
-        LiveChildren.register(pid)
-        return EngineChild(pid: pid, stdinFD: fds[1], stdoutFD: fds[2], stderrFD: fds[4])
+        return EngineChild(
+            pid: started.pid, marker: started.marker, stdinFD: fds[1], stdoutFD: fds[2], stderrFD: fds[4])
     }
 
     /// True once the leader has exited (not reaped: its pid and group id stay reserved),
@@ -317,10 +327,12 @@ final class EngineChild {
     }
 
     /// Kills the whole process group (the leader and anything it started), reaps the leader
-    /// and returns its exit status (128 + signal when killed). Idempotent; bounded.
+    /// and returns its exit status (128 + signal when killed); then ends what the engine started
+    /// outside its group (`Descendants.endEngine`). Idempotent; bounded.
     @discardableResult
     func finish() -> Int32 {
         guard !reaped else { return status }
+        defer { if reaped { Descendants.endEngine(group: pid, marker: marker) } }
         Syscalls.killProcessGroup(pid)
         var raw: Int32 = 0
         let deadline = ProgressReporter.monotonicSeconds() + 5

@@ -36,6 +36,9 @@ package enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConvert
     /// Every fix was answered, but the engine's stdout stayed open (`outputOpen`: a process it
     /// started still holds it) or the engine did not exit within `seconds` of its last answer.
     case lingered(seconds: Double, answered: Int, outputOpen: Bool, stderrTail: String)
+    /// The engine exited (with `status`) after answering `answered` of `expected` fixes, but its
+    /// stdout stayed open for `seconds` more without another answer: a process it started holds it.
+    case outputHeldOpen(status: Int32, answered: Int, expected: Int, seconds: Double, stderrTail: String)
     case garbage(line: Int, text: String, reason: String)
     case wrongIndex(line: Int, expected: Int, got: Int)
     case protocolMismatch(expected: Int, got: String)
@@ -44,6 +47,7 @@ package enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConvert
 
     package var description: String {
         func tail(_ s: String) -> String { s.isEmpty ? "" : "; engine stderr: \(s)" }
+        func last(_ answered: Int) -> String { answered > 0 ? " (the last was fix \(answered - 1))" : "" }
         switch self {
         case .startFailed(let command, let reason):
             return "engine '\(ShownText.escapingControls(command))' could not start: \(reason)"
@@ -53,7 +57,10 @@ package enum ExternalEngineError: Error, Sendable, Hashable, CustomStringConvert
             return "engine gave no answer for fix \(index) within \(seconds) s; it was stopped\(tail(stderr))"
         case .lingered(let seconds, let answered, true, let stderr):
             return
-                "engine answered all \(answered) fixes, but its standard output stayed open \(seconds) s after the last answer (a process it started still holds it?); it was stopped\(tail(stderr))"
+                "engine answered all \(answered) fixes\(last(answered)), but its standard output stayed open \(seconds) s after the last answer (a process it started still holds it?); it was stopped\(tail(stderr))"
+        case .outputHeldOpen(let status, let answered, let expected, let seconds, let stderr):
+            return
+                "engine exited with status \(status) after answering \(answered) of \(expected) fixes\(last(answered)), but its standard output stayed open \(seconds) s after without another answer (a process it started still holds it); it was stopped\(tail(stderr))"
         case .lingered(let seconds, let answered, false, let stderr):
             return
                 "engine answered all \(answered) fixes, but did not exit within \(seconds) s of its last answer; it was stopped\(tail(stderr))"

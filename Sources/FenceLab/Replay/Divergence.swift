@@ -266,13 +266,44 @@ package struct DivergenceReport: Sendable, Hashable {
 ///    time is estimated as the newest timestamp among the decisions up to it (in the given order,
 ///    which is the order the log delivered the fixes).
 package enum DivergenceClassifier {
-    /// The accepted decisions with finite times, in time order, as a view of the decisions.
+    /// The accepted decisions with finite times, in time order, as a view of the decisions, with
+    /// their times and, under a band, how many of them the band does not admit, as prefix counts.
     private struct AcceptedDecisions: RandomAccessCollection {
         let decisions: [EngineDecision]
         let order: [Int]
+        let times: SortedTimes
+        /// beyondBand[i]: fixes among the first i that the band does not admit (empty without a band).
+        let beyondBand: [Int32]
+
+        init(decisions: [EngineDecision], order: [Int], band: FlutterBand?) {
+            self.decisions = decisions
+            self.order = order
+            times = SortedTimes(times: order.map { decisions[$0].timestamp_s })
+            var counts: [Int32] = []
+            if let band {
+                counts.reserveCapacity(order.count + 1)
+                var n: Int32 = 0
+                counts.append(0)
+                for i in order {
+                    if !band.admits(distance_m: decisions[i].distance_m, accuracy_m: decisions[i].accuracy_m) { n += 1 }
+                    counts.append(n)
+                }
+            }
+            beyondBand = counts
+        }
+
         var startIndex: Int { 0 }
         var endIndex: Int { order.count }
         subscript(position: Int) -> EngineDecision { decisions[order[position]] }
+
+        /// True when every fix from t0 to t1 (inclusive) lies within the band widened by its
+        /// accuracy (always without a band).
+        func admitted(from t0: Double, through t1: Double) -> Bool {
+            guard !beyondBand.isEmpty else { return true }
+            let low = times.firstNotBefore(t0)
+            let high = Swift.max(low, times.countAtOrBefore(t1))
+            return beyondBand[high] == beyondBand[low]
+        }
     }
 
     private struct Transition {
@@ -283,21 +314,78 @@ package enum DivergenceClassifier {
         var consumed = false
     }
 
+    /// The transitions in time order, with the unconsumed ones of each target state indexed for
+    /// the nearest-match search.
+    private struct Transitions {
+        var all: [Transition]
+        let times: SortedTimes
+        /// Per target state (`slot`: inside 0, outside 1): the positions in `all` and their times.
+        let byTarget: [(positions: [Int], times: SortedTimes)]
+        /// Per target state, its unconsumed entries (positions into its `byTarget` list).
+        var unconsumed: [ShrinkingPositions]
+        /// For each transition, its position in its target's list.
+        let rank: [Int]
+
+        static func slot(_ state: FenceState) -> Int? {
+            switch state {
+            case .inside: return 0
+            case .outside: return 1
+            case .unknown: return nil
+            }
+        }
+
+        init(_ all: [Transition]) {
+            self.all = all
+            times = SortedTimes(times: all.map(\.timestamp_s))
+            var lists: [[Int]] = [[], []]
+            var rank = [Int](repeating: 0, count: all.count)
+            for (k, t) in all.enumerated() {
+                guard let s = Self.slot(t.to) else { continue }
+                rank[k] = lists[s].count
+                lists[s].append(k)
+            }
+            self.rank = rank
+            byTarget = lists.map { ($0, SortedTimes(times: $0.map { all[$0].timestamp_s })) }
+            unconsumed = lists.map { ShrinkingPositions(count: $0.count) }
+        }
+
+        mutating func consume(_ k: Int) {
+            all[k].consumed = true
+            if let s = Self.slot(all[k].to) { unconsumed[s].remove(rank[k]) }
+        }
+
+        /// Step 3: the unconsumed transition into `target` nearest to `t` within `window` (the
+        /// first in time order among equally near ones), or nil.
+        mutating func nearest(to t: Double, target: FenceState, window: Double) -> Int? {
+            guard let s = Self.slot(target) else { return nil }
+            let list = byTarget[s]
+            let split = list.times.countAtOrBefore(t)
+            let before = unconsumed[s].last(atOrBefore: split - 1)
+            let after = unconsumed[s].first(atOrAfter: split)
+            let found = list.times.nearest(to: t, before: before, after: after) {
+                unconsumed[s].first(atOrAfter: $0)
+            }
+            guard let found, found.gap <= window else { return nil }
+            return list.positions[found.position]
+        }
+    }
+
     package static func classify(
         decisions: [EngineDecision], events: [SystemEvent], settings: DivergenceSettings = DivergenceSettings()
     ) -> DivergenceReport {
         // Positions of the accepted decisions in time order (ties in the given order): positions,
-        // not copies, so a long log costs 8 bytes per accepted fix here.
+        // not copies, so a long log costs 20 bytes per accepted fix here (position, time, count).
         var order = decisions.indices.filter { decisions[$0].isAccepted && decisions[$0].timestamp_s.isFinite }
         if zip(order, order.dropFirst()).contains(where: { decisions[$0].timestamp_s > decisions[$1].timestamp_s }) {
             order.sort { (decisions[$0].timestamp_s, $0) < (decisions[$1].timestamp_s, $1) }
         }
-        let accepted = AcceptedDecisions(decisions: decisions, order: order)
-        var transitions = accepted.filter { $0.newState != $0.oldState && $0.newState != .unknown }.map {
-            Transition(
-                decisionIndex: $0.index, timestamp_s: $0.timestamp_s, to: $0.newState,
-                isCrossing: $0.oldState != .unknown)
-        }
+        let accepted = AcceptedDecisions(decisions: decisions, order: order, band: settings.band_m)
+        var transitions = Transitions(
+            accepted.filter { $0.newState != $0.oldState && $0.newState != .unknown }.map {
+                Transition(
+                    decisionIndex: $0.index, timestamp_s: $0.timestamp_s, to: $0.newState,
+                    isCrossing: $0.oldState != .unknown)
+            })
         var divergences: [Divergence] = []
         var matched: [MatchedPair] = []
 
@@ -314,22 +402,14 @@ package enum DivergenceClassifier {
         var unmatchedEvents: [Int] = []
         for e in primary {
             let event = events[e]
-            let target = event.kind.claimedState
-            var best: Int?
-            for k in transitions.indices where !transitions[k].consumed && transitions[k].to == target {
-                let gap = abs(transitions[k].timestamp_s - event.timestamp_s)
-                if gap <= settings.matchWindow_s,
-                    best.map({ gap < abs(transitions[$0].timestamp_s - event.timestamp_s) }) ?? true
-                {
-                    best = k
-                }
-            }
-            if let k = best {
-                transitions[k].consumed = true
+            if let k = transitions.nearest(
+                to: event.timestamp_s, target: event.kind.claimedState, window: settings.matchWindow_s)
+            {
+                transitions.consume(k)
                 matched.append(
                     MatchedPair(
-                        eventIndex: e, decisionIndex: transitions[k].decisionIndex,
-                        delay_s: event.timestamp_s - transitions[k].timestamp_s))
+                        eventIndex: e, decisionIndex: transitions.all[k].decisionIndex,
+                        delay_s: event.timestamp_s - transitions.all[k].timestamp_s))
             } else {
                 unmatchedEvents.append(e)
             }
@@ -338,7 +418,7 @@ package enum DivergenceClassifier {
             divergences.append(
                 lateOrUnsupported(e, events: events, transitions: &transitions, accepted: accepted, settings: settings))
         }
-        divergences += unmatchedCrossings(transitions, accepted: accepted, settings: settings)
+        divergences += unmatchedCrossings(transitions.all, accepted: accepted, settings: settings)
         divergences += staleFixes(decisions, events: events, eventOrder: finiteEvents, settings: settings)
         divergences.sort { ($0.timestamp_s, $0.kind.rawValue) < ($1.timestamp_s, $1.kind.rawValue) }
         matched.sort { $0.eventIndex < $1.eventIndex }
@@ -371,28 +451,28 @@ package enum DivergenceClassifier {
 
     /// Step 4.
     private static func lateOrUnsupported(
-        _ e: Int, events: [SystemEvent], transitions: inout [Transition], accepted: AcceptedDecisions,
+        _ e: Int, events: [SystemEvent], transitions: inout Transitions, accepted: AcceptedDecisions,
         settings: DivergenceSettings
     ) -> Divergence {
         let event = events[e]
         let target = event.kind.claimedState
-        if let k = transitions.lastIndex(where: { $0.timestamp_s <= event.timestamp_s }),
-            transitions[k].to == target, transitions[k].isCrossing, !transitions[k].consumed,
-            event.timestamp_s - transitions[k].timestamp_s > settings.matchWindow_s
+        let latest = transitions.times.countAtOrBefore(event.timestamp_s) - 1
+        if latest >= 0, case let t = transitions.all[latest],
+            t.to == target, t.isCrossing, !t.consumed,
+            event.timestamp_s - t.timestamp_s > settings.matchWindow_s
         {
-            transitions[k].consumed = true
-            let delay = event.timestamp_s - transitions[k].timestamp_s
+            transitions.consume(latest)
+            let delay = event.timestamp_s - t.timestamp_s
             return Divergence(
-                kind: .lateSystemEvent, timestamp_s: event.timestamp_s, decisionIndex: transitions[k].decisionIndex,
+                kind: .lateSystemEvent, timestamp_s: event.timestamp_s, decisionIndex: t.decisionIndex,
                 eventIndex: e, delay_s: delay,
                 detail:
                     "\(event.kind) arrived \(DurationText.seconds(delay)) after the engine went \(target) (window \(DurationText.seconds(settings.matchWindow_s)))"
             )
         }
-        let state = accepted.last(where: { $0.timestamp_s <= event.timestamp_s })?.newState ?? .unknown
-        let nearby = accepted.reduce(0) {
-            $0 + (abs($1.timestamp_s - event.timestamp_s) <= settings.supportWindow_s ? 1 : 0)
-        }
+        let upTo = accepted.times.countAtOrBefore(event.timestamp_s)
+        let state = upTo > 0 ? accepted[upTo - 1].newState : .unknown
+        let nearby = accepted.times.within(settings.supportWindow_s, of: event.timestamp_s).count
         let detail: String
         if nearby == 0 {
             detail =
@@ -409,6 +489,10 @@ package enum DivergenceClassifier {
     }
 
     /// Step 5 (transitions and `accepted` are in time order).
+    ///
+    /// Of the opposite crossings within the flutter window, the nearest one before is tried
+    /// first, then the nearest one after: a farther opposite crossing on the same side spans
+    /// every fix the nearer one spans, so it is noise-like only when the nearer one is.
     private static func unmatchedCrossings(
         _ transitions: [Transition], accepted: AcceptedDecisions,
         settings: DivergenceSettings
@@ -416,35 +500,35 @@ package enum DivergenceClassifier {
         let crossings = transitions.filter(\.isCrossing)
         /// Every accepted fix between the two crossings (inclusive) admitted by the widened band.
         func noiseLike(_ a: Transition, _ b: Transition) -> Bool {
-            guard let band = settings.band_m else { return true }
-            let t0 = min(a.timestamp_s, b.timestamp_s)
-            let t1 = max(a.timestamp_s, b.timestamp_s)
-            return accepted.allSatisfy { d in
-                d.timestamp_s < t0 || d.timestamp_s > t1
-                    || band.admits(distance_m: d.distance_m, accuracy_m: d.accuracy_m)
-            }
+            accepted.admitted(from: min(a.timestamp_s, b.timestamp_s), through: max(a.timestamp_s, b.timestamp_s))
+        }
+        // The nearest crossing before and after each one whose direction is the opposite.
+        var oppositeBefore = [Int?](repeating: nil, count: crossings.count)
+        var oppositeAfter = [Int?](repeating: nil, count: crossings.count)
+        var lastInto: [FenceState: Int] = [:]
+        for (k, c) in crossings.enumerated() {
+            oppositeBefore[k] = lastInto[c.to == .inside ? .outside : .inside]
+            lastInto[c.to] = k
+        }
+        lastInto = [:]
+        for k in crossings.indices.reversed() {
+            oppositeAfter[k] = lastInto[crossings[k].to == .inside ? .outside : .inside]
+            lastInto[crossings[k].to] = k
         }
         var result: [Divergence] = []
         for (k, c) in crossings.enumerated() where !c.consumed {
-            var flutterWith: Transition?
-            var reversal: Transition?
-            var j = k - 1
-            while flutterWith == nil, j >= 0, c.timestamp_s - crossings[j].timestamp_s <= settings.flutterWindow_s {
-                if crossings[j].to != c.to {
-                    reversal = reversal ?? crossings[j]
-                    if noiseLike(crossings[j], c) { flutterWith = crossings[j] }
-                }
-                j -= 1
+            let before = oppositeBefore[k].map { crossings[$0] }.flatMap {
+                c.timestamp_s - $0.timestamp_s <= settings.flutterWindow_s ? $0 : nil
             }
-            j = k + 1
-            while flutterWith == nil, j < crossings.count,
-                crossings[j].timestamp_s - c.timestamp_s <= settings.flutterWindow_s
-            {
-                if crossings[j].to != c.to {
-                    reversal = reversal ?? crossings[j]
-                    if noiseLike(c, crossings[j]) { flutterWith = crossings[j] }
-                }
-                j += 1
+            let after = oppositeAfter[k].map { crossings[$0] }.flatMap {
+                $0.timestamp_s - c.timestamp_s <= settings.flutterWindow_s ? $0 : nil
+            }
+            let reversal = before ?? after
+            var flutterWith: Transition?
+            if let b = before, noiseLike(b, c) {
+                flutterWith = b
+            } else if let a = after, noiseLike(c, a) {
+                flutterWith = a
             }
             if let other = flutterWith {
                 result.append(
@@ -479,13 +563,18 @@ package enum DivergenceClassifier {
     ) -> [Divergence] {
         var result: [Divergence] = []
         var frontier_s = -Double.infinity
+        let times = SortedTimes(times: eventOrder.map { events[$0].timestamp_s })
         for d in decisions where d.timestamp_s.isFinite {
             frontier_s = max(frontier_s, d.timestamp_s)
             guard let reason = d.rejectionReason, settings.staleReasons.contains(reason) else { continue }
+            // The first event in time order at the smallest gap, when that gap is within the window.
+            let split = times.countAtOrBefore(frontier_s)
+            let found = times.nearest(
+                to: frontier_s, before: split > 0 ? split - 1 : nil, after: split < times.count ? split : nil
+            ) { $0 }
             var nearest: (index: Int, gap: Double)?
-            for e in eventOrder {
-                let gap = abs(events[e].timestamp_s - frontier_s)
-                if gap <= settings.staleWindow_s, gap < (nearest?.gap ?? .infinity) { nearest = (e, gap) }
+            if let found, found.gap <= settings.staleWindow_s, found.gap < .infinity {
+                nearest = (eventOrder[found.position], found.gap)
             }
             if let nearest {
                 result.append(

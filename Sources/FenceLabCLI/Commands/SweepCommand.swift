@@ -123,7 +123,10 @@ enum SweepCommand: Command {
             OptionDeclaration(
                 "--max-points", .integer("N", 1...100_000_000), default: "\(SweepGrid.defaultLimit)",
                 help: "Refuse grids with more than N points"),
-            OptionDeclaration("--force", .flag, help: "Allow any number of grid points (overrides --max-points)."),
+            OptionDeclaration(
+                "--force", .flag,
+                help: "Lift every grid limit (--max-points, 10^6 values a range); what cannot fit in memory is refused."
+            ),
             RunCommand.out("reports/sweep"),
         ] + RunCommand.common
     static let refused = Dictionary(

@@ -107,6 +107,7 @@ package enum FileSystem {
         try checkFileDestination(path)
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
+        Leftovers.removeFileTemporaries(folder: folder, base: url.lastPathComponent, display: path)
         let number = serial.withLock { count in
             count += 1
             return count

@@ -3,7 +3,8 @@ import Foundation
 /// One writer per output folder: an exclusive `flock` on `PARENT/.NAME.lock`, which holds the
 /// owner's process id. A second process that wants the same folder is refused at once
 /// (`OutputError.busy`, naming that pid); the kernel drops the lock when its holder dies, so a
-/// killed run never blocks the next one. The lock file is removed on release; a process that
+/// killed run never blocks the next one; the next holder removes what the killed run left
+/// (`Leftovers`, one line on stderr). The lock file is removed on release; a process that
 /// locked a file just removed by the releaser notices (its descriptor no longer names the path)
 /// and takes the lock again on a fresh file.
 ///
@@ -33,9 +34,32 @@ package final class OutputLock: Sendable {
                 held[path] = (entry.fd, entry.count + 1)
                 return
             }
-            held[path] = (try lock(path: path, display: destination), 1)
+            let (fd, stale) = try lock(path: path, display: destination)
+            held[path] = (fd, 1)
+            // Under the lock no live writer of this destination has files next to it: what is
+            // there of a process that no longer runs is a killed run's, and goes.
+            let url = URL(fileURLWithPath: destination).standardizedFileURL
+            var found = ReportFolder.removeStaleTemporaries(
+                in: url.deletingLastPathComponent(), base: url.lastPathComponent)
+            if let stale {
+                found.removed = (found.removed + [URL(fileURLWithPath: path).lastPathComponent]).sorted()
+                found.pids.insert(stale)
+            }
+            Leftovers.announce(removed: found.removed, restored: found.restored, pids: found.pids, near: destination)
         }
         return OutputLock(path: path)
+    }
+
+    /// Removes and closes every lock file this process holds, whoever holds it (the process is
+    /// exiting on a signal: its lock files are not left for the next run to clean up).
+    package static func releaseAll() {
+        held.withLock { held in
+            for (path, entry) in held {
+                Syscalls.unlink(path)
+                Syscalls.close(entry.fd)
+            }
+            held = [:]
+        }
     }
 
     /// Releases the lock (the last holder of this process removes the file, then closes it).
@@ -52,7 +76,10 @@ package final class OutputLock: Sendable {
         }
     }
 
-    private static func lock(path: String, display: String) throws(OutputError) -> Int32 {
+    /// Opens and locks the lock file; `stalePID` when it names another process (which no longer
+    /// holds it, or the lock would not be ours: a killed run; a fresh lock file is empty).
+    private static func lock(path: String, display: String) throws(OutputError) -> (Int32, stalePID: Int32?) {
+        var stalePID: Int32?
         while true {
             let fd = Syscalls.open(
                 path, Syscalls.O_RDWR | Syscalls.O_CREAT | Syscalls.O_CLOEXEC | Syscalls.O_NOFOLLOW, 0o644)
@@ -73,10 +100,17 @@ package final class OutputLock: Sendable {
                 Syscalls.close(fd)
                 continue
             }
+            if let previous = owner(fd: fd), previous != Syscalls.processID() {
+                // Left by a killed run: removed (as a release would) and made afresh.
+                stalePID = previous
+                Syscalls.unlink(path)
+                Syscalls.close(fd)
+                continue
+            }
             let text = Array("\(Syscalls.processID())\n".utf8)
             _ = Syscalls.ftruncate(fd, 0)
             _ = text.withUnsafeBytes { Syscalls.pwrite(fd, $0.baseAddress, $0.count, 0) }
-            return fd
+            return (fd, stalePID)
         }
     }
 

@@ -100,7 +100,8 @@ package enum OutputError: Error, Sendable, Hashable, CustomStringConvertible {
 /// write restores the old folder first). When the destination also holds files FenceLab did
 /// not write, FenceLab's files are renamed in one by one instead (each atomically; the marker
 /// lists the old and the new ones until the last is in). Leftover temporaries of dead
-/// processes are removed at the next write. Each write holds the destination's `OutputLock`.
+/// processes are removed when the next writer takes the destination's `OutputLock`, which every
+/// write holds (`Leftovers`).
 package enum ReportFolder {
     /// The marker file every FenceLab report folder holds.
     package static let markerName = ".fencelab-report.json"
@@ -164,8 +165,8 @@ package enum ReportFolder {
         let dest = URL(fileURLWithPath: destination).standardizedFileURL
         let parent = dest.deletingLastPathComponent()
         let base = dest.lastPathComponent
-        removeStaleTemporaries(in: parent, base: base)
-        // Inspected again under the lock, after a folder left aside by a killed run is restored.
+        // Inspected again under the lock (which removed what killed runs left, `OutputLock`),
+        // after a folder left aside by a killed run is restored.
         let existing = try inspect(destination: destination, replaceable: replaceable)
         let tag = "\(Syscalls.processID())-\(nextSerial())"
         let tmp = parent.appendingPathComponent(".\(base).tmp-\(tag)")
@@ -335,24 +336,34 @@ package enum ReportFolder {
 
     /// Removes `.BASE.tmp-PID-N` / `.BASE.old-PID-N` left by processes that no longer run;
     /// an `.old-` folder is renamed back when the destination is missing (killed mid-swap).
-    package static func removeStaleTemporaries(in parent: URL, base: String) {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
-        for name in entries {
-            for marker in [".\(base).tmp-", ".\(base).old-"] where name.hasPrefix(marker) {
-                let rest = name.dropFirst(marker.count)
-                guard let pidText = rest.split(separator: "-").first, let pid = Int32(pidText) else { continue }
-                guard pid != Syscalls.processID(), Syscalls.processIsGone(pid) else { continue }
+    /// Returns the names removed, the one restored and the pids they name. Called under the
+    /// destination's `OutputLock`, so no live writer of this destination has files there.
+    static func removeStaleTemporaries(
+        in parent: URL, base: String
+    ) -> (removed: [String], restored: String?, pids: Set<Int32>) {
+        var removed: [String] = []
+        var restored: String?
+        var pids = Set<Int32>()
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else {
+            return (removed, restored, pids)
+        }
+        for name in entries.sorted() {
+            for marker in [".\(base).tmp-", ".\(base).old-"] {
+                guard let pid = Leftovers.pid(in: name, prefix: marker), Leftovers.isGone(pid) else { continue }
                 let leftover = parent.appendingPathComponent(name)
                 let dest = parent.appendingPathComponent(base)
+                pids.insert(pid)
                 // A run killed between its two renames left the old report aside: put it back.
-                if marker.hasSuffix(".old-"), FileSystem.kind(of: dest.path) == .missing,
+                if marker.hasSuffix(".old-"), restored == nil, FileSystem.kind(of: dest.path) == .missing,
                     (try? FileSystem.rename(leftover.path, to: dest.path)) != nil
                 {
+                    restored = name
                     continue
                 }
-                try? FileManager.default.removeItem(at: leftover)
+                if (try? FileManager.default.removeItem(at: leftover)) != nil { removed.append(name) }
             }
         }
+        return (removed, restored, pids)
     }
 
     /// A process-wide counter for unique temporary names.

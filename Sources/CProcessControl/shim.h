@@ -1,0 +1,34 @@
+#ifndef FENCELAB_CPROCESSCONTROL_SHIM_H
+#define FENCELAB_CPROCESSCONTROL_SHIM_H
+// prctl(2) is variadic, which Swift cannot call, and glibc declares
+// posix_spawn_file_actions_addclosefrom_np only for _GNU_SOURCE: these wrappers are FenceLab's
+// one use of each. Only _FenceLabSupport's Syscalls.swift imports this module.
+#include <errno.h>
+#include <spawn.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+/// prctl(PR_SET_CHILD_SUBREAPER, 1): 0 when this process now adopts its orphaned descendants,
+/// -1 with errno otherwise.
+static inline int fl_become_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L); }
+#else
+/// Not Linux: no subreaper (-1, errno ENOSYS).
+static inline int fl_become_child_subreaper(void) { errno = ENOSYS; return -1; }
+#endif
+
+#if defined(__GLIBC__)
+// glibc 2.34 and later; weak, so an older C library runs without it (then 0 is not closed).
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *, int) __attribute__((weak));
+#endif
+/// Adds "close every descriptor from `fd` on" to `actions`: 1 when added, 0 where the C library
+/// cannot (not glibc, or glibc before 2.34).
+static inline int fl_spawn_close_from(posix_spawn_file_actions_t *actions, int fd) {
+#if defined(__GLIBC__)
+    if (posix_spawn_file_actions_addclosefrom_np != 0) {
+        return posix_spawn_file_actions_addclosefrom_np(actions, fd) == 0;
+    }
+#endif
+    (void)actions;
+    (void)fd;
+    return 0;
+}
+#endif
