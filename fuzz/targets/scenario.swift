@@ -1,5 +1,5 @@
 // libFuzzer entry for DriveSim's strict scenario-file decoder (built by fuzz/run.sh).
-// fuzz-sources: Sources/DriveSim/Scenario/*.swift
+// fuzz-sources: Sources/DriveSim/Scenario/*.swift Sources/DriveSim/Generation/PlaceSetGenerator.swift
 // Any ScenarioError is a correct outcome; a crash, a hang or a sanitizer report is a bug.
 // Properties checked beyond "no crash": an accepted spec has replicates >= 1 and a finite
 // positive rate; an error's description is one bounded line that names the file.
