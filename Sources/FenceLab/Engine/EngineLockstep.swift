@@ -46,19 +46,7 @@ package enum EngineLockstep {
         let child = try EngineChild.spawn(command: command)
         let tail = StderrTail()
         let errFD = child.stderrFD
-        let stderrDone = DispatchSemaphore(value: 0)
-        let errReader = Thread {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = buffer.withUnsafeMutableBytes { Syscalls.read(errFD, $0.baseAddress, 4096) }
-                if n < 0, Syscalls.errno == Syscalls.EINTR { continue }
-                if n <= 0 { break }
-                tail.append(buffer[0..<n])
-            }
-            Syscalls.close(errFD)
-            stderrDone.signal()
-        }
-        errReader.start()
+        let stderrDone = tail.drain(errFD)
         var stdinOpen = true
         func closeInput() {
             if stdinOpen { Syscalls.close(child.stdinFD) }

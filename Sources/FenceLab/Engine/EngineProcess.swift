@@ -18,6 +18,25 @@ final class StderrTail: Sendable {
         let lines = bytes.withLock { String(decoding: $0, as: UTF8.self) }.split(separator: "\n").suffix(3)
         return lines.joined(separator: " | ")
     }
+
+    /// Reads `fd` to its end on a thread of its own, keeping the tail here, then closes it; the
+    /// semaphore is signalled when the descriptor is closed.
+    func drain(_ fd: Int32) -> DispatchSemaphore {
+        let done = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { Syscalls.read(fd, $0.baseAddress, 4096) }
+                if n < 0, Syscalls.errno == Syscalls.EINTR { continue }
+                if n <= 0 { break }
+                self.append(buffer[0..<n])
+            }
+            Syscalls.close(fd)
+            done.signal()
+        }
+        reader.start()
+        return done
+    }
 }
 
 /// Process plumbing for the engine protocol: spawn, write in the background,
@@ -63,19 +82,7 @@ enum EngineProcess {
         writer.start()
         let tail = StderrTail()
         let errFD = child.stderrFD
-        let stderrDone = DispatchSemaphore(value: 0)
-        let errReader = Thread {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = buffer.withUnsafeMutableBytes { Syscalls.read(errFD, $0.baseAddress, 4096) }
-                if n < 0, Syscalls.errno == Syscalls.EINTR { continue }
-                if n <= 0 { break }
-                tail.append(buffer[0..<n])
-            }
-            Syscalls.close(errFD)
-            stderrDone.signal()
-        }
-        errReader.start()
+        let stderrDone = tail.drain(errFD)
 
         var answers: [EngineAnswer] = []
         answers.reserveCapacity(expected)
