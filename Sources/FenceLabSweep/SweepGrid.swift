@@ -69,6 +69,7 @@ package enum SweepGridError: Error, Sendable, Hashable, CustomStringConvertible 
 extension SweepGridError {
     /// Bytes as "412 MB", "3.7 GB", "32.0 TB" (decimal units, one decimal from GB on).
     static func bytes(_ n: Double) -> String {
+        guard n.isFinite, n >= 0 else { return "an unknown amount of memory" }
         if n < 1e9 { return "\(Int((n / 1e6).rounded(.up))) MB" }
         if n < 1e12 { return Syscalls.format("%.1f GB", (n / 1e8).rounded(.up) / 10) }
         return Syscalls.format("%.1f TB", (n / 1e11).rounded(.up) / 10)
