@@ -4,7 +4,7 @@ import GeoPolicy
 /// The place-set stage of a replicate: every place's true visits from the noiseless track and
 /// observed visits from its own rule (the scenario's `fence.rule` with the place's radii) on the
 /// delivered fixes, scored by `PlaceSetScoring` (docs/metrics.md "Places").
-enum PlaceSetEvaluation {
+package enum PlaceSetEvaluation {
     static func measure(
         set: PlaceSetSpec, spec: ScenarioSpec, samples: [GeneratedSample], fixes: [Fix], now_s: [Double],
         settings: EvaluationSettings, replicate: Int
@@ -86,7 +86,7 @@ enum PlaceSetEvaluation {
     /// a removed place hears nothing, so a stay open at its removal stays open until the rule,
     /// registered again, decides outside. Returns each place's observed visits and the spans
     /// (delivery time of the choosing fix to that of the next choice without it) it was registered.
-    static func budgeted<D: FenceDeciding>(
+    package static func budgeted<D: FenceDeciding>(
         _ templates: [D], _ budget: inout RegionBudget, fixes: [Fix], now_s: [Double], end_s: Double
     ) -> (observed: [[Visit]], registrations: [[(start: Double, end: Double)]]) {
         var monitors = templates

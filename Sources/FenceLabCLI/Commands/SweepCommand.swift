@@ -128,14 +128,16 @@ enum SweepCommand: Command {
                 help: "Lift every grid limit (--max-points, 10^6 values a range); what cannot fit in memory is refused."
             ),
             RunCommand.out("reports/sweep"),
-        ] + RunCommand.common
+        ] + SweepPlacesOptions.options + RunCommand.common
     static let refused = Dictionary(
         uniqueKeysWithValues: RunCommand.engine.map {
             ($0.name, "sweeps evaluate the built-in FenceMonitor")
         })
     static let discussion = """
         Evaluates every rule setting of the grid on the scenarios (files or folders; default
-        scenarios/); every scenario must state its `place`. Each scenario × replicate drive is
+        scenarios/); every scenario must state its `place`, or the one scenario its place set
+        (`places`: the grid crossed with --budget x --refresh, docs/sweeps.md "Sweeps over place
+        sets"). Each scenario × replicate drive is
         generated once and every setting is run on it (common random numbers). Per setting and
         scenario: visits against the place (recall, false visits and fragments per hour, p95
         entry/exit latency) and flutter (spurious, missed, flaps, latency), mean and 95 % CI over
@@ -197,6 +199,16 @@ enum SweepCommand: Command {
         let paths = arguments.positionals
         if !paths.isEmpty { request.paths = paths }
 
+        let placeOptions = try SweepPlacesOptions.parse(arguments)
+        do {
+            if let places = try SweepPlaces.sweepIfPlaces(request, options: placeOptions, out: out) {
+                print(SweepPlacesOutput.terminal(places))
+                print("Sweep: \(out)/index.html")
+                return .success
+            }
+        } catch let error as SweepPlacesError where error.isUsage {
+            throw CLIError.usage("sweep: \(error)")
+        } catch { throw CLIError.badInput("\(error)") }
         InterruptNotice.install { InterruptNotice.sweepMessage(resumeFile: SweepRunner.partialPath(out: out)) }
         let outcome: SweepJob.Outcome
         do { outcome = try SweepJob.sweep(request, out: out) } catch {
