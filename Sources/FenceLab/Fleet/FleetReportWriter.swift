@@ -1,9 +1,9 @@
 import ReportKit
 import _FenceLabSupport
 
-/// Writes the fleet section of `fencelab accept --device-logs`: `fleet/report.json`,
-/// `fleet/junit.xml`, `fleet/report.md` and `fleet/index.html` in the acceptance folder
-/// (docs/fleet.md). No coordinates: logs are named by their manifest path only.
+/// Writes the fleet report of `fencelab accept --device-logs` to `--fleet-out DIR`: report.json,
+/// junit.xml, the Markdown summary, index.html and the worst logs' replay pages (docs/fleet.md).
+/// No coordinates: logs are named by their manifest path only.
 package enum FleetReportWriter {
     static func number(_ x: Double) -> JSONValue { x.isFinite ? .number(x) : .null }
     static func interval(_ i: FleetInterval) -> JSONValue {
