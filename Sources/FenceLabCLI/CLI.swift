@@ -85,6 +85,7 @@ enum CLI {
     static let commands: [any Command.Type] = [
         RunCommand.self,
         AcceptCommand.self,
+        FleetExampleCommand.self,
         SweepCommand.self,
         MergeCommand.self,
         ReplayCommand.self,

@@ -35,7 +35,7 @@ enum AcceptCommand: Command {
                     scenarios/fixtures of the checkout the fencelab binary is in.
                     """),
             RunCommand.out("reports/acceptance"),
-        ] + DeviceLogOptions.declarations + RunCommand.common + RunCommand.engine
+        ] + AcceptFleetOptions.declarations + DeviceLogOptions.declarations + RunCommand.common + RunCommand.engine
     static let discussion = """
         Rules level: every fixture in scenarios/fixtures/ (or --fixtures DIR) and every
         scenario `expect` bound (PATH: scenario files or folders, default scenarios/), each
@@ -48,10 +48,15 @@ enum AcceptCommand: Command {
         each import skipped and assumed is printed and reported with its replay.
         Writes DIR/report.json, report.md, junit.xml and index.html (default
         reports/acceptance) and prints "Rules level: ..." and "Device level: ...".
+        Fleet (--device-logs): every listed log is replayed and summarised, and the figures
+        per cohort, the --compare rows and the --gate verdict go to --fleet-out DIR
+        (report.json, report.md, junit.xml, index.html, a replay page per worst log);
+        docs/fleet.md.
         --max-age is also the staleness limit of the replays.
         """
     static let footer = """
-        EXIT: 0 the rules level passed and every given device log passed, 1 otherwise,
+        EXIT: 0 the rules level passed, every given device log passed and every --gate
+        passed, 1 otherwise,
         2 bad input (scenario, fixture or log file, --fence, output), 64 usage error.
         """
 
@@ -90,10 +95,18 @@ enum AcceptCommand: Command {
             )
         }
         request.fences = try fenceTexts.map { text throws(OptionError) in try ArgumentValue.fence(text) }
+        var fleet = try AcceptFleetOptions.parse(
+            arguments, fences: request.fences, jobs: request.run.jobs, seed: request.run.seed)
         let setup = try ArgumentValue.fenceSetup(arguments.option("--rule"))
         request.rule = setup.rule
         request.input = setup.input
         request.maxAge_s = request.run.settings.maxFixAge_s
+        fleet?.rule = setup.rule
+        fleet?.input = setup.input
+        fleet?.maxAge_s = request.maxAge_s
+        fleet?.format = request.deviceLogFormat
+        fleet?.readOptions = request.readOptions
+        let fleetRun = try fleet.map { try AcceptFleetCommand.analyse($0, out: arguments.option("--fleet-out")!) }
         InterruptNotice.install { InterruptNotice.runMessage(out: out) }
         AllocatorTuning.keepHeapTopPadded()
         let report: RunReport
@@ -106,6 +119,7 @@ enum AcceptCommand: Command {
         }
         for line in AcceptanceRun.statusLines(report) { print(line) }
         print("Report: \(out)/index.html")
-        return AcceptanceRun.passed(report) ? .success : .checkFailed
+        let fleetPassed = try fleetRun.map { try AcceptFleetCommand.finish($0) } ?? true
+        return AcceptanceRun.passed(report) && fleetPassed ? .success : .checkFailed
     }
 }
