@@ -20,6 +20,17 @@ public struct PlaceSetSpec: Sendable, Hashable {
     public var source: String
     /// Which places the app registers with the OS (key `monitoring`, default `all`).
     public var monitoring: MonitoringStrategy = .all
+    /// The place file the set was read from (key `file`, resolved against the scenario's folder)
+    /// and the SHA-256 of the bytes read, lowercase hex; nil for inline and generated sets.
+    public var file: (path: String, sha256: String)? {
+        get { filePath.map { ($0, fileSHA256 ?? "") } }
+        set {
+            filePath = newValue?.path
+            fileSHA256 = newValue?.sha256
+        }
+    }
+    var filePath: String?
+    var fileSHA256: String?
 
     public init(
         places: [NamedPlace], minDwell_s: Double = PlaceSpec.defaultMinDwell_s,

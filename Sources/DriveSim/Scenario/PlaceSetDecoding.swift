@@ -18,6 +18,7 @@ extension ScenarioSpec {
         }
         var places: [NamedPlace]
         var source: String
+        var file: (path: String, sha256: String)?
         if let items = try r.optionalArray("list") {
             source = "inline"
             places = []
@@ -28,7 +29,8 @@ extension ScenarioSpec {
             try checkPlaces(places, file: r.file, keyPath: r.keyPath("list"))
         } else if let path = try r.optionalString("file") {
             source = "file"
-            places = try readPlaceFile(resolve(path, relativeTo: scenarioFile), rule: rule)
+            let resolved = resolve(path, relativeTo: scenarioFile)
+            (places, file) = try readPlaceFile(resolved, rule: rule)
         } else {
             var g = try r.object("generate")
             (places, source) = try PlaceSetGenerator.decode(&g, rule: rule)
@@ -46,6 +48,7 @@ extension ScenarioSpec {
         try r.finish()
         var set = PlaceSetSpec(places: places, minDwell_s: dwell, mergeGap_s: gap, source: source)
         set.monitoring = monitoring
+        set.file = file
         return set
     }
 
@@ -132,7 +135,10 @@ extension ScenarioSpec {
     // MARK: place files
 
     /// A place file: `*.csv` (below) or `*.geojson` / `*.json` (a FeatureCollection of Points).
-    static func readPlaceFile(_ path: String, rule: FenceRuleSpec) throws(ScenarioError) -> [NamedPlace] {
+    /// Returns the places and the file's path and SHA-256 (lowercase hex).
+    static func readPlaceFile(
+        _ path: String, rule: FenceRuleSpec
+    ) throws(ScenarioError) -> ([NamedPlace], (path: String, sha256: String)) {
         let bytes: [UInt8]
         do { bytes = try InputFileReader.readAll(path: path, limit_bytes: maxPlaceFileSize_bytes) } catch {
             switch error {
@@ -142,9 +148,10 @@ extension ScenarioSpec {
             }
         }
         let lower = path.lowercased()
-        if lower.hasSuffix(".csv") { return try placesFromCSV(bytes, file: path, rule: rule) }
+        let hash = (path: path, sha256: SHA256.hex(bytes))
+        if lower.hasSuffix(".csv") { return (try placesFromCSV(bytes, file: path, rule: rule), hash) }
         if lower.hasSuffix(".geojson") || lower.hasSuffix(".json") {
-            return try placesFromGeoJSON(bytes, file: path, rule: rule)
+            return (try placesFromGeoJSON(bytes, file: path, rule: rule), hash)
         }
         throw .invalidPlaceFile(
             file: path, line: 0, key: "", reason: "a place file must end in .csv, .geojson or .json")

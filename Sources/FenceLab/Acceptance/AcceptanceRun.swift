@@ -108,7 +108,7 @@ package enum AcceptanceRun {
             report.run.rulesVersions.append(r.rulesVersion)
         }
         report.run.inputFiles =
-            scenarios.map { InputFile(kind: "scenario", path: $0.path, sha256: $0.sha256) }
+            scenarios.flatMap(InputFile.files(of:))
             + suite.files.map {
                 InputFile(kind: "fixture", path: $0, sha256: InputFileReader.sha256HexIfReadable(path: $0))
             }

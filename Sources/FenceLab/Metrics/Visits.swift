@@ -183,6 +183,12 @@ package enum Visits {
             }
         }
         if let s = start { spans.append(Visit(start_s: s, end_s: end_s, openAtEnd: true)) }
+        return mergeAndFilter(spans, place: place)
+    }
+
+    /// Merges inside spans separated by less than `place.mergeGap_s` and drops visits shorter
+    /// than `place.minDwell_s` (the last steps of `trueVisits`).
+    static func mergeAndFilter(_ spans: [Visit], place: PlaceSpec) -> [Visit] {
         var merged: [Visit] = []
         for v in spans {
             if let last = merged.last, v.start_s - last.end_s < place.mergeGap_s {

@@ -203,6 +203,7 @@ package enum HTMLReport {
         }
         h += unboundedFigures(s)
         h += VisitsReport.html(s)
+        h += PlacesReport.html(s)
         h += "<div class=\"plots\">\n"
         if let p = s.plots {
             h += HTMLPage.figure(

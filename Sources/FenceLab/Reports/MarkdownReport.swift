@@ -34,6 +34,7 @@ package enum MarkdownReport {
         md += flutter(report)
         md += VisitsReport.markdown(report)
         md += VisitsReport.notificationsMarkdown(report)
+        md += PlacesReport.markdown(report)
         md += kalman(report)
         md += gapFill(report)
         md += rejections(report)

@@ -40,7 +40,7 @@ package struct RunInfo: Sendable, Hashable {
 
 /// One input file of a run and the SHA-256 of its bytes (hex).
 package struct InputFile: Sendable, Hashable {
-    /// `scenario`, `fixture` or `device-log`.
+    /// `scenario`, `places` (a scenario's place file), `fixture` or `device-log`.
     package var kind: String
     package var path: String
     package var sha256: String
@@ -48,6 +48,15 @@ package struct InputFile: Sendable, Hashable {
         self.kind = kind
         self.path = path
         self.sha256 = sha256
+    }
+}
+
+extension InputFile {
+    /// A scenario file, followed by its place file when its place set was read from one (kind `places`).
+    static func files(of scenario: PreparedScenario) -> [InputFile] {
+        var out = [InputFile(kind: "scenario", path: scenario.path, sha256: scenario.sha256)]
+        if let f = scenario.spec.places?.file { out.append(InputFile(kind: "places", path: f.path, sha256: f.sha256)) }
+        return out
     }
 }
 

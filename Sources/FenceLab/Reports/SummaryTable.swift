@@ -30,6 +30,7 @@ package enum SummaryTable {
                 return i < 2 ? c + pad : pad + c
             }.joined(separator: "  ")
         }
+        lines += PlacesReport.summaryLines(report)
         let rules = report.acceptance.rules
         lines.append(
             "result: bounds held / bounds; figures are means per drive (m for RMSE); a figure no bound checks is measured only."

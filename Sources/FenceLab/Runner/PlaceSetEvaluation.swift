@@ -22,24 +22,13 @@ package enum PlaceSetEvaluation {
         // The built-in monitor decides for every place: an external engine watches one fence.
         var local = settings
         local.engine = nil
-        var trueVisits: [[Visit]] = []
+        let trueVisits = PlaceSetTruth.trueVisits(
+            set: set, index: PlaceSetTruth.index(set), time_s: time, truth: truth, end_s: end_s)
         var observed: [[Visit]] = []
-        trueVisits.reserveCapacity(set.places.count)
-        observed.reserveCapacity(set.places.count)
-        for i in set.places.indices {
-            trueVisits.append(
-                Visits.trueVisits(
-                    time_s: time, truth: truth, center: set.places[i].center, place: set.placeSpec(i), end_s: end_s))
-        }
         var budget = RegionBudget(strategy: set.monitoring, centers: set.places.map(\.center))
         var registrations: [[(start: Double, end: Double)]] = []
         if set.monitoring.isAll {
-            for place in set.places {
-                let decisions = try FenceDecisions.observe(
-                    fixes: fixes, now_s: now_s, center: place.center, rule: try rule(for: place, spec), settings: local,
-                    scenario: spec.name, replicate: replicate, compareModels: false)
-                observed.append(Visits.observedVisits(of: decisions.states, end_s: end_s))
-            }
+            observed = try indexed(set: set, spec: spec, fixes: fixes, now_s: now_s, settings: local, end_s: end_s)
         } else if spec.fence.rule.input == .raw {
             let monitors = try set.places.map { place in
                 try FenceMonitor(
@@ -72,6 +61,40 @@ package enum PlaceSetEvaluation {
             metrics.swaps = budget.swaps
             return metrics
         } catch { throw RunError.metrics(scenario: spec.name, error) }
+    }
+
+    /// Every place decided on the fixes by one `PlaceSetMonitor` (the places within reach of each
+    /// fix and those not at rest): each place's observed visits, from its state changes only.
+    static func indexed(
+        set: PlaceSetSpec, spec: ScenarioSpec, fixes: [Fix], now_s: [Double], settings: EvaluationSettings,
+        end_s: Double
+    ) throws -> [[Visit]] {
+        let evaluators = try set.places.map { try rule(for: $0, spec).evaluator }
+        var monitor: PlaceSetMonitor
+        do {
+            monitor = try PlaceSetMonitor(
+                centers: set.places.map(\.center), evaluators: evaluators, input: spec.fence.rule.fenceInput,
+                maxAge_s: settings.maxFixAge_s)
+        } catch { throw RunError.invalidRule(file: spec.name, reason: "\(error)") }
+        var changes = [[StateSample]](repeating: [], count: set.places.count)
+        for i in fixes.indices {
+            let t = now_s[i]
+            monitor.process(fixes[i], now_s: t) { p, state in changes[p].append(StateSample(time_s: t, state: state)) }
+        }
+        return changes.map { Visits.observedVisits(of: $0, end_s: end_s) }
+    }
+
+    /// The same observed visits by a monitor per place over every fix (the index's test oracle).
+    static func scanned(
+        set: PlaceSetSpec, spec: ScenarioSpec, fixes: [Fix], now_s: [Double], settings: EvaluationSettings,
+        end_s: Double, replicate: Int
+    ) throws -> [[Visit]] {
+        try set.places.map { place in
+            let decisions = try FenceDecisions.observe(
+                fixes: fixes, now_s: now_s, center: place.center, rule: try rule(for: place, spec), settings: settings,
+                scenario: spec.name, replicate: replicate, compareModels: false)
+            return Visits.observedVisits(of: decisions.states, end_s: end_s)
+        }
     }
 
     /// The rule deciding one place: the scenario's with the place's radii, on its input stage.
@@ -107,8 +130,10 @@ package enum PlaceSetEvaluation {
                     monitors[p] = templates[p]
                 }
             }
+            // Only changes are kept (what `observedVisits` reads): memory grows with transitions, not fixes.
             for p in budget.registered {
-                states[p].append(StateSample(time_s: t, state: monitors[p].process(fixes[i], now_s: t).newState))
+                let state = monitors[p].process(fixes[i], now_s: t).newState
+                if states[p].last?.state != state { states[p].append(StateSample(time_s: t, state: state)) }
             }
         }
         return (states.map { Visits.observedVisits(of: $0, end_s: end_s) }, registrations)

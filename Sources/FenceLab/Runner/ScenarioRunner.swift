@@ -166,7 +166,7 @@ package enum ScenarioRunner {
         var info = RunEnvironment.collect(
             generator: scenarios.first?.spec.generator.rawValue ?? "mt19937",
             seeds: scenarios.map(\.spec.seed), rulesVersions: scenarios.map(\.rulesVersion))
-        info.inputFiles = scenarios.map { InputFile(kind: "scenario", path: $0.path, sha256: $0.sha256) }
+        info.inputFiles = scenarios.flatMap(InputFile.files(of:))
         return (RunReport(run: info, scenarios: reports, includeCoordinates: request.settings.includeCoordinates), kept)
     }
 

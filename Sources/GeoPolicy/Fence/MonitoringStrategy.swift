@@ -69,16 +69,16 @@ public enum MonitoringStrategyError: Error, Sendable, Hashable, CustomStringConv
 /// The registered set of a `MonitoringStrategy` over fixed places, updated per delivered fix.
 ///
 /// Per fix: one haversine distance to where the set was chosen; a refresh selects the K nearest
-/// places (great-circle order, ties by lower index) in O(N log K) into buffers allocated once,
-/// so nothing is allocated per fix.
+/// places (great-circle order: largest dot product of unit vectors, ties to the lower index) from
+/// a `PlaceIndex` in O(K log N) typical into buffers allocated once, so nothing is allocated per fix.
 public struct RegionBudget: Sendable {
     public let strategy: MonitoringStrategy
-    /// Unit vectors of the place centres, in place order.
-    let centers: [SIMD3<Double>]
+    /// The centres' index for the nearest-K selection.
+    let index: PlaceIndex
     /// Per place: whether it is registered now.
     public private(set) var isRegistered: [Bool]
-    /// The registered places' indices (all of them in order for `.all`; the last choice, in the
-    /// selection's deterministic order, otherwise).
+    /// The registered places' indices: all of them in order for `.all`; otherwise the last
+    /// choice, nearest first (ties to the lower index).
     public private(set) var registered: [Int]
     /// Where the set was last chosen; nil before the first valid fix.
     public private(set) var anchor: Coordinate?
@@ -89,19 +89,28 @@ public struct RegionBudget: Sendable {
     let sphere = Haversine()
 
     public init(strategy: MonitoringStrategy, centers: [Coordinate]) {
+        self.init(strategy: strategy, index: PlaceIndex(centers: strategy.isAll ? [] : centers), count: centers.count)
+    }
+
+    /// A budget over the places of `index` (built once per place set and shared by replicates).
+    public init(strategy: MonitoringStrategy, index: PlaceIndex) {
+        self.init(strategy: strategy, index: index, count: index.count)
+    }
+
+    private init(strategy: MonitoringStrategy, index: PlaceIndex, count: Int) {
         self.strategy = strategy
-        self.centers = centers.map(\.unitVector)
+        self.index = index
         switch strategy {
         case .all:
-            isRegistered = Array(repeating: true, count: centers.count)
-            registered = Array(centers.indices)
+            isRegistered = Array(repeating: true, count: count)
+            registered = Array(0..<count)
             heap = []
         case .nearest(let k, _):
-            isRegistered = Array(repeating: false, count: centers.count)
+            isRegistered = Array(repeating: false, count: count)
             registered = []
-            registered.reserveCapacity(min(k, centers.count))
+            registered.reserveCapacity(min(k, count))
             heap = []
-            heap.reserveCapacity(min(k, centers.count))
+            heap.reserveCapacity(min(k, count))
         }
     }
 
@@ -116,51 +125,43 @@ public struct RegionBudget: Sendable {
         return true
     }
 
-    /// Chooses the `k` nearest places: a bounded max-heap keyed by "farther" (smaller dot
-    /// product, then larger index), so the root is the worst kept place. Returns true when the
-    /// set differs from the one before.
+    /// Chooses the `k` nearest places (`PlaceIndex.nearest`). Returns true when the set differs
+    /// from the one before.
     @discardableResult
     mutating func select(_ k: Int, around u: SIMD3<Double>) -> Bool {
-        heap.removeAll(keepingCapacity: true)
-        let n = min(k, centers.count)
-        @inline(__always) func worse(_ a: (dot: Double, index: Int), _ b: (dot: Double, index: Int)) -> Bool {
-            a.dot < b.dot || (a.dot == b.dot && a.index > b.index)
-        }
-        for i in centers.indices {
-            let c = centers[i]
-            let item = (dot: (c * u).sum(), index: i)
-            if heap.count < n {
-                heap.append(item)
-                var j = heap.count - 1
-                while j > 0 {
-                    let parent = (j - 1) / 2
-                    guard worse(heap[j], heap[parent]) else { break }
-                    heap.swapAt(j, parent)
-                    j = parent
-                }
-            } else if worse(heap[0], item) {
-                heap[0] = item
-                var j = 0
-                while true {
-                    let l = 2 * j + 1
-                    let rr = l + 1
-                    var m = j
-                    if l < n, worse(heap[l], heap[m]) { m = l }
-                    if rr < n, worse(heap[rr], heap[m]) { m = rr }
-                    if m == j { break }
-                    heap.swapAt(j, m)
-                    j = m
-                }
-            }
-        }
+        index.nearest(k, to: u, into: &heap)
         let unchanged = heap.count == registered.count && heap.allSatisfy { isRegistered[$0.index] }
         if unchanged { return false }
         for i in registered { isRegistered[i] = false }
         registered.removeAll(keepingCapacity: true)
-        for item in heap {
-            registered.append(item.index)
-            isRegistered[item.index] = true
+        // Pop the farthest kept place until empty, then reverse: nearest first.
+        while let last = heap.last {
+            registered.append(heap[0].index)
+            isRegistered[heap[0].index] = true
+            heap[0] = last
+            heap.removeLast()
+            var j = 0
+            let n = heap.count
+            while true {
+                let l = 2 * j + 1
+                var m = j
+                if l < n, BoundedHeap.worse(heap[l], heap[m]) { m = l }
+                if l + 1 < n, BoundedHeap.worse(heap[l + 1], heap[m]) { m = l + 1 }
+                if m == j { break }
+                heap.swapAt(j, m)
+                j = m
+            }
         }
+        registered.reverse()
         return true
+    }
+
+    /// The `k` nearest places by a scan of every place (the index's test oracle), in the same
+    /// order as `registered`: nearest first, ties to the lower index.
+    package static func scanNearest(_ k: Int, around u: SIMD3<Double>, centers: [SIMD3<Double>]) -> [Int] {
+        var heap: [(dot: Double, index: Int)] = []
+        let n = min(k, centers.count)
+        for i in centers.indices { BoundedHeap.offer((dot: (centers[i] * u).sum(), index: i), capacity: n, &heap) }
+        return heap.sorted { BoundedHeap.worse($1, $0) }.map(\.index)
     }
 }
