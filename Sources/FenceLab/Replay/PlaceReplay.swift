@@ -73,10 +73,10 @@ package enum PlaceReplayError: Error, Sendable, Hashable, CustomStringConvertibl
             return
                 "\(shown(f)):\(l): place: the event names no place (a log replayed with --places needs one per event)"
         case .unknownPlace(let f, let l, let p, let pf):
-            return "\(shown(f)):\(l): place: \"\(shown(p))\" is not a place of \(shown(pf))"
+            return "\(f):\(l): place: \"\(shown(p))\" is not a place of \(pf)"
         case .placeWithOneFence(let f, let l, let p):
             return
-                "\(shown(f)):\(l): place: the event names place \"\(shown(p))\"; replay a log of many places with --places FILE, not --fence"
+                "\(f):\(l): place: the event names place \"\(shown(p))\"; replay a log of many places with --places FILE, not --fence"
         case .rule(let m): return m
         }
     }
