@@ -71,7 +71,7 @@ package enum PlaceReplayError: Error, Sendable, Hashable, CustomStringConvertibl
         switch self {
         case .eventWithoutPlace(let f, let l):
             return
-                "\(shown(f)):\(l): place: the event names no place (a log replayed with --places needs one per event)"
+                "\(f):\(l): place: the event names no place (a log replayed with --places needs one per event)"
         case .unknownPlace(let f, let l, let p, let pf):
             return "\(f):\(l): place: \"\(shown(p))\" is not a place of \(pf)"
         case .placeWithOneFence(let f, let l, let p):
