@@ -1,5 +1,5 @@
 /// Reads the CSV device-log format (contract):
-/// header `timestamp,latitude,longitude,horizontal_accuracy[,speed][,course][,event]`.
+/// header `timestamp,latitude,longitude,horizontal_accuracy[,speed][,course][,event][,place]`.
 ///
 /// Columns are matched by name in any order; the four required ones must be present,
 /// an unknown or repeated name is an error. A field may be enclosed in double quotes
@@ -135,6 +135,7 @@ enum CSVDeviceLogReader {
         var speed_mps: Double?
         var course_deg: Double?
         var event: SystemEventKind?
+        var place: String?
         for (mapped, range) in zip(columns, ranges) {
             guard let field = mapped else { continue }  // a column --columns does not name
             let value = UnsafeBufferPointer(rebasing: bytes[range])
@@ -149,6 +150,8 @@ enum CSVDeviceLogReader {
                 }
             case .event:
                 event = try DeviceLogLexical.event(value, line: line)
+            case .place:
+                if !value.isEmpty { place = text(value) }
             case .latitude, .longitude, .horizontalAccuracy, .speed, .course:
                 if value.isEmpty { continue }
                 guard let number = DeviceLogLexical.number(value) else {
@@ -172,7 +175,7 @@ enum CSVDeviceLogReader {
         }
         try builder.add(
             line: line, timestamp_s: timestamp_s, latitude: latitude, longitude: longitude,
-            accuracy_m: accuracy_m, speed_mps: speed_mps, course_deg: course_deg, event: event)
+            accuracy_m: accuracy_m, speed_mps: speed_mps, course_deg: course_deg, event: event, place: place)
     }
 
     /// Splits one line into trimmed field ranges; a quoted field's range excludes its quotes.

@@ -104,11 +104,15 @@ public struct SystemEvent: Sendable, Hashable {
     public var timestamp_s: Double
     /// 1-based line of the log the event was read from (0 when not from a file).
     public var line: Int
+    /// The place the event is about, as the log names it (CSV column and JSON Lines key `place`,
+    /// OwnTracks `desc`); nil when the log names none (a one-fence log).
+    public var place: String?
 
-    public init(kind: SystemEventKind, timestamp_s: Double, line: Int) {
+    public init(kind: SystemEventKind, timestamp_s: Double, line: Int, place: String? = nil) {
         self.kind = kind
         self.timestamp_s = timestamp_s
         self.line = line
+        self.place = place
     }
 }
 

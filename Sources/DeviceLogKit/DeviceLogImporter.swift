@@ -254,13 +254,18 @@ struct DeviceLogBuilder {
     /// an event-only row; otherwise all three are required and the row is a fix (plus its event).
     mutating func add(
         line: Int, timestamp_s: Double, latitude: Double?, longitude: Double?, accuracy_m: Double?,
-        speed_mps: Double?, course_deg: Double?, event: SystemEventKind?, provider: DeviceLogProvider? = nil
+        speed_mps: Double?, course_deg: Double?, event: SystemEventKind?, provider: DeviceLogProvider? = nil,
+        place: String? = nil
     ) throws(DeviceLogProblemAtLine) {
+        // A place names an event's place: on a row without an event it means nothing.
+        if place != nil, event == nil {
+            throw DeviceLogProblemAtLine(line: line, problem: .missingValue(column: "event"))
+        }
         if latitude == nil, longitude == nil, accuracy_m == nil, let event {
             guard speed_mps == nil, course_deg == nil else {
                 throw DeviceLogProblemAtLine(line: line, problem: .missingValue(column: "latitude"))
             }
-            events.append(SystemEvent(kind: event, timestamp_s: timestamp_s, line: line))
+            events.append(SystemEvent(kind: event, timestamp_s: timestamp_s, line: line, place: place))
             return
         }
         guard let latitude else { throw DeviceLogProblemAtLine(line: line, problem: .missingValue(column: "latitude")) }
@@ -277,7 +282,7 @@ struct DeviceLogBuilder {
             fixes.append(
                 DeviceLogFix(fix: fix, speed_mps: speed_mps, course_deg: course_deg, line: line, provider: provider))
         }
-        if let event { events.append(SystemEvent(kind: event, timestamp_s: timestamp_s, line: line)) }
+        if let event { events.append(SystemEvent(kind: event, timestamp_s: timestamp_s, line: line, place: place)) }
     }
 
     /// No row read: neither a fix (stored or not) nor an event.
@@ -293,6 +298,8 @@ enum DeviceLogField: String, CaseIterable {
     case speed
     case course
     case event
+    /// The place an event is about (a log of many places); empty: none.
+    case place
 
     static let required: [DeviceLogField] = [.timestamp, .latitude, .longitude, .horizontalAccuracy]
 }

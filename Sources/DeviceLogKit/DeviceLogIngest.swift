@@ -109,11 +109,11 @@ public struct DeviceLogColumns: Sendable, Hashable, CustomStringConvertible {
     public private(set) var timeFormat = DeviceLogTimeFormat.auto
 
     /// The keys and what they map to, in the order they are written.
-    public static let keys = ["time", "lat", "lon", "accuracy", "speed", "course", "event"]
+    public static let keys = ["time", "lat", "lon", "accuracy", "speed", "course", "event", "place"]
 
     static let fieldOfKey: [String: DeviceLogField] = [
         "time": .timestamp, "lat": .latitude, "lon": .longitude, "accuracy": .horizontalAccuracy, "speed": .speed,
-        "course": .course, "event": .event,
+        "course": .course, "event": .event, "place": .place,
     ]
 
     /// Parses `time=X,lat=Y,lon=Z,…`.

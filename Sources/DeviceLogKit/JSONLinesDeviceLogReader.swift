@@ -2,7 +2,7 @@ import _FenceLabSupport
 
 /// Reads the JSON Lines device-log format: one flat JSON object per line with the CSV names
 /// as keys (`timestamp`, `latitude`, `longitude`, `horizontal_accuracy`, optional `speed`,
-/// `course`, `event`).
+/// `course`, `event`, and `place`, a string naming the event's place).
 ///
 /// `timestamp` is a number (Unix seconds) or a string (ISO-8601 with zone, or Unix seconds).
 /// Numeric fields are JSON numbers or strings in the CSV number grammar, which is how
@@ -35,6 +35,7 @@ enum JSONLinesDeviceLogReader {
         var timestamp_s: Double?
         var numbers: [DeviceLogField: Double] = [:]
         var event: SystemEventKind?
+        var place: String?
         for (key, value) in object {
             guard let field = DeviceLogField(rawValue: key) else {
                 throw fail(.unknownColumn(DeviceLogLexical.shown(key)))
@@ -52,6 +53,10 @@ enum JSONLinesDeviceLogReader {
                 event = try DeviceLogLexical.event(text[...], line: line)
             case (.event, _):
                 throw fail(.badEvent("non-string value"))
+            case (.place, let .string(text)):
+                if !text.isEmpty { place = text }
+            case (.place, _):
+                throw fail(.json("place: not a string"))
             case (.timestamp, .bool):
                 throw fail(.badTimestamp(value: "boolean", reason: "must be a number or a string"))
             case (_, let .number(text)):
@@ -81,7 +86,7 @@ enum JSONLinesDeviceLogReader {
         try builder.add(
             line: line, timestamp_s: timestamp_s, latitude: numbers[.latitude], longitude: numbers[.longitude],
             accuracy_m: numbers[.horizontalAccuracy], speed_mps: numbers[.speed], course_deg: numbers[.course],
-            event: event)
+            event: event, place: place)
     }
 }
 

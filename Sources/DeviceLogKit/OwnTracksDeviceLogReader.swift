@@ -6,7 +6,8 @@ import _FenceLabSupport
 /// `"_type":"location"` messages are fixes: `lat`, `lon` (degrees), `tst` (Unix seconds), `acc`
 /// (metres; absent: `--assume-accuracy`, counted, else refused naming it), `vel` (km/h → m/s),
 /// `cog` (degrees). `"_type":"transition"` messages are system events at `tst`: `event`
-/// `enter` or `leave` (→ exit). Other message types (`waypoint`, `lwt`, `card`, `status`, …) are
+/// `enter` or `leave` (→ exit), about the place its `desc` names (the region's name; absent: none).
+/// Other message types (`waypoint`, `lwt`, `card`, `status`, …) are
 /// not fixes: skipped and counted (`otherRecord`). Nested values (`inregions`) and keys not
 /// listed are ignored; a malformed line, or a location without `lat`, `lon` or `tst`, is an error
 /// naming the line and the key.
@@ -94,9 +95,11 @@ enum OwnTracksDeviceLogReader {
             default:
                 throw fail(.ownTracks("transition event '\(DeviceLogLexical.shown(event))' is not 'enter' or 'leave'"))
             }
+            var place: String?
+            if case .string(let desc, _) = value("desc"), !desc.isEmpty { place = desc }
             try builder.add(
                 line: line, timestamp_s: try required("tst"), latitude: nil, longitude: nil, accuracy_m: nil,
-                speed_mps: nil, course_deg: nil, event: kind)
+                speed_mps: nil, course_deg: nil, event: kind, place: place)
         default:
             builder.ingest.skip(.otherRecord, line: line)
         }

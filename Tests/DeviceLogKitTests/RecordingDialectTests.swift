@@ -727,6 +727,7 @@ import _TestSupport
         #expect(log.fixes.map(\.fix.horizontalAccuracy_m) == [12, 20])
         #expect(log.fixes[0].speed_mps == 10 && log.fixes[0].course_deg == 90)
         #expect(log.events.map(\.kind) == [.enter, .exit] && log.events.map(\.line) == [2, 5])
+        #expect(log.events.map(\.place) == ["home", "home"])
         #expect(log.events.map(\.timestamp_s) == [Self.noonMarch1_s + 1, Self.noonMarch1_s + 4])
         #expect(log.ingest.skipped == [.otherRecord: 1])
         #expect(log.ingest.assumptions == [DeviceLogAssumption(kind: .assumedAccuracy(m: 20), fixes: 1)])

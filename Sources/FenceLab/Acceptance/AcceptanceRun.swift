@@ -23,6 +23,8 @@ package struct AcceptanceRequest: Sendable {
     package var rule: RuleSpec = .default
     /// What the replayed rule decides on (`--rule SPEC+kalman`); default the logged fixes.
     package var input: FenceInput = .raw
+    /// The places every log was recorded against (`--places`), instead of `fences`; events name their place.
+    package var places: ReplayPlaces?
     /// Staleness limit of the replays, seconds (≥ 0).
     package var maxAge_s = DeviceReplay.defaultMaxAge_s
 
@@ -67,7 +69,7 @@ package enum AcceptanceRun {
     }
 
     package static func execute(_ request: AcceptanceRequest) throws -> RunReport {
-        if !request.deviceLogs.isEmpty {
+        if !request.deviceLogs.isEmpty, request.places == nil {
             guard !request.fences.isEmpty else { throw AcceptanceError.fenceRequired }
             guard request.fences.count == 1 || request.fences.count == request.deviceLogs.count else {
                 throw AcceptanceError.fenceCount(fences: request.fences.count, logs: request.deviceLogs.count)
@@ -88,6 +90,13 @@ package enum AcceptanceRun {
         let scenarios = try ScenarioRunner.prepare(request.run)
         var replays: [DeviceReplayResult] = []
         for (i, log) in logs.enumerated() {
+            if let places = request.places {
+                replays.append(
+                    try DeviceReplay.run(
+                        log, places: places, rule: request.rule, input: request.input, maxAge_s: request.maxAge_s))
+                continue
+            }
+            try DeviceReplay.checkOneFence(log)
             let fence = request.fences[request.fences.count == 1 ? 0 : i]
             do {
                 replays.append(

@@ -43,6 +43,8 @@ package struct DeviceReplayResult: Sendable, Hashable {
     package var notCovered: [String]
     /// What the import skipped (per reason) and assumed; empty for the app's own CSV and JSON Lines.
     package var ingest = DeviceLogIngest()
+    /// The per-place counts of a replay with `--places`; nil for one fence.
+    package var places: PlaceReplaySummary?
     /// Measured wall time of the replay (engine and classifier), seconds; differs between runs,
     /// only junit.xml shows it.
     package var elapsed_s: Double = 0
@@ -91,6 +93,10 @@ package struct DeviceReplayResult: Sendable, Hashable {
             "Divergences: "
                 + DivergenceClass.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", "))
         if let ingestLine = ingest.summary { lines.insert("Import: " + ingestLine, at: 1) }
+        if let places {
+            lines.append(places.line)
+            lines += places.worst.map { "  " + places.line($0) }
+        }
         lines += divergenceLines.map { "  " + $0 }
         lines.append("Device log \(file): \(status.rawValue) (\(criteria))")
         lines.append("Not covered: " + notCovered.joined(separator: "; "))

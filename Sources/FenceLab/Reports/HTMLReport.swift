@@ -83,6 +83,7 @@ package enum HTMLReport {
                 "<tr><td>\(c.rawValue)</td><td class=\"\((counts[c] ?? 0) > 0 && failing ? "bad" : "")\">\(counts[c] ?? 0)</td><td>\(failing ? "yes" : "no")</td></tr>"
         }
         h += "</tbody></table></div>"
+        if let places = r.places { h += placesTable(places) }
         if !r.divergenceLines.isEmpty {
             h += "<details><summary>Divergences (\(r.divergenceLines.count))</summary><ul class=\"expect\">"
             for line in r.divergenceLines { h += "<li>\(x(line))</li>" }
@@ -91,6 +92,24 @@ package enum HTMLReport {
         if let ingest = r.ingest.summary { h += "<p>Import: \(x(ingest))</p>" }
         h += "<p class=\"muted\">Not covered: \(x(r.notCovered.joined(separator: "; ")))</p></div>"
         return h
+    }
+
+    /// A replay's places (`--places`): the summary line and the worst places (at most
+    /// `PlaceReplaySummary.worstShown`, so the page stays small for 10⁵ places).
+    static func placesTable(_ p: PlaceReplaySummary) -> String {
+        let x = ReportText.xml
+        var h = "<p>\(x(p.line))</p>"
+        guard !p.worst.isEmpty else { return h }
+        h += "<div class=\"scroll\"><table><thead><tr><th>place</th><th>events</th><th>matched</th><th>failing</th>"
+        for c in DivergenceClass.allCases { h += "<th>\(c.rawValue)</th>" }
+        h += "</tr></thead><tbody>"
+        for place in p.worst {
+            h += "<tr><td>\(x(place.name))</td><td>\(place.events)</td><td>\(place.matched)</td>"
+            h += "<td class=\"\(place.failing > 0 ? "bad" : "")\">\(place.failing)</td>"
+            for n in place.counts { h += "<td>\(n)</td>" }
+            h += "</tr>"
+        }
+        return h + "</tbody></table></div>"
     }
 
     static func meta(_ report: RunReport) -> String {

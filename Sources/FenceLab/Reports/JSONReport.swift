@@ -201,6 +201,37 @@ package enum JSONReport {
     }
 
     /// One replayed device log: counts, verdict, criteria, every divergence (no coordinates).
+    /// A replay's `places` object (`--places`): the aggregates and every place with an event or a divergence.
+    static func placesJSON(_ p: PlaceReplaySummary) -> JSONValue {
+        func classCounts(_ counts: [Int]) -> JSONValue {
+            .object(zip(DivergenceClass.allCases, counts).map { ($0.rawValue, JSONValue.integer($1)) })
+        }
+        var total = Array(repeating: 0, count: DivergenceClass.allCases.count)
+        for place in p.perPlace { for i in total.indices { total[i] += place.counts[i] } }
+        return .object([
+            ("file", .string(p.file)),
+            ("places", .integer(p.placeCount)),
+            ("monitoring", .string(p.monitoring)),
+            ("swaps", .integer(p.swaps)),
+            ("placesWithEvents", .integer(p.perPlace.reduce(0) { $0 + ($1.events > 0 ? 1 : 0) })),
+            ("placesFailing", .integer(p.placesFailing)),
+            ("counts", classCounts(total)),
+            (
+                "perPlace",
+                .array(
+                    p.perPlace.map { place in
+                        .object([
+                            ("name", .string(place.name)),
+                            ("events", .integer(place.events)),
+                            ("matched", .integer(place.matched)),
+                            ("failing", .integer(place.failing)),
+                            ("counts", classCounts(place.counts)),
+                        ])
+                    })
+            ),
+        ])
+    }
+
     static func replay(_ r: DeviceReplayResult) -> JSONValue {
         let counts = r.divergences.counts
         func optional(_ v: Int?) -> JSONValue { v.map(JSONValue.integer) ?? .null }
@@ -240,6 +271,7 @@ package enum JSONReport {
             ("notCovered", .array(r.notCovered.map(JSONValue.string))),
         ]
         if !r.ingest.isEmpty { fields.append(("ingest", r.ingest.json)) }
+        if let places = r.places { fields.append(("places", placesJSON(places))) }
         return .object(fields)
     }
 }

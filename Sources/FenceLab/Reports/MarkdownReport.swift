@@ -57,6 +57,27 @@ package enum MarkdownReport {
             ["file", "key path", "rules version", "assertion", "got", "values"], rows)
     }
 
+    /// A replay's places (`--places`): the summary line and the worst places, one row each.
+    static func placeLines(_ p: PlaceReplaySummary) -> [String] {
+        var out = [
+            "", ReportText.cell(p.line) + ".", "",
+            "| place | events | matched | failing | "
+                + DivergenceClass.allCases.map(\.rawValue).joined(separator: " | ") + " |",
+            "| --- | --- | --- | --- | " + DivergenceClass.allCases.map { _ in "---" }.joined(separator: " | ") + " |",
+        ]
+        for place in p.worst {
+            out.append(
+                "| \(ReportText.cell(place.name)) | \(place.events) | \(place.matched) | \(place.failing) | "
+                    + place.counts.map(String.init).joined(separator: " | ") + " |")
+        }
+        if p.worst.isEmpty {
+            out.append(
+                "| (no place diverged) | | | | " + DivergenceClass.allCases.map { _ in "" }.joined(separator: " | ")
+                    + " |")
+        }
+        return out
+    }
+
     static func deviceLevel(_ report: RunReport) -> [String] {
         var out: [String] = []
         for r in report.acceptance.device.replays {
@@ -72,6 +93,7 @@ package enum MarkdownReport {
                     "| \(c.rawValue) | \(counts[c] ?? 0) | \(r.divergences.settings.failingClasses.contains(c) ? "yes" : "no") |"
                 )
             }
+            if let places = r.places { out += placeLines(places) }
             if !r.divergenceLines.isEmpty { out += [""] + r.divergenceLines.map { "- " + ReportText.cell($0) } }
             if let ingest = r.ingest.summary { out += ["", "Import: " + ReportText.cell(ingest)] }
             out += ["", "Not covered: " + r.notCovered.joined(separator: "; ")]

@@ -3,7 +3,7 @@ import Foundation
 import _CommandLineKit
 import _FenceLabSupport
 
-/// `fencelab accept [PATH...] [--device-log FILE... --fence LAT,LON [--rule SPEC]] [--out DIR] ...`
+/// `fencelab accept [PATH...] [--device-log FILE... (--fence LAT,LON | --places FILE) [--rule SPEC]] [--out DIR] ...`
 enum AcceptCommand: Command {
     static let name = "accept"
     static let summary =
@@ -21,6 +21,7 @@ enum AcceptCommand: Command {
                     once for all logs, or repeated once per log in order.
                     Negative latitude: write --fence=-16.8,180.
                     """),
+        ] + PlaceOptions.declarations + [
             OptionDeclaration(
                 "--rule", .text("SPEC"),
                 help: """
@@ -52,12 +53,14 @@ enum AcceptCommand: Command {
         per cohort, the --compare rows and the --gate verdict go to --fleet-out DIR
         (report.json, report.md, junit.xml, index.html, a replay page per worst log);
         docs/fleet.md.
-        --max-age is also the staleness limit of the replays.
+        --max-age is also the staleness limit of the replays. With --places FILE
+        (and --monitoring) each log is replayed per place, as `fencelab replay --places`.
         """
     static let footer = """
         EXIT: 0 the rules level passed, every given device log passed and every --gate
         passed, 1 otherwise,
-        2 bad input (scenario, fixture or log file, --fence, output), 64 usage error.
+        2 bad input (scenario, fixture, log or place file, --fence, --monitoring, an event
+        naming an unknown place, output), 64 usage error.
         """
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
@@ -86,7 +89,14 @@ enum AcceptCommand: Command {
             }
             request.fixturesDirectory = found
         }
-        if !request.deviceLogs.isEmpty, fenceTexts.isEmpty {
+        let placesPath = arguments.option("--places")
+        if placesPath != nil, !fenceTexts.isEmpty {
+            throw CLIError.usage("accept: --fence and --places exclude each other")
+        }
+        if placesPath == nil, arguments.option("--monitoring") != nil {
+            throw CLIError.usage("accept: --monitoring needs --places FILE")
+        }
+        if !request.deviceLogs.isEmpty, fenceTexts.isEmpty, placesPath == nil {
             throw CLIError.usage("accept: --fence LAT,LON is required with --device-log")
         }
         guard fenceTexts.count <= 1 || fenceTexts.count == request.deviceLogs.count else {
@@ -107,6 +117,10 @@ enum AcceptCommand: Command {
         fleet?.format = request.deviceLogFormat
         fleet?.readOptions = request.readOptions
         let fleetRun = try fleet.map { try AcceptFleetCommand.analyse($0, out: arguments.option("--fleet-out")!) }
+        if let placesPath {
+            request.places = try PlaceOptions.load(
+                placesPath, monitoring: try PlaceOptions.strategy(arguments.option("--monitoring")), rule: setup.rule)
+        }
         InterruptNotice.install { InterruptNotice.runMessage(out: out) }
         AllocatorTuning.keepHeapTopPadded()
         let report: RunReport

@@ -31,7 +31,8 @@ enum DeviceLogOptions {
                 Read any CSV by naming its columns: time (Unix s or ISO-8601 with
                 zone; time=X:iso, time=X:epoch-s or time=X:epoch-ms names one
                 format), lat, lon, and optionally accuracy (m), speed (m/s), course
-                (deg), event (enter/exit). Other columns are ignored and listed.
+                (deg), event (enter/exit), place (the event's place). Other
+                columns are ignored and listed.
                 Without accuracy= every fix needs --assume-accuracy.
                 """),
         OptionDeclaration(

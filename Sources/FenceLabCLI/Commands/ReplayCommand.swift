@@ -5,7 +5,7 @@ import GeoPolicy
 import _CommandLineKit
 import _FenceLabSupport
 
-/// `fencelab replay LOG --fence LAT,LON [--rule SPEC] [--max-age S] [--out DIR] [--fixes-csv FILE]` and
+/// `fencelab replay LOG (--fence LAT,LON | --places FILE [--monitoring SPEC]) [--rule SPEC] [--max-age S] [--out DIR] [--fixes-csv FILE]` and
 /// the import options (`--format`, `--assume-accuracy`, `--date`, `--columns`, `--strict`)
 enum ReplayCommand: Command {
     static let name = "replay"
@@ -14,8 +14,10 @@ enum ReplayCommand: Command {
     static let options =
         [
             OptionDeclaration(
-                "--fence", .text("LAT,LON"), required: true, help: "Fence centre in degrees, e.g. --fence=52.52,13.405."
-            ),
+                "--fence", .text("LAT,LON"),
+                help: "Fence centre in degrees, e.g. --fence=52.52,13.405 (this or --places).")
+        ] + PlaceOptions.declarations + [
+
             OptionDeclaration(
                 "--rule", .text("SPEC"),
                 help: """
@@ -47,6 +49,11 @@ enum ReplayCommand: Command {
         What the import skipped (per reason: no-fix sentence, untimed waypoint, bad checksum,
         ...) and assumed (--assume-accuracy, --date, HDOP x 5 m) is printed on an `Import:`
         line and kept in the report; `N fixes` counts fixes only.
+        With --places FILE every place has its own monitor (the rule with the place's
+        radii), fed the fixes while the app has it registered (--monitoring), and each
+        event is classified against the decisions of the place its `place` column
+        (JSON Lines key, OwnTracks `desc`) names; counts are reported per place and
+        summed, the worst places listed.
         Prints counts per class and one line per divergence (time offset from the first
         entry, log line; never coordinates) and writes DIR/report.json, report.md, junit.xml
         and index.html (device level only). With --fixes-csv FILE it also writes the fixes
@@ -55,7 +62,9 @@ enum ReplayCommand: Command {
         """
     static let footer = """
         EXIT: 0 the log passed (no divergence of a failing class), 1 it failed, 2 bad input
-        (log file with file:line, --fence, --rule, unwritable output), 64 usage error.
+        (log file with file:line, --fence, --places file, --rule, an event naming an
+        unknown place, unwritable output), 64 usage error (neither or both of --fence
+        and --places, --monitoring without --places).
         """
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
@@ -64,7 +73,7 @@ enum ReplayCommand: Command {
         let out = arguments.option("--out")!
         let paths = arguments.positionals
         guard paths.count == 1 else { throw CLIError.usage("replay: expected one LOG file, got \(paths.count)") }
-        let fence = try ArgumentValue.fence(arguments.option("--fence")!)
+        let target = try PlaceOptions.target(arguments, command: "replay")
         let (format, readOptions) = try DeviceLogOptions.parse(arguments)
         do { try ReportWriter.preflight(destination: out) } catch { throw CLIError.badInput("\(error)") }
         let fixesCSV = arguments.option("--fixes-csv")
@@ -78,10 +87,20 @@ enum ReplayCommand: Command {
             throw CLIError.badInput(error.description)
         }
         let result: DeviceReplayResult
-        do {
-            result = try DeviceReplay.run(log, center: fence, rule: rule.rule, input: rule.input, maxAge_s: maxAge)
-        } catch {
-            throw CLIError.badInput("replay: \(error)")
+        switch target {
+        case .fence(let fence):
+            do { try DeviceReplay.checkOneFence(log) } catch { throw CLIError.badInput(error.description) }
+            do {
+                result = try DeviceReplay.run(log, center: fence, rule: rule.rule, input: rule.input, maxAge_s: maxAge)
+            } catch {
+                throw CLIError.badInput("replay: \(error)")
+            }
+        case .places(let path, let monitoring):
+            let places = try PlaceOptions.load(path, monitoring: monitoring, rule: rule.rule)
+            do {
+                result = try DeviceReplay.run(
+                    log, places: places, rule: rule.rule, input: rule.input, maxAge_s: maxAge)
+            } catch { throw CLIError.badInput(error.description) }
         }
         do { try ReportWriter.write(RunReport.replay(result, logPath: paths[0]), to: out) } catch {
             throw CLIError.badInput("\(error)")
