@@ -38,6 +38,8 @@ import Testing
             p.notify = i % 4 == 1 ? "entry,dwell:300/cooldown:600" : nil
             points.append(p)
         }
+        // The ten stored fields SweepPointJSON writes; a new field must be added there as well.
+        #expect(Mirror(reflecting: points[0]).children.count == 10)
         for pretty in [false, true] {
             let direct = try #require(Self.direct(points, pretty: pretty))
             #expect(direct == Self.encoderElements(points, pretty: pretty))
