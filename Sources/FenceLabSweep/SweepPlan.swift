@@ -163,9 +163,10 @@ package struct SweepManifest: Sendable, Hashable, Codable {
 
     /// The text of `encoded(pretty:)`, handed to `emit` in pieces: `JSONEncoder` builds a
     /// dictionary per encoded object, ≈ 1 KB per grid point while it runs (≈ 100 MB at 10⁵
-    /// points), so the points are encoded 1024 at a time and spliced into the encoding of the
-    /// manifest with its first point only, at that point's place, re-indented by one level when
-    /// pretty. `SweepPlanTests` checks the bytes against one whole `JSONEncoder` run.
+    /// points), so the points are written 1024 at a time (`SweepPointJSON`, the encoder's bytes
+    /// without the encoder) and spliced into the encoding of the manifest with its first point
+    /// only, at that point's place, re-indented by one level when pretty. `SweepPlanTests` checks
+    /// the bytes against one whole `JSONEncoder` run.
     package func encode(pretty: Bool, into emit: (String) -> Void) {
         guard points.count > Self.pointsPerPiece else {
             emit(Self.encodeWhole(self, pretty: pretty))
@@ -209,6 +210,8 @@ package struct SweepManifest: Sendable, Hashable, Codable {
     /// The elements of `points` as they appear inside the manifest's `points` array: without the
     /// brackets of a top-level array and, when pretty, indented one level deeper.
     static func elements(_ points: [SweepPoint], pretty: Bool) -> String {
+        var direct = ""
+        if SweepPointJSON.append(points[...], pretty: pretty, to: &direct) { return direct }
         let text = encodeWhole(points, pretty: pretty)
         guard pretty else { return String(text.dropFirst().dropLast()) }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
