@@ -8,6 +8,6 @@ extension PlaceSetSpec {
     /// through it, so both accept the same files.
     /// - Throws: `ScenarioError` naming the file, line and key.
     public static func read(file path: String, rule: FenceRuleSpec) throws(ScenarioError) -> [NamedPlace] {
-        try ScenarioSpec.readPlaceFile(path, rule: rule)
+        try ScenarioSpec.readPlaceFile(path, rule: rule).0
     }
 }
