@@ -106,7 +106,7 @@ enum PlacesReport {
                 "places \(s.name) (\(s.placeNames.count)): recall \(e("places.recall")), false/h \(e("places.falsePerHour")), fragments/h \(e("places.fragmentsPerHour")), attribution/h \(e("places.attributionErrorsPerHour")), ordering \(e("places.orderingErrors")), oscillations/h \(e("places.oscillationsPerHour")), notMonitored share \(e("places.notMonitoredShare")), swaps/h \(e("places.swapsPerHour"))"
             )
             let worst = worst(s).prefix(3).map { i in
-                "\(s.placeNames[i]) recall \(ReportText.plainEstimate(s.metrics.estimate("places.byPlace.\(i).recall")))"
+                "\(s.placeNames[i]) recall \(ReportText.plainEstimate(s.metrics.estimate("places.byPlace.\(i).recall"))), false \(ReportText.plainEstimate(s.metrics.estimate("places.byPlace.\(i).falseVisits")))/drive"
             }
             if !worst.isEmpty { lines.append("  worst places: " + worst.joined(separator: "; ")) }
         }
