@@ -160,11 +160,9 @@ package struct SweepPlaceDrive: Sendable {
             time.append(s.time_s)
             truth.append(s.truth)
         }
-        trueVisits = set.places.indices.map { i in
-            Visits.trueVisits(
-                time_s: time, truth: truth, center: set.places[i].center, place: set.placeSpec(i),
-                end_s: spec.sampling.duration_s)
-        }
+        trueVisits = PlaceSetTruth.trueVisits(
+            set: set, index: PlaceSetTruth.index(set), time_s: time, truth: truth,
+            end_s: spec.sampling.duration_s)
         var f: [Fix] = []
         var n: [Double] = []
         for s in samples {

@@ -5,18 +5,18 @@ import GeoPolicy
 /// whose radius can contain it (`PlaceIndex`): the same visits as
 /// `Visits.trueVisits(time_s:truth:center:place:end_s:)` per place, in O(samples · log N + inside
 /// samples) time and memory instead of O(samples · N).
-enum PlaceSetTruth {
+package enum PlaceSetTruth {
     /// A place's index reach for the truth, metres: beyond `radius_m / (1 − sphereMargin)` the
     /// haversine distance decides "outside" without the WGS84 check (`Visits.sphereMargin`).
     static func reach_m(_ radius_m: Double) -> Double { radius_m / (1 - Visits.sphereMargin) * (1 + 1e-6) }
 
     /// The index of the set's centres with the truth reach of each place.
-    static func index(_ set: PlaceSetSpec) -> PlaceIndex {
+    package static func index(_ set: PlaceSetSpec) -> PlaceIndex {
         PlaceIndex(centers: set.places.map(\.center), reach_m: set.places.map { reach_m($0.radius_m) })
     }
 
     /// True visits per place, in place order, from positions `truth` at sorted `time_s`.
-    static func trueVisits(
+    package static func trueVisits(
         set: PlaceSetSpec, index: PlaceIndex, time_s: [Double], truth: [Coordinate], end_s: Double
     ) -> [[Visit]] {
         let sphere = Haversine()
