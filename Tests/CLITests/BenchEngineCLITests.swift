@@ -77,6 +77,9 @@ import _TestSupport
 
     /// The gate: the unchanged engine compared with its own baseline three times is never
     /// regressed; the copy sleeping 20 ms per fix regresses on the median round trip (exit 2).
+    /// The unchanged runs allow a 10× rise (`--threshold 1000%`): `swift test` shares the cores
+    /// with builds, and a Python round trip of ~100 µs can triple under load, while the slowed
+    /// copy (≥ 20 000 µs) is ~200× its baseline and is judged at the default threshold.
     @Test(.enabled(if: pythonAvailable)) func slowedEngineRegressesAndUnchangedNeverDoes() throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -85,7 +88,8 @@ import _TestSupport
         #expect(save.status == 0, "\(save.stderr)")
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("base-engine.json").path))
         for attempt in 1...3 {
-            let same = try Self.bench(Self.sample, args + ["--compare", "base", "--format", "json"], baselines: dir)
+            let same = try Self.bench(
+                Self.sample, args + ["--compare", "base", "--threshold", "1000%", "--format", "json"], baselines: dir)
             #expect(same.status == 0, "attempt \(attempt): \(same.stdout)\n\(same.stderr)")
             let verdicts = try Self.verdicts(same)
             #expect(verdicts["round trip p50"] != nil && verdicts["round trip p50"] != "regressed", "\(verdicts)")
