@@ -618,3 +618,165 @@ long fl_ref_sweep_lanes(const double *time_s, const double *distance_m, long n,
     return 0;
 }
 #endif
+
+// ---- (g) place index ---------------------------------------------------------------
+enum { kPlacesLeaf = 8, kPlacesStack = 128 };
+
+typedef struct {
+    double lo[3], hi[3];
+    double reach2;       // largest squared reach chord below
+    long begin, end;     // places in leaf order
+    long child;          // first child (the second is child + 1); -1 for a leaf
+} places_node;
+
+struct fl_ref_places {
+    places_node *nodes;
+    long nodeCount;
+    double *x, *y, *z, *reach2;  // in leaf order
+    long n;
+};
+
+typedef struct { double v[3]; double reach2; } places_item;
+
+// Quickselect (Hoare partition): afterwards no item before k has a larger coordinate than
+// a[k] and none after it a smaller one.
+static void places_select(places_item *a, long lo, long hi, long k, int axis) {
+    while (hi - lo > 1) {
+        double pivot = a[lo + (hi - lo) / 2].v[axis];
+        long i = lo, j = hi - 1;
+        while (i <= j) {
+            while (a[i].v[axis] < pivot) i++;
+            while (a[j].v[axis] > pivot) j--;
+            if (i <= j) { places_item t = a[i]; a[i] = a[j]; a[j] = t; i++; j--; }
+        }
+        if (k <= j) hi = j + 1;
+        else if (k >= i) lo = i;
+        else return;
+    }
+}
+
+// Fills node `me` (already reserved) for a[begin..<end].
+static void places_build(fl_ref_places *t, places_item *a, long me, long begin, long end) {
+    places_node *node = &t->nodes[me];
+    for (int d = 0; d < 3; d++) { node->lo[d] = INFINITY; node->hi[d] = -INFINITY; }
+    node->reach2 = 0;
+    for (long i = begin; i < end; i++) {
+        for (int d = 0; d < 3; d++) {
+            if (a[i].v[d] < node->lo[d]) node->lo[d] = a[i].v[d];
+            if (a[i].v[d] > node->hi[d]) node->hi[d] = a[i].v[d];
+        }
+        if (a[i].reach2 > node->reach2) node->reach2 = a[i].reach2;
+    }
+    node->begin = begin;
+    node->end = end;
+    node->child = -1;
+    if (end - begin <= kPlacesLeaf) return;
+    int axis = 0;
+    for (int d = 1; d < 3; d++)
+        if (node->hi[d] - node->lo[d] > node->hi[axis] - node->lo[axis]) axis = d;
+    long mid = begin + (end - begin) / 2;
+    places_select(a, begin, end, mid, axis);
+    long left = t->nodeCount;
+    t->nodeCount += 2;
+    node->child = left;
+    places_build(t, a, left, begin, mid);
+    places_build(t, a, left + 1, mid, end);
+}
+
+static void places_unit(double lat_deg, double lon_deg, double v[3]) {
+    double phi = lat_deg * kRadPerDeg, lambda = lon_deg * kRadPerDeg;
+    double c = cos(phi);
+    v[0] = c * cos(lambda);
+    v[1] = c * sin(lambda);
+    v[2] = sin(phi);
+}
+
+fl_ref_places *fl_ref_places_new(const double *lat_deg, const double *lon_deg, const double *reach_m,
+                                 long n, double sphereRadius_m) {
+    fl_ref_places *t = calloc(1, sizeof *t);
+    places_item *a = malloc((size_t)(n > 0 ? n : 1) * sizeof *a);
+    // Leaves hold at least 4 places once n > 8, so a tree has fewer than n / 2 + 2 nodes.
+    long capacity = n / 2 + 8;
+    if (t) {
+        t->n = n;
+        t->nodes = malloc((size_t)capacity * sizeof *t->nodes);
+        t->x = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+        t->y = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+        t->z = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+        t->reach2 = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    }
+    if (!t || !a || !t->nodes || !t->x || !t->y || !t->z || !t->reach2) {
+        free(a);
+        fl_ref_places_free(t);
+        return NULL;
+    }
+    for (long i = 0; i < n; i++) {
+        places_unit(lat_deg[i], lon_deg[i], a[i].v);
+        double half = reach_m[i] / (2 * sphereRadius_m);
+        double c = half >= 3.14159265358979323846 / 2 ? 2 : 2 * sin(half);
+        c = c * (1 + 1e-9) + 1e-12;
+        a[i].reach2 = c * c;
+    }
+    if (n > 0) {
+        t->nodeCount = 1;
+        places_build(t, a, 0, 0, n);
+    }
+    for (long i = 0; i < n; i++) {
+        t->x[i] = a[i].v[0];
+        t->y[i] = a[i].v[1];
+        t->z[i] = a[i].v[2];
+        t->reach2[i] = a[i].reach2;
+    }
+    free(a);
+    return t;
+}
+
+void fl_ref_places_free(fl_ref_places *t) {
+    if (!t) return;
+    free(t->nodes);
+    free(t->x);
+    free(t->y);
+    free(t->z);
+    free(t->reach2);
+    free(t);
+}
+
+static inline double places_box2(const places_node *node, const double q[3]) {
+    double s = 0;
+    for (int d = 0; d < 3; d++) {
+        double e = q[d] < node->lo[d] ? node->lo[d] - q[d] : (q[d] > node->hi[d] ? q[d] - node->hi[d] : 0);
+        s += e * e;
+    }
+    return s;
+}
+
+long fl_ref_places_count(const fl_ref_places *t, const double *lat_deg, const double *lon_deg,
+                         long n, long *perPoint) {
+    long total = 0;
+    long stack[kPlacesStack];
+    for (long p = 0; p < n; p++) {
+        long hits = 0;
+        if (t->n > 0) {
+            double q[3];
+            places_unit(lat_deg[p], lon_deg[p], q);
+            long top = 0;
+            stack[top++] = 0;
+            while (top > 0) {
+                const places_node *node = &t->nodes[stack[--top]];
+                if (places_box2(node, q) > node->reach2) continue;
+                if (node->child >= 0) {
+                    stack[top++] = node->child + 1;
+                    stack[top++] = node->child;
+                    continue;
+                }
+                for (long i = node->begin; i < node->end; i++) {
+                    double dx = t->x[i] - q[0], dy = t->y[i] - q[1], dz = t->z[i] - q[2];
+                    if (dx * dx + dy * dy + dz * dz <= t->reach2[i]) hits++;
+                }
+            }
+        }
+        if (perPoint) perPoint[p] = hits;
+        total += hits;
+    }
+    return total;
+}

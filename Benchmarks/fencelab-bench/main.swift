@@ -8,6 +8,7 @@ import Foundation
 /// under `Suites/` and list its group here.
 let rows: [Benchmark] =
     ReferenceKernels.all
+    + PlacesBenchmarks.kernels
     + FenceBenchmarks.all
     + GeoBenchmarks.all
     + RandomBenchmarks.all
@@ -17,6 +18,7 @@ let rows: [Benchmark] =
     + ReplayBenchmarks.all
     + AllocationBenchmarks.all
     + SweepBenchmarks.all
+    + PlacesBenchmarks.all
 
 let tool = BenchTool(
     name: "fencelab-bench",

@@ -207,19 +207,52 @@ package struct SweepPlaceDrive: Sendable {
 
 /// Runs a place-set sweep: each replicate's drive generated once (on up to `jobs` threads, results
 /// in replicate order, so the figures do not depend on `jobs`), every point evaluated on it.
+///
+/// Work item = replicate · P + point (P the points); `--shard K/N` owns the items ≡ K (mod N),
+/// generates the drives of the replicates it owns an item of, and evaluates only its items.
 package enum SweepPlaces {
     package static func run(_ request: SweepPlacesRequest) throws -> SweepPlacesSummary {
+        let (set, records) = try evaluate(request, shard: .whole)
+        return try SweepPlacesSummary.make(
+            request.judgement(set), perDrive: SweepPlacesRecord.perDrive(records, points: request.points.count))
+    }
+
+    /// The records of the items `shard` owns, in item order, and the scenario's place set.
+    package static func evaluate(
+        _ request: SweepPlacesRequest, shard: Shard
+    ) throws -> (set: PlaceSetSpec, records: [SweepPlacesRecord]) {
         let spec = request.scenario.spec
         guard let set = spec.places else {
             throw SweepPlacesError.needsPlaceSet(option: "sweep", file: request.scenario.path)
         }
         let points = request.points
         let settings = request.settings
-        let perDrive: [[PlaceSetMetrics]] = try WorkPool.map(count: spec.replicates, jobs: request.jobs) { r in
+        let count = points.count
+        let replicates = (0..<spec.replicates).filter { r in (0..<count).contains { shard.owns(r * count + $0) } }
+        let perDrive: [[SweepPlacesRecord]] = try WorkPool.map(count: replicates.count, jobs: request.jobs) { i in
+            let r = replicates[i]
             let drive = try SweepPlaceDrive(spec: spec, set: set, replicate: r)
-            return try points.map { try drive.evaluate($0, set: set, settings: settings) }
+            return try (0..<count).filter { shard.owns(r * count + $0) }.map { p in
+                SweepPlacesRecord(
+                    item: r * count + p, metrics: try drive.evaluate(points[p], set: set, settings: settings))
+            }
         }
-        return try SweepPlacesSummary.make(request: request, set: set, perDrive: perDrive)
+        return (set, perDrive.flatMap { $0 })
+    }
+}
+
+/// What `SweepPlaces.sweepIfPlaces` did: a whole sweep's summary, or a shard folder's items.
+package enum SweepPlacesOutcome: Sendable {
+    case summary(SweepPlacesSummary)
+    case shard(Shard, items: Int)
+}
+
+extension SweepPlacesRequest {
+    /// The judgement of this request's figures (`SweepPlacesSummary.make`).
+    func judgement(_ set: PlaceSetSpec) -> SweepPlacesJudgement {
+        SweepPlacesJudgement(
+            scenario: scenario.spec.name, placeNames: set.places.map(\.name), points: points, minRecall: minRecall,
+            constraint: constraint, maxUnwanted: maxUnwanted)
     }
 }
 
@@ -239,12 +272,14 @@ extension SweepPlaces {
     }
 
     /// The place-set sweep of `request` when its scenarios carry a place set, written to `out`
-    /// atomically; nil when none does (a one-fence sweep, untouched). Refused before any work:
+    /// atomically — the sweep's files, or with `request.shard` the shard folder (`shard.json`,
+    /// `items.jsonl`) for `fencelab merge`; nil when none does (a one-fence sweep, untouched).
+    /// Refused before any work:
     /// a place-set option on scenarios without one, more than one scenario with a place set or a
     /// mix of both kinds, an unsupported option.
     package static func sweepIfPlaces(
         _ request: SweepRequest, options: Options, out: String
-    ) throws -> SweepPlacesSummary? {
+    ) throws -> SweepPlacesOutcome? {
         var load = RunRequest()
         load.paths = request.paths
         load.replicates = request.replicates
@@ -259,16 +294,22 @@ extension SweepPlaces {
         }
         guard scenarios.count == 1 else { throw SweepPlacesError.oneScenario(files: scenarios.map(\.path)) }
         if let option = options.unsupported.first { throw SweepPlacesError.unsupported(option: option) }
-        try ReportFolder.preflight(destination: out, replaceable: Set(SweepPlacesOutput.fileNames))
+        let replaceable = Set(request.shard == nil ? SweepPlacesOutput.fileNames : SweepMerge.shardFileNames)
+        try ReportFolder.preflight(destination: out, replaceable: replaceable)
         var places = SweepPlacesRequest(scenario: scenarios[0], grid: request.grid, strategies: options.strategies)
         places.settings = request.settings
         places.minRecall = request.minRecall
         places.maxUnwanted = request.maxUnwanted
         places.constraint = options.constraint
         places.jobs = request.jobs
+        if let shard = request.shard {
+            let (set, records) = try evaluate(places, shard: shard)
+            let manifest = SweepPlacesManifest(places, set: set, shard: shard)
+            try ReportFolder.write(files: SweepPlacesShard.files(manifest, records), to: out, replaceable: replaceable)
+            return .shard(shard, items: records.count)
+        }
         let summary = try run(places)
-        try ReportFolder.write(
-            files: SweepPlacesOutput.files(summary), to: out, replaceable: Set(SweepPlacesOutput.fileNames))
-        return summary
+        try ReportFolder.write(files: SweepPlacesOutput.files(summary), to: out, replaceable: replaceable)
+        return .summary(summary)
     }
 }

@@ -43,6 +43,18 @@ package struct SweepPlacePointSummary: Sendable, Hashable {
     package var binding: [Int]
 }
 
+/// What a place-set sweep's figures are judged by: the scenario and its places (names, in set
+/// order), the points, and the constraints. The same from a run's request and from the manifest
+/// of its shards, so a merge judges exactly as the run.
+package struct SweepPlacesJudgement: Sendable, Hashable {
+    package var scenario: String
+    package var placeNames: [String]
+    package var points: [SweepPlacePoint]
+    package var minRecall: Double
+    package var constraint: PlaceConstraint
+    package var maxUnwanted: Double?
+}
+
 /// The outcome of a place-set sweep.
 package struct SweepPlacesSummary: Sendable, Hashable {
     package var scenario: String
@@ -60,21 +72,18 @@ package struct SweepPlacesSummary: Sendable, Hashable {
     /// The unwanted bound applied: `maxUnwanted`, or the fewest a meeting point reaches.
     package var unwantedBound: Double?
 
-    static func make(
-        request: SweepPlacesRequest, set: PlaceSetSpec, perDrive: [[PlaceSetMetrics]]
-    ) throws -> SweepPlacesSummary {
+    static func make(_ judged: SweepPlacesJudgement, perDrive: [[PlaceSetMetrics]]) throws -> SweepPlacesSummary {
         var points: [SweepPlacePointSummary] = []
-        for (id, point) in request.points.enumerated() {
-            points.append(try summarise(id: id, point: point, perDrive.map { $0[id] }, request: request))
+        for (id, point) in judged.points.enumerated() {
+            points.append(try summarise(id: id, point: point, perDrive.map { $0[id] }, judged: judged))
         }
         let meeting = points.filter { $0.meets && ($0.recall?.mean ?? 0) > 0 }
-        let bound = request.maxUnwanted ?? meeting.map(\.unwantedPerHour.mean).min()
+        let bound = judged.maxUnwanted ?? meeting.map(\.unwantedPerHour.mean).min()
         let chosen = meeting.filter { $0.unwantedPerHour.mean <= (bound ?? .infinity) }.min(by: better)
         return SweepPlacesSummary(
-            scenario: request.scenario.spec.name, placeNames: set.places.map(\.name),
-            replicates: perDrive.count, minRecall: request.minRecall, constraint: request.constraint,
-            maxUnwanted: request.maxUnwanted, points: points, recommended: chosen?.id,
-            frontier: frontier(points), unwantedBound: bound)
+            scenario: judged.scenario, placeNames: judged.placeNames, replicates: perDrive.count,
+            minRecall: judged.minRecall, constraint: judged.constraint, maxUnwanted: judged.maxUnwanted,
+            points: points, recommended: chosen?.id, frontier: frontier(points), unwantedBound: bound)
     }
 
     /// The objective's order: fewer unwanted visits per hour, fewer swaps per hour (the refresh's
@@ -90,7 +99,7 @@ package struct SweepPlacesSummary: Sendable, Hashable {
     }
 
     static func summarise(
-        id: Int, point: SweepPlacePoint, _ drives: [PlaceSetMetrics], request: SweepPlacesRequest
+        id: Int, point: SweepPlacePoint, _ drives: [PlaceSetMetrics], judged: SweepPlacesJudgement
     ) throws -> SweepPlacePointSummary {
         let placeCount = drives[0].perPlace.count
         var totals = [SweepPlaceTotals](repeating: SweepPlaceTotals(), count: placeCount)
@@ -134,16 +143,16 @@ package struct SweepPlacesSummary: Sendable, Hashable {
         let unwantedEstimate = try est(unwanted, "places.unwantedPerHour")
         var meets: Bool
         var binding: [Int]
-        switch request.constraint {
+        switch judged.constraint {
         case .worst:
-            let below = totals.indices.filter { totals[$0].recall.map { $0 < request.minRecall } ?? false }
+            let below = totals.indices.filter { totals[$0].recall.map { $0 < judged.minRecall } ?? false }
             meets = below.isEmpty && worst != nil
             binding = below.isEmpty ? worst.map { [$0.place] } ?? [] : below
         case .weighted:
-            meets = (recallEstimate?.mean).map { $0 >= request.minRecall } ?? false
+            meets = (recallEstimate?.mean).map { $0 >= judged.minRecall } ?? false
             binding = worst.map { [$0.place] } ?? []
         }
-        if let u = request.maxUnwanted, unwantedEstimate.mean > u { meets = false }
+        if let u = judged.maxUnwanted, unwantedEstimate.mean > u { meets = false }
         return SweepPlacePointSummary(
             id: id, point: point, recall: recallEstimate, unwantedPerHour: unwantedEstimate,
             missedPerHour: try est(missed, "places.missedPerHour"),

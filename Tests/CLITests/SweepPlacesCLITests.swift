@@ -75,4 +75,53 @@ import _TestSupport
         #expect(r.status == 2, "\(r.stderr)")
         #expect(r.stderr.contains("has no place set (scenario key places)"), "\(r.stderr)")
     }
+
+    /// `--shard K/N` on a place set: three shard folders merged (in any order) give the bytes of
+    /// the unsharded run, whatever `--jobs`; merge names what differs or is missing.
+    @Test func placeSweepShardsMergeToTheUnshardedFiles() throws {
+        let dir = RunCLITests.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("walk.json")
+        try Self.walk.write(to: file, atomically: true, encoding: .utf8)
+        func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        let common = [
+            "sweep", file.path, "--enter", "15:15:1", "--exit", "30:30:1", "--budget", "2,all", "--refresh",
+            "50,2000", "--min-recall", "0.9",
+        ]
+        for jobs in ["1", "2"] {
+            let r = try runFencelab(common + ["--jobs", jobs, "--out", path("whole\(jobs)")])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        for k in 0..<3 {
+            let r = try runFencelab(
+                common + ["--jobs", k == 1 ? "2" : "1", "--shard", "\(k)/3", "--out", path("s\(k)")])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.contains("Shard \(k)/3: 4 work items written"), "\(r.stdout)")
+        }
+        let manifest = try String(contentsOfFile: path("s0/shard.json"), encoding: .utf8)
+        #expect(manifest.contains("\"format\" : \"fencelab-sweep-places-shard/1\""), "\(manifest)")
+        let merged = try runFencelab(["merge", path("s2"), path("s0"), path("s1"), "--out", path("merged")])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stdout.contains("Recommended for walk:"), "\(merged.stdout)")
+        for name in ["sweep.json", "sweep.csv", "sweep.md", "index.html"] {
+            let a = try Data(contentsOf: URL(fileURLWithPath: path("whole1/\(name)")))
+            #expect(a == (try Data(contentsOf: URL(fileURLWithPath: path("whole2/\(name)")))), "\(name): --jobs 1 vs 2")
+            #expect(a == (try Data(contentsOf: URL(fileURLWithPath: path("merged/\(name)")))), "\(name): merged")
+        }
+        // A shard of another setting, a missing shard, and a one-fence option on merge.
+        let other = try runFencelab(
+            Array(common.dropLast()) + ["0.8", "--shard", "0/3", "--out", path("t0")])
+        #expect(other.status == 0, "\(other.stderr)")
+        let cases: [([String], Int32, String)] = [
+            (["merge", path("t0"), path("s1"), path("s2"), "--out", path("m1")], 2, "setting --min-recall"),
+            (["merge", path("s0"), path("s1"), "--out", path("m2")], 2, "missing shard 2/3"),
+            (["merge", path("s0"), path("s1"), path("s2"), "--csv-gzip", "--out", path("m3")], 64, "--csv-gzip"),
+        ]
+        for (arguments, status, message) in cases {
+            let r = try runFencelab(arguments)
+            #expect(r.status == status, "\(arguments): \(r.stderr)")
+            #expect(r.stderr.contains(message) && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: arguments[arguments.count - 1]))
+        }
+    }
 }

@@ -150,4 +150,68 @@ import Testing
         #expect(one.map(\.name) == two.map(\.name))
         for (a, b) in zip(one, two) { #expect(a.bytes == b.bytes, "\(a.name)") }
     }
+
+    /// A record's line reads back to the same figures (sparse places, the hours exactly), and a
+    /// malformed line is refused naming the file, the line and the key.
+    @Test func recordLinesReadBackExactly() throws {
+        var figures = [PlaceFigures](repeating: PlaceFigures(), count: 5)
+        figures[1] = PlaceFigures(trueVisits: 2, matchedVisits: 1, falseVisits: 3, ruleMissed: 1)
+        figures[4] = PlaceFigures(fragments: 1, attributionErrors: 1, orderingErrors: 2, notMonitored: 7)
+        let weights = [1, 0.3, 2, 1, 1.0 / 3]
+        let metrics = PlaceSetMetrics(
+            perPlace: figures, weights: weights, oscillations: 4, trueOscillations: 1, driveHours: 700.0 / 3600,
+            swaps: 9)
+        let record = SweepPlacesRecord(item: 17, metrics: metrics)
+        #expect(!record.jsonLine.contains("[0,") && !record.jsonLine.contains("[2,"), "only places with figures")
+        let back = try SweepPlacesRecord(parsing: record.jsonLine, weights: weights, file: "items.jsonl", line: 3)
+        #expect(back == record)
+        #expect(record.jsonLine.hasSuffix("\"}") && record.jsonLine.contains(",\"sum\":\""))
+        let changed = record.jsonLine.replacingOccurrences(of: "\"swaps\":9", with: "\"swaps\":8")
+        do {
+            _ = try SweepPlacesRecord(parsing: changed, weights: weights, file: "items.jsonl", line: 2)
+            Issue.record("a changed value with the old sum was read")
+        } catch {
+            #expect("\(error)".hasPrefix("items.jsonl: line 2: sum "), "\(error)")
+        }
+        let bad = record.jsonLine.replacingOccurrences(of: "\"swaps\":9", with: "\"swaps\":-1")
+        #expect(throws: SweepError.self) {
+            try SweepPlacesRecord(parsing: bad, weights: weights, file: "items.jsonl", line: 3)
+        }
+        do {
+            _ = try SweepPlacesRecord(parsing: bad, weights: weights, file: "items.jsonl", line: 3)
+        } catch {
+            #expect("\(error)".hasPrefix("items.jsonl: line 3: swaps:"), "\(error)")
+        }
+        let outside = record.jsonLine.replacingOccurrences(of: "[4,", with: "[5,")
+        #expect(throws: SweepError.self) {
+            try SweepPlacesRecord(parsing: outside, weights: weights, file: "items.jsonl", line: 1)
+        }
+    }
+
+    /// Three shards' records, in any order of evaluation, make the summary of the whole run.
+    @Test func shardsCoverEveryItemOnceAndMakeTheWholeSummary() throws {
+        let (scenario, dir) = try Self.prepared(Self.scenario(monitoring: "all", suffix: ""))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var request = SweepPlacesRequest(
+            scenario: scenario, grid: try Self.grid(enter: "10:15:5", exit: "25:30:5"),
+            strategies: try SweepPlacesAxis.strategies(budget: "2,all", refresh: "100"))
+        request.jobs = 2
+        let whole = try SweepPlaces.run(request)
+        var folders: [String] = []
+        for k in [2, 0, 1] {
+            let shard = Shard(index: k, count: 3)
+            let (set, records) = try SweepPlaces.evaluate(request, shard: shard)
+            #expect(records.allSatisfy { shard.owns($0.item) })
+            #expect(records.map(\.item) == records.map(\.item).sorted())
+            let folder = dir.appendingPathComponent("s\(k)").path
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            for file in SweepPlacesShard.files(SweepPlacesManifest(request, set: set, shard: shard), records) {
+                try Data(file.bytes).write(to: URL(fileURLWithPath: folder).appendingPathComponent(file.name))
+            }
+            folders.append(folder)
+        }
+        let merged = try SweepPlacesShard.load(folders: folders)
+        #expect(merged == whole)
+        #expect(throws: SweepError.self) { try SweepPlacesShard.load(folders: Array(folders.prefix(2))) }
+    }
 }

@@ -137,6 +137,25 @@ long fl_ref_sweep_lanes(const double *time_s, const double *distance_m, long n,
                         double *change_time_s, int *change_point, unsigned char *change_inside,
                         long capacity);
 
+// ---- (g) place index: candidate places within reach ----------------------------------
+/// A static index of n place centres (degrees) for "which places can this fix be within reach
+/// of": a k-d tree on the centres' unit vectors (x = cos φ cos λ, y = cos φ sin λ, z = sin φ),
+/// built by recursive median splits (quickselect along the axis of largest extent), leaves of
+/// at most 8 places in structure-of-arrays form, and per node its box and the largest reach
+/// chord below it. A place is a candidate for a point q when |u − q|² ≤ c², c the place's
+/// reach as a chord of the unit sphere, widened as `GeoPolicy.PlaceIndex` does:
+/// c = 2 sin(reach_m / (2 R)) · (1 + 1e-9) + 1e-12 (2 when reach_m / (2 R) ≥ π/2).
+/// Returns NULL when out of memory.
+typedef struct fl_ref_places fl_ref_places;
+fl_ref_places *fl_ref_places_new(const double *lat_deg, const double *lon_deg, const double *reach_m,
+                                 long n, double sphereRadius_m);
+void fl_ref_places_free(fl_ref_places *index);
+/// For each of the n points (degrees): the number of candidate places (written to
+/// perPoint[i] when perPoint is not NULL). Returns the total. Iterative descent with an
+/// explicit stack; allocates nothing.
+long fl_ref_places_count(const fl_ref_places *index, const double *lat_deg, const double *lon_deg,
+                         long n, long *perPoint);
+
 // ---- Callgrind client requests (callgrind_requests.c) ---------------------------
 // For `fencelab-bench --metric instructions`, which runs the binary under
 // `valgrind --tool=callgrind --collect-atstart=no`: collection is switched on around

@@ -15,6 +15,20 @@ package struct PlaceFigures: Sendable, Hashable {
     package var notMonitored = 0
     /// Missed true visits that began while the place was registered (the rule's misses).
     package var ruleMissed = 0
+
+    package init(
+        trueVisits: Int = 0, matchedVisits: Int = 0, falseVisits: Int = 0, fragments: Int = 0,
+        attributionErrors: Int = 0, orderingErrors: Int = 0, notMonitored: Int = 0, ruleMissed: Int = 0
+    ) {
+        self.trueVisits = trueVisits
+        self.matchedVisits = matchedVisits
+        self.falseVisits = falseVisits
+        self.fragments = fragments
+        self.attributionErrors = attributionErrors
+        self.orderingErrors = orderingErrors
+        self.notMonitored = notMonitored
+        self.ruleMissed = ruleMissed
+    }
 }
 
 /// Place-set figures of one replicate: every place's truth against its rule's observed visits,
@@ -31,6 +45,18 @@ package struct PlaceSetMetrics: Sendable, Hashable {
     package var driveHours: Double
     /// Refreshes of the monitoring strategy that changed the registered set.
     package var swaps = 0
+
+    package init(
+        perPlace: [PlaceFigures], weights: [Double], oscillations: Int, trueOscillations: Int, driveHours: Double,
+        swaps: Int = 0
+    ) {
+        self.perPlace = perPlace
+        self.weights = weights
+        self.oscillations = oscillations
+        self.trueOscillations = trueOscillations
+        self.driveHours = driveHours
+        self.swaps = swaps
+    }
 
     /// Σ wₚ·xₚ / w̄ over places.
     func weighted(_ x: (PlaceFigures) -> Int) -> Double {

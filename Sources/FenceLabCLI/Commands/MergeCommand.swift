@@ -21,7 +21,8 @@ enum MergeCommand: Command {
         items.jsonl), checks that they come from one sweep (same tool version, grid, scenario
         file hashes, seeds, replicates, settings and N) and that every shard 0..N-1 is there
         exactly once and complete, then writes DIR/sweep.json, sweep.csv, sweep.md and
-        index.html byte-identical to an unsharded run.
+        index.html byte-identical to an unsharded run. Shards of a place-set sweep (shard.json
+        of format fencelab-sweep-places-shard/1) merge into that sweep's four files the same way.
 
         Only folders holding shard.json are taken: give the shard folders or their parent
         (`fencelab merge shards --out reports/sweep` takes shards/*/shard.json); other folders
@@ -46,7 +47,18 @@ enum MergeCommand: Command {
                 printError(
                     "fencelab merge: ignored (no \(SweepMerge.manifestName)): \(ignored.joined(separator: ", "))")
             }
+            if folders.contains(where: SweepPlacesShard.isPlaceShard) {
+                if arguments.flag("--csv-gzip") {
+                    throw CLIError.usage("merge: --csv-gzip is not evaluated by a place-set sweep")
+                }
+                let places = try SweepPlacesShard.merge(folders: folders, out: out)
+                print(SweepPlacesOutput.terminal(places))
+                print("Sweep: \(out)/index.html")
+                return .success
+            }
             summary = try SweepJob.merge(folders: folders, out: out, csvGzip: arguments.flag("--csv-gzip"))
+        } catch let error as CLIError {
+            throw error
         } catch {
             throw CLIError.badInput("\(error)")
         }

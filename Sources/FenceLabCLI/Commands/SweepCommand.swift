@@ -201,10 +201,17 @@ enum SweepCommand: Command {
 
         let placeOptions = try SweepPlacesOptions.parse(arguments)
         do {
-            if let places = try SweepPlaces.sweepIfPlaces(request, options: placeOptions, out: out) {
+            switch try SweepPlaces.sweepIfPlaces(request, options: placeOptions, out: out) {
+            case .summary(let places)?:
                 print(SweepPlacesOutput.terminal(places))
                 print("Sweep: \(out)/index.html")
                 return .success
+            case .shard(let shard, let items)?:
+                print(
+                    "Shard \(shard): \(items) work items written to \(out); combine all \(shard.count) with `fencelab merge`."
+                )
+                return .success
+            case nil: break
             }
         } catch let error as SweepPlacesError where error.isUsage {
             throw CLIError.usage("sweep: \(error)")

@@ -31,7 +31,7 @@ enum SweepPlacesOptions {
 
     /// The one-fence options a place-set sweep refuses when given.
     static let unsupported = [
-        "--sampling", "--notify", "--input", "--kalman-q", "--shard", "--cost", "--weight", "--max-exit-latency",
+        "--sampling", "--notify", "--input", "--kalman-q", "--cost", "--weight", "--max-exit-latency",
     ]
 
     static func parse(_ arguments: Arguments) throws -> SweepPlaces.Options {

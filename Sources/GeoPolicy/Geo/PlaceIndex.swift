@@ -14,7 +14,7 @@
 /// 300 m containing shops of 20 m only widens the search in the mall's own subtree.
 ///
 /// Build O(N log² N) (median splits by sorting, leaves of at most `leafSize`); a query visits
-/// O(log N + hits) nodes by recursion over a tree of depth ≤ 2 + log₂ N and allocates nothing.
+/// O(log N + hits) nodes (a loop over an explicit stack) of a tree of depth ≤ 2 + log₂ N and allocates nothing.
 public struct PlaceIndex: Sendable {
     /// Most places in a leaf.
     public static let leafSize = 8
@@ -110,26 +110,45 @@ public struct PlaceIndex: Sendable {
         return (d * d).sum()
     }
 
+    /// Most nodes pending at once in `forEachCandidate`'s descent: the tree's depth is at most
+    /// 2 + log₂ N < 34 for N ≤ `Int32.max`, and one sibling waits per level.
+    static let maxPending = 64
+
     /// Calls `body` with the index of every place whose widened reach contains `point` (a
     /// superset of those within their reach by the haversine distance), in tree order.
+    ///
+    /// The descent is a loop over an explicit stack (on the call stack, left child on top so the
+    /// order is the recursion's) through unchecked buffers: per fix it is the monitor's hot path.
     public func forEachCandidate(near point: Coordinate, _ body: (Int) -> Void) {
         guard !nodes.isEmpty, !chords.isEmpty else { return }
-        visit(0, point.unitVector, body)
-    }
-
-    private func visit(_ i: Int32, _ q: SIMD3<Double>, _ body: (Int) -> Void) {
-        let n = nodes[Int(i)]
-        let b = Self.boxDistance2(n, q)
-        guard b <= n.reachChord * n.reachChord else { return }
-        if n.left < 0 {
-            for j in Int(n.start)..<Int(n.end) {
-                let d = points[j] - q
-                if (d * d).sum() <= chords[j] * chords[j] { body(Int(ids[j])) }
+        let q = point.unitVector
+        nodes.withUnsafeBufferPointer { nodes in
+            points.withUnsafeBufferPointer { points in
+                chords.withUnsafeBufferPointer { chords in
+                    ids.withUnsafeBufferPointer { ids in
+                        withUnsafeTemporaryAllocation(of: Int32.self, capacity: Self.maxPending) { pending in
+                            pending[0] = 0
+                            var top = 1
+                            while top > 0 {
+                                top -= 1
+                                let n = nodes[Int(pending[top])]
+                                guard Self.boxDistance2(n, q) <= n.reachChord * n.reachChord else { continue }
+                                if n.left < 0 {
+                                    for j in Int(n.start)..<Int(n.end) {
+                                        let d = points[j] - q
+                                        if (d * d).sum() <= chords[j] * chords[j] { body(Int(ids[j])) }
+                                    }
+                                    continue
+                                }
+                                pending[top] = n.right
+                                pending[top + 1] = n.left
+                                top += 2
+                            }
+                        }
+                    }
+                }
             }
-            return
         }
-        visit(n.left, q, body)
-        visit(n.right, q, body)
     }
 
     /// The `k` places nearest to `u` (a unit vector): largest dot product `(c * u).sum()`, ties to
