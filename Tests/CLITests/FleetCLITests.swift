@@ -161,6 +161,10 @@ import _TestSupport
                 "--gate delay_median_s:fast"
             ),
             (["--device-logs", good, "--compare", "app"], 64, "--compare app: expected KEY=A..B"),
+            (
+                ["--device-logs", good, "--compare", "app=2.3.0..2.3.1", "--gate", "nis_above_p95_fraction:0.01"], 2,
+                "--gate nis_above_p95_fraction: raw input has no filter innovations"
+            ),
         ]
         for (extra, status, message) in cases {
             let r = try Self.accept(extra, dir: dir)
@@ -170,6 +174,65 @@ import _TestSupport
             #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("acc").path))
             #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("fleet").path))
         }
+    }
+
+    /// `--places` is refused with `--device-logs` (one --fence for every log), and
+    /// `fleet-example --logs-per-cohort` takes a positive count; nothing written.
+    @Test func unsupportedAndMalformedOptionsWriteNothing() throws {
+        let dir = Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let places = dir.appendingPathComponent("places.csv")
+        try Data("id,latitude,longitude\nhome,52.52,13.405\n".utf8).write(to: places)
+        let r = try runFencelab([
+            "accept", Self.scenario, "--replicates", "2", "--device-logs", "scenarios/fleet/manifest.csv", "--places",
+            places.path, "--out", dir.appendingPathComponent("acc").path, "--fleet-out",
+            dir.appendingPathComponent("fleet").path,
+        ])
+        #expect(r.status == 64, "\(r.stderr)")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("--places is not supported with --device-logs"), "\(r.stderr)")
+        for bad in ["0", "x", "-3"] {
+            let out = dir.appendingPathComponent("example-\(bad)")
+            let e = try runFencelab(["fleet-example", "--out", out.path, "--logs-per-cohort", bad])
+            #expect(e.status == 64, "\(bad): \(e.stderr)")
+            #expect(e.stderr.split(separator: "\n").count == 1 && e.stderr.contains("--logs-per-cohort"), "\(e.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("acc").path))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("fleet").path))
+    }
+
+    /// A larger example fleet, and the NIS figure: null for raw input, a fraction with `+kalman`.
+    @Test func largerExampleAndTheNISFigure() throws {
+        let dir = Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let example = dir.appendingPathComponent("example")
+        let e = try runFencelab(["fleet-example", "--out", example.path, "--logs-per-cohort", "1"])
+        #expect(e.status == 0, "\(e.stderr)")
+        let manifest = try String(contentsOf: example.appendingPathComponent("manifest.csv"), encoding: .utf8)
+        #expect(manifest.split(separator: "\n").count == 1 + 8)
+        func nis(_ rule: [String]) throws -> [String: Any] {
+            let out = dir.appendingPathComponent("fleet-\(rule.count)")
+            let r = try runFencelab(
+                [
+                    "accept", Self.scenario, "--replicates", "2", "--fence", Self.fence, "--device-logs",
+                    example.appendingPathComponent("manifest.csv").path, "--out",
+                    dir.appendingPathComponent("acc-\(rule.count)").path, "--fleet-out", out.path,
+                ] + rule)
+            #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+            let json = try #require(
+                JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("report.json")))
+                    as? [String: Any])
+            let overall = try #require(json["overall"] as? [String: Any])
+            return try #require(overall["nis_above_p95_fraction"] as? [String: Any])
+        }
+        let raw = try nis([])
+        #expect(raw["estimate"] is NSNull)
+        let kalman = try nis(["--rule", "hysteresis:80:120:30+kalman"])
+        let f = try #require(kalman["estimate"] as? Double)
+        // 4 m noise per axis against a reported 8 m accuracy (σ 5.7 m per axis under the iOS
+        // convention): the filter is not overconfident, few innovations above the 95 % quantile.
+        #expect(f >= 0 && f < 0.1, "NIS above the 95 % quantile: \(f)")
     }
 
     /// Peak RSS (GNU time's "Maximum resident set size", KiB) of a fleet run over `count` copies of one log.

@@ -132,14 +132,16 @@ package struct FleetAnalysis: Sendable {
                 }
             }
         }
-        let worst = summaries.sorted {
-            let fa = $0.missing + $0.unsupported + $0.late + $0.flutter
-            let fb = $1.missing + $1.unsupported + $1.late + $1.flutter
+        // Sorts positions, not summaries: no second copy of every summary.
+        let worst = summaries.indices.sorted { i, j in
+            let (x, y) = (summaries[i], summaries[j])
+            let fa = x.missing + x.unsupported + x.late + x.flutter
+            let fb = y.missing + y.unsupported + y.late + y.flutter
             if fa != fb { return fa > fb }
-            let da = $0.delayMedian_s.isFinite ? $0.delayMedian_s : -1
-            let db = $1.delayMedian_s.isFinite ? $1.delayMedian_s : -1
-            return da != db ? da > db : $0.index < $1.index
-        }.prefix(worstCount)
+            let da = x.delayMedian_s.isFinite ? x.delayMedian_s : -1
+            let db = y.delayMedian_s.isFinite ? y.delayMedian_s : -1
+            return da != db ? da > db : x.index < y.index
+        }.prefix(worstCount).map { summaries[$0] }
         return FleetAnalysis(
             keys: keys, logs: summaries.count, overall: figures.map { $0.aggregate(summaries) }, cohorts: cohorts,
             comparison: comparison, rows: rows, gates: gates, worst: Array(worst))

@@ -1,4 +1,5 @@
 import GSLKit
+import GeoPolicy
 
 /// How a fleet figure aggregates over logs and which interval it takes.
 package enum FleetFigureKind: String, Sendable, Hashable {
@@ -26,64 +27,99 @@ package struct FleetFigure: Sendable, Hashable {
     package func hash(into h: inout Hasher) { h.combine(name) }
 
     /// Every figure, in report order (docs/fleet.md, "Figures").
-    package static let all: [FleetFigure] = [
-        FleetFigure(
-            name: "delay_median_s", kind: .median, unit: "s",
-            meaning: "median delay of the system events after the engine's own transition", perLog: { $0.delayMedian_s }
-        ),
-        FleetFigure(
-            name: "exit_past_radius_median_m", kind: .median, unit: "m",
-            meaning: "median distance past the exit radius at which exit events arrived", perLog: { $0.exitPast_m }),
-        FleetFigure(
-            name: "entry_before_radius_median_m", kind: .median, unit: "m",
-            meaning: "median distance short of the enter radius at which enter events arrived",
-            perLog: { $0.entryBefore_m }),
-        FleetFigure(
-            name: "duplicate_per_h", kind: .ratePerHour, unit: "1/h", meaning: "duplicate system events per hour",
-            perLog: { Double($0.duplicate) }),
-        FleetFigure(
-            name: "missing_per_h", kind: .ratePerHour, unit: "1/h", meaning: "missing system events per hour",
-            perLog: { Double($0.missing) }),
-        FleetFigure(
-            name: "unsupported_per_h", kind: .ratePerHour, unit: "1/h",
-            meaning: "unsupported system events per hour", perLog: { Double($0.unsupported) }),
-        FleetFigure(
-            name: "late_per_h", kind: .ratePerHour, unit: "1/h", meaning: "late system events per hour",
-            perLog: { Double($0.late) }),
-        FleetFigure(
-            name: "duplicate_per_crossing", kind: .ratePerCrossing, unit: "1/crossing",
-            meaning: "duplicate system events per engine crossing", perLog: { Double($0.duplicate) }),
-        FleetFigure(
-            name: "missing_per_crossing", kind: .ratePerCrossing, unit: "1/crossing",
-            meaning: "missing system events per engine crossing", perLog: { Double($0.missing) }),
-        FleetFigure(
-            name: "unsupported_per_crossing", kind: .ratePerCrossing, unit: "1/crossing",
-            meaning: "unsupported system events per engine crossing", perLog: { Double($0.unsupported) }),
-        FleetFigure(
-            name: "late_per_crossing", kind: .ratePerCrossing, unit: "1/crossing",
-            meaning: "late system events per engine crossing", perLog: { Double($0.late) }),
-        FleetFigure(
-            name: "flutter_per_h", kind: .ratePerHour, unit: "1/h", meaning: "rule flutter per hour",
-            perLog: { Double($0.flutter) }),
-        FleetFigure(
-            name: "stale_fixes_per_h", kind: .ratePerHour, unit: "1/h", meaning: "fixes rejected as stale per hour",
-            perLog: { Double($0.stale) }),
-        FleetFigure(
-            name: "rejected_fixes_per_h", kind: .ratePerHour, unit: "1/h",
-            meaning: "fixes rejected for any reason per hour", perLog: { Double($0.rejected) }),
-        FleetFigure(
-            name: "gaps_per_h", kind: .ratePerHour, unit: "1/h",
-            meaning: "pauses between fixes longer than 60 s per hour", perLog: { Double($0.gaps) }),
-        FleetFigure(
-            name: "interval_median_s", kind: .median, unit: "s",
-            meaning: "median over logs of each log's median sampling interval", perLog: { $0.intervalMedian_s }),
-        FleetFigure(
-            name: "interval_p95_s", kind: .median, unit: "s",
-            meaning: "median over logs of each log's 95th-percentile sampling interval", perLog: { $0.intervalP95_s }),
-        FleetFigure(
-            name: "failed_log_fraction", kind: .proportion, unit: "1",
-            meaning: "fraction of logs whose replay failed", perLog: { $0.status == .failed ? 1 : 0 }),
-    ]
+    package static let all: [FleetFigure] =
+        [
+            FleetFigure(
+                name: "delay_median_s", kind: .median, unit: "s",
+                meaning: "median delay of the system events after the engine's own transition",
+                perLog: { $0.delayMedian_s }
+            ),
+            FleetFigure(
+                name: "exit_past_radius_median_m", kind: .median, unit: "m",
+                meaning: "median distance past the exit radius at which exit events arrived", perLog: { $0.exitPast_m }),
+            FleetFigure(
+                name: "entry_before_radius_median_m", kind: .median, unit: "m",
+                meaning: "median distance short of the enter radius at which enter events arrived",
+                perLog: { $0.entryBefore_m }),
+            FleetFigure(
+                name: "duplicate_per_h", kind: .ratePerHour, unit: "1/h", meaning: "duplicate system events per hour",
+                perLog: { Double($0.duplicate) }),
+            FleetFigure(
+                name: "missing_per_h", kind: .ratePerHour, unit: "1/h", meaning: "missing system events per hour",
+                perLog: { Double($0.missing) }),
+            FleetFigure(
+                name: "unsupported_per_h", kind: .ratePerHour, unit: "1/h",
+                meaning: "unsupported system events per hour", perLog: { Double($0.unsupported) }),
+            FleetFigure(
+                name: "late_per_h", kind: .ratePerHour, unit: "1/h", meaning: "late system events per hour",
+                perLog: { Double($0.late) }),
+            FleetFigure(
+                name: "duplicate_per_crossing", kind: .ratePerCrossing, unit: "1/crossing",
+                meaning: "duplicate system events per engine crossing", perLog: { Double($0.duplicate) }),
+            FleetFigure(
+                name: "missing_per_crossing", kind: .ratePerCrossing, unit: "1/crossing",
+                meaning: "missing system events per engine crossing", perLog: { Double($0.missing) }),
+            FleetFigure(
+                name: "unsupported_per_crossing", kind: .ratePerCrossing, unit: "1/crossing",
+                meaning: "unsupported system events per engine crossing", perLog: { Double($0.unsupported) }),
+            FleetFigure(
+                name: "late_per_crossing", kind: .ratePerCrossing, unit: "1/crossing",
+                meaning: "late system events per engine crossing", perLog: { Double($0.late) }),
+            FleetFigure(
+                name: "flutter_per_h", kind: .ratePerHour, unit: "1/h", meaning: "rule flutter per hour",
+                perLog: { Double($0.flutter) }),
+            FleetFigure(
+                name: "stale_fixes_per_h", kind: .ratePerHour, unit: "1/h", meaning: "fixes rejected as stale per hour",
+                perLog: { Double($0.stale) }),
+            FleetFigure(
+                name: "rejected_fixes_per_h", kind: .ratePerHour, unit: "1/h",
+                meaning: "fixes rejected for any reason per hour", perLog: { Double($0.rejected) }),
+        ] + rejectionFigures + [
+            FleetFigure(
+                name: "gaps_per_h", kind: .ratePerHour, unit: "1/h",
+                meaning: "pauses between fixes longer than 60 s per hour", perLog: { Double($0.gaps) }),
+            FleetFigure(
+                name: "interval_median_s", kind: .median, unit: "s",
+                meaning: "median over logs of each log's median sampling interval", perLog: { $0.intervalMedian_s }),
+            FleetFigure(
+                name: "interval_p95_s", kind: .median, unit: "s",
+                meaning: "median over logs of each log's 95th-percentile sampling interval",
+                perLog: { $0.intervalP95_s }),
+            FleetFigure(
+                name: "failed_log_fraction", kind: .proportion, unit: "1",
+                meaning: "fraction of logs whose replay failed", perLog: { $0.status == .failed ? 1 : 0 }),
+            FleetFigure(
+                name: nisFigureName, kind: .median, unit: "1",
+                meaning:
+                    "median over logs of the fraction of the input filter's NIS values above the χ²(2) 95 % quantile (consistent: 0.05)",
+                perLog: { $0.nisAbove95Fraction }),
+        ]
+
+    /// The NIS figure: `null` without an input filter.
+    package static let nisFigureName = "nis_above_p95_fraction"
+
+    /// `rejected_REASON_per_h` for every engine rejection reason but `stale` (`stale_fixes_per_h`),
+    /// the reason in snake case: `outOfOrder` → `rejected_out_of_order_per_h`.
+    static let rejectionFigures: [FleetFigure] = RejectionReason.allCases.indices.compactMap { i in
+        let reason = RejectionReason.allCases[i]
+        guard reason != .stale else { return nil }
+        return FleetFigure(
+            name: "rejected_\(snakeCase(reason.rawValue))_per_h", kind: .ratePerHour, unit: "1/h",
+            meaning: "fixes rejected as \(reason.rawValue) per hour", perLog: { Double($0.rejectedByReason[i]) })
+    }
+
+    /// `outOfOrder` → `out_of_order`.
+    static func snakeCase(_ camel: String) -> String {
+        var out = ""
+        for c in camel {
+            if c.isUppercase {
+                out += "_" + c.lowercased()
+            } else {
+                out.append(c)
+            }
+        }
+        return out
+    }
 
     /// The figure named `name`, nil when there is none.
     package static func named(_ name: String) -> FleetFigure? { all.first { $0.name == name } }

@@ -24,6 +24,13 @@ package struct FleetLogSummary: Sendable, Hashable {
     package var rejected: Int
     package var stale: Int
     package var fixes: Int
+    /// Fixes rejected per reason, parallel to `RejectionReason.allCases` (`stale` included).
+    package var rejectedByReason: [Int]
+    /// NIS of the input filter: innovations counted and those above the χ²(2) 95 % quantile;
+    /// both 0 for raw input (`hasFilter` false).
+    package var hasFilter: Bool
+    package var innovations: Int
+    package var innovationsAbove95: Int
     /// Median delay of the system events after the engine's own transition (matched and late), s.
     package var delayMedian_s: Double
     /// Median distance past the exit radius at which exit events arrived, and before the enter
@@ -35,6 +42,12 @@ package struct FleetLogSummary: Sendable, Hashable {
     package var intervalMedian_s: Double
     package var intervalP95_s: Double
     package var gaps: Int
+
+    /// Fraction of the log's innovations with NIS above the χ²(2) 95 % quantile (a consistent
+    /// filter: ≈ 0.05); NaN without a filter or without an innovation.
+    package var nisAbove95Fraction: Double {
+        hasFilter && innovations > 0 ? Double(innovationsAbove95) / Double(innovations) : .nan
+    }
 
     /// A pause between fixes longer than this is a gap, seconds: the default match window of
     /// `DivergenceSettings` (a pause that long can hide a crossing and its event).
@@ -58,6 +71,12 @@ package struct FleetLogSummary: Sendable, Hashable {
         flutter = counts[.ruleFlutter] ?? 0
         rejected = r.fixCount - r.accepted
         stale = r.rejections.first { $0.reason == "stale" }?.count ?? 0
+        rejectedByReason = RejectionReason.allCases.map { reason in
+            r.rejections.first { $0.reason == reason.rawValue }?.count ?? 0
+        }
+        hasFilter = r.innovation != nil
+        innovations = r.innovation?.count ?? 0
+        innovationsAbove95 = r.innovation?.above95 ?? 0
         var times: [Double] = []
         times.reserveCapacity(r.decisions.count)
         var crossings = 0
@@ -118,6 +137,10 @@ package struct FleetLogSummary: Sendable, Hashable {
         rejected = 0
         stale = 0
         fixes = 0
+        rejectedByReason = RejectionReason.allCases.map { _ in 0 }
+        hasFilter = false
+        innovations = 0
+        innovationsAbove95 = 0
         self.delayMedian_s = delayMedian_s
         exitPast_m = .nan
         entryBefore_m = .nan

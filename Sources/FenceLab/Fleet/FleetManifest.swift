@@ -98,6 +98,8 @@ package enum FleetManifest {
                 values.append(fields[j])
             }
             let resolved = fields[0].hasPrefix("/") ? fields[0] : (folder as NSString).appendingPathComponent(fields[0])
+            // Equal key lists share one array (memory: one entry per log).
+            if let last = entries.last, last.keys == keys { keys = last.keys }
             entries.append(FleetEntry(path: resolved, name: fields[0], keys: keys, values: values, origin: origin))
         }
         guard header != nil else { throw FleetError("\(path):1: empty manifest (no header)") }

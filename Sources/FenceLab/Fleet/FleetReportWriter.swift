@@ -204,8 +204,27 @@ package enum FleetReportWriter {
         }
         s += "<text x=\"\(text(px(lo), 1))\" y=\"\(text(height - 8, 1))\" font-size=\"11\">\(x(text(lo)))</text>"
         s +=
-            "<text x=\"\(text(px(hi) - 40, 1))\" y=\"\(text(height - 8, 1))\" font-size=\"11\">\(x(text(hi))) \(x(unit))</text>"
+            "<text x=\"\(text(px(hi), 1))\" y=\"\(text(height - 8, 1))\" font-size=\"11\" text-anchor=\"end\">\(x(text(hi))) \(x(unit))</text>"
         return s + "</svg>"
+    }
+
+    static var nisIndex: Int { FleetFigure.all.firstIndex { $0.name == FleetFigure.nisFigureName } ?? -1 }
+
+    /// A column header of the cohort table: the figure's name, breakable after each `_`, and its unit.
+    static func header(_ f: FleetFigure) -> String {
+        let name = f.name.split(separator: "_", omittingEmptySubsequences: false).map { ReportText.xml(String($0)) }
+            .joined(separator: "_<wbr>")
+        return "<th title=\"\(ReportText.xml(f.meaning))\">\(name)<br><small>\(ReportText.xml(f.unit))</small></th>"
+    }
+
+    /// "estimate [lower, upper]" with three significant digits at most (the table; the JSON has them all).
+    static func compact(_ i: FleetInterval) -> String {
+        func c(_ v: Double) -> String {
+            guard v.isFinite else { return "n/a" }
+            let m = abs(v)
+            return CFormat.fixed(v, decimals: m >= 100 ? 0 : m >= 10 ? 1 : m >= 1 || m == 0 ? 2 : 3)
+        }
+        return "\(c(i.estimate)) [\(c(i.lower)), \(c(i.upper))]"
     }
 
     static func html(_ a: FleetAnalysis) -> String {
@@ -216,27 +235,38 @@ package enum FleetReportWriter {
                 + (a.gates.isEmpty ? "" : a.gatePassed ? ", gate passed" : ", gate failed"),
             lines: lines(a).dropFirst().map(x))
         var h = HTMLPage.open(title: "FenceLab fleet", banner: banner)
-        h += "<h2>Cohorts</h2>\n<table><thead><tr>" + a.keys.map { "<th>\(x($0))</th>" }.joined() + "<th>logs</th>"
-        let shown = [
+        h += "<h2>Cohorts</h2>\n"
+        h +=
+            "<p>Each figure with its 95 % interval below it (docs/fleet.md); every figure is higher-is-worse. report.json and report.md have all of them.</p>\n"
+        var shown = [
             "delay_median_s", "exit_past_radius_median_m", "duplicate_per_h", "late_per_h", "missing_per_h",
-            "failed_log_fraction",
+            "rejected_fixes_per_h", "failed_log_fraction",
         ]
-        let indices = shown.compactMap { n in FleetFigure.all.firstIndex { $0.name == n } }
-        h += indices.map { "<th>\(x(FleetFigure.all[$0].name))</th>" }.joined() + "</tr></thead><tbody>\n"
-        for c in a.cohorts {
-            h += "<tr>" + c.values.map { "<td>\(x($0))</td>" }.joined() + "<td>\(c.logs)</td>"
-            h += indices.map { "<td>\(x(text(c.figures[$0])))</td>" }.joined() + "</tr>\n"
+        if a.overall.indices.contains(nisIndex), a.overall[nisIndex].estimate.isFinite {
+            shown.append(FleetFigure.nisFigureName)
         }
-        h += "</tbody></table>\n"
+        let indices = shown.compactMap { n in FleetFigure.all.firstIndex { $0.name == n } }
+        let left = " style=\"text-align:left\""
+        h +=
+            "<div class=\"scroll\"><table><thead><tr>" + a.keys.map { "<th\(left)>\(x($0))</th>" }.joined()
+            + "<th>logs</th>"
+        h += indices.map { header(FleetFigure.all[$0]) }.joined() + "</tr></thead><tbody>\n"
+        for c in a.cohorts {
+            h += "<tr>" + c.values.map { "<td\(left)>\(x($0))</td>" }.joined() + "<td>\(c.logs)</td>"
+            h += indices.map { "<td>\(HTMLPage.stacked(compact(c.figures[$0])))</td>" }.joined() + "</tr>\n"
+        }
+        h += "</tbody></table></div>\n"
         if let c = a.comparison {
             h += "<h2>Comparison \(x(c.description)) (candidate − baseline, 95 % intervals)</h2>\n"
             h +=
                 "<p>One-sided tests of “candidate worse by more than the limit” (limit 0 when not gated); Holm over the gated rows, separately over the ungated rows. Red: a gated row that fails.</p>\n"
+            h += "<div class=\"plots\">\n"
             for f in FleetFigure.all {
                 let rows = a.rows.filter { $0.figure == f.name }
                 guard !rows.isEmpty else { continue }
-                h += HTMLPage.figure("\(f.name) (\(f.unit)): \(f.meaning)", forest(rows, unit: f.unit), wide: true)
+                h += HTMLPage.figure("\(f.name) (\(f.unit)): \(f.meaning)", forest(rows, unit: f.unit), wide: false)
             }
+            h += "</div>\n"
         }
         h += "<h2>Worst logs</h2>\n<table><thead><tr><th>log</th>" + a.keys.map { "<th>\(x($0))</th>" }.joined()
         h +=

@@ -36,6 +36,11 @@ package enum FleetRun {
             throw FleetError(
                 "--gate \(gate.figure): unknown figure; one of \(FleetFigure.all.map(\.name).joined(separator: ", "))")
         }
+        for gate in request.gates where gate.figure == FleetFigure.nisFigureName && request.input.kind == .raw {
+            throw FleetError(
+                "--gate \(gate.figure): raw input has no filter innovations; configure one with --rule SPEC+kalman or +imm"
+            )
+        }
         if !request.gates.isEmpty, request.comparison == nil {
             throw FleetError("--gate needs --compare KEY=A..B (the gate judges the candidate against the baseline)")
         }
@@ -65,6 +70,7 @@ package enum FleetRun {
         let band = request.rule.flutterBand
         var summaries: [FleetLogSummary] = []
         summaries.reserveCapacity(entries.count)
+        var cohortValues: [[String]: [String]] = [:]
         try WorkPool.forEachInOrder(
             count: entries.count, jobs: max(1, request.jobs), window: 4 * max(1, request.jobs),
             { i throws -> FleetLogSummary in
@@ -83,7 +89,12 @@ package enum FleetRun {
                     index: i, name: e.name, values: keys.map { e.value($0) ?? "" }, replay: replay, events: log.events,
                     band: band)
             },
-            consume: { _, s in summaries.append(s) })
+            consume: { _, s in
+                // The logs of a cohort share one array of its values (memory: one summary per log).
+                var s = s
+                if let shared = cohortValues[s.values] { s.values = shared } else { cohortValues[s.values] = s.values }
+                summaries.append(s)
+            })
         return FleetAnalysis.analyse(
             keys: keys, summaries: summaries, comparison: request.comparison, gates: request.gates, seed: request.seed)
     }

@@ -22,7 +22,7 @@ package enum FleetSynth {
         ("pixel-7", "android-14"), ("galaxy-s23", "android-14"), ("iphone-14", "ios-17"), ("iphone-14", "ios-18"),
     ]
     package static let builds = ["2.3.0", "2.3.1"]
-    /// Logs per (device, os, app).
+    /// Logs per (device, os, app) of `scenarios/fleet/` (`fleet-example --logs-per-cohort`, default).
     package static let logsPerCohort = 10
 
     /// Injected behaviour of one log.
@@ -99,8 +99,10 @@ package enum FleetSynth {
 
     /// The files of the example fleet as (relative path, text): `logs/*.csv`, `manifest.csv` (with the
     /// regression) and `manifest-no-regression.csv` (the same logs, the pixel-7 2.3.1 ones replaced
-    /// by logs without it).
-    package static func files(seed: UInt64) throws -> [(path: String, text: String)] {
+    /// by logs without it). `logsPerCohort` logs per (device, os, app), ≥ 1.
+    package static func files(
+        seed: UInt64, logsPerCohort: Int = FleetSynth.logsPerCohort
+    ) throws -> [(path: String, text: String)] {
         var files: [(String, String)] = []
         var manifest = "file,device,os,app\n"
         var clean = "file,device,os,app\n"

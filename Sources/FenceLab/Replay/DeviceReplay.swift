@@ -1,6 +1,44 @@
 import DeviceLogKit
+import GSLKit
 import GeoPolicy
 import ReportKit
+
+/// The normalised innovation squared (NIS, νᵀS⁻¹ν) of every fix the input filter weighed: χ²(2)
+/// for a filter whose covariance and the fixes' accuracies are honest. Counts only, no values.
+package struct InnovationSummary: Sendable, Hashable {
+    /// Fixes with an innovation (every fix the filter weighed but its first).
+    package var count = 0
+    /// Of those, NIS above the 95 % quantile of χ²(2) (`InnovationSummary.upper95`).
+    package var above95 = 0
+    /// Sum of the NIS values (mean = sum / count; a consistent filter: ≈ 2).
+    package var sum = 0.0
+
+    package init(count: Int = 0, above95: Int = 0, sum: Double = 0) {
+        self.count = count
+        self.above95 = above95
+        self.sum = sum
+    }
+
+    /// Degrees of freedom of the innovation (east, north).
+    package static let degreesOfFreedom = 2
+    /// The 95 % quantile of χ²(2), 5.991 (GSL `gsl_cdf_chisq_Pinv`; = −2 ln 0.05).
+    package static let upper95: Double =
+        (try? Statistics.chiSquareQuantile(probability: 0.95, degreesOfFreedom: Double(degreesOfFreedom)))
+        ?? 5.991_464_547_107_979
+
+    /// Fraction of the innovations above the 95 % quantile (a consistent filter: ≈ 0.05); NaN for none.
+    package var fractionAbove95: Double { count > 0 ? Double(above95) / Double(count) : .nan }
+
+    /// Records one innovation when S is positive definite and the value finite.
+    package mutating func record(_ nu: Innovation) {
+        guard nu.s00 > 0, nu.determinant > 0 else { return }
+        let value = nu.normalizedSquare
+        guard value.isFinite else { return }
+        count += 1
+        sum += value
+        if value > Self.upper95 { above95 += 1 }
+    }
+}
 
 /// How many fixes the engine rejected for one reason.
 package struct ReasonCount: Sendable, Hashable {
@@ -45,6 +83,8 @@ package struct DeviceReplayResult: Sendable, Hashable {
     package var ingest = DeviceLogIngest()
     /// The per-place counts of a replay with `--places`; nil for one fence.
     package var places: PlaceReplaySummary?
+    /// NIS of the input filter (`+kalman`, `+imm`); nil for raw input.
+    package var innovation: InnovationSummary?
     /// Measured wall time of the replay (engine and classifier), seconds; differs between runs,
     /// only junit.xml shows it.
     package var elapsed_s: Double = 0
@@ -160,11 +200,14 @@ package enum DeviceReplay {
         decisions.reserveCapacity(log.fixes.count)
         var rejected: [String: Int] = [:]
         var frontier_s = -Double.infinity
+        var innovations = InnovationSummary()
         for (i, logged) in log.fixes.enumerated() {
             let t = logged.fix.timestamp_s
             if t.isFinite { frontier_s = Swift.max(frontier_s, t) }
             let now = frontier_s.isFinite ? frontier_s : t
-            let d = monitor.process(logged.fix, now_s: now)
+            var nu: Innovation?
+            let d = monitor.process(logged.fix, now_s: now, innovation: &nu)
+            if let nu { innovations.record(nu) }
             if let reason = d.rejection?.rawValue { rejected[reason, default: 0] += 1 }
             decisions.append(
                 EngineDecision(
@@ -188,6 +231,7 @@ package enum DeviceReplay {
             fixLines: log.fixes.map(\.line), eventLines: log.events.map(\.line),
             origin_s: origin, notCovered: notCovered(log))
         result.ingest = log.ingest
+        if rule.input.kind != .raw { result.innovation = innovations }
         let elapsed = (clock.now - start).components
         result.elapsed_s = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
         return result

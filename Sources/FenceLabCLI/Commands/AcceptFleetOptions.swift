@@ -36,6 +36,11 @@ enum AcceptFleetOptions {
             }
             return nil
         }
+        if arguments.option("--places") != nil {
+            throw CLIError.usage(
+                "accept: --places is not supported with --device-logs (the fleet takes one --fence LAT,LON for every log)"
+            )
+        }
         guard fences.count == 1 else {
             throw CLIError.usage("accept: --device-logs needs exactly one --fence LAT,LON (got \(fences.count))")
         }

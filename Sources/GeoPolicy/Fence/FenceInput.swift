@@ -99,6 +99,40 @@ enum InputFilter: Sendable {
         }
         return (frame.coordinate(SIMD2(x[0], x[1])), convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.p00 + p.p11)))
     }
+
+    /// `update` that also gives the innovation of the fix against the filter's prediction: for
+    /// `kalman` ν = z − Hx⁻, S = HP⁻Hᵀ + R with z in the frame the correction used; for `imm` against
+    /// the combined (moment-matched) prediction (`IMMFilter.updateReturningInnovation`). nil for the
+    /// filter's first fix. The estimate is the one `update` gives.
+    mutating func update(
+        _ fix: Fix, innovation: inout Innovation?
+    ) throws(TrackRejection) -> (position: Coordinate, accuracy_m: Double) {
+        let frame: LocalFrame
+        let x: SIMD4<Double>
+        let p: Covariance4
+        let convention: AccuracyConvention
+        switch self {
+        case .kalman(var f):
+            var step = KalmanStep()
+            try f.update(fix, recording: &step)
+            self = .kalman(f)
+            if !step.isFirst {
+                let r = try KalmanFilter.measurementVariance(of: fix, convention: f.convention)
+                let z = f.projection.offset_m(latitude: fix.latitude, longitude: fix.longitude)
+                let xp = step.predictedState
+                let pp = step.predictedCovariance
+                innovation = Innovation(
+                    residual_m: z - SIMD2(xp[0], xp[1]), s00: pp.p00 + r, s01: pp.p01, s11: pp.p11 + r)
+            }
+            (frame, x, p, convention) = (f.frame, f.state, f.covariance, f.convention)
+        case .imm(var f):
+            innovation = try f.updateReturningInnovation(fix)
+            self = .imm(f)
+            let c = IMMFilter.combine(f.probabilities, f.state0, f.covariance0, f.state1, f.covariance1)
+            (frame, x, p, convention) = (f.frame, c.state, c.covariance, f.convention)
+        }
+        return (frame.coordinate(SIMD2(x[0], x[1])), convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.p00 + p.p11)))
+    }
 }
 
 /// A rule spec with its input stage, as `--rule` takes it: `hysteresis:80:120:30+confirm3+kalman`,

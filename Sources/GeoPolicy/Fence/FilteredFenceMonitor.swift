@@ -5,6 +5,18 @@ public protocol FenceDeciding: Sendable {
     mutating func process(_ fix: Fix, now_s: Double) -> FenceDecision
     /// The rules version of what decides, input stage included.
     var rulesVersion: String { get }
+    /// Processes one fix exactly as `process(_:now_s:)` does and sets `innovation` to the input
+    /// filter's innovation of the fix against its prediction (for NIS); nil when no filter weighed
+    /// the fix: raw input, a fix refused before the filter, or the filter's first fix.
+    mutating func process(_ fix: Fix, now_s: Double, innovation: inout Innovation?) -> FenceDecision
+}
+
+extension FenceDeciding {
+    /// Raw input: no filter, no innovation.
+    public mutating func process(_ fix: Fix, now_s: Double, innovation: inout Innovation?) -> FenceDecision {
+        innovation = nil
+        return process(fix, now_s: now_s)
+    }
 }
 
 extension FenceMonitor: FenceDeciding {}
@@ -58,6 +70,28 @@ public struct FilteredFenceMonitor<Rule: FenceRule, Model: DistanceModel>: Fence
         }
         let e: (position: Coordinate, accuracy_m: Double)
         do { e = try filter.update(fix) } catch { return monitor.reject(fix, reason: .invalidAccuracy) }
+        order.accept(fix)
+        return monitor.process(
+            Fix(
+                timestamp_s: fix.timestamp_s, latitude: e.position.latitude, longitude: e.position.longitude,
+                horizontalAccuracy_m: e.accuracy_m), now_s: now_s)
+    }
+
+    /// `process(_:now_s:)` with the filter's innovation of the fix (a separate path, so the plain
+    /// one computes nothing it does not return).
+    public mutating func process(_ fix: Fix, now_s: Double, innovation: inout Innovation?) -> FenceDecision {
+        innovation = nil
+        guard fix.timestamp_s.isFinite, now_s.isFinite else { return monitor.reject(fix, reason: .invalidTimestamp) }
+        guard Coordinate.isValid(latitude: fix.latitude, longitude: fix.longitude) else {
+            return monitor.reject(fix, reason: .invalidCoordinate)
+        }
+        if let reason = order.rejection(fix, now_s: now_s, maxAge_s: monitor.maxAge_s) {
+            return monitor.reject(fix, reason: reason)
+        }
+        let e: (position: Coordinate, accuracy_m: Double)
+        do { e = try filter.update(fix, innovation: &innovation) } catch {
+            return monitor.reject(fix, reason: .invalidAccuracy)
+        }
         order.accept(fix)
         return monitor.process(
             Fix(
