@@ -35,6 +35,16 @@ import Testing
         return (try ScenarioRunner.prepare(run)[0], dir)
     }
 
+    /// The "all" scenario on a 2 × 2 grid with budgets 2 and all, refreshed every 100 s, and the
+    /// folder to remove.
+    static func budgetRequest() throws -> (SweepPlacesRequest, URL) {
+        let (scenario, dir) = try prepared(scenario(monitoring: "all", suffix: ""))
+        let request = SweepPlacesRequest(
+            scenario: scenario, grid: try grid(enter: "10:15:5", exit: "25:30:5"),
+            strategies: try SweepPlacesAxis.strategies(budget: "2,all", refresh: "100"))
+        return (request, dir)
+    }
+
     static func grid(enter: String = "15:15:1", exit: String = "30:30:1") throws -> SweepGrid {
         try SweepGrid(parsing: .hysteresis, enter: enter, exit: exit, maxAccuracy: nil, confirm: nil, limit: nil)
     }
@@ -138,11 +148,9 @@ import Testing
 
     /// The files do not depend on the number of threads.
     @Test func jobsDoNotChangeTheFiles() throws {
-        let (scenario, dir) = try Self.prepared(Self.scenario(monitoring: "all", suffix: ""))
+        let (request0, dir) = try Self.budgetRequest()
         defer { try? FileManager.default.removeItem(at: dir) }
-        var request = SweepPlacesRequest(
-            scenario: scenario, grid: try Self.grid(enter: "10:15:5", exit: "25:30:5"),
-            strategies: try SweepPlacesAxis.strategies(budget: "2,all", refresh: "100"))
+        var request = request0
         request.jobs = 1
         let one = SweepPlacesOutput.files(try SweepPlaces.run(request))
         request.jobs = 2
@@ -190,11 +198,9 @@ import Testing
 
     /// Three shards' records, in any order of evaluation, make the summary of the whole run.
     @Test func shardsCoverEveryItemOnceAndMakeTheWholeSummary() throws {
-        let (scenario, dir) = try Self.prepared(Self.scenario(monitoring: "all", suffix: ""))
+        let (request0, dir) = try Self.budgetRequest()
         defer { try? FileManager.default.removeItem(at: dir) }
-        var request = SweepPlacesRequest(
-            scenario: scenario, grid: try Self.grid(enter: "10:15:5", exit: "25:30:5"),
-            strategies: try SweepPlacesAxis.strategies(budget: "2,all", refresh: "100"))
+        var request = request0
         request.jobs = 2
         let whole = try SweepPlaces.run(request)
         var folders: [String] = []

@@ -78,26 +78,17 @@ enum InputFilter: Sendable {
     case kalman(KalmanFilter)
     case imm(IMMFilter)
 
-    /// Feeds `fix` and returns the causal estimate after it: the position and the accuracy of the
-    /// position covariance, exactly as `estimate` gives them (without the velocity, which the
-    /// fence does not use).
+    /// Feeds `fix` and returns the causal estimate after it (`estimate`).
     mutating func update(_ fix: Fix) throws(TrackRejection) -> (position: Coordinate, accuracy_m: Double) {
-        let frame: LocalFrame
-        let x: SIMD4<Double>
-        let p: Covariance4
-        let convention: AccuracyConvention
         switch self {
         case .kalman(var f):
             try f.update(fix)
             self = .kalman(f)
-            (frame, x, p, convention) = (f.frame, f.state, f.covariance, f.convention)
         case .imm(var f):
             try f.update(fix)
             self = .imm(f)
-            let c = IMMFilter.combine(f.probabilities, f.state0, f.covariance0, f.state1, f.covariance1)
-            (frame, x, p, convention) = (f.frame, c.state, c.covariance, f.convention)
         }
-        return (frame.coordinate(SIMD2(x[0], x[1])), convention.accuracy_m(perAxisVariance_m2: 0.5 * (p.p00 + p.p11)))
+        return estimate
     }
 
     /// `update` that also gives the innovation of the fix against the filter's prediction: for
@@ -107,10 +98,6 @@ enum InputFilter: Sendable {
     mutating func update(
         _ fix: Fix, innovation: inout Innovation?
     ) throws(TrackRejection) -> (position: Coordinate, accuracy_m: Double) {
-        let frame: LocalFrame
-        let x: SIMD4<Double>
-        let p: Covariance4
-        let convention: AccuracyConvention
         switch self {
         case .kalman(var f):
             var step = KalmanStep()
@@ -124,10 +111,24 @@ enum InputFilter: Sendable {
                 innovation = Innovation(
                     residual_m: z - SIMD2(xp[0], xp[1]), s00: pp.p00 + r, s01: pp.p01, s11: pp.p11 + r)
             }
-            (frame, x, p, convention) = (f.frame, f.state, f.covariance, f.convention)
         case .imm(var f):
             innovation = try f.updateReturningInnovation(fix)
             self = .imm(f)
+        }
+        return estimate
+    }
+
+    /// The current causal estimate: the position and the accuracy of the position covariance (the
+    /// moment-matched combination for `imm`), without the velocity, which the fence does not use.
+    private var estimate: (position: Coordinate, accuracy_m: Double) {
+        let frame: LocalFrame
+        let x: SIMD4<Double>
+        let p: Covariance4
+        let convention: AccuracyConvention
+        switch self {
+        case .kalman(let f):
+            (frame, x, p, convention) = (f.frame, f.state, f.covariance, f.convention)
+        case .imm(let f):
             let c = IMMFilter.combine(f.probabilities, f.state0, f.covariance0, f.state1, f.covariance1)
             (frame, x, p, convention) = (f.frame, c.state, c.covariance, f.convention)
         }

@@ -61,26 +61,25 @@ public struct FilteredFenceMonitor<Rule: FenceRule, Model: DistanceModel>: Fence
     public var rulesVersion: String { monitor.rulesVersion + input.versionSuffix }
 
     public mutating func process(_ fix: Fix, now_s: Double) -> FenceDecision {
-        guard fix.timestamp_s.isFinite, now_s.isFinite else { return monitor.reject(fix, reason: .invalidTimestamp) }
-        guard Coordinate.isValid(latitude: fix.latitude, longitude: fix.longitude) else {
-            return monitor.reject(fix, reason: .invalidCoordinate)
-        }
-        if let reason = order.rejection(fix, now_s: now_s, maxAge_s: monitor.maxAge_s) {
-            return monitor.reject(fix, reason: reason)
-        }
-        let e: (position: Coordinate, accuracy_m: Double)
-        do { e = try filter.update(fix) } catch { return monitor.reject(fix, reason: .invalidAccuracy) }
-        order.accept(fix)
-        return monitor.process(
-            Fix(
-                timestamp_s: fix.timestamp_s, latitude: e.position.latitude, longitude: e.position.longitude,
-                horizontalAccuracy_m: e.accuracy_m), now_s: now_s)
+        process(fix, now_s: now_s) { (filter) throws(TrackRejection) in try filter.update(fix) }
     }
 
-    /// `process(_:now_s:)` with the filter's innovation of the fix (a separate path, so the plain
-    /// one computes nothing it does not return).
+    /// `process(_:now_s:)` with the filter's innovation of the fix (a separate filter path, so the
+    /// plain one computes nothing it does not return).
     public mutating func process(_ fix: Fix, now_s: Double, innovation: inout Innovation?) -> FenceDecision {
         innovation = nil
+        return process(fix, now_s: now_s) { (filter) throws(TrackRejection) in
+            try filter.update(fix, innovation: &innovation)
+        }
+    }
+
+    /// The raw checks, then `estimate` (the filter's update with `fix`), then the monitor on the
+    /// estimate.
+    @inline(__always)
+    private mutating func process(
+        _ fix: Fix, now_s: Double,
+        estimate: (inout InputFilter) throws(TrackRejection) -> (position: Coordinate, accuracy_m: Double)
+    ) -> FenceDecision {
         guard fix.timestamp_s.isFinite, now_s.isFinite else { return monitor.reject(fix, reason: .invalidTimestamp) }
         guard Coordinate.isValid(latitude: fix.latitude, longitude: fix.longitude) else {
             return monitor.reject(fix, reason: .invalidCoordinate)
@@ -89,9 +88,7 @@ public struct FilteredFenceMonitor<Rule: FenceRule, Model: DistanceModel>: Fence
             return monitor.reject(fix, reason: reason)
         }
         let e: (position: Coordinate, accuracy_m: Double)
-        do { e = try filter.update(fix, innovation: &innovation) } catch {
-            return monitor.reject(fix, reason: .invalidAccuracy)
-        }
+        do { e = try estimate(&filter) } catch { return monitor.reject(fix, reason: .invalidAccuracy) }
         order.accept(fix)
         return monitor.process(
             Fix(
