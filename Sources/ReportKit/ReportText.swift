@@ -57,6 +57,12 @@ package enum ReportText {
 
     /// Escapes text for XML/HTML content and attribute values.
     package static func xml(_ s: String) -> String {
+        // Most text (numbers, labels, settings) has nothing to escape or replace: returned as it is.
+        if !s.utf8.contains(where: { b in
+            b < 0x20 ? (b != 0x0A && b != 0x09 && b != 0x0D) : Self.xmlSpecial(b)
+        }) {
+            return s
+        }
         var out = ""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -75,5 +81,12 @@ package enum ReportText {
             }
         }
         return out
+    }
+
+    /// `&`, `<`, `>`, `"` or `'`.
+    @inline(__always)
+    private static func xmlSpecial(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: "&") || b == UInt8(ascii: "<") || b == UInt8(ascii: ">") || b == UInt8(ascii: "\"")
+            || b == UInt8(ascii: "'")
     }
 }
