@@ -10,6 +10,9 @@ package indirect enum JSONValue: Sendable, Hashable {
     case string(String)
     case bool(Bool)
     case null
+    /// An object or array already serialized on one line, written as it is. Like the object or
+    /// array it stands for it is neither a scalar nor flat, so a parent holding it spans lines.
+    case oneLine(String)
 
     package static func == (a: JSONValue, b: JSONValue) -> Bool { a.serialized() == b.serialized() }
     package func hash(into hasher: inout Hasher) { hasher.combine(serialized()) }
@@ -80,6 +83,7 @@ package indirect enum JSONValue: Sendable, Hashable {
         case .string(let s): Self.appendQuoted(s, to: &out)
         case .bool(let b): out.append(b ? "true" : "false")
         case .null: out.append("null")
+        case .oneLine(let text): out.append(text)
         }
     }
 
@@ -107,7 +111,7 @@ package indirect enum JSONValue: Sendable, Hashable {
 
     private var isScalar: Bool {
         switch self {
-        case .object, .array: return false
+        case .object, .array, .oneLine: return false
         default: return true
         }
     }

@@ -43,8 +43,24 @@ package enum JSONReport {
         ])
     }
 
-    /// `{"mean": x, "ci95": [lo, hi], "n": k}`.
+    /// `{"mean": x, "ci95": [lo, hi], "n": k}`: the text `estimateObject(e)` serializes to, made
+    /// at once (a sweep.json holds tens of estimates per grid point; as a tree each is six nodes).
     package static func estimate(_ e: Estimate) -> JSONValue {
+        var text = "{\"mean\": "
+        text.reserveCapacity(64)
+        JSONValue.number(e.mean).write(into: &text, indent: 0)
+        text += ", \"ci95\": ["
+        JSONValue.number(e.lower).write(into: &text, indent: 0)
+        text += ", "
+        JSONValue.number(e.upper).write(into: &text, indent: 0)
+        text += "], \"n\": "
+        text += String(e.n)
+        text += "}"
+        return .oneLine(text)
+    }
+
+    /// The estimate as a JSON object node (what `estimate` writes).
+    package static func estimateObject(_ e: Estimate) -> JSONValue {
         .object([
             ("mean", .number(e.mean)), ("ci95", .array([.number(e.lower), .number(e.upper)])), ("n", .integer(e.n)),
         ])
