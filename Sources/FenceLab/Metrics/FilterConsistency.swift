@@ -66,6 +66,20 @@ package struct FilterConsistency: Sendable, Hashable {
     package static let nisDegreesOfFreedom = 2
 }
 
+/// The true position (m) and velocity (m/s) in a filter's frame, for NEES.
+struct TruthInFrame {
+    var position_m: SIMD2<Double>
+    var velocity_mps: SIMD2<Double>
+
+    /// - Parameters:
+    ///   - truthFrame: `LocalFrame(anchor: truth)`.
+    ///   - truthVelocity: east/north m/s at the truth.
+    init(frame: LocalFrame, truthFrame: LocalFrame, truthVelocity v: SIMD2<Double>) {
+        position_m = frame.offset_m(anchorOf: truthFrame)
+        velocity_mps = truthFrame.jacobian(at: .zero, into: frame).apply(v)
+    }
+}
+
 /// Collects the per-fix NEES and NIS values of one filter.
 struct ConsistencyRecorder {
     var nees: [Double] = []
@@ -89,8 +103,14 @@ struct ConsistencyRecorder {
         truthFrame: LocalFrame, truthVelocity: SIMD2<Double>?
     ) {
         guard let v = truthVelocity else { return }
-        let position = frame.offset_m(truthFrame.anchor)
-        let velocity = truthFrame.jacobian(at: .zero, into: frame).apply(v)
+        estimate(state: x, covariance: p, truth: TruthInFrame(frame: frame, truthFrame: truthFrame, truthVelocity: v))
+    }
+
+    /// The same with the truth already carried into the estimate's frame (once per fix and frame,
+    /// for every filter that estimates in that frame).
+    mutating func estimate(state x: SIMD4<Double>, covariance p: Covariance4, truth: TruthInFrame) {
+        let position = truth.position_m
+        let velocity = truth.velocity_mps
         let e = SIMD4(x[0] - position.x, x[1] - position.y, x[2] - velocity.x, x[3] - velocity.y)
         if let value = p.normalizedSquare(e) { nees.append(value) }
     }

@@ -76,6 +76,47 @@ package struct FenceDecisions {
         }
     }
 
+    /// Raw input: `decide` with the ellipsoid's distance computed only where it can change the
+    /// twin's decision. The sphere's distance of each fix bounds the ellipsoid's
+    /// (`WGS84.distanceBounds(sphereDistance_m:)`); where the rule decides the same at both ends
+    /// of that interval the twin decides without it (`FenceMonitor.processState`), so the count is
+    /// exactly that of the full twin.
+    static func decide<Rule: FenceRule>(
+        fixes: [Fix], now_s: [Double], _ sphere: FenceMonitor<Rule, Haversine>,
+        _ ellipsoid: FenceMonitor<Rule, WGS84>?
+    ) -> FenceDecisions {
+        var sphere = sphere
+        var states: [StateSample] = []
+        var rejections: [String?] = []
+        var distances: [Double] = []
+        states.reserveCapacity(fixes.count)
+        rejections.reserveCapacity(fixes.count)
+        distances.reserveCapacity(ellipsoid == nil ? 0 : fixes.count)
+        // The engine proper, timed alone: this is the `throughput.engineFixes_per_s` figure.
+        let clock = ContinuousClock()
+        let start = clock.now
+        for i in fixes.indices {
+            let d = sphere.process(fixes[i], now_s: now_s[i])
+            states.append(StateSample(time_s: now_s[i], state: d.newState))
+            rejections.append(d.rejection?.rawValue)
+            if ellipsoid != nil { distances.append(d.distance_m) }
+        }
+        let engine = start.duration(to: clock.now)
+        guard var ellipsoid else {
+            return FenceDecisions(states: states, rejections: rejections, modelDisagreements: nil, engine: engine)
+        }
+        // The same fixes on the ellipsoid: how often the distance model changes a decision.
+        var disagreements = 0
+        for i in fixes.indices {
+            let sphereDistance_m = distances[i]
+            let state = ellipsoid.processState(fixes[i], now_s: now_s[i]) { _ in
+                WGS84.distanceBounds(sphereDistance_m: sphereDistance_m)
+            }
+            if state != states[i].state { disagreements += 1 }
+        }
+        return FenceDecisions(states: states, rejections: rejections, modelDisagreements: disagreements, engine: engine)
+    }
+
     /// Runs the fixes through `sphere` (timed: the `throughput.engineFixes_per_s` figure) and, when
     /// given, through `ellipsoid` to count where the distance model changes a decision.
     static func decide<Decider: FenceDeciding, Twin: FenceDeciding>(

@@ -16,21 +16,29 @@ enum PlotData {
     ) -> ScenarioPlots {
         let frame = LocalFrame(anchor: spec.fence.center)
         let (inner, outer) = ruleRadii_m ?? spec.fence.rule.plotRadii_m
-        var observed: [TrackPoint] = []
+        // Only the points the plots keep (`thin`) are projected: the same points, the same values.
+        var valid: [Int] = []
+        valid.reserveCapacity(fixes.count)
         for (i, f) in fixes.enumerated() where Coordinate.isValid(latitude: f.latitude, longitude: f.longitude) {
-            let o = frame.offset_m(try! f.coordinate())
-            observed.append(TrackPoint(east_m: o.x, north_m: o.y, state: decisions.states[i].state))
+            valid.append(i)
+        }
+        let observed = thin(valid).map { i in
+            let o = frame.offset_m(try! fixes[i].coordinate())
+            return TrackPoint(east_m: o.x, north_m: o.y, state: decisions.states[i].state)
         }
         var lastSlot = -1
-        var truth: [PlanePoint] = []
+        var slots: [Int] = []
         var closest = Double.infinity
-        for s in samples where s.sampleIndex > lastSlot {
+        for (j, s) in samples.enumerated() where s.sampleIndex > lastSlot {
             lastSlot = s.sampleIndex
             // The truth's distance from the centre, computed once per slot (Haversine is symmetric).
             closest = min(
-                closest, truthDistances?.distance_m[truth.count] ?? Haversine().distance_m(s.truth, spec.fence.center))
-            let o = frame.offset_m(s.truth)
-            truth.append(PlanePoint(east_m: o.x, north_m: o.y))
+                closest, truthDistances?.distance_m[slots.count] ?? Haversine().distance_m(s.truth, spec.fence.center))
+            slots.append(j)
+        }
+        let truth = thin(slots).map { j in
+            let o = frame.offset_m(samples[j].truth)
+            return PlanePoint(east_m: o.x, north_m: o.y)
         }
         let geometry = FencePlotGeometry(
             enter_m: inner, exit_m: outer,
@@ -38,7 +46,7 @@ enum PlotData {
             centerLongitude: includeCoordinates ? spec.fence.center.longitude : nil)
         var plots = ScenarioPlots(
             fence: geometry, caption: "\(spec.name), \(ruleLabel)",
-            observedTrack: thin(observed), truthTrack: thin(truth),
+            observedTrack: observed, truthTrack: truth,
             truthStates: truthStates, observedStates: decisions.states,
             errors: track.series.map(thin))
         plots.closestApproach_m = closest.isFinite ? closest : nil

@@ -30,51 +30,70 @@ struct TrackEvaluation {
         } catch {
             throw RunError.track(scenario: scenario, replicate: replicate, "\(error)")
         }
-        let track = RTSSmoother.run(fixes, filter: filter)
+        // The states only: every estimate's position is computed below once, and a smoothed
+        // estimate's velocity only at the gap ends that the Hermite fill reads.
+        let track = RTSSmoother.runStates(fixes, filter: filter)
         guard !track.acceptedIndices.isEmpty else {
             return TrackEvaluation(kalman: [:], consistency: [:], gapFill: nil, series: nil, smoothed: [])
         }
+        let n = track.acceptedIndices.count
         var raw: [Double] = []
         var filtered: [Double] = []
         var smoothed: [Double] = []
         var seed: [Double] = []
         var times: [Double] = []
         var immErrors: [Double] = []
+        var observedPositions: [Coordinate] = []
+        var smoothedPositions: [Coordinate] = []
+        raw.reserveCapacity(n)
+        filtered.reserveCapacity(n)
+        smoothed.reserveCapacity(n)
+        seed.reserveCapacity(n)
+        times.reserveCapacity(n)
+        immErrors.reserveCapacity(n)
+        observedPositions.reserveCapacity(n)
+        smoothedPositions.reserveCapacity(n)
         var seedFilter = try SeedKalman()
         var immFilter = imm
         var cvCheck = ConsistencyRecorder()
         var smoothCheck = ConsistencyRecorder()
         var immCheck = ConsistencyRecorder()
         for (k, i) in track.acceptedIndices.enumerated() {
-            let truth = fixTruth[i]
+            // What the five distances compute of the truth alone, once (the same values).
+            let truth = Haversine.Target(fixTruth[i])
             let observed = try fixes[i].coordinate()
+            observedPositions.append(observed)
+            let step = track.steps[k]
+            let state = track.smoothedStates[k]
+            let smoothedPosition = state.position
+            smoothedPositions.append(smoothedPosition)
             times.append(fixes[i].timestamp_s)
-            raw.append(model.distance_m(observed, truth))
-            filtered.append(model.distance_m(track.filtered[k].position, truth))
-            smoothed.append(model.distance_m(track.smoothed[k].position, truth))
+            raw.append(model.distance_m(observed, to: truth))
+            filtered.append(model.distance_m(step.filteredPosition, to: truth))
+            smoothed.append(model.distance_m(smoothedPosition, to: truth))
             if let out = try? seedFilter.process(fixes[i]) {
-                seed.append(model.distance_m(out.position, truth))
+                seed.append(model.distance_m(out.position, to: truth))
             } else {
                 seed.append(.nan)
             }
             // The IMM refuses exactly the fixes the CV filter refuses (same checks, same order).
             let nu = try? immFilter.updateReturningInnovation(fixes[i])
-            if let e = immFilter.estimate { immErrors.append(model.distance_m(e.position, truth)) }
+            if let p = immFilter.position { immErrors.append(model.distance_m(p, to: truth)) }
             if let nu { immCheck.innovation(nu) }
-            let step = track.steps[k]
-            let state = track.smoothedStates[k]
-            // The frame at the truth once per fix, for the three filters' records.
-            if truthVelocity[i] != nil {
-                let truthFrame = LocalFrame(anchor: truth)
+            // The frame at the truth once per fix, for the three filters' records; the smoother's
+            // states are in the steps' frames, so the CV filter and the smoother share the truth.
+            if let v = truthVelocity[i] {
+                let truthFrame = LocalFrame(anchor: truth.coordinate)
+                let combined = immFilter.combined
                 immCheck.estimate(
-                    frame: immFilter.frame, state: immFilter.state, covariance: immFilter.covariance,
-                    truthFrame: truthFrame, truthVelocity: truthVelocity[i])
-                cvCheck.estimate(
-                    frame: step.frame, state: step.filteredState, covariance: step.filteredCovariance,
-                    truthFrame: truthFrame, truthVelocity: truthVelocity[i])
+                    state: combined.state, covariance: combined.covariance,
+                    truth: TruthInFrame(frame: immFilter.frame, truthFrame: truthFrame, truthVelocity: v))
+                let inStep = TruthInFrame(frame: step.frame, truthFrame: truthFrame, truthVelocity: v)
+                cvCheck.estimate(state: step.filteredState, covariance: step.filteredCovariance, truth: inStep)
                 smoothCheck.estimate(
-                    frame: state.frame, state: state.state, covariance: state.covariance,
-                    truthFrame: truthFrame, truthVelocity: truthVelocity[i])
+                    state: state.state, covariance: state.covariance,
+                    truth: state.frame == step.frame
+                        ? inStep : TruthInFrame(frame: state.frame, truthFrame: truthFrame, truthVelocity: v))
             }
             if !step.isFirst {
                 let r = measurementVariance(fixes[i], filter.convention)
@@ -86,7 +105,7 @@ struct TrackEvaluation {
                 // Smoothing residual: covariance R − H Pˢ Hᵀ (Pˢ < R for every fix the smoother used).
                 let xs = state.state
                 let ps = state.covariance
-                let zs = state.frame.offset_m(observed)
+                let zs = state.frame == step.frame ? z : state.frame.offset_m(observed)
                 smoothCheck.innovation(
                     Innovation(residual_m: zs - SIMD2(xs[0], xs[1]), s00: r - ps.p00, s01: -ps.p01, s11: r - ps.p11))
             }
@@ -103,18 +122,22 @@ struct TrackEvaluation {
             .imm: try immCheck.summary(key: "kalman.imm"),
         ]
 
-        let rawSamples = track.acceptedIndices.map { i in
-            TrackSample(timestamp_s: fixes[i].timestamp_s, position: try! fixes[i].coordinate())
+        let rawSamples = zip(track.acceptedIndices, observedPositions).map { i, position in
+            TrackSample(timestamp_s: fixes[i].timestamp_s, position: position)
         }
-        let smoothSamples = track.smoothed.map(TrackSample.init)
-        let gaps = try gapFill(raw: rawSamples, smooth: smoothSamples, samples: samples, model: model)
+        let smoothSamples = zip(track.smoothedStates, smoothedPositions).map { s, position in
+            TrackSample(timestamp_s: s.timestamp_s, position: position)
+        }
+        let gaps = try gapFill(
+            raw: rawSamples, smooth: smoothSamples, smoothedStates: track.smoothedStates,
+            convention: filter.convention, samples: samples, model: model)
         return TrackEvaluation(
             kalman: kalman, consistency: consistency, gapFill: gaps,
             series: ErrorSeries(
                 time_s: times, raw_m: raw, filtered_m: filtered, smoothed_m: smoothed,
                 seedBaseline_m: seed.map { $0.isFinite ? $0 : 0 },
                 imm_m: immErrors.count == times.count ? immErrors : nil),
-            smoothed: track.smoothed.map(\.position))
+            smoothed: smoothedPositions)
     }
 
     /// Per-axis measurement variance (m²) of an accepted fix under `convention`.
@@ -125,13 +148,21 @@ struct TrackEvaluation {
 
     /// Fills every gap of the accepted track and scores the filled points against the truth
     /// at the slots where the generator withheld a fix (`gap` label).
+    /// - Parameter smooth: the smoothed positions without velocities; the velocities of the
+    ///   samples at the gap ends (all the Hermite fill reads) come from `smoothedStates`.
     static func gapFill(
-        raw: [TrackSample], smooth: [TrackSample], samples: [GeneratedSample],
-        model: Haversine
+        raw: [TrackSample], smooth: [TrackSample], smoothedStates: [PlaneEstimate],
+        convention: AccuracyConvention, samples: [GeneratedSample], model: Haversine
     ) throws -> GapFillMetrics? {
         guard raw.count >= 2, let filler = try? GapFill() else { return nil }
         let gaps: [TrackGap]
         do { gaps = try filler.gaps(in: smooth) } catch { return nil }
+        var smooth = smooth
+        for gap in gaps {
+            for j in [gap.beforeIndex, gap.beforeIndex + 1] where smooth[j].velocity_mps == nil {
+                smooth[j] = TrackSample(smoothedStates[j].estimate(convention: convention))
+            }
+        }
         guard !gaps.isEmpty else { return try GapFillMetrics.measure([], methods: methods.map(\.rawValue)) }
         let withheld = samples.filter { $0.fault == .gap }
         var filled: [FilledGap] = []

@@ -23,6 +23,14 @@ public enum AnyFenceRule: FenceRule, Hashable, CustomStringConvertible {
         }
     }
 
+    public var decidesByDistanceIntervals: Bool {
+        switch self {
+        case .hysteresis(let r): return r.decidesByDistanceIntervals
+        case .threshold(let r): return r.decidesByDistanceIntervals
+        case .conservative(let r): return r.decidesByDistanceIntervals
+        }
+    }
+
     @inlinable
     public func next(previous: FenceState, distance_m: Double, accuracy_m: Double) -> FenceState {
         switch self {

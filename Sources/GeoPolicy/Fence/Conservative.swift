@@ -14,6 +14,10 @@ public struct Conservative: RadiusRule, Hashable {
     public static var kind: String { "conservative" }
 
     /// Inside when d + a ≤ r, outside when d − a > r, else the previous state (undetermined).
+    /// `.inside` where d + accuracy ≤ radius, `.outside` where d − accuracy > radius (both
+    /// monotone in d, rounding included), else the previous state.
+    public var decidesByDistanceIntervals: Bool { true }
+
     @inlinable
     public func decide(previous: FenceState, distance_m: Double, accuracy_m: Double) -> FenceState {
         if distance_m + accuracy_m <= radius_m { return .inside }

@@ -133,6 +133,22 @@ public struct FenceEvaluator<Rule: FenceRule>: Sendable {
         return current
     }
 
+    /// `update(distance_m:accuracy_m:timestamp_s:)` for a distance known only to lie in
+    /// `lower_m...upper_m` (0 ≤ lower ≤ upper, finite): when the rule `decidesByDistanceIntervals`
+    /// and proposes the same state at both ends, that is its proposal at every distance between
+    /// them, and the update is made exactly as with the distance; otherwise nothing changes and
+    /// the result is nil (the caller then computes the distance).
+    @inlinable
+    public mutating func update(
+        distanceBetween lower_m: Double, and upper_m: Double, accuracy_m: Double, timestamp_s: Double
+    ) -> FenceState? {
+        guard rule.decidesByDistanceIntervals, lower_m >= 0, lower_m <= upper_m, upper_m.isFinite else { return nil }
+        let proposal = rule.next(previous: current, distance_m: lower_m, accuracy_m: accuracy_m)
+        guard rule.next(previous: current, distance_m: upper_m, accuracy_m: accuracy_m) == proposal else { return nil }
+        // Every distance of the interval counts or none does (finite, ≥ 0): the accuracy decides.
+        return update(distance_m: lower_m, accuracy_m: accuracy_m, timestamp_s: timestamp_s)
+    }
+
     /// Sets the state (e.g. `unknown` after an authorization loss) and drops any pending change.
     public mutating func reset(to state: FenceState = .unknown) {
         current = state

@@ -83,6 +83,35 @@ public struct FenceMonitor<Rule: FenceRule, Model: DistanceModel>: Sendable {
         return record(index, d, a, old, new, nil, event, fix)
     }
 
+    /// The state after `fix`: exactly `process(fix, now_s:).newState`, with the monitor changed as
+    /// `process` changes it, but the model's distance computed only when the decision depends on
+    /// it. `bounds(c)` gives an interval the model's distance from `center` to `c` is known to lie
+    /// in (`WGS84.distanceBounds(sphereDistance_m:)`); where the rule `decidesByDistanceIntervals`
+    /// and decides the same at both ends, the distance is not computed. With logging on (the log
+    /// holds every distance) this is `process`.
+    @inlinable
+    public mutating func processState(
+        _ fix: Fix, now_s: Double, distanceBetween bounds: (Coordinate) -> (lower_m: Double, upper_m: Double)
+    ) -> FenceState {
+        guard !logOptions.enabled else { return process(fix, now_s: now_s).newState }
+        sampleCount &+= 1
+        let old = evaluator.state
+        guard fix.timestamp_s.isFinite, now_s.isFinite,
+            Coordinate.isValid(latitude: fix.latitude, longitude: fix.longitude)
+        else { return old }
+        if rejection(fix, now_s: now_s) != nil { return old }
+        order.accept(fix)
+        let c = Coordinate(computedLatitude: fix.latitude, longitude: fix.longitude)
+        let a = fix.horizontalAccuracy_m
+        let t = fix.timestamp_s
+        let (lower, upper) = bounds(c)
+        let new =
+            evaluator.update(distanceBetween: lower, and: upper, accuracy_m: a, timestamp_s: t)
+            ?? evaluator.update(distance_m: distanceModel.distance_m(center, c), accuracy_m: a, timestamp_s: t)
+        if new != old, FenceMonitor.eventKind(old, new) != nil { lastEventId &+= 1 }
+        return new
+    }
+
     /// The location permission was revoked: the state returns to `unknown` (no event;
     /// the next determination emits `determined`). Order checks keep the last accepted fix.
     /// - Parameter now_s: the injected current time in seconds (part of the adapter's

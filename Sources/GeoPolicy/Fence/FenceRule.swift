@@ -19,6 +19,19 @@ public protocol FenceRule: Sendable {
     ///   - distance_m: distance from the fence centre in metres; counts only when finite and ≥ 0.
     ///   - accuracy_m: horizontal accuracy in metres; counts only when finite and within 0…`maxAccuracy_m`.
     func next(previous: FenceState, distance_m: Double, accuracy_m: Double) -> FenceState
+
+    /// True when, for every `previous` and `accuracy_m`, `next` over the counting distances is
+    /// `.inside` on a set closed downwards (every smaller distance is in it too), `.outside` on a
+    /// set closed upwards, and `previous` between them (each part may be empty). Then `next` is
+    /// the same at every distance of an interval where it is the same at both ends, and a
+    /// monitor that only knows an interval the distance lies in can decide without the distance
+    /// (`FenceMonitor.processState(_:now_s:distanceBetween:)`). False by default.
+    var decidesByDistanceIntervals: Bool { get }
+}
+
+extension FenceRule {
+    /// Unknown for a rule that does not say: false.
+    public var decidesByDistanceIntervals: Bool { false }
 }
 
 extension FenceRule {

@@ -37,6 +37,9 @@ public struct Hysteresis: FenceRule, Hashable {
         "hysteresis-\(versionNumber(enter_m))-\(versionNumber(exit_m))-acc\(versionNumber(maxAccuracy_m))"
     }
 
+    /// `.inside` at d ≤ enter, `.outside` at d ≥ exit, else the previous state.
+    public var decidesByDistanceIntervals: Bool { true }
+
     @inlinable
     public func next(previous: FenceState, distance_m: Double, accuracy_m: Double) -> FenceState {
         guard counts(distance_m: distance_m, accuracy_m: accuracy_m) else { return previous }

@@ -15,6 +15,9 @@ public struct Threshold: RadiusRule, Hashable {
     public static var kind: String { "threshold" }
 
     /// Inside when `distance_m <= radius_m` (equality inside), else outside.
+    /// `.inside` at d ≤ radius, else `.outside`.
+    public var decidesByDistanceIntervals: Bool { true }
+
     @inlinable
     public func decide(previous: FenceState, distance_m: Double, accuracy_m: Double) -> FenceState {
         distance_m <= radius_m ? .inside : .outside

@@ -43,3 +43,33 @@ public struct Haversine: DistanceModel, Hashable {
         return 2 * _asin(min(1, max(0, h)).squareRoot())
     }
 }
+
+extension Haversine {
+    /// The second point of `distance_m(_:_:)` with what the formula computes of it alone (its
+    /// latitude in radians and that latitude's cosine) computed once, for many distances to the
+    /// same point.
+    public struct Target: Sendable, Hashable {
+        public let coordinate: Coordinate
+        @usableFromInline let latitude_rad: Double
+        @usableFromInline let cosLatitude: Double
+
+        @inlinable
+        public init(_ coordinate: Coordinate) {
+            self.coordinate = coordinate
+            latitude_rad = coordinate.latitude * EarthModel.radiansPerDegree
+            cosLatitude = _cos(latitude_rad)
+        }
+    }
+
+    /// `distance_m(a, b.coordinate)` bit for bit (the same operations in the same order, with
+    /// b's share read from `b`).
+    @inlinable
+    public func distance_m(_ a: Coordinate, to b: Target) -> Double {
+        let k = EarthModel.radiansPerDegree
+        let p1 = a.latitude * k
+        let sdp = _sin((b.latitude_rad - p1) * 0.5)
+        let sdl = _sin((b.coordinate.longitude - a.longitude) * k * 0.5)
+        let h = sdp * sdp + _cos(p1) * b.cosLatitude * sdl * sdl
+        return 2 * _asin(min(1, max(0, h)).squareRoot()) * radius_m
+    }
+}

@@ -34,6 +34,13 @@ public struct LocalFrame: Sendable, Hashable {
         offset_m(unitVector: c.unitVector)
     }
 
+    /// `offset_m(other.anchor)`, from the unit vector `other` holds (its anchor's `unitVector`,
+    /// the same values) instead of the anchor's trigonometry.
+    @inlinable
+    public func offset_m(anchorOf other: LocalFrame) -> SIMD2<Double> {
+        offset_m(unitVector: other.up)
+    }
+
     @inlinable
     public func offset_m(unitVector p: SIMD3<Double>) -> SIMD2<Double> {
         LocalFrame.offset_m(unitVector: p, up: up, east: east, north: north, radius_m: radius_m)

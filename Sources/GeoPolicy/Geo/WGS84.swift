@@ -78,3 +78,25 @@ public struct WGS84: DistanceModel, Hashable {
             finalAzimuth_deg: GeodesicAngle.atan2Degrees(salp2, calp2))
     }
 }
+
+extension WGS84 {
+    /// The ratio bounds of `distanceBounds(sphereDistance_m:)`: below a(1 − e²)/R = 0.994418 and
+    /// above a/√(1 − e²)/R = 1.004488 (a, e² of WGS84, R = `EarthModel.sphereRadius_m`).
+    public static let sphereRatioBounds = (lower: 0.994, upper: 1.005)
+    /// Metres either side for rounding: the haversine's error next to the antipode is below 0.1 m.
+    public static let sphereBoundSlack_m = 1.0
+
+    /// An interval that holds the WGS84 distance between two points whose distance on the sphere
+    /// of radius R = `EarthModel.sphereRadius_m` (`Haversine()`, the same latitudes and
+    /// longitudes) is `sphereDistance_m`.
+    ///
+    /// In latitude φ and longitude λ the ellipsoid's line element is M(φ)² dφ² + N(φ)² cos²φ dλ²
+    /// (meridian and prime-vertical radii of curvature) and the sphere's R² (dφ² + cos²φ dλ²), so
+    /// every curve is longer on the ellipsoid by a factor between min(M, N)/R = M(0)/R =
+    /// a(1 − e²)/R and max(M, N)/R = M(90°)/R = a/√(1 − e²)/R; so are the shortest ones. The
+    /// interval widens those factors (`sphereRatioBounds`) and adds `sphereBoundSlack_m`.
+    @inlinable
+    public static func distanceBounds(sphereDistance_m d: Double) -> (lower_m: Double, upper_m: Double) {
+        (max(0, d * sphereRatioBounds.lower - sphereBoundSlack_m), d * sphereRatioBounds.upper + sphereBoundSlack_m)
+    }
+}

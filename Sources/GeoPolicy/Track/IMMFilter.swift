@@ -147,6 +147,19 @@ public struct IMMFilter: Sendable {
         IMMFilter.combine(probabilities, state0, covariance0, state1, covariance1).covariance
     }
 
+    /// `state` and `covariance` from one moment matching (the same values).
+    public var combined: (state: SIMD4<Double>, covariance: Covariance4) {
+        IMMFilter.combine(probabilities, state0, covariance0, state1, covariance1)
+    }
+
+    /// The position of the current combined estimate (exactly `estimate?.position`, without its
+    /// velocity and accuracy), or nil before the first fix.
+    public var position: Coordinate? {
+        guard timestamp_s != nil else { return nil }
+        let x = IMMFilter.combine(probabilities, state0, covariance0, state1, covariance1).state
+        return frame.coordinate(SIMD2(x[0], x[1]))
+    }
+
     /// The current combined estimate, or nil before the first fix.
     public var estimate: KalmanEstimate? {
         guard let t = timestamp_s else { return nil }

@@ -352,6 +352,9 @@ public struct KalmanStep: Sendable, Hashable {
     public var filteredCovariance = Covariance4(diagonal: .zero)
 
     public init() {}
+
+    /// The filtered position: exactly the `position` of the filter's estimate after this step.
+    public var filteredPosition: Coordinate { frame.coordinate(SIMD2(filteredState[0], filteredState[1])) }
 }
 
 @usableFromInline protocol KalmanStepRecording {

@@ -18,6 +18,16 @@ public struct PlaneEstimate: Sendable, Hashable {
         self.covariance = covariance
         self.timestamp_s = timestamp_s
     }
+
+    /// The position of `state` through `frame`: exactly the `position` of the estimate
+    /// (`estimate(convention:)`), without its velocity and accuracy.
+    public var position: Coordinate { frame.coordinate(SIMD2(state[0], state[1])) }
+
+    /// The estimate (position, velocity at the position, accuracy under `convention`) of this state.
+    public func estimate(convention: AccuracyConvention) -> KalmanEstimate {
+        KalmanEstimate(
+            frame: frame, state: state, covariance: covariance, timestamp_s: timestamp_s, convention: convention)
+    }
 }
 
 /// Filtered and smoothed estimates of a recorded track.
@@ -184,6 +194,25 @@ public enum RTSSmoother {
             rejected: rejected)
         track.steps = steps
         track.smoothedStates = states
+        return track
+    }
+
+    /// `run(_:filter:)` without its `filtered` and `smoothed` estimates (both left empty): the
+    /// accepted indices, the rejections, the steps and the smoothed states, for a caller that needs
+    /// the estimates' positions (`KalmanStep.filteredPosition`, `PlaneEstimate.position`, the same
+    /// values) and the full estimate at a few steps only (`PlaneEstimate.estimate(convention:)`).
+    public static func runStates(_ fixes: [Fix], filter: KalmanFilter) -> SmoothedTrack {
+        var accepted: [Int] = []
+        var rejected: [RejectedFix] = []
+        accepted.reserveCapacity(fixes.count)
+        let steps = forward(fixes, filter: filter) { i, _ in
+            accepted.append(i)
+        } rejected: { i, reason in
+            rejected.append(RejectedFix(index: i, reason: reason))
+        }
+        var track = SmoothedTrack(acceptedIndices: accepted, filtered: [], smoothed: [], rejected: rejected)
+        track.smoothedStates = smoothedStates(steps)
+        track.steps = steps
         return track
     }
 
