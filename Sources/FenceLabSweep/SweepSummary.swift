@@ -134,7 +134,7 @@ package struct SweepScenarioSummary: Sendable, Hashable {
     /// over the replicates (the same for every rule setting: the filter does not depend on the
     /// rule), in q order, and the q with the smallest RMSE first on ties to the smaller q.
     /// `points`: the manifest's.
-    package func filterErrors(points: [SweepPoint]) -> [FilterErrors] {
+    package func filterErrors(points: SweepPointList) -> [FilterErrors] {
         var out: [FilterErrors] = []
         for kind in FenceInput.Kind.allCases where kind != .raw {
             var byQ: [Double: Estimate] = [:]
