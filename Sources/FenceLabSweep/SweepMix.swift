@@ -47,16 +47,40 @@ package struct MixPoint: Sendable, Hashable {
     package var feasible: Bool { violations.isEmpty && matchedVisits > 0 }
 }
 
-/// Every grid point's mix figures, in point order, held as columns (≈ 50 bytes per point plus
-/// 24 per violation, where `[MixPoint]` with an array per point took ≈ 240); `MixPoint`s are
-/// made when asked for.
+/// Every grid point's mix figures, in point order, held as columns (64 bytes per point plus 16
+/// per violation, where `[MixPoint]` with an array per point took ≈ 240); `MixPoint`s are made
+/// when asked for.
 package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
-    var unwantedPerHour: [Double] = [], worstEntryP95_s: [Double] = [], worstRecall: [Double?] = [],
-        matchedVisits: [Double] = [], worstExitP95_s: [Double?] = [], fixesPerHour: [Double] = [],
-        wakeupsPerHour: [Double] = [], cost: [Double] = []
+    var unwantedPerHour: [Double] = [], worstEntryP95_s: [Double] = [], matchedVisits: [Double] = [],
+        fixesPerHour: [Double] = [], wakeupsPerHour: [Double] = [], cost: [Double] = []
+    /// `MixPoint.worstRecall` and `worstExitP95_s`, NaN for nil (a mean of recalls or latencies
+    /// is never NaN): 8 bytes each where `[Double?]` takes 16.
+    var worstRecallOrNaN: [Double] = [], worstExitOrNaN_s: [Double] = []
     /// Point i's violations are `violations[violationStart[i]..<violationStart[i + 1]]`.
     var violationStart: [Int32] = [0]
-    var violations: [MixViolation] = []
+    var violations: [PackedViolation] = []
+
+    /// A `MixViolation` in 16 bytes (32 as the enum and optional index it is made of).
+    struct PackedViolation: Sendable, Hashable {
+        var value: Double
+        /// The scenario index, −1 for none.
+        var scenario: Int32
+        var constraint: UInt8
+
+        static let constraints: [MixViolation.Constraint] = [.recall, .latency, .exitLatency, .unwanted]
+
+        init(_ v: MixViolation) {
+            value = v.value
+            scenario = v.scenario.map { Int32($0) } ?? -1
+            constraint = UInt8(Self.constraints.firstIndex(of: v.constraint) ?? 0)
+        }
+
+        var violation: MixViolation {
+            MixViolation(
+                constraint: Self.constraints[Int(constraint)], scenario: scenario < 0 ? nil : Int(scenario),
+                value: value)
+        }
+    }
 
     package var startIndex: Int { 0 }
     package var endIndex: Int { unwantedPerHour.count }
@@ -64,10 +88,19 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
     package subscript(i: Int) -> MixPoint {
         MixPoint(
             point: i, unwantedPerHour: unwantedPerHour[i], worstEntryP95_s: worstEntryP95_s[i],
-            worstRecall: worstRecall[i], worstExitP95_s: worstExitP95_s[i], fixesPerHour: fixesPerHour[i],
+            worstRecall: worstRecall(i), worstExitP95_s: worstExitP95_s(i), fixesPerHour: fixesPerHour[i],
             wakeupsPerHour: wakeupsPerHour[i], cost: cost[i],
             matchedVisits: matchedVisits[i],
-            violations: Array(violations[Int(violationStart[i])..<Int(violationStart[i + 1])]))
+            violations: violations(i).map(\.violation))
+    }
+
+    func worstRecall(_ i: Int) -> Double? { worstRecallOrNaN[i].isNaN ? nil : worstRecallOrNaN[i] }
+
+    func worstExitP95_s(_ i: Int) -> Double? { worstExitOrNaN_s[i].isNaN ? nil : worstExitOrNaN_s[i] }
+
+    /// Point i's violations, packed.
+    func violations(_ i: Int) -> ArraySlice<PackedViolation> {
+        violations[Int(violationStart[i])..<Int(violationStart[i + 1])]
     }
 
     /// `MixPoint.feasible` of point i without making the point.
@@ -76,9 +109,9 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
     mutating func reserveCapacity(_ n: Int) {
         unwantedPerHour.reserveCapacity(n)
         worstEntryP95_s.reserveCapacity(n)
-        worstRecall.reserveCapacity(n)
+        worstRecallOrNaN.reserveCapacity(n)
         matchedVisits.reserveCapacity(n)
-        worstExitP95_s.reserveCapacity(n)
+        worstExitOrNaN_s.reserveCapacity(n)
         fixesPerHour.reserveCapacity(n)
         wakeupsPerHour.reserveCapacity(n)
         cost.reserveCapacity(n)
@@ -90,13 +123,13 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
         precondition(p.point == count, "mix points are appended in point order")
         unwantedPerHour.append(p.unwantedPerHour)
         worstEntryP95_s.append(p.worstEntryP95_s)
-        worstRecall.append(p.worstRecall)
+        worstRecallOrNaN.append(p.worstRecall ?? .nan)
         matchedVisits.append(p.matchedVisits)
-        worstExitP95_s.append(p.worstExitP95_s)
+        worstExitOrNaN_s.append(p.worstExitP95_s ?? .nan)
         fixesPerHour.append(p.fixesPerHour)
         wakeupsPerHour.append(p.wakeupsPerHour)
         cost.append(p.cost)
-        violations += p.violations
+        for v in p.violations { violations.append(PackedViolation(v)) }
         violationStart.append(Int32(violations.count))
     }
 }
@@ -115,11 +148,11 @@ package struct SweepMix: Sendable, Hashable {
     package var points: MixPoints
     /// Points no other point beats or equals in all of (unwanted per hour ↓, worst p95 entry latency ↓,
     /// worst recall ↑) while beating it in one.
-    package var frontier: Set<Int>
+    package var frontier: SweepPointSet
     /// The three-way frontier: the points meeting every constraint that no other such point beats
     /// or equals in all of (unwanted per hour ↓, worst p95 entry latency ↓, cost ↓) while beating
     /// it in one. The recommendation is always on it.
-    package var costFrontier: Set<Int> = []
+    package var costFrontier: SweepPointSet = []
     /// The recommended point id; nil when no point meets the constraints (see `reason`).
     package var recommended: Int?
     /// The unwanted-visits bound the recommendation met: `--max-unwanted`, else the minimum
@@ -319,9 +352,13 @@ package struct SweepMix: Sendable, Hashable {
         return better(a, b)
     }
 
-    static func shortfall(_ p: MixPoint) -> Double { shortfall(p.violations[...]) }
+    static func shortfall(_ p: MixPoint) -> Double { shortfall(p.violations) }
 
-    static func shortfall(_ violations: ArraySlice<MixViolation>) -> Double {
+    static func shortfall(_ violations: ArraySlice<MixPoints.PackedViolation>) -> Double {
+        shortfall(violations.lazy.map(\.violation))
+    }
+
+    static func shortfall(_ violations: some Sequence<MixViolation>) -> Double {
         violations.reduce(0) { sum, v in
             switch v.constraint {
             case .recall: return sum + (1 - v.value)
@@ -340,17 +377,20 @@ package struct SweepMix: Sendable, Hashable {
     }
 
     /// Ids of the feasible points not dominated in (unwanted ↓, worst latency ↓, cost ↓) among them.
-    static func costFrontier(_ points: MixPoints) -> Set<Int> {
+    static func costFrontier(_ points: MixPoints) -> SweepPointSet {
         let ids = points.indices.filter { points.feasible($0) }
-        return frontier(
-            ids: ids, keys: ids.map { SIMD3(points.unwantedPerHour[$0], points.worstEntryP95_s[$0], points.cost[$0]) })
+        let kept = Pareto.nonDominated(count: ids.count) {
+            SIMD3(points.unwantedPerHour[ids[$0]], points.worstEntryP95_s[ids[$0]], points.cost[ids[$0]])
+        }
+        var out = SweepPointSet()
+        for (id, k) in zip(ids, kept) where k { out.insert(id) }
+        return out
     }
 
-    static func mixFrontier(_ points: MixPoints) -> Set<Int> {
-        frontier(
-            ids: Array(points.indices),
-            keys: points.indices.map {
-                SIMD3(points.unwantedPerHour[$0], points.worstEntryP95_s[$0], -(points.worstRecall[$0] ?? 1))
+    static func mixFrontier(_ points: MixPoints) -> SweepPointSet {
+        SweepPointSet(
+            members: Pareto.nonDominated(count: points.count) {
+                SIMD3(points.unwantedPerHour[$0], points.worstEntryP95_s[$0], -(points.worstRecall($0) ?? 1))
             })
     }
 
@@ -462,8 +502,8 @@ package struct SweepMix: Sendable, Hashable {
         } else {
             var tally: [String: Int] = [:]
             for i in cheaper {
-                let p = points[i]
-                for v in p.violations {
+                let packed = points.violations(i)
+                for v in packed.lazy.map(\.violation) {
                     let in_ = v.scenario.map { " in \(names[$0])" } ?? ""
                     let key: String
                     switch v.constraint {
@@ -474,7 +514,7 @@ package struct SweepMix: Sendable, Hashable {
                     }
                     tally[key, default: 0] += 1
                 }
-                if p.violations.isEmpty { tally["no visit matched at all", default: 0] += 1 }
+                if packed.isEmpty { tally["no visit matched at all", default: 0] += 1 }
             }
             let ranked = tally.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
             lines.append(

@@ -31,6 +31,55 @@ package struct SweepCell: Sendable, Hashable {
     }
 }
 
+/// A scenario's flutter figures for every point, as columns: what the flutter frontier and its
+/// order need (`TradeOffPoint` without its id and band, 24 bytes a point instead of 40).
+struct TradeOffColumns: Sendable {
+    var spurious: [Double] = []
+    /// Mean median latency, NaN when nothing was detected.
+    var latency_s: [Double] = []
+    var missed: [Double] = []
+
+    mutating func reserveCapacity(_ n: Int) {
+        spurious.reserveCapacity(n)
+        latency_s.reserveCapacity(n)
+        missed.reserveCapacity(n)
+    }
+
+    /// Appends cell `c` (its `point` must be the count so far).
+    mutating func append(_ c: SweepCell) {
+        spurious.append(c.spurious.mean)
+        latency_s.append(c.latencyMedian_s?.mean ?? .nan)
+        missed.append(c.missed.mean)
+    }
+
+    /// `TradeOff.frontier` of the points.
+    func frontier() -> SweepPointSet {
+        SweepPointSet(
+            members: Pareto.nonDominated(count: spurious.count) { i in
+                let l = latency_s[i]
+                return SIMD3(spurious[i], l.isNaN ? (missed[i] == 0 ? -.infinity : .infinity) : l, missed[i])
+            })
+    }
+
+    /// `frontier` by mean median latency (nothing detected, NaN, last), then mean spurious, then id.
+    func byLatency(_ frontier: SweepPointSet) -> [Int] {
+        // A latency is NaN exactly when the cell has no median latency (a mean of finite values is
+        // never NaN): the outputs' "nothing detected last", +∞.
+        func latency(_ i: Int) -> Double { latency_s[i].isNaN ? .infinity : latency_s[i] }
+        var ids: [Int32] = []
+        ids.reserveCapacity(frontier.count)
+        for id in frontier { ids.append(Int32(id)) }
+        ids.sort { x, y in
+            let a = Int(x)
+            let b = Int(y)
+            if latency(a) != latency(b) { return latency(a) < latency(b) }
+            if spurious[a] != spurious[b] { return spurious[a] < spurious[b] }
+            return a < b
+        }
+        return ids.map(Int.init)
+    }
+}
+
 /// One grid point's cost on one scenario: fixes delivered to the app and wake-ups, per hour of
 /// drive, mean and 95 % CI over replicates (the same for every rule at one sampling policy).
 package struct SweepCostCell: Sendable, Hashable {
@@ -124,7 +173,7 @@ package struct SweepScenarioSummary: Sendable, Hashable {
     /// One per grid point, in point order.
     package var cells: SweepCells
     /// Points not dominated in (spurious, median latency, missed) of the flutter figures.
-    package var frontier: Set<Int>
+    package var frontier: SweepPointSet
     /// `frontier` by mean median latency (nothing detected last), then mean spurious, then id:
     /// the order sweep.md and index.html list it in (`SweepOutput.frontierOrder`), found with the
     /// frontier so the outputs need not compute those cells again.
@@ -226,7 +275,8 @@ package struct SweepSummary: Sendable, Hashable {
                 store: store, offset: offsets[s], points: points.count, replicates: scenario.replicates,
                 scenario: scenario.name, scenarioHours: scenario.duration_s / 3600)
         }
-        var trade = [[TradeOffPoint]](repeating: [], count: cells.count)
+        // The flutter figures the frontiers need, per scenario as columns (24 bytes a point).
+        var trade = [TradeOffColumns](repeating: TradeOffColumns(), count: cells.count)
         for s in trade.indices { trade[s].reserveCapacity(points.count) }
         var mix = MixPoints()
         mix.reserveCapacity(points.count)
@@ -244,7 +294,7 @@ package struct SweepSummary: Sendable, Hashable {
             notes.removeAll(keepingCapacity: true)
             for (s, scenarioCells) in cells.enumerated() {
                 let c = try scenarioCells.cell(p, records: scenarioCells.records(p))
-                trade[s].append(c.tradeOff(points[p]))
+                trade[s].append(c)
                 visits.append(c.visits)
                 costs.append(c.cost)
                 notes.append(c.notifications)
@@ -259,21 +309,12 @@ package struct SweepSummary: Sendable, Hashable {
         kept = []
         var summaries: [SweepScenarioSummary] = []
         for (s, scenario) in manifest.scenarios.enumerated() {
-            let frontier = TradeOff.frontier(trade[s])
-            // TradeOffPoint.latency_s is NaN exactly when the cell has no median latency (a mean of
-            // finite values is never NaN): the outputs' "nothing detected last", +∞.
-            let byLatency = frontier.map { id in
-                let t = trade[s][id]
-                return (id: id, latency: t.latency_s.isNaN ? Double.infinity : t.latency_s, spurious: t.spurious)
-            }.sorted { a, b in
-                if a.latency != b.latency { return a.latency < b.latency }
-                if a.spurious != b.spurious { return a.spurious < b.spurious }
-                return a.id < b.id
-            }.map(\.id)
+            let frontier = trade[s].frontier()
+            let byLatency = trade[s].byLatency(frontier)
             summaries.append(
                 SweepScenarioSummary(
                     scenario: scenario, cells: cells[s], frontier: frontier, frontierByLatency: byLatency))
-            trade[s] = []
+            trade[s] = TradeOffColumns()
         }
         var summary = SweepSummary(
             manifest: manifest, scenarios: summaries,
