@@ -47,15 +47,16 @@ package struct MixPoint: Sendable, Hashable {
     package var feasible: Bool { violations.isEmpty && matchedVisits > 0 }
 }
 
-/// Every grid point's mix figures, in point order, held as columns (64 bytes per point plus 16
-/// per violation, where `[MixPoint]` with an array per point took ≈ 240); `MixPoint`s are made
-/// when asked for.
+/// Every grid point's mix figures, in point order, held as columns (`SweepColumn`: at most 64
+/// bytes per point, less where a column is constant or its values are floats, plus 16 per
+/// violation, where `[MixPoint]` with an array per point took ≈ 240); `MixPoint`s are made when
+/// asked for.
 package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
-    var unwantedPerHour: [Double] = [], worstEntryP95_s: [Double] = [], matchedVisits: [Double] = [],
-        fixesPerHour: [Double] = [], wakeupsPerHour: [Double] = [], cost: [Double] = []
+    var unwantedPerHour = SweepColumn(), worstEntryP95_s = SweepColumn(), matchedVisits = SweepColumn(),
+        fixesPerHour = SweepColumn(), wakeupsPerHour = SweepColumn(), cost = SweepColumn()
     /// `MixPoint.worstRecall` and `worstExitP95_s`, NaN for nil (a mean of recalls or latencies
-    /// is never NaN): 8 bytes each where `[Double?]` takes 16.
-    var worstRecallOrNaN: [Double] = [], worstExitOrNaN_s: [Double] = []
+    /// is never NaN): at most 8 bytes each where `[Double?]` takes 16.
+    var worstRecallOrNaN = SweepColumn(), worstExitOrNaN_s = SweepColumn()
     /// Point i's violations are `violations[violationStart[i]..<violationStart[i + 1]]`.
     var violationStart: [Int32] = [0]
     var violations: [PackedViolation] = []

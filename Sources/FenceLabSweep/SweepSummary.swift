@@ -32,12 +32,13 @@ package struct SweepCell: Sendable, Hashable {
 }
 
 /// A scenario's flutter figures for every point, as columns: what the flutter frontier and its
-/// order need (`TradeOffPoint` without its id and band, 24 bytes a point instead of 40).
+/// order need (`TradeOffPoint` without its id and band: at most 24 bytes a point instead of 40,
+/// `SweepColumn`).
 struct TradeOffColumns: Sendable {
-    var spurious: [Double] = []
+    var spurious = SweepColumn()
     /// Mean median latency, NaN when nothing was detected.
-    var latency_s: [Double] = []
-    var missed: [Double] = []
+    var latency_s = SweepColumn()
+    var missed = SweepColumn()
 
     mutating func reserveCapacity(_ n: Int) {
         spurious.reserveCapacity(n)
