@@ -57,29 +57,55 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
     /// `MixPoint.worstRecall` and `worstExitP95_s`, NaN for nil (a mean of recalls or latencies
     /// is never NaN): at most 8 bytes each where `[Double?]` takes 16.
     var worstRecallOrNaN = SweepColumn(), worstExitOrNaN_s = SweepColumn()
-    /// Point i's violations are `violations[violationStart[i]..<violationStart[i + 1]]`.
+    /// Point i's violations are the entries `violationStart[i]..<violationStart[i + 1]` of
+    /// `violationTags` (the constraint and the scenario) and `violationValues`: 12 bytes a
+    /// violation, where `MixViolation` takes 32.
     var violationStart: [Int32] = [0]
-    var violations: [PackedViolation] = []
+    var violationTags = Chunked<UInt32>()
+    var violationValues = Chunked<Double>()
 
-    /// A `MixViolation` in 16 bytes (32 as the enum and optional index it is made of).
-    struct PackedViolation: Sendable, Hashable {
-        var value: Double
-        /// The scenario index, −1 for none.
-        var scenario: Int32
-        var constraint: UInt8
+    /// An array of unknown final length in chunks of `chunk` elements: it never reallocates, so
+    /// it holds at most one chunk unused and no copy of itself while it grows (a doubling array
+    /// holds up to half unused, and three times its count while it is copied).
+    struct Chunked<Element: Sendable & Hashable>: Sendable, Hashable {
+        static var chunk: Int { 1 << 16 }
+        private var chunks: [[Element]] = []
+        private(set) var count = 0
 
-        static let constraints: [MixViolation.Constraint] = [.recall, .latency, .exitLatency, .unwanted]
+        subscript(k: Int) -> Element { chunks[k >> 16][k & (Self.chunk - 1)] }
 
-        init(_ v: MixViolation) {
-            value = v.value
-            scenario = v.scenario.map { Int32($0) } ?? -1
-            constraint = UInt8(Self.constraints.firstIndex(of: v.constraint) ?? 0)
+        mutating func append(_ e: Element) {
+            if count & (Self.chunk - 1) == 0 {
+                var c: [Element] = []
+                c.reserveCapacity(Self.chunk)
+                chunks.append(c)
+            }
+            chunks[chunks.count - 1].append(e)
+            count += 1
         }
+    }
 
-        var violation: MixViolation {
-            MixViolation(
-                constraint: Self.constraints[Int(constraint)], scenario: scenario < 0 ? nil : Int(scenario),
-                value: value)
+    static let constraints: [MixViolation.Constraint] = [.recall, .latency, .exitLatency, .unwanted]
+
+    /// The constraint in the low 2 bits, the scenario + 1 (0: none) above them.
+    static func tag(_ v: MixViolation) -> UInt32 {
+        let scenario = v.scenario.map { $0 + 1 } ?? 0
+        precondition(scenario < 1 << 30, "MixPoints: more scenarios than a violation tag holds")
+        return UInt32(scenario) << 2 | UInt32(constraints.firstIndex(of: v.constraint) ?? 0)
+    }
+
+    /// One point's violations, made when read.
+    struct Violations: RandomAccessCollection {
+        let tags: Chunked<UInt32>
+        let values: Chunked<Double>
+        let startIndex: Int
+        let endIndex: Int
+
+        subscript(k: Int) -> MixViolation {
+            let t = tags[k]
+            return MixViolation(
+                constraint: MixPoints.constraints[Int(t & 3)], scenario: t >> 2 == 0 ? nil : Int(t >> 2) - 1,
+                value: values[k])
         }
     }
 
@@ -92,16 +118,18 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
             worstRecall: worstRecall(i), worstExitP95_s: worstExitP95_s(i), fixesPerHour: fixesPerHour[i],
             wakeupsPerHour: wakeupsPerHour[i], cost: cost[i],
             matchedVisits: matchedVisits[i],
-            violations: violations(i).map(\.violation))
+            violations: Array(violations(i)))
     }
 
     func worstRecall(_ i: Int) -> Double? { worstRecallOrNaN[i].isNaN ? nil : worstRecallOrNaN[i] }
 
     func worstExitP95_s(_ i: Int) -> Double? { worstExitOrNaN_s[i].isNaN ? nil : worstExitOrNaN_s[i] }
 
-    /// Point i's violations, packed.
-    func violations(_ i: Int) -> ArraySlice<PackedViolation> {
-        violations[Int(violationStart[i])..<Int(violationStart[i + 1])]
+    /// Point i's violations.
+    func violations(_ i: Int) -> Violations {
+        Violations(
+            tags: violationTags, values: violationValues, startIndex: Int(violationStart[i]),
+            endIndex: Int(violationStart[i + 1]))
     }
 
     /// `MixPoint.feasible` of point i without making the point.
@@ -130,8 +158,12 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
         fixesPerHour.append(p.fixesPerHour)
         wakeupsPerHour.append(p.wakeupsPerHour)
         cost.append(p.cost)
-        for v in p.violations { violations.append(PackedViolation(v)) }
-        violationStart.append(Int32(violations.count))
+        for v in p.violations {
+            violationTags.append(Self.tag(v))
+            violationValues.append(v.value)
+        }
+        precondition(violationTags.count < Int(Int32.max), "MixPoints: more violations than 32-bit offsets hold")
+        violationStart.append(Int32(violationTags.count))
     }
 }
 
@@ -355,10 +387,6 @@ package struct SweepMix: Sendable, Hashable {
 
     static func shortfall(_ p: MixPoint) -> Double { shortfall(p.violations) }
 
-    static func shortfall(_ violations: ArraySlice<MixPoints.PackedViolation>) -> Double {
-        shortfall(violations.lazy.map(\.violation))
-    }
-
     static func shortfall(_ violations: some Sequence<MixViolation>) -> Double {
         violations.reduce(0) { sum, v in
             switch v.constraint {
@@ -504,7 +532,7 @@ package struct SweepMix: Sendable, Hashable {
             var tally: [String: Int] = [:]
             for i in cheaper {
                 let packed = points.violations(i)
-                for v in packed.lazy.map(\.violation) {
+                for v in packed {
                     let in_ = v.scenario.map { " in \(names[$0])" } ?? ""
                     let key: String
                     switch v.constraint {

@@ -62,21 +62,39 @@ struct TradeOffColumns: Sendable {
             })
     }
 
-    /// `frontier` by mean median latency (nothing detected, NaN, last), then mean spurious, then id.
-    func byLatency(_ frontier: SweepPointSet) -> [Int] {
+    /// `frontier` by mean median latency (nothing detected, NaN, last), then mean spurious, then
+    /// id; only the first `first` when given (a strict total order: the same as the whole order's
+    /// prefix).
+    func byLatency(_ frontier: SweepPointSet, first: Int? = nil) -> [Int] {
         // A latency is NaN exactly when the cell has no median latency (a mean of finite values is
         // never NaN): the outputs' "nothing detected last", +∞.
         func latency(_ i: Int) -> Double { latency_s[i].isNaN ? .infinity : latency_s[i] }
-        var ids: [Int32] = []
-        ids.reserveCapacity(frontier.count)
-        for id in frontier { ids.append(Int32(id)) }
-        ids.sort { x, y in
-            let a = Int(x)
-            let b = Int(y)
+        func before(_ a: Int, _ b: Int) -> Bool {
             if latency(a) != latency(b) { return latency(a) < latency(b) }
             if spurious[a] != spurious[b] { return spurious[a] < spurious[b] }
             return a < b
         }
+        if let first, first < frontier.count {
+            // The `first` smallest, kept sorted.
+            var out: [Int] = []
+            out.reserveCapacity(first + 1)
+            for id in frontier {
+                if out.count == first, !before(id, out[out.count - 1]) { continue }
+                var lo = 0
+                var hi = out.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if before(out[mid], id) { lo = mid + 1 } else { hi = mid }
+                }
+                out.insert(id, at: lo)
+                if out.count > first { out.removeLast() }
+            }
+            return out
+        }
+        var ids: [Int32] = []
+        ids.reserveCapacity(frontier.count)
+        for id in frontier { ids.append(Int32(id)) }
+        ids.sort { before(Int($0), Int($1)) }
         return ids.map(Int.init)
     }
 }
@@ -177,7 +195,8 @@ package struct SweepScenarioSummary: Sendable, Hashable {
     package var frontier: SweepPointSet
     /// `frontier` by mean median latency (nothing detected last), then mean spurious, then id:
     /// the order sweep.md and index.html list it in (`SweepOutput.frontierOrder`), found with the
-    /// frontier so the outputs need not compute those cells again.
+    /// frontier so the outputs need not compute those cells again. Above the full-form limit only
+    /// its first `SweepDigest.listedFrontier`, what the bounded outputs list.
     var frontierByLatency: [Int]
 
     /// Per filtered input kind (`kalman`, `imm`): every q of the grid with the filter's mean RMSE
@@ -311,7 +330,10 @@ package struct SweepSummary: Sendable, Hashable {
         var summaries: [SweepScenarioSummary] = []
         for (s, scenario) in manifest.scenarios.enumerated() {
             let frontier = trade[s].frontier()
-            let byLatency = trade[s].byLatency(frontier)
+            // The bounded outputs list the first `listedFrontier` (946 740 of 976 000 points were on
+            // one frontier: 7.6 MB as a list).
+            let byLatency = trade[s].byLatency(
+                frontier, first: points.count > fullFormLimit_points ? SweepDigest.listedFrontier : nil)
             summaries.append(
                 SweepScenarioSummary(
                     scenario: scenario, cells: cells[s], frontier: frontier, frontierByLatency: byLatency))
