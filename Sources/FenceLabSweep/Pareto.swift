@@ -76,6 +76,7 @@ enum Pareto {
         precondition(count <= Int(Int32.max), "Pareto: more keys than 32-bit ids hold")
         var result = [Bool](repeating: true, count: count)
         var order: [Int32] = []
+        order.reserveCapacity(count)
         for i in 0..<count {
             let k = key(i)
             if !(k.x.isNaN || k.y.isNaN || k.z.isNaN) { order.append(Int32(i)) }

@@ -58,9 +58,12 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
     /// is never NaN): at most 8 bytes each where `[Double?]` takes 16.
     var worstRecallOrNaN = SweepColumn(), worstExitOrNaN_s = SweepColumn()
     /// Point i's violations are the entries `violationStart[i]..<violationStart[i + 1]` of
-    /// `violationTags` (the constraint and the scenario) and `violationValues`: 12 bytes a
-    /// violation, where `MixViolation` takes 32.
+    /// `violationTags` (the constraint and the scenario), with the values from
+    /// `violationValueStart[i]` on in `violationValues`: a value equal to the point's worst figure
+    /// of its constraint (in a one-scenario sweep every value) is not stored but marked in the tag.
+    /// 4 bytes a violation, 12 with its value, where `MixViolation` takes 32.
     var violationStart: [Int32] = [0]
+    var violationValueStart: [Int32] = [0]
     var violationTags = Chunked<UInt32>()
     var violationValues = Chunked<Double>()
 
@@ -87,11 +90,28 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
 
     static let constraints: [MixViolation.Constraint] = [.recall, .latency, .exitLatency, .unwanted]
 
-    /// The constraint in the low 2 bits, the scenario + 1 (0: none) above them.
-    static func tag(_ v: MixViolation) -> UInt32 {
+    /// The tag bit of a violation whose value is the point's worst figure of its constraint.
+    static let valueIsWorst: UInt32 = 1 << 2
+
+    /// The constraint in the low 2 bits, `valueIsWorst` above, the scenario + 1 (0: none) above it.
+    static func tag(_ v: MixViolation, valueIsWorst: Bool) -> UInt32 {
         let scenario = v.scenario.map { $0 + 1 } ?? 0
-        precondition(scenario < 1 << 30, "MixPoints: more scenarios than a violation tag holds")
-        return UInt32(scenario) << 2 | UInt32(constraints.firstIndex(of: v.constraint) ?? 0)
+        precondition(scenario < 1 << 29, "MixPoints: more scenarios than a violation tag holds")
+        return UInt32(scenario) << 3 | (valueIsWorst ? Self.valueIsWorst : 0)
+            | UInt32(constraints.firstIndex(of: v.constraint) ?? 0)
+    }
+
+    /// The point's worst figure a violation of `constraint` is measured against.
+    static func worst(
+        _ constraint: MixViolation.Constraint, recall: Double?, entry_s: Double, exit_s: Double?,
+        unwanted: Double
+    ) -> Double? {
+        switch constraint {
+        case .recall: return recall
+        case .latency: return entry_s
+        case .exitLatency: return exit_s
+        case .unwanted: return unwanted
+        }
     }
 
     /// One point's violations, made when read.
@@ -100,12 +120,24 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
         let values: Chunked<Double>
         let startIndex: Int
         let endIndex: Int
+        /// The point's first stored value, and its worst figures.
+        let valueStart: Int
+        let recall: Double?, entry_s: Double, exit_s: Double?, unwanted: Double
 
         subscript(k: Int) -> MixViolation {
             let t = tags[k]
-            return MixViolation(
-                constraint: MixPoints.constraints[Int(t & 3)], scenario: t >> 2 == 0 ? nil : Int(t >> 2) - 1,
-                value: values[k])
+            let constraint = MixPoints.constraints[Int(t & 3)]
+            let value: Double
+            if t & MixPoints.valueIsWorst != 0 {
+                value =
+                    MixPoints.worst(constraint, recall: recall, entry_s: entry_s, exit_s: exit_s, unwanted: unwanted)
+                    ?? .nan
+            } else {
+                var v = valueStart
+                for j in startIndex..<k where tags[j] & MixPoints.valueIsWorst == 0 { v += 1 }
+                value = values[v]
+            }
+            return MixViolation(constraint: constraint, scenario: t >> 3 == 0 ? nil : Int(t >> 3) - 1, value: value)
         }
     }
 
@@ -129,7 +161,9 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
     func violations(_ i: Int) -> Violations {
         Violations(
             tags: violationTags, values: violationValues, startIndex: Int(violationStart[i]),
-            endIndex: Int(violationStart[i + 1]))
+            endIndex: Int(violationStart[i + 1]), valueStart: Int(violationValueStart[i]),
+            recall: worstRecall(i), entry_s: worstEntryP95_s[i], exit_s: worstExitP95_s(i),
+            unwanted: unwantedPerHour[i])
     }
 
     /// `MixPoint.feasible` of point i without making the point.
@@ -145,6 +179,7 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
         wakeupsPerHour.reserveCapacity(n)
         cost.reserveCapacity(n)
         violationStart.reserveCapacity(n + 1)
+        violationValueStart.reserveCapacity(n + 1)
     }
 
     /// Appends the next point (its `point` must be `count`).
@@ -159,11 +194,16 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
         wakeupsPerHour.append(p.wakeupsPerHour)
         cost.append(p.cost)
         for v in p.violations {
-            violationTags.append(Self.tag(v))
-            violationValues.append(v.value)
+            let worst = Self.worst(
+                v.constraint, recall: p.worstRecall, entry_s: p.worstEntryP95_s, exit_s: p.worstExitP95_s,
+                unwanted: p.unwantedPerHour)
+            let isWorst = worst.map { $0.bitPattern == v.value.bitPattern } ?? false
+            violationTags.append(Self.tag(v, valueIsWorst: isWorst))
+            if !isWorst { violationValues.append(v.value) }
         }
         precondition(violationTags.count < Int(Int32.max), "MixPoints: more violations than 32-bit offsets hold")
         violationStart.append(Int32(violationTags.count))
+        violationValueStart.append(Int32(violationValues.count))
     }
 }
 

@@ -40,3 +40,33 @@ import Testing
         #expect(a != b)
     }
 }
+
+/// `MixPoints` stores a violation's value only when it is not the point's worst figure of its
+/// constraint; every point must read back as it was appended.
+@Suite struct MixPointsStorageTests {
+    @Test func pointsWithViolationsReadBackAsAppended() {
+        var points = MixPoints()
+        var expected: [MixPoint] = []
+        for i in 0..<300 {
+            let recall = i % 7 == 0 ? nil : Double(i % 5) / 4
+            var violations: [MixViolation] = []
+            if let recall, recall < 0.95 {
+                violations.append(MixViolation(constraint: .recall, scenario: i % 3, value: recall))  // the worst
+                violations.append(MixViolation(constraint: .recall, scenario: 3, value: 0.9))  // another scenario's
+            }
+            if i % 2 == 0 {
+                violations.append(MixViolation(constraint: .latency, scenario: 0, value: 61 + Double(i) / 3))
+            }
+            if i % 4 == 0 { violations.append(MixViolation(constraint: .exitLatency, scenario: 1, value: .infinity)) }
+            if i % 5 == 0 { violations.append(MixViolation(constraint: .unwanted, scenario: nil, value: 0.25)) }
+            let p = MixPoint(
+                point: i, unwantedPerHour: i % 5 == 0 ? 0.25 : 0.1, worstEntryP95_s: 61 + Double(i) / 3,
+                worstRecall: recall, worstExitP95_s: i % 4 == 0 ? .infinity : nil, fixesPerHour: 3600,
+                wakeupsPerHour: 3600, cost: 3600, matchedVisits: Double(i % 3), violations: violations)
+            points.append(p)
+            expected.append(p)
+        }
+        #expect(points.count == expected.count)
+        for p in expected { #expect(points[p.point] == p) }
+    }
+}
