@@ -376,14 +376,13 @@ package struct SweepGrid: Sendable, Hashable {
 
     package static let defaultLimit = 2_000
     /// Memory a sweep takes per grid point, bytes, from the sizes of what it keeps per point: the
-    /// grid's points about three times over (the list, the set that removes duplicates while the
-    /// grid is built, the copies the run keeps) and the mix figures' columns (six
-    /// doubles, two optional doubles, one violation offset). 372 bytes at Swift 6.3's 96-byte
-    /// `SweepPoint`; the peak RSS of `sweep` grows by 366 bytes per point between 97 600 and
-    /// 390 400 points (docs/sweeps.md, "Cost").
+    /// points themselves are computed from the grid's axes (nothing stored), so it is the mix
+    /// figures' eight columns (at most a double each, `SweepColumn`) with their violation offset,
+    /// and one scenario's three flutter columns while its frontier is found: 92 bytes. The peak
+    /// RSS of `sweep` grows by 70 bytes per point between 97 600 and 976 000 points
+    /// (docs/sweeps.md, "Cost").
     package static let bytesPerPoint =
-        3 * MemoryLayout<SweepPoint>.stride + 6 * MemoryLayout<Double>.stride + 2 * MemoryLayout<Double?>.stride
-        + MemoryLayout<Int32>.stride
+        8 * MemoryLayout<Double>.stride + MemoryLayout<Int32>.stride + 3 * MemoryLayout<Double>.stride
 
     /// Refuses `count` points above `limit` (nil: `--force`, no limit), or that would not fit in
     /// the memory `budget` leaves (nil: not known, no check).
