@@ -33,6 +33,7 @@ package enum TradeOff {
     /// (`TradeOffPoint.effectiveLatency_s`: NaN latency counts as −∞ with nothing missed, +∞ otherwise).
     /// Ids must be unique. O(n log n) (`Pareto.nonDominated`).
     package static func frontier(_ points: [TradeOffPoint]) -> Set<Int> {
+        // Small inputs (tests, the places sweep); the sweep's summary uses `frontier(of:)`.
         let keep = Pareto.nonDominated(points.map { SIMD3($0.spurious, $0.effectiveLatency_s, $0.missed) })
         var result = Set<Int>()
         for (p, kept) in zip(points, keep) where kept { result.insert(p.id) }
@@ -65,21 +66,37 @@ enum Pareto {
     /// exactly when an earlier key has y ≤ its y and z ≤ its z (its x is ≤ by the order, and it
     /// differs somewhere). That is a prefix minimum of z over the y ranks (a Fenwick tree).
     static func nonDominated(_ keys: [SIMD3<Double>]) -> [Bool] {
-        var result = [Bool](repeating: true, count: keys.count)
-        var order = keys.indices.filter { !(keys[$0].x.isNaN || keys[$0].y.isNaN || keys[$0].z.isNaN) }
+        nonDominated(count: keys.count) { keys[$0] }
+    }
+
+    /// `nonDominated(_:)` of the keys `key(0)…key(count − 1)`, made when compared rather than
+    /// held: besides the result it takes 4 bytes per key for the order and 8 for the distinct y
+    /// values (the keys as an array took 32 each, and the order and the y values 24 more).
+    static func nonDominated(count: Int, key: (Int) -> SIMD3<Double>) -> [Bool] {
+        precondition(count <= Int(Int32.max), "Pareto: more keys than 32-bit ids hold")
+        var result = [Bool](repeating: true, count: count)
+        var order: [Int32] = []
+        order.reserveCapacity(count)
+        for i in 0..<count {
+            let k = key(i)
+            if !(k.x.isNaN || k.y.isNaN || k.z.isNaN) { order.append(Int32(i)) }
+        }
         order.sort { i, j in
-            let a = keys[i]
-            let b = keys[j]
+            let a = key(Int(i))
+            let b = key(Int(j))
             if a.x != b.x { return a.x < b.x }
             if a.y != b.y { return a.y < b.y }
             return a.z < b.z
         }
-        var ys = order.map { keys[$0].y }
-        ys.sort()
-        var unique: [Double] = []
-        unique.reserveCapacity(ys.count)
-        for y in ys where unique.last.map({ $0 != y }) ?? true { unique.append(y) }
-        ys = []
+        // The distinct y values, ascending (sorted, then compacted in place).
+        var unique = order.map { key(Int($0)).y }
+        unique.sort()
+        var kept = 0
+        for i in unique.indices where kept == 0 || unique[kept - 1] != unique[i] {
+            unique[kept] = unique[i]
+            kept += 1
+        }
+        unique.removeLast(unique.count - kept)
         // Fenwick tree of prefix minima of z over y ranks; NaN = nothing inserted yet.
         var tree = [Double](repeating: .nan, count: unique.count + 1)
         func smaller(_ a: Double, _ b: Double) -> Double { a.isNaN ? b : (b < a ? b : a) }
@@ -95,23 +112,105 @@ enum Pareto {
         }
         var start = 0
         while start < order.count {
-            let key = keys[order[start]]
+            let first = key(Int(order[start]))
             var end = start + 1
-            while end < order.count, keys[order[end]] == key { end += 1 }
+            while end < order.count, key(Int(order[end])) == first { end += 1 }
             var best = Double.nan
-            var i = rank(key.y, includingEqual: true)
+            var i = rank(first.y, includingEqual: true)
             while i > 0 {
                 best = smaller(best, tree[i])
                 i -= i & -i
             }
-            if best <= key.z { for k in start..<end { result[order[k]] = false } }
-            var j = rank(key.y, includingEqual: false) + 1
+            if best <= first.z { for k in start..<end { result[Int(order[k])] = false } }
+            var j = rank(first.y, includingEqual: false) + 1
             while j < tree.count {
-                tree[j] = smaller(tree[j], key.z)
+                tree[j] = smaller(tree[j], first.z)
                 j += j & -j
             }
             start = end
         }
         return result
+    }
+}
+
+/// A set of grid point ids, one bit per id up to the largest: the frontiers of a large grid hold
+/// most of its points (946 740 of 976 000 on one flutter frontier), which a `Set<Int>` kept at
+/// ≈ 20 bytes each. Iterates in ascending order.
+package struct SweepPointSet: Sequence, Sendable, Hashable, ExpressibleByArrayLiteral {
+    private var words: [UInt64] = []
+    package private(set) var count = 0
+
+    package init() {}
+
+    package init(arrayLiteral ids: Int...) { self.init(ids) }
+
+    package init(_ ids: some Sequence<Int>) {
+        for id in ids { insert(id) }
+    }
+
+    /// The ids `i` with `member[i]`.
+    init(members member: [Bool]) {
+        words = [UInt64](repeating: 0, count: (member.count + 63) / 64)
+        for i in member.indices where member[i] {
+            words[i >> 6] |= 1 << UInt64(i & 63)
+            count += 1
+        }
+    }
+
+    package var isEmpty: Bool { count == 0 }
+
+    package func contains(_ id: Int) -> Bool {
+        id >= 0 && id >> 6 < words.count && words[id >> 6] & (1 << UInt64(id & 63)) != 0
+    }
+
+    package mutating func insert(_ id: Int) {
+        precondition(id >= 0, "SweepPointSet: negative id \(id)")
+        if id >> 6 >= words.count { words += [UInt64](repeating: 0, count: id >> 6 + 1 - words.count) }
+        let bit: UInt64 = 1 << UInt64(id & 63)
+        if words[id >> 6] & bit == 0 {
+            words[id >> 6] |= bit
+            count += 1
+        }
+    }
+
+    package struct Iterator: IteratorProtocol {
+        let words: [UInt64]
+        var word = 0
+        var rest: UInt64
+
+        init(words: [UInt64]) {
+            self.words = words
+            rest = words.first ?? 0
+        }
+
+        package mutating func next() -> Int? {
+            while rest == 0 {
+                word += 1
+                guard word < words.count else { return nil }
+                rest = words[word]
+            }
+            let bit = rest.trailingZeroBitCount
+            rest &= rest - 1
+            return word << 6 + bit
+        }
+    }
+
+    package func makeIterator() -> Iterator { Iterator(words: words) }
+
+    package var underestimatedCount: Int { count }
+
+    /// The words without trailing zero words: equal sets compare and hash alike.
+    private var trimmed: ArraySlice<UInt64> {
+        var end = words.count
+        while end > 0, words[end - 1] == 0 { end -= 1 }
+        return words[..<end]
+    }
+
+    package static func == (a: SweepPointSet, b: SweepPointSet) -> Bool {
+        a.count == b.count && a.trimmed.elementsEqual(b.trimmed)
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        for w in trimmed { hasher.combine(w) }
     }
 }

@@ -172,8 +172,8 @@ package struct SweepDigest: Sendable, Hashable {
         /// `SweepMix.closer` on the columns.
         func closer(_ a: Int, _ b: Int) -> Bool {
             let p = mix.points
-            let va = p.violations[Int(p.violationStart[a])..<Int(p.violationStart[a + 1])]
-            let vb = p.violations[Int(p.violationStart[b])..<Int(p.violationStart[b + 1])]
+            let va = p.violations(a)
+            let vb = p.violations(b)
             if va.count != vb.count { return va.count < vb.count }
             let sa = SweepMix.shortfall(va)
             let sb = SweepMix.shortfall(vb)
@@ -187,8 +187,8 @@ package struct SweepDigest: Sendable, Hashable {
             if p.cost[a] != p.cost[b] { return p.cost[a] < p.cost[b] }
             if p.unwantedPerHour[a] != p.unwantedPerHour[b] { return p.unwantedPerHour[a] < p.unwantedPerHour[b] }
             if p.worstEntryP95_s[a] != p.worstEntryP95_s[b] { return p.worstEntryP95_s[a] < p.worstEntryP95_s[b] }
-            let ra = p.worstRecall[a] ?? 1
-            let rb = p.worstRecall[b] ?? 1
+            let ra = p.worstRecall(a) ?? 1
+            let rb = p.worstRecall(b) ?? 1
             if ra != rb { return ra > rb }
             return a < b
         }

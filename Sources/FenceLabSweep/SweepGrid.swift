@@ -348,18 +348,24 @@ func fmt(_ v: Double) -> String {
 /// (exit ≤ enter for hysteresis) left out, the seeds' 80/120/30 always added (for a threshold or
 /// conservative sweep it is the one hysteresis point, there for comparison).
 package struct SweepGrid: Sendable, Hashable {
-    package init(points: [SweepPoint]) {
+    package init(points: [SweepPoint]) { self.init(points: SweepPointList(points)) }
+
+    package init(points: SweepPointList) {
         self.points = points
-        referenceIndex = points.firstIndex(where: \.isSeedReference)
+        referenceIndex = points.referenceIds.first
     }
 
-    package var points: [SweepPoint]
+    /// Computed from the grid's axes when the grid is built from options (nothing per point stored).
+    package var points: SweepPointList
     /// Index of the seeds' reference setting (80/120/30, no confirmation; at the first sampling
     /// policy of the grid) in `points`.
     package var referenceIndex: Int?
 
     /// The grid's sampling policies in point order (`[nil]`: each scenario's own).
-    package var samplings: [String?] { SweepGrid.samplings(of: points) }
+    package var samplings: [String?] { points.samplings }
+
+    /// The distinct sampling policies of `points`, in the order they first appear.
+    package static func samplings(of points: SweepPointList) -> [String?] { points.samplings }
 
     /// The distinct sampling policies of `points`, in the order they first appear.
     package static func samplings(of points: [SweepPoint]) -> [String?] {
@@ -370,14 +376,13 @@ package struct SweepGrid: Sendable, Hashable {
 
     package static let defaultLimit = 2_000
     /// Memory a sweep takes per grid point, bytes, from the sizes of what it keeps per point: the
-    /// grid's points about three times over (the list, the set that removes duplicates while the
-    /// grid is built, the copies the run keeps) and the mix figures' columns (six
-    /// doubles, two optional doubles, one violation offset). 372 bytes at Swift 6.3's 96-byte
-    /// `SweepPoint`; the peak RSS of `sweep` grows by 366 bytes per point between 97 600 and
-    /// 390 400 points (docs/sweeps.md, "Cost").
+    /// points themselves are computed from the grid's axes (nothing stored), so it is the mix
+    /// figures' eight columns (at most a double each, `SweepColumn`) with their violation offset,
+    /// and one scenario's three flutter columns while its frontier is found: 92 bytes. The peak
+    /// RSS of `sweep` grows by 70 bytes per point between 97 600 and 976 000 points
+    /// (docs/sweeps.md, "Cost").
     package static let bytesPerPoint =
-        3 * MemoryLayout<SweepPoint>.stride + 6 * MemoryLayout<Double>.stride + 2 * MemoryLayout<Double?>.stride
-        + MemoryLayout<Int32>.stride
+        8 * MemoryLayout<Double>.stride + MemoryLayout<Int32>.stride + 3 * MemoryLayout<Double>.stride
 
     /// Refuses `count` points above `limit` (nil: `--force`, no limit), or that would not fit in
     /// the memory `budget` leaves (nil: not known, no check).
@@ -480,76 +485,47 @@ package struct SweepGrid: Sendable, Hashable {
         let (sampled, overflow2) = notified.multipliedReportingOverflow(by: policies.count)
         let count = overflow || overflow1 || overflow2 || overflow3 ? .max : sampled
         try Self.admit(count: count, limit: limit, budget: MemoryBudget.current())
-        var set = Set<SweepPoint>()
         switch kind {
         case .hysteresis:
             guard let exit else { throw .noValidPoint(reason: "hysteresis needs --exit") }
-            for e in enter.values {
-                for x in exit.values where x > e {
-                    for a in maxAccuracy {
-                        for c in confirm {
-                            set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: x, maxAccuracy_m: a, confirm_n: c))
-                        }
-                    }
-                }
+            // `settings` counts the seeds' setting once more when it is not in the product.
+            let seedAdded =
+                Self.hasSeedSetting(
+                    kind: kind, enter: enter, exit: exit, maxAccuracy: maxAccuracy, confirm: confirm) ? 0 : 1
+            guard settings > seedAdded else {
+                throw .noValidPoint(reason: "every exit radius is ≤ its enter radius")
             }
-            guard !set.isEmpty else { throw .noValidPoint(reason: "every exit radius is ≤ its enter radius") }
-        case .threshold, .conservative:
-            for e in enter.values {
-                for c in confirm {
-                    set.insert(SweepPoint(kind: kind, enter_m: e, exit_m: e, maxAccuracy_m: .infinity, confirm_n: c))
-                }
-            }
+        case .threshold, .conservative: break
         }
-        // Every rule setting on every input stage (a filtered one once per q).
-        let stages: [(FenceInput.Kind, Double)] = inputs.flatMap { kind in
-            kind == .raw ? [(kind, FenceInput.defaultAccelerationDensity_m2ps3)] : kalmanQ.map { (kind, $0) }
-        }
-        set = Set(
-            set.flatMap { p in
-                stages.map {
-                    SweepPoint(
-                        kind: p.kind, enter_m: p.enter_m, exit_m: p.exit_m, maxAccuracy_m: p.maxAccuracy_m,
-                        confirm_n: p.confirm_n, input: $0.0, q_m2s3: $0.1)
-                }
-            })
-        // Every setting with every time confirmation (0: none, the plain point).
-        if seconds != [0] {
-            set = Set(
-                set.flatMap { p in
-                    seconds.map { t in
-                        var q = p
-                        q.confirm_s = t > 0 ? t : nil
-                        return q
-                    }
-                })
-        }
-        set.insert(.seedReference)
-        // Every setting with every notification policy, in the order given (the first's points first).
-        var settingsBlock = set.sorted()
-        if !notifications.isEmpty {
-            settingsBlock = notifications.flatMap { n in
-                settingsBlock.map { p in
-                    var q = p
-                    q.notify = n
-                    return q
-                }
-            }
-        }
-        if let limit, settingsBlock.count * policies.count > limit {
-            throw .tooManyPoints(count: settingsBlock.count * policies.count, limit: limit)
-        }
-        for p in set {
+        // The points are computed from the sorted axes (`SweepPointAxes`), in the order the set of
+        // every product point, sorted, gives them; only the axes are stored.
+        let axes = SweepPointAxes(
+            kind: kind, enter: enter.values, exit: exit?.values ?? [], maxAccuracy: maxAccuracy, confirm: confirm,
+            inputs: inputs, kalmanQ: kalmanQ, confirmSeconds: confirmSeconds, notify: notifications,
+            sampling: policies)
+        if let limit, axes.count > limit { throw .tooManyPoints(count: axes.count, limit: limit) }
+        // Every distinct rule must be valid: the input stage (the fastest axis of the product) and
+        // the policies do not change the rule, and the seeds' setting is valid.
+        let stride = max(1, axes.stages.count)
+        for i in Swift.stride(from: 0, to: axes.productCount, by: stride) {
+            let p = axes.setting(i)
             do { _ = try p.rule.evaluator() } catch {
                 throw .invalidValue(
                     option: p.kind == .hysteresis ? "--enter/--exit" : "--enter", value: p.enter_m,
                     reason: "gives an invalid rule \(p.label): \(error)")
             }
         }
-        let block = settingsBlock
-        points =
-            policies.count == 1 && policies[0] == nil ? block : policies.flatMap { s in block.map { $0.sampled(s) } }
-        referenceIndex = points.firstIndex(where: \.isSeedReference)
+        points = SweepPointList(axes: axes)
+        referenceIndex = axes.referenceIds.first
+    }
+
+    /// True when the seeds' 80/120/30 is one of the hysteresis product's settings (before stages).
+    static func hasSeedSetting(
+        kind: SweepRuleKind, enter: SweepRange, exit: SweepRange?, maxAccuracy: [Double], confirm: [Int]
+    ) -> Bool {
+        let r = SweepPoint.seedReference
+        return kind == .hysteresis && enter.values.contains(r.enter_m) && (exit?.values.contains(r.exit_m) ?? false)
+            && maxAccuracy.contains(r.maxAccuracy_m) && confirm.contains(r.confirm_n)
     }
 }
 

@@ -99,9 +99,9 @@ enum SweepHTML {
         h += table(ids, sc, m)
         out.append(h)
         h = ""
-        if front.count > SweepOutput.listedFrontier {
+        if sc.frontier.count > SweepOutput.listedFrontier {
             h +=
-                "<p class=\"muted\">\(front.count - SweepOutput.listedFrontier) more settings on the frontier (\(front.count) in all): see the full table below or sweep.csv.</p>\n"
+                "<p class=\"muted\">\(sc.frontier.count - SweepOutput.listedFrontier) more settings on the frontier (\(sc.frontier.count) in all): see the full table below or sweep.csv.</p>\n"
         }
         if let d {
             h +=

@@ -47,16 +47,99 @@ package struct MixPoint: Sendable, Hashable {
     package var feasible: Bool { violations.isEmpty && matchedVisits > 0 }
 }
 
-/// Every grid point's mix figures, in point order, held as columns (≈ 50 bytes per point plus
-/// 24 per violation, where `[MixPoint]` with an array per point took ≈ 240); `MixPoint`s are
-/// made when asked for.
+/// Every grid point's mix figures, in point order, held as columns (`SweepColumn`: at most 64
+/// bytes per point, less where a column is constant or its values are floats, plus 16 per
+/// violation, where `[MixPoint]` with an array per point took ≈ 240); `MixPoint`s are made when
+/// asked for.
 package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
-    var unwantedPerHour: [Double] = [], worstEntryP95_s: [Double] = [], worstRecall: [Double?] = [],
-        matchedVisits: [Double] = [], worstExitP95_s: [Double?] = [], fixesPerHour: [Double] = [],
-        wakeupsPerHour: [Double] = [], cost: [Double] = []
-    /// Point i's violations are `violations[violationStart[i]..<violationStart[i + 1]]`.
+    var unwantedPerHour = SweepColumn(), worstEntryP95_s = SweepColumn(), matchedVisits = SweepColumn(),
+        fixesPerHour = SweepColumn(), wakeupsPerHour = SweepColumn(), cost = SweepColumn()
+    /// `MixPoint.worstRecall` and `worstExitP95_s`, NaN for nil (a mean of recalls or latencies
+    /// is never NaN): at most 8 bytes each where `[Double?]` takes 16.
+    var worstRecallOrNaN = SweepColumn(), worstExitOrNaN_s = SweepColumn()
+    /// Point i's violations are the entries `violationStart[i]..<violationStart[i + 1]` of
+    /// `violationTags` (the constraint and the scenario), with the values from
+    /// `violationValueStart[i]` on in `violationValues`: a value equal to the point's worst figure
+    /// of its constraint (in a one-scenario sweep every value) is not stored but marked in the tag.
+    /// 4 bytes a violation, 12 with its value, where `MixViolation` takes 32.
     var violationStart: [Int32] = [0]
-    var violations: [MixViolation] = []
+    var violationValueStart: [Int32] = [0]
+    var violationTags = Chunked<UInt32>()
+    var violationValues = Chunked<Double>()
+
+    /// An array of unknown final length in chunks of `chunk` elements: it never reallocates, so
+    /// it holds at most one chunk unused and no copy of itself while it grows (a doubling array
+    /// holds up to half unused, and three times its count while it is copied).
+    struct Chunked<Element: Sendable & Hashable>: Sendable, Hashable {
+        static var chunk: Int { 1 << 16 }
+        private var chunks: [[Element]] = []
+        private(set) var count = 0
+
+        subscript(k: Int) -> Element { chunks[k >> 16][k & (Self.chunk - 1)] }
+
+        mutating func append(_ e: Element) {
+            if count & (Self.chunk - 1) == 0 {
+                var c: [Element] = []
+                c.reserveCapacity(Self.chunk)
+                chunks.append(c)
+            }
+            chunks[chunks.count - 1].append(e)
+            count += 1
+        }
+    }
+
+    static let constraints: [MixViolation.Constraint] = [.recall, .latency, .exitLatency, .unwanted]
+
+    /// The tag bit of a violation whose value is the point's worst figure of its constraint.
+    static let valueIsWorst: UInt32 = 1 << 2
+
+    /// The constraint in the low 2 bits, `valueIsWorst` above, the scenario + 1 (0: none) above it.
+    static func tag(_ v: MixViolation, valueIsWorst: Bool) -> UInt32 {
+        let scenario = v.scenario.map { $0 + 1 } ?? 0
+        precondition(scenario < 1 << 29, "MixPoints: more scenarios than a violation tag holds")
+        return UInt32(scenario) << 3 | (valueIsWorst ? Self.valueIsWorst : 0)
+            | UInt32(constraints.firstIndex(of: v.constraint) ?? 0)
+    }
+
+    /// The point's worst figure a violation of `constraint` is measured against.
+    static func worst(
+        _ constraint: MixViolation.Constraint, recall: Double?, entry_s: Double, exit_s: Double?,
+        unwanted: Double
+    ) -> Double? {
+        switch constraint {
+        case .recall: return recall
+        case .latency: return entry_s
+        case .exitLatency: return exit_s
+        case .unwanted: return unwanted
+        }
+    }
+
+    /// One point's violations, made when read.
+    struct Violations: RandomAccessCollection {
+        let tags: Chunked<UInt32>
+        let values: Chunked<Double>
+        let startIndex: Int
+        let endIndex: Int
+        /// The point's first stored value, and its worst figures.
+        let valueStart: Int
+        let recall: Double?, entry_s: Double, exit_s: Double?, unwanted: Double
+
+        subscript(k: Int) -> MixViolation {
+            let t = tags[k]
+            let constraint = MixPoints.constraints[Int(t & 3)]
+            let value: Double
+            if t & MixPoints.valueIsWorst != 0 {
+                value =
+                    MixPoints.worst(constraint, recall: recall, entry_s: entry_s, exit_s: exit_s, unwanted: unwanted)
+                    ?? .nan
+            } else {
+                var v = valueStart
+                for j in startIndex..<k where tags[j] & MixPoints.valueIsWorst == 0 { v += 1 }
+                value = values[v]
+            }
+            return MixViolation(constraint: constraint, scenario: t >> 3 == 0 ? nil : Int(t >> 3) - 1, value: value)
+        }
+    }
 
     package var startIndex: Int { 0 }
     package var endIndex: Int { unwantedPerHour.count }
@@ -64,10 +147,23 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
     package subscript(i: Int) -> MixPoint {
         MixPoint(
             point: i, unwantedPerHour: unwantedPerHour[i], worstEntryP95_s: worstEntryP95_s[i],
-            worstRecall: worstRecall[i], worstExitP95_s: worstExitP95_s[i], fixesPerHour: fixesPerHour[i],
+            worstRecall: worstRecall(i), worstExitP95_s: worstExitP95_s(i), fixesPerHour: fixesPerHour[i],
             wakeupsPerHour: wakeupsPerHour[i], cost: cost[i],
             matchedVisits: matchedVisits[i],
-            violations: Array(violations[Int(violationStart[i])..<Int(violationStart[i + 1])]))
+            violations: Array(violations(i)))
+    }
+
+    func worstRecall(_ i: Int) -> Double? { worstRecallOrNaN[i].isNaN ? nil : worstRecallOrNaN[i] }
+
+    func worstExitP95_s(_ i: Int) -> Double? { worstExitOrNaN_s[i].isNaN ? nil : worstExitOrNaN_s[i] }
+
+    /// Point i's violations.
+    func violations(_ i: Int) -> Violations {
+        Violations(
+            tags: violationTags, values: violationValues, startIndex: Int(violationStart[i]),
+            endIndex: Int(violationStart[i + 1]), valueStart: Int(violationValueStart[i]),
+            recall: worstRecall(i), entry_s: worstEntryP95_s[i], exit_s: worstExitP95_s(i),
+            unwanted: unwantedPerHour[i])
     }
 
     /// `MixPoint.feasible` of point i without making the point.
@@ -76,13 +172,14 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
     mutating func reserveCapacity(_ n: Int) {
         unwantedPerHour.reserveCapacity(n)
         worstEntryP95_s.reserveCapacity(n)
-        worstRecall.reserveCapacity(n)
+        worstRecallOrNaN.reserveCapacity(n)
         matchedVisits.reserveCapacity(n)
-        worstExitP95_s.reserveCapacity(n)
+        worstExitOrNaN_s.reserveCapacity(n)
         fixesPerHour.reserveCapacity(n)
         wakeupsPerHour.reserveCapacity(n)
         cost.reserveCapacity(n)
         violationStart.reserveCapacity(n + 1)
+        violationValueStart.reserveCapacity(n + 1)
     }
 
     /// Appends the next point (its `point` must be `count`).
@@ -90,14 +187,23 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
         precondition(p.point == count, "mix points are appended in point order")
         unwantedPerHour.append(p.unwantedPerHour)
         worstEntryP95_s.append(p.worstEntryP95_s)
-        worstRecall.append(p.worstRecall)
+        worstRecallOrNaN.append(p.worstRecall ?? .nan)
         matchedVisits.append(p.matchedVisits)
-        worstExitP95_s.append(p.worstExitP95_s)
+        worstExitOrNaN_s.append(p.worstExitP95_s ?? .nan)
         fixesPerHour.append(p.fixesPerHour)
         wakeupsPerHour.append(p.wakeupsPerHour)
         cost.append(p.cost)
-        violations += p.violations
-        violationStart.append(Int32(violations.count))
+        for v in p.violations {
+            let worst = Self.worst(
+                v.constraint, recall: p.worstRecall, entry_s: p.worstEntryP95_s, exit_s: p.worstExitP95_s,
+                unwanted: p.unwantedPerHour)
+            let isWorst = worst.map { $0.bitPattern == v.value.bitPattern } ?? false
+            violationTags.append(Self.tag(v, valueIsWorst: isWorst))
+            if !isWorst { violationValues.append(v.value) }
+        }
+        precondition(violationTags.count < Int(Int32.max), "MixPoints: more violations than 32-bit offsets hold")
+        violationStart.append(Int32(violationTags.count))
+        violationValueStart.append(Int32(violationValues.count))
     }
 }
 
@@ -115,11 +221,11 @@ package struct SweepMix: Sendable, Hashable {
     package var points: MixPoints
     /// Points no other point beats or equals in all of (unwanted per hour ↓, worst p95 entry latency ↓,
     /// worst recall ↑) while beating it in one.
-    package var frontier: Set<Int>
+    package var frontier: SweepPointSet
     /// The three-way frontier: the points meeting every constraint that no other such point beats
     /// or equals in all of (unwanted per hour ↓, worst p95 entry latency ↓, cost ↓) while beating
     /// it in one. The recommendation is always on it.
-    package var costFrontier: Set<Int> = []
+    package var costFrontier: SweepPointSet = []
     /// The recommended point id; nil when no point meets the constraints (see `reason`).
     package var recommended: Int?
     /// The unwanted-visits bound the recommendation met: `--max-unwanted`, else the minimum
@@ -319,9 +425,9 @@ package struct SweepMix: Sendable, Hashable {
         return better(a, b)
     }
 
-    static func shortfall(_ p: MixPoint) -> Double { shortfall(p.violations[...]) }
+    static func shortfall(_ p: MixPoint) -> Double { shortfall(p.violations) }
 
-    static func shortfall(_ violations: ArraySlice<MixViolation>) -> Double {
+    static func shortfall(_ violations: some Sequence<MixViolation>) -> Double {
         violations.reduce(0) { sum, v in
             switch v.constraint {
             case .recall: return sum + (1 - v.value)
@@ -340,17 +446,20 @@ package struct SweepMix: Sendable, Hashable {
     }
 
     /// Ids of the feasible points not dominated in (unwanted ↓, worst latency ↓, cost ↓) among them.
-    static func costFrontier(_ points: MixPoints) -> Set<Int> {
+    static func costFrontier(_ points: MixPoints) -> SweepPointSet {
         let ids = points.indices.filter { points.feasible($0) }
-        return frontier(
-            ids: ids, keys: ids.map { SIMD3(points.unwantedPerHour[$0], points.worstEntryP95_s[$0], points.cost[$0]) })
+        let kept = Pareto.nonDominated(count: ids.count) {
+            SIMD3(points.unwantedPerHour[ids[$0]], points.worstEntryP95_s[ids[$0]], points.cost[ids[$0]])
+        }
+        var out = SweepPointSet()
+        for (id, k) in zip(ids, kept) where k { out.insert(id) }
+        return out
     }
 
-    static func mixFrontier(_ points: MixPoints) -> Set<Int> {
-        frontier(
-            ids: Array(points.indices),
-            keys: points.indices.map {
-                SIMD3(points.unwantedPerHour[$0], points.worstEntryP95_s[$0], -(points.worstRecall[$0] ?? 1))
+    static func mixFrontier(_ points: MixPoints) -> SweepPointSet {
+        SweepPointSet(
+            members: Pareto.nonDominated(count: points.count) {
+                SIMD3(points.unwantedPerHour[$0], points.worstEntryP95_s[$0], -(points.worstRecall($0) ?? 1))
             })
     }
 
@@ -462,8 +571,8 @@ package struct SweepMix: Sendable, Hashable {
         } else {
             var tally: [String: Int] = [:]
             for i in cheaper {
-                let p = points[i]
-                for v in p.violations {
+                let packed = points.violations(i)
+                for v in packed {
                     let in_ = v.scenario.map { " in \(names[$0])" } ?? ""
                     let key: String
                     switch v.constraint {
@@ -474,7 +583,7 @@ package struct SweepMix: Sendable, Hashable {
                     }
                     tally[key, default: 0] += 1
                 }
-                if p.violations.isEmpty { tally["no visit matched at all", default: 0] += 1 }
+                if packed.isEmpty { tally["no visit matched at all", default: 0] += 1 }
             }
             let ranked = tally.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
             lines.append(

@@ -615,9 +615,9 @@ package enum SweepOutput {
             let front = frontierOrder(sc)
             for id in front.prefix(listedFrontier) { lines.append(row("frontier", id)) }
             lines.append("")
-            if front.count > listedFrontier {
+            if sc.frontier.count > listedFrontier {
                 lines += [
-                    "\(front.count - listedFrontier) more frontier settings (\(front.count) in all) are marked in sweep.csv (`frontier` = 1).",
+                    "\(sc.frontier.count - listedFrontier) more frontier settings (\(sc.frontier.count) in all) are marked in sweep.csv (`frontier` = 1).",
                     "",
                 ]
             }

@@ -126,7 +126,8 @@ package struct SweepManifest: Sendable, Hashable, Codable {
     package var format: String = currentFormat
     package var toolVersion: String
     package var rule: SweepRuleKind
-    package var points: [SweepPoint]
+    /// Computed from the grid's axes for a sweep this process builds; stored when read from a file.
+    package var points: SweepPointList
     package var scenarios: [SweepScenario]
     /// Flutter matching window, seconds.
     package var window_s: Double
@@ -283,7 +284,8 @@ package struct SweepManifest: Sendable, Hashable, Codable {
             _ = try StrictJSON.parse(head, limits: limits)
             var m = try decoder().decode(SweepManifest.self, from: Data(head))
             guard m.points.isEmpty else { return nil }
-            m.points.reserveCapacity(elements.count)
+            var points: [SweepPoint] = []
+            points.reserveCapacity(elements.count)
             var start = 0
             while start < elements.count {
                 let end = min(elements.count, start + pointsPerPiece)
@@ -294,9 +296,10 @@ package struct SweepManifest: Sendable, Hashable, Codable {
                 }
                 piece.append(UInt8(ascii: "]"))
                 _ = try StrictJSON.parse(piece, limits: limits)
-                m.points += try decoder().decode([SweepPoint].self, from: Data(piece))
+                points += try decoder().decode([SweepPoint].self, from: Data(piece))
                 start = end
             }
+            m.points = SweepPointList(points)
             return m
         } catch {
             return nil
@@ -332,10 +335,10 @@ package struct SweepManifest: Sendable, Hashable, Codable {
 
     /// The seeds' 80/120/30 at the grid's first sampling policy (what a sweep without
     /// `--sampling` calls the reference).
-    package var referencePoint: Int? { points.firstIndex(where: \.isSeedReference) }
+    package var referencePoint: Int? { points.referenceIds.first }
 
     /// The seeds' 80/120/30 at each sampling policy of the grid, in policy order.
-    package var referencePoints: [Int] { points.indices.filter { points[$0].isSeedReference } }
+    package var referencePoints: [Int] { points.referenceIds }
 
     /// True when the points carry sampling policies of their own (`--sampling`). A grid gives
     /// every point one or none (`SweepGrid`), so the first point says it in O(1).
@@ -370,9 +373,9 @@ package struct SweepPlan: Sendable {
     let offsets: [Int]
     /// The grid's sampling policies (nil: each scenario's own), and each point's index into them.
     let samplings: [SamplingPolicy?]
-    let samplingIndex: [Int]
+    let samplingIndex: SweepPointOrdinals
     /// Each point's notification policy (nil: none scored).
-    let notifications: [NotificationPolicy?]
+    let notifications: SweepPointNotifications
 
     /// Loads and checks the scenarios (strict files, rules versions) before any work.
     package static func prepare(_ request: SweepRequest) throws -> SweepPlan {
@@ -432,20 +435,8 @@ package struct SweepPlan: Sendable {
         return SweepPlan(
             scenarios: scenarios, manifest: manifest, settings: request.settings, shard: shard,
             offsets: manifest.offsets, samplings: policies,
-            samplingIndex: request.grid.points.map { p in samplingSpecs.firstIndex(of: p.sampling) ?? 0 },
-            notifications: notificationPolicies(request.grid.points))
-    }
-
-    /// Each point's notification policy, parsed once per distinct spec.
-    static func notificationPolicies(_ points: [SweepPoint]) -> [NotificationPolicy?] {
-        var parsed: [String: NotificationPolicy] = [:]
-        return points.map { p in
-            guard let spec = p.notify else { return nil }
-            if let n = parsed[spec] { return n }
-            let n = try? NotificationPolicy.parse(spec)
-            parsed[spec] = n
-            return n
-        }
+            samplingIndex: SweepPointOrdinals(points: request.grid.points, samplings: samplingSpecs),
+            notifications: SweepPointNotifications(points: request.grid.points))
     }
 
     /// Grid points P.
@@ -453,6 +444,12 @@ package struct SweepPlan: Sendable {
 
     /// The distinct filtered inputs of the grid, in point order (each scored once per drive).
     var filters: [FenceInput] {
+        if let axes = manifest.points.axes {
+            // Every stage appears at the first setting, in stage order.
+            return axes.stages.filter { $0.input != .raw }.compactMap {
+                try? FenceInput($0.input, accelerationDensity_m2ps3: $0.q_m2s3)
+            }
+        }
         var seen: [FenceInput] = []
         for p in manifest.points where p.input != .raw && !seen.contains(p.fenceInput) { seen.append(p.fenceInput) }
         return seen
@@ -475,6 +472,29 @@ package struct SweepPlan: Sendable {
         let c = shard.count
         return n > k ? (n - 1 - k) / c + 1 : 0
     }
+}
+
+/// Each point's sampling policy as an index into the grid's policies, computed from the point id.
+struct SweepPointOrdinals: Sendable {
+    let points: SweepPointList
+    let samplings: [String?]
+
+    subscript(point: Int) -> Int { points.samplingOrdinal(point, in: samplings) }
+}
+
+/// Each point's notification policy (nil: none scored), parsed once per distinct spec.
+struct SweepPointNotifications: Sendable {
+    let points: SweepPointList
+    let specs: [String?]
+    let parsed: [NotificationPolicy?]
+
+    init(points: SweepPointList) {
+        self.points = points
+        specs = points.notifications
+        parsed = specs.map { spec in spec.flatMap { try? NotificationPolicy.parse($0) } }
+    }
+
+    subscript(point: Int) -> NotificationPolicy? { parsed[points.notifyOrdinal(point, in: specs)] }
 }
 
 /// Byte-level structure of a JSON text, enough to split a manifest at its points array: strings

@@ -31,6 +31,74 @@ package struct SweepCell: Sendable, Hashable {
     }
 }
 
+/// A scenario's flutter figures for every point, as columns: what the flutter frontier and its
+/// order need (`TradeOffPoint` without its id and band: at most 24 bytes a point instead of 40,
+/// `SweepColumn`).
+struct TradeOffColumns: Sendable {
+    var spurious = SweepColumn()
+    /// Mean median latency, NaN when nothing was detected.
+    var latency_s = SweepColumn()
+    var missed = SweepColumn()
+
+    mutating func reserveCapacity(_ n: Int) {
+        spurious.reserveCapacity(n)
+        latency_s.reserveCapacity(n)
+        missed.reserveCapacity(n)
+    }
+
+    /// Appends cell `c` (its `point` must be the count so far).
+    mutating func append(_ c: SweepCell) {
+        spurious.append(c.spurious.mean)
+        latency_s.append(c.latencyMedian_s?.mean ?? .nan)
+        missed.append(c.missed.mean)
+    }
+
+    /// `TradeOff.frontier` of the points.
+    func frontier() -> SweepPointSet {
+        SweepPointSet(
+            members: Pareto.nonDominated(count: spurious.count) { i in
+                let l = latency_s[i]
+                return SIMD3(spurious[i], l.isNaN ? (missed[i] == 0 ? -.infinity : .infinity) : l, missed[i])
+            })
+    }
+
+    /// `frontier` by mean median latency (nothing detected, NaN, last), then mean spurious, then
+    /// id; only the first `first` when given (a strict total order: the same as the whole order's
+    /// prefix).
+    func byLatency(_ frontier: SweepPointSet, first: Int? = nil) -> [Int] {
+        // A latency is NaN exactly when the cell has no median latency (a mean of finite values is
+        // never NaN): the outputs' "nothing detected last", +∞.
+        func latency(_ i: Int) -> Double { latency_s[i].isNaN ? .infinity : latency_s[i] }
+        func before(_ a: Int, _ b: Int) -> Bool {
+            if latency(a) != latency(b) { return latency(a) < latency(b) }
+            if spurious[a] != spurious[b] { return spurious[a] < spurious[b] }
+            return a < b
+        }
+        if let first, first < frontier.count {
+            // The `first` smallest, kept sorted.
+            var out: [Int] = []
+            out.reserveCapacity(first + 1)
+            for id in frontier {
+                if out.count == first, !before(id, out[out.count - 1]) { continue }
+                var lo = 0
+                var hi = out.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if before(out[mid], id) { lo = mid + 1 } else { hi = mid }
+                }
+                out.insert(id, at: lo)
+                if out.count > first { out.removeLast() }
+            }
+            return out
+        }
+        var ids: [Int32] = []
+        ids.reserveCapacity(frontier.count)
+        for id in frontier { ids.append(Int32(id)) }
+        ids.sort { before(Int($0), Int($1)) }
+        return ids.map(Int.init)
+    }
+}
+
 /// One grid point's cost on one scenario: fixes delivered to the app and wake-ups, per hour of
 /// drive, mean and 95 % CI over replicates (the same for every rule at one sampling policy).
 package struct SweepCostCell: Sendable, Hashable {
@@ -124,17 +192,18 @@ package struct SweepScenarioSummary: Sendable, Hashable {
     /// One per grid point, in point order.
     package var cells: SweepCells
     /// Points not dominated in (spurious, median latency, missed) of the flutter figures.
-    package var frontier: Set<Int>
+    package var frontier: SweepPointSet
     /// `frontier` by mean median latency (nothing detected last), then mean spurious, then id:
     /// the order sweep.md and index.html list it in (`SweepOutput.frontierOrder`), found with the
-    /// frontier so the outputs need not compute those cells again.
+    /// frontier so the outputs need not compute those cells again. Above the full-form limit only
+    /// its first `SweepDigest.listedFrontier`, what the bounded outputs list.
     var frontierByLatency: [Int]
 
     /// Per filtered input kind (`kalman`, `imm`): every q of the grid with the filter's mean RMSE
     /// over the replicates (the same for every rule setting: the filter does not depend on the
     /// rule), in q order, and the q with the smallest RMSE first on ties to the smaller q.
     /// `points`: the manifest's.
-    package func filterErrors(points: [SweepPoint]) -> [FilterErrors] {
+    package func filterErrors(points: SweepPointList) -> [FilterErrors] {
         var out: [FilterErrors] = []
         for kind in FenceInput.Kind.allCases where kind != .raw {
             var byQ: [Double: Estimate] = [:]
@@ -226,7 +295,8 @@ package struct SweepSummary: Sendable, Hashable {
                 store: store, offset: offsets[s], points: points.count, replicates: scenario.replicates,
                 scenario: scenario.name, scenarioHours: scenario.duration_s / 3600)
         }
-        var trade = [[TradeOffPoint]](repeating: [], count: cells.count)
+        // The flutter figures the frontiers need, per scenario as columns (24 bytes a point).
+        var trade = [TradeOffColumns](repeating: TradeOffColumns(), count: cells.count)
         for s in trade.indices { trade[s].reserveCapacity(points.count) }
         var mix = MixPoints()
         mix.reserveCapacity(points.count)
@@ -244,7 +314,7 @@ package struct SweepSummary: Sendable, Hashable {
             notes.removeAll(keepingCapacity: true)
             for (s, scenarioCells) in cells.enumerated() {
                 let c = try scenarioCells.cell(p, records: scenarioCells.records(p))
-                trade[s].append(c.tradeOff(points[p]))
+                trade[s].append(c)
                 visits.append(c.visits)
                 costs.append(c.cost)
                 notes.append(c.notifications)
@@ -259,21 +329,15 @@ package struct SweepSummary: Sendable, Hashable {
         kept = []
         var summaries: [SweepScenarioSummary] = []
         for (s, scenario) in manifest.scenarios.enumerated() {
-            let frontier = TradeOff.frontier(trade[s])
-            // TradeOffPoint.latency_s is NaN exactly when the cell has no median latency (a mean of
-            // finite values is never NaN): the outputs' "nothing detected last", +∞.
-            let byLatency = frontier.map { id in
-                let t = trade[s][id]
-                return (id: id, latency: t.latency_s.isNaN ? Double.infinity : t.latency_s, spurious: t.spurious)
-            }.sorted { a, b in
-                if a.latency != b.latency { return a.latency < b.latency }
-                if a.spurious != b.spurious { return a.spurious < b.spurious }
-                return a.id < b.id
-            }.map(\.id)
+            let frontier = trade[s].frontier()
+            // The bounded outputs list the first `listedFrontier` (946 740 of 976 000 points were on
+            // one frontier: 7.6 MB as a list).
+            let byLatency = trade[s].byLatency(
+                frontier, first: points.count > fullFormLimit_points ? SweepDigest.listedFrontier : nil)
             summaries.append(
                 SweepScenarioSummary(
                     scenario: scenario, cells: cells[s], frontier: frontier, frontierByLatency: byLatency))
-            trade[s] = []
+            trade[s] = TradeOffColumns()
         }
         var summary = SweepSummary(
             manifest: manifest, scenarios: summaries,

@@ -10,9 +10,9 @@ import _TestSupport
         FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-limit-\(UUID().uuidString)")
     }
 
-    /// 10 001 enter × 10 000 exit radii, every exit above every enter, + the seeds' reference:
-    /// 100 010 001 points, about 37 GB at 372 bytes each.
-    static let hugeGrid = ["--enter", "0:10000:1", "--exit", "10001:20000:1"]
+    /// 100 000 enter × 100 000 exit radii, every exit above every enter, + the seeds' reference:
+    /// 10 000 000 001 points, about 920 GB at 92 bytes each.
+    static let hugeGrid = ["--enter", "0:99999:1", "--exit", "100000:199999:1"]
 
     @Test func withoutForceTheLimitHoldsAndOffersForce() throws {
         for extra in [[], ["--max-points", "100000000"]] {
@@ -23,7 +23,7 @@ import _TestSupport
             let limit = extra.isEmpty ? "2000" : "100000000"
             #expect(
                 r.stderr.contains(
-                    "the grid has 100010001 points, more than the limit \(limit); narrow it or pass --force"),
+                    "the grid has 10000000001 points, more than the limit \(limit); narrow it or pass --force"),
                 "\(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: out.path))
         }
@@ -40,11 +40,11 @@ import _TestSupport
         let match = try #require(
             r.stderr.firstMatch(
                 of:
-                    /the grid has 100010001 points: the sweep would need about ([0-9.]+) GB of memory \(≈ ([0-9]+) bytes per point\), more than the [0-9.]+ [MGT]B that (ulimit -v|ulimit -d|cgroup memory limit|available memory) leaves/
+                    /the grid has 10000000001 points: the sweep would need about ([0-9.]+) GB of memory \(≈ ([0-9]+) bytes per point\), more than the [0-9.]+ [MGT]B that (ulimit -v|ulimit -d|cgroup memory limit|available memory) leaves/
             ), "\(r.stderr)")
         let gigabytes = try #require(Double(match.1))
         let perPoint = try #require(Double(match.2))
-        #expect(abs(gigabytes - 100_010_001 * perPoint / 1e9) <= 0.11, "\(gigabytes) GB")
+        #expect(abs(gigabytes - 10_000_000_001 * perPoint / 1e9) <= 0.11, "\(gigabytes) GB")
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
@@ -66,7 +66,7 @@ import _TestSupport
     }
 
     /// Under an address-space limit of 600 MB (`ulimit -v` in the child's shell), a grid of
-    /// 9.9 × 10⁶ points (about 3.7 GB) is refused naming the limit, before anything is
+    /// 9.9 × 10⁶ points (about 911 MB) is refused naming the limit, before anything is
     /// allocated or written; skipped, with the reason, where the limit cannot be set.
     @Test func aGridTooLargeForUlimitIsRefusedUpFront() throws {
         let fencelab = TestPaths.product("fencelab").path

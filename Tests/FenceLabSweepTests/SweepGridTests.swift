@@ -195,7 +195,7 @@ import _FenceLabSupport
         } throws: { error in
             guard case SweepGridError.notEnoughMemory(_, let needed, let each, _, _) = error else { return false }
             return each == SweepGrid.bytesPerPoint && needed == 11_000_000 * Double(each)
-                && "\(error)".contains("the grid has 11000000 points: the sweep would need about 4.1 GB of memory")
+                && "\(error)".contains("the grid has 11000000 points: the sweep would need about 1.1 GB of memory")
                 && "\(error)".contains("more than the 600 MB that ulimit -v leaves")
         }
     }
