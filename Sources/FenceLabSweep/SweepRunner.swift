@@ -130,7 +130,8 @@ package enum SweepRunner {
         _ units: [(s: Int, r: Int, points: [Int])], jobs: Int
     ) -> [(s: Int, r: Int, points: [Int])] {
         let wanted = 4 * jobs
-        guard jobs > 1, units.count < wanted else { return units }
+        // Nothing left (a resume file that holds every item): nothing to cut.
+        guard jobs > 1, !units.isEmpty, units.count < wanted else { return units }
         let perUnit = (wanted + units.count - 1) / units.count
         var out: [(s: Int, r: Int, points: [Int])] = []
         for u in units {
