@@ -286,9 +286,10 @@ package enum SweepJob {
                 streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
         } else {
             let s = try SweepSummary.make(
-                manifest: run.manifest, store: run.records, fullFormLimit_points: request.fullFormLimit_points)
+                manifest: run.manifest, store: run.records, fullFormLimit_points: request.fullFormLimit_points,
+                jobs: request.jobs)
             try ReportFolder.write(
-                streams: SweepOutput.streams(s, csvGzip: request.csvGzip), to: out,
+                streams: SweepOutput.streams(s, csvGzip: request.csvGzip, jobs: request.jobs), to: out,
                 replaceable: SweepOutput.replaceableNames, jobs: request.jobs)
             summary = s
         }
