@@ -4,7 +4,8 @@ import GeoPolicy
 /// with FenceLab's options (`SweepManifest.encoder`: sorted keys, slashes unescaped, non-finite
 /// numbers as the strings `Infinity`, `-Infinity`, `NaN`; nil fields left out). `JSONEncoder`
 /// builds a dictionary per point and costs ≈ 59 000 instructions per grid point, the largest
-/// serial part of writing the resume file's header on a large grid; this costs a few hundred.
+/// serial part of writing the resume file's header on a large grid; the whole line costs ≈ 7 500 per
+/// point this way (the points appended to one byte buffer per piece of 1024).
 ///
 /// Numbers are Swift's shortest round-trip `description` with a trailing `.0` dropped, as the
 /// encoder spells them. A point whose strings need escaping (anything outside printable ASCII,
