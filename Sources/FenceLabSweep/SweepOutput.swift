@@ -22,8 +22,9 @@ package enum SweepOutput {
     /// sweep.csv grows with the grid and is never held whole in memory; sweep.json and index.html
     /// do up to `SweepDigest.fullFormLimit_points` and are bounded above it. `csvGzip`: the table
     /// is written as `sweep.csv.gz` instead.
+    /// `jobs`: threads that format sweep.csv's rows (the bytes do not depend on it).
     package static func streams(
-        _ s: SweepSummary, csvGzip: Bool = false
+        _ s: SweepSummary, csvGzip: Bool = false, jobs: Int = 1
     ) -> [(name: String, render: @Sendable (inout FileSink) -> Void)] {
         [
             ("sweep.json", { json(s, into: &$0) }),
@@ -32,9 +33,9 @@ package enum SweepOutput {
                     gzipTableName,
                     {
                         $0.startGzip()
-                        csv(s, into: &$0)
+                        csv(s, into: &$0, jobs: jobs)
                     }
-                ) : ("sweep.csv", { csv(s, into: &$0) }),
+                ) : ("sweep.csv", { csv(s, into: &$0, jobs: jobs) }),
             ("sweep.md", { $0.append(markdown(s)) }), ("index.html", { SweepHTML.render(s, into: &$0) }),
         ]
     }
@@ -423,87 +424,109 @@ package enum SweepOutput {
     }
 
     /// sweep.csv, one row at a time: each row is built in one reused string, field by field
-    /// (the table is most of a large sweep's output; no per-field arrays).
-    package static func csv(_ s: SweepSummary, into out: inout some TextSink) {
+    /// (the table is most of a large sweep's output; no per-field arrays). The rows are formatted
+    /// a run of points at a time (`SweepCells.chunks`), on `jobs` threads, and appended in order,
+    /// so the bytes do not depend on `jobs`.
+    package static func csv(_ s: SweepSummary, into out: inout some TextSink, jobs: Int = 1) {
+        out.append(csvColumns.joined(separator: ",") + "\n")
+        let runs = SweepCells.chunks(count: s.manifest.points.count)
+        let work = s.scenarios.indices.flatMap { sc in runs.map { (scenario: sc, points: $0) } }
+        // Formatting cannot fail (cells were computed without error by `SweepSummary.make`).
+        try? WorkPool.forEachInOrder(
+            count: work.count, jobs: jobs, window: 2 * max(1, jobs),
+            { k in csvRows(s, scenario: work[k].scenario, points: work[k].points) },
+            consume: { _, text in out.append(text) })
+    }
+
+    /// The rows of sweep.csv for the points `range` of scenario `scenario`.
+    /// Built as UTF-8 bytes, field by field in one buffer (no `String` per row or field but the
+    /// digits of a non-integral number).
+    static func csvRows(_ s: SweepSummary, scenario: Int, points range: Range<Int>) -> String {
         /// Quoted when it holds `,` or `"` (a byte search: both are ASCII, never inside a UTF-8 sequence).
         func q(_ t: String) -> String {
             t.utf8.contains(UInt8(ascii: ",")) || t.utf8.contains(UInt8(ascii: "\""))
                 ? "\"" + t.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : t
         }
-        out.append(csvColumns.joined(separator: ",") + "\n")
-        var row = ""
-        row.reserveCapacity(1024)
+        var out: [UInt8] = []
+        out.reserveCapacity(range.count * 320)
         func put(_ t: String) {
-            row += t
-            row += ","
+            out.append(contentsOf: t.utf8)
+            out.append(UInt8(ascii: ","))
         }
-        func d(_ v: Double) { put(v.isFinite ? v.description : "") }
-        func d(_ v: Double?) { put(v.map { $0.isFinite ? $0.description : "" } ?? "") }
+        func put(_ i: Int) {
+            CSVDigits.append(i, to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        func d(_ v: Double) {
+            if v.isFinite { CSVDigits.append(v, to: &out) }
+            out.append(UInt8(ascii: ","))
+        }
+        func d(_ v: Double?) {
+            if let v, v.isFinite { CSVDigits.append(v, to: &out) }
+            out.append(UInt8(ascii: ","))
+        }
         func e(_ x: Estimate?) {
             d(x?.mean)
             d(x?.lower)
             d(x?.upper)
         }
         func flag(_ b: Bool) { put(b ? "1" : "0") }
-        for sc in s.scenarios {
-            let name = q(sc.scenario.name)
-            let replicates = "\(sc.scenario.replicates)"
-            for c in sc.cells {
-                let p = s.manifest.points[c.point]
-                row.removeAll(keepingCapacity: true)
-                put(name)
-                put("\(c.point)")
-                put(q(p.setupDescription))
-                put(p.kind.rawValue)
-                d(p.enter_m)
-                d(p.exit_m)
-                d(p.band_m)
-                d(p.maxAccuracy_m)
-                put("\(p.confirm_n)")
-                flag(p.isSeedReference)
-                put(replicates)
-                e(c.spurious)
-                e(c.missed)
-                e(c.flaps)
-                d(c.transitions.mean)
-                d(c.truthTransitions.mean)
-                e(c.latencyMedian_s)
-                put("\(c.latencyMedian_s?.n ?? 0)")
-                d(c.latencyP95_s?.mean)
-                let v = c.visits
-                d(v.trueVisits.mean)
-                d(v.matchedVisits.mean)
-                d(v.recall?.mean)
-                d(v.falseVisits.mean)
-                d(v.fragments.mean)
-                d(v.falsePerHour.mean)
-                d(v.fragmentsPerHour.mean)
-                d(v.entryLatencyP95_s?.mean)
-                d(v.exitLatencyP95_s?.mean)
-                put(p.input.rawValue)
-                d(p.input == .raw ? nil : p.q_m2s3)
-                d(c.filterRMSE_m?.mean)
-                flag(sc.frontier.contains(c.point))
-                flag(s.mix.frontier.contains(c.point))
-                flag(s.mix.recommended == c.point)
-                put(q(p.sampling ?? ""))
-                e(c.cost.fixesPerHour)
-                d(c.cost.wakeupsPerHour.mean)
-                d(v.trueExits.mean)
-                flag(s.mix.costFrontier.contains(c.point))
-                d(p.confirm_s)
-                put(q(p.notify ?? ""))
-                let n = c.notifications
-                d(n?.entriesPerTrueVisit?.mean)
-                d(n?.unwantedPerHour.mean)
-                d(n?.dwellRecall?.mean)
-                d(n?.falseDwellsPerHour.mean)
-                d(n?.dwellLatencyP95_s?.mean)
-                row.removeLast()
-                row += "\n"
-                out.append(row)
-            }
+        let sc = s.scenarios[scenario]
+        let name = q(sc.scenario.name)
+        let replicates = sc.scenario.replicates
+        for c in sc.cells.cells(range) {
+            let p = s.manifest.points[c.point]
+            put(name)
+            put(c.point)
+            put(q(p.setupDescription))
+            put(p.kind.rawValue)
+            d(p.enter_m)
+            d(p.exit_m)
+            d(p.band_m)
+            d(p.maxAccuracy_m)
+            put(p.confirm_n)
+            flag(p.isSeedReference)
+            put(replicates)
+            e(c.spurious)
+            e(c.missed)
+            e(c.flaps)
+            d(c.transitions.mean)
+            d(c.truthTransitions.mean)
+            e(c.latencyMedian_s)
+            put(c.latencyMedian_s?.n ?? 0)
+            d(c.latencyP95_s?.mean)
+            let v = c.visits
+            d(v.trueVisits.mean)
+            d(v.matchedVisits.mean)
+            d(v.recall?.mean)
+            d(v.falseVisits.mean)
+            d(v.fragments.mean)
+            d(v.falsePerHour.mean)
+            d(v.fragmentsPerHour.mean)
+            d(v.entryLatencyP95_s?.mean)
+            d(v.exitLatencyP95_s?.mean)
+            put(p.input.rawValue)
+            d(p.input == .raw ? nil : p.q_m2s3)
+            d(c.filterRMSE_m?.mean)
+            flag(sc.frontier.contains(c.point))
+            flag(s.mix.frontier.contains(c.point))
+            flag(s.mix.recommended == c.point)
+            put(q(p.sampling ?? ""))
+            e(c.cost.fixesPerHour)
+            d(c.cost.wakeupsPerHour.mean)
+            d(v.trueExits.mean)
+            flag(s.mix.costFrontier.contains(c.point))
+            d(p.confirm_s)
+            put(q(p.notify ?? ""))
+            let n = c.notifications
+            d(n?.entriesPerTrueVisit?.mean)
+            d(n?.unwantedPerHour.mean)
+            d(n?.dwellRecall?.mean)
+            d(n?.falseDwellsPerHour.mean)
+            d(n?.dwellLatencyP95_s?.mean)
+            out[out.count - 1] = UInt8(ascii: "\n")
         }
+        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: Markdown

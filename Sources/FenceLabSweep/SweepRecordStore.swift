@@ -138,6 +138,38 @@ package final class SweepRecordStore: Sendable {
         do { return try record(k) } catch { fatalError("fencelab: \(error)") }
     }
 
+    /// Owned records `range`, read with one `pread` past the cache and its lock, so several
+    /// threads can each walk their own part of the store (`SweepCells.chunk`).
+    /// - Throws: `SweepError.io` for a failed read or a record that was never stored.
+    package func records(_ range: Range<Int>) throws(SweepError) -> [SweepRecord] {
+        guard range.lowerBound >= 0, range.upperBound <= count else {
+            throw .io(path: directory, reason: "internal: sweep records \(range) outside 0..<\(count)")
+        }
+        guard !range.isEmpty else { return [] }
+        var words = [UInt64](repeating: 0, count: range.count * Self.words)
+        let failure = words.withUnsafeMutableBytes { raw -> OutputError? in
+            do throws(OutputError) {
+                try FileSystem.readAll(
+                    fd: fd, into: raw, offset: range.lowerBound * Self.bytesPerRecord, path: directory)
+                return nil
+            } catch { return error }
+        }
+        if let failure {
+            throw .io(path: directory, reason: "reading back the sweep's records failed: \(failure.reason)")
+        }
+        var out: [SweepRecord] = []
+        out.reserveCapacity(range.count)
+        for i in 0..<range.count {
+            guard let r = Self.decode(words, at: i * Self.words) else {
+                throw .io(
+                    path: directory,
+                    reason: "internal: sweep record \(range.lowerBound + i) of \(count) was never stored")
+            }
+            out.append(r)
+        }
+        return out
+    }
+
     /// The records of `block`, nil where a slot was never written.
     private func read(block: Int) throws(SweepError) -> [SweepRecord?] {
         let start = block * blockRecords

@@ -130,7 +130,8 @@ package enum SweepRunner {
         _ units: [(s: Int, r: Int, points: [Int])], jobs: Int
     ) -> [(s: Int, r: Int, points: [Int])] {
         let wanted = 4 * jobs
-        guard jobs > 1, units.count < wanted else { return units }
+        // Nothing left (a resume file that holds every item): nothing to cut.
+        guard jobs > 1, !units.isEmpty, units.count < wanted else { return units }
         let perUnit = (wanted + units.count - 1) / units.count
         var out: [(s: Int, r: Int, points: [Int])] = []
         for u in units {
@@ -285,9 +286,10 @@ package enum SweepJob {
                 streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
         } else {
             let s = try SweepSummary.make(
-                manifest: run.manifest, store: run.records, fullFormLimit_points: request.fullFormLimit_points)
+                manifest: run.manifest, store: run.records, fullFormLimit_points: request.fullFormLimit_points,
+                jobs: request.jobs)
             try ReportFolder.write(
-                streams: SweepOutput.streams(s, csvGzip: request.csvGzip), to: out,
+                streams: SweepOutput.streams(s, csvGzip: request.csvGzip, jobs: request.jobs), to: out,
                 replaceable: SweepOutput.replaceableNames, jobs: request.jobs)
             summary = s
         }

@@ -1,6 +1,7 @@
 import FenceLab
 import Foundation
 import GeoPolicy
+import _FenceLabSupport
 
 /// One grid point on one scenario, aggregated over replicates (mean and 95 % CI).
 package struct SweepCell: Sendable, Hashable {
@@ -281,7 +282,7 @@ package struct SweepSummary: Sendable, Hashable {
     package static func make(
         manifest: SweepManifest, store: SweepRecordStore,
         keepingCellsUpTo budget_bytes: Int = keptCellsBudget_bytes,
-        fullFormLimit_points: Int = SweepDigest.fullFormLimit_points
+        fullFormLimit_points: Int = SweepDigest.fullFormLimit_points, jobs: Int = 1
     ) throws -> SweepSummary {
         guard store.count == manifest.items, store.stride == 1, store.storedCount == manifest.items else {
             throw SweepError.badRecord(
@@ -302,29 +303,49 @@ package struct SweepSummary: Sendable, Hashable {
         mix.reserveCapacity(points.count)
         let weights = manifest.scoringWeights
         let totalWeight = weights.reduce(0, +)
-        var visits: [SweepVisitCell] = []
-        var costs: [SweepCostCell] = []
-        var notes: [SweepNotifyCell?] = []
         let keep = points.count * cells.count * MemoryLayout<SweepCell>.stride <= budget_bytes
         var kept = [[SweepCell]](repeating: [], count: keep ? cells.count : 0)
         for s in kept.indices { kept[s].reserveCapacity(points.count) }
-        for p in points.indices {
-            visits.removeAll(keepingCapacity: true)
-            costs.removeAll(keepingCapacity: true)
-            notes.removeAll(keepingCapacity: true)
-            for (s, scenarioCells) in cells.enumerated() {
-                let c = try scenarioCells.cell(p, records: scenarioCells.records(p))
-                trade[s].append(c)
-                visits.append(c.visits)
-                costs.append(c.cost)
-                notes.append(c.notifications)
-                if keep { kept[s].append(c) }
-            }
-            mix.append(
-                SweepMix.score(
-                    point: p, visits: visits, costs: costs, notifications: notes, manifest: manifest,
-                    weights: weights, totalWeight: totalWeight))
-        }
+        // Runs of points on `jobs` threads, consumed in point order (the first failure in point
+        // order is the one thrown, as one pass would throw it).
+        let runs = SweepCells.chunks(count: points.count)
+        let source = cells
+        try WorkPool.forEachInOrder(
+            count: runs.count, jobs: jobs, window: 2 * max(1, jobs),
+            { k in
+                let range = runs[k]
+                let rows = try source.map { (c) throws(SweepError) in try c.rows(range) }
+                var part = AggregatedRun(scenarios: source.count, points: range.count)
+                var scratch: [SweepRecord] = []
+                var visits: [SweepVisitCell] = []
+                var costs: [SweepCostCell] = []
+                var notes: [SweepNotifyCell?] = []
+                for j in 0..<range.count {
+                    let p = range.lowerBound + j
+                    visits.removeAll(keepingCapacity: true)
+                    costs.removeAll(keepingCapacity: true)
+                    notes.removeAll(keepingCapacity: true)
+                    for (s, scenarioCells) in source.enumerated() {
+                        let c = try scenarioCells.cell(j, of: range, rows: rows[s], scratch: &scratch)
+                        part.cells[s].append(c)
+                        visits.append(c.visits)
+                        costs.append(c.cost)
+                        notes.append(c.notifications)
+                    }
+                    part.mix.append(
+                        SweepMix.score(
+                            point: p, visits: visits, costs: costs, notifications: notes, manifest: manifest,
+                            weights: weights, totalWeight: totalWeight))
+                }
+                return part
+            },
+            consume: { _, part in
+                for s in trade.indices {
+                    for c in part.cells[s] { trade[s].append(c) }
+                    if keep { kept[s] += part.cells[s] }
+                }
+                for m in part.mix { mix.append(m) }
+            })
         for s in kept.indices { cells[s].kept = kept[s] }
         kept = []
         var summaries: [SweepScenarioSummary] = []
@@ -346,65 +367,78 @@ package struct SweepSummary: Sendable, Hashable {
         return summary
     }
 
+    /// One cell from its records (replicate order). Every figure goes through `Estimate.of` with
+    /// the values in replicate order, in a fixed order of figures (so the first failure is always
+    /// the same one); the values are gathered in one reused buffer instead of an array per figure
+    /// (this runs for every cell in `make` and again in sweep.csv).
     static func cell(point: Int, _ records: [SweepRecord], scenario: String, scenarioHours: Double) throws -> SweepCell
     {
-        func est(_ values: [Double], _ key: String) throws -> Estimate {
-            do { return try Estimate.of(values, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
+        var buffer: [Double] = []
+        buffer.reserveCapacity(records.count)
+        func est(_ key: String, _ value: (SweepRecord) -> Double) throws -> Estimate {
+            buffer.removeAll(keepingCapacity: true)
+            for r in records { buffer.append(value(r)) }
+            do { return try Estimate.of(buffer, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
         }
-        let medians = records.compactMap(\.latencyMedian_s)
-        let p95 = records.compactMap(\.latencyP95_s)
-        func optional(_ values: [Double], _ key: String) throws -> Estimate? {
-            values.isEmpty ? nil : try est(values, key)
+        /// Over the records that have the figure; nil when none has it.
+        func optional(_ key: String, _ value: (SweepRecord) -> Double?) throws -> Estimate? {
+            buffer.removeAll(keepingCapacity: true)
+            for r in records { if let v = value(r) { buffer.append(v) } }
+            guard !buffer.isEmpty else { return nil }
+            do { return try Estimate.of(buffer, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
         }
-        let hours = records.map { _ in scenarioHours }
+        let hours = scenarioHours
         let visits = SweepVisitCell(
-            trueVisits: try est(records.map { Double($0.trueVisits) }, "visits.trueVisits"),
-            matchedVisits: try est(records.map { Double($0.matchedVisits) }, "visits.matchedVisits"),
-            recall: try optional(
-                records.filter { $0.trueVisits > 0 }.map { Double($0.matchedVisits) / Double($0.trueVisits) },
-                "visits.recall"),
-            falseVisits: try est(records.map { Double($0.falseVisits) }, "visits.falseVisits"),
-            fragments: try est(records.map { Double($0.fragments) }, "visits.fragments"),
-            falsePerHour: try est(zip(records, hours).map { Double($0.falseVisits) / $1 }, "visits.falsePerHour"),
-            fragmentsPerHour: try est(zip(records, hours).map { Double($0.fragments) / $1 }, "visits.fragmentsPerHour"),
-            earlyEntries: try est(records.map { Double($0.earlyEntries) }, "visits.earlyEntries"),
-            entryLatencyP95_s: try optional(records.compactMap(\.entryLatencyP95_s), "visits.entryLatency_s.p95"),
-            lateEntryP95_s: try optional(records.compactMap(\.lateEntryP95_s), "visits.lateEntryP95_s"),
-            exitLatencyP95_s: try optional(records.compactMap(\.exitLatencyP95_s), "visits.exitLatency_s.p95"),
-            trueExits: try est(records.map { Double($0.trueExits) }, "visits.trueExits"))
+            trueVisits: try est("visits.trueVisits") { Double($0.trueVisits) },
+            matchedVisits: try est("visits.matchedVisits") { Double($0.matchedVisits) },
+            recall: try optional("visits.recall") {
+                $0.trueVisits > 0 ? Double($0.matchedVisits) / Double($0.trueVisits) : nil
+            },
+            falseVisits: try est("visits.falseVisits") { Double($0.falseVisits) },
+            fragments: try est("visits.fragments") { Double($0.fragments) },
+            falsePerHour: try est("visits.falsePerHour") { Double($0.falseVisits) / hours },
+            fragmentsPerHour: try est("visits.fragmentsPerHour") { Double($0.fragments) / hours },
+            earlyEntries: try est("visits.earlyEntries") { Double($0.earlyEntries) },
+            entryLatencyP95_s: try optional("visits.entryLatency_s.p95") { $0.entryLatencyP95_s },
+            lateEntryP95_s: try optional("visits.lateEntryP95_s") { $0.lateEntryP95_s },
+            exitLatencyP95_s: try optional("visits.exitLatency_s.p95") { $0.exitLatencyP95_s },
+            trueExits: try est("visits.trueExits") { Double($0.trueExits) })
         return SweepCell(
             point: point,
-            spurious: try est(records.map { Double($0.spurious) }, "flutter.spurious"),
-            missed: try est(records.map { Double($0.missed) }, "flutter.missed"),
-            flaps: try est(records.map { Double($0.flaps) }, "flutter.flaps"),
-            transitions: try est(records.map { Double($0.transitions) }, "flutter.transitions"),
-            truthTransitions: try est(records.map { Double($0.truthTransitions) }, "flutter.truthTransitions"),
-            latencyMedian_s: medians.isEmpty ? nil : try est(medians, "flutter.latency_s.median"),
-            latencyP95_s: p95.isEmpty ? nil : try est(p95, "flutter.latency_s.p95"), visits: visits,
-            filterRMSE_m: try optional(records.compactMap(\.filterRMSE_m), "filterRMSE_m"),
+            spurious: try est("flutter.spurious") { Double($0.spurious) },
+            missed: try est("flutter.missed") { Double($0.missed) },
+            flaps: try est("flutter.flaps") { Double($0.flaps) },
+            transitions: try est("flutter.transitions") { Double($0.transitions) },
+            truthTransitions: try est("flutter.truthTransitions") { Double($0.truthTransitions) },
+            latencyMedian_s: try optional("flutter.latency_s.median") { $0.latencyMedian_s },
+            latencyP95_s: try optional("flutter.latency_s.p95") { $0.latencyP95_s }, visits: visits,
+            filterRMSE_m: try optional("filterRMSE_m") { $0.filterRMSE_m },
             cost: SweepCostCell(
-                fixesPerHour: try est(records.map(\.fixesPerHour), "cost.fixesPerHour"),
-                wakeupsPerHour: try est(records.map(\.wakeupsPerHour), "cost.wakeupsPerHour")),
-            notifications: try notifyCell(records, hours: scenarioHours, est: est, optional: optional))
+                fixesPerHour: try est("cost.fixesPerHour") { $0.fixesPerHour },
+                wakeupsPerHour: try est("cost.wakeupsPerHour") { $0.wakeupsPerHour }),
+            notifications: try notifyCell(records, hours: scenarioHours, scenario: scenario, buffer: &buffer))
     }
 
     static func notifyCell(
-        _ records: [SweepRecord], hours: Double, est: ([Double], String) throws -> Estimate,
-        optional: ([Double], String) throws -> Estimate?
+        _ records: [SweepRecord], hours: Double, scenario: String, buffer: inout [Double]
     ) throws -> SweepNotifyCell? {
-        let figures = records.compactMap(\.notifications)
-        guard figures.count == records.count, !figures.isEmpty else { return nil }
-        let pairs = zip(records, figures)
+        guard !records.isEmpty, records.allSatisfy({ $0.notifications != nil }) else { return nil }
+        func est(_ key: String, _ value: (SweepNotificationFigures, SweepRecord) -> Double?) throws -> Estimate? {
+            buffer.removeAll(keepingCapacity: true)
+            for r in records { if let v = value(r.notifications!, r) { buffer.append(v) } }
+            guard !buffer.isEmpty else { return nil }
+            do { return try Estimate.of(buffer, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
+        }
         return SweepNotifyCell(
-            entriesPerTrueVisit: try optional(
-                pairs.filter { $0.0.trueVisits > 0 }.map { Double($0.1.entries) / Double($0.0.trueVisits) },
-                "notify.entriesPerTrueVisit"),
-            unwantedPerHour: try est(figures.map { Double($0.unwanted) / hours }, "notify.unwantedPerHour"),
-            falseDwellsPerHour: try est(figures.map { Double($0.falseDwells) / hours }, "notify.falseDwellsPerHour"),
-            dwellRecall: try optional(
-                figures.filter { $0.dwellVisits > 0 }.map { Double($0.matchedDwells) / Double($0.dwellVisits) },
-                "notify.dwellRecall"),
-            dwellLatencyP95_s: try optional(figures.compactMap(\.dwellLatencyP95_s), "notify.dwellLatency_s.p95"))
+            entriesPerTrueVisit: try est("notify.entriesPerTrueVisit") {
+                $1.trueVisits > 0 ? Double($0.entries) / Double($1.trueVisits) : nil
+            },
+            unwantedPerHour: try est("notify.unwantedPerHour") { n, _ in Double(n.unwanted) / hours }!,
+            falseDwellsPerHour: try est("notify.falseDwellsPerHour") { n, _ in Double(n.falseDwells) / hours }!,
+            dwellRecall: try est("notify.dwellRecall") { n, _ in
+                n.dwellVisits > 0 ? Double(n.matchedDwells) / Double(n.dwellVisits) : nil
+            },
+            dwellLatencyP95_s: try est("notify.dwellLatency_s.p95") { n, _ in n.dwellLatencyP95_s })
     }
 
     /// True when some scenario of the mix leaves the place (its exit radius is tested).

@@ -176,5 +176,7 @@ import _TestSupport
         #expect(SweepRunner.split(one, jobs: 1).map(\.points) == [one[0].points])
         let many = (0..<8).map { (s: 0, r: $0, points: Array(0..<5000)) }
         #expect(SweepRunner.split(many, jobs: 2).count == 8)
+        // A resume file that held every item leaves no unit (it divided by zero).
+        #expect(SweepRunner.split([], jobs: 2).isEmpty)
     }
 }

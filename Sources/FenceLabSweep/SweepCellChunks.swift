@@ -1,0 +1,77 @@
+import _FenceLabSupport
+
+/// Cells computed a run of points at a time, for the passes that visit every point
+/// (`SweepSummary.make`, `sweep.csv`): the records of a run are read with one `pread` per
+/// replicate row (`SweepRecordStore.records(_:)`, no shared cache), so runs can be computed on
+/// several threads (`WorkPool.forEachInOrder`) and consumed in point order. The cells are the
+/// ones `SweepCells[point]` gives, from the same records in the same order.
+extension SweepCells {
+    /// Points per run: large enough that a run's reads and hand-off cost little per point, small
+    /// enough that the runs in flight (a few per worker) hold little memory (2048 points × 168
+    /// bytes per record and replicate).
+    static let chunkPoints = 2048
+
+    /// The runs of `chunkPoints` points that cover `0..<count`, in order.
+    static func chunks(count: Int) -> [Range<Int>] {
+        Swift.stride(from: 0, to: count, by: chunkPoints).map { $0..<Swift.min(count, $0 + chunkPoints) }
+    }
+
+    /// The records of the points `range`, one row per replicate (row i holds replicate i's
+    /// records of the run, in point order).
+    func rows(_ range: Range<Int>) throws(SweepError) -> [[SweepRecord]] {
+        var rows: [[SweepRecord]] = []
+        rows.reserveCapacity(replicates)
+        for i in 0..<replicates {
+            let first = offset + i * points
+            rows.append(try store.records((first + range.lowerBound)..<(first + range.upperBound)))
+        }
+        return rows
+    }
+
+    /// The cell of point `range.lowerBound + j` from the run's `rows`; `scratch` is reused
+    /// between calls (one point's records, in replicate order).
+    func cell(
+        _ j: Int, of range: Range<Int>, rows: [[SweepRecord]], scratch: inout [SweepRecord]
+    ) throws -> SweepCell {
+        if let kept { return kept[range.lowerBound + j] }
+        scratch.removeAll(keepingCapacity: true)
+        for row in rows { scratch.append(row[j]) }
+        return try cell(range.lowerBound + j, records: scratch)
+    }
+
+    /// The cells of the points `range`, in point order (`SweepSummary.make` computed every cell
+    /// once before, so a failure here is the scratch file failing to read back what was written).
+    func cells(_ range: Range<Int>) -> [SweepCell] {
+        if let kept { return Array(kept[range]) }
+        do {
+            let rows = try rows(range)
+            var scratch: [SweepRecord] = []
+            scratch.reserveCapacity(replicates)
+            var out: [SweepCell] = []
+            out.reserveCapacity(range.count)
+            for j in 0..<range.count { out.append(try cell(j, of: range, rows: rows, scratch: &scratch)) }
+            return out
+        } catch {
+            fatalError("fencelab: \(error) (aggregated without error before)")
+        }
+    }
+}
+
+/// What `SweepSummary.make` computes for one run of points, per scenario and for the mix, to be
+/// appended in point order.
+struct AggregatedRun: Sendable {
+    /// Per scenario: the run's cells, in point order (for the trade-off columns, and kept when
+    /// the summary keeps its cells).
+    var cells: [[SweepCell]]
+    /// The run's mix figures, in point order.
+    var mix: [MixPoint] = []
+
+    init(scenarios: Int, points: Int) {
+        cells = (0..<scenarios).map { _ in
+            var c: [SweepCell] = []
+            c.reserveCapacity(points)
+            return c
+        }
+        mix.reserveCapacity(points)
+    }
+}

@@ -1,0 +1,211 @@
+import FenceLab
+import Foundation
+import Testing
+import _TestSupport
+
+@testable import FenceLabSweep
+@testable import _FenceLabSupport
+
+/// The passes over every point that run in runs of points on several threads (the aggregation in
+/// `SweepSummary.make`, the rows of sweep.csv) and the formatting they use: the same values and
+/// bytes as one pass, point by point, for every `jobs`.
+@Suite struct SweepChunkedOutputTests {
+    // MARK: Numbers
+
+    @Test func integersAreTheirDescription() {
+        var values = [0, 1, 9, 10, 11, 99, 100, 101, 4096, -1, -9, -10, -12_345, Int.max, Int.min, Int.min + 1]
+        var g = SystemRandomNumberGenerator()
+        for _ in 0..<2000 { values.append(Int.random(in: -1_000_000_000...1_000_000_000, using: &g)) }
+        for v in values {
+            var out: [UInt8] = []
+            CSVDigits.append(v, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == v.description, "\(v)")
+        }
+    }
+
+    @Test func doublesAreTheirDescription() {
+        var values: [Double] = [
+            0, -0.0, 1, -1, 3, 80, 120.5, 0.1, 1e-5, 1.5e-7, 2.5e16, 1e21, 123_456_789.125, -3.75, 1e15, 1e16,
+            CSVDigits.integralLimit, CSVDigits.integralLimit - 1, -CSVDigits.integralLimit,
+            -CSVDigits.integralLimit + 1, 0.30000000000000004, 3599.9999999999995, .greatestFiniteMagnitude,
+            .leastNonzeroMagnitude, .leastNormalMagnitude, -.greatestFiniteMagnitude,
+        ]
+        var g = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            values.append(Double(Int.random(in: -5_000_000_000...5_000_000_000, using: &g)))
+            values.append(Double.random(in: -1e4...1e4, using: &g))
+            values.append(Double(Int.random(in: 0...100, using: &g)) / Double(Int.random(in: 1...7, using: &g)))
+            values.append(Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &g)))
+        }
+        for v in values where v.isFinite {
+            var out: [UInt8] = []
+            CSVDigits.append(v, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == v.description, "\(v.bitPattern)")
+        }
+    }
+
+    // MARK: Cells
+
+    /// The cell as it was computed before the shared buffer: an array per figure.
+    static func referenceCell(
+        point: Int, _ records: [SweepRecord], scenario: String, hours: Double
+    ) throws -> SweepCell {
+        func est(_ values: [Double], _ key: String) throws -> Estimate {
+            do { return try Estimate.of(values, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
+        }
+        func optional(_ values: [Double], _ key: String) throws -> Estimate? {
+            values.isEmpty ? nil : try est(values, key)
+        }
+        let visits = SweepVisitCell(
+            trueVisits: try est(records.map { Double($0.trueVisits) }, "visits.trueVisits"),
+            matchedVisits: try est(records.map { Double($0.matchedVisits) }, "visits.matchedVisits"),
+            recall: try optional(
+                records.filter { $0.trueVisits > 0 }.map { Double($0.matchedVisits) / Double($0.trueVisits) },
+                "visits.recall"),
+            falseVisits: try est(records.map { Double($0.falseVisits) }, "visits.falseVisits"),
+            fragments: try est(records.map { Double($0.fragments) }, "visits.fragments"),
+            falsePerHour: try est(records.map { Double($0.falseVisits) / hours }, "visits.falsePerHour"),
+            fragmentsPerHour: try est(records.map { Double($0.fragments) / hours }, "visits.fragmentsPerHour"),
+            earlyEntries: try est(records.map { Double($0.earlyEntries) }, "visits.earlyEntries"),
+            entryLatencyP95_s: try optional(records.compactMap(\.entryLatencyP95_s), "visits.entryLatency_s.p95"),
+            lateEntryP95_s: try optional(records.compactMap(\.lateEntryP95_s), "visits.lateEntryP95_s"),
+            exitLatencyP95_s: try optional(records.compactMap(\.exitLatencyP95_s), "visits.exitLatency_s.p95"),
+            trueExits: try est(records.map { Double($0.trueExits) }, "visits.trueExits"))
+        var notifications: SweepNotifyCell?
+        let figures = records.compactMap(\.notifications)
+        if figures.count == records.count, !figures.isEmpty {
+            let pairs = zip(records, figures)
+            notifications = SweepNotifyCell(
+                entriesPerTrueVisit: try optional(
+                    pairs.filter { $0.0.trueVisits > 0 }.map { Double($0.1.entries) / Double($0.0.trueVisits) },
+                    "notify.entriesPerTrueVisit"),
+                unwantedPerHour: try est(figures.map { Double($0.unwanted) / hours }, "notify.unwantedPerHour"),
+                falseDwellsPerHour: try est(
+                    figures.map { Double($0.falseDwells) / hours }, "notify.falseDwellsPerHour"),
+                dwellRecall: try optional(
+                    figures.filter { $0.dwellVisits > 0 }.map { Double($0.matchedDwells) / Double($0.dwellVisits) },
+                    "notify.dwellRecall"),
+                dwellLatencyP95_s: try optional(figures.compactMap(\.dwellLatencyP95_s), "notify.dwellLatency_s.p95"))
+        }
+        return SweepCell(
+            point: point,
+            spurious: try est(records.map { Double($0.spurious) }, "flutter.spurious"),
+            missed: try est(records.map { Double($0.missed) }, "flutter.missed"),
+            flaps: try est(records.map { Double($0.flaps) }, "flutter.flaps"),
+            transitions: try est(records.map { Double($0.transitions) }, "flutter.transitions"),
+            truthTransitions: try est(records.map { Double($0.truthTransitions) }, "flutter.truthTransitions"),
+            latencyMedian_s: try optional(records.compactMap(\.latencyMedian_s), "flutter.latency_s.median"),
+            latencyP95_s: try optional(records.compactMap(\.latencyP95_s), "flutter.latency_s.p95"), visits: visits,
+            filterRMSE_m: try optional(records.compactMap(\.filterRMSE_m), "filterRMSE_m"),
+            cost: SweepCostCell(
+                fixesPerHour: try est(records.map(\.fixesPerHour), "cost.fixesPerHour"),
+                wakeupsPerHour: try est(records.map(\.wakeupsPerHour), "cost.wakeupsPerHour")),
+            notifications: notifications)
+    }
+
+    static func randomRecord(_ item: Int, notified: Bool, using g: inout some RandomNumberGenerator) -> SweepRecord {
+        func count() -> Int { Int.random(in: 0...6, using: &g) }
+        func figure() -> Double? { Bool.random(using: &g) ? Double.random(in: 0...900, using: &g) : nil }
+        var r = SweepRecord(
+            item: item, spurious: count(), missed: count(), flaps: count(), transitions: count(),
+            truthTransitions: count(), latencyMedian_s: figure(), latencyP95_s: figure())
+        r.trueVisits = count()
+        r.matchedVisits = min(r.trueVisits, count())
+        r.falseVisits = count()
+        r.fragments = count()
+        r.earlyEntries = count()
+        r.entryLatencyP95_s = figure()
+        r.lateEntryP95_s = figure()
+        r.exitLatencyP95_s = figure()
+        r.filterRMSE_m = figure()
+        r.trueExits = count()
+        r.fixesPerHour = Double.random(in: 0...3600, using: &g)
+        r.wakeupsPerHour = Double.random(in: 0...3600, using: &g)
+        if notified {
+            r.notifications = SweepNotificationFigures(
+                entries: count(), unwanted: count(), falseDwells: count(), matchedDwells: count(),
+                dwellVisits: count(), dwellLatencyP95_s: figure())
+        }
+        return r
+    }
+
+    @Test func cellsAreTheOnesOfAnArrayPerFigure() throws {
+        var g = SystemRandomNumberGenerator()
+        for trial in 0..<500 {
+            let replicates = 1 + trial % 6
+            // Notification figures on every replicate, on none, or on some (then no cell).
+            let notified = (0..<replicates).map { trial % 3 == 0 || (trial % 3 == 1 && $0 % 2 == 0) }
+            let records = (0..<replicates).map { Self.randomRecord($0, notified: notified[$0], using: &g) }
+            let hours = [1.0, 0.5, 1 / 3.0, 2.75][trial % 4]
+            let cell = try SweepSummary.cell(point: trial, records, scenario: "s", scenarioHours: hours)
+            let reference = try Self.referenceCell(point: trial, records, scenario: "s", hours: hours)
+            #expect(cell == reference, "trial \(trial)")
+        }
+        // A non-finite figure is refused with the same message.
+        var bad = Self.randomRecord(0, notified: false, using: &g)
+        bad.fixesPerHour = .infinity
+        bad.entryLatencyP95_s = .nan
+        var message: (String, String) = ("", "")
+        do { _ = try SweepSummary.cell(point: 0, [bad], scenario: "s", scenarioHours: 1) } catch {
+            message.0 = "\(error)"
+        }
+        do { _ = try Self.referenceCell(point: 0, [bad], scenario: "s", hours: 1) } catch { message.1 = "\(error)" }
+        #expect(!message.0.isEmpty && message.0 == message.1, "\(message)")
+    }
+
+    // MARK: Runs of points on several threads
+
+    /// `edge-loiter-100m` cut to 120 s with 2 replicates, on a 61 × 40 = 2440-point grid: two runs
+    /// of points (`SweepCells.chunkPoints`).
+    @Test func aggregationAndTableDoNotDependOnJobs() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-chunked-\(getpid())")
+        try? FileManager.default.removeItem(at: root)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
+        let data = try Data(
+            contentsOf: TestPaths.packageRoot.appendingPathComponent("scenarios/edge-loiter-100m.json"))
+        var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var sampling = try #require(object["sampling"] as? [String: Any])
+        sampling["duration_s"] = 120.0
+        object["sampling"] = sampling
+        object["replicates"] = 2
+        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            .write(to: root.appendingPathComponent("scenarios/edge-loiter-100m.json"))
+        let grid = try SweepGrid(
+            kind: .hysteresis, enter: SweepRange(parsing: "40:100:1", option: "--enter"),
+            exit: SweepRange(parsing: "101:140:1", option: "--exit"), maxAccuracy: [30], confirm: [1],
+            limit: 10_000)
+        var request = SweepRequest(grid: grid)
+        request.paths = [root.appendingPathComponent("scenarios").path]
+        request.jobs = 1
+        let plan = try SweepPlan.prepare(request)
+        let run = try SweepRunner.run(plan, request: request, out: root.appendingPathComponent("out").path)
+        let points = run.manifest.points.count
+        #expect(points == 2440 && points > SweepCells.chunkPoints)
+
+        // Cells not kept: every pass computes them from the records.
+        let one = try SweepSummary.make(manifest: run.manifest, store: run.records, keepingCellsUpTo: 0, jobs: 1)
+        let three = try SweepSummary.make(manifest: run.manifest, store: run.records, keepingCellsUpTo: 0, jobs: 3)
+        #expect(one == three)
+        let kept = try SweepSummary.make(manifest: run.manifest, store: run.records, jobs: 2)
+        #expect(kept.scenarios[0].cells.kept != nil, "2440 cells fit the budget")
+        #expect(kept.mix == one.mix && kept.digest == one.digest)
+        // Runs of cells are the cells of one point at a time, kept or not.
+        let cells = one.scenarios[0].cells
+        #expect(cells.kept == nil)
+        let byRuns = SweepCells.chunks(count: points).flatMap { cells.cells($0) }
+        #expect(byRuns == (0..<points).map { cells[$0] })
+        #expect(kept.scenarios[0].cells.cells(0..<points) == byRuns)
+
+        // The table: the same bytes for any jobs, kept cells or not.
+        let table = SweepOutput.csv(one)
+        for jobs in [2, 3] {
+            var out = ""
+            SweepOutput.csv(one, into: &out, jobs: jobs)
+            #expect(out == table, "jobs \(jobs)")
+        }
+        #expect(SweepOutput.csv(kept) == table)
+        #expect(table.split(separator: "\n").count == points + 1)
+    }
+}
