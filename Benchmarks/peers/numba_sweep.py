@@ -14,8 +14,16 @@ It prints the peer's rate in grid-point x fixes per second and, with --fencelab 
 `BIN sweep scenarios/edge-loiter-100m.json` with the same grid and replicates in the same run
 and prints its rate and the ratio (fencelab / peer), so the machine's load cancels out.
 
+With --csv the peer also writes, inside its timed region, a CSV of the whole grid: one row per
+grid point with its settings and the mean and interval half-width of every figure (the
+"generate, evaluate, write a CSV" peer). With --whole-process the peer is also run as a process
+of its own (interpreter start, numpy and numba imports, the compiled kernels loaded from
+numba's cache, the run, the CSV) and its CPU is set against the whole fencelab process.
+
     python3 -m venv /tmp/venv && /tmp/venv/bin/pip install numpy numba
     /tmp/venv/bin/python Benchmarks/peers/numba_sweep.py --fencelab .build/release/fencelab --points 1420
+    /tmp/venv/bin/python Benchmarks/peers/numba_sweep.py --fencelab .build/release/fencelab --points 1420 \
+        --csv /tmp/peer.csv --whole-process
 
 Python is never a runtime dependency of FenceLab; this file is a measuring stick only.
 """
@@ -28,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 
 import numpy as np
 from numba import njit
@@ -180,7 +189,20 @@ def expand(enter, exit_, accs, confirms):
     return [(e, x, acc, c) for e in rng(enter) for x in rng(exit_) if x > e for acc in accs for c in confirms]
 
 
-def peer(points, replicates, seed):
+FIGURES = ("spurious", "missed", "median_latency_s", "false_visits", "p95_entry_latency_s")
+
+
+def write_csv(path, points, mean, half):
+    """One row per grid point: the settings, then mean and half-width of every figure."""
+    with open(path, "w") as f:
+        f.write("enter_m,exit_m,max_accuracy_m,confirm," +
+                ",".join(f"{n}_mean,{n}_half" for n in FIGURES) + "\n")
+        for (e, x, a, c), m, h in zip(points, mean, half):
+            cells = ",".join(f"{m[i]:.6g},{h[i]:.6g}" for i in range(len(FIGURES)))
+            f.write(f"{e:g},{x:g},{a:g},{c},{cells}\n")
+
+
+def peer(points, replicates, seed, csv=None):
     rng = np.random.default_rng(seed)
     n = 3600
     t0, c0 = time.perf_counter(), time.process_time()
@@ -200,8 +222,12 @@ def peer(points, replicates, seed):
             sp, mi, med = transitions_match(tr_t, tr_i, nt, out_t, out_i, no, WINDOW_S)
             fa, ma, p95 = visits_match(vs, ve, len(vs), out_t, out_i, no, float(n), SLACK_S)
             results[k, r] = (sp, mi, med, fa, p95)
-    mean = np.nanmean(results, axis=1)
-    half = T975.get(replicates - 1, 2.0) * np.nanstd(results, axis=1, ddof=1) / math.sqrt(replicates)
+    with warnings.catch_warnings():  # a figure with no value in any replicate (no latency) is nan
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.nanmean(results, axis=1)
+        half = T975.get(replicates - 1, 2.0) * np.nanstd(results, axis=1, ddof=1) / math.sqrt(replicates)
+    if csv:
+        write_csv(csv, points, mean, half)
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     return elapsed, cpu, n * replicates * len(points), mean, half
 
@@ -229,6 +255,18 @@ def fencelab(binary, g, replicates, jobs):
     return elapsed, cpu, fixes * replicates * points, points
 
 
+def whole_process(points, replicates, seed, csv):
+    """The peer as a process of its own (start-up, imports, cached kernels, run, CSV): wall, CPU."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--points", str(points), "--replicates",
+           str(replicates), "--seed", str(seed), "--no-warm-up"] + (["--csv", csv] if csv else [])
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    elapsed = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return elapsed, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", type=int, default=1420, choices=[142, 1420, 14200])
@@ -236,19 +274,31 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--fencelab", help="fencelab binary to run beside the peer")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--csv", help="the peer also writes a CSV of the whole grid here (in its timed region)")
+    ap.add_argument("--whole-process", action="store_true",
+                    help="also time the peer as a whole process against the whole fencelab process")
+    ap.add_argument("--no-warm-up", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     g = grid(args.points)
     points = expand(*g)
-    peer([points[0]], 2, args.seed)  # compile (numba cache) outside the timed run
-    elapsed, cpu, work, _, _ = peer(points, args.replicates, args.seed)
-    print(f"numba peer: {len(points)} points x {args.replicates} replicates x 3600 fixes: wall {elapsed:.3f} s, "
-          f"CPU {cpu:.3f} s = {work / elapsed:.3e} (wall) / {work / cpu:.3e} (CPU) grid-point x fixes/s")
+    if not args.no_warm_up:
+        peer([points[0]], 2, args.seed)  # compile (numba cache) outside the timed run
+    elapsed, cpu, work, _, _ = peer(points, args.replicates, args.seed, args.csv)
+    what = "evaluate + CSV" if args.csv else "evaluate"
+    print(f"numba peer ({what}): {len(points)} points x {args.replicates} replicates x 3600 fixes: "
+          f"wall {elapsed:.3f} s, CPU {cpu:.3f} s = {work / elapsed:.3e} (wall) / {work / cpu:.3e} (CPU) "
+          "grid-point x fixes/s")
     if args.fencelab:
         f_elapsed, f_cpu, f_work, f_points = fencelab(args.fencelab, g, args.replicates, args.jobs)
         print(f"fencelab sweep --jobs {args.jobs}: {f_points} points: wall {f_elapsed:.3f} s, CPU {f_cpu:.3f} s = "
               f"{f_work / f_elapsed:.3e} (wall) / {f_work / f_cpu:.3e} (CPU) grid-point x fixes/s")
-        print(f"ratio fencelab / numba peer: {(f_work / f_elapsed) / (work / elapsed):.2f} (wall), "
+        print(f"ratio fencelab process / peer's timed region: {(f_work / f_elapsed) / (work / elapsed):.2f} (wall), "
               f"{(f_work / f_cpu) / (work / cpu):.2f} (CPU)")
+        if args.whole_process:
+            p_elapsed, p_cpu = whole_process(args.points, args.replicates, args.seed, args.csv)
+            print(f"numba peer process ({what}): wall {p_elapsed:.3f} s, CPU {p_cpu:.3f} s")
+            print(f"ratio fencelab process / peer process: {(f_work / f_elapsed) / (work / p_elapsed):.2f} (wall), "
+                  f"{(f_work / f_cpu) / (work / p_cpu):.2f} (CPU)")
 
 
 if __name__ == "__main__":
