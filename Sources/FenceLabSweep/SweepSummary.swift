@@ -207,6 +207,9 @@ package struct SweepScenarioSummary: Sendable, Hashable {
     package func filterErrors(points: SweepPointList) -> [FilterErrors] {
         var out: [FilterErrors] = []
         for kind in FenceInput.Kind.allCases where kind != .raw {
+            // A grid built from options has the input kind exactly when one of its stages does:
+            // no pass over the points (this runs once per output) for an input it does not sweep.
+            if let axes = points.axes, !axes.stages.contains(where: { $0.input == kind }) { continue }
             var byQ: [Double: Estimate] = [:]
             for p in points.indices where points[p].input == kind && byQ[points[p].q_m2s3] == nil {
                 if let e = cells[p].filterRMSE_m { byQ[points[p].q_m2s3] = e }
