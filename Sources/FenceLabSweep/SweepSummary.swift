@@ -366,7 +366,7 @@ package struct SweepSummary: Sendable, Hashable {
         var summary = SweepSummary(
             manifest: manifest, scenarios: summaries,
             mix: SweepMix.make(manifest: manifest, scenarios: summaries, points: mix))
-        summary.digest = SweepDigest.make(summary, limit: fullFormLimit_points)
+        summary.digest = SweepDigest.make(summary, limit: fullFormLimit_points, jobs: jobs)
         return summary
     }
 
