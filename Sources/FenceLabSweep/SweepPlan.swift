@@ -191,7 +191,8 @@ package struct SweepManifest: Sendable, Hashable, Codable {
             count: pieces, jobs: jobs, window: 2 * max(1, jobs),
             { k in
                 let start = k * Self.pointsPerPiece
-                return Self.elements(Array(points[start..<min(points.count, start + Self.pointsPerPiece)]), pretty: pretty)
+                let end = min(points.count, start + Self.pointsPerPiece)
+                return Self.elements(Array(points[start..<end]), pretty: pretty)
             },
             consume: { k, text in
                 if k > 0 { emit(pretty ? ",\n" : ",") }
