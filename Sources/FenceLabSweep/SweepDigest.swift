@@ -96,12 +96,20 @@ package struct SweepDigest: Sendable, Hashable {
     /// order: the ranking is a strict total order, so the run's bests are the candidates of the
     /// whole grid's and the merge gives the bests of one pass, whatever `jobs`.
     static func make(_ s: SweepSummary, limit: Int = fullFormLimit_points, jobs: Int = 1) -> SweepDigest? {
-        let m = s.manifest
-        let mix = s.mix
-        let count = m.points.count
-        guard count > limit else { return nil }
+        guard s.manifest.points.count > limit else { return nil }
+        return make(s, ranked: ranked(s.mix, points: s.manifest.points, jobs: jobs), limit: limit)
+    }
+
+    /// The part of the digest that ranks every point (`top` and the axes' bests): it needs the
+    /// mix's figures and bound, not its frontiers.
+    struct Ranked: Sendable {
+        var top: [Int]
+        var axes: [Axis]
+    }
+
+    static func ranked(_ mix: SweepMix, points: SweepPointList, jobs: Int = 1) -> Ranked {
+        let count = points.count
         let rank = Ranking(mix: mix)
-        let points = m.points
         let runs = SweepCells.chunks(count: count)
         var top: [Int] = []
         var merged = [AxisBest](repeating: AxisBest(), count: Self.axes.count)
@@ -123,6 +131,16 @@ package struct SweepDigest: Sendable, Hashable {
                     name: axis.name, values: shown.indices.map { (order[$0], merged[a].best[$0]) },
                     valuesLeftOut: order.count - shown.count))
         }
+        return Ranked(top: top, axes: axes)
+    }
+
+    /// The digest of `s` from its ranking (`ranked`), the frontiers and the listed points.
+    static func make(_ s: SweepSummary, ranked: Ranked, limit: Int) -> SweepDigest {
+        let m = s.manifest
+        let mix = s.mix
+        let count = m.points.count
+        let top = ranked.top
+        let axes = ranked.axes
         let mixFrontier = Array(SweepOutput.mixFrontierOrder(mix).prefix(listedFrontier))
         let costFrontier = Array(SweepOutput.costFrontierOrder(mix).prefix(listedFrontier))
         let flutter = s.scenarios.map { Array($0.frontierByLatency.prefix(listedFrontier)) }

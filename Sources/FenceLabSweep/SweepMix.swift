@@ -278,9 +278,14 @@ package struct SweepMix: Sendable, Hashable {
     }
 
     /// Picks the one recommendation from every point's mix figures (`score`, in point order).
-    static func make(manifest m: SweepManifest, scenarios: [SweepScenarioSummary], points: MixPoints) -> SweepMix {
-        let frontier = mixFrontier(points)
-        let costFrontier = costFrontier(points)
+    /// `frontiers`: the mix and three-way frontiers when already found (`SweepSummary.make` finds
+    /// them beside the recommendation; they do not enter it), else computed here.
+    static func make(
+        manifest m: SweepManifest, scenarios: [SweepScenarioSummary], points: MixPoints,
+        frontiers: (mix: SweepPointSet, cost: SweepPointSet)? = nil
+    ) -> SweepMix {
+        let frontier = frontiers?.mix ?? mixFrontier(points)
+        let costFrontier = frontiers?.cost ?? costFrontier(points)
         let names = m.scenarios.map(\.name)
         guard scenarios.contains(where: { $0.cells.first?.visits.hasVisits ?? false }) else {
             var mix = SweepMix(
@@ -517,9 +522,11 @@ package struct SweepMix: Sendable, Hashable {
         }
         // Points with fewer unwanted visits: those failing a constraint, and (with --max-unwanted)
         // feasible ones that cost more.
-        let cheaper = points.indices.filter {
+        // Not held as a list (up to every point of the grid).
+        let cheaper = points.indices.lazy.filter {
             points.unwantedPerHour[$0] < best.unwantedPerHour && !points.feasible($0)
         }
+        let cheaperCount = cheaper.count
         let fewerButCostlier = points.indices.count(where: {
             points.unwantedPerHour[$0] < best.unwantedPerHour && points.feasible($0)
         })
@@ -564,7 +571,7 @@ package struct SweepMix: Sendable, Hashable {
                     + "this one has the lowest worst-scenario p95 entry latency (\(ReportText.latency(best.worstEntryP95_s)) s\(worst))."
             )
         }
-        if cheaper.isEmpty {
+        if cheaperCount == 0 {
             if fewerButCostlier == 0 {
                 lines.append("No setting has fewer \(m.unwantedNoun) per hour, so no constraint had to give way.")
             }
@@ -572,7 +579,7 @@ package struct SweepMix: Sendable, Hashable {
             let tally = failedConstraints(points, ids: cheaper, manifest: m, names: names)
             let ranked = tally.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
             lines.append(
-                "\(cheaper.count) setting\(cheaper.count == 1 ? "" : "s") with fewer \(m.unwantedNoun) per hour "
+                "\(cheaperCount) setting\(cheaperCount == 1 ? "" : "s") with fewer \(m.unwantedNoun) per hour "
                     + "fail a constraint: " + ranked.prefix(4).map { "\($0.key) (\($0.value))" }.joined(separator: "; ")
                     + ".")
         }
@@ -614,7 +621,7 @@ package struct SweepMix: Sendable, Hashable {
     /// says), each tag's name made once: a name per violation cost ≈ 7 000 instructions per grid
     /// point on the 97 600-point sweep.
     static func failedConstraints(
-        _ points: MixPoints, ids: [Int], manifest m: SweepManifest, names: [String]
+        _ points: MixPoints, ids: some Sequence<Int>, manifest m: SweepManifest, names: [String]
     ) -> [String: Int] {
         var byTag = [Int](repeating: 0, count: (names.count + 1) << 3)
         var noVisit = 0
