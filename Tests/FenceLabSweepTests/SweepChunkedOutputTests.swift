@@ -218,6 +218,12 @@ import _TestSupport
         }
         let digest = try #require(bounded[0].digest)
         #expect(bounded[1].digest == digest && bounded[2].digest == digest)
+        // With more than one thread the frontiers are found beside the recommendation and the
+        // ranking: the same summary, frontiers included.
+        #expect(bounded[1] == bounded[0] && bounded[2] == bounded[0])
+        #expect(bounded[2].mix.frontier == bounded[0].mix.frontier)
+        #expect(bounded[2].mix.costFrontier == bounded[0].mix.costFrontier)
+        #expect(bounded[2].scenarios[0].frontierByLatency == bounded[0].scenarios[0].frontierByLatency)
         let rank = SweepDigest.Ranking(mix: bounded[0].mix)
         let all = (0..<points).sorted { rank.before($0, $1) }
         #expect(digest.top == Array(all.prefix(SweepDigest.listedTop)))
