@@ -1,5 +1,6 @@
 import FenceLab
 import ReportKit
+import _FenceLabSupport
 
 /// What `sweep.json` and `index.html` show of a grid of more than `fullFormLimit_points` grid
 /// points (the bounded form; docs/report-format.md): the recommendation, the seeds' 80/120/30,
@@ -88,40 +89,58 @@ package struct SweepDigest: Sendable, Hashable {
     package var pointsLeftOut: Int { points - listed.count }
 
     /// The digest of `s`, or nil when the grid is within `fullFormLimit_points`.
-    static func make(_ s: SweepSummary, limit: Int = fullFormLimit_points) -> SweepDigest? {
-        let m = s.manifest
-        let mix = s.mix
-        let count = m.points.count
-        guard count > limit else { return nil }
+    ///
+    /// The ranking's top settings and the best setting per axis value are found in runs of
+    /// points (`SweepCells.chunks`) on `jobs` threads, each point made once and ranked against
+    /// the run's best (its tier and shortfall computed once, `Ranking.Key`), then merged in point
+    /// order: the ranking is a strict total order, so the run's bests are the candidates of the
+    /// whole grid's and the merge gives the bests of one pass, whatever `jobs`.
+    static func make(_ s: SweepSummary, limit: Int = fullFormLimit_points, jobs: Int = 1) -> SweepDigest? {
+        guard s.manifest.points.count > limit else { return nil }
+        return make(s, ranked: ranked(s.mix, points: s.manifest.points, jobs: jobs), limit: limit)
+    }
+
+    /// The part of the digest that ranks every point (`top` and the axes' bests): it needs the
+    /// mix's figures and bound, not its frontiers.
+    struct Ranked: Sendable {
+        var top: [Int]
+        var axes: [Axis]
+    }
+
+    static func ranked(_ mix: SweepMix, points: SweepPointList, jobs: Int = 1) -> Ranked {
+        let count = points.count
         let rank = Ranking(mix: mix)
-        // The `listedTop` smallest by the ranking, kept sorted (a strict total order).
+        let runs = SweepCells.chunks(count: count)
         var top: [Int] = []
-        for i in 0..<count {
-            if top.count == listedTop, !rank.before(i, top[top.count - 1]) { continue }
-            var k = top.count
-            while k > 0, rank.before(i, top[k - 1]) { k -= 1 }
-            top.insert(i, at: k)
-            if top.count > listedTop { top.removeLast() }
-        }
+        var merged = [AxisBest](repeating: AxisBest(), count: Self.axes.count)
+        // Ranking a point cannot fail.
+        try? WorkPool.forEachInOrder(
+            count: runs.count, jobs: jobs, window: 2 * max(1, jobs),
+            { k in RunBest(runs[k], points: points, rank: rank) },
+            consume: { _, run in
+                for i in run.top { Self.insert(i, into: &top, rank: rank) }
+                for a in merged.indices { merged[a].merge(run.axes[a], rank: rank) }
+            })
         var axes: [Axis] = []
-        for (name, value) in Self.axes {
-            var order: [AxisValue] = []
-            var best: [AxisValue: Int] = [:]
-            for i in 0..<count {
-                let v = value(m.points[i])
-                if let b = best[v] {
-                    if rank.before(i, b) { best[v] = i }
-                } else {
-                    best[v] = i
-                    order.append(v)
-                }
-            }
+        for (a, axis) in Self.axes.enumerated() {
+            let order = merged[a].order
             guard order.count > 1 else { continue }
             let shown = order.prefix(listedAxisValues)
             axes.append(
                 Axis(
-                    name: name, values: shown.map { ($0, best[$0]!) }, valuesLeftOut: order.count - shown.count))
+                    name: axis.name, values: shown.indices.map { (order[$0], merged[a].best[$0]) },
+                    valuesLeftOut: order.count - shown.count))
         }
+        return Ranked(top: top, axes: axes)
+    }
+
+    /// The digest of `s` from its ranking (`ranked`), the frontiers and the listed points.
+    static func make(_ s: SweepSummary, ranked: Ranked, limit: Int) -> SweepDigest {
+        let m = s.manifest
+        let mix = s.mix
+        let count = m.points.count
+        let top = ranked.top
+        let axes = ranked.axes
         let mixFrontier = Array(SweepOutput.mixFrontierOrder(mix).prefix(listedFrontier))
         let costFrontier = Array(SweepOutput.costFrontierOrder(mix).prefix(listedFrontier))
         let flutter = s.scenarios.map { Array($0.frontierByLatency.prefix(listedFrontier)) }
@@ -143,11 +162,83 @@ package struct SweepDigest: Sendable, Hashable {
             flutterFrontier: flutter, marks: set.sorted(), markStride: stride)
     }
 
+    /// Inserts `i` into `top`, the `listedTop` smallest by the ranking kept sorted (a strict
+    /// total order); `key` is `i`'s `Ranking.Key` when known.
+    static func insert(_ i: Int, into top: inout [Int], rank: Ranking, key: Ranking.Key? = nil) {
+        let ki = key ?? rank.key(i)
+        if top.count == listedTop, !rank.before(i, ki, top[top.count - 1], rank.key(top[top.count - 1])) { return }
+        var k = top.count
+        while k > 0, rank.before(i, ki, top[k - 1], rank.key(top[k - 1])) { k -= 1 }
+        top.insert(i, at: k)
+        if top.count > listedTop { top.removeLast() }
+    }
+
+    /// One axis's values in the order they first appear and the best point at each.
+    struct AxisBest: Sendable {
+        var order: [AxisValue] = []
+        var best: [Int] = []
+        var slot: [AxisValue: Int] = [:]
+
+        /// Takes a later run's bests (values in their order of first appearance in it).
+        mutating func merge(_ run: AxisBest, rank: Ranking) {
+            for (k, v) in run.order.enumerated() {
+                let id = run.best[k]
+                if let j = slot[v] {
+                    if rank.before(id, best[j]) { best[j] = id }
+                } else {
+                    slot[v] = order.count
+                    order.append(v)
+                    best.append(id)
+                }
+            }
+        }
+    }
+
+    /// What one run of points contributes: its `listedTop` best and, per axis, its best point
+    /// at each value.
+    struct RunBest: Sendable {
+        var top: [Int] = []
+        var axes: [AxisBest]
+
+        init(_ range: Range<Int>, points: SweepPointList, rank: Ranking) {
+            axes = [AxisBest](repeating: AxisBest(), count: SweepDigest.axes.count)
+            var keys: [Ranking.Key] = []
+            keys.reserveCapacity(range.count)
+            // The last value seen on each axis and its slot: most axes keep one value over many
+            // consecutive points, so most points need no dictionary look-up.
+            var last = [(value: AxisValue, slot: Int)?](repeating: nil, count: axes.count)
+            for i in range {
+                let key = rank.key(i)
+                keys.append(key)
+                SweepDigest.insert(i, into: &top, rank: rank, key: key)
+                let p = points[i]
+                for a in axes.indices {
+                    let v = SweepDigest.axes[a].value(p)
+                    let slot: Int
+                    if let l = last[a], l.value == v {
+                        slot = l.slot
+                    } else if let j = axes[a].slot[v] {
+                        slot = j
+                        last[a] = (v, j)
+                    } else {
+                        axes[a].slot[v] = axes[a].order.count
+                        last[a] = (v, axes[a].order.count)
+                        axes[a].order.append(v)
+                        axes[a].best.append(i)
+                        continue
+                    }
+                    let b = axes[a].best[slot]
+                    if rank.before(i, key, b, keys[b - range.lowerBound]) { axes[a].best[slot] = i }
+                }
+            }
+        }
+    }
+
     /// The order of `top` and of the best per axis value: the settings that meet every constraint
     /// within the bound on unwanted visits (the recommendation's candidates) by the objective
     /// (`SweepMix.better`), then the other settings that meet every constraint by unwanted visits
     /// per hour and the objective, then the rest by closeness to the constraints (`SweepMix.closer`).
-    struct Ranking {
+    struct Ranking: Sendable {
         let mix: SweepMix
 
         func tier(_ i: Int) -> Int {
@@ -155,17 +246,37 @@ package struct SweepDigest: Sendable, Hashable {
             return mix.unwantedBound.map { mix.points.unwantedPerHour[i] <= $0 } ?? false ? 0 : 1
         }
 
-        func before(_ a: Int, _ b: Int) -> Bool {
-            let ta = tier(a)
-            let tb = tier(b)
-            if ta != tb { return ta < tb }
+        /// What `before` asks of a point besides its columns: its tier and, in the last tier,
+        /// its violation count and shortfall (`SweepMix.closer`), computed once per point.
+        struct Key: Sendable {
+            var tier: Int
+            var violations = 0
+            var shortfall = 0.0
+        }
+
+        func key(_ i: Int) -> Key {
+            let t = tier(i)
+            guard t == 2 else { return Key(tier: t) }
+            let v = mix.points.violations(i)
+            return Key(tier: t, violations: v.count, shortfall: SweepMix.shortfall(v))
+        }
+
+        func before(_ a: Int, _ b: Int) -> Bool { before(a, key(a), b, key(b)) }
+
+        /// `before(a, b)` with the points' keys.
+        func before(_ a: Int, _ ka: Key, _ b: Int, _ kb: Key) -> Bool {
+            if ka.tier != kb.tier { return ka.tier < kb.tier }
             let p = mix.points
-            switch ta {
+            switch ka.tier {
             case 0: return better(a, b)
             case 1:
                 if p.unwantedPerHour[a] != p.unwantedPerHour[b] { return p.unwantedPerHour[a] < p.unwantedPerHour[b] }
                 return better(a, b)
-            default: return closer(a, b)
+            default:
+                // `closer(a, b)`.
+                if ka.violations != kb.violations { return ka.violations < kb.violations }
+                if ka.shortfall != kb.shortfall { return ka.shortfall < kb.shortfall }
+                return better(a, b)
             }
         }
 

@@ -167,8 +167,9 @@ package struct SweepManifest: Sendable, Hashable, Codable {
     /// points), so the points are written 1024 at a time (`SweepPointJSON`, the encoder's bytes
     /// without the encoder) and spliced into the encoding of the manifest with its first point
     /// only, at that point's place, re-indented by one level when pretty. `SweepPlanTests` checks
-    /// the bytes against one whole `JSONEncoder` run.
-    package func encode(pretty: Bool, into emit: (String) -> Void) {
+    /// the bytes against one whole `JSONEncoder` run. `jobs`: threads that encode the pieces, handed
+    /// to `emit` in order (the bytes do not depend on it).
+    package func encode(pretty: Bool, jobs: Int = 1, into emit: (String) -> Void) {
         guard points.count > Self.pointsPerPiece else {
             emit(Self.encodeWhole(self, pretty: pretty))
             return
@@ -183,13 +184,20 @@ package struct SweepManifest: Sendable, Hashable, Codable {
             return
         }
         emit(String(whole[..<at.lowerBound]))
-        var start = 0
-        while start < points.count {
-            let end = min(points.count, start + Self.pointsPerPiece)
-            if start > 0 { emit(pretty ? ",\n" : ",") }
-            emit(Self.elements(Array(points[start..<end]), pretty: pretty))
-            start = end
-        }
+        let points = points
+        let pieces = (points.count + Self.pointsPerPiece - 1) / Self.pointsPerPiece
+        // Encoding plain value types cannot fail.
+        try? WorkPool.forEachInOrder(
+            count: pieces, jobs: jobs, window: 2 * max(1, jobs),
+            { k in
+                let start = k * Self.pointsPerPiece
+                let end = min(points.count, start + Self.pointsPerPiece)
+                return Self.elements(Array(points[start..<end]), pretty: pretty)
+            },
+            consume: { k, text in
+                if k > 0 { emit(pretty ? ",\n" : ",") }
+                emit(text)
+            })
         emit(String(whole[at.upperBound...]))
     }
 

@@ -38,10 +38,10 @@ package enum SweepRunner {
             streams: plan.scenarios.reduce(0) { $0 + $1.spec.replicates })
         // Which owned records the resume file gave (by position in the store).
         var done = [Bool](repeating: false, count: plan.ownedCount)
-        if request.resume { done = try loadPartial(path: path, plan: plan, into: store) }
+        if request.resume { done = try loadPartial(path: path, plan: plan, into: store, jobs: request.jobs) }
         let resumed = done.count(where: { $0 })
         let kept = done
-        let appender = try RecordAppender(path: path, manifest: plan.manifest) { sink in
+        let appender = try RecordAppender(path: path, manifest: plan.manifest, jobs: request.jobs) { sink in
             for k in kept.indices where kept[k] {
                 do throws(SweepError) { sink.append(try store.record(k).jsonLine + "\n") } catch {
                     sink.fail(.io(path: path, operation: "rewrite", reason: error.description))
@@ -154,13 +154,15 @@ package enum SweepRunner {
     /// (≈ 320 bytes per item) and its first line, the manifest (≈ 110 bytes per grid point), are
     /// never in memory whole; the manifest is compared piece by piece as it is encoded. Returns
     /// which owned records (by position in `store`) it held.
-    static func loadPartial(path: String, plan: SweepPlan, into store: SweepRecordStore) throws(SweepError) -> [Bool] {
+    static func loadPartial(
+        path: String, plan: SweepPlan, into store: SweepRecordStore, jobs: Int = 1
+    ) throws(SweepError) -> [Bool] {
         var done = [Bool](repeating: false, count: plan.ownedCount)
         guard let reader = try RecordLineReader(path: path, what: "the resume file") else { return done }
         // The first line must be this sweep's manifest; a file without a whole first line (a torn
         // header) holds nothing.
         var header: (matches: Bool, failure: SweepError?) = (true, nil)
-        plan.manifest.encode(pretty: false) { piece in
+        plan.manifest.encode(pretty: false, jobs: jobs) { piece in
             guard header.matches, header.failure == nil else { return }
             for byte in piece.utf8 {
                 do throws(SweepError) {
@@ -223,11 +225,12 @@ final class RecordAppender: Sendable {
 
     /// Rewrites `path` as the manifest's line + the record lines `existing` writes (streamed to a
     /// temporary file, then renamed), then opens it for appending.
-    init(path: String, manifest: SweepManifest, existing: (inout FileSink) -> Void) throws(SweepError) {
+    /// `jobs`: threads that encode the manifest's points (`SweepManifest.encode(pretty:jobs:into:)`).
+    init(path: String, manifest: SweepManifest, jobs: Int = 1, existing: (inout FileSink) -> Void) throws(SweepError) {
         self.path = path
         do {
             try FileSystem.atomicWrite(to: path) { sink in
-                manifest.encode(pretty: false) { sink.append($0) }
+                manifest.encode(pretty: false, jobs: jobs) { sink.append($0) }
                 sink.append("\n")
                 existing(&sink)
             }

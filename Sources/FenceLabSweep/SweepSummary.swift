@@ -100,6 +100,29 @@ struct TradeOffColumns: Sendable {
     }
 }
 
+/// The frontiers `SweepSummary.make` finds on a thread of its own: per scenario its flutter
+/// frontier and that frontier by latency (each scenario's trade-off columns dropped once used,
+/// as one thread drops them), then the mix and three-way frontiers. Written by that thread only,
+/// read after it is done (`DispatchGroup.wait`).
+final class FoundFrontiers: @unchecked Sendable {
+    private var trade: [TradeOffColumns]
+    private(set) var flutter: [(frontier: SweepPointSet, byLatency: [Int])] = []
+    private(set) var mixFrontier = SweepPointSet()
+    private(set) var costFrontier = SweepPointSet()
+
+    init(trade: [TradeOffColumns]) { self.trade = trade }
+
+    func find(mix: MixPoints, listedFrontier: Int?) {
+        for s in trade.indices {
+            let frontier = trade[s].frontier()
+            flutter.append((frontier, trade[s].byLatency(frontier, first: listedFrontier)))
+            trade[s] = TradeOffColumns()
+        }
+        mixFrontier = SweepMix.mixFrontier(mix)
+        costFrontier = SweepMix.costFrontier(mix)
+    }
+}
+
 /// One grid point's cost on one scenario: fixes delivered to the app and wake-ups, per hour of
 /// drive, mean and 95 % CI over replicates (the same for every rule at one sampling policy).
 package struct SweepCostCell: Sendable, Hashable {
@@ -207,6 +230,9 @@ package struct SweepScenarioSummary: Sendable, Hashable {
     package func filterErrors(points: SweepPointList) -> [FilterErrors] {
         var out: [FilterErrors] = []
         for kind in FenceInput.Kind.allCases where kind != .raw {
+            // A grid built from options has the input kind exactly when one of its stages does:
+            // no pass over the points (this runs once per output) for an input it does not sweep.
+            if let axes = points.axes, !axes.stages.contains(where: { $0.input == kind }) { continue }
             var byQ: [Double: Estimate] = [:]
             for p in points.indices where points[p].input == kind && byQ[points[p].q_m2s3] == nil {
                 if let e = cells[p].filterRMSE_m { byQ[points[p].q_m2s3] = e }
@@ -348,22 +374,53 @@ package struct SweepSummary: Sendable, Hashable {
             })
         for s in kept.indices { cells[s].kept = kept[s] }
         kept = []
-        var summaries: [SweepScenarioSummary] = []
-        for (s, scenario) in manifest.scenarios.enumerated() {
-            let frontier = trade[s].frontier()
-            // The bounded outputs list the first `listedFrontier` (946 740 of 976 000 points were on
-            // one frontier: 7.6 MB as a list).
-            let byLatency = trade[s].byLatency(
-                frontier, first: points.count > fullFormLimit_points ? SweepDigest.listedFrontier : nil)
-            summaries.append(
-                SweepScenarioSummary(
-                    scenario: scenario, cells: cells[s], frontier: frontier, frontierByLatency: byLatency))
-            trade[s] = TradeOffColumns()
+        let listedFrontier = points.count > fullFormLimit_points ? SweepDigest.listedFrontier : nil
+        guard jobs > 1 else {
+            var summaries: [SweepScenarioSummary] = []
+            for (s, scenario) in manifest.scenarios.enumerated() {
+                let frontier = trade[s].frontier()
+                // The bounded outputs list the first `listedFrontier` (946 740 of 976 000 points
+                // were on one frontier: 7.6 MB as a list).
+                let byLatency = trade[s].byLatency(frontier, first: listedFrontier)
+                summaries.append(
+                    SweepScenarioSummary(
+                        scenario: scenario, cells: cells[s], frontier: frontier, frontierByLatency: byLatency))
+                trade[s] = TradeOffColumns()
+            }
+            var summary = SweepSummary(
+                manifest: manifest, scenarios: summaries,
+                mix: SweepMix.make(manifest: manifest, scenarios: summaries, points: mix))
+            summary.digest = SweepDigest.make(summary, limit: fullFormLimit_points, jobs: jobs)
+            return summary
         }
-        var summary = SweepSummary(
-            manifest: manifest, scenarios: summaries,
-            mix: SweepMix.make(manifest: manifest, scenarios: summaries, points: mix))
-        summary.digest = SweepDigest.make(summary, limit: fullFormLimit_points)
+        // With more threads the frontiers (Pareto sorts, ≈ 3 000 instructions per point at 10⁵
+        // points) are found on a thread of their own, one after another as above, while the
+        // recommendation and the digest's ranking, which do not need them, run on the others.
+        let found = FoundFrontiers(trade: trade)
+        trade = []
+        let group = DispatchGroup()
+        let mixPoints = mix
+        DispatchQueue.global().async(group: group) {
+            found.find(mix: mixPoints, listedFrontier: listedFrontier)
+        }
+        let placeholders = manifest.scenarios.enumerated().map { s, scenario in
+            SweepScenarioSummary(scenario: scenario, cells: cells[s], frontier: [], frontierByLatency: [])
+        }
+        var chosen = SweepMix.make(
+            manifest: manifest, scenarios: placeholders, points: mix, frontiers: (mix: [], cost: []))
+        let ranked =
+            points.count > fullFormLimit_points
+            ? SweepDigest.ranked(chosen, points: points, jobs: jobs) : nil
+        group.wait()
+        chosen.frontier = found.mixFrontier
+        chosen.costFrontier = found.costFrontier
+        var summaries = placeholders
+        for s in summaries.indices {
+            summaries[s].frontier = found.flutter[s].frontier
+            summaries[s].frontierByLatency = found.flutter[s].byLatency
+        }
+        var summary = SweepSummary(manifest: manifest, scenarios: summaries, mix: chosen)
+        if let ranked { summary.digest = SweepDigest.make(summary, ranked: ranked, limit: fullFormLimit_points) }
         return summary
     }
 

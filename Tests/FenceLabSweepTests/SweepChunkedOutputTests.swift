@@ -207,5 +207,58 @@ import _TestSupport
         }
         #expect(SweepOutput.csv(kept) == table)
         #expect(table.split(separator: "\n").count == points + 1)
+
+        // The bounded digest (limit lowered below the grid): its top and per-axis bests are
+        // found in runs of points and merged, the same for any jobs and the same as ranking
+        // the whole grid at once.
+        let bounded = try [1, 2, 3].map { jobs in
+            try SweepSummary.make(
+                manifest: run.manifest, store: run.records, keepingCellsUpTo: 0, fullFormLimit_points: 1000,
+                jobs: jobs)
+        }
+        let digest = try #require(bounded[0].digest)
+        #expect(bounded[1].digest == digest && bounded[2].digest == digest)
+        // With more than one thread the frontiers are found beside the recommendation and the
+        // ranking: the same summary, frontiers included.
+        #expect(bounded[1] == bounded[0] && bounded[2] == bounded[0])
+        #expect(bounded[2].mix.frontier == bounded[0].mix.frontier)
+        #expect(bounded[2].mix.costFrontier == bounded[0].mix.costFrontier)
+        #expect(bounded[2].scenarios[0].frontierByLatency == bounded[0].scenarios[0].frontierByLatency)
+        let rank = SweepDigest.Ranking(mix: bounded[0].mix)
+        let all = (0..<points).sorted { rank.before($0, $1) }
+        #expect(digest.top == Array(all.prefix(SweepDigest.listedTop)))
+        #expect(digest.axes.map(\.name) == ["enter_m", "exit_m"])
+        for axis in digest.axes {
+            let value = try #require(SweepDigest.axes.first { $0.name == axis.name }).value
+            var order: [SweepDigest.AxisValue] = []
+            for p in 0..<points where !order.contains(value(run.manifest.points[p])) {
+                order.append(value(run.manifest.points[p]))
+            }
+            #expect(axis.values.map(\.value) == Array(order.prefix(SweepDigest.listedAxisValues)))
+            for (v, point) in axis.values {
+                #expect(all.first { value(run.manifest.points[$0]) == v } == point, "\(axis.name) = \(v)")
+            }
+        }
+
+        // The tally of failed constraints the reasons give (counted by violation tag) is the
+        // one of a name per violation, here over every point that misses a constraint.
+        let mix = one.mix
+        let names = run.manifest.scenarios.map(\.name)
+        let failing = mix.points.indices.filter { !mix.points.feasible($0) }
+        #expect(failing.count > 100, "the short drives fail the constraints at many settings")
+        var tally: [String: Int] = [:]
+        for i in failing {
+            let p = mix.points[i]
+            for v in p.violations {
+                let where_ = v.scenario.map { " in \(names[$0])" } ?? ""
+                switch v.constraint {
+                case .recall: tally["recall < 0.95\(where_)", default: 0] += 1
+                case .latency: tally["p95 entry latency > 60 s\(where_)", default: 0] += 1
+                case .exitLatency, .unwanted: Issue.record("no such bound given")
+                }
+            }
+            if p.violations.isEmpty { tally["no visit matched at all", default: 0] += 1 }
+        }
+        #expect(SweepMix.failedConstraints(mix.points, ids: failing, manifest: run.manifest, names: names) == tally)
     }
 }

@@ -115,7 +115,14 @@ private func mismatch(_ body: () throws -> Any) -> String? {
                 var pieces = 0
                 m.encode(pretty: pretty) { _ in pieces += 1 }
                 #expect(pieces > 3, "spliced, not encoded whole")
-                #expect(m.encoded(pretty: pretty) == SweepManifest.encodeWhole(m, pretty: pretty))
+                let whole = SweepManifest.encodeWhole(m, pretty: pretty)
+                #expect(m.encoded(pretty: pretty) == whole)
+                // The pieces encoded on several threads, emitted in order: the same bytes.
+                for jobs in [2, 3] {
+                    var text = ""
+                    m.encode(pretty: pretty, jobs: jobs) { text += $0 }
+                    #expect(text == whole, "jobs \(jobs)")
+                }
             }
         }
     }
