@@ -161,7 +161,7 @@ package struct SweepRecord: Sendable, Hashable {
         func double(_ k: Int, _ v: Double?, _ bytes: inout [UInt8]) {
             bytes.append(contentsOf: prefixes[k])
             if let v, v.isFinite {
-                bytes.append(contentsOf: v.description.utf8)
+                DecimalDigits.append(v, to: &bytes)
             } else {
                 bytes.append(contentsOf: "null".utf8)
             }
