@@ -16,7 +16,12 @@ package enum DecimalDigits {
     /// Appends `value.description` (any double, also NaN and infinities, as `description`).
     @inline(__always)
     package static func append(_ value: Double, to out: inout [UInt8]) {
-        if !appendFast(value, to: &out) { out.append(contentsOf: value.description.utf8) }
+        if !appendFast(value, to: &out) {
+            let text = value.description
+            if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
+                out.append(contentsOf: text.utf8)
+            }
+        }
     }
 
     /// `value.description` as a string (small strings are made without allocating).
@@ -25,7 +30,7 @@ package enum DecimalDigits {
         let made = withUnsafeMutableBytes(of: &digits) { raw -> String? in
             var count = 0
             guard fill(value, into: raw, count: &count) else { return nil }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: raw[..<count]), as: UTF8.self)
+            return String(decoding: raw.bindMemory(to: UInt8.self)[..<count], as: UTF8.self)
         }
         return made ?? value.description
     }
@@ -71,21 +76,21 @@ package enum DecimalDigits {
         at += width
     }
 
-    /// Appends an integer in decimal, a leading `-` when negative (as `description`).
+    /// Appends an integer in decimal, a leading `-` when negative (as `description`): the digits
+    /// are written into a stack buffer and appended at once (one copy, no per-byte append).
     @inline(__always)
     package static func append(_ value: Int, to out: inout [UInt8]) {
-        var v = value.magnitude
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        if v < 10 {
-            out.append(UInt8(ascii: "0") + UInt8(v))
+        if value >= 0, value < 10 {
+            out.append(UInt8(ascii: "0") + UInt8(value))
             return
         }
-        let start = out.count
-        while v > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(v % 10))
-            v /= 10
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { raw in
+            let buffer = raw.bindMemory(to: UInt8.self)
+            var at = 0
+            write(value, into: buffer, at: &at)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<at]))
         }
-        out[start...].reverse()
     }
 
     /// The fast path of `append`: false (nothing appended) when `value` is not one of its values.
@@ -95,7 +100,8 @@ package enum DecimalDigits {
         return withUnsafeMutableBytes(of: &digits) { raw in
             var count = 0
             guard fill(value, into: raw, count: &count) else { return false }
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[..<count]))
+            // As typed bytes, so the append is one copy (a raw buffer is appended byte by byte).
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[..<count]))
             return true
         }
     }
