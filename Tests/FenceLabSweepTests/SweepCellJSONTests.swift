@@ -1,5 +1,4 @@
 import FenceLab
-import ReportKit
 import Testing
 
 @testable import FenceLabSweep
