@@ -84,11 +84,12 @@ enum SweepHTML {
         out.append(h)
         let marks = d?.marks
         let extent = marks.map { FlutterExtent($0.lazy.map { sc.cells[$0] }) } ?? FlutterExtent(sc.cells)
+        let tips = SweepTipMemo()
         HTMLPage.responsiveFigure(caption: flutterCaption, wideWidth: 800, narrowWidth: 400, into: &out) { width, out in
             plot(
                 sc, extent: extent, manifest: m, recommended: recommended, marks: marks,
                 frontier: d?.flutterFrontier[index],
-                width: width, into: &out)
+                width: width, tips: tips, into: &out)
         }
         h = "</div>\n"
         var ids: [(String, Int)] = []
@@ -173,7 +174,8 @@ enum SweepHTML {
     /// Scatter of (median latency, spurious). Settings with nothing detected sit in a strip on the right.
     static func plot(
         _ sc: SweepScenarioSummary, extent: FlutterExtent, manifest m: SweepManifest, recommended: Int?,
-        marks: [Int]? = nil, frontier listedFront: [Int]? = nil, width: Double, into out: inout some TextSink
+        marks: [Int]? = nil, frontier listedFront: [Int]? = nil, width: Double, tips: SweepTipMemo = SweepTipMemo(),
+        into out: inout some TextSink
     ) {
         let n = SVGPlots.n
         let left = 52.0
@@ -218,9 +220,9 @@ enum SweepHTML {
         func draw(_ c: SweepCell) {
             let cx = px(c)
             let cy = py(c.spurious.mean)
-            let p = m.points[c.point]
-            let tip =
-                "<title>\(ReportText.xml("\(p.label): spurious \(ReportText.estimate(c.spurious)), missed \(ReportText.estimate(c.missed)), latency \(ReportText.latencyEstimate(c.latencyMedian_s)) s"))</title>"
+            let tip = tips.tip(c.point) {
+                "<title>\(ReportText.xml("\(m.points[c.point].label): spurious \(ReportText.estimate(c.spurious)), missed \(ReportText.estimate(c.missed)), latency \(ReportText.latencyEstimate(c.latencyMedian_s)) s"))</title>"
+            }
             if c.missed.mean > 0 {
                 out.append(SweepScatter.cross(cx, cy, stroke: "stroke-width=\"1.5\"", tip: tip))
             } else {
@@ -330,5 +332,21 @@ enum SweepScatter {
                 "<text x=\"\(n(x + width / 2))\" y=\"\(n(top + 14 + 12 * Double(k)))\" text-anchor=\"middle\" font-size=\"10\">\(line)</text>"
         }
         return out
+    }
+}
+
+/// The tooltips of a plot's settings by point id, made once for both widths of a responsive
+/// figure (`HTMLPage.responsiveFigure` draws a plot at two widths; a tooltip does not depend on
+/// the width, and making one costs a label, several numbers and an escape).
+final class SweepTipMemo {
+    private var tips: [Int: String] = [:]
+
+    init() {}
+
+    func tip(_ point: Int, _ make: () -> String) -> String {
+        if let tip = tips[point] { return tip }
+        let tip = make()
+        tips[point] = tip
+        return tip
     }
 }

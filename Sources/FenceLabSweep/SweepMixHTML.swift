@@ -16,14 +16,16 @@ enum SweepMixHTML {
         h += mixTable(s)
         h += "<div class=\"plots\">"
         out.append(h)
+        let tips = SweepTipMemo()
         HTMLPage.responsiveFigure(caption: mixCaption, wideWidth: 800, narrowWidth: 420, into: &out) { width, out in
-            plot(s, width: width, into: &out)
+            plot(s, width: width, tips: tips, into: &out)
         }
         // The cost plot when the settings differ in cost (a sampling axis); at one cost it is one column.
         let costs = mix.points.fixesPerHour
         if costs.contains(where: { $0 != costs.first }) {
+            let costTips = SweepTipMemo()
             HTMLPage.responsiveFigure(caption: costCaption, wideWidth: 800, narrowWidth: 420, into: &out) {
-                width, out in costPlot(s, width: width, into: &out)
+                width, out in costPlot(s, width: width, tips: costTips, into: &out)
             }
         }
         h = "</div>\n"
@@ -87,7 +89,9 @@ enum SweepMixHTML {
     /// p95 entry latency (early as 0; settings matching no visit on the top edge as ▲). The settings
     /// of one sampling policy share a column; the three-way frontier, the recommendation and the
     /// seeds' 80/120/30 (at each policy) are marked.
-    static func costPlot(_ s: SweepSummary, width: Double, into out: inout some TextSink) {
+    static func costPlot(
+        _ s: SweepSummary, width: Double, tips: SweepTipMemo = SweepTipMemo(), into out: inout some TextSink
+    ) {
         let n = SVGPlots.n
         let mix = s.mix
         let m = s.manifest
@@ -144,8 +148,9 @@ enum SweepMixHTML {
         for p in s.digest.map({ $0.marks.lazy.map { mix.points[$0] } }).map(AnySequence.init) ?? AnySequence(mix.points)
         {
             let cx = px(p.fixesPerHour)
-            let tip =
+            let tip = tips.tip(p.point) {
                 "<title>\(ReportText.xml("\(m.points[p.point].label): \(ReportText.plain(p.fixesPerHour)) fixes per hour, p95 entry \(ReportText.latency(p.worstEntryP95_s)) s, \(ReportText.plain(p.unwantedPerHour)) unwanted per hour"))</title>"
+            }
             let off = !(p.worstEntryP95_s <= yMax)
             out.append(
                 SweepScatter.setting(
@@ -238,7 +243,9 @@ enum SweepMixHTML {
 
     /// Scatter of every setting: x worst-scenario p95 entry latency (early as 0), y unwanted visits
     /// per hour; settings that match no visit in some scenario sit in a strip on the right.
-    static func plot(_ s: SweepSummary, width: Double, into out: inout some TextSink) {
+    static func plot(
+        _ s: SweepSummary, width: Double, tips: SweepTipMemo = SweepTipMemo(), into out: inout some TextSink
+    ) {
         let n = SVGPlots.n
         let mix = s.mix
         let left = 52.0
@@ -295,8 +302,9 @@ enum SweepMixHTML {
         {
             let cx = px(p)
             let cy = py(p.unwantedPerHour)
-            let tip =
+            let tip = tips.tip(p.point) {
                 "<title>\(ReportText.xml("\(s.manifest.points[p.point].label): \(ReportText.plain(p.unwantedPerHour)) per hour, p95 entry \(ReportText.latency(p.worstEntryP95_s)) s, worst recall \(p.worstRecall.map(ReportText.plain) ?? "–")"))</title>"
+            }
             out.append(
                 SweepScatter.setting(
                     cx, cy, offScale: p.unwantedPerHour > yMax, feasible: p.feasible,

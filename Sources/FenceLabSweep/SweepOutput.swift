@@ -53,7 +53,6 @@ package enum SweepOutput {
     package static func json(_ s: SweepSummary, into out: inout some TextSink) {
         let m = s.manifest
         let d = s.digest
-        func opt(_ e: Estimate?) -> JSONValue { e.map(JSONReport.estimate) ?? .null }
         func point(_ i: Int) -> JSONValue {
             let p = m.points[i]
             return .object([
@@ -66,18 +65,6 @@ package enum SweepOutput {
                 ("sampling", p.sampling.map(JSONValue.string) ?? .null),
                 ("confirm_s", p.confirm_s.map(JSONValue.number) ?? .null),
                 ("notify", p.notify.map(JSONValue.string) ?? .null),
-            ])
-        }
-        func result(_ sc: SweepScenarioSummary, _ c: SweepCell) -> JSONValue {
-            .object([
-                ("point", .integer(c.point)), ("spurious", JSONReport.estimate(c.spurious)),
-                ("missed", JSONReport.estimate(c.missed)), ("flaps", JSONReport.estimate(c.flaps)),
-                ("transitions", JSONReport.estimate(c.transitions)),
-                ("truthTransitions", JSONReport.estimate(c.truthTransitions)),
-                ("latency_s", .object([("median", opt(c.latencyMedian_s)), ("p95", opt(c.latencyP95_s))])),
-                ("frontier", .bool(sc.frontier.contains(c.point))), ("visits", visitsJSON(c.visits)),
-                ("filterRMSE_m", opt(c.filterRMSE_m)), ("cost", costJSON(c.cost)),
-                ("notifications", c.notifications.map(notifyJSON) ?? .null),
             ])
         }
         var head: [(String, JSONValue)] = [
@@ -119,6 +106,7 @@ package enum SweepOutput {
             head.append(("byAxis", .array(d.axes.map { axisJSON($0, s) })))
         }
         let listed = d?.listed
+        var cellWriter = SweepCellJSON()
         // The document and each scenario have more than four members, so `JSONValue` writes them
         // one member per line; the streamed arrays below follow the same layout.
         out.append("{\n")
@@ -175,8 +163,20 @@ package enum SweepOutput {
                     out.append(",\n")
                 }
                 member("results", indent: 3, into: &out)
-                array(count: listed?.count ?? sc.cells.count, indent: 3, into: &out) {
-                    result(sc, sc.cells[listed?[$0] ?? $0])
+                // As `array(count:indent:into:element:)` of `result`, each cell written as bytes.
+                let count = listed?.count ?? sc.cells.count
+                if count == 0 {
+                    out.append("[]")
+                } else {
+                    out.append("[\n")
+                    for i in 0..<count {
+                        let c = sc.cells[listed?[i] ?? i]
+                        cellWriter.write(
+                            c, frontier: sc.frontier.contains(c.point), indent: 4, padded: true, last: i + 1 == count)
+                        cellWriter.bytes.withUnsafeBufferPointer { out.append(utf8: $0) }
+                    }
+                    JSONValue.pad(&out, 3)
+                    out.append("]")
                 }
                 out.append("\n")
                 JSONValue.pad(&out, 2)
@@ -243,6 +243,21 @@ package enum SweepOutput {
         }
         JSONValue.pad(&out, indent)
         out.append("]")
+    }
+
+    /// A scenario's result for one cell as a value: what `SweepCellJSON` writes as bytes.
+    static func resultJSON(_ c: SweepCell, frontier: Bool) -> JSONValue {
+        func opt(_ e: Estimate?) -> JSONValue { e.map(JSONReport.estimate) ?? .null }
+        return .object([
+            ("point", .integer(c.point)), ("spurious", JSONReport.estimate(c.spurious)),
+            ("missed", JSONReport.estimate(c.missed)), ("flaps", JSONReport.estimate(c.flaps)),
+            ("transitions", JSONReport.estimate(c.transitions)),
+            ("truthTransitions", JSONReport.estimate(c.truthTransitions)),
+            ("latency_s", .object([("median", opt(c.latencyMedian_s)), ("p95", opt(c.latencyP95_s))])),
+            ("frontier", .bool(frontier)), ("visits", visitsJSON(c.visits)),
+            ("filterRMSE_m", opt(c.filterRMSE_m)), ("cost", costJSON(c.cost)),
+            ("notifications", c.notifications.map(notifyJSON) ?? .null),
+        ])
     }
 
     static func visitsJSON(_ v: SweepVisitCell) -> JSONValue {

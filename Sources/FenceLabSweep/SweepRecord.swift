@@ -97,9 +97,13 @@ package struct SweepRecord: Sendable, Hashable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `{"item":…,…}` of each key with its comma, as UTF-8.
-    private static let keyPrefixes: [[UInt8]] = keys.enumerated().map { k, key in
+    /// `{"item":` and then `,"key":` of every other key, as UTF-8, one after another in one
+    /// array (`keyPrefixEnds[k]` ends key k's), so a line appends slices of one buffer.
+    private static let keyPrefixBytes: [UInt8] = keys.enumerated().flatMap { k, key in
         Array(((k == 0 ? "{" : ",") + "\"\(key)\":").utf8)
+    }
+    private static let keyPrefixEnds: [Int] = keys.enumerated().reduce(into: []) { ends, entry in
+        ends.append((ends.last ?? 0) + entry.element.utf8.count + 4)
     }
 
     /// Appends `jsonLine` to `bytes` as UTF-8: the resume file and every shard's items.jsonl get
@@ -132,71 +136,60 @@ package struct SweepRecord: Sendable, Hashable {
     }
 
     /// `{"item":…` up to the last value, without the closing brace: the bytes the checksum covers.
+    /// Keys are slices of `keyPrefixBytes`; numbers are `DecimalDigits` (an `Int`'s and a
+    /// finite `Double`'s `description`); non-finite and absent values are `null`.
     private func appendValues(to bytes: inout [UInt8]) {
-        let prefixes = Self.keyPrefixes
-        func int(_ k: Int, _ v: Int, _ bytes: inout [UInt8]) {
-            bytes.append(contentsOf: prefixes[k])
-            guard v != 0 else {
-                bytes.append(UInt8(ascii: "0"))
-                return
+        let ends = Self.keyPrefixEnds
+        Self.keyPrefixBytes.withUnsafeBufferPointer { keys in
+            @inline(__always) func key(_ k: Int, _ bytes: inout [UInt8]) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: keys[(k == 0 ? 0 : ends[k - 1])..<ends[k]]))
             }
-            var digits:
-                (
-                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-                ) =
-                    (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            var n = v.magnitude
-            var count = 0
-            withUnsafeMutableBytes(of: &digits) { buffer in
-                while n > 0 {
-                    buffer[count] = UInt8(ascii: "0") + UInt8(n % 10)
-                    n /= 10
-                    count += 1
-                }
-                if v < 0 { bytes.append(UInt8(ascii: "-")) }
-                for i in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[i]) }
+            @inline(__always) func null(_ bytes: inout [UInt8]) {
+                bytes.append(UInt8(ascii: "n"))
+                bytes.append(UInt8(ascii: "u"))
+                bytes.append(UInt8(ascii: "l"))
+                bytes.append(UInt8(ascii: "l"))
             }
-        }
-        func double(_ k: Int, _ v: Double?, _ bytes: inout [UInt8]) {
-            bytes.append(contentsOf: prefixes[k])
-            if let v, v.isFinite {
-                bytes.append(contentsOf: v.description.utf8)
+            func int(_ k: Int, _ v: Int, _ bytes: inout [UInt8]) {
+                key(k, &bytes)
+                DecimalDigits.append(v, to: &bytes)
+            }
+            func double(_ k: Int, _ v: Double?, _ bytes: inout [UInt8]) {
+                key(k, &bytes)
+                if let v, v.isFinite { DecimalDigits.append(v, to: &bytes) } else { null(&bytes) }
+            }
+            int(0, item, &bytes)
+            int(1, spurious, &bytes)
+            int(2, missed, &bytes)
+            int(3, flaps, &bytes)
+            int(4, transitions, &bytes)
+            int(5, truthTransitions, &bytes)
+            double(6, latencyMedian_s, &bytes)
+            double(7, latencyP95_s, &bytes)
+            int(8, trueVisits, &bytes)
+            int(9, matchedVisits, &bytes)
+            int(10, falseVisits, &bytes)
+            int(11, fragments, &bytes)
+            int(12, earlyEntries, &bytes)
+            double(13, entryLatencyP95_s, &bytes)
+            double(14, lateEntryP95_s, &bytes)
+            double(15, exitLatencyP95_s, &bytes)
+            double(16, filterRMSE_m, &bytes)
+            int(17, trueExits, &bytes)
+            double(18, fixesPerHour, &bytes)
+            double(19, wakeupsPerHour, &bytes)
+            if let n = notifications {
+                int(20, n.entries, &bytes)
+                int(21, n.unwanted, &bytes)
+                int(22, n.falseDwells, &bytes)
+                int(23, n.matchedDwells, &bytes)
+                int(24, n.dwellVisits, &bytes)
+                double(25, n.dwellLatencyP95_s, &bytes)
             } else {
-                bytes.append(contentsOf: "null".utf8)
-            }
-        }
-        int(0, item, &bytes)
-        int(1, spurious, &bytes)
-        int(2, missed, &bytes)
-        int(3, flaps, &bytes)
-        int(4, transitions, &bytes)
-        int(5, truthTransitions, &bytes)
-        double(6, latencyMedian_s, &bytes)
-        double(7, latencyP95_s, &bytes)
-        int(8, trueVisits, &bytes)
-        int(9, matchedVisits, &bytes)
-        int(10, falseVisits, &bytes)
-        int(11, fragments, &bytes)
-        int(12, earlyEntries, &bytes)
-        double(13, entryLatencyP95_s, &bytes)
-        double(14, lateEntryP95_s, &bytes)
-        double(15, exitLatencyP95_s, &bytes)
-        double(16, filterRMSE_m, &bytes)
-        int(17, trueExits, &bytes)
-        double(18, fixesPerHour, &bytes)
-        double(19, wakeupsPerHour, &bytes)
-        if let n = notifications {
-            int(20, n.entries, &bytes)
-            int(21, n.unwanted, &bytes)
-            int(22, n.falseDwells, &bytes)
-            int(23, n.matchedDwells, &bytes)
-            int(24, n.dwellVisits, &bytes)
-            double(25, n.dwellLatencyP95_s, &bytes)
-        } else {
-            for k in 20...25 {
-                bytes.append(contentsOf: prefixes[k])
-                bytes.append(contentsOf: "null".utf8)
+                for k in 20...25 {
+                    key(k, &bytes)
+                    null(&bytes)
+                }
             }
         }
     }

@@ -25,6 +25,7 @@ package struct SweepFixArrays: Sendable {
     /// Fills the arrays from the delivered fixes (as `FenceMonitor.process` validates and measures them).
     init(fixes: [Fix], now_s: [Double], center: Coordinate) {
         let model = Haversine()
+        let origin = Haversine.Target(center)
         let n = fixes.count
         self.now_s = now_s
         timestamp_s.reserveCapacity(n)
@@ -38,7 +39,7 @@ package struct SweepFixArrays: Sendable {
             if f.timestamp_s.isFinite, now_s[i].isFinite,
                 let c = try? Coordinate(latitude: f.latitude, longitude: f.longitude)
             {
-                d = model.distance_m(center, c)
+                d = model.distance_m(from: origin, c)
             } else {
                 a = .nan
             }

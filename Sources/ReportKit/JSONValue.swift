@@ -78,8 +78,9 @@ package indirect enum JSONValue: Sendable, Hashable {
             }
             Self.pad(&out, indent)
             out.append("]")
-        case .number(let x): out.append(x.isFinite ? x.description : "null")
-        case .integer(let i): out.append(String(i))
+        case .number(let x):
+            if x.isFinite { out.append(number: x) } else { out.append("null") }
+        case .integer(let i): out.append(integer: i)
         case .string(let s): Self.appendQuoted(s, to: &out)
         case .bool(let b): out.append(b ? "true" : "false")
         case .null: out.append("null")
@@ -94,7 +95,8 @@ package indirect enum JSONValue: Sendable, Hashable {
 
     /// Appends `quoted(s)`; a string with nothing to escape is appended as it is.
     package static func appendQuoted(_ s: String, to out: inout some TextSink) {
-        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+        func plain(_ b: UInt8) -> Bool { b >= 0x20 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") }
+        if s.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(plain) }) ?? s.utf8.allSatisfy(plain) {
             out.append("\"")
             out.append(s)
             out.append("\"")

@@ -13,11 +13,16 @@ package enum ReportText {
         if a >= 1e6 || a < 1e-3 { return CFormat.scientific2(x) }
         let decimals = max(0, 2 - Int(floor(log10(a))))
         var s = CFormat.fixed(x, decimals: decimals)
-        if s.contains(".") {
-            while s.hasSuffix("0") { s.removeLast() }
-            if s.hasSuffix(".") { s.removeLast() }
-        }
-        return s
+        // Trailing zeros (and then the point) dropped as bytes: `contains(".")` on a String is
+        // Foundation's substring search, `removeLast()` a grapheme step per character.
+        return s.withUTF8 { bytes in
+            guard bytes.contains(UInt8(ascii: ".")) else { return nil }
+            var end = bytes.count
+            while end > 0, bytes[end - 1] == UInt8(ascii: "0") { end -= 1 }
+            if end > 0, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+            return end == bytes.count
+                ? nil : String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
+        } ?? s
     }
 
     /// "23.135 s" / "60 s": seconds rounded to milliseconds (`DurationText`).
@@ -58,9 +63,10 @@ package enum ReportText {
     /// Escapes text for XML/HTML content and attribute values.
     package static func xml(_ s: String) -> String {
         // Most text (numbers, labels, settings) has nothing to escape or replace: returned as it is.
-        if !s.utf8.contains(where: { b in
-            b < 0x20 ? (b != 0x0A && b != 0x09 && b != 0x0D) : Self.xmlSpecial(b)
-        }) {
+        func special(_ b: UInt8) -> Bool { b < 0x20 ? (b != 0x0A && b != 0x09 && b != 0x0D) : Self.xmlSpecial(b) }
+        // Over the contiguous bytes when there are (native and small strings), not the generic view.
+        if !(s.utf8.withContiguousStorageIfAvailable { $0.contains(where: special) } ?? s.utf8.contains(where: special))
+        {
             return s
         }
         var out = ""

@@ -30,4 +30,27 @@ import Testing
         #expect(written.count > 4 * FileSink.flushBytes)
         #expect(written == expected)
     }
+
+    /// Numbers appended as numbers are their `description`, across flushes, beside text.
+    @Test func fileSinkWritesNumbersAsTheirDescription() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("filesink-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("numbers.txt").path
+        let values: [Double] = [0, -0.0, 1.5, 0.1 + 0.2, 1e21, 3600, -7.25, 1e-7, .nan, -.infinity, 0.125]
+        var expected = ""
+        try FileSystem.atomicWrite(to: path) { sink in
+            for i in 0..<12_000 {
+                let v = values[i % values.count] * Double(i % 7 + 1)
+                sink.append(number: v)
+                sink.append(" ")
+                sink.append(integer: i - 6_000)
+                sink.append("\n")
+                expected += v.description + " " + String(i - 6_000) + "\n"
+            }
+        }
+        let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(written.count > 2 * FileSink.flushBytes)
+        #expect(written == Array(expected.utf8))
+    }
 }

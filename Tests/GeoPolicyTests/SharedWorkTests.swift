@@ -72,6 +72,34 @@ import Testing
         #expect(checked == coordinates.count * coordinates.count)
     }
 
+    @Test func haversineFromATargetIsTheDistanceBitForBit() throws {
+        let centres = try [(52.52, 13.405), (-33.9, 151.2), (89.9999, 10), (-0.2, 179.95), (0, 0)].map {
+            try Coordinate(latitude: $0.0, longitude: $0.1)
+        }
+        let model = Haversine()
+        var g = SystemRandomNumberGenerator()
+        for centre in centres {
+            let origin = Haversine.Target(centre)
+            for _ in 0..<2_000 {
+                // Near the centre (a fence's fixes) and anywhere on the sphere.
+                let near = Bool.random(using: &g)
+                let lat =
+                    near
+                    ? max(-90, min(90, centre.latitude + Double.random(in: -0.01...0.01, using: &g)))
+                    : Double.random(in: -90...90, using: &g)
+                var lon =
+                    near
+                    ? centre.longitude + Double.random(in: -0.01...0.01, using: &g)
+                    : Double.random(in: -180...180, using: &g)
+                if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
+                let b = try Coordinate(latitude: lat, longitude: lon)
+                #expect(
+                    model.distance_m(from: origin, b).bitPattern == model.distance_m(centre, b).bitPattern,
+                    "\(centre) \(b)")
+            }
+        }
+    }
+
     @Test func offsetOfAnotherFramesAnchorIsTheOffsetOfTheAnchor() throws {
         let anchors = try [(52.52, 13.405), (89.99, -40), (-90, 0), (-0.2, 179.95), (10, -170)].map {
             try Coordinate(latitude: $0.0, longitude: $0.1)

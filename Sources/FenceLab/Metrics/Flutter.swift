@@ -165,8 +165,10 @@ package enum Flutter {
         var median: Double?
         var p95: Double?
         if !matches.isEmpty {
+            // Selected in the latencies' own array (what `quantiles(_:probabilities:)` copies them to).
+            var latencies = matches.map(\.latency_s)
             let q = try gsl { () throws(GSLError) in
-                try Statistics.quantiles(matches.map(\.latency_s), probabilities: [0.5, 0.95])
+                try Statistics.quantiles(reordering: &latencies, probabilities: Visits.medianAndP95)
             }
             median = q[0]
             p95 = q[1]

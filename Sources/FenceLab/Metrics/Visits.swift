@@ -315,9 +315,13 @@ package enum Visits {
 
     static func medianP95(_ values: [Double]) throws(MetricsError) -> (median: Double, p95: Double)? {
         guard !values.isEmpty else { return nil }
-        let q = try gsl { () throws(GSLError) in try Statistics.quantiles(values, probabilities: [0.5, 0.95]) }
+        let q = try gsl { () throws(GSLError) in try Statistics.quantiles(values, probabilities: medianAndP95) }
         return (q[0], q[1])
     }
+
+    /// The probabilities of `medianP95` and of flutter's latencies, allocated once (both run per
+    /// work item of a sweep).
+    static let medianAndP95: [Double] = [0.5, 0.95]
 
     static func checkSorted(_ list: [Visit], key: String) throws(MetricsError) {
         for (i, v) in list.enumerated() {

@@ -1,5 +1,6 @@
 import DeviceLogKit
 import ReportKit
+import _FenceLabSupport
 
 /// `report.json` (contract): fixed key order, shortest round-trip doubles, no locale.
 ///
@@ -46,17 +47,30 @@ package enum JSONReport {
     /// `{"mean": x, "ci95": [lo, hi], "n": k}`: the text `estimateObject(e)` serializes to, made
     /// at once (a sweep.json holds tens of estimates per grid point; as a tree each is six nodes).
     package static func estimate(_ e: Estimate) -> JSONValue {
-        var text = "{\"mean\": "
-        text.reserveCapacity(64)
-        JSONValue.number(e.mean).write(into: &text, indent: 0)
-        text += ", \"ci95\": ["
-        JSONValue.number(e.lower).write(into: &text, indent: 0)
-        text += ", "
-        JSONValue.number(e.upper).write(into: &text, indent: 0)
-        text += "], \"n\": "
-        text += String(e.n)
-        text += "}"
-        return .oneLine(text)
+        // At most 9 + 24 + 11 + 24 + 2 + 24 + 8 + 20 + 1 = 123 bytes, written in one allocation.
+        .oneLine(
+            String(unsafeUninitializedCapacity: 128) { buffer in
+                var at = 0
+                func put(_ text: StaticString) {
+                    for i in 0..<text.utf8CodeUnitCount {
+                        buffer[at] = text.utf8Start[i]
+                        at += 1
+                    }
+                }
+                func number(_ x: Double) {
+                    if x.isFinite { DecimalDigits.write(x, into: buffer, at: &at) } else { put("null") }
+                }
+                put("{\"mean\": ")
+                number(e.mean)
+                put(", \"ci95\": [")
+                number(e.lower)
+                put(", ")
+                number(e.upper)
+                put("], \"n\": ")
+                DecimalDigits.write(e.n, into: buffer, at: &at)
+                put("}")
+                return at
+            })
     }
 
     /// The estimate as a JSON object node (what `estimate` writes).

@@ -187,11 +187,12 @@ package struct TruthDistances: Sendable {
         let model = Haversine()
         time_s.reserveCapacity(samples.count)
         distance_m.reserveCapacity(samples.count)
+        let origin = Haversine.Target(center)
         var lastSlot = -1
         for s in samples where s.sampleIndex > lastSlot {
             lastSlot = s.sampleIndex
             time_s.append(s.time_s)
-            distance_m.append(model.distance_m(center, s.truth))
+            distance_m.append(model.distance_m(from: origin, s.truth))
         }
     }
 }

@@ -72,4 +72,16 @@ extension Haversine {
         let h = sdp * sdp + _cos(p1) * b.cosLatitude * sdl * sdl
         return 2 * _asin(min(1, max(0, h)).squareRoot()) * radius_m
     }
+
+    /// `distance_m(a.coordinate, b)` bit for bit (the same operations in the same order, with
+    /// a's share read from `a`): many distances from one point, such as a fence centre.
+    @inlinable
+    public func distance_m(from a: Target, _ b: Coordinate) -> Double {
+        let k = EarthModel.radiansPerDegree
+        let p2 = b.latitude * k
+        let sdp = _sin((p2 - a.latitude_rad) * 0.5)
+        let sdl = _sin((b.longitude - a.coordinate.longitude) * k * 0.5)
+        let h = sdp * sdp + a.cosLatitude * _cos(p2) * sdl * sdl
+        return 2 * _asin(min(1, max(0, h)).squareRoot()) * radius_m
+    }
 }

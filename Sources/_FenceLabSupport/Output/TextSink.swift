@@ -2,6 +2,20 @@
 /// (large sweep outputs are written without ever holding the whole document).
 package protocol TextSink {
     mutating func append(_ text: String)
+    /// Appends `value.description` (Swift's shortest round-trip form; any double).
+    mutating func append(number value: Double)
+    /// Appends `value.description`.
+    mutating func append(integer value: Int)
+    /// Appends text given as its UTF-8 bytes (valid UTF-8).
+    mutating func append(utf8 bytes: UnsafeBufferPointer<UInt8>)
+}
+
+extension TextSink {
+    package mutating func append(number value: Double) { append(DecimalDigits.string(value)) }
+    package mutating func append(integer value: Int) { append(String(value)) }
+    package mutating func append(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        append(String(decoding: bytes, as: UTF8.self))
+    }
 }
 
 extension String: TextSink {
@@ -34,6 +48,25 @@ package struct FileSink: TextSink {
         if text.utf8.withContiguousStorageIfAvailable({ buffer.append(contentsOf: $0) }) == nil {
             buffer.append(contentsOf: text.utf8)
         }
+        if buffer.count >= Self.flushBytes { flush() }
+    }
+
+    /// The digits straight into the buffer (`DecimalDigits`), no `String` made for them.
+    package mutating func append(number value: Double) {
+        guard failure == nil else { return }
+        DecimalDigits.append(value, to: &buffer)
+        if buffer.count >= Self.flushBytes { flush() }
+    }
+
+    package mutating func append(integer value: Int) {
+        guard failure == nil else { return }
+        DecimalDigits.append(value, to: &buffer)
+        if buffer.count >= Self.flushBytes { flush() }
+    }
+
+    package mutating func append(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard failure == nil else { return }
+        buffer.append(contentsOf: bytes)
         if buffer.count >= Self.flushBytes { flush() }
     }
 
