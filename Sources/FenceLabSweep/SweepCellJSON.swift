@@ -150,21 +150,13 @@ struct SweepCellJSON {
         if let e { estimate(e) } else { put("null") }
     }
 
-    private mutating func number(_ x: Double) {
-        if x.isFinite { DecimalDigits.append(x, to: &bytes) } else { put("null") }
-    }
-
     /// `JSONReport.estimate`'s one line.
     private mutating func estimate(_ e: Estimate) {
-        put("{\"mean\": ")
-        number(e.mean)
-        put(", \"ci95\": [")
-        number(e.lower)
-        put(", ")
-        number(e.upper)
-        put("], \"n\": ")
-        DecimalDigits.append(e.n, to: &bytes)
-        bytes.append(UInt8(ascii: "}"))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: JSONReport.estimateCapacity_bytes) { buffer in
+            var at = 0
+            JSONReport.writeEstimate(e, into: buffer, at: &at)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<at]))
+        }
     }
 
     /// An object of at most four optional estimates: on one line when all are absent (`null` is

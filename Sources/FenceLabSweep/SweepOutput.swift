@@ -747,11 +747,9 @@ package enum SweepOutput {
     static func headlineRows(_ s: SweepSummary) -> [(tag: String, point: Int)] {
         var rows: [(tag: String, point: Int)] = []
         if let r = s.mix.recommended { rows.append(("recommended", r)) }
-        for ref in s.manifest.hasSamplingAxis
-            ? s.manifest.referencePoints : s.manifest.referencePoint.map { [$0] } ?? []
-        {
-            rows.append(("seeds' 80/120/30", ref))
-        }
+        let references =
+            s.manifest.hasSamplingAxis ? s.manifest.referencePoints : (s.manifest.referencePoint.map { [$0] } ?? [])
+        for ref in references { rows.append(("seeds' 80/120/30", ref)) }
         for id in s.mix.closest where !rows.contains(where: { $0.point == id }) { rows.append(("closest", id)) }
         return rows
     }

@@ -47,30 +47,38 @@ package enum JSONReport {
     /// `{"mean": x, "ci95": [lo, hi], "n": k}`: the text `estimateObject(e)` serializes to, made
     /// at once (a sweep.json holds tens of estimates per grid point; as a tree each is six nodes).
     package static func estimate(_ e: Estimate) -> JSONValue {
-        // At most 9 + 24 + 11 + 24 + 2 + 24 + 8 + 20 + 1 = 123 bytes, written in one allocation.
         .oneLine(
-            String(unsafeUninitializedCapacity: 128) { buffer in
+            String(unsafeUninitializedCapacity: estimateCapacity_bytes) { buffer in
                 var at = 0
-                func put(_ text: StaticString) {
-                    for i in 0..<text.utf8CodeUnitCount {
-                        buffer[at] = text.utf8Start[i]
-                        at += 1
-                    }
-                }
-                func number(_ x: Double) {
-                    if x.isFinite { DecimalDigits.write(x, into: buffer, at: &at) } else { put("null") }
-                }
-                put("{\"mean\": ")
-                number(e.mean)
-                put(", \"ci95\": [")
-                number(e.lower)
-                put(", ")
-                number(e.upper)
-                put("], \"n\": ")
-                DecimalDigits.write(e.n, into: buffer, at: &at)
-                put("}")
+                writeEstimate(e, into: buffer, at: &at)
                 return at
             })
+    }
+
+    /// Room `writeEstimate` needs: at most 9 + 24 + 11 + 24 + 2 + 24 + 8 + 20 + 1 = 123 bytes.
+    package static let estimateCapacity_bytes = 128
+
+    /// Writes `estimate(e)`'s text into `buffer` (≥ `estimateCapacity_bytes` from `at`) and moves
+    /// `at` past it.
+    package static func writeEstimate(_ e: Estimate, into buffer: UnsafeMutableBufferPointer<UInt8>, at: inout Int) {
+        func put(_ text: StaticString) {
+            for i in 0..<text.utf8CodeUnitCount {
+                buffer[at] = text.utf8Start[i]
+                at += 1
+            }
+        }
+        func number(_ x: Double) {
+            if x.isFinite { DecimalDigits.write(x, into: buffer, at: &at) } else { put("null") }
+        }
+        put("{\"mean\": ")
+        number(e.mean)
+        put(", \"ci95\": [")
+        number(e.lower)
+        put(", ")
+        number(e.upper)
+        put("], \"n\": ")
+        DecimalDigits.write(e.n, into: buffer, at: &at)
+        put("}")
     }
 
     /// The estimate as a JSON object node (what `estimate` writes).

@@ -56,11 +56,18 @@ package enum DecimalDigits {
     /// Writes an integer's `description` (at most 20 characters) into `buffer` from `at`.
     @inline(__always)
     package static func write(_ value: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at: inout Int) {
-        var v = value.magnitude
         if value < 0 {
             buffer[at] = UInt8(ascii: "-")
             at += 1
         }
+        writeDigits(UInt64(value.magnitude), into: UnsafeMutableRawBufferPointer(buffer), at: &at)
+    }
+
+    /// Writes the decimal digits of `value`, most significant first, into `raw` from `at` and
+    /// moves `at` past them (at most 20).
+    @inline(__always)
+    static func writeDigits(_ value: UInt64, into raw: UnsafeMutableRawBufferPointer, at: inout Int) {
+        var v = value
         var width = 1
         var probe = v
         while probe >= 10 {
@@ -69,7 +76,7 @@ package enum DecimalDigits {
         }
         var i = at + width - 1
         repeat {
-            buffer[i] = UInt8(ascii: "0") + UInt8(v % 10)
+            raw[i] = UInt8(ascii: "0") + UInt8(v % 10)
             v /= 10
             i -= 1
         } while v > 0
@@ -131,22 +138,8 @@ package enum DecimalDigits {
         }
         var unit: UInt64 = 1
         for _ in 0..<k { unit &*= 10 }
-        var integer = whole / unit
         var fraction = whole % unit
-        // Integer part, most significant digit first.
-        var width = 1
-        var probe = integer
-        while probe >= 10 {
-            probe /= 10
-            width += 1
-        }
-        var i = at + width - 1
-        repeat {
-            raw[i] = UInt8(ascii: "0") + UInt8(integer % 10)
-            integer /= 10
-            i -= 1
-        } while integer > 0
-        at += width
+        writeDigits(whole / unit, into: raw, at: &at)
         raw[at] = UInt8(ascii: ".")
         at += 1
         if k == 0 {
