@@ -88,18 +88,6 @@ package struct SweepDigest: Sendable, Hashable {
     /// Points of the grid not listed.
     package var pointsLeftOut: Int { points - listed.count }
 
-    /// The digest of `s`, or nil when the grid is within `fullFormLimit_points`.
-    ///
-    /// The ranking's top settings and the best setting per axis value are found in runs of
-    /// points (`SweepCells.chunks`) on `jobs` threads, each point made once and ranked against
-    /// the run's best (its tier and shortfall computed once, `Ranking.Key`), then merged in point
-    /// order: the ranking is a strict total order, so the run's bests are the candidates of the
-    /// whole grid's and the merge gives the bests of one pass, whatever `jobs`.
-    static func make(_ s: SweepSummary, limit: Int = fullFormLimit_points, jobs: Int = 1) -> SweepDigest? {
-        guard s.manifest.points.count > limit else { return nil }
-        return make(s, ranked: ranked(s.mix, points: s.manifest.points, jobs: jobs), limit: limit)
-    }
-
     /// The part of the digest that ranks every point (`top` and the axes' bests): it needs the
     /// mix's figures and bound, not its frontiers.
     struct Ranked: Sendable {
@@ -107,6 +95,11 @@ package struct SweepDigest: Sendable, Hashable {
         var axes: [Axis]
     }
 
+    /// The ranking's top settings and the best setting per axis value, found in runs of points
+    /// (`SweepCells.chunks`) on `jobs` threads, each point made once and ranked against the run's
+    /// best (its tier and shortfall computed once, `Ranking.Key`), then merged in point order: the
+    /// ranking is a strict total order, so the run's bests are the candidates of the whole grid's
+    /// and the merge gives the bests of one pass, whatever `jobs`.
     static func ranked(_ mix: SweepMix, points: SweepPointList, jobs: Int = 1) -> Ranked {
         let count = points.count
         let rank = Ranking(mix: mix)

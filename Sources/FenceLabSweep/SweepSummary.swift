@@ -375,33 +375,19 @@ package struct SweepSummary: Sendable, Hashable {
         for s in kept.indices { cells[s].kept = kept[s] }
         kept = []
         let listedFrontier = points.count > fullFormLimit_points ? SweepDigest.listedFrontier : nil
-        guard jobs > 1 else {
-            var summaries: [SweepScenarioSummary] = []
-            for (s, scenario) in manifest.scenarios.enumerated() {
-                let frontier = trade[s].frontier()
-                // The bounded outputs list the first `listedFrontier` (946 740 of 976 000 points
-                // were on one frontier: 7.6 MB as a list).
-                let byLatency = trade[s].byLatency(frontier, first: listedFrontier)
-                summaries.append(
-                    SweepScenarioSummary(
-                        scenario: scenario, cells: cells[s], frontier: frontier, frontierByLatency: byLatency))
-                trade[s] = TradeOffColumns()
-            }
-            var summary = SweepSummary(
-                manifest: manifest, scenarios: summaries,
-                mix: SweepMix.make(manifest: manifest, scenarios: summaries, points: mix))
-            summary.digest = SweepDigest.make(summary, limit: fullFormLimit_points, jobs: jobs)
-            return summary
-        }
-        // With more threads the frontiers (Pareto sorts, ≈ 3 000 instructions per point at 10⁵
-        // points) are found on a thread of their own, one after another as above, while the
-        // recommendation and the digest's ranking, which do not need them, run on the others.
+        // The frontiers (Pareto sorts, ≈ 3 000 instructions per point at 10⁵ points) do not enter
+        // the recommendation or the digest's ranking: with more threads they are found on a thread
+        // of their own while those run on the others, with one thread first.
         let found = FoundFrontiers(trade: trade)
         trade = []
         let group = DispatchGroup()
-        let mixPoints = mix
-        DispatchQueue.global().async(group: group) {
-            found.find(mix: mixPoints, listedFrontier: listedFrontier)
+        if jobs > 1 {
+            let mixPoints = mix
+            DispatchQueue.global().async(group: group) {
+                found.find(mix: mixPoints, listedFrontier: listedFrontier)
+            }
+        } else {
+            found.find(mix: mix, listedFrontier: listedFrontier)
         }
         let placeholders = manifest.scenarios.enumerated().map { s, scenario in
             SweepScenarioSummary(scenario: scenario, cells: cells[s], frontier: [], frontierByLatency: [])
