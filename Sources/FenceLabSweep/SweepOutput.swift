@@ -163,20 +163,13 @@ package enum SweepOutput {
                     out.append(",\n")
                 }
                 member("results", indent: 3, into: &out)
-                // As `array(count:indent:into:element:)` of `result`, each cell written as bytes.
+                // Each cell written as bytes (`SweepCellJSON`), in the layout of `resultJSON`'s tree.
                 let count = listed?.count ?? sc.cells.count
-                if count == 0 {
-                    out.append("[]")
-                } else {
-                    out.append("[\n")
-                    for i in 0..<count {
-                        let c = sc.cells[listed?[i] ?? i]
-                        cellWriter.write(
-                            c, frontier: sc.frontier.contains(c.point), indent: 4, padded: true, last: i + 1 == count)
-                        cellWriter.bytes.withUnsafeBufferPointer { out.append(utf8: $0) }
-                    }
-                    JSONValue.pad(&out, 3)
-                    out.append("]")
+                arrayLines(count: count, indent: 3, into: &out) { i, out in
+                    let c = sc.cells[listed?[i] ?? i]
+                    cellWriter.write(
+                        c, frontier: sc.frontier.contains(c.point), indent: 4, padded: true, last: i + 1 == count)
+                    cellWriter.bytes.withUnsafeBufferPointer { out.append(utf8: $0) }
                 }
                 out.append("\n")
                 JSONValue.pad(&out, 2)
@@ -231,16 +224,24 @@ package enum SweepOutput {
 
     /// An array of objects, one per line, as `JSONValue` lays it out, built one element at a time.
     private static func array<S: TextSink>(count: Int, indent: Int, into out: inout S, element: (Int) -> JSONValue) {
+        arrayLines(count: count, indent: indent, into: &out) { i, out in
+            JSONValue.pad(&out, indent + 1)
+            element(i).write(into: &out, indent: indent + 1)
+            out.append(i + 1 < count ? ",\n" : "\n")
+        }
+    }
+
+    /// A JSON array of `count` elements, one per line at `indent + 1`: `line(i, &out)` writes
+    /// element i with its padding and its line end (`,\n`, or `\n` for the last).
+    private static func arrayLines<S: TextSink>(
+        count: Int, indent: Int, into out: inout S, line: (Int, inout S) -> Void
+    ) {
         if count == 0 {
             out.append("[]")
             return
         }
         out.append("[\n")
-        for i in 0..<count {
-            JSONValue.pad(&out, indent + 1)
-            element(i).write(into: &out, indent: indent + 1)
-            out.append(i + 1 < count ? ",\n" : "\n")
-        }
+        for i in 0..<count { line(i, &out) }
         JSONValue.pad(&out, indent)
         out.append("]")
     }
@@ -469,15 +470,15 @@ package enum SweepOutput {
             out.append(UInt8(ascii: ","))
         }
         func put(_ i: Int) {
-            CSVDigits.append(i, to: &out)
+            DecimalDigits.append(i, to: &out)
             out.append(UInt8(ascii: ","))
         }
         func d(_ v: Double) {
-            if v.isFinite { CSVDigits.append(v, to: &out) }
+            if v.isFinite { DecimalDigits.append(v, to: &out) }
             out.append(UInt8(ascii: ","))
         }
         func d(_ v: Double?) {
-            if let v, v.isFinite { CSVDigits.append(v, to: &out) }
+            if let v, v.isFinite { DecimalDigits.append(v, to: &out) }
             out.append(UInt8(ascii: ","))
         }
         func e(_ x: Estimate?) {

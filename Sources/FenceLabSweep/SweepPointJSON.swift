@@ -1,4 +1,5 @@
 import GeoPolicy
+import _FenceLabSupport
 
 /// The manifest's `points` elements written directly, byte for byte as `JSONEncoder` writes them
 /// with FenceLab's options (`SweepManifest.encoder`: sorted keys, slashes unescaped, non-finite
@@ -53,7 +54,7 @@ enum SweepPointJSON {
             out.append(UInt8(ascii: "\""))
         }
         key("confirm_n")
-        CSVDigits.append(p.confirm_n, to: &out)
+        DecimalDigits.append(p.confirm_n, to: &out)
         if let s = p.confirm_s {
             key("confirm_s")
             number(s, to: &out)
@@ -93,7 +94,7 @@ enum SweepPointJSON {
         if x.isNaN { return out.append(contentsOf: "\"NaN\"".utf8) }
         if x.isInfinite { return out.append(contentsOf: x > 0 ? "\"Infinity\"".utf8 : "\"-Infinity\"".utf8) }
         let start = out.count
-        CSVDigits.append(x, to: &out)
+        DecimalDigits.append(x, to: &out)
         if out.count - start >= 2, out[out.count - 2] == UInt8(ascii: "."), out[out.count - 1] == UInt8(ascii: "0") {
             out.removeLast(2)
         }

@@ -18,7 +18,7 @@ import _TestSupport
         for _ in 0..<2000 { values.append(Int.random(in: -1_000_000_000...1_000_000_000, using: &g)) }
         for v in values {
             var out: [UInt8] = []
-            CSVDigits.append(v, to: &out)
+            DecimalDigits.append(v, to: &out)
             #expect(String(decoding: out, as: UTF8.self) == v.description, "\(v)")
         }
     }
@@ -26,8 +26,8 @@ import _TestSupport
     @Test func doublesAreTheirDescription() {
         var values: [Double] = [
             0, -0.0, 1, -1, 3, 80, 120.5, 0.1, 1e-5, 1.5e-7, 2.5e16, 1e21, 123_456_789.125, -3.75, 1e15, 1e16,
-            CSVDigits.integralLimit, CSVDigits.integralLimit - 1, -CSVDigits.integralLimit,
-            -CSVDigits.integralLimit + 1, 0.30000000000000004, 3599.9999999999995, .greatestFiniteMagnitude,
+            DecimalDigits.limit, DecimalDigits.limit - 1, -DecimalDigits.limit,
+            -DecimalDigits.limit + 1, 0.30000000000000004, 3599.9999999999995, .greatestFiniteMagnitude,
             .leastNonzeroMagnitude, .leastNormalMagnitude, -.greatestFiniteMagnitude,
         ]
         var g = SystemRandomNumberGenerator()
@@ -39,7 +39,7 @@ import _TestSupport
         }
         for v in values where v.isFinite {
             var out: [UInt8] = []
-            CSVDigits.append(v, to: &out)
+            DecimalDigits.append(v, to: &out)
             #expect(String(decoding: out, as: UTF8.self) == v.description, "\(v.bitPattern)")
         }
     }
