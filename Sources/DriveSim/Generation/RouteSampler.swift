@@ -48,6 +48,8 @@ struct RouteSampler {
     private(set) var centerFrame: LocalFrame
     private(set) var loiter: LoiterSpec
     private(set) var loiterPhi: Double
+    /// The fence centre's unit vector (`centerFrame.anchor.unitVector`, made once, not per sample).
+    private(set) var centerUnit: SIMD3<Double>
     var radius_m: Double = 0
     var bearing_rad: Double = 0
     var previousUnit: SIMD3<Double> = .zero
@@ -78,6 +80,7 @@ struct RouteSampler {
         self.dt_s = dt_s
         let center = spec.fence.center
         centerFrame = LocalFrame(anchor: center)
+        centerUnit = center.unitVector
         still = TruthState(
             unit: center.unitVector, coordinate: center, speed_mps: 0, heading: .zero, alongTrack: SIMD2(0, 1),
             basis: TangentBasis(at: center.unitVector))
@@ -193,7 +196,7 @@ struct RouteSampler {
         let chord_m = (delta * delta).sum().squareRoot() * SphereStep.radius_m
         previousUnit = u
         return RouteSampler.state(
-            at: u, speed_mps: chord_m / dt_s, direction: delta, from: centerFrame.anchor.unitVector)
+            at: u, speed_mps: chord_m / dt_s, direction: delta, from: centerUnit)
     }
 
     @inline(__always)
