@@ -58,20 +58,37 @@ extension SweepCells {
 }
 
 /// What `SweepSummary.make` computes for one run of points, per scenario and for the mix, to be
-/// appended in point order.
+/// appended in point order. The cells themselves (≈ 950 bytes each) travel only when the summary
+/// keeps them; otherwise a run carries the three flutter figures its frontier needs (24 bytes a
+/// point), so the runs in flight (`2 × jobs` of `chunkPoints` points) hold little memory.
 struct AggregatedRun: Sendable {
-    /// Per scenario: the run's cells, in point order (for the trade-off columns, and kept when
-    /// the summary keeps its cells).
+    /// Per scenario: the run's cells in point order, when the summary keeps them (else empty).
     var cells: [[SweepCell]]
+    /// Per scenario: the run's flutter figures in point order (`TradeOffColumns.figures`).
+    var trade: [[SIMD3<Double>]]
     /// The run's mix figures, in point order.
     var mix: [MixPoint] = []
+    /// Whether `cells` holds the cells.
+    let keepsCells: Bool
 
-    init(scenarios: Int, points: Int) {
+    init(scenarios: Int, points: Int, keepingCells: Bool) {
+        keepsCells = keepingCells
         cells = (0..<scenarios).map { _ in
             var c: [SweepCell] = []
-            c.reserveCapacity(points)
+            if keepingCells { c.reserveCapacity(points) }
             return c
         }
+        trade = (0..<scenarios).map { _ in
+            var t: [SIMD3<Double>] = []
+            t.reserveCapacity(points)
+            return t
+        }
         mix.reserveCapacity(points)
+    }
+
+    /// Adds scenario `s`'s cell of the next point.
+    mutating func append(_ c: SweepCell, scenario s: Int) {
+        trade[s].append(TradeOffColumns.figures(c))
+        if keepsCells { cells[s].append(c) }
     }
 }

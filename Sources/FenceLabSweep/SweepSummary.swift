@@ -47,11 +47,17 @@ struct TradeOffColumns: Sendable {
         missed.reserveCapacity(n)
     }
 
-    /// Appends cell `c` (its `point` must be the count so far).
-    mutating func append(_ c: SweepCell) {
-        spurious.append(c.spurious.mean)
-        latency_s.append(c.latencyMedian_s?.mean ?? .nan)
-        missed.append(c.missed.mean)
+    /// Appends a cell's `figures(_:)` (its point must be the count so far).
+    mutating func append(figures f: SIMD3<Double>) {
+        spurious.append(f.x)
+        latency_s.append(f.y)
+        missed.append(f.z)
+    }
+
+    /// The figures of `c` the columns hold: mean spurious, mean median latency (NaN when nothing
+    /// was detected), mean missed.
+    static func figures(_ c: SweepCell) -> SIMD3<Double> {
+        SIMD3(c.spurious.mean, c.latencyMedian_s?.mean ?? .nan, c.missed.mean)
     }
 
     /// `TradeOff.frontier` of the points.
@@ -341,7 +347,7 @@ package struct SweepSummary: Sendable, Hashable {
             { k in
                 let range = runs[k]
                 let rows = try source.map { (c) throws(SweepError) in try c.rows(range) }
-                var part = AggregatedRun(scenarios: source.count, points: range.count)
+                var part = AggregatedRun(scenarios: source.count, points: range.count, keepingCells: keep)
                 var scratch: [SweepRecord] = []
                 var visits: [SweepVisitCell] = []
                 var costs: [SweepCostCell] = []
@@ -353,7 +359,7 @@ package struct SweepSummary: Sendable, Hashable {
                     notes.removeAll(keepingCapacity: true)
                     for (s, scenarioCells) in source.enumerated() {
                         let c = try scenarioCells.cell(j, of: range, rows: rows[s], scratch: &scratch)
-                        part.cells[s].append(c)
+                        part.append(c, scenario: s)
                         visits.append(c.visits)
                         costs.append(c.cost)
                         notes.append(c.notifications)
@@ -367,7 +373,7 @@ package struct SweepSummary: Sendable, Hashable {
             },
             consume: { _, part in
                 for s in trade.indices {
-                    for c in part.cells[s] { trade[s].append(c) }
+                    for f in part.trade[s] { trade[s].append(figures: f) }
                     if keep { kept[s] += part.cells[s] }
                 }
                 for m in part.mix { mix.append(m) }
