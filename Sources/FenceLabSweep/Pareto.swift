@@ -72,7 +72,11 @@ enum Pareto {
     /// `nonDominated(_:)` of the keys `key(0)…key(count − 1)`, made when compared rather than
     /// held: besides the result it takes 4 bytes per key for the order and 8 for the distinct y
     /// values (the keys as an array took 32 each, and the order and the y values 24 more).
-    static func nonDominated(count: Int, key: (Int) -> SIMD3<Double>) -> [Bool] {
+    /// `chunk_keys`: keys whose y values are sorted at a time (`distinctChunk_keys`; tests pass
+    /// small ones to cross chunk boundaries).
+    static func nonDominated(
+        count: Int, chunk_keys: Int = distinctChunk_keys, key: (Int) -> SIMD3<Double>
+    ) -> [Bool] {
         precondition(count <= Int(Int32.max), "Pareto: more keys than 32-bit ids hold")
         var result = [Bool](repeating: true, count: count)
         var order: [Int32] = []
@@ -88,15 +92,19 @@ enum Pareto {
             if a.y != b.y { return a.y < b.y }
             return a.z < b.z
         }
-        // The distinct y values, ascending (sorted, then compacted in place).
-        var unique = order.map { key(Int($0)).y }
-        unique.sort()
-        var kept = 0
-        for i in unique.indices where kept == 0 || unique[kept - 1] != unique[i] {
-            unique[kept] = unique[i]
-            kept += 1
+        // The distinct y values, ascending: the y values of `chunk_keys` keys at a time,
+        // sorted and merged into the distinct ones so far, so that this takes 8 bytes per distinct
+        // value (a sweep's latencies repeat), not per key.
+        var unique: [Double] = []
+        var chunk: [Double] = []
+        chunk.reserveCapacity(Swift.min(order.count, chunk_keys))
+        for start in stride(from: 0, to: order.count, by: chunk_keys) {
+            chunk.removeAll(keepingCapacity: true)
+            for k in start..<Swift.min(order.count, start + chunk_keys) { chunk.append(key(Int(order[k])).y) }
+            chunk.sort()
+            unique = mergeDistinct(unique, chunk)
         }
-        unique.removeLast(unique.count - kept)
+        chunk = []
         // Fenwick tree of prefix minima of z over y ranks; NaN = nothing inserted yet.
         var tree = [Double](repeating: .nan, count: unique.count + 1)
         func smaller(_ a: Double, _ b: Double) -> Double { a.isNaN ? b : (b < a ? b : a) }
@@ -130,6 +138,30 @@ enum Pareto {
             start = end
         }
         return result
+    }
+
+    /// Keys whose y values `nonDominated` sorts at a time.
+    static let distinctChunk_keys = 1 << 16
+
+    /// The distinct values of two ascending arrays, ascending (`==` decides distinct: −0 and +0
+    /// are one value, the first seen kept). `a` must hold distinct values.
+    static func mergeDistinct(_ a: [Double], _ b: [Double]) -> [Double] {
+        var out: [Double] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = 0
+        var j = 0
+        while i < a.count || j < b.count {
+            let v: Double
+            if j == b.count || (i < a.count && a[i] <= b[j]) {
+                v = a[i]
+                i += 1
+            } else {
+                v = b[j]
+                j += 1
+            }
+            if out.last != v { out.append(v) }
+        }
+        return out
     }
 }
 

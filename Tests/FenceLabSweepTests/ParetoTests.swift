@@ -77,6 +77,40 @@ import Testing
 
     /// Hand-checked: a duplicate pair is kept together, a point equal in two objectives and worse in
     /// one is dropped, NaN is never dominated and dominates nothing.
+    /// The distinct y values gathered a few keys at a time (chunks of 1, 3 and 7 keys, so every
+    /// set crosses chunk boundaries) give the same frontier as the definition.
+    @Test func chunkedDistinctValuesGiveTheSameFrontier() throws {
+        let rng = try RandomSource(seed: 31)
+        let levels: [Double] = [-.infinity, -1, -0.0, 0, 0.5, 2, 2.5, 9, .infinity]
+        for round in 0..<200 {
+            let n = 1 + Int(rng.uniform() * 120)
+            var points: [TradeOffPoint] = []
+            for id in 0..<n {
+                let latency = rng.uniform() < 0.1 ? Double.nan : Self.level(rng, levels)
+                points.append(
+                    TradeOffPoint(
+                        id: id, spurious: Self.level(rng, levels), latency_s: latency,
+                        missed: Self.level(rng, levels), band_m: 10))
+            }
+            let slow = TradeOff.frontierByDefinition(points)
+            for chunk in [1, 3, 7] {
+                let keep = Pareto.nonDominated(count: n, chunk_keys: chunk) { i in
+                    SIMD3(points[i].spurious, points[i].effectiveLatency_s, points[i].missed)
+                }
+                let fast = Set(points.indices.filter { keep[$0] }.map { points[$0].id })
+                #expect(fast == slow, "round \(round), \(n) points, chunks of \(chunk)")
+            }
+        }
+    }
+
+    /// Merging ascending arrays keeps each value once, −0 and +0 as one, ±∞ at the ends.
+    @Test func mergeDistinctKeepsEachValueOnce() {
+        let merged = Pareto.mergeDistinct([-1, 0, 2, .infinity], [-.infinity, -1, -0.0, 0, 1, 2, 2, 3])
+        #expect(merged == [-.infinity, -1, 0, 1, 2, 3, .infinity])
+        #expect(Pareto.mergeDistinct([], [4, 4, 4]) == [4])
+        #expect(Pareto.mergeDistinct([1, 5], []) == [1, 5])
+    }
+
     @Test func tiesDuplicatesAndNaN() {
         let keep = Pareto.nonDominated([
             SIMD3(1, 1, 1), SIMD3(1, 1, 1),  // duplicates: both kept
