@@ -61,9 +61,10 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
     /// `violationTags` (the constraint and the scenario), with the values from
     /// `violationValueStart[i]` on in `violationValues`: a value equal to the point's worst figure
     /// of its constraint (in a one-scenario sweep every value) is not stored but marked in the tag.
-    /// 4 bytes a violation, 12 with its value, where `MixViolation` takes 32.
-    var violationStart: [Int32] = [0]
-    var violationValueStart: [Int32] = [0]
+    /// 4 bytes a violation, 12 with its value, where `MixViolation` takes 32; the two starts take
+    /// about 2 bytes a point each (`PrefixOffsets`).
+    var violationStart = PrefixOffsets(first: 0)
+    var violationValueStart = PrefixOffsets(first: 0)
     var violationTags = Chunked<UInt32>()
     var violationValues = Chunked<Double>()
 
