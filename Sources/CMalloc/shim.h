@@ -10,8 +10,12 @@
 #include <malloc.h>
 /// mallopt(M_TOP_PAD, bytes): 1 when set, 0 when refused.
 static inline int fl_malloc_set_top_pad(int bytes) { return mallopt(M_TOP_PAD, bytes); }
+/// malloc_trim(0): returns the free memory of every arena to the system; 1 when some was returned.
+static inline int fl_malloc_trim(void) { return malloc_trim(0); }
 #else
 /// Not glibc: nothing to set (0: not set).
 static inline int fl_malloc_set_top_pad(int bytes) { (void)bytes; return 0; }
+/// Not glibc: nothing to trim.
+static inline int fl_malloc_trim(void) { return 0; }
 #endif
 #endif

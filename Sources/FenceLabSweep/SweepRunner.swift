@@ -283,6 +283,7 @@ package enum SweepJob {
         defer { lock.release() }
         let plan = try SweepPlan.prepare(request)
         let run = try SweepRunner.run(plan, request: request, out: out)
+        AllocatorTuning.returnFreeMemory()
         var summary: SweepSummary?
         if request.shard != nil {
             try ReportFolder.write(

@@ -1,6 +1,7 @@
 import CMalloc
 
-/// The one allocator setting `fencelab run` and `fencelab accept` make before their replicates.
+/// The allocator calls FenceLab makes: the setting `fencelab run` and `fencelab accept` make
+/// before their replicates, and the trim `fencelab sweep` makes after its drives.
 ///
 /// A run's work items each allocate and free a few MB of drive buffers. With nothing else
 /// held on the heap (replicates are aggregated as they finish), glibc returns the top of the
@@ -10,7 +11,12 @@ import CMalloc
 /// padding at the heap top (`M_TOP_PAD`) brings it to 3 900 faults and 0.01 s, for ≈ 4 MB
 /// more peak RSS (measured, release build, glibc 2.36). Only the replicate commands set it: the
 /// same padding cost a GPX replay that grows large arrays 13 MB of peak RSS for no gain.
-/// Elsewhere than glibc it does nothing.
+///
+/// A sweep's workers free their drive buffers, records and scratch in their own arenas, which the
+/// summary (built on the calling thread) does not reuse. `returnFreeMemory` after the drives
+/// hands it back (one `malloc_trim(0)`): on a 976 000-point grid with `--jobs 2` the process's
+/// anonymous memory falls from 35.0 MB to 12.6 MB there (measured, release build, glibc 2.36).
+/// Elsewhere than glibc both do nothing.
 package enum AllocatorTuning {
     /// `M_TOP_PAD` in bytes: the padding glibc keeps when it grows or trims a heap.
     package static let heapTopPad_bytes: Int32 = 16 << 20
@@ -20,4 +26,9 @@ package enum AllocatorTuning {
     package static func keepHeapTopPadded() -> Bool {
         fl_malloc_set_top_pad(heapTopPad_bytes) == 1
     }
+
+    /// Returns the free memory of every allocator arena to the system (glibc `malloc_trim(0)`);
+    /// true when some was returned.
+    @discardableResult
+    package static func returnFreeMemory() -> Bool { fl_malloc_trim() == 1 }
 }
