@@ -139,60 +139,90 @@ package struct SweepRecord: Sendable, Hashable {
     /// Keys are slices of `keyPrefixBytes`; numbers are `DecimalDigits` (an `Int`'s and a
     /// finite `Double`'s `description`); non-finite and absent values are `null`.
     private func appendValues(to bytes: inout [UInt8]) {
-        let ends = Self.keyPrefixEnds
-        Self.keyPrefixBytes.withUnsafeBufferPointer { keys in
-            @inline(__always) func key(_ k: Int, _ bytes: inout [UInt8]) {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: keys[(k == 0 ? 0 : ends[k - 1])..<ends[k]]))
-            }
-            @inline(__always) func null(_ bytes: inout [UInt8]) {
-                bytes.append(UInt8(ascii: "n"))
-                bytes.append(UInt8(ascii: "u"))
-                bytes.append(UInt8(ascii: "l"))
-                bytes.append(UInt8(ascii: "l"))
-            }
-            func int(_ k: Int, _ v: Int, _ bytes: inout [UInt8]) {
-                key(k, &bytes)
-                DecimalDigits.append(v, to: &bytes)
-            }
-            func double(_ k: Int, _ v: Double?, _ bytes: inout [UInt8]) {
-                key(k, &bytes)
-                if let v, v.isFinite { DecimalDigits.append(v, to: &bytes) } else { null(&bytes) }
-            }
-            int(0, item, &bytes)
-            int(1, spurious, &bytes)
-            int(2, missed, &bytes)
-            int(3, flaps, &bytes)
-            int(4, transitions, &bytes)
-            int(5, truthTransitions, &bytes)
-            double(6, latencyMedian_s, &bytes)
-            double(7, latencyP95_s, &bytes)
-            int(8, trueVisits, &bytes)
-            int(9, matchedVisits, &bytes)
-            int(10, falseVisits, &bytes)
-            int(11, fragments, &bytes)
-            int(12, earlyEntries, &bytes)
-            double(13, entryLatencyP95_s, &bytes)
-            double(14, lateEntryP95_s, &bytes)
-            double(15, exitLatencyP95_s, &bytes)
-            double(16, filterRMSE_m, &bytes)
-            int(17, trueExits, &bytes)
-            double(18, fixesPerHour, &bytes)
-            double(19, wakeupsPerHour, &bytes)
-            if let n = notifications {
-                int(20, n.entries, &bytes)
-                int(21, n.unwanted, &bytes)
-                int(22, n.falseDwells, &bytes)
-                int(23, n.matchedDwells, &bytes)
-                int(24, n.dwellVisits, &bytes)
-                double(25, n.dwellLatencyP95_s, &bytes)
-            } else {
-                for k in 20...25 {
-                    key(k, &bytes)
-                    null(&bytes)
+        // The line is written into one stack buffer with pointer stores and appended at once,
+        // through a writer value (no captured variable: those cost two runtime exclusivity
+        // checks per access).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.valuesCapacity_bytes) { line in
+            Self.keyPrefixBytes.withUnsafeBufferPointer { keys in
+                Self.keyPrefixEnds.withUnsafeBufferPointer { ends in
+                    var w = LineWriter(line: line, keys: keys, ends: ends)
+                    w.int(0, item)
+                    w.int(1, spurious)
+                    w.int(2, missed)
+                    w.int(3, flaps)
+                    w.int(4, transitions)
+                    w.int(5, truthTransitions)
+                    w.double(6, latencyMedian_s)
+                    w.double(7, latencyP95_s)
+                    w.int(8, trueVisits)
+                    w.int(9, matchedVisits)
+                    w.int(10, falseVisits)
+                    w.int(11, fragments)
+                    w.int(12, earlyEntries)
+                    w.double(13, entryLatencyP95_s)
+                    w.double(14, lateEntryP95_s)
+                    w.double(15, exitLatencyP95_s)
+                    w.double(16, filterRMSE_m)
+                    w.int(17, trueExits)
+                    w.double(18, fixesPerHour)
+                    w.double(19, wakeupsPerHour)
+                    if let n = notifications {
+                        w.int(20, n.entries)
+                        w.int(21, n.unwanted)
+                        w.int(22, n.falseDwells)
+                        w.int(23, n.matchedDwells)
+                        w.int(24, n.dwellVisits)
+                        w.double(25, n.dwellLatencyP95_s)
+                    } else {
+                        for k in 20...25 { w.double(k, nil) }
+                    }
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: line[..<w.at]))
                 }
             }
         }
     }
+
+    /// Writes `appendValues`' keys and numbers into a buffer with room for them.
+    private struct LineWriter {
+        let line: UnsafeMutableBufferPointer<UInt8>
+        let keys: UnsafeBufferPointer<UInt8>
+        let ends: UnsafeBufferPointer<Int>
+        var at = 0
+
+        /// Key k's prefix (`{"item":` or `,"KEY":`), a slice of `keyPrefixBytes`.
+        @inline(__always)
+        mutating func key(_ k: Int) {
+            let start = k == 0 ? 0 : ends[k - 1]
+            let count = ends[k] - start
+            (line.baseAddress! + at).update(from: keys.baseAddress! + start, count: count)
+            at += count
+        }
+
+        @inline(__always)
+        mutating func int(_ k: Int, _ v: Int) {
+            key(k)
+            DecimalDigits.write(v, into: line, at: &at)
+        }
+
+        /// A finite value's digits, else `null`.
+        @inline(__always)
+        mutating func double(_ k: Int, _ v: Double?) {
+            key(k)
+            if let v, v.isFinite {
+                DecimalDigits.write(v, into: line, at: &at)
+            } else {
+                line[at] = UInt8(ascii: "n")
+                line[at + 1] = UInt8(ascii: "u")
+                line[at + 2] = UInt8(ascii: "l")
+                line[at + 3] = UInt8(ascii: "l")
+                at += 4
+            }
+        }
+    }
+
+    /// Room for `appendValues`' bytes: every key prefix and, per value, the longest a value takes
+    /// (a finite double's `description` at most 24 characters, an `Int` at most 20 and its sign).
+    private static let valuesCapacity_bytes = keyPrefixBytes.count + keys.count * 24
 
     /// Parses a line written by `jsonLine` (exactly those keys, in that order, then `sum`) with
     /// the one strict reader, and checks its checksum against its values.
