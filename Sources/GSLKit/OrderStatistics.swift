@@ -62,6 +62,37 @@ enum OrderStatistics {
         }
     }
 
+    /// `quantiles(reordering:probabilities: [p, q])` of the values in `a` (non-empty, no NaN),
+    /// `p` ≤ `q` within 0...1, without the arrays: the same order statistics selected in the same
+    /// order, the same arithmetic, so the same bits. Selects in `a` itself.
+    static func pair(in a: UnsafeMutableBufferPointer<Double>, _ p: Double, _ q: Double) -> (Double, Double) {
+        let n = a.count
+        let lp = Int(p * Double(n - 1))
+        let lq = Int(q * Double(n - 1))
+        // The ranks `quantiles` selects: lp, lp + 1, lq, lq + 1 (below n), ascending, each once.
+        var lower = 0
+        if lp < n {
+            select(a, rank: lp, lower: lower)
+            lower = lp + 1
+        }
+        if lp + 1 < n {
+            select(a, rank: lp + 1, lower: lower)
+            lower = lp + 2
+        }
+        if lq < n, lq >= lower {
+            select(a, rank: lq, lower: lower)
+            lower = lq + 1
+        }
+        if lq + 1 < n, lq + 1 >= lower { select(a, rank: lq + 1, lower: lower) }
+        func value(_ probability: Double) -> Double {
+            let index = probability * Double(n - 1)
+            let lhs = Int(index)
+            let delta = index - Double(lhs)
+            return lhs == n - 1 ? a[lhs] : (1 - delta) * a[lhs] + delta * a[lhs + 1]
+        }
+        return (value(p), value(q))
+    }
+
     /// Type-7 quantiles (`gsl_stats_quantile_from_sorted_data` on the sorted data, computed with
     /// the same arithmetic: index = p·(n − 1), lhs = ⌊index⌋, δ = index − lhs,
     /// result = (1 − δ)·x₍lhs₎ + δ·x₍lhs+1₎, or x₍n−1₎ when lhs = n − 1) of `work` (non-empty, no NaN),

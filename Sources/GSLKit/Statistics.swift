@@ -73,6 +73,29 @@ public enum Statistics {
         return OrderStatistics.quantiles(reordering: &values, probabilities: probabilities)
     }
 
+    /// `quantiles(values, probabilities: [p, q])` (`p` ≤ `q`, both within 0...1) without a heap
+    /// allocation for up to `pairStack_values` values: they are copied to a stack buffer, the
+    /// order statistics selected there. The same values, bit for bit.
+    public static func quantilePair(_ values: [Double], _ p: Double, _ q: Double) throws(GSLError) -> (Double, Double) {
+        try check(values, minimumCount: 1, routine: "quantile")
+        guard p >= 0, q <= 1, p <= q else {
+            throw .invalidArgument("quantile probabilities must satisfy 0 ≤ p ≤ q ≤ 1, got \(p), \(q)")
+        }
+        guard values.count <= pairStack_values else {
+            var work = values
+            return work.withUnsafeMutableBufferPointer { OrderStatistics.pair(in: $0, p, q) }
+        }
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: values.count) { buffer in
+            _ = buffer.initialize(from: values)
+            let result = OrderStatistics.pair(in: buffer, p, q)
+            buffer.deinitialize()
+            return result
+        }
+    }
+
+    /// Values `quantilePair` copies to the stack (2 KiB); more are copied to the heap.
+    static let pairStack_values = 256
+
     /// The same quantiles the GSL way: `gsl_sort` on a copy, then
     /// `gsl_stats_quantile_from_sorted_data`. O(n log n); kept as the oracle `quantiles` is tested
     /// against (same preconditions, unchecked).

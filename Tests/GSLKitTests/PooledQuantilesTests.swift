@@ -74,3 +74,33 @@ import Testing
         #expect(throws: GSLError.self) { try Self.pooled([[1, 2, 3]], stride: 4, secondPass: [[1, 2]]) }
     }
 }
+
+/// `Statistics.quantilePair` gives the bits of `quantiles` with the same two probabilities, on
+/// the stack and (above `pairStack_values`) on the heap, with ties, ±0 and one value.
+@Suite struct QuantilePairTests {
+    @Test func pairEqualsQuantilesBitForBit() throws {
+        let rng = try RandomSource(seed: 44)
+        let pairs: [(Double, Double)] = [(0.5, 0.95), (0, 1), (0.25, 0.25), (0.9, 0.99), (0, 0)]
+        for n in [1, 2, 3, 5, 20, 255, 256, 257, 1000] {
+            var values: [Double] = []
+            for _ in 0..<n {
+                let u = rng.uniform()
+                values.append(u < 0.1 ? -0.0 : u < 0.2 ? 0 : (u * 40).rounded() - 12)
+            }
+            for (p, q) in pairs {
+                let expected = try Statistics.quantiles(values, probabilities: [p, q])
+                let got = try Statistics.quantilePair(values, p, q)
+                #expect(
+                    got.0.bitPattern == expected[0].bitPattern && got.1.bitPattern == expected[1].bitPattern,
+                    "n \(n), p \(p), q \(q): \(got) against \(expected)")
+            }
+        }
+    }
+
+    @Test func badInputIsRefusedAsQuantilesRefusesIt() {
+        #expect(throws: GSLError.self) { try Statistics.quantilePair([], 0.5, 0.95) }
+        #expect(throws: GSLError.self) { try Statistics.quantilePair([1, .nan], 0.5, 0.95) }
+        #expect(throws: GSLError.self) { try Statistics.quantilePair([1, 2], 0.95, 0.5) }
+        #expect(throws: GSLError.self) { try Statistics.quantilePair([1, 2], -0.1, 0.5) }
+    }
+}

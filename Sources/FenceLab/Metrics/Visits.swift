@@ -315,8 +315,10 @@ package enum Visits {
 
     static func medianP95(_ values: [Double]) throws(MetricsError) -> (median: Double, p95: Double)? {
         guard !values.isEmpty else { return nil }
-        let q = try gsl { () throws(GSLError) in try Statistics.quantiles(values, probabilities: medianAndP95) }
-        return (q[0], q[1])
+        let q = try gsl { () throws(GSLError) in
+            try Statistics.quantilePair(values, medianAndP95[0], medianAndP95[1])
+        }
+        return (q.0, q.1)
     }
 
     /// The probabilities of `medianP95` and of flutter's latencies, allocated once (both run per
