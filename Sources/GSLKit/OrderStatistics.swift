@@ -84,13 +84,18 @@ enum OrderStatistics {
             lower = lq + 1
         }
         if lq + 1 < n, lq + 1 >= lower { select(a, rank: lq + 1, lower: lower) }
-        func value(_ probability: Double) -> Double {
-            let index = probability * Double(n - 1)
-            let lhs = Int(index)
-            let delta = index - Double(lhs)
-            return lhs == n - 1 ? a[lhs] : (1 - delta) * a[lhs] + delta * a[lhs + 1]
-        }
-        return (value(p), value(q))
+        return (typeSeven(a, p), typeSeven(a, q))
+    }
+
+    /// The type-7 quantile at `p` of `a` whose order statistics ⌊p·(n − 1)⌋ and the one after it
+    /// are in place (selected): GSL's arithmetic, see `quantiles(reordering:probabilities:)`.
+    @inline(__always)
+    static func typeSeven(_ a: UnsafeMutableBufferPointer<Double>, _ p: Double) -> Double {
+        let n = a.count
+        let index = p * Double(n - 1)
+        let lhs = Int(index)
+        let delta = index - Double(lhs)
+        return lhs == n - 1 ? a[lhs] : (1 - delta) * a[lhs] + delta * a[lhs + 1]
     }
 
     /// Type-7 quantiles (`gsl_stats_quantile_from_sorted_data` on the sorted data, computed with
@@ -126,12 +131,7 @@ enum OrderStatistics {
                     select(a, rank: r, lower: lower)
                     lower = r + 1
                 }
-                return probabilities.map { p in
-                    let index = p * Double(n - 1)
-                    let lhs = Int(index)
-                    let delta = index - Double(lhs)
-                    return lhs == n - 1 ? a[lhs] : (1 - delta) * a[lhs] + delta * a[lhs + 1]
-                }
+                return probabilities.map { typeSeven(a, $0) }
             }
         }
     }
