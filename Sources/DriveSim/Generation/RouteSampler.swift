@@ -82,8 +82,8 @@ struct RouteSampler {
         centerFrame = LocalFrame(anchor: center)
         centerUnit = center.unitVector
         still = TruthState(
-            unit: center.unitVector, coordinate: center, speed_mps: 0, heading: .zero, alongTrack: SIMD2(0, 1),
-            basis: TangentBasis(at: center.unitVector))
+            unit: centerUnit, coordinate: center, speed_mps: 0, heading: .zero, alongTrack: SIMD2(0, 1),
+            basis: TangentBasis(at: centerUnit))
         loiter = LoiterSpec(
             distance_m: 0, bearing_deg: 0, radialSigma_m: 0, tau_s: 1, tangentialSigma_m: 0, maxDeviation_m: 0)
         loiterPhi = 0
@@ -97,7 +97,7 @@ struct RouteSampler {
             let u = centerFrame.unitVector(
                 east_m: d * sin(b * EarthModel.radiansPerDegree),
                 north_m: d * cos(b * EarthModel.radiansPerDegree))
-            still = RouteSampler.state(at: u, speed_mps: 0, direction: .zero, from: center.unitVector)
+            still = RouteSampler.state(at: u, speed_mps: 0, direction: .zero, from: centerUnit)
         case .loiter(let l):
             mode = .loiter
             loiter = l
