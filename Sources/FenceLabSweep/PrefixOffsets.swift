@@ -12,6 +12,8 @@ struct PrefixOffsets: Sendable, Hashable, RandomAccessCollection {
     /// The entries, once one did not fit the compact form (then `bases` and `steps` are empty).
     private var wide: [Int32]?
     private(set) var count = 0
+    /// The last entry appended (what the next must not go below).
+    private var lastOffset: Int32 = 0
     /// The count `reserveCapacity` announced.
     private var expected = 0
 
@@ -39,8 +41,8 @@ struct PrefixOffsets: Sendable, Hashable, RandomAccessCollection {
 
     /// Appends `offset`, which must be ≥ 0 and ≥ the last entry.
     mutating func append(_ offset: Int32) {
-        precondition(
-            offset >= 0 && (count == 0 || offset >= self[count - 1]), "PrefixOffsets: offsets must not decrease")
+        precondition(offset >= 0 && offset >= lastOffset, "PrefixOffsets: offsets must not decrease")
+        lastOffset = offset
         if var w = wide {
             wide = nil  // `w` is the only reference while it grows
             w.append(offset)
