@@ -242,8 +242,9 @@ extension SweepDrive {
         return scratch.addTruth(truthKey, SweepScan.transitions(changes))
     }
 
-    /// The true transitions of the lane rules `keys` (none cached yet), eight per pass over the
-    /// truth slots (`SweepScan.lanes`), into `scratch`'s cache.
+    /// The true transitions of the lane rules `keys`, eight per pass over the truth slots
+    /// (`SweepScan.lanes`), appended to `scratch`'s lists in order: the keys already name the
+    /// positions they get (`evaluate(_ items:…)` claims them).
     func truthLanes(_ keys: [TruthKey], scratch: inout SweepScratch) {
         truth.time_s.withUnsafeBufferPointer { time in
             truth.distance_m.withUnsafeBufferPointer { dist in
@@ -253,7 +254,8 @@ extension SweepDrive {
                         time_s: time, stamp_s: time, distance_m: dist, SweepLanes(chunk.lazy.map(\.rule)),
                         into: &scratch.laneChanges)
                     for (l, key) in chunk.enumerated() {
-                        _ = scratch.addTruth(key, SweepScan.transitions(scratch.laneChanges[l]))
+                        let t = scratch.appendClaimedTruth(SweepScan.transitions(scratch.laneChanges[l]))
+                        assert(scratch.truthKeys[key] == t, "SweepDrive: truths are appended as claimed")
                     }
                 }
             }
@@ -281,20 +283,24 @@ extension SweepDrive {
         var groups: [GateKey: Int] = [:]
         var members: [[Int]] = []
         var keys: [GateKey] = []
+        // Each lane point's true transitions by position in the scratch's lists: a rule seen
+        // before keeps its list; a new rule claims the next position (one dictionary access per
+        // point), and its list is made below, eight rules per pass.
         var missing: [TruthKey] = []
-        var seen = Set<TruthKey>()
+        var truthSlot = [Int](repeating: -1, count: items.count)
+        var others: [Int] = []
+        let firstNew = scratch.truths.count
         for (k, it) in items.enumerated() {
             let rule = ScanRule(it.point)
             guard it.point.input == .raw, SweepScan.inLanes(rule) else {
-                do {
-                    results[k] = try evaluate(
-                        it.point, item: it.item, settings: settings, sampling: it.sampling, notify: it.notify,
-                        scratch: &scratch)
-                } catch { fail(k, error) }
+                others.append(k)
                 continue
             }
             let truthKey = TruthKey(rule)
-            if scratch.truthIndex(truthKey) == nil, seen.insert(truthKey).inserted { missing.append(truthKey) }
+            let next = firstNew + missing.count
+            let t = SweepScratch.claim(&scratch.truthKeys[truthKey, default: next])
+            if t == next { missing.append(truthKey) }
+            truthSlot[k] = t
             let key = GateKey(sampling: it.sampling, timestamps: rule.confirm_s > 0, maxAccuracy_m: rule.maxAccuracy_m)
             if let g = groups[key] {
                 members[g].append(k)
@@ -305,6 +311,15 @@ extension SweepDrive {
             }
         }
         truthLanes(missing, scratch: &scratch)
+        // The other points, point by point (after the lane truths, which their truths may share).
+        for k in others {
+            let it = items[k]
+            do {
+                results[k] = try evaluate(
+                    it.point, item: it.item, settings: settings, sampling: it.sampling, notify: it.notify,
+                    scratch: &scratch)
+            } catch { fail(k, error) }
+        }
         for (g, key) in keys.enumerated() {
             let gate = scratch.acceptedIndex(
                 self, sampling: key.sampling, maxAccuracy_m: key.maxAccuracy_m, maxAge_s: settings.maxFixAge_s,
@@ -324,13 +339,10 @@ extension SweepDrive {
                 }
                 for (l, k) in chunk.enumerated() {
                     let it = items[k]
-                    guard let t = scratch.truthIndex(TruthKey(ScanRule(it.point))) else {
-                        preconditionFailure("SweepDrive: a lane rule's truth is computed before its scan")
-                    }
                     do {
                         results[k] = try scoreRaw(
                             item: it.item, settings: settings, sampling: it.sampling, notify: it.notify,
-                            observed: scratch.laneChanges[l], truth: scratch.truths[t])
+                            observed: scratch.laneChanges[l], truth: scratch.truths[truthSlot[k]])
                     } catch { fail(k, error) }
                 }
             }
@@ -537,6 +549,17 @@ package struct SweepScratch: Sendable {
             truthKeys.removeAll(keepingCapacity: true)
             truths.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// The value of a dictionary entry read through its `default:` subscript: the access inserts
+    /// the default when the key is new, so a lookup and a claim take one hash.
+    @inline(__always)
+    static func claim(_ slot: inout Int) -> Int { slot }
+
+    /// Appends the list of a key that already names its position (claimed in `truthKeys`).
+    mutating func appendClaimedTruth(_ transitions: [Transition]) -> Int {
+        truths.append(transitions)
+        return truths.count - 1
     }
 
     mutating func addTruth(_ key: TruthKey, _ transitions: [Transition]) -> Int {

@@ -126,22 +126,50 @@ enum SweepScan {
         _ x: SweepFixArrays, maxAccuracy_m: Double, maxAge_s: Double, timestamps: Bool = true,
         into out: inout AcceptedFixes
     ) {
-        out.now_s.removeAll(keepingCapacity: true)
-        out.timestamp_s.removeAll(keepingCapacity: true)
-        out.distance_m.removeAll(keepingCapacity: true)
-        out.accuracy_m.removeAll(keepingCapacity: true)
-        var lastTimestamp_s = -Double.infinity
-        for i in 0..<x.count {
-            let a = x.gateAccuracy_m[i]
-            let t = x.timestamp_s[i]
-            guard a <= maxAccuracy_m, !(x.now_s[i] - t > maxAge_s), t > lastTimestamp_s else { continue }
-            lastTimestamp_s = t
-            let d = x.distance_m[i]
-            guard d.isFinite, d >= 0 else { continue }
-            out.now_s.append(x.now_s[i])
-            if timestamps { out.timestamp_s.append(t) }
-            out.distance_m.append(d)
-            out.accuracy_m.append(a)
+        let n = x.count
+        // Which fixes pass, in order (one pass over the inputs' buffers), then each output array
+        // gathered from them at once: no per-fix append with its capacity and uniqueness checks.
+        var kept = [Int32](repeating: 0, count: n)
+        var count = 0
+        x.now_s.withUnsafeBufferPointer { now in
+            x.timestamp_s.withUnsafeBufferPointer { stamp in
+                x.distance_m.withUnsafeBufferPointer { dist in
+                    x.gateAccuracy_m.withUnsafeBufferPointer { acc in
+                        kept.withUnsafeMutableBufferPointer { kept in
+                            var lastTimestamp_s = -Double.infinity
+                            for i in 0..<n {
+                                let a = acc[i]
+                                let t = stamp[i]
+                                guard a <= maxAccuracy_m, !(now[i] - t > maxAge_s), t > lastTimestamp_s else {
+                                    continue
+                                }
+                                lastTimestamp_s = t
+                                let d = dist[i]
+                                guard d.isFinite, d >= 0 else { continue }
+                                kept[count] = Int32(truncatingIfNeeded: i)
+                                count += 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        kept.withUnsafeBufferPointer { kept in
+            let kept = UnsafeBufferPointer(rebasing: kept[..<count])
+            out.now_s = gather(x.now_s, kept)
+            out.timestamp_s = timestamps ? gather(x.timestamp_s, kept) : []
+            out.distance_m = gather(x.distance_m, kept)
+            out.accuracy_m = gather(x.gateAccuracy_m, kept)
+        }
+    }
+
+    /// `values` at the positions `indices`, in their order.
+    private static func gather(_ values: [Double], _ indices: UnsafeBufferPointer<Int32>) -> [Double] {
+        values.withUnsafeBufferPointer { v in
+            [Double](unsafeUninitializedCapacity: indices.count) { out, initialized in
+                for (j, i) in indices.enumerated() { out[j] = v[Int(i)] }
+                initialized = indices.count
+            }
         }
     }
 
@@ -317,10 +345,11 @@ extension SweepScan {
     /// can propose a change only at `d ≤ lo` or `d ≥ hi` (unknown: lo = enter, hi = exit;
     /// inside: −∞, exit; outside: enter, +∞), so a fix at which no lane can is one test against
     /// the pass's largest `lo` and smallest `hi` (exact: the same Double comparisons of the same
-    /// values), and only a fix that reaches a lane's trigger runs the lanes' scalar decision —
-    /// the proposal `d ≤ enter ? inside : d ≥ exit ? outside : current`, the pending count, and
-    /// the change at the fix with `confirm_n` agreeing proposals whose own time (`stamp_s`) is
-    /// at least `confirm_s` after the first of them's. A fix that reaches no trigger forgets
+    /// values). A fix that reaches a lane's trigger makes the eight proposals `d ≤ enter ?
+    /// inside : d ≥ exit ? outside : current` as one vector; lanes whose proposal is their state
+    /// forget their pending change, and only the others run the scalar steps — the pending count,
+    /// and the change at the fix with `confirm_n` agreeing proposals whose own time (`stamp_s`)
+    /// is at least `confirm_s` after the first of them's. A fix that reaches no trigger forgets
     /// every pending change (the scalar scan's `proposal == current` branch). `stamp_s`: the
     /// fixes' own times (`time_s` when no lane confirms by time). Rules must satisfy `inLanes`.
     static func lanes(
@@ -352,16 +381,21 @@ extension SweepScan {
                 }
                 continue
             }
-            let t = stamp_s[i]
+            // Every lane's proposal at once (inside wins over outside, as in the scalar rule);
+            // lanes whose proposal is their state forget their pending change, and only the
+            // others run the scalar steps below.
+            let dv = SIMD8<Double>(repeating: d)
+            var proposal = cur
+            proposal.replace(with: 2, where: dv .>= exit)
+            proposal.replace(with: 1, where: dv .<= enter)
+            let agree = proposal .== cur
+            count.replace(with: 0, where: agree)
             pendingLanes = false
+            if all(agree) { continue }
+            let t = stamp_s[i]
             var changed = false
-            for l in 0..<SweepLanes.width {
-                let c = cur[l]
-                let p: Int64 = d <= enter[l] ? 1 : (d >= exit[l] ? 2 : c)
-                if p == c {
-                    count[l] = 0
-                    continue
-                }
+            for l in 0..<SweepLanes.width where !agree[l] {
+                let p = proposal[l]
                 if count[l] == 0 || p != pending[l] {
                     pending[l] = p
                     count[l] = 1
