@@ -63,6 +63,19 @@ package enum SweepRunner {
         }
         done = []
         let units = Self.split(todoUnits, jobs: request.jobs)
+        // The pieces of a cut unit share its drive: the first piece to run makes it, the last
+        // one lets it go (without this, each piece generated the same drive again).
+        var piecesOf: [SIMD2<Int>: Int] = [:]  // (scenario, replicate) → pieces
+        for u in units { piecesOf[SIMD2(u.s, u.r), default: 0] += 1 }
+        var cells: [SIMD2<Int>: SharedDrive] = [:]
+        let sharedDrives: [SharedDrive?] = units.map { u in
+            let key = SIMD2(u.s, u.r)
+            guard let pieces = piecesOf[key], pieces > 1 else { return nil }
+            if let cell = cells[key] { return cell }
+            let cell = SharedDrive(pieces: pieces)
+            cells[key] = cell
+            return cell
+        }
         let remaining = units.reduce(0) { $0 + $1.points.count }
         if resumed > 0 { request.onResume?(resumed, remaining, path) }
         let progress = ProgressReporter(
@@ -70,6 +83,9 @@ package enum SweepRunner {
             alreadyDone: resumed, force: request.forceProgress)
         let stopAfter = request.stopAfterUnits
         let finished = Locked(0)  // work units done, for the interruption test hook
+        // Record-line buffers handed from unit to unit (one per worker at a time), so their
+        // pages are faulted in once per worker, not once per unit.
+        let lineBuffers = Locked<[[UInt8]]>([])
         let settings = plan.settings
         _ = try WorkPool.map(
             count: units.count, jobs: request.jobs,
@@ -81,13 +97,19 @@ package enum SweepRunner {
             if let stopAfter, finished.withLock({ $0 }) >= stopAfter {
                 throw SweepError.interrupted(afterUnits: stopAfter)
             }
-            let drive = try SweepDrive(
-                spec: plan.scenarios[unit.s].spec, replicate: unit.r, filters: plan.filters, samplings: plan.samplings)
+            let make = { () throws -> SweepDrive in
+                try SweepDrive(
+                    spec: plan.scenarios[unit.s].spec, replicate: unit.r, filters: plan.filters,
+                    samplings: plan.samplings)
+            }
+            let drive = try sharedDrives[i].map { try $0.take(make) } ?? make()
             var scratch = SweepScratch()
             // A drive's points in pieces, so that its records and their lines (≈ 500 bytes per
             // point) are not all in memory at once on a large grid.
             var records: [SweepRecord] = []
             var items: [SweepItem] = []
+            var lines = lineBuffers.withLock { $0.popLast() } ?? []
+            defer { lineBuffers.withLock { $0.append(lines) } }
             records.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))
             items.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))
             for start in Swift.stride(from: 0, to: unit.points.count, by: Self.recordsPerPiece) {
@@ -101,7 +123,7 @@ package enum SweepRunner {
                             sampling: plan.samplingIndex[p], notify: plan.notifications[p]))
                 }
                 try drive.evaluate(items, settings: settings, scratch: &scratch, into: &records)
-                try appender.append(records)
+                try appender.append(records, buffer: &lines)
                 try store.store(records)
             }
             finished.withLock { $0 += 1 }
@@ -238,9 +260,12 @@ final class RecordAppender: Sendable {
         } catch { throw .io(path: path, reason: error.reason) }
     }
 
-    func append(_ records: [SweepRecord]) throws(SweepError) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(records.count * 320)
+    /// Appends the lines of `records` with one `write(2)`, built in `bytes` (emptied first, its
+    /// capacity kept: a worker reuses one buffer for all its pieces instead of allocating ≈ 2 MB,
+    /// growing it and faulting its pages in again for every piece of 4 096 records).
+    func append(_ records: [SweepRecord], buffer bytes: inout [UInt8]) throws(SweepError) {
+        bytes.removeAll(keepingCapacity: true)
+        bytes.reserveCapacity(records.count * Self.lineReserve_bytes)
         for r in records {
             r.appendJSONLine(to: &bytes)
             bytes.append(UInt8(ascii: "\n"))
@@ -252,6 +277,9 @@ final class RecordAppender: Sendable {
         }
     }
 
+    /// Bytes reserved per record line (the lines of the sweep's records are 400–500 bytes).
+    static let lineReserve_bytes = 512
+
     func close() {
         fd.withLock { fd in
             if fd >= 0 {
@@ -262,6 +290,25 @@ final class RecordAppender: Sendable {
     }
 
     deinit { close() }
+}
+
+/// The drive of a work unit cut into pieces (`SweepRunner.split`): made by the first piece that
+/// asks, handed to each of the others, released after the last.
+final class SharedDrive: Sendable {
+    private let state: Locked<(drive: SweepDrive?, left: Int)>
+
+    init(pieces: Int) { state = Locked((nil, pieces)) }
+
+    /// The drive, made with `make` if no piece made it yet (under the lock: a second piece
+    /// waits for it instead of generating it too).
+    func take(_ make: () throws -> SweepDrive) throws -> SweepDrive {
+        try state.withLock { (s) throws -> SweepDrive in
+            let drive = try s.drive ?? make()
+            s.left -= 1
+            s.drive = s.left > 0 ? drive : nil
+            return drive
+        }
+    }
 }
 
 /// A whole `fencelab sweep` / `fencelab merge`, as the CLI calls it.
