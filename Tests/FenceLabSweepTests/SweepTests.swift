@@ -127,6 +127,33 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         }
     }
 
+    /// A grid of a few points takes the same splice (one piece after the head): the bytes of one
+    /// `JSONEncoder` run, compact and pretty, down to the smallest manifest (one grid point and
+    /// the seeds' 80/120/30 it is set against).
+    @Test func smallManifestSplicedEqualsOneEncoderRun() throws {
+        let fx = try SweepFixture("manifest-small", duration_s: 60, replicates: 1)
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        let grids: [(enter: String, accuracies: [Double], confirm: [Int], inputs: [FenceInput.Kind], points: Int)] = [
+            ("60:60:20", [20], [1], [.raw], 2), ("60:60:20", [20, 30], [1], [.raw], 3),
+            ("60:100:20", [20, 30], [1, 3], [.raw, .kalman], 25),
+        ]
+        for g in grids {
+            var request = try fx.request()
+            request.grid = try SweepGrid(
+                kind: .hysteresis, enter: SweepRange(parsing: g.enter, option: "--enter"),
+                exit: SweepRange(parsing: "101:101:1", option: "--exit"), maxAccuracy: g.accuracies,
+                confirm: g.confirm, inputs: g.inputs, kalmanQ: [0.5], limit: nil)
+            let m = try SweepPlan.prepare(request).manifest
+            #expect(m.points.count == g.points)
+            for pretty in [false, true] {
+                var pieces = 0
+                m.encode(pretty: pretty) { _ in pieces += 1 }
+                #expect(pieces == 3, "\(g.points) points: head, one piece, tail")
+                #expect(m.encoded(pretty: pretty) == SweepManifest.encodeWhole(m, pretty: pretty))
+            }
+        }
+    }
+
     /// A manifest over 1 MiB is read in pieces (the object without its points, then 1024 points
     /// at a time): the same manifest as the whole reading, and for a broken text the same error.
     @Test func largeManifestDecodesInPiecesAsWhole() throws {
