@@ -243,30 +243,39 @@ package enum Visits {
         }
         try checkSorted(truth, key: "truth")
         try checkSorted(observed, key: "observed")
-        // Per true visit: the observed visit matched to it (−1: none) and the end of its last observed visit.
-        var matches = [(observed: Int, lastEnd: Double)](repeating: (-1, -.infinity), count: truth.count)
+        // Per true visit: the observed visit matched to it (−1: none) and the end of its last
+        // observed visit, in two stack buffers (an array of tuples looks its type's metadata up
+        // in the runtime at every call: ≈ 950 instructions, 3.5 % of a 1 420-point sweep).
         var falseVisits = 0
         var fragments = 0
-        match(truth: truth, observed: observed, matchSlack_s: matchSlack_s) { i, role in
-            let o = observed[i]
-            switch role {
-            case .match(let j): matches[j] = (i, o.end_s)
-            case .fragment(let j):
-                fragments += 1
-                matches[j].lastEnd = Swift.max(matches[j].lastEnd, o.end_s)
-            case .falseVisit: falseVisits += 1
-            }
-        }
         var entry: [Double] = []
         var exit: [Double] = []
         var early = 0
         entry.reserveCapacity(truth.count)
         exit.reserveCapacity(truth.count)
-        for (j, t) in truth.enumerated() where matches[j].observed >= 0 {
-            let latency = observed[matches[j].observed].start_s - t.start_s
-            entry.append(latency)
-            if latency < 0 { early += 1 }
-            if !t.openAtEnd { exit.append(matches[j].lastEnd - t.end_s) }
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: truth.count) { matchedObserved in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: truth.count) { lastEnd in
+                matchedObserved.initialize(repeating: -1)
+                lastEnd.initialize(repeating: -.infinity)
+                match(truth: truth, observed: observed, matchSlack_s: matchSlack_s) { i, role in
+                    let o = observed[i]
+                    switch role {
+                    case .match(let j):
+                        matchedObserved[j] = i
+                        lastEnd[j] = o.end_s
+                    case .fragment(let j):
+                        fragments += 1
+                        lastEnd[j] = Swift.max(lastEnd[j], o.end_s)
+                    case .falseVisit: falseVisits += 1
+                    }
+                }
+                for (j, t) in truth.enumerated() where matchedObserved[j] >= 0 {
+                    let latency = observed[matchedObserved[j]].start_s - t.start_s
+                    entry.append(latency)
+                    if latency < 0 { early += 1 }
+                    if !t.openAtEnd { exit.append(lastEnd[j] - t.end_s) }
+                }
+            }
         }
         return try VisitMetrics(
             trueVisits: truth.count, matchedVisits: entry.count, falseVisits: falseVisits,
