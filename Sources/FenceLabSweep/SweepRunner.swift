@@ -63,8 +63,8 @@ package enum SweepRunner {
         }
         done = []
         let units = Self.split(todoUnits, jobs: request.jobs)
-        // The pieces of a cut unit share its drive: the first piece to run makes it, the last
-        // one lets it go (without this, each piece generated the same drive again).
+        // The pieces of a cut unit share its drive: the first piece to run makes it and the last
+        // one lets it go, so a drive is generated once however many pieces it is cut into.
         var piecesOf: [SIMD2<Int>: Int] = [:]  // (scenario, replicate) → pieces
         for u in units { piecesOf[SIMD2(u.s, u.r), default: 0] += 1 }
         var cells: [SIMD2<Int>: SharedDrive] = [:]
@@ -261,8 +261,8 @@ final class RecordAppender: Sendable {
     }
 
     /// Appends the lines of `records` with one `write(2)`, built in `bytes` (emptied first, its
-    /// capacity kept: a worker reuses one buffer for all its pieces instead of allocating ≈ 2 MB,
-    /// growing it and faulting its pages in again for every piece of 4 096 records).
+    /// capacity kept: a worker reuses one buffer for all its pieces, so the ≈ 2 MB of a piece of
+    /// 4 096 lines are allocated and faulted in once per worker, not once per piece).
     func append(_ records: [SweepRecord], buffer bytes: inout [UInt8]) throws(SweepError) {
         bytes.removeAll(keepingCapacity: true)
         bytes.reserveCapacity(records.count * Self.lineReserve_bytes)
