@@ -149,6 +149,13 @@ public enum Statistics {
             throw .invalidArgument("confidence level must be within (0, 1), got \(level)")
         }
         if values.isEmpty { return nil }
+        if values.count == 1, values[0].isFinite {
+            // gsl_stats_mean of one value: 0 + (x − 0) / 1 in extended precision, which is x
+            // (+0 for −0). Without the check and the call: a 1-replicate sweep asks for one
+            // interval per figure and grid point.
+            let m = 0.0 + values[0]
+            return ConfidenceInterval(mean: m, lower: m, upper: m, n: 1, level: level)
+        }
         let m = try mean(values)
         if values.count == 1 { return ConfidenceInterval(mean: m, lower: m, upper: m, n: 1, level: level) }
         // gsl_stats_sd is gsl_stats_sd_m with gsl_stats_mean of the same data: the same bits,

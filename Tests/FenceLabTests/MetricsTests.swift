@@ -294,4 +294,19 @@ private func t(_ time: Double, _ d: TransitionDirection) -> Transition { Transit
         let signed = try Estimate.of([-1, 1, 0, 2, -2], key: "signed")
         #expect(signed.lower < -1)
     }
+
+    /// One replicate takes a shortcut: the bits of the estimate built from GSL's interval, for
+    /// signed zeros, subnormals and extremes, and the same refusal of a non-finite value.
+    @Test func estimateOfOneValueIsTheIntervalsEstimate() throws {
+        let values: [Double] = [-0.0, 0.0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 0.1, -7.25, 1e308, -1e308]
+        for x in values {
+            let got = try Estimate.of([x], key: "x")
+            let mean = try Statistics.mean([x])
+            let lower = x >= 0 ? max(0, mean) : mean
+            #expect(got.n == 1 && got.mean.bitPattern == mean.bitPattern, "\(x)")
+            #expect(got.lower.bitPattern == lower.bitPattern && got.upper.bitPattern == mean.bitPattern, "\(x)")
+        }
+        #expect(throws: MetricsError.self) { try Estimate.of([.nan], key: "x") }
+        #expect(throws: MetricsError.self) { try Estimate.of([.infinity], key: "x") }
+    }
 }

@@ -82,6 +82,25 @@ import _TestSupport
         }
     }
 
+    /// One value takes a shortcut past GSL: its mean must keep `gsl_stats_mean`'s bits (−0 turns
+    /// into +0 there), and a non-finite value is still refused with the general path's error.
+    @Test func meanWithConfidenceOfOneValueKeepsGSLBits() throws {
+        let values: [Double] = [
+            -0.0, 0.0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude, 1e-300, 3.5, -7.25,
+            0.1, 2.0 / 3.0, 123_456.789, 1e308, -.greatestFiniteMagnitude, .greatestFiniteMagnitude,
+        ]
+        for x in values {
+            let ci = try #require(try Statistics.meanWithConfidence([x]))
+            let gsl = try Statistics.mean([x])
+            #expect(ci.mean.bitPattern == gsl.bitPattern, "\(x)")
+            #expect(ci.lower.bitPattern == gsl.bitPattern && ci.upper.bitPattern == gsl.bitPattern && ci.n == 1)
+        }
+        #expect(try Statistics.mean([-0.0]).bitPattern == (0.0).bitPattern)
+        for bad in [Double.nan, .infinity, -.infinity] {
+            #expect(throws: GSLError.self) { try Statistics.meanWithConfidence([bad]) }
+        }
+    }
+
     @Test func meanWithConfidenceEdgeCounts() throws {
         #expect(try Statistics.meanWithConfidence([]) == nil)
         let one = try #require(try Statistics.meanWithConfidence([7.5]))
