@@ -422,19 +422,16 @@ package struct SweepSummary: Sendable, Hashable {
     /// (this runs for every cell in `make` and again in sweep.csv).
     static func cell(point: Int, _ records: [SweepRecord], scenario: String, scenarioHours: Double) throws -> SweepCell
     {
-        var buffer: [Double] = []
-        buffer.reserveCapacity(records.count)
+        // One buffer of one slot per record, overwritten for each figure (no emptying and
+        // appending: 23 figures per point).
+        var buffer = [Double](repeating: 0, count: records.count)
         func est(_ key: String, _ value: (SweepRecord) -> Double) throws -> Estimate {
-            buffer.removeAll(keepingCapacity: true)
-            for r in records { buffer.append(value(r)) }
+            for (i, r) in records.enumerated() { buffer[i] = value(r) }
             do { return try Estimate.of(buffer, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
         }
         /// Over the records that have the figure; nil when none has it.
         func optional(_ key: String, _ value: (SweepRecord) -> Double?) throws -> Estimate? {
-            buffer.removeAll(keepingCapacity: true)
-            for r in records { if let v = value(r) { buffer.append(v) } }
-            guard !buffer.isEmpty else { return nil }
-            do { return try Estimate.of(buffer, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
+            try Self.estimate(records, key: key, scenario: scenario, buffer: &buffer, value)
         }
         let hours = scenarioHours
         let visits = SweepVisitCell(
@@ -468,15 +465,32 @@ package struct SweepSummary: Sendable, Hashable {
             notifications: try notifyCell(records, hours: scenarioHours, scenario: scenario, buffer: &buffer))
     }
 
+    /// The estimate over the records that have the figure (nil when none has it), gathered in
+    /// `buffer` (one slot per record): all of it when every record has the figure, else a copy
+    /// of the values found, in record order.
+    static func estimate(
+        _ records: [SweepRecord], key: String, scenario: String, buffer: inout [Double],
+        _ value: (SweepRecord) -> Double?
+    ) throws -> Estimate? {
+        var n = 0
+        for r in records {
+            if let v = value(r) {
+                buffer[n] = v
+                n += 1
+            }
+        }
+        guard n > 0 else { return nil }
+        do {
+            return try Estimate.of(n == buffer.count ? buffer : Array(buffer[..<n]), key: key)
+        } catch { throw RunError.metrics(scenario: scenario, error) }
+    }
+
     static func notifyCell(
         _ records: [SweepRecord], hours: Double, scenario: String, buffer: inout [Double]
     ) throws -> SweepNotifyCell? {
         guard !records.isEmpty, records.allSatisfy({ $0.notifications != nil }) else { return nil }
         func est(_ key: String, _ value: (SweepNotificationFigures, SweepRecord) -> Double?) throws -> Estimate? {
-            buffer.removeAll(keepingCapacity: true)
-            for r in records { if let v = value(r.notifications!, r) { buffer.append(v) } }
-            guard !buffer.isEmpty else { return nil }
-            do { return try Estimate.of(buffer, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
+            try Self.estimate(records, key: key, scenario: scenario, buffer: &buffer) { value($0.notifications!, $0) }
         }
         return SweepNotifyCell(
             entriesPerTrueVisit: try est("notify.entriesPerTrueVisit") {
