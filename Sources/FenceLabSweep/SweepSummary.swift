@@ -466,8 +466,9 @@ package struct SweepSummary: Sendable, Hashable {
     }
 
     /// The estimate over the records that have the figure (nil when none has it), gathered in
-    /// `buffer` (one slot per record): all of it when every record has the figure, else a copy
-    /// of the values found, in record order.
+    /// `buffer` (one slot per record): all of it when every record has the figure, else its
+    /// first slots, the values found in record order (the buffer is cut to them for the call and
+    /// given its slots back after it, without a new array).
     static func estimate(
         _ records: [SweepRecord], key: String, scenario: String, buffer: inout [Double],
         _ value: (SweepRecord) -> Double?
@@ -480,9 +481,10 @@ package struct SweepSummary: Sendable, Hashable {
             }
         }
         guard n > 0 else { return nil }
-        do {
-            return try Estimate.of(n == buffer.count ? buffer : Array(buffer[..<n]), key: key)
-        } catch { throw RunError.metrics(scenario: scenario, error) }
+        let slots = buffer.count
+        if n < slots { buffer.removeLast(slots - n) }
+        defer { if n < slots { buffer.append(contentsOf: repeatElement(0, count: slots - n)) } }
+        do { return try Estimate.of(buffer, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
     }
 
     static func notifyCell(
