@@ -143,15 +143,20 @@ package enum SweepRunner {
     /// The fewest points a work unit is cut down to when there are too few units for the workers.
     static let minimumUnitPoints = 2048
 
-    /// With fewer than 4 work units per worker (a large grid on few drives: 10⁵ points × 1
-    /// replicate is one unit), each unit's points are cut into consecutive pieces of at least
-    /// `minimumUnitPoints` until there are about that many, so every worker has a share; each
-    /// piece generates its drive again (≈ 2 ms for a 1 h, 1 Hz drive, against ≥ 2048 points of
-    /// ≥ 6 µs each). The records, and so every output, do not depend on the cut. One worker: no cut.
+    /// Work units wanted per worker: with fewer, units are cut (`split`).
+    static let unitsPerWorker = 16
+
+    /// With fewer than `unitsPerWorker` work units per worker (a large grid on few drives: 10⁵
+    /// points × 1 replicate is one unit), each unit's points are cut into consecutive pieces of
+    /// at least `minimumUnitPoints` until there are about that many, so every worker has a share
+    /// and the last pieces leave little for one worker alone (on the 97 600-point sweep with 8
+    /// pieces the last one ran 20 ms by itself); the pieces of a unit share its drive
+    /// (`SharedDrive`). The records, and so every output, do not depend on the cut. One worker:
+    /// no cut.
     static func split(
         _ units: [(s: Int, r: Int, points: [Int])], jobs: Int
     ) -> [(s: Int, r: Int, points: [Int])] {
-        let wanted = 4 * jobs
+        let wanted = unitsPerWorker * jobs
         // Nothing left (a resume file that holds every item): nothing to cut.
         guard jobs > 1, !units.isEmpty, units.count < wanted else { return units }
         let perUnit = (wanted + units.count - 1) / units.count
