@@ -142,20 +142,29 @@ public enum Statistics {
     /// - Parameters:
     ///   - values: finite values.
     ///   - level: confidence level in (0, 1), default 0.95.
+    @inlinable
     public static func meanWithConfidence(
         _ values: [Double], level: Double = 0.95
+    ) throws(GSLError) -> ConfidenceInterval? {
+        if values.count == 1, values[0].isFinite, level > 0, level < 1 {
+            // gsl_stats_mean of one value: 0 + (x − 0) / 1 in extended precision, which is x
+            // (+0 for −0). Inlined into the caller without the check and the call: a
+            // 1-replicate sweep asks for one interval per figure and grid point.
+            let m = 0.0 + values[0]
+            return ConfidenceInterval(mean: m, lower: m, upper: m, n: 1, level: level)
+        }
+        return try meanWithConfidenceOfValues(values, level: level)
+    }
+
+    /// `meanWithConfidence` beyond its one-value shortcut.
+    @usableFromInline
+    static func meanWithConfidenceOfValues(
+        _ values: [Double], level: Double
     ) throws(GSLError) -> ConfidenceInterval? {
         guard level > 0, level < 1 else {
             throw .invalidArgument("confidence level must be within (0, 1), got \(level)")
         }
         if values.isEmpty { return nil }
-        if values.count == 1, values[0].isFinite {
-            // gsl_stats_mean of one value: 0 + (x − 0) / 1 in extended precision, which is x
-            // (+0 for −0). Without the check and the call: a 1-replicate sweep asks for one
-            // interval per figure and grid point.
-            let m = 0.0 + values[0]
-            return ConfidenceInterval(mean: m, lower: m, upper: m, n: 1, level: level)
-        }
         let m = try mean(values)
         if values.count == 1 { return ConfidenceInterval(mean: m, lower: m, upper: m, n: 1, level: level) }
         // gsl_stats_sd is gsl_stats_sd_m with gsl_stats_mean of the same data: the same bits,

@@ -24,14 +24,12 @@ public struct Estimate: Sendable, Hashable {
     /// symmetric Student-t interval is intersected with [0, ∞), so a count never shows a
     /// negative lower end; the mean is untouched.
     package static func of(_ values: [Double], key: String) throws(MetricsError) -> Estimate {
-        if values.count == 1, values[0].isFinite {
-            // One replicate (every point of a 1-replicate sweep): the interval of
-            // `meanWithConfidence` for one value, without the closure and the array passes.
-            let x = values[0]
-            let m = 0.0 + x  // GSL's running mean of one value (+0 for −0)
-            return Estimate(ConfidenceInterval(mean: m, lower: m, upper: m, n: 1, level: 0.95), nonNegative: x >= 0)
-        }
-        guard let ci = try gsl({ () throws(GSLError) in try Statistics.meanWithConfidence(values, level: 0.95) }) else {
+        // Called directly rather than through `gsl(_:)`: a 1-replicate sweep asks for one
+        // estimate per figure and grid point, and the generic closure cost more than the
+        // one-value interval itself.
+        let interval: ConfidenceInterval?
+        do { interval = try Statistics.meanWithConfidence(values, level: 0.95) } catch { throw .gsl(error) }
+        guard let ci = interval else {
             throw .invalidValue(key: key, value: "[]", reason: "no values to aggregate")
         }
         return Estimate(ci, nonNegative: values.allSatisfy { $0 >= 0 })
