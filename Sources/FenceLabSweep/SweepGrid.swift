@@ -505,9 +505,11 @@ package struct SweepGrid: Sendable, Hashable {
             sampling: policies)
         if let limit, axes.count > limit { throw .tooManyPoints(count: axes.count, limit: limit) }
         // Every distinct rule must be valid: the input stage (the fastest axis of the product) and
-        // the policies do not change the rule, and the seeds' setting is valid.
+        // the policies do not change the rule, and the seeds' setting is valid. A rule is valid when
+        // its rule part and its confirmation are, so each part is checked once from the axes; only
+        // when one fails is the product walked, to name the first invalid setting.
         let stride = max(1, axes.stages.count)
-        for i in Swift.stride(from: 0, to: axes.productCount, by: stride) {
+        for i in Swift.stride(from: 0, to: Self.partsValid(axes) ? 0 : axes.productCount, by: stride) {
             let p = axes.setting(i)
             do { _ = try p.rule.evaluator() } catch {
                 throw .invalidValue(
@@ -517,6 +519,41 @@ package struct SweepGrid: Sendable, Hashable {
         }
         points = SweepPointList(axes: axes)
         referenceIndex = axes.referenceIds.first
+    }
+
+    /// True when every rule part (enter, exit and gate, without confirmation) and every
+    /// confirmation (fixes × seconds) of the axes is valid, so that every setting's
+    /// `RuleSpec.evaluator()` is: it validates the rule part and then the confirmation, and
+    /// nothing that depends on both. 24 400 checks instead of 97 600 settings on a 97 600-point
+    /// grid with 4 confirmations, without an evaluator each.
+    static func partsValid(_ axes: SweepPointAxes) -> Bool {
+        let stage =
+            axes.stages.first ?? SweepPointAxes.Stage(input: .raw, q_m2s3: FenceInput.defaultAccelerationDensity_m2ps3)
+        func point(_ kind: SweepRuleKind, _ e: Double, _ x: Double, _ a: Double, _ c: Int, _ s: Double?) -> SweepPoint {
+            SweepPoint(
+                kind: kind, enter_m: e, exit_m: x, maxAccuracy_m: a, confirm_n: c, input: stage.input,
+                q_m2s3: stage.q_m2s3, confirm_s: s)
+        }
+        let seed = SweepPoint.seedReference
+        for c in axes.confirms {
+            for s in axes.seconds {
+                let p = point(.hysteresis, seed.enter_m, seed.exit_m, seed.maxAccuracy_m, c, s)
+                guard (try? p.rule.evaluator()) != nil else { return false }
+            }
+        }
+        for (e, enter) in axes.enters.enumerated() {
+            switch axes.kind {
+            case .hysteresis:
+                for exit in axes.exits[axes.firstExit[e]...] {
+                    for a in axes.accuracies {
+                        guard (try? point(.hysteresis, enter, exit, a, 1, nil).rule.rule()) != nil else { return false }
+                    }
+                }
+            case .threshold, .conservative:
+                guard (try? point(axes.kind, enter, enter, .infinity, 1, nil).rule.rule()) != nil else { return false }
+            }
+        }
+        return true
     }
 
     /// True when the seeds' 80/120/30 is one of the hysteresis product's settings (before stages).

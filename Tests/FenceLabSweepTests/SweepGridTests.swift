@@ -151,6 +151,36 @@ import _FenceLabSupport
         }
     }
 
+    /// The rule parts are checked once each; a grid with an invalid one still names the first
+    /// invalid setting in point order, and a valid grid builds every point.
+    @Test func invalidRulePartNamesTheFirstInvalidSetting() throws {
+        do {
+            _ = try SweepGrid(
+                kind: .hysteresis, enter: SweepRange(values: [50, 60]), exit: SweepRange(values: [120, .infinity]),
+                maxAccuracy: [20, 30], confirm: [1, 3])
+            Issue.record("a grid with an infinite exit radius was built")
+        } catch {
+            guard case .invalidValue(let option, let value, let reason) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(option == "--enter/--exit")
+            #expect(value == 50)
+            #expect(reason.contains("exit_m"), "\(reason)")
+        }
+        #expect(throws: SweepGridError.self) {
+            try SweepGrid(
+                kind: .threshold, enter: SweepRange(values: [100, .infinity]), exit: nil, maxAccuracy: [30],
+                confirm: [1])
+        }
+        let grid = try SweepGrid(
+            kind: .hysteresis, enter: SweepRange(values: [50, 60]), exit: SweepRange(values: [55, 120]),
+            maxAccuracy: [20, 30], confirm: [1, 3])
+        // Exit radii above the enter radius: (50, 55), (50, 120), (60, 120), × 2 gates × 2
+        // confirmations, and the seeds' setting.
+        #expect(grid.points.count == 13)
+    }
+
     @Test func shardsPartitionTheItems() throws {
         for n in [1, 2, 3, 7] {
             var seen = Array(repeating: 0, count: 100)
