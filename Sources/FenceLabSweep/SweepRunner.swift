@@ -326,7 +326,8 @@ package enum SweepJob {
     }
 
     /// Preflights `out`, prepares the scenarios, runs this process's items (resuming if asked),
-    /// writes the final folder atomically (a shard folder with `--shard`), then removes the resume file.
+    /// writes the final folder atomically (a shard folder with `--shard`), and removes the resume
+    /// file once that folder is in place.
     /// The whole run holds the output's `OutputLock`, so a second sweep into the same `--out`
     /// is refused at once and never touches this one's resume file.
     package static func sweep(_ request: SweepRequest, out: String) throws -> Outcome {
@@ -337,19 +338,22 @@ package enum SweepJob {
         let run = try SweepRunner.run(plan, request: request, out: out)
         AllocatorTuning.returnFreeMemory()
         var summary: SweepSummary?
+        // The resume file goes as soon as the final files are in place, beside the removal of a
+        // replaced folder (`--jobs` > 1): both free tens of megabytes of pages.
+        let removePartial: @Sendable () -> Void = { SweepRunner.removePartial(out: out) }
         if request.shard != nil {
             try ReportFolder.write(
-                streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames)
+                streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames,
+                jobs: request.jobs, whenInPlace: removePartial)
         } else {
             let s = try SweepSummary.make(
                 manifest: run.manifest, store: run.records, fullFormLimit_points: request.fullFormLimit_points,
                 jobs: request.jobs)
             try ReportFolder.write(
                 streams: SweepOutput.streams(s, csvGzip: request.csvGzip, jobs: request.jobs), to: out,
-                replaceable: SweepOutput.replaceableNames, jobs: request.jobs)
+                replaceable: SweepOutput.replaceableNames, jobs: request.jobs, whenInPlace: removePartial)
             summary = s
         }
-        SweepRunner.removePartial(out: out)
         return Outcome(run: run, summary: summary)
     }
 

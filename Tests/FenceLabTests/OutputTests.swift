@@ -31,6 +31,39 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
         }
     }
 
+    /// `whenInPlace` runs once per write, after the new files are in place: a new folder, a
+    /// replaced one (beside the removal of the old one with two jobs) and one merged into a folder
+    /// holding other files; never when the write fails.
+    @Test func whenInPlaceRunsOnceAfterTheNewFilesAreIn() throws {
+        try withScratch { dir in
+            let dest = dir + "/out"
+            let seen = Locked<[String?]>([])
+            let look: @Sendable () -> Void = { seen.withLock { $0.append(read(dest + "/report.json")) } }
+            func write(_ tag: String, jobs: Int) throws {
+                try ReportFolder.write(
+                    streams: files(tag).map { file in
+                        (file.name, { (sink: inout FileSink) in sink.append(bytes: file.bytes) })
+                    },
+                    to: dest, replaceable: ReportWriter.replaceableNames, jobs: jobs, whenInPlace: look)
+            }
+            try write("first", jobs: 1)
+            try write("second", jobs: 1)
+            try write("third", jobs: 2)
+            try Data("mine".utf8).write(to: URL(fileURLWithPath: dest + "/notes.txt"))
+            try write("fourth", jobs: 2)
+            #expect(
+                seen.withLock { $0 }
+                    == ["first report.json\n", "second report.json\n", "third report.json\n", "fourth report.json\n"])
+            #expect(throws: OutputError.self) {
+                try ReportFolder.write(
+                    streams: [("../escape", { (sink: inout FileSink) in sink.append(bytes: [1]) })], to: dest,
+                    replaceable: ReportWriter.replaceableNames, jobs: 2, whenInPlace: look)
+            }
+            #expect(seen.withLock { $0.count } == 4, "not called for a failed write")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out"], "no temporaries left")
+        }
+    }
+
     @Test func failedWriteLeavesTheOldReportIntact() throws {
         try withScratch { dir in
             let dest = dir + "/out"

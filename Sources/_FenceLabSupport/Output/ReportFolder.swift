@@ -155,9 +155,15 @@ package enum ReportFolder {
     /// temporary folder, so a large report is never held whole in memory. With `jobs` > 1 up to
     /// that many files are rendered at once, each on its own thread (their bytes do not depend on
     /// it); the first failure in file order is reported.
+    ///
+    /// `whenInPlace` is called once the new files are in place and their folder entry is synced
+    /// (not when the write fails before that, but also when the replaced folder cannot be removed
+    /// afterwards). When a whole folder is replaced and `jobs` > 1 it runs beside the removal of
+    /// the replaced one, whose files' pages the kernel frees one unlink at a time (a sweep removes
+    /// its resume file there).
     package static func write(
         streams files: [(name: String, render: @Sendable (inout FileSink) -> Void)], to destination: String,
-        replaceable: Set<String>, jobs: Int = 1
+        replaceable: Set<String>, jobs: Int = 1, whenInPlace: (@Sendable () -> Void)? = nil
     ) throws(OutputError) {
         _ = try inspect(destination: destination, replaceable: replaceable)  // creates the parent
         let lock = try OutputLock.acquire(destination: destination)
@@ -199,15 +205,19 @@ package enum ReportFolder {
             } else {
                 try FileSystem.createFile(tmp.appendingPathComponent(markerName).path, marker(files: names))
                 FileSystem.syncDirectory(tmp.path)
-                try swapIn(
+                if try swapIn(
                     tmp: tmp, dest: dest, display: destination,
-                    old: parent.appendingPathComponent(".\(base).old-\(tag)"))
+                    old: parent.appendingPathComponent(".\(base).old-\(tag)"), jobs: jobs, whenInPlace: whenInPlace)
+                {
+                    return
+                }
             }
             FileSystem.syncDirectory(parent.path)
         } catch {
             try? FileManager.default.removeItem(at: tmp)
             throw error
         }
+        whenInPlace?()
     }
 
     /// The marker's bytes: `{"format":…,"tool":"fencelab","files":[…]}` and a newline, the
@@ -221,19 +231,37 @@ package enum ReportFolder {
         return Array("{\"format\":\"\(markerFormat)\",\"tool\":\"fencelab\",\"files\":[\(list)]}\n".utf8)
     }
 
-    private static func swapIn(tmp: URL, dest: URL, display: String, old: URL) throws(OutputError) {
+    /// Puts `tmp` in place of `dest`. Returns true when it replaced a folder: then the parent is
+    /// synced and `whenInPlace` was called (beside the removal of the replaced folder when
+    /// `jobs` > 1); false when `dest` was missing and `tmp` was only renamed.
+    private static func swapIn(
+        tmp: URL, dest: URL, display: String, old: URL, jobs: Int, whenInPlace: (@Sendable () -> Void)?
+    ) throws(OutputError) -> Bool {
         guard FileSystem.kind(of: dest.path) != .missing else {
             try FileSystem.rename(tmp.path, to: dest.path)
-            return
+            return false
         }
         try FileSystem.rename(dest.path, to: old.path)
         do { try FileSystem.rename(tmp.path, to: dest.path) } catch {
             try? FileSystem.rename(old.path, to: dest.path)
             throw error
         }
-        do { try FileManager.default.removeItem(at: old) } catch {
-            throw .oldNotRemoved(path: display, old: old.path, reason: reason(of: error))
+        FileSystem.syncDirectory(dest.deletingLastPathComponent().path)
+        let failure = Locked<OutputError?>(nil)
+        let remove: @Sendable () -> Void = {
+            do { try FileManager.default.removeItem(at: old) } catch {
+                failure.withLock { $0 = .oldNotRemoved(path: display, old: old.path, reason: reason(of: error)) }
+            }
         }
+        if let whenInPlace, jobs > 1 {
+            // Neither throws: the pool's own failure cannot happen.
+            _ = try? WorkPool.map(count: 2, jobs: 2) { i in i == 0 ? remove() : whenInPlace() }
+        } else {
+            remove()
+            whenInPlace?()
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        return true
     }
 
     /// Renames the new files (and then the marker) from `tmp` into a destination that also holds
