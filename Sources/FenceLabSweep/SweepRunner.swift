@@ -141,10 +141,10 @@ package enum SweepRunner {
     static let recordsPerPiece = 4096
 
     /// The fewest points a work unit is cut down to when there are too few units for the workers.
-    static let minimumUnitPoints = 2048
+    static let minimumUnitPoints = 1024
 
     /// Work units wanted per worker: with fewer, units are cut (`split`).
-    static let unitsPerWorker = 16
+    static let unitsPerWorker = 32
 
     /// With fewer than `unitsPerWorker` work units per worker (a large grid on few drives: 10⁵
     /// points × 1 replicate is one unit), each unit's points are cut into consecutive pieces of

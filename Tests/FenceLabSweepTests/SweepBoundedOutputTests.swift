@@ -167,21 +167,21 @@ import _TestSupport
     @Test func workUnitsAreCutWhenTheWorkersWouldIdle() {
         let one = [(s: 0, r: 0, points: Array(0..<10_000))]
         let cut = SweepRunner.split(one, jobs: 2)
-        #expect(cut.count == 5, "32 wanted for 2 workers; 10 000 / 32 < 2048, so pieces of 2048")
+        #expect(cut.count == 10, "64 wanted for 2 workers; 10 000 / 64 < 1024, so pieces of 1024")
         #expect(cut.flatMap(\.points) == one[0].points)
         #expect(cut.allSatisfy { $0.s == 0 && $0.r == 0 && $0.points.count <= SweepRunner.minimumUnitPoints })
-        let big = [(s: 1, r: 2, points: Array(0..<100_000))]
+        let big = [(s: 1, r: 2, points: Array(0..<102_400))]
         let pieces = SweepRunner.split(big, jobs: 2)
-        #expect(pieces.count == 32 && pieces.flatMap(\.points) == big[0].points)
-        #expect(pieces.allSatisfy { $0.points.count == 3125 })
+        #expect(pieces.count == 64 && pieces.flatMap(\.points) == big[0].points)
+        #expect(pieces.allSatisfy { $0.points.count == 1600 })
         #expect(SweepRunner.split(one, jobs: 1).map(\.points) == [one[0].points])
-        // 8 drives of 5 000 points, 4 pieces wanted from each: pieces of 2048, 2048 and 904.
+        // 8 drives of 5 000 points, 8 pieces wanted from each: pieces of 1024 (four) and 904.
         let few = (0..<8).map { (s: 0, r: $0, points: Array(0..<5000)) }
         let fewCut = SweepRunner.split(few, jobs: 2)
-        #expect(fewCut.count == 24 && fewCut.map(\.points.count).prefix(3) == [2048, 2048, 904])
-        #expect(fewCut.map(\.r) == (0..<8).flatMap { [$0, $0, $0] })
-        let many = (0..<32).map { (s: 0, r: $0, points: Array(0..<5000)) }
-        #expect(SweepRunner.split(many, jobs: 2).count == 32, "enough drives: no cut")
+        #expect(fewCut.count == 40 && fewCut.map(\.points.count).prefix(5) == [1024, 1024, 1024, 1024, 904])
+        #expect(fewCut.map(\.r) == (0..<8).flatMap { Array(repeating: $0, count: 5) })
+        let many = (0..<64).map { (s: 0, r: $0, points: Array(0..<5000)) }
+        #expect(SweepRunner.split(many, jobs: 2).count == 64, "enough drives: no cut")
         // A resume file that held every item leaves no unit (it divided by zero).
         #expect(SweepRunner.split([], jobs: 2).isEmpty)
     }
