@@ -282,6 +282,45 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     /// The spec string with the input stage (`hysteresis:80:120:30+confirm2+kalman:0.5`).
     package var setupDescription: String { FenceSetup(rule: rule, input: fenceInput).description }
 
+    /// Appends `setupDescription`'s bytes without building the rule and its strings (≈ 4 700
+    /// instructions a point through `RuleSpec.description`), when the point has the raw input
+    /// and every number in it is one the rules version writes as an integer (finite, integral,
+    /// below 10¹⁵ in magnitude: `Int64`'s digits), as nearly every grid's are. Returns false,
+    /// leaving `out` as it was, otherwise. `SweepGridTests` compares the bytes with
+    /// `setupDescription`.
+    func appendSetupDescription(to out: inout [UInt8]) -> Bool {
+        func integral(_ x: Double) -> Bool { x.isFinite && x == x.rounded(.towardZero) && Swift.abs(x) < 1e15 }
+        guard input == .raw, integral(enter_m), confirm_s.map(integral) ?? true else { return false }
+        if kind == .hysteresis { guard integral(exit_m), integral(maxAccuracy_m) else { return false } }
+        func put(_ text: StaticString) { text.withUTF8Buffer { out.append(contentsOf: $0) } }
+        func number(_ x: Double) { DecimalDigits.append(Int(x), to: &out) }
+        switch kind {
+        case .hysteresis:
+            put("hysteresis:")
+            number(enter_m)
+            put(":")
+            number(exit_m)
+            put(":")
+            number(maxAccuracy_m)
+        case .threshold:
+            put("threshold:")
+            number(enter_m)
+        case .conservative:
+            put("conservative:")
+            number(enter_m)
+        }
+        if confirm_n > 1 {
+            put("+confirm")
+            DecimalDigits.append(confirm_n, to: &out)
+        }
+        if let t = confirm_s {
+            put("+confirm")
+            number(t)
+            put("s")
+        }
+        return true
+    }
+
     /// The engine's rule for this point; confirmation 1 means none (same decisions, plain rules version).
     package var rule: RuleSpec {
         let confirmation: Confirmation?

@@ -494,7 +494,11 @@ package enum SweepOutput {
             let p = s.manifest.points[c.point]
             put(name)
             put(c.point)
-            put(q(p.setupDescription))
+            if p.appendSetupDescription(to: &out) {
+                out.append(UInt8(ascii: ","))
+            } else {
+                put(q(p.setupDescription))
+            }
             put(p.kind.rawValue)
             d(p.enter_m)
             d(p.exit_m)

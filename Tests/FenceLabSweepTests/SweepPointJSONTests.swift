@@ -90,3 +90,47 @@ import Testing
         #expect(SweepManifest.elements([p], pretty: false) == Self.encoderElements([p], pretty: false))
     }
 }
+
+/// sweep.csv's rule column written as bytes must be `setupDescription`, and every point the
+/// byte path declines must be one it cannot write (a filtered input or a number the rules
+/// version does not write as an integer).
+@Suite struct SweepSetupDescriptionTests {
+    @Test func bytesEqualTheDescriptionOrAreDeclined() {
+        let numbers: [Double] = [
+            0, -0.0, 1, 40, 80, 120, 300, 120.5, 0.25, 1e-5, 999_999_999_999_999, 1e15, 2.5e16, -3, .infinity,
+            .nan,
+        ]
+        var written = 0
+        var declined = 0
+        for (i, x) in numbers.enumerated() {
+            for (j, y) in numbers.enumerated() {
+                for confirm in [1, 2, 7] {
+                    for seconds in [nil, 0, 10, 2.5, x] as [Double?] {
+                        for input in FenceInput.Kind.allCases {
+                            let p = SweepPoint(
+                                kind: SweepRuleKind.allCases[(i + j + confirm) % 3], enter_m: x, exit_m: y,
+                                maxAccuracy_m: numbers[(i * 7 + j) % numbers.count], confirm_n: confirm, input: input,
+                                q_m2s3: 0.5, confirm_s: seconds)
+                            var out: [UInt8] = [7]
+                            if p.appendSetupDescription(to: &out) {
+                                written += 1
+                                #expect(String(decoding: out.dropFirst(), as: UTF8.self) == p.setupDescription)
+                            } else {
+                                declined += 1
+                                #expect(out == [7], "declined without writing")
+                                let integral = { (v: Double) in
+                                    v.isFinite && v == v.rounded(.towardZero) && abs(v) < 1e15
+                                }
+                                let all =
+                                    integral(p.enter_m) && (p.confirm_s.map(integral) ?? true)
+                                    && (p.kind != .hysteresis || (integral(p.exit_m) && integral(p.maxAccuracy_m)))
+                                #expect(p.input != .raw || !all, "\(p.setupDescription) was declined")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(written > 1000 && declined > 1000, "\(written) written, \(declined) declined")
+    }
+}
