@@ -20,11 +20,14 @@ enum SweepPointJSON {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(points.count * (pretty ? 260 : 160))
         var first = true
+        let keys = pretty ? Self.prettyKeys : Self.compactKeys
         for p in points {
             guard plain(p.sampling), plain(p.notify) else { return false }
-            if !first { bytes.append(contentsOf: pretty ? Self.prettySeparator : Self.compactSeparator) }
+            if !first {
+                if pretty { bytes.append(contentsOf: Self.prettySeparator) } else { bytes.append(UInt8(ascii: ",")) }
+            }
             first = false
-            appendPoint(p, pretty: pretty, to: &bytes)
+            appendPoint(p, keys: keys, pretty: pretty, to: &bytes)
         }
         out += String(decoding: bytes, as: UTF8.self)
         return true
@@ -32,55 +35,78 @@ enum SweepPointJSON {
 
     static let prettySeparator = Array(",\n".utf8), compactSeparator = Array(",".utf8)
 
+    /// The fields a point may have, in the encoder's (sorted) key order.
+    enum Field: Int, CaseIterable {
+        case confirm_n, confirm_s, enter_m, exit_m, input, kind, maxAccuracy_m, notify, q_m2s3, sampling
+
+        /// The JSON key (the `SweepPoint` property's name).
+        var name: String {
+            [
+                "confirm_n", "confirm_s", "enter_m", "exit_m", "input", "kind", "maxAccuracy_m", "notify", "q_m2s3",
+                "sampling",
+            ][rawValue]
+        }
+    }
+
+    /// Each field's key with what comes before it and the colon: `,"enter_m":` compact,
+    /// `,\n      "enter_m" : ` pretty; the first field (`confirm_n`, always there) opens the
+    /// object instead of a comma. One append per field.
+    static let compactKeys: [[UInt8]] = Field.allCases.map { f in
+        Array(((f == .confirm_n ? "{" : ",") + "\"\(f.name)\":").utf8)
+    }
+    static let prettyKeys: [[UInt8]] = Field.allCases.map { f in
+        Array(((f == .confirm_n ? "    {\n" : ",\n") + "      \"\(f.name)\" : ").utf8)
+    }
+
     /// One point as an object; pretty: opened at four spaces, fields at six.
     static func appendPoint(_ p: SweepPoint, pretty: Bool, to out: inout [UInt8]) {
-        out.append(contentsOf: pretty ? "    {\n".utf8 : "{".utf8)
-        var first = true
-        func key(_ key: StaticString) {
-            if !first {
-                out.append(UInt8(ascii: ","))
-                if pretty { out.append(UInt8(ascii: "\n")) }
-            }
-            first = false
-            if pretty { out.append(contentsOf: "      ".utf8) }
-            out.append(UInt8(ascii: "\""))
-            key.withUTF8Buffer { out.append(contentsOf: $0) }
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: pretty ? " : ".utf8 : ":".utf8)
-        }
+        appendPoint(p, keys: pretty ? prettyKeys : compactKeys, pretty: pretty, to: &out)
+    }
+
+    /// `appendPoint` with the key table chosen by the caller (once per piece, not per point).
+    static func appendPoint(_ p: SweepPoint, keys: [[UInt8]], pretty: Bool, to out: inout [UInt8]) {
+        func key(_ field: Field) { out.append(contentsOf: keys[field.rawValue]) }
         func string(_ s: String) {
             out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: s.utf8)
+            if s.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
+                out.append(contentsOf: s.utf8)
+            }
             out.append(UInt8(ascii: "\""))
         }
-        key("confirm_n")
+        key(.confirm_n)
         DecimalDigits.append(p.confirm_n, to: &out)
         if let s = p.confirm_s {
-            key("confirm_s")
+            key(.confirm_s)
             number(s, to: &out)
         }
-        key("enter_m")
+        key(.enter_m)
         number(p.enter_m, to: &out)
-        key("exit_m")
+        key(.exit_m)
         number(p.exit_m, to: &out)
-        key("input")
+        key(.input)
         string(p.input.rawValue)
-        key("kind")
+        key(.kind)
         string(p.kind.rawValue)
-        key("maxAccuracy_m")
+        key(.maxAccuracy_m)
         number(p.maxAccuracy_m, to: &out)
         if let n = p.notify {
-            key("notify")
+            key(.notify)
             string(n)
         }
-        key("q_m2s3")
+        key(.q_m2s3)
         number(p.q_m2s3, to: &out)
         if let s = p.sampling {
-            key("sampling")
+            key(.sampling)
             string(s)
         }
-        out.append(contentsOf: pretty ? "\n    }".utf8 : "}".utf8)
+        if pretty {
+            out.append(contentsOf: Self.prettyClose)
+        } else {
+            out.append(UInt8(ascii: "}"))
+        }
     }
+
+    static let prettyClose = Array("\n    }".utf8)
 
     /// A Double as the encoder writes it: the non-finite values as FenceLab's strings, else the
     /// shortest round-trip digits without a trailing `.0`.
