@@ -123,6 +123,12 @@ package enum Syscalls {
         #endif
     }
 
+    /// `sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE)` on Linux: starts the
+    /// write-back of that range's dirty pages and returns without waiting; elsewhere −1 (ENOSYS).
+    package static func startWriteback(_ fd: Int32, offset: Int64, length: Int64) -> Int32 {
+        fl_start_writeback(fd, offset, length)
+    }
+
     /// `fsync(fd)`.
     package static func fsync(_ fd: Int32) -> Int32 {
         #if canImport(Glibc)

@@ -53,4 +53,33 @@ import Testing
         #expect(written.count > 2 * FileSink.flushBytes)
         #expect(written == Array(expected.utf8))
     }
+
+    /// A file of several write-back steps: every byte arrives, and the write-back of all but the
+    /// last step's bytes was started while it was being written (the final fsync has that much
+    /// less to wait for).
+    @Test func largeFileStartsItsWritebackInSteps() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("filesink-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("large.csv").path
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        #expect(fd >= 0)
+        var sink = FileSink(fd: fd, path: path)
+        var expected: [UInt8] = []
+        let row = Array("40,120,30,3,0.125,17.5,0.0625,99\n".utf8)
+        let rows = Int(2 * FileSink.writebackBytes) / row.count + 1_000
+        for _ in 0..<rows {
+            row.withUnsafeBufferPointer { sink.append(utf8: $0) }
+            expected.append(contentsOf: row)
+        }
+        try sink.finish()
+        #expect(fsync(fd) == 0 && close(fd) == 0)
+        #expect(sink.written == Int64(expected.count))
+        #if os(Linux)
+            // Started at each step boundary crossed: 2 steps of the 2.x steps written.
+            #expect(sink.writebackStarted >= 2 * FileSink.writebackBytes)
+            #expect(sink.writebackStarted < 2 * FileSink.writebackBytes + Int64(FileSink.flushBytes) + 4_096)
+        #endif
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == expected)
+    }
 }
