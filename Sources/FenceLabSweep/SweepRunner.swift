@@ -93,9 +93,13 @@ package enum SweepRunner {
         // pages are faulted in once per worker, not once per unit.
         let lineBuffers = Locked<[[UInt8]]>([])
         let settings = plan.settings
+        // With more than one worker the lines go to the file through one queue of their own, so
+        // no worker waits for the file to open or for another worker's write.
+        let queue = request.jobs > 1 ? LineQueue(appender: appender, inFlight: Self.queuedPieces) : nil
         // However the pool ends, the resume file is complete before `run` returns or throws, with
-        // every line a worker held back (below).
+        // every line a worker held back or queued (below).
         func flushHeldLines() throws(SweepError) {
+            try queue?.drain()
             let held = lineBuffers.withLock { buffers in
                 defer { for i in buffers.indices { buffers[i].removeAll(keepingCapacity: false) } }
                 return buffers.filter { !$0.isEmpty }
@@ -140,13 +144,18 @@ package enum SweepRunner {
                                 sampling: plan.samplingIndex[p], notify: plan.notifications[p]))
                     }
                     try drive.evaluate(items, settings: settings, scratch: &scratch, into: &records)
-                    // Until the resume file is open the lines are held (up to `heldLines_bytes`), so
-                    // the workers do not wait for its fsync.
                     RecordAppender.encode(records, into: &lines)
-                    let ready = lines.count >= Self.heldLines_bytes ? try appender.opened() : try appender.ifOpened()
-                    if let ready {
-                        try ready.write(lines)
-                        lines.removeAll(keepingCapacity: true)
+                    if let queue {
+                        try queue.submit(&lines)
+                    } else {
+                        // Until the resume file is open the lines are held (up to
+                        // `heldLines_bytes`), so the worker does not wait for its fsync.
+                        let ready =
+                            lines.count >= Self.heldLines_bytes ? try appender.opened() : try appender.ifOpened()
+                        if let ready {
+                            try ready.write(lines)
+                            lines.removeAll(keepingCapacity: true)
+                        }
                     }
                     try store.store(records)
                 }
@@ -169,9 +178,13 @@ package enum SweepRunner {
     /// Records evaluated, appended to the resume file (one `write(2)`) and stored at a time.
     static let recordsPerPiece = 4096
 
-    /// The most record-line bytes a worker holds while the resume file is being opened; with more
-    /// it waits for the file.
+    /// The most record-line bytes the one worker holds while the resume file is being opened;
+    /// with more it waits for the file.
     static let heldLines_bytes = 8 << 20
+
+    /// With more than one worker, the most pieces' lines waiting in the `LineQueue` (≤ 2 MB each,
+    /// so about as many bytes as two workers would hold): a worker with more waits.
+    static let queuedPieces = 8
 
     /// The fewest points a work unit is cut down to when there are too few units for the workers.
     static let minimumUnitPoints = 1024
@@ -338,6 +351,63 @@ final class RecordAppender: Sendable {
     }
 
     deinit { close() }
+}
+
+/// Record lines on their way to the resume file when several workers make them: a worker hands
+/// its buffer over (`submit`) and goes on with an emptied one from an earlier submission, while a
+/// serial queue waits for the file to be open and writes the buffers in the order given, one
+/// `write(2)` each. The kernel serialises appends to one file anyway; this way no worker waits
+/// for another's (a 97 600-point sweep with two workers left one core idle for ≈ 15 ms when both
+/// flushed the lines they had held while the file was being opened). At most `inFlight` buffers
+/// wait; a worker with one more waits for a slot. The first failure is kept: the next `submit`
+/// and `drain` throw it, and nothing is written after it.
+final class LineQueue: Sendable {
+    /// A buffer handed to the queue, so that its storage has one owner and is emptied in place.
+    private final class Lines: @unchecked Sendable {
+        var bytes: [UInt8] = []
+    }
+
+    private let appender: PendingAppender
+    private let queue = DispatchQueue(label: "fencelab.sweep.resume-file")
+    private let slots: DispatchSemaphore
+    private let spares = Locked<[[UInt8]]>([])
+    private let failure = Locked<SweepError?>(nil)
+
+    init(appender: PendingAppender, inFlight: Int) {
+        self.appender = appender
+        slots = DispatchSemaphore(value: max(1, inFlight))
+    }
+
+    /// Queues `lines` (whole record lines) for the file and leaves an empty buffer in their place.
+    func submit(_ lines: inout [UInt8]) throws(SweepError) {
+        if let error = failure.withLock({ $0 }) { throw error }
+        guard !lines.isEmpty else { return }
+        slots.wait()
+        let handed = Lines()
+        swap(&handed.bytes, &lines)
+        if let spare = spares.withLock({ $0.popLast() }) { lines = spare }
+        queue.async { [appender, failure, spares, slots] in
+            defer { slots.signal() }
+            if failure.withLock({ $0 }) == nil {
+                do throws(SweepError) { try appender.opened().write(handed.bytes) } catch {
+                    failure.withLock { $0 = $0 ?? error }
+                }
+            }
+            handed.bytes.removeAll(keepingCapacity: true)
+            // Moved, not copied, into the spares, so the worker that takes it owns it alone.
+            spares.withLock { spare in
+                spare.append([])
+                swap(&spare[spare.count - 1], &handed.bytes)
+            }
+        }
+    }
+
+    /// Waits until every queued buffer is written; throws the first failure.
+    func drain() throws(SweepError) {
+        queue.sync {}
+        spares.withLock { $0.removeAll() }
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
 }
 
 /// A `RecordAppender` opened on a thread of its own: `opened()` waits until it is, then returns
