@@ -89,9 +89,11 @@ package enum SweepRunner {
             alreadyDone: resumed, force: request.forceProgress)
         let stopAfter = request.stopAfterUnits
         let finished = Locked(0)  // work units done, for the interruption test hook
-        // Record-line buffers handed from unit to unit (one per worker at a time), so their
-        // pages are faulted in once per worker, not once per unit.
-        let lineBuffers = Locked<[[UInt8]]>([])
+        // A worker's buffers (scratch, records, items, record lines), handed from unit to unit
+        // (one set per worker at a time): their pages are faulted in once per worker, not once per
+        // unit, and the pieces of a cut unit that one worker runs share the scratch's accepted
+        // fixes and true transitions of their drive instead of computing them again.
+        let workerBuffers = Locked<[WorkerBuffers]>([])
         let settings = plan.settings
         // With more than one worker the lines go to the file through one queue of their own, so
         // no worker waits for the file to open or for another worker's write.
@@ -100,9 +102,9 @@ package enum SweepRunner {
         // every line a worker held back or queued (below).
         func flushHeldLines() throws(SweepError) {
             try queue?.drain()
-            let held = lineBuffers.withLock { buffers in
-                defer { for i in buffers.indices { buffers[i].removeAll(keepingCapacity: false) } }
-                return buffers.filter { !$0.isEmpty }
+            let held = workerBuffers.withLock { buffers in
+                defer { buffers.removeAll() }
+                return buffers.map(\.lines).filter { !$0.isEmpty }
             }
             for lines in held { try appender.opened().write(lines) }
         }
@@ -124,40 +126,37 @@ package enum SweepRunner {
                         samplings: plan.samplings)
                 }
                 let drive = try sharedDrives[i].map { try $0.take(make) } ?? make()
-                var scratch = SweepScratch()
+                var buffers = workerBuffers.withLock { $0.popLast() } ?? WorkerBuffers()
+                defer { workerBuffers.withLock { $0.append(buffers) } }
                 // A drive's points in pieces, so that its records and their lines (≈ 500 bytes per
                 // point) are not all in memory at once on a large grid.
-                var records: [SweepRecord] = []
-                var items: [SweepItem] = []
-                var lines = lineBuffers.withLock { $0.popLast() } ?? []
-                defer { lineBuffers.withLock { $0.append(lines) } }
-                records.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))
-                items.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))
+                buffers.records.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))
+                buffers.items.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))
                 for start in Swift.stride(from: 0, to: unit.points.count, by: Self.recordsPerPiece) {
-                    records.removeAll(keepingCapacity: true)
-                    items.removeAll(keepingCapacity: true)
+                    buffers.records.removeAll(keepingCapacity: true)
+                    buffers.items.removeAll(keepingCapacity: true)
                     for p in unit.points[start..<min(unit.points.count, start + Self.recordsPerPiece)] {
-                        items.append(
+                        buffers.items.append(
                             SweepItem(
                                 point: plan.manifest.points[p],
                                 item: plan.itemIndex(scenario: unit.s, replicate: unit.r, point: p),
                                 sampling: plan.samplingIndex[p], notify: plan.notifications[p]))
                     }
-                    try drive.evaluate(items, settings: settings, scratch: &scratch, into: &records)
-                    RecordAppender.encode(records, into: &lines)
+                    try drive.evaluate(
+                        buffers.items, settings: settings, scratch: &buffers.scratch, into: &buffers.records)
+                    RecordAppender.encode(buffers.records, into: &buffers.lines)
                     if let queue {
-                        try queue.submit(&lines)
+                        try queue.submit(&buffers.lines)
                     } else {
                         // Until the resume file is open the lines are held (up to
                         // `heldLines_bytes`), so the worker does not wait for its fsync.
-                        let ready =
-                            lines.count >= Self.heldLines_bytes ? try appender.opened() : try appender.ifOpened()
-                        if let ready {
-                            try ready.write(lines)
-                            lines.removeAll(keepingCapacity: true)
+                        let full = buffers.lines.count >= Self.heldLines_bytes
+                        if let ready = full ? try appender.opened() : try appender.ifOpened() {
+                            try ready.write(buffers.lines)
+                            buffers.lines.removeAll(keepingCapacity: true)
                         }
                     }
-                    try store.store(records)
+                    try store.store(buffers.records)
                 }
                 finished.withLock { $0 += 1 }
             }
@@ -173,6 +172,14 @@ package enum SweepRunner {
                 path: path, reason: "internal: \(store.storedCount) of \(plan.ownedCount) owned records were evaluated")
         }
         return SweepRun(manifest: plan.manifest, records: store, resumedItems: resumed, evaluatedItems: remaining)
+    }
+
+    /// What a worker reuses from one work unit to the next.
+    struct WorkerBuffers {
+        var scratch = SweepScratch()
+        var records: [SweepRecord] = []
+        var items: [SweepItem] = []
+        var lines: [UInt8] = []
     }
 
     /// Records evaluated, appended to the resume file (one `write(2)`) and stored at a time.
