@@ -482,6 +482,7 @@ package enum SweepJob {
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
         let lock = try OutputLock.acquire(destination: out)
         defer { lock.release() }
+        AllocatorTuning.limitArenas(to: request.jobs)
         let plan = try SweepPlan.prepare(request)
         let run = try SweepRunner.run(plan, request: request, out: out)
         AllocatorTuning.returnFreeMemory()

@@ -16,7 +16,13 @@ import CMalloc
 /// summary (built on the calling thread) does not reuse. `returnFreeMemory` after the drives
 /// hands it back (one `malloc_trim(0)`): on a 976 000-point grid with `--jobs 2` the process's
 /// anonymous memory falls from 35.0 MB to 12.6 MB there (measured, release build, glibc 2.36).
-/// Elsewhere than glibc both do nothing.
+///
+/// glibc gives each new thread that allocates an arena of its own (up to 8 per core). A sweep's
+/// helper threads (the resume file's writer, the manifest's encoders, the frontier thread) each
+/// took one beside the workers', and the summary's peak then varied with which arena its threads
+/// drew: on the 976 000-point grid with `--jobs 2`, 92.7–104.6 MB over six runs. With at most one
+/// arena per worker (`limitArenas`), 91.0–93.2 MB over five, and the same time.
+/// Elsewhere than glibc all three do nothing.
 package enum AllocatorTuning {
     /// `M_TOP_PAD` in bytes: the padding glibc keeps when it grows or trims a heap.
     package static let heapTopPad_bytes: Int32 = 16 << 20
@@ -25,6 +31,14 @@ package enum AllocatorTuning {
     @discardableResult
     package static func keepHeapTopPadded() -> Bool {
         fl_malloc_set_top_pad(heapTopPad_bytes) == 1
+    }
+
+    /// At most `count` allocator arenas (glibc `M_ARENA_MAX`; at least 2: the main one and one
+    /// that threads share); threads beyond them share the existing ones. Call before the threads
+    /// start. True when the allocator took it (glibc).
+    @discardableResult
+    package static func limitArenas(to count: Int) -> Bool {
+        fl_malloc_set_arena_max(Int32(clamping: max(2, count))) == 1
     }
 
     /// Returns the free memory of every allocator arena to the system (glibc `malloc_trim(0)`);
