@@ -21,7 +21,7 @@ import CMalloc
 /// helper threads (the resume file's writer, the manifest's encoders, the frontier thread) each
 /// took one beside the workers', and the summary's peak then varied with which arena its threads
 /// drew: on the 976 000-point grid with `--jobs 2`, 92.7–104.6 MB over six runs. With at most one
-/// arena per worker (`limitArenas`), 91.0–93.2 MB over five, and the same time.
+/// arena per worker (`limitArenas`), 90.3–92.4 MB over six, and the same time.
 /// Elsewhere than glibc all three do nothing.
 package enum AllocatorTuning {
     /// `M_TOP_PAD` in bytes: the padding glibc keeps when it grows or trims a heap.

@@ -1,0 +1,50 @@
+#!/bin/bash
+# The --jobs figures of docs/benchmarks.md ("Large sweeps: outputs and --jobs"): how much less
+# wall time `sweep --jobs 2` takes than `--jobs 1`, set against what the same machine gives two
+# independent `--jobs 1` processes run side by side (its own two-core speed-up, which a busy
+# host lowers for every program alike). Not part of CI.
+#
+#   scripts/jobs-speedup.sh ROUNDS [FENCELAB] [-- SWEEP ARGS...]
+#
+# Each round runs, one after another: `--jobs 1` alone, two `--jobs 1` side by side, `--jobs 2`.
+# Prints each round and the medians: the speed-up of --jobs 2 (alone ÷ --jobs 2) and of two
+# processes (2 × alone ÷ the pair's wall time). Default sweep: the 97 600-point, 1-replicate
+# grid; default binary: the release build. Work folder /tmp/fencelab-jobs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+usage="usage: jobs-speedup.sh ROUNDS [FENCELAB] [-- SWEEP ARGS...]"
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+rounds=$1
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "jobs-speedup.sh: ROUNDS must be a whole number ≥ 1: $rounds" >&2; exit 2; }
+shift
+bin=$(pwd)/.build/release/fencelab
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then bin=$1; shift; fi
+[ -x "$bin" ] || { echo "jobs-speedup.sh: $bin: no such executable (swift build -c release)" >&2; exit 2; }
+grid=(scenarios/edge-loiter-100m.json --enter 40:100:1 --exit 101:300:1 --max-accuracy 20,30
+    --confirm 1,2,3,4 --force --replicates 1)
+if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; grid=("$@" --force); fi
+out=/tmp/fencelab-jobs
+mkdir -p "$out"
+now() { date +%s%N; }
+ms() { echo $((($2 - $1) / 1000000)); }
+echo "round alone_ms pair_ms jobs2_ms (load $(cut -d' ' -f1 /proc/loadavg))"
+for ((i = 1; i <= rounds; i++)); do
+    t0=$(now)
+    "$bin" sweep "${grid[@]}" --jobs 1 --out "$out/alone" >/dev/null
+    t1=$(now)
+    "$bin" sweep "${grid[@]}" --jobs 1 --out "$out/a" >/dev/null &
+    a=$!
+    "$bin" sweep "${grid[@]}" --jobs 1 --out "$out/b" >/dev/null
+    wait "$a"
+    t2=$(now)
+    "$bin" sweep "${grid[@]}" --jobs 2 --out "$out/jobs2" >/dev/null
+    t3=$(now)
+    echo "$i $(ms "$t0" "$t1") $(ms "$t1" "$t2") $(ms "$t2" "$t3")"
+done | tee "$out/rounds.txt"
+for f in sweep.json sweep.csv index.html; do cmp -s "$out/alone/$f" "$out/jobs2/$f" || echo "jobs-speedup.sh: $f differs between --jobs 1 and --jobs 2" >&2; done
+awk 'function median(v, n,   i, j, t) {
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+    $1 ~ /^[0-9]+$/ { n++; j[n] = $2 / $4; p[n] = 2 * $2 / $3 }
+    END { printf "median speed-up: --jobs 2 %.2fx, two processes side by side %.2fx (%d rounds, load %s)\n",
+        median(j, n), median(p, n), n, load }' load="$(cut -d' ' -f1 /proc/loadavg)" "$out/rounds.txt"
