@@ -1,7 +1,8 @@
 import CMalloc
 
 /// The allocator calls FenceLab makes: the setting `fencelab run` and `fencelab accept` make
-/// before their replicates, and the trim `fencelab sweep` makes after its drives.
+/// before their replicates, and the arena limit and the trim `fencelab sweep` makes before and
+/// after its drives.
 ///
 /// A run's work items each allocate and free a few MB of drive buffers. With nothing else
 /// held on the heap (replicates are aggregated as they finish), glibc returns the top of the
