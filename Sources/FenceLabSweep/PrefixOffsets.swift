@@ -9,8 +9,10 @@ struct PrefixOffsets: Sendable, Hashable, RandomAccessCollection {
 
     private var bases: [Int32] = []
     private var steps: [UInt16] = []
-    /// The entries, once one did not fit the compact form (then `bases` and `steps` are empty).
-    private var wide: [Int32]?
+    /// The entries, once one did not fit the compact form (`isWide`; then `bases` and `steps` are
+    /// empty). Not an optional: reading through `if let` copied the array, a retain per entry read.
+    private var wide: [Int32] = []
+    private var isWide = false
     private(set) var count = 0
     /// The last entry appended (what the next must not go below).
     private var lastOffset: Int32 = 0
@@ -25,17 +27,17 @@ struct PrefixOffsets: Sendable, Hashable, RandomAccessCollection {
 
     subscript(i: Int) -> Int32 {
         precondition(i >= 0 && i < count, "PrefixOffsets: index \(i) outside 0..<\(count)")
-        if let wide { return wide[i] }
+        if isWide { return wide[i] }
         return bases[i / Self.block] + Int32(steps[i])
     }
 
     mutating func reserveCapacity(_ n: Int) {
         expected = Swift.max(expected, n)
-        if wide == nil {
+        if isWide {
+            wide.reserveCapacity(n)
+        } else {
             steps.reserveCapacity(n)
             bases.reserveCapacity(n / Self.block + 1)
-        } else {
-            wide!.reserveCapacity(n)
         }
     }
 
@@ -43,10 +45,8 @@ struct PrefixOffsets: Sendable, Hashable, RandomAccessCollection {
     mutating func append(_ offset: Int32) {
         precondition(offset >= 0 && offset >= lastOffset, "PrefixOffsets: offsets must not decrease")
         lastOffset = offset
-        if var w = wide {
-            wide = nil  // `w` is the only reference while it grows
-            w.append(offset)
-            wide = w
+        if isWide {
+            wide.append(offset)
         } else {
             if count % Self.block == 0 { bases.append(offset) }
             let step = Int(offset) - Int(bases[bases.count - 1])
@@ -60,6 +60,7 @@ struct PrefixOffsets: Sendable, Hashable, RandomAccessCollection {
                 bases = []
                 steps = []
                 wide = w
+                isWide = true
             }
         }
         count += 1

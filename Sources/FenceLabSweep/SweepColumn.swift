@@ -4,13 +4,18 @@
 /// fractions), else 8-byte doubles. A column changes form at most twice, at the first value the
 /// form cannot hold.
 struct SweepColumn: Sendable, Hashable, RandomAccessCollection {
-    private enum Form: Sendable {
-        case constant(Double)
-        case floats([Float])
-        case doubles([Double])
-    }
+    // The forms' storage side by side rather than as an enum's payloads: reading a value from an
+    // enum payload copied the array out first, a retain and a release per value read (contended
+    // when two threads read the same column).
+    private enum Form: Sendable { case constant, floats, doubles }
 
-    private var form: Form = .constant(0)
+    private var form = Form.constant
+    /// The value of a `.constant` column.
+    private var constant = 0.0
+    /// The values of a `.floats` column (else empty).
+    private var floats: [Float] = []
+    /// The values of a `.doubles` column (else empty).
+    private var doubles: [Double] = []
     private(set) var count = 0
     /// The count `reserveCapacity` announced: the arrays are made with it, never grown past need.
     private var expected = 0
@@ -23,9 +28,9 @@ struct SweepColumn: Sendable, Hashable, RandomAccessCollection {
     subscript(i: Int) -> Double {
         precondition(i >= 0 && i < count, "SweepColumn: index \(i) outside 0..<\(count)")
         switch form {
-        case .constant(let v): return v
-        case .floats(let a): return Double(a[i])
-        case .doubles(let a): return a[i]
+        case .constant: return constant
+        case .floats: return Double(floats[i])
+        case .doubles: return doubles[i]
         }
     }
 
@@ -36,39 +41,33 @@ struct SweepColumn: Sendable, Hashable, RandomAccessCollection {
 
     mutating func append(_ x: Double) {
         switch form {
-        case .constant(let v):
+        case .constant:
+            let v = constant
             if count == 0 || v.bitPattern == x.bitPattern || (v.isNaN && x.isNaN) {
-                form = .constant(count == 0 ? x : v)
+                if count == 0 { constant = x }
             } else if Self.fitsFloat(v) && Self.fitsFloat(x) {
-                var a: [Float] = []
-                a.reserveCapacity(Swift.max(expected, count + 1))
-                a.append(contentsOf: repeatElement(Float(v), count: count))
-                a.append(Float(x))
-                form = .floats(a)
+                floats.reserveCapacity(Swift.max(expected, count + 1))
+                floats.append(contentsOf: repeatElement(Float(v), count: count))
+                floats.append(Float(x))
+                form = .floats
             } else {
-                var a: [Double] = []
-                a.reserveCapacity(Swift.max(expected, count + 1))
-                a.append(contentsOf: repeatElement(v, count: count))
-                a.append(x)
-                form = .doubles(a)
+                doubles.reserveCapacity(Swift.max(expected, count + 1))
+                doubles.append(contentsOf: repeatElement(v, count: count))
+                doubles.append(x)
+                form = .doubles
             }
-        case .floats(var a):
+        case .floats:
             if Self.fitsFloat(x) {
-                form = .constant(0)  // `a` is the only reference while it grows
-                a.append(Float(x))
-                form = .floats(a)
+                floats.append(Float(x))
             } else {
-                var d: [Double] = []
-                d.reserveCapacity(Swift.max(expected, count + 1))
-                for f in a { d.append(Double(f)) }
-                a = []
-                d.append(x)
-                form = .doubles(d)
+                doubles.reserveCapacity(Swift.max(expected, count + 1))
+                for f in floats { doubles.append(Double(f)) }
+                floats = []
+                doubles.append(x)
+                form = .doubles
             }
-        case .doubles(var a):
-            form = .constant(0)
-            a.append(x)
-            form = .doubles(a)
+        case .doubles:
+            doubles.append(x)
         }
         count += 1
     }

@@ -250,8 +250,7 @@ package struct SweepDigest: Sendable, Hashable {
         func key(_ i: Int) -> Key {
             let t = tier(i)
             guard t == 2 else { return Key(tier: t) }
-            let v = mix.points.violations(i)
-            return Key(tier: t, violations: v.count, shortfall: SweepMix.shortfall(v))
+            return Key(tier: t, violations: mix.points.violationCount(i), shortfall: mix.points.shortfall(i))
         }
 
         func before(_ a: Int, _ b: Int) -> Bool { before(a, key(a), b, key(b)) }
@@ -276,11 +275,11 @@ package struct SweepDigest: Sendable, Hashable {
         /// `SweepMix.closer` on the columns.
         func closer(_ a: Int, _ b: Int) -> Bool {
             let p = mix.points
-            let va = p.violations(a)
-            let vb = p.violations(b)
-            if va.count != vb.count { return va.count < vb.count }
-            let sa = SweepMix.shortfall(va)
-            let sb = SweepMix.shortfall(vb)
+            let ca = p.violationCount(a)
+            let cb = p.violationCount(b)
+            if ca != cb { return ca < cb }
+            let sa = p.shortfall(a)
+            let sb = p.shortfall(b)
             if sa != sb { return sa < sb }
             return better(a, b)
         }

@@ -167,6 +167,33 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
             unwanted: unwantedPerHour[i])
     }
 
+    /// How many constraints point i misses (`violations(i).count` without making the list).
+    func violationCount(_ i: Int) -> Int { Int(violationStart[i + 1] - violationStart[i]) }
+
+    /// `SweepMix.shortfall(violations(i))`, the same sum in the same order, read from the columns
+    /// in place: making `Violations` copies the tag and value chunks, a retain and a release each
+    /// per point ranked.
+    func shortfall(_ i: Int) -> Double {
+        var sum = 0.0
+        var v = Int(violationValueStart[i])
+        for k in Int(violationStart[i])..<Int(violationStart[i + 1]) {
+            let t = violationTags[k]
+            let constraint = Self.constraints[Int(t & 3)]
+            let value: Double
+            if t & Self.valueIsWorst != 0 {
+                value =
+                    Self.worst(
+                        constraint, recall: worstRecall(i), entry_s: worstEntryP95_s[i], exit_s: worstExitP95_s(i),
+                        unwanted: unwantedPerHour[i]) ?? .nan
+            } else {
+                value = violationValues[v]
+                v += 1
+            }
+            sum = SweepMix.addShortfall(sum, constraint, value)
+        }
+        return sum
+    }
+
     /// `MixPoint.feasible` of point i without making the point.
     func feasible(_ i: Int) -> Bool { violationStart[i + 1] == violationStart[i] && matchedVisits[i] > 0 }
 
@@ -434,12 +461,16 @@ package struct SweepMix: Sendable, Hashable {
     static func shortfall(_ p: MixPoint) -> Double { shortfall(p.violations) }
 
     static func shortfall(_ violations: some Sequence<MixViolation>) -> Double {
-        violations.reduce(0) { sum, v in
-            switch v.constraint {
-            case .recall: return sum + (1 - v.value)
-            case .latency, .exitLatency: return sum + (v.value.isFinite ? min(v.value / 600, 1) : 1)
-            case .unwanted: return sum + min(v.value, 1)
-            }
+        violations.reduce(0) { sum, v in addShortfall(sum, v.constraint, v.value) }
+    }
+
+    /// `sum` plus one violation's relative shortfall.
+    @inline(__always)
+    static func addShortfall(_ sum: Double, _ constraint: MixViolation.Constraint, _ value: Double) -> Double {
+        switch constraint {
+        case .recall: return sum + (1 - value)
+        case .latency, .exitLatency: return sum + (value.isFinite ? min(value / 600, 1) : 1)
+        case .unwanted: return sum + min(value, 1)
         }
     }
 

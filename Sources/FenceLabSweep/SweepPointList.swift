@@ -35,6 +35,11 @@ package struct SweepPointAxes: Sendable, Hashable {
     /// Where the extra seeds' setting sits among the settings, or nil when it is in the product.
     var extraAt: Int?
 
+    /// Axes without a point: what a `SweepPointList` of stored points holds in their place.
+    static let none = SweepPointAxes(
+        kind: .hysteresis, enters: [], exits: [], accuracies: [], confirms: [], seconds: [], stages: [],
+        notifications: [], samplings: [])
+
     package struct Stage: Sendable, Hashable {
         package var input: FenceInput.Kind
         package var q_m2s3: Double
@@ -200,21 +205,28 @@ package struct SweepPointAxes: Sendable, Hashable {
 /// A sweep grid's points in id order: computed from `SweepPointAxes` for a grid the sweep builds
 /// (nothing stored per point), or an array for points read from a file or given one by one.
 package struct SweepPointList: RandomAccessCollection, Sendable, Hashable, Codable, ExpressibleByArrayLiteral {
-    enum Storage: Sendable, Hashable {
-        case axes(SweepPointAxes)
-        case array([SweepPoint])
-    }
-
-    let storage: Storage
+    // Two stored forms side by side rather than an enum with the axes or the array as payload:
+    // reading a point from an enum payload copied the payload first, retaining and releasing
+    // each of the axes' ten arrays per point (and with two threads reading points at once, both
+    // kept taking the same counters' cache lines from each other).
+    /// The axes the points are computed from (`fromAxes`), else `SweepPointAxes.none`.
+    private let computed: SweepPointAxes
+    /// The points held one by one (not `fromAxes`), else empty.
+    private let stored: [SweepPoint]
+    private let fromAxes: Bool
     package let count: Int
 
     package init(axes: SweepPointAxes) {
-        storage = .axes(axes)
+        computed = axes
+        stored = []
+        fromAxes = true
         count = axes.count
     }
 
     package init(_ points: [SweepPoint]) {
-        storage = .array(points)
+        computed = .none
+        stored = points
+        fromAxes = false
         count = points.count
     }
 
@@ -226,23 +238,17 @@ package struct SweepPointList: RandomAccessCollection, Sendable, Hashable, Codab
     package func index(before i: Int) -> Int { i - 1 }
 
     package subscript(i: Int) -> SweepPoint {
-        switch storage {
-        case .axes(let a):
-            precondition(i >= 0 && i < count, "SweepPointList: point \(i) outside 0..<\(count)")
-            return a[i]
-        case .array(let p): return p[i]
-        }
+        guard fromAxes else { return stored[i] }
+        precondition(i >= 0 && i < count, "SweepPointList: point \(i) outside 0..<\(count)")
+        return computed[i]
     }
 
     /// The axes the points are computed from (nil: stored points).
-    package var axes: SweepPointAxes? {
-        if case .axes(let a) = storage { return a }
-        return nil
-    }
+    package var axes: SweepPointAxes? { fromAxes ? computed : nil }
 
     /// The distinct sampling policies in the order they first appear.
     package var samplings: [String?] {
-        if let axes { return axes.samplings }
+        if fromAxes { return computed.samplings }
         var out: [String?] = []
         for p in self where !out.contains(p.sampling) { out.append(p.sampling) }
         return out
@@ -250,7 +256,7 @@ package struct SweepPointList: RandomAccessCollection, Sendable, Hashable, Codab
 
     /// The distinct notification policies in the order they first appear.
     package var notifications: [String?] {
-        if let axes { return axes.notifications }
+        if fromAxes { return computed.notifications }
         var out: [String?] = []
         for p in self where !out.contains(p.notify) { out.append(p.notify) }
         return out
@@ -258,19 +264,19 @@ package struct SweepPointList: RandomAccessCollection, Sendable, Hashable, Codab
 
     /// Ids of the seeds' 80/120/30 (at every sampling and notification policy), ascending.
     package var referenceIds: [Int] {
-        if let axes { return axes.referenceIds }
+        if fromAxes { return computed.referenceIds }
         return indices.filter { self[$0].isSeedReference }
     }
 
     /// Point `i`'s sampling policy as an index into `samplings`.
     package func samplingOrdinal(_ i: Int, in samplings: [String?]) -> Int {
-        if let axes { return axes.samplingOrdinal(i) }
+        if fromAxes { return computed.samplingOrdinal(i) }
         return samplings.firstIndex(of: self[i].sampling) ?? 0
     }
 
     /// Point `i`'s notification policy as an index into `notifications`.
     package func notifyOrdinal(_ i: Int, in notifications: [String?]) -> Int {
-        if let axes { return axes.notifyOrdinal(i) }
+        if fromAxes { return computed.notifyOrdinal(i) }
         return notifications.firstIndex(of: self[i].notify) ?? 0
     }
 

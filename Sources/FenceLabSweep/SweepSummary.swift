@@ -357,8 +357,9 @@ package struct SweepSummary: Sendable, Hashable {
                     visits.removeAll(keepingCapacity: true)
                     costs.removeAll(keepingCapacity: true)
                     notes.removeAll(keepingCapacity: true)
-                    for (s, scenarioCells) in source.enumerated() {
-                        let c = try scenarioCells.cell(j, of: range, rows: rows[s], scratch: &scratch)
+                    // By index: `enumerated()` copied each scenario's `SweepCells` per point.
+                    for s in source.indices {
+                        let c = try source[s].cell(j, of: range, rows: rows[s], scratch: &scratch)
                         part.append(c, scenario: s)
                         visits.append(c.visits)
                         costs.append(c.cost)

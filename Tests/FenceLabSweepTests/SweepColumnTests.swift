@@ -67,6 +67,13 @@ import Testing
             expected.append(p)
         }
         #expect(points.count == expected.count)
-        for p in expected { #expect(points[p.point] == p) }
+        for p in expected {
+            #expect(points[p.point] == p)
+            // The ranking reads the count and the shortfall from the columns in place: the same
+            // numbers, bit for bit, as from the point's list.
+            #expect(points.violationCount(p.point) == p.violations.count)
+            #expect(points.shortfall(p.point).bitPattern == SweepMix.shortfall(p).bitPattern)
+        }
+        #expect(expected.contains { SweepMix.shortfall($0) > 1 })
     }
 }
