@@ -400,23 +400,25 @@ package enum SweepOutput {
 
     /// Mix frontier points by worst p95 entry latency, then unwanted visits per hour, then id.
     static func mixFrontierOrder(_ mix: SweepMix) -> [Int] {
-        mix.frontier.sorted { a, b in
-            let pa = mix.points[a]
-            let pb = mix.points[b]
-            if pa.worstEntryP95_s != pb.worstEntryP95_s { return pa.worstEntryP95_s < pb.worstEntryP95_s }
-            if pa.unwantedPerHour != pb.unwantedPerHour { return pa.unwantedPerHour < pb.unwantedPerHour }
+        // From the columns: `mix.points[a]` makes a `MixPoint` and its violations list per comparison.
+        let latency = mix.points.worstEntryP95_s
+        let unwanted = mix.points.unwantedPerHour
+        return mix.frontier.sorted { a, b in
+            if latency[a] != latency[b] { return latency[a] < latency[b] }
+            if unwanted[a] != unwanted[b] { return unwanted[a] < unwanted[b] }
             return a < b
         }
     }
 
     /// Three-way frontier points by cost, then unwanted visits per hour, then worst p95 entry latency, then id.
     static func costFrontierOrder(_ mix: SweepMix) -> [Int] {
-        mix.costFrontier.sorted { a, b in
-            let pa = mix.points[a]
-            let pb = mix.points[b]
-            if pa.cost != pb.cost { return pa.cost < pb.cost }
-            if pa.unwantedPerHour != pb.unwantedPerHour { return pa.unwantedPerHour < pb.unwantedPerHour }
-            if pa.worstEntryP95_s != pb.worstEntryP95_s { return pa.worstEntryP95_s < pb.worstEntryP95_s }
+        let cost = mix.points.cost
+        let latency = mix.points.worstEntryP95_s
+        let unwanted = mix.points.unwantedPerHour
+        return mix.costFrontier.sorted { a, b in
+            if cost[a] != cost[b] { return cost[a] < cost[b] }
+            if unwanted[a] != unwanted[b] { return unwanted[a] < unwanted[b] }
+            if latency[a] != latency[b] { return latency[a] < latency[b] }
             return a < b
         }
     }
