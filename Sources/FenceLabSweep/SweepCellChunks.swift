@@ -66,8 +66,11 @@ struct AggregatedRun: Sendable {
     var cells: [[SweepCell]]
     /// Per scenario: the run's flutter figures in point order (`TradeOffColumns.figures`).
     var trade: [[SIMD3<Double>]]
-    /// The run's mix figures, in point order.
+    /// The run's mix figures, in point order, each with an empty `violations` list: point k's
+    /// violations are `violations[violationEnds[k - 1]..<violationEnds[k]]` (from 0 for the first).
     var mix: [MixPoint] = []
+    var violations: [MixViolation] = []
+    var violationEnds: [Int] = []
     /// Whether `cells` holds the cells.
     let keepsCells: Bool
 
@@ -84,6 +87,8 @@ struct AggregatedRun: Sendable {
             return t
         }
         mix.reserveCapacity(points)
+        violationEnds.reserveCapacity(points)
+        violations.reserveCapacity(2 * points)
     }
 
     /// Adds scenario `s`'s cell of the next point.

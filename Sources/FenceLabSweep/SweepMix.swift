@@ -211,7 +211,10 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
     }
 
     /// Appends the next point (its `point` must be `count`).
-    mutating func append(_ p: MixPoint) {
+    mutating func append(_ p: MixPoint) { append(p, violations: p.violations) }
+
+    /// Appends the next point with these violations in place of `p.violations`.
+    mutating func append(_ p: MixPoint, violations: some Collection<MixViolation>) {
         precondition(p.point == count, "mix points are appended in point order")
         unwantedPerHour.append(p.unwantedPerHour)
         worstEntryP95_s.append(p.worstEntryP95_s)
@@ -221,7 +224,7 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
         fixesPerHour.append(p.fixesPerHour)
         wakeupsPerHour.append(p.wakeupsPerHour)
         cost.append(p.cost)
-        for v in p.violations {
+        for v in violations {
             let worst = Self.worst(
                 v.constraint, recall: p.worstRecall, entry_s: p.worstEntryP95_s, exit_s: p.worstExitP95_s,
                 unwanted: p.unwantedPerHour)
@@ -385,6 +388,24 @@ package struct SweepMix: Sendable, Hashable {
         point p: Int, visits: [SweepVisitCell], costs: [SweepCostCell], notifications: [SweepNotifyCell?] = [],
         manifest m: SweepManifest, weights: [Double], totalWeight: Double
     ) -> MixPoint {
+        var violations: [MixViolation] = []
+        var point = score(
+            point: p, visits: visits, costs: costs, notifications: notifications, manifest: m, weights: weights,
+            totalWeight: totalWeight, appendingViolationsTo: &violations)
+        point.violations = violations
+        return point
+    }
+
+    /// `score` with the point's violations appended to `violations` (in the order `score` lists
+    /// them) and an empty list in the point: the summary scores every point of a run into one
+    /// buffer instead of allocating a list per point. Allocations per point cost more than their
+    /// instructions with `--jobs` > 1: the consumer freed each list on another thread than the
+    /// one that made it, and the threads waited on each other's allocator arena locks.
+    static func score(
+        point p: Int, visits: [SweepVisitCell], costs: [SweepCostCell], notifications: [SweepNotifyCell?] = [],
+        manifest m: SweepManifest, weights: [Double], totalWeight: Double,
+        appendingViolationsTo violations: inout [MixViolation]
+    ) -> MixPoint {
         // With --notify the unwanted figure is what the user is told: unwanted notifications.
         let byNotifications = m.scoresNotifications && notifications.count == visits.count
         var unwanted = 0.0
@@ -394,7 +415,6 @@ package struct SweepMix: Sendable, Hashable {
         var matched = 0.0
         var fixes = 0.0
         var wakeups = 0.0
-        var violations: [MixViolation] = []
         for (s, v) in visits.enumerated() {
             unwanted +=
                 weights[s]
@@ -430,7 +450,7 @@ package struct SweepMix: Sendable, Hashable {
             worstRecall: worstRecall, worstExitP95_s: worstExit, fixesPerHour: fixesPerHour,
             wakeupsPerHour: wakeupsPerHour,
             cost: m.cost.cost(fixesPerHour: fixesPerHour, wakeupsPerHour: wakeupsPerHour), matchedVisits: matched,
-            violations: violations)
+            violations: [])
     }
 
     /// The objective's order among the points within the unwanted-visits bound: lower cost, then

@@ -139,12 +139,18 @@ package struct SweepRecord: Sendable, Hashable {
     /// Keys are slices of `keyPrefixBytes`; numbers are `DecimalDigits` (an `Int`'s and a
     /// finite `Double`'s `description`); non-finite and absent values are `null`.
     private func appendValues(to bytes: inout [UInt8]) {
-        // The line is written into one stack buffer with pointer stores and appended at once,
-        // through a writer value (no captured variable: those cost two runtime exclusivity
-        // checks per access).
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.valuesCapacity_bytes) { line in
+        // The line is written with pointer stores into room made at the end of `bytes` (the
+        // caller's buffer, reused from record to record), which is then cut to what was written;
+        // through a writer value (no captured variable: those cost two runtime exclusivity checks
+        // per access). A temporary allocation of `valuesCapacity_bytes` (1 034 bytes, over the 1 024
+        // always placed on the stack) was not on the stack in Dispatch's threads: one malloc and
+        // free per record.
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: Self.valuesCapacity_bytes))
+        let written = bytes.withUnsafeMutableBufferPointer { all in
             Self.keyPrefixBytes.withUnsafeBufferPointer { keys in
                 Self.keyPrefixEnds.withUnsafeBufferPointer { ends in
+                    let line = UnsafeMutableBufferPointer(rebasing: all[start...])
                     var w = LineWriter(line: line, keys: keys, ends: ends)
                     w.int(0, item)
                     w.int(1, spurious)
@@ -176,10 +182,11 @@ package struct SweepRecord: Sendable, Hashable {
                     } else {
                         for k in 20...25 { w.double(k, nil) }
                     }
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: line[..<w.at]))
+                    return w.at
                 }
             }
         }
+        bytes.removeLast(Self.valuesCapacity_bytes - written)
     }
 
     /// Writes `appendValues`' keys and numbers into a buffer with room for them.

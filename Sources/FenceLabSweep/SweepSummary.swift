@@ -368,7 +368,8 @@ package struct SweepSummary: Sendable, Hashable {
                     part.mix.append(
                         SweepMix.score(
                             point: p, visits: visits, costs: costs, notifications: notes, manifest: manifest,
-                            weights: weights, totalWeight: totalWeight))
+                            weights: weights, totalWeight: totalWeight, appendingViolationsTo: &part.violations))
+                    part.violationEnds.append(part.violations.count)
                 }
                 return part
             },
@@ -377,7 +378,11 @@ package struct SweepSummary: Sendable, Hashable {
                     for f in part.trade[s] { trade[s].append(figures: f) }
                     if keep { kept[s] += part.cells[s] }
                 }
-                for m in part.mix { mix.append(m) }
+                var start = 0
+                for (k, m) in part.mix.enumerated() {
+                    mix.append(m, violations: part.violations[start..<part.violationEnds[k]])
+                    start = part.violationEnds[k]
+                }
             })
         for s in kept.indices { cells[s].kept = kept[s] }
         kept = []

@@ -1,6 +1,7 @@
 import Foundation
 import GSLKit
 import Testing
+import _FenceLabSupport
 
 @testable import FenceLab
 @testable import FenceLabSweep
@@ -76,5 +77,51 @@ import Testing
             #expect(String(decoding: rest, as: UTF8.self) == tail)
         }
         #expect(try RecordLineReader(path: path + ".missing", what: "the test file") == nil)
+    }
+}
+
+/// A record line is written into room made at the end of the caller's buffer and cut to its
+/// length: the longest values fit, the bytes before it stay, and the line is the keys with each
+/// value's `description` and the checksum of those bytes.
+@Suite struct SweepRecordLineTests {
+    @Test func longestValuesFitAndTheBufferBeforeTheLineStays() throws {
+        let big = Int.min  // 20 characters
+        let longest = -2.2250738585072014e-308  // 24 characters, the longest `description`
+        var r = SweepRecord(
+            item: big, spurious: big, missed: big, flaps: big, transitions: big, truthTransitions: big,
+            latencyMedian_s: longest, latencyP95_s: longest)
+        r.trueVisits = big
+        r.matchedVisits = big
+        r.falseVisits = big
+        r.fragments = big
+        r.earlyEntries = big
+        r.entryLatencyP95_s = longest
+        r.lateEntryP95_s = longest
+        r.exitLatencyP95_s = longest
+        r.filterRMSE_m = longest
+        r.trueExits = big
+        r.fixesPerHour = longest
+        r.wakeupsPerHour = longest
+        r.notifications = SweepNotificationFigures(
+            entries: big, unwanted: big, falseDwells: big, matchedDwells: big, dwellVisits: big,
+            dwellLatencyP95_s: longest)
+        let ints = ["\(big)"]
+        let values: [String] =
+            Array(repeating: ints[0], count: 6) + ["\(longest)", "\(longest)"] + Array(repeating: ints[0], count: 5)
+            + Array(repeating: "\(longest)", count: 4) + [ints[0], "\(longest)", "\(longest)"]
+            + Array(repeating: ints[0], count: 5) + ["\(longest)"]
+        #expect(values.count == SweepRecord.keys.count)
+        let covered = zip(SweepRecord.keys, values).enumerated().map { k, kv in
+            (k == 0 ? "{" : ",") + "\"\(kv.0)\":\(kv.1)"
+        }.joined()
+        let sum = CRC32C.checksum(Array(covered.utf8))
+        let hex = String(sum, radix: 16)
+        let expected = covered + ",\"sum\":\"" + String(repeating: "0", count: 8 - hex.count) + hex + "\"}"
+        let before = Array("earlier lines\n".utf8)
+        var bytes = before
+        r.appendJSONLine(to: &bytes)
+        #expect(Array(bytes.prefix(before.count)) == before)
+        #expect(String(decoding: bytes.dropFirst(before.count), as: UTF8.self) == expected)
+        #expect(r.jsonLine == expected)
     }
 }
