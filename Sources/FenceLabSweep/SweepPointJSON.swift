@@ -59,44 +59,10 @@ enum SweepPointJSON {
     /// Each field's key with what comes before it and the colon: `,"enter_m":` compact,
     /// `,\n      "enter_m" : ` pretty; the first field (`confirm_n`, always there) opens the
     /// object instead of a comma. One append per field.
-    static let compactKeys = KeyTable(
+    static let compactKeys = KeyPrefixes(
         Field.allCases.map { f in Array(((f == .confirm_n ? "{" : ",") + "\"\(f.name)\":").utf8) })
-    static let prettyKeys = KeyTable(
+    static let prettyKeys = KeyPrefixes(
         Field.allCases.map { f in Array(((f == .confirm_n ? "    {\n" : ",\n") + "      \"\(f.name)\" : ").utf8) })
-
-    /// The keys of every field in one buffer. They are appended from a pointer into it, so that
-    /// writing a point retains nothing: with `[[UInt8]]` every key appended retained and released
-    /// its array, and with two workers writing points at once both kept taking the same counters'
-    /// cache lines from each other.
-    struct KeyTable: Sendable {
-        let bytes: [UInt8]
-        /// Field k's key is `bytes[ends[k - 1]..<ends[k]]` (from 0 for the first field).
-        let ends: [Int]
-
-        init(_ keys: [[UInt8]]) {
-            bytes = keys.flatMap { $0 }
-            var end = 0
-            ends = keys.map { k in
-                end += k.count
-                return end
-            }
-        }
-
-        func withKeys<R>(_ body: (Keys) -> R) -> R {
-            bytes.withUnsafeBufferPointer { b in ends.withUnsafeBufferPointer { e in body(Keys(bytes: b, ends: e)) } }
-        }
-    }
-
-    /// A `KeyTable` borrowed for one call of `KeyTable.withKeys`.
-    struct Keys {
-        let bytes: UnsafeBufferPointer<UInt8>
-        let ends: UnsafeBufferPointer<Int>
-
-        subscript(field: Field) -> UnsafeBufferPointer<UInt8> {
-            let k = field.rawValue
-            return UnsafeBufferPointer(rebasing: bytes[(k == 0 ? 0 : ends[k - 1])..<ends[k]])
-        }
-    }
 
     /// One point as an object; pretty: opened at four spaces, fields at six.
     static func appendPoint(_ p: SweepPoint, pretty: Bool, to out: inout [UInt8]) {
@@ -104,8 +70,8 @@ enum SweepPointJSON {
     }
 
     /// `appendPoint` with the keys borrowed by the caller (once per piece, not per point).
-    static func appendPoint(_ p: SweepPoint, keys: Keys, pretty: Bool, to out: inout [UInt8]) {
-        func key(_ field: Field) { out.append(contentsOf: keys[field]) }
+    static func appendPoint(_ p: SweepPoint, keys: KeyPrefixes.Keys, pretty: Bool, to out: inout [UInt8]) {
+        func key(_ field: Field) { out.append(contentsOf: keys[field.rawValue]) }
         func string(_ s: String) {
             out.append(UInt8(ascii: "\""))
             if s.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {

@@ -97,14 +97,10 @@ package struct SweepRecord: Sendable, Hashable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `{"item":` and then `,"key":` of every other key, as UTF-8, one after another in one
-    /// array (`keyPrefixEnds[k]` ends key k's), so a line appends slices of one buffer.
-    private static let keyPrefixBytes: [UInt8] = keys.enumerated().flatMap { k, key in
-        Array(((k == 0 ? "{" : ",") + "\"\(key)\":").utf8)
-    }
-    private static let keyPrefixEnds: [Int] = keys.enumerated().reduce(into: []) { ends, entry in
-        ends.append((ends.last ?? 0) + entry.element.utf8.count + 4)
-    }
+    /// `{"item":` and then `,"key":` of every other key, as UTF-8, so a line appends slices of
+    /// one buffer.
+    private static let keyPrefixes = KeyPrefixes(
+        keys.enumerated().map { k, key in Array(((k == 0 ? "{" : ",") + "\"\(key)\":").utf8) })
 
     /// Appends `jsonLine` to `bytes` as UTF-8: the resume file and every shard's items.jsonl get
     /// one line per item, so this is on the sweep's per-item path (no intermediate strings for
@@ -136,7 +132,7 @@ package struct SweepRecord: Sendable, Hashable {
     }
 
     /// `{"item":…` up to the last value, without the closing brace: the bytes the checksum covers.
-    /// Keys are slices of `keyPrefixBytes`; numbers are `DecimalDigits` (an `Int`'s and a
+    /// Keys are slices of `keyPrefixes`; numbers are `DecimalDigits` (an `Int`'s and a
     /// finite `Double`'s `description`); non-finite and absent values are `null`.
     private func appendValues(to bytes: inout [UInt8]) {
         // The line is written with pointer stores into room made at the end of `bytes` (the
@@ -148,42 +144,40 @@ package struct SweepRecord: Sendable, Hashable {
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: Self.valuesCapacity_bytes))
         let written = bytes.withUnsafeMutableBufferPointer { all in
-            Self.keyPrefixBytes.withUnsafeBufferPointer { keys in
-                Self.keyPrefixEnds.withUnsafeBufferPointer { ends in
-                    let line = UnsafeMutableBufferPointer(rebasing: all[start...])
-                    var w = LineWriter(line: line, keys: keys, ends: ends)
-                    w.int(0, item)
-                    w.int(1, spurious)
-                    w.int(2, missed)
-                    w.int(3, flaps)
-                    w.int(4, transitions)
-                    w.int(5, truthTransitions)
-                    w.double(6, latencyMedian_s)
-                    w.double(7, latencyP95_s)
-                    w.int(8, trueVisits)
-                    w.int(9, matchedVisits)
-                    w.int(10, falseVisits)
-                    w.int(11, fragments)
-                    w.int(12, earlyEntries)
-                    w.double(13, entryLatencyP95_s)
-                    w.double(14, lateEntryP95_s)
-                    w.double(15, exitLatencyP95_s)
-                    w.double(16, filterRMSE_m)
-                    w.int(17, trueExits)
-                    w.double(18, fixesPerHour)
-                    w.double(19, wakeupsPerHour)
-                    if let n = notifications {
-                        w.int(20, n.entries)
-                        w.int(21, n.unwanted)
-                        w.int(22, n.falseDwells)
-                        w.int(23, n.matchedDwells)
-                        w.int(24, n.dwellVisits)
-                        w.double(25, n.dwellLatencyP95_s)
-                    } else {
-                        for k in 20...25 { w.double(k, nil) }
-                    }
-                    return w.at
+            Self.keyPrefixes.withKeys { keys in
+                let line = UnsafeMutableBufferPointer(rebasing: all[start...])
+                var w = LineWriter(line: line, keys: keys)
+                w.int(0, item)
+                w.int(1, spurious)
+                w.int(2, missed)
+                w.int(3, flaps)
+                w.int(4, transitions)
+                w.int(5, truthTransitions)
+                w.double(6, latencyMedian_s)
+                w.double(7, latencyP95_s)
+                w.int(8, trueVisits)
+                w.int(9, matchedVisits)
+                w.int(10, falseVisits)
+                w.int(11, fragments)
+                w.int(12, earlyEntries)
+                w.double(13, entryLatencyP95_s)
+                w.double(14, lateEntryP95_s)
+                w.double(15, exitLatencyP95_s)
+                w.double(16, filterRMSE_m)
+                w.int(17, trueExits)
+                w.double(18, fixesPerHour)
+                w.double(19, wakeupsPerHour)
+                if let n = notifications {
+                    w.int(20, n.entries)
+                    w.int(21, n.unwanted)
+                    w.int(22, n.falseDwells)
+                    w.int(23, n.matchedDwells)
+                    w.int(24, n.dwellVisits)
+                    w.double(25, n.dwellLatencyP95_s)
+                } else {
+                    for k in 20...25 { w.double(k, nil) }
                 }
+                return w.at
             }
         }
         bytes.removeLast(Self.valuesCapacity_bytes - written)
@@ -192,17 +186,15 @@ package struct SweepRecord: Sendable, Hashable {
     /// Writes `appendValues`' keys and numbers into a buffer with room for them.
     private struct LineWriter {
         let line: UnsafeMutableBufferPointer<UInt8>
-        let keys: UnsafeBufferPointer<UInt8>
-        let ends: UnsafeBufferPointer<Int>
+        let keys: KeyPrefixes.Keys
         var at = 0
 
-        /// Key k's prefix (`{"item":` or `,"KEY":`), a slice of `keyPrefixBytes`.
+        /// Key k's prefix (`{"item":` or `,"KEY":`).
         @inline(__always)
         mutating func key(_ k: Int) {
-            let start = k == 0 ? 0 : ends[k - 1]
-            let count = ends[k] - start
-            (line.baseAddress! + at).update(from: keys.baseAddress! + start, count: count)
-            at += count
+            let prefix = keys[k]
+            (line.baseAddress! + at).update(from: prefix.baseAddress!, count: prefix.count)
+            at += prefix.count
         }
 
         @inline(__always)
@@ -229,7 +221,7 @@ package struct SweepRecord: Sendable, Hashable {
 
     /// Room for `appendValues`' bytes: every key prefix and, per value, the longest a value takes
     /// (a finite double's `description` at most 24 characters, an `Int` at most 20 and its sign).
-    private static let valuesCapacity_bytes = keyPrefixBytes.count + keys.count * 24
+    private static let valuesCapacity_bytes = keyPrefixes.bytes.count + keys.count * 24
 
     /// Parses a line written by `jsonLine` (exactly those keys, in that order, then `sum`) with
     /// the one strict reader, and checks its checksum against its values.
