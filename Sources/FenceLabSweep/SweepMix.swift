@@ -126,20 +126,28 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
         let recall: Double?, entry_s: Double, exit_s: Double?, unwanted: Double
 
         subscript(k: Int) -> MixViolation {
-            let t = tags[k]
-            let constraint = MixPoints.constraints[Int(t & 3)]
-            let value: Double
-            if t & MixPoints.valueIsWorst != 0 {
-                value =
-                    MixPoints.worst(constraint, recall: recall, entry_s: entry_s, exit_s: exit_s, unwanted: unwanted)
-                    ?? .nan
-            } else {
+            MixPoints.violation(
+                tag: tags[k], recall: recall, entry_s: entry_s, exit_s: exit_s, unwanted: unwanted
+            ) {
                 var v = valueStart
                 for j in startIndex..<k where tags[j] & MixPoints.valueIsWorst == 0 { v += 1 }
-                value = values[v]
+                return values[v]
             }
-            return MixViolation(constraint: constraint, scenario: t >> 3 == 0 ? nil : Int(t >> 3) - 1, value: value)
         }
+    }
+
+    /// The violation a tag stands for: its constraint and scenario, and as its value the point's
+    /// worst figure of that constraint when the tag says so, else `stored()` (the value kept for it).
+    @inline(__always)
+    static func violation(
+        tag t: UInt32, recall: Double?, entry_s: Double, exit_s: Double?, unwanted: Double, stored: () -> Double
+    ) -> MixViolation {
+        let constraint = constraints[Int(t & 3)]
+        let value =
+            t & valueIsWorst != 0
+            ? worst(constraint, recall: recall, entry_s: entry_s, exit_s: exit_s, unwanted: unwanted) ?? .nan
+            : stored()
+        return MixViolation(constraint: constraint, scenario: t >> 3 == 0 ? nil : Int(t >> 3) - 1, value: value)
     }
 
     package var startIndex: Int { 0 }
@@ -174,22 +182,21 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
     /// in place: making `Violations` copies the tag and value chunks, a retain and a release each
     /// per point ranked.
     func shortfall(_ i: Int) -> Double {
+        let (start, end) = (Int(violationStart[i]), Int(violationStart[i + 1]))
+        guard start < end else { return 0 }
+        let (recall, entry_s, exit_s, unwanted) = (
+            worstRecall(i), worstEntryP95_s[i], worstExitP95_s(i), unwantedPerHour[i]
+        )
         var sum = 0.0
         var v = Int(violationValueStart[i])
-        for k in Int(violationStart[i])..<Int(violationStart[i + 1]) {
-            let t = violationTags[k]
-            let constraint = Self.constraints[Int(t & 3)]
-            let value: Double
-            if t & Self.valueIsWorst != 0 {
-                value =
-                    Self.worst(
-                        constraint, recall: worstRecall(i), entry_s: worstEntryP95_s[i], exit_s: worstExitP95_s(i),
-                        unwanted: unwantedPerHour[i]) ?? .nan
-            } else {
-                value = violationValues[v]
-                v += 1
+        for k in start..<end {
+            let x = Self.violation(
+                tag: violationTags[k], recall: recall, entry_s: entry_s, exit_s: exit_s, unwanted: unwanted
+            ) {
+                defer { v += 1 }
+                return violationValues[v]
             }
-            sum = SweepMix.addShortfall(sum, constraint, value)
+            sum = SweepMix.addShortfall(sum, x.constraint, x.value)
         }
         return sum
     }
