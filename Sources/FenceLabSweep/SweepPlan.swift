@@ -356,7 +356,7 @@ package struct SweepManifest: Sendable, Hashable, Codable {
 
     /// True when the points carry notification policies (`--notify`; every point or none): the
     /// objective's unwanted figure is then unwanted notifications per hour.
-    package var scoresNotifications: Bool { points.first?.notify != nil }
+    package var scoresNotifications: Bool { points.scoresNotifications }
 
     /// First work item of each scenario, and the total.
     var offsets: [Int] {

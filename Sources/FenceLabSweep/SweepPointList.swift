@@ -254,6 +254,13 @@ package struct SweepPointList: RandomAccessCollection, Sendable, Hashable, Codab
         return out
     }
 
+    /// Whether the points carry a notification policy (the first point does), read without
+    /// making the point: the summary asks once per point.
+    package var scoresNotifications: Bool {
+        guard count > 0 else { return false }
+        return fromAxes ? computed.notifications[0] != nil : stored[0].notify != nil
+    }
+
     /// The distinct notification policies in the order they first appear.
     package var notifications: [String?] {
         if fromAxes { return computed.notifications }

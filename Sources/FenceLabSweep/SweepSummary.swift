@@ -352,24 +352,28 @@ package struct SweepSummary: Sendable, Hashable {
                 var visits: [SweepVisitCell] = []
                 var costs: [SweepCostCell] = []
                 var notes: [SweepNotifyCell?] = []
-                for j in 0..<range.count {
-                    let p = range.lowerBound + j
-                    visits.removeAll(keepingCapacity: true)
-                    costs.removeAll(keepingCapacity: true)
-                    notes.removeAll(keepingCapacity: true)
-                    // By index: `enumerated()` copied each scenario's `SweepCells` per point.
-                    for s in source.indices {
-                        let c = try source[s].cell(j, of: range, rows: rows[s], scratch: &scratch)
-                        part.append(c, scenario: s)
-                        visits.append(c.visits)
-                        costs.append(c.cost)
-                        notes.append(c.notifications)
+                // Through a buffer pointer: reading `source[s]` of the array copied the scenario's
+                // `SweepCells` per point (a retain and a release of its store, name and kept cells,
+                // counters both threads share).
+                try source.withUnsafeBufferPointer { source in
+                    for j in 0..<range.count {
+                        let p = range.lowerBound + j
+                        visits.removeAll(keepingCapacity: true)
+                        costs.removeAll(keepingCapacity: true)
+                        notes.removeAll(keepingCapacity: true)
+                        for s in source.indices {
+                            let c = try source[s].cell(j, of: range, rows: rows[s], scratch: &scratch)
+                            part.append(c, scenario: s)
+                            visits.append(c.visits)
+                            costs.append(c.cost)
+                            notes.append(c.notifications)
+                        }
+                        part.mix.append(
+                            SweepMix.score(
+                                point: p, visits: visits, costs: costs, notifications: notes, manifest: manifest,
+                                weights: weights, totalWeight: totalWeight, appendingViolationsTo: &part.violations))
+                        part.violationEnds.append(part.violations.count)
                     }
-                    part.mix.append(
-                        SweepMix.score(
-                            point: p, visits: visits, costs: costs, notifications: notes, manifest: manifest,
-                            weights: weights, totalWeight: totalWeight, appendingViolationsTo: &part.violations))
-                    part.violationEnds.append(part.violations.count)
                 }
                 return part
             },

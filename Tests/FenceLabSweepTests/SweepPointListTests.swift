@@ -149,6 +149,9 @@ import Testing
             let stored = SweepPointList(expected)
             #expect(stored == grid.points)
             #expect(stored.hashValue == grid.points.hashValue)
+            // Whether the points carry a notification policy, read without making a point.
+            #expect(grid.points.scoresNotifications == (expected.first?.notify != nil))
+            #expect(stored.scoresNotifications == (expected.first?.notify != nil))
             if grid.points.axes?.extraAt != nil { inserted += 1 }
             checked += 1
         }
