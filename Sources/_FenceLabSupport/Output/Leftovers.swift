@@ -25,8 +25,10 @@ package enum Leftovers {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         var removed: [String] = []
         var pids = Set<Int32>()
-        for name in entries.sorted() {
-            guard let pid = pid(in: name, prefix: ".\(base).tmp-"), isGone(pid) else { continue }
+        let prefix = ".\(base).tmp-"
+        // Only this file's temporaries are sorted, not every name in the folder.
+        for name in entries.filter({ $0.hasPrefix(prefix) }).sorted() {
+            guard let pid = pid(in: name, prefix: prefix), isGone(pid) else { continue }
             let path = URL(fileURLWithPath: folder).appendingPathComponent(name).path
             guard FileSystem.kind(of: path) == .regularFile, Syscalls.unlink(path) == 0 else { continue }
             removed.append(name)

@@ -375,8 +375,12 @@ package enum ReportFolder {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else {
             return (removed, restored, pids)
         }
-        for name in entries.sorted() {
-            for marker in [".\(base).tmp-", ".\(base).old-"] {
+        // Only this output's names are sorted: the parent may hold thousands of entries (sorting
+        // a /tmp of 1 800 names was 2.7 % of a 142-point sweep's instructions).
+        let own = ".\(base)."
+        let markers = [own + "tmp-", own + "old-"]
+        for name in entries.filter({ $0.hasPrefix(own) }).sorted() {
+            for marker in markers {
                 guard let pid = Leftovers.pid(in: name, prefix: marker), Leftovers.isGone(pid) else { continue }
                 let leftover = parent.appendingPathComponent(name)
                 let dest = parent.appendingPathComponent(base)
