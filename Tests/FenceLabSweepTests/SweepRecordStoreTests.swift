@@ -105,11 +105,10 @@ import _FenceLabSupport
         r.notifications = SweepNotificationFigures(
             entries: big, unwanted: big, falseDwells: big, matchedDwells: big, dwellVisits: big,
             dwellLatencyP95_s: longest)
-        let ints = ["\(big)"]
+        let (int, double) = ("\(big)", "\(longest)")
         let values: [String] =
-            Array(repeating: ints[0], count: 6) + ["\(longest)", "\(longest)"] + Array(repeating: ints[0], count: 5)
-            + Array(repeating: "\(longest)", count: 4) + [ints[0], "\(longest)", "\(longest)"]
-            + Array(repeating: ints[0], count: 5) + ["\(longest)"]
+            Array(repeating: int, count: 6) + [double, double] + Array(repeating: int, count: 5)
+            + Array(repeating: double, count: 4) + [int, double, double] + Array(repeating: int, count: 5) + [double]
         #expect(values.count == SweepRecord.keys.count)
         let covered = zip(SweepRecord.keys, values).enumerated().map { k, kv in
             (k == 0 ? "{" : ",") + "\"\(kv.0)\":\(kv.1)"
