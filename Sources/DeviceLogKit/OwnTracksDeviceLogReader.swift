@@ -68,6 +68,20 @@ enum OwnTracksDeviceLogReader {
             guard let v = try number(key) else { throw fail(.missingValue(column: key)) }
             return v
         }
+        // `tst` is Unix seconds: a value beyond the double range ("1e999", "inf") or NaN is no time.
+        func time() throws(DeviceLogProblemAtLine) -> Double {
+            let v = try required("tst")
+            guard v.isFinite else {
+                let text: String
+                switch value("tst") {
+                case .string(let s, _): text = s
+                case .number(_, let t, _): text = t
+                default: text = "\(v)"
+                }
+                throw fail(.badTimestamp(value: DeviceLogLexical.shown(text), reason: "Unix seconds must be finite"))
+            }
+            return v
+        }
         guard case .string(let type, _) = value("_type") else {
             throw fail(.missingValue(column: "_type"))
         }
@@ -83,7 +97,7 @@ enum OwnTracksDeviceLogReader {
                 throw fail(.noAccuracy("OwnTracks: location (no \"acc\")"))
             }
             try builder.add(
-                line: line, timestamp_s: try required("tst"), latitude: try required("lat"),
+                line: line, timestamp_s: try time(), latitude: try required("lat"),
                 longitude: try required("lon"), accuracy_m: accuracy, speed_mps: try number("vel").map { $0 / 3.6 },
                 course_deg: try number("cog"), event: nil)
         case "transition":
@@ -98,7 +112,7 @@ enum OwnTracksDeviceLogReader {
             var place: String?
             if case .string(let desc, _) = value("desc"), !desc.isEmpty { place = desc }
             try builder.add(
-                line: line, timestamp_s: try required("tst"), latitude: nil, longitude: nil, accuracy_m: nil,
+                line: line, timestamp_s: try time(), latitude: nil, longitude: nil, accuracy_m: nil,
                 speed_mps: nil, course_deg: nil, event: kind, place: place)
         default:
             builder.ingest.skip(.otherRecord, line: line)

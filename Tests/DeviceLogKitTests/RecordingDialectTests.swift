@@ -746,6 +746,19 @@ import _TestSupport
             ("{\"tst\":1}", "o.json:1: _type: value is missing"),
             ("{\"_type\":\"location\",", "o.json:1: malformed JSON"),
             ("{\"_type\":\"card\"}", "OwnTracks: no location or transition message (skipped otherRecord 1"),
+            // A `tst` string beyond the double range, or naming infinity or NaN, is no time.
+            (
+                "{\"_type\":\"transition\",\"event\":\"enter\",\"tst\":\"1e999\"}",
+                "o.json:1: timestamp '1e999': Unix seconds must be finite"
+            ),
+            (
+                "{\"_type\":\"transition\",\"event\":\"leave\",\"tst\":\"-inf\"}",
+                "o.json:1: timestamp '-inf': Unix seconds must be finite"
+            ),
+            (
+                "{\"_type\":\"location\",\"tst\":\"nan\",\"lat\":1,\"lon\":2,\"acc\":3}",
+                "o.json:1: timestamp 'nan': Unix seconds must be finite"
+            ),
         ] {
             #expect(
                 performing: {
