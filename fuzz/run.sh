@@ -10,7 +10,8 @@
 # FenceLabSweep and _CommandLineKit when the target has a "// fuzz-links: FenceLab" line. Seed corpus: fuzz/corpus/<name>/
 # (committed, never written); optional dictionary: fuzz/dict/<name>.dict. Work files, new
 # corpus entries, crash artifacts and logs go to fuzz/.build/ (git-ignored).
-# Prints per target: executions, crashes (artifact files) and the libFuzzer exit status.
+# Prints per target: executions, crashes (artifact files) and the libFuzzer exit status; then, per
+# crashing target, its first three artifacts run alone: what failed where, and the input in base64.
 # Exit status: 0 when no target crashed, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -117,6 +118,14 @@ for name in "${targets[@]}"; do
     [ "$rc" -ne 0 ] && { status=1; line="$line (see $build/$name.log)"; }
     [ "$crashes" -ne 0 ] && { status=1; line="$line: $(ls "$artifacts" | head -3 | tr '\n' ' ')"; }
     summary+=("$line")
+    # Each of the first three artifacts again, alone: what failed where, and the input itself
+    # (base64, up to 3 000 bytes), so a CI log is enough to reproduce it.
+    while IFS= read -r artifact; do
+        [ -n "$artifact" ] || continue
+        why=$(timeout 60 "$build/$name" "$artifact" 2>&1 | grep -m3 -E 'Fatal error|runtime failure|ERROR: AddressSanitizer|ERROR: libFuzzer| at (fuzz|Sources)/' | sed 's/^ *//' | tr '\n' ';')
+        summary+=("  $(basename "$artifact"): ${why:-no failure when run alone}")
+        if [ "$(wc -c <"$artifact")" -le 3000 ]; then summary+=("  base64: $(base64 -w0 "$artifact")"); fi
+    done < <(find "$artifacts" -type f | sort | head -3)
 done
 printf '%s\n' "${summary[@]}"
 exit "$status"
