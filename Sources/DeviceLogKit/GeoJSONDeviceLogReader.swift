@@ -62,7 +62,12 @@ enum GeoJSONDeviceLogReader {
             case .success(let t): timestamp_s = t
             case .failure(let p): throw fail(.badTimestamp(value: DeviceLogLexical.shown(text), reason: p.reason))
             }
-        case .number(let t, _, _)?: timestamp_s = t
+        case .number(let t, let text, _)?:
+            // A literal beyond the double range (`1e999`) reads as infinity: no time.
+            guard t.isFinite else {
+                throw fail(.badTimestamp(value: DeviceLogLexical.shown(text), reason: "Unix seconds must be finite"))
+            }
+            timestamp_s = t
         case .none, .null?:
             builder.ingest.skip(.untimedFeature, line: line)
             return

@@ -139,6 +139,16 @@ enum GoogleRecordsDeviceLogReader {
             case .failure(let p): throw fail(.badTimestamp(value: DeviceLogLexical.shown(text), reason: p.reason))
             }
         } else if let ms = try number("timestampMs") {
+            guard ms.isFinite else {
+                let text: String
+                switch value("timestampMs") {
+                case .string(let s, _): text = s
+                case .number(_, let t, _): text = t
+                default: text = "\(ms)"
+                }
+                throw fail(
+                    .badTimestamp(value: DeviceLogLexical.shown(text), reason: "Unix milliseconds must be finite"))
+            }
             timestamp_s = ms / 1000
         } else {
             throw fail(.missingValue(column: "timestamp"))

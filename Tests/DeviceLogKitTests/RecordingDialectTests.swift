@@ -795,6 +795,14 @@ import _TestSupport
             ("{\"locations\": [{\"latitudeE7\": 1, \"longitudeE7\": 2, \"accuracy\": 3", "unexpected end of file"),
             ("{\"locations\": []}", "Google Records: no element in \"locations\""),
             ("{\"locations\": [{\"latitudeE7\": 1,, }]}", "t.json:1: malformed JSON"),
+            (
+                "{\"locations\": [{\"latitudeE7\": 1, \"longitudeE7\": 2, \"accuracy\": 3, \"timestampMs\": \"1e999\"}]}",
+                "t.json:1: timestamp '1e999': Unix milliseconds must be finite"
+            ),
+            (
+                "{\"locations\": [{\"latitudeE7\": 1, \"longitudeE7\": 2, \"accuracy\": 3, \"timestampMs\": 1e999}]}",
+                "t.json:1: timestamp '1e999': Unix milliseconds must be finite"
+            ),
         ] {
             #expect(
                 performing: {
@@ -831,6 +839,17 @@ import _TestSupport
             options: DeviceLogReadOptions(assumedAccuracy_m: 15))
         #expect(assumed.fixes.map(\.fix.horizontalAccuracy_m) == [15])
         #expect(assumed.ingest.assumptions == [DeviceLogAssumption(kind: .assumedAccuracy(m: 15), fixes: 1)])
+        // A time literal beyond the double range reads as infinity: refused, not a fix.
+        let infinite = """
+            {"type": "FeatureCollection", "features": [
+            {"type": "Feature", "geometry": {"type": "Point", "coordinates": [13.4, 52.5]}, "properties": {"time": -1e999}}]}
+            """
+        #expect {
+            _ = try DeviceLogImporter.parse(bytes: Array(infinite.utf8), file: "t.geojson", format: .geojson)
+        } throws: { error in
+            (error as? DeviceLogError)?.description
+                == "t.geojson:2: timestamp '-1e999': Unix seconds must be finite"
+        }
         let untimed = """
             {"type": "FeatureCollection", "features": [{"type": "Feature", "geometry": null, "properties": {}}]}
             """
