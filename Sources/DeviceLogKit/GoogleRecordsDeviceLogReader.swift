@@ -140,12 +140,7 @@ enum GoogleRecordsDeviceLogReader {
             }
         } else if let ms = try number("timestampMs") {
             guard ms.isFinite else {
-                let text: String
-                switch value("timestampMs") {
-                case .string(let s, _): text = s
-                case .number(_, let t, _): text = t
-                default: text = "\(ms)"
-                }
+                let text = value("timestampMs")?.scalarText ?? "\(ms)"
                 throw fail(
                     .badTimestamp(value: DeviceLogLexical.shown(text), reason: "Unix milliseconds must be finite"))
             }

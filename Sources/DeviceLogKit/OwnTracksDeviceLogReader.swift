@@ -72,12 +72,7 @@ enum OwnTracksDeviceLogReader {
         func time() throws(DeviceLogProblemAtLine) -> Double {
             let v = try required("tst")
             guard v.isFinite else {
-                let text: String
-                switch value("tst") {
-                case .string(let s, _): text = s
-                case .number(_, let t, _): text = t
-                default: text = "\(v)"
-                }
+                let text = value("tst")?.scalarText ?? "\(v)"
                 throw fail(.badTimestamp(value: DeviceLogLexical.shown(text), reason: "Unix seconds must be finite"))
             }
             return v

@@ -19,6 +19,13 @@ import _FenceLabSupport
         #expect(values[0] == 0 && values[1] == -0.5 && values[2] == 100 && values[3] == 0.002)
         #expect(values[4] == .infinity, "overflow is kept (as text 1e999) for the caller to refuse by key")
         if case .number(_, let text, _) = items[4] { #expect(text == "1e999") }
+        #expect(items.map(\.scalarText) == ["0", "-0.5", "1e2", "2E-3", "1e999", "-0"])
+        let others = try StrictJSON.parse("[\"inf\", true, null, {}, []]")
+        guard case .array(let rest, _) = others else {
+            Issue.record("not an array")
+            return
+        }
+        #expect(rest.map(\.scalarText) == ["inf", nil, nil, nil, nil], "a string's text; nothing for the rest")
     }
 
     @Test func duplicateKeysAreRefusedWithTheKeyPath() {

@@ -56,6 +56,15 @@ package enum StrictJSON {
             }
         }
 
+        /// A string's or number's text as written (a number's literal, e.g. `1e999`); nil otherwise.
+        package var scalarText: String? {
+            switch self {
+            case .number(_, let text, _): return text
+            case .string(let s, _): return s
+            default: return nil
+            }
+        }
+
         /// The member `key` of an object (nil for a missing key or a non-object).
         package subscript(key: String) -> Value? {
             guard case .object(let members, _) = self else { return nil }
