@@ -89,7 +89,7 @@ public enum DeviceLogTimeFormat: String, Sendable, Hashable, CaseIterable, Custo
             guard let v = DeviceLogLexical.number(value) else {
                 return .failure(.init("not Unix \(unit) (--columns time=COLUMN:\(rawValue))"))
             }
-            guard v.isFinite else { return .failure(.init("Unix \(unit) must be finite")) }
+            guard v.isFinite else { return .failure(DeviceLogLexical.notFinite(unit: unit)) }
             return .success(self == .epochSeconds ? v : v / 1000)
         }
     }

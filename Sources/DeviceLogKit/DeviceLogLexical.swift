@@ -105,7 +105,7 @@ public enum DeviceLogLexical {
     static func timestamp(_ b: UnsafeBufferPointer<UInt8>) -> Result<Double, TimestampProblem> {
         if b.isEmpty { return .failure(TimestampProblem("empty")) }
         if let seconds = number(b) {
-            guard seconds.isFinite else { return .failure(TimestampProblem("Unix seconds must be finite")) }
+            guard seconds.isFinite else { return .failure(notFinite(unit: "seconds")) }
             return .success(seconds)
         }
         guard b.count >= 11, b.count <= 64, b[4] == UInt8(ascii: "-") else {
@@ -120,6 +120,9 @@ public enum DeviceLogLexical {
         public var reason: String
         init(_ reason: String) { self.reason = reason }
     }
+
+    /// Why a Unix time that is not finite is no time (`unit`: `seconds` or `milliseconds`).
+    static func notFinite(unit: String) -> TimestampProblem { TimestampProblem("Unix \(unit) must be finite") }
 
     private static func isoTimestamp(
         _ b: UnsafeBufferPointer<UInt8>, zonelessAsUTC zoneless: inout Bool, allowed: Bool = true

@@ -56,17 +56,15 @@ enum GeoJSONDeviceLogReader {
             return nil
         }
         let timestamp_s: Double
-        switch member(properties, "time") ?? member(properties, "timestamp") {
+        let time = member(properties, "time") ?? member(properties, "timestamp")
+        switch time {
         case .string(let text, _)?:
             switch DeviceLogLexical.timestamp(text[...]) {
             case .success(let t): timestamp_s = t
             case .failure(let p): throw fail(.badTimestamp(value: DeviceLogLexical.shown(text), reason: p.reason))
             }
-        case .number(let t, let text, _)?:
-            // A literal beyond the double range (`1e999`) reads as infinity: no time.
-            guard t.isFinite else {
-                throw fail(.badTimestamp(value: DeviceLogLexical.shown(text), reason: "Unix seconds must be finite"))
-            }
+        case .number(let t, _, _)?:
+            if let p = DeviceLogProblem.nonFiniteTime(time, read: t) { throw fail(p) }
             timestamp_s = t
         case .none, .null?:
             builder.ingest.skip(.untimedFeature, line: line)

@@ -139,10 +139,8 @@ enum GoogleRecordsDeviceLogReader {
             case .failure(let p): throw fail(.badTimestamp(value: DeviceLogLexical.shown(text), reason: p.reason))
             }
         } else if let ms = try number("timestampMs") {
-            guard ms.isFinite else {
-                let text = value("timestampMs")?.scalarText ?? "\(ms)"
-                throw fail(
-                    .badTimestamp(value: DeviceLogLexical.shown(text), reason: "Unix milliseconds must be finite"))
+            if let p = DeviceLogProblem.nonFiniteTime(value("timestampMs"), read: ms, unit: "milliseconds") {
+                throw fail(p)
             }
             timestamp_s = ms / 1000
         } else {

@@ -71,10 +71,7 @@ enum OwnTracksDeviceLogReader {
         // `tst` is Unix seconds: a value beyond the double range ("1e999", "inf") or NaN is no time.
         func time() throws(DeviceLogProblemAtLine) -> Double {
             let v = try required("tst")
-            guard v.isFinite else {
-                let text = value("tst")?.scalarText ?? "\(v)"
-                throw fail(.badTimestamp(value: DeviceLogLexical.shown(text), reason: "Unix seconds must be finite"))
-            }
+            if let p = DeviceLogProblem.nonFiniteTime(value("tst"), read: v) { throw fail(p) }
             return v
         }
         guard case .string(let type, _) = value("_type") else {

@@ -12,3 +12,16 @@ enum StreamedJSONElement {
         }
     }
 }
+
+extension DeviceLogProblem {
+    /// The refusal of a Unix time read from a JSON value (OwnTracks `tst`, GeoJSON `time`, Google
+    /// Records `timestampMs`) as `v` when it is not finite (`1e999` reads as infinity, `"nan"` as
+    /// NaN), showing the value as written; nil for a finite time.
+    static func nonFiniteTime(_ value: StrictJSON.Value?, read v: Double, unit: String = "seconds") -> DeviceLogProblem?
+    {
+        guard !v.isFinite else { return nil }
+        return .badTimestamp(
+            value: DeviceLogLexical.shown(value?.scalarText ?? "\(v)"),
+            reason: DeviceLogLexical.notFinite(unit: unit).reason)
+    }
+}
