@@ -248,7 +248,9 @@ def fencelab(binary, g, replicates, jobs):
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         with open(os.path.join(out, "sweep.json")) as f:
-            points = len(json.load(f)["points"])
+            summary = json.load(f)
+            # the bounded form (above 3 000 points) lists some points; `form.points` counts them all
+            points = summary["form"]["points"] if "form" in summary else len(summary["points"])
     with open(scenario) as f:
         s = json.load(f)["sampling"]
     fixes = int(s["duration_s"] * s["rate_hz"])

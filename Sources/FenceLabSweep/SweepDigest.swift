@@ -11,7 +11,7 @@ import _FenceLabSupport
 package struct SweepDigest: Sendable, Hashable {
     /// Grids of at most this many points are written in the full form. Above it sweep.json and
     /// index.html list at most `maxListedPoints(scenarios:)` points, whatever the grid.
-    package static let fullFormLimit_points = 20_000
+    package static let fullFormLimit_points = 3_000
     /// Settings listed of the mix frontier, of the three-way frontier and of each scenario's
     /// flutter frontier (in the order the outputs list them).
     package static let listedFrontier = 200
