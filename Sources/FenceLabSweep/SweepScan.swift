@@ -303,7 +303,7 @@ enum SweepScan {
 }
 
 /// Up to `SweepLanes.width` grid points' hysteresis rules as SIMD lanes: one lane per point.
-/// Lanes past `count` repeat lane 0 and their decisions are dropped.
+/// Lanes past `count` repeat lane 0 and are not scanned.
 struct SweepLanes {
     static let width = 8
     var enter_m: SIMD8<Double>
@@ -345,9 +345,9 @@ extension SweepScan {
     /// can propose a change only at `d ≤ lo` or `d ≥ hi` (unknown: lo = enter, hi = exit;
     /// inside: −∞, exit; outside: enter, +∞), so a fix at which no lane can is one test against
     /// the pass's largest `lo` and smallest `hi` (exact: the same Double comparisons of the same
-    /// values). A fix that reaches a lane's trigger makes the eight proposals `d ≤ enter ?
-    /// inside : d ≥ exit ? outside : current` as one vector; lanes whose proposal is their state
-    /// forget their pending change, and only the others run the scalar steps — the pending count,
+    /// values). A fix that reaches a lane's trigger makes each lane's proposal `d ≤ enter ?
+    /// inside : d ≥ exit ? outside : current`; lanes whose proposal is their state forget their
+    /// pending change, and only the others run the scalar steps — the pending count,
     /// and the change at the fix with `confirm_n` agreeing proposals whose own time (`stamp_s`)
     /// is at least `confirm_s` after the first of them's. A fix that reaches no trigger forgets
     /// every pending change (the scalar scan's `proposal == current` branch). `stamp_s`: the
@@ -358,67 +358,133 @@ extension SweepScan {
     ) {
         let used = lanes.count
         for l in 0..<used { changes[l].removeAll(keepingCapacity: true) }
-        let enter = lanes.enter_m
-        let exit = lanes.exit_m
-        var lo = enter
-        var hi = exit
-        var maxLo = lo.max()
-        var minHi = hi.min()
-        var cur = SIMD8<Int64>(repeating: 0)
-        var pending = SIMD8<Int64>(repeating: 0)
-        var count = SIMD8<Int64>(repeating: 0)
-        var since = SIMD8<Double>(repeating: 0)
-        // Whether some lane has a pending change (count > 0).
-        var pendingLanes = false
         let n = distance_m.count
         guard let dist = distance_m.baseAddress, n > 0 else { return }
-        for i in 0..<n {
-            let d = dist[i]
-            guard d <= maxLo || d >= minHi else {
-                if pendingLanes {
-                    count = SIMD8(repeating: 0)
-                    pendingLanes = false
-                }
-                continue
+        // The lanes' rules and states as plain scalars on the stack: the decision at a fix that
+        // reaches a trigger reads and writes single lanes, which SIMD vectors would do through
+        // memory, element by element.
+        withUnsafeTemporaryAllocation(of: LaneState.self, capacity: SweepLanes.width) { buffer in
+            let lane = buffer.baseAddress!
+            for l in 0..<used {
+                (lane + l).initialize(
+                    to: LaneState(
+                        enter_m: lanes.enter_m[l], exit_m: lanes.exit_m[l], required: Int(lanes.required[l]),
+                        confirm_s: lanes.confirm_s[l]))
             }
-            // Every lane's proposal at once (inside wins over outside, as in the scalar rule);
-            // lanes whose proposal is their state forget their pending change, and only the
-            // others run the scalar steps below.
-            let dv = SIMD8<Double>(repeating: d)
-            var proposal = cur
-            proposal.replace(with: 2, where: dv .>= exit)
-            proposal.replace(with: 1, where: dv .<= enter)
-            let agree = proposal .== cur
-            count.replace(with: 0, where: agree)
-            pendingLanes = false
-            if all(agree) { continue }
-            let t = stamp_s[i]
-            var changed = false
-            for l in 0..<SweepLanes.width where !agree[l] {
-                let p = proposal[l]
-                if count[l] == 0 || p != pending[l] {
-                    pending[l] = p
-                    count[l] = 1
-                    since[l] = t
-                } else {
-                    count[l] &+= 1
-                }
-                guard count[l] >= lanes.required[l], t - since[l] >= lanes.confirm_s[l] else {
-                    pendingLanes = true
+            defer { _ = buffer.baseAddress!.deinitialize(count: used) }
+            var maxLo = -Double.infinity
+            var minHi = Double.infinity
+            for l in 0..<used {
+                maxLo = Swift.max(maxLo, lane[l].lo)
+                minHi = Swift.min(minHi, lane[l].hi)
+            }
+            // Whether some lane has a pending change (count > 0).
+            var pendingLanes = false
+            var i = 0
+            while i < n {
+                let d = dist[i]
+                guard d <= maxLo || d >= minHi else {
+                    if pendingLanes {
+                        for l in 0..<used { lane[l].count = 0 }
+                        pendingLanes = false
+                    }
+                    // The fixes up to the next one that reaches a trigger, four at a time (the
+                    // same comparisons, so a NaN reaches none, as one at a time).
+                    i = Self.nextTrigger(dist, from: i + 1, count: n, lo: maxLo, hi: minHi)
                     continue
                 }
-                count[l] = 0
-                cur[l] = p
-                lo[l] = p == 1 ? -.infinity : enter[l]
-                hi[l] = p == 1 ? exit[l] : .infinity
-                changed = true
-                // Lanes past `used` repeat lane 0: they decide, but their changes are nobody's.
-                if l < used { changes[l].append(StateChange(time_s: time_s[i], inside: p == 1)) }
+                // Each lane's proposal (inside wins over outside, as in the scalar rule); a lane
+                // whose proposal is its state forgets its pending change, the others run the
+                // scalar steps.
+                let t = stamp_s[i]
+                var changed = false
+                pendingLanes = false
+                for l in 0..<used {
+                    let cur = lane[l].state
+                    let p: Int8 = d <= lane[l].enter_m ? 1 : (d >= lane[l].exit_m ? 2 : cur)
+                    if p == cur {
+                        lane[l].count = 0
+                        continue
+                    }
+                    if lane[l].count == 0 || p != lane[l].pending {
+                        lane[l].pending = p
+                        lane[l].count = 1
+                        lane[l].since = t
+                    } else {
+                        lane[l].count &+= 1
+                    }
+                    guard lane[l].count >= lane[l].required, t - lane[l].since >= lane[l].confirm_s else {
+                        pendingLanes = true
+                        continue
+                    }
+                    lane[l].count = 0
+                    lane[l].state = p
+                    lane[l].lo = p == 1 ? -.infinity : lane[l].enter_m
+                    lane[l].hi = p == 1 ? lane[l].exit_m : .infinity
+                    changed = true
+                    changes[l].append(StateChange(time_s: time_s[i], inside: p == 1))
+                }
+                if changed {
+                    maxLo = -.infinity
+                    minHi = .infinity
+                    for l in 0..<used {
+                        maxLo = Swift.max(maxLo, lane[l].lo)
+                        minHi = Swift.min(minHi, lane[l].hi)
+                    }
+                }
+                i += 1
             }
-            if changed {
-                maxLo = lo.max()
-                minHi = hi.min()
-            }
+        }
+    }
+
+    /// The first index ≥ `start` (or `count`) whose value is ≤ `lo` or ≥ `hi`.
+    @inline(__always)
+    static func nextTrigger(
+        _ values: UnsafePointer<Double>, from start: Int, count: Int, lo: Double, hi: Double
+    )
+        -> Int
+    {
+        var i = start
+        let lo2 = SIMD2<Double>(repeating: lo)
+        let hi2 = SIMD2<Double>(repeating: hi)
+        while i + 4 <= count {
+            let raw = UnsafeRawPointer(values + i)
+            let a = raw.loadUnaligned(as: SIMD2<Double>.self)
+            let b = raw.loadUnaligned(fromByteOffset: 16, as: SIMD2<Double>.self)
+            // Two-lane masks: their `any` is one bit test (a four-lane mask's takes shuffles).
+            if any((a .<= lo2) .| (a .>= hi2) .| (b .<= lo2) .| (b .>= hi2)) { break }
+            i += 4
+        }
+        while i < count {
+            let d = values[i]
+            if d <= lo || d >= hi { return i }
+            i += 1
+        }
+        return count
+    }
+
+    /// One lane of `lanes`: its rule and its state (0 unknown, 1 inside, 2 outside), the pending
+    /// proposal with its count and first time, and the thresholds at which it can propose a
+    /// change (`lo`, `hi`).
+    struct LaneState {
+        let enter_m: Double
+        let exit_m: Double
+        let required: Int
+        let confirm_s: Double
+        var lo: Double
+        var hi: Double
+        var since = 0.0
+        var count = 0
+        var state: Int8 = 0
+        var pending: Int8 = 0
+
+        init(enter_m: Double, exit_m: Double, required: Int, confirm_s: Double) {
+            self.enter_m = enter_m
+            self.exit_m = exit_m
+            self.required = required
+            self.confirm_s = confirm_s
+            lo = enter_m
+            hi = exit_m
         }
     }
 }
