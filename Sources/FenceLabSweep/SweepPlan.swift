@@ -39,6 +39,12 @@ package struct SweepRequest: Sendable {
     package var shard: Shard?
     /// Keep the finished work items of an interrupted run (from the resume file) instead of recomputing them.
     package var resume = false
+    /// Seconds of work (wall time) before the sweep starts its resume file (0: from the start); a
+    /// sweep that ends sooner writes none.
+    package var checkpointAfter_s = SweepRequest.defaultCheckpointAfter_s
+    /// The default wait before the resume file is started, seconds: a sweep shorter than this
+    /// loses less than it by an interruption, and does not write the file at all.
+    package static let defaultCheckpointAfter_s = 2.0
     /// Write the per-point table gzip-compressed, as `sweep.csv.gz` instead of `sweep.csv`.
     package var csvGzip = false
     /// Grids above this many points get the bounded sweep.json and index.html (tests lower it).
@@ -50,6 +56,8 @@ package struct SweepRequest: Sendable {
     package var onResume: (@Sendable (_ resumed: Int, _ remaining: Int, _ file: String) -> Void)?
     /// Test hook: throw `SweepError.interrupted` once this many work units (scenario × replicate) finished.
     package var stopAfterUnits: Int?
+    /// Test hook: the seconds of work `checkpointAfter_s` is compared with (nil: the clock).
+    package var checkpointClock: (@Sendable () -> Double)?
 
     package init(grid: SweepGrid) { self.grid = grid }
 }

@@ -38,13 +38,23 @@ package enum SweepRunner {
             streams: plan.scenarios.reduce(0) { $0 + $1.spec.replicates })
         // Which owned records the resume file gave (by position in the store).
         var done = [Bool](repeating: false, count: plan.ownedCount)
-        if request.resume { done = try loadPartial(path: path, plan: plan, into: store, jobs: request.jobs) }
+        if request.resume {
+            done = try loadPartial(path: path, plan: plan, into: store, jobs: request.jobs)
+        } else {
+            // Without --resume a sweep starts afresh: an earlier run's resume file goes now, not
+            // when this run starts its own.
+            FileSystem.removeFile(path)
+        }
         let resumed = done.count(where: { $0 })
         let kept = done
-        // The resume file is rewritten (its manifest line and the kept records, then fsync'd:
-        // 10 MB and ≈ 20 ms of fsync on an ext4 disk at 97 600 points) on a thread of its own
-        // while the workers make the first drives; the first append waits for it.
-        let appender = PendingAppender {
+        // The resume file is started once the sweep has run `checkpointAfter_s` (at once for 0):
+        // rewritten as its manifest line and the kept records, then fsync'd (10 MB and ≈ 20 ms of
+        // fsync on an ext4 disk at 97 600 points), on a thread of its own while the workers go on;
+        // the first append waits for it. The worker that starts it then appends the records
+        // finished before, in pieces.
+        let checkpoint = Checkpoint(
+            after_s: request.checkpointAfter_s, store: store, elapsed_s: request.checkpointClock
+        ) {
             () throws(SweepError) -> RecordAppender in
             try RecordAppender(path: path, manifest: plan.manifest, jobs: request.jobs) { sink in
                 for k in kept.indices where kept[k] {
@@ -97,7 +107,7 @@ package enum SweepRunner {
         let settings = plan.settings
         // With more than one worker the lines go to the file through one queue of their own, so
         // no worker waits for the file to open or for another worker's write.
-        let queue = request.jobs > 1 ? LineQueue(appender: appender, inFlight: Self.queuedPieces) : nil
+        let queue = request.jobs > 1 ? LineQueue(checkpoint: checkpoint, inFlight: Self.queuedPieces) : nil
         // However the pool ends, the resume file is complete before `run` returns or throws, with
         // every line a worker held back or queued (below).
         func flushHeldLines() throws(SweepError) {
@@ -106,9 +116,9 @@ package enum SweepRunner {
                 defer { buffers.removeAll() }
                 return buffers.map(\.lines).filter { !$0.isEmpty }
             }
-            for lines in held { try appender.opened().write(lines) }
+            for lines in held { try checkpoint.opened().write(lines) }
         }
-        defer { _ = try? appender.opened() }
+        defer { _ = try? checkpoint.openedIfStarted() }
         do {
             _ = try WorkPool.map(
                 count: units.count, jobs: request.jobs,
@@ -144,6 +154,14 @@ package enum SweepRunner {
                     }
                     try drive.evaluate(
                         buffers.items, settings: settings, scratch: &buffers.scratch, into: &buffers.records)
+                    // Before the resume file is started the records are only stored; the worker
+                    // that starts it appends those first, and from then on every piece's lines.
+                    switch try checkpoint.storeOrStart(buffers.records) {
+                    case .stored: continue
+                    case .appending: break
+                    case .started(let earlier):
+                        try Self.append(earlier, from: store, to: checkpoint, buffer: &buffers.lines)
+                    }
                     RecordAppender.encode(buffers.records, into: &buffers.lines)
                     if let queue {
                         try queue.submit(&buffers.lines)
@@ -151,7 +169,7 @@ package enum SweepRunner {
                         // Until the resume file is open the lines are held (up to
                         // `heldLines_bytes`), so the worker does not wait for its fsync.
                         let full = buffers.lines.count >= Self.heldLines_bytes
-                        if let ready = full ? try appender.opened() : try appender.ifOpened() {
+                        if let ready = full ? try checkpoint.opened() : try checkpoint.ifOpened() {
                             try ready.write(buffers.lines)
                             buffers.lines.removeAll(keepingCapacity: true)
                         }
@@ -166,12 +184,28 @@ package enum SweepRunner {
         }
         try flushHeldLines()
         progress.finish()
-        try appender.opened().close()
+        try checkpoint.openedIfStarted()?.close()
         guard store.storedCount == plan.ownedCount else {
             throw SweepError.io(
                 path: path, reason: "internal: \(store.storedCount) of \(plan.ownedCount) owned records were evaluated")
         }
         return SweepRun(manifest: plan.manifest, records: store, resumedItems: resumed, evaluatedItems: remaining)
+    }
+
+    /// Appends the lines of the stored records at `positions` to the resume file, `recordsPerPiece`
+    /// at a time (one `write(2)` each), built in `bytes` (left empty).
+    static func append(
+        _ positions: [Int], from store: SweepRecordStore, to checkpoint: Checkpoint, buffer bytes: inout [UInt8]
+    ) throws(SweepError) {
+        for start in Swift.stride(from: 0, to: positions.count, by: recordsPerPiece) {
+            bytes.removeAll(keepingCapacity: true)
+            for k in positions[start..<min(positions.count, start + recordsPerPiece)] {
+                try store.record(k).appendJSONLine(to: &bytes)
+                bytes.append(UInt8(ascii: "\n"))
+            }
+            try checkpoint.opened().write(bytes)
+        }
+        bytes.removeAll(keepingCapacity: true)
     }
 
     /// What a worker reuses from one work unit to the next.
@@ -374,14 +408,15 @@ final class LineQueue: Sendable {
         var bytes: [UInt8] = []
     }
 
-    private let appender: PendingAppender
+    private let checkpoint: Checkpoint
     private let queue = DispatchQueue(label: "fencelab.sweep.resume-file")
     private let slots: DispatchSemaphore
     private let spares = Locked<[[UInt8]]>([])
     private let failure = Locked<SweepError?>(nil)
 
-    init(appender: PendingAppender, inFlight: Int) {
-        self.appender = appender
+    /// `checkpoint`: started before the first `submit` (the lines of a piece are made only then).
+    init(checkpoint: Checkpoint, inFlight: Int) {
+        self.checkpoint = checkpoint
         slots = DispatchSemaphore(value: max(1, inFlight))
     }
 
@@ -393,10 +428,10 @@ final class LineQueue: Sendable {
         let handed = Lines()
         swap(&handed.bytes, &lines)
         if let spare = spares.withLock({ $0.popLast() }) { lines = spare }
-        queue.async { [appender, failure, spares, slots] in
+        queue.async { [checkpoint, failure, spares, slots] in
             defer { slots.signal() }
             if failure.withLock({ $0 }) == nil {
-                do throws(SweepError) { try appender.opened().write(handed.bytes) } catch {
+                do throws(SweepError) { try checkpoint.opened().write(handed.bytes) } catch {
                     failure.withLock { $0 = $0 ?? error }
                 }
             }
@@ -414,6 +449,89 @@ final class LineQueue: Sendable {
         queue.sync {}
         spares.withLock { $0.removeAll() }
         if let error = failure.withLock({ $0 }) { throw error }
+    }
+}
+
+/// When a sweep starts its resume file: after `after_s` seconds of work (wall time from the
+/// start of the drives; 0: at once). Until then a finished piece's records are only stored, and
+/// their positions noted; the piece that finds the time passed starts the file (its manifest
+/// line and the kept records, `PendingAppender`, on a thread of its own) and its worker appends
+/// the records stored before, then every piece's lines are appended. Deciding and storing under
+/// one lock makes each record go to the file exactly once. A sweep that ends sooner writes no
+/// resume file, so a short sweep does not encode, checksum and write ≈ 510 bytes per work item
+/// it will never need.
+final class Checkpoint: Sendable {
+    /// What a worker does with a finished piece (`storeOrStart`).
+    enum Step {
+        /// The file is not due yet: the records are stored, nothing else to do.
+        case stored
+        /// Append the piece's lines, then store its records.
+        case appending
+        /// This piece started the file: append the records stored before (their positions in
+        /// the store), then the piece's lines, then store its records.
+        case started(earlier: [Int])
+    }
+
+    private let after_s: Double
+    /// Seconds since the checkpoint was made (a test's clock, or the continuous clock).
+    private let elapsed_s: @Sendable () -> Double
+    private let store: SweepRecordStore
+    private let open: @Sendable () throws(SweepError) -> RecordAppender
+    /// The started file, or the positions of the records stored before it.
+    private let state = Locked<(appender: PendingAppender?, earlier: [Int])>((nil, []))
+
+    /// - Parameter elapsed_s: seconds since the start (nil: the continuous clock from now).
+    init(
+        after_s: Double, store: SweepRecordStore, elapsed_s: (@Sendable () -> Double)? = nil,
+        open: @escaping @Sendable () throws(SweepError) -> RecordAppender
+    ) {
+        self.after_s = after_s
+        let start = ContinuousClock.now
+        self.elapsed_s =
+            elapsed_s ?? {
+                let d = start.duration(to: .now).components
+                return Double(d.seconds) + Double(d.attoseconds) * 1e-18
+            }
+        self.store = store
+        self.open = open
+        if after_s == 0 { state.withLock { $0.appender = PendingAppender(open) } }
+    }
+
+    /// What to do with `records`, a finished piece (see `Step`); stores them when the file is
+    /// not due yet.
+    func storeOrStart(_ records: [SweepRecord]) throws(SweepError) -> Step {
+        try state.withLock { (s) throws(SweepError) -> Step in
+            if s.appender != nil { return .appending }
+            if elapsed_s() < after_s {
+                try store.store(records)
+                for r in records {
+                    if let k = store.ordinal(ofItem: r.item) { s.earlier.append(k) }
+                }
+                return .stored
+            }
+            let earlier = s.earlier
+            s.earlier = []
+            s.appender = PendingAppender(open)
+            return .started(earlier: earlier)
+        }
+    }
+
+    /// The open appender (waiting for the opening); only once the file is started.
+    func opened() throws(SweepError) -> RecordAppender {
+        guard let appender = state.withLock({ $0.appender }) else {
+            preconditionFailure("Checkpoint: the resume file is used before it is started")
+        }
+        return try appender.opened()
+    }
+
+    /// The appender if the file is started and open by now, nil while it is being opened.
+    func ifOpened() throws(SweepError) -> RecordAppender? {
+        try state.withLock({ $0.appender })?.ifOpened()
+    }
+
+    /// The open appender (waiting for the opening) if the file was started, else nil.
+    func openedIfStarted() throws(SweepError) -> RecordAppender? {
+        try state.withLock({ $0.appender })?.opened()
     }
 }
 

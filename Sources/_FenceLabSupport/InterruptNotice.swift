@@ -59,8 +59,14 @@ package enum InterruptNotice {
     /// The line for an interrupted `fencelab sweep`: how many finished work items the resume file
     /// holds and the command to continue. The workers run on until `exit`, so the count is a lower
     /// bound ("at least"); the file is counted 1 MiB at a time (it holds ~300 bytes per item).
-    /// `resumeFile`: the sweep's resume file (`SweepRunner.partialPath(out:)`).
-    package static func sweepMessage(resumeFile path: String) -> String {
+    /// `resumeFile`: the sweep's resume file (`SweepRunner.partialPath(out:)`). When there is none
+    /// (the sweep had not run `checkpointAfter_s` seconds, when it starts the file), nothing was kept.
+    package static func sweepMessage(resumeFile path: String, checkpointAfter_s: Double) -> String {
+        guard FileSystem.kind(of: path) != .missing else {
+            return "interrupted; nothing was kept: a sweep starts its resume file after "
+                + "\(Syscalls.format("%g", checkpointAfter_s)) s of work (--checkpoint-after) and this one "
+                + "had not. Run the same command again to start over."
+        }
         let lines = newlineCount(path: path)
         // the first line is the manifest; a torn last line has no newline and is dropped on resume
         let kept = max(0, lines - 1)

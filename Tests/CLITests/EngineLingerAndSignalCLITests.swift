@@ -45,7 +45,7 @@ import _TestSupport
         p.executableURL = TestPaths.product("fencelab")
         p.arguments = [
             "sweep", "scenarios/edge-loiter-100m.json", "--enter", "50:95:5", "--exit", "100:180:10", "--jobs", "1",
-            "--out", out,
+            "--checkpoint-after", "0", "--out", out,
         ]
         p.currentDirectoryURL = TestPaths.packageRoot
         let err = Pipe()

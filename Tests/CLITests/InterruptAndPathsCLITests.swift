@@ -36,7 +36,7 @@ import _TestSupport
         let partial = dir.appendingPathComponent(".sweep.sweep-partial.jsonl").path
         let args = [
             "sweep", "scenarios/edge-loiter-100m.json", "--enter", "50:95:5", "--exit", "100:180:10", "--jobs", "1",
-            "--out", out,
+            "--checkpoint-after", "0", "--out", out,
         ]
         let (status, stderr) = try Self.interrupt(args) {
             ((try? String(contentsOfFile: partial, encoding: .utf8))?.split(separator: "\n").count ?? 0) >= 3
@@ -52,6 +52,39 @@ import _TestSupport
         let resumed = try runFencelab(args + ["--resume"])
         #expect(resumed.status == 0)
         #expect(resumed.stderr.contains("fencelab: resumed "), "\(resumed.stderr)")
+    }
+
+    /// Interrupted before it started its resume file (`--checkpoint-after`), a sweep says that
+    /// nothing was kept and leaves nothing beside its output folder; a sweep that ends before the
+    /// wait writes no resume file at all.
+    @Test func aSweepInterruptedBeforeItsCheckpointSaysNothingWasKept() throws {
+        let dir = Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("sweep").path
+        let lock = dir.appendingPathComponent(".sweep.lock").path
+        let args = [
+            "sweep", "scenarios/edge-loiter-100m.json", "--enter", "50:95:5", "--exit", "100:180:10", "--jobs", "1",
+            "--replicates", "400", "--checkpoint-after", "1000", "--out", out,
+        ]
+        var sawLock: Date?
+        let (status, stderr) = try Self.interrupt(args) {
+            if sawLock == nil, FileManager.default.fileExists(atPath: lock) { sawLock = Date() }
+            return sawLock.map { Date().timeIntervalSince($0) > 0.5 } ?? false
+        }
+        #expect(status == 130, "\(stderr)")
+        #expect(
+            stderr.split(separator: "\n").last == """
+                fencelab: interrupted; nothing was kept: a sweep starts its resume file after 1000 s of work \
+                (--checkpoint-after) and this one had not. Run the same command again to start over.
+                """, "\(stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+
+        let short = try runFencelab([
+            "sweep", "scenarios/edge-loiter-100m.json", "--enter", "70:90:10", "--exit", "110:130:10",
+            "--replicates", "2", "--checkpoint-after", "1000", "--out", out,
+        ])
+        #expect(short.status == 0, "\(short.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["sweep"])
     }
 
     @Test func interruptedRunSaysNothingWasWritten() throws {

@@ -15,6 +15,7 @@ import _TestSupport
 
     static let sweep = [
         "sweep", "scenarios/edge-loiter-100m.json", "--enter", "50:95:5", "--exit", "100:180:10", "--jobs", "1",
+        "--checkpoint-after", "0",
     ]
 
     /// Runs `arguments` and interrupts it (SIGINT) once its resume file `partial` holds `lines`

@@ -110,7 +110,7 @@ import _TestSupport
         let partial = dir.appendingPathComponent(".sweep.sweep-partial.jsonl")
         let args = [
             "sweep", "scenarios/edge-loiter-100m.json", "--enter", "50:95:5", "--exit", "100:180:10", "--jobs", "1",
-            "--out", out.path,
+            "--checkpoint-after", "0", "--out", out.path,
         ]
         let p = Process()
         p.executableURL = TestPaths.product("fencelab")
@@ -142,7 +142,7 @@ import _TestSupport
         let partial = dir.appendingPathComponent(".sweep.sweep-partial.jsonl")
         let args = [
             "sweep", "scenarios/edge-loiter-100m.json", "--enter", "50:95:5", "--exit", "100:180:10", "--jobs", "1",
-            "--out", out.path,
+            "--checkpoint-after", "0", "--out", out.path,
         ]
         let p = Process()
         p.executableURL = TestPaths.product("fencelab")

@@ -124,7 +124,9 @@ import _TestSupport
         let out = dir.appendingPathComponent("sweep").path
         let partial = dir.appendingPathComponent(".sweep.sweep-partial.jsonl").path
         let args = [
-            "sweep", Self.scenario, "--enter", "50:95:5", "--exit", "100:180:10", "--jobs", "1", "--out", out,
+            "sweep", Self.scenario, "--enter", "50:95:5", "--exit", "100:180:10", "--jobs", "1",
+            // Long enough (≈ 5 s in a debug build) to be running while the second is refused.
+            "--replicates", "200", "--checkpoint-after", "0", "--out", out,
         ]
         let first = Process()
         first.executableURL = TestPaths.product("fencelab")

@@ -79,6 +79,9 @@ import _TestSupport
             (["--enter", "60:100:10", "--exit", "110:130:10", "--confirm-s", "-1"], 2, "--confirm-s"),
             (["--enter", "60:100:10", "--exit", "110:130:10", "--confirm-s", "10,x"], 64, "--confirm-s"),
             (["--enter", "60:100:10", "--exit", "110:130:10", "--max-exit-latency", "-3"], 2, "--max-exit-latency"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--checkpoint-after", "-1"], 2, "--checkpoint-after"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--checkpoint-after", "nan"], 2, "--checkpoint-after"),
+            (["--enter", "60:100:10", "--exit", "110:130:10", "--checkpoint-after", "soon"], 2, "--checkpoint-after"),
         ] as [([String], Int32, String)])
     func refusedGrids(arguments: [String], status: Int32, mentions: String) throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-refused-\(getpid())")

@@ -59,6 +59,7 @@ import _TestSupport
             (["--budget", "5"], 64, "--budget: a budget K needs --refresh R"),
             (["--budget", "five", "--refresh", "50"], 64, "--budget: expected a comma-separated list"),
             (["--sampling", "all"], 64, "--sampling is not evaluated by a place-set sweep"),
+            (["--checkpoint-after", "0"], 64, "--checkpoint-after is not evaluated by a place-set sweep"),
         ]
         for (extra, status, message) in cases {
             let out = dir.appendingPathComponent("out")

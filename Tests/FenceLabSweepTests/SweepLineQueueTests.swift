@@ -24,10 +24,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent(".out.sweep-partial.jsonl").path
         let manifest = Self.manifest()
-        let appender = PendingAppender { () throws(SweepError) -> RecordAppender in
+        let store = try SweepRecordStore(count: 1, directory: dir.path, streams: 1)
+        let checkpoint = Checkpoint(after_s: 0, store: store) { () throws(SweepError) -> RecordAppender in
             try RecordAppender(path: path, manifest: manifest) { _ in }
         }
-        let queue = LineQueue(appender: appender, inFlight: 3)
+        let queue = LineQueue(checkpoint: checkpoint, inFlight: 3)
         let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
             var lines: [UInt8] = []
@@ -45,7 +46,7 @@ import Testing
             }
         }
         try queue.drain()
-        try appender.opened().close()
+        try checkpoint.opened().close()
         #expect(failures.withLock { $0 }.isEmpty)
 
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -69,10 +70,13 @@ import Testing
     /// A resume file that cannot be opened: the failure reaches a later `submit` and `drain`, with
     /// the file's path and reason.
     @Test func aFileThatCannotBeOpenedFailsTheSubmittersAndTheDrain() throws {
-        let appender = PendingAppender { () throws(SweepError) -> RecordAppender in
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try SweepRecordStore(count: 1, directory: dir.path, streams: 1)
+        let checkpoint = Checkpoint(after_s: 0, store: store) { () throws(SweepError) -> RecordAppender in
             throw SweepError.io(path: "/nowhere/.out.sweep-partial.jsonl", reason: "No such file or directory")
         }
-        let queue = LineQueue(appender: appender, inFlight: 1)
+        let queue = LineQueue(checkpoint: checkpoint, inFlight: 1)
         var lines = Array("{\"item\":0}\n".utf8)
         try queue.submit(&lines)  // queued before the opening failed
         #expect(lines.isEmpty)

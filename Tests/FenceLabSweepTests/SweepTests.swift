@@ -397,6 +397,7 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         let expected = try fx.files(fx.path("straight"))
 
         var interrupted = try fx.request(jobs: 1)
+        interrupted.checkpointAfter_s = 0
         interrupted.stopAfterUnits = 2
         #expect(throws: SweepError.interrupted(afterUnits: 2)) {
             try SweepJob.sweep(interrupted, out: fx.path("resumed"))
@@ -426,6 +427,7 @@ private func mismatch(_ body: () throws -> Any) -> String? {
 
         // A resume file of another sweep is refused, not mixed in.
         var other = try fx.request(jobs: 1)
+        other.checkpointAfter_s = 0
         other.stopAfterUnits = 1
         other.seed = 5
         #expect(throws: SweepError.interrupted(afterUnits: 1)) { try SweepJob.sweep(other, out: fx.path("mixed")) }
@@ -436,6 +438,49 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         }
     }
 
+    /// A resume file started late (`checkpointAfter_s`) holds the records finished before it
+    /// once each, then the later ones: here the clock passes the wait after two work units, the
+    /// third starts the file, the fourth is appended, the fifth interrupts; resuming gives the
+    /// uninterrupted run's bytes. Short of the default wait the same interrupted run keeps no file.
+    @Test func aResumeFileStartedLateHoldsEveryFinishedRecordOnce() throws {
+        let fx = try SweepFixture("resume-late")
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        _ = try SweepJob.sweep(try fx.request(), out: fx.path("straight"))
+        let expected = try fx.files(fx.path("straight"))
+        let pieces = Locked(0)
+        var interrupted = try fx.request(jobs: 1)
+        interrupted.checkpointAfter_s = 10
+        interrupted.checkpointClock = {
+            pieces.withLock { read in
+                read += 1
+                return read <= 2 ? 0 : 60
+            }
+        }
+        interrupted.stopAfterUnits = 4
+        #expect(throws: SweepError.interrupted(afterUnits: 4)) { try SweepJob.sweep(interrupted, out: fx.path("o")) }
+        #expect(pieces.withLock { $0 } == 3, "the clock is read until the file is started")
+        let partial = SweepRunner.partialPath(out: fx.path("o"))
+        let lines = try String(contentsOfFile: partial, encoding: .utf8).split(separator: "\n").dropFirst()
+        let items = try lines.map { line in
+            try #require(
+                (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["item"] as? Int)
+        }
+        var resumed = try fx.request()
+        resumed.resume = true
+        let outcome = try SweepJob.sweep(resumed, out: fx.path("o"))
+        let perUnit = outcome.run.manifest.points.count
+        #expect(items.count == 4 * perUnit)
+        #expect(Set(items).count == items.count, "each finished record once")
+        #expect(outcome.run.resumedItems == 4 * perUnit)
+        #expect(try fx.files(fx.path("o")) == expected)
+
+        var early = try fx.request(jobs: 1)
+        early.checkpointClock = { 1.9 }  // always short of the default wait
+        early.stopAfterUnits = 4
+        #expect(throws: SweepError.interrupted(afterUnits: 4)) { try SweepJob.sweep(early, out: fx.path("e")) }
+        #expect(!FileManager.default.fileExists(atPath: SweepRunner.partialPath(out: fx.path("e"))))
+    }
+
     /// A resume file whose line ends became CR LF (an editor, a converting copy) is the same
     /// sweep: it resumes, and the outputs equal the uninterrupted run's.
     @Test func resumeFileWithCRLFLineEndsResumes() throws {
@@ -444,6 +489,7 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         _ = try SweepJob.sweep(try fx.request(), out: fx.path("straight"))
         let expected = try fx.files(fx.path("straight"))
         var interrupted = try fx.request(jobs: 1)
+        interrupted.checkpointAfter_s = 0
         interrupted.stopAfterUnits = 2
         #expect(throws: SweepError.interrupted(afterUnits: 2)) { try SweepJob.sweep(interrupted, out: fx.path("crlf")) }
         let partial = SweepRunner.partialPath(out: fx.path("crlf"))
@@ -463,6 +509,7 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         let fx = try SweepFixture("resume-proof")
         defer { try? FileManager.default.removeItem(at: fx.root) }
         var interrupted = try fx.request(jobs: 1)
+        interrupted.checkpointAfter_s = 0
         interrupted.stopAfterUnits = 2
         #expect(throws: SweepError.interrupted(afterUnits: 2)) { try SweepJob.sweep(interrupted, out: fx.path("o")) }
         let partial = SweepRunner.partialPath(out: fx.path("o"))

@@ -118,6 +118,14 @@ enum SweepCommand: Command {
             OptionDeclaration(
                 "--resume", .flag, help: "Keep the work items an interrupted run finished (DIR's resume file)."),
             OptionDeclaration(
+                "--checkpoint-after", .number("S", .nonNegative),
+                default: OptionDeclaration.defaultText(SweepRequest.defaultCheckpointAfter_s),
+                help: """
+                    Start the resume file after S seconds of work (0: from the first drive);
+                    a sweep that ends sooner writes none, and one interrupted sooner keeps
+                    nothing
+                    """),
+            OptionDeclaration(
                 "--csv-gzip", .flag,
                 help: "Write the per-point table gzip-compressed, as sweep.csv.gz instead of sweep.csv."),
             OptionDeclaration(
@@ -190,6 +198,7 @@ enum SweepCommand: Command {
             do { request.shard = try Shard(parsing: s) } catch { throw CLIError.usage("sweep: \(error)") }
         }
         request.resume = arguments.flag("--resume")
+        request.checkpointAfter_s = arguments.number("--checkpoint-after")!
         request.csvGzip = arguments.flag("--csv-gzip")
         request.onResume = { resumed, remaining, file in
             printError(
@@ -216,7 +225,10 @@ enum SweepCommand: Command {
         } catch let error as SweepPlacesError where error.isUsage {
             throw CLIError.usage("sweep: \(error)")
         } catch { throw CLIError.badInput("\(error)") }
-        InterruptNotice.install { InterruptNotice.sweepMessage(resumeFile: SweepRunner.partialPath(out: out)) }
+        InterruptNotice.install { [checkpointAfter_s = request.checkpointAfter_s] in
+            InterruptNotice.sweepMessage(
+                resumeFile: SweepRunner.partialPath(out: out), checkpointAfter_s: checkpointAfter_s)
+        }
         let outcome: SweepJob.Outcome
         do { outcome = try SweepJob.sweep(request, out: out) } catch {
             throw CLIError.badInput("\(error)")

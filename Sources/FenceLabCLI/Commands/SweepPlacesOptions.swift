@@ -32,6 +32,7 @@ enum SweepPlacesOptions {
     /// The one-fence options a place-set sweep refuses when given.
     static let unsupported = [
         "--sampling", "--notify", "--input", "--kalman-q", "--cost", "--weight", "--max-exit-latency",
+        "--checkpoint-after",
     ]
 
     static func parse(_ arguments: Arguments) throws -> SweepPlaces.Options {
