@@ -246,7 +246,9 @@ public struct ScenarioGenerator: IteratorProtocol {
     public mutating func collect() -> [GeneratedSample] {
         var out: [GeneratedSample] = []
         out.reserveCapacity(sampleCount + sampleCount / 8)
-        while let s = next() { out.append(s) }
+        // `next(into:)`, not `next()`: no Optional of the item to build and unwrap per sample.
+        var item = pending
+        while next(into: &item) { out.append(item) }
         return out
     }
 
