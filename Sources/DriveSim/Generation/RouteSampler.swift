@@ -48,6 +48,10 @@ struct RouteSampler {
     private(set) var centerFrame: LocalFrame
     private(set) var loiter: LoiterSpec
     private(set) var loiterPhi: Double
+    /// The radial walk's innovation σ·√(1 − φ²) and the tangential step σ_t·√dt, metres: the
+    /// same products, made once instead of per sample.
+    private(set) var loiterInnovation_m = 0.0
+    private(set) var loiterTangentialStep_m = 0.0
     /// The fence centre's unit vector (`centerFrame.anchor.unitVector`, made once, not per sample).
     private(set) var centerUnit: SIMD3<Double>
     var radius_m: Double = 0
@@ -102,6 +106,8 @@ struct RouteSampler {
             mode = .loiter
             loiter = l
             loiterPhi = exp(-dt_s / l.tau_s)
+            loiterInnovation_m = l.radialSigma_m * (1 - loiterPhi * loiterPhi).squareRoot()
+            loiterTangentialStep_m = l.tangentialSigma_m * dt_s.squareRoot()
             radius_m = l.distance_m
             bearing_rad = l.bearing_deg * EarthModel.radiansPerDegree
         case .waypoints(let w):
@@ -176,8 +182,8 @@ struct RouteSampler {
     mutating func sampleLoiter(_ k: Int, rng: RandomSource) -> TruthState {
         if k > 0 {
             let l = loiter
-            let innovation = l.radialSigma_m * (1 - loiterPhi * loiterPhi).squareRoot()
-            var r = l.distance_m + loiterPhi * (radius_m - l.distance_m) + rng.gaussianZiggurat(sigma: innovation)
+            var r =
+                l.distance_m + loiterPhi * (radius_m - l.distance_m) + rng.gaussianZiggurat(sigma: loiterInnovation_m)
             // Reflect at the band edges (the walk is bounded, not clamped: the excess folds back).
             let lo = l.distance_m - l.maxDeviation_m
             let hi = l.distance_m + l.maxDeviation_m
@@ -189,7 +195,7 @@ struct RouteSampler {
             radius_m = r
             // Circumference at distance r on the sphere is 2πR·sin(r/R).
             let circleRadius_m = max(1, SphereStep.radius_m * sin(r / SphereStep.radius_m))
-            bearing_rad += rng.gaussianZiggurat(sigma: l.tangentialSigma_m * dt_s.squareRoot()) / circleRadius_m
+            bearing_rad += rng.gaussianZiggurat(sigma: loiterTangentialStep_m) / circleRadius_m
         }
         let u = centerFrame.unitVector(east_m: radius_m * sin(bearing_rad), north_m: radius_m * cos(bearing_rad))
         let delta = k > 0 ? u - previousUnit : .zero
