@@ -101,8 +101,10 @@ enum SweepHTML {
         out.append(h)
         h = ""
         if sc.frontier.count > SweepOutput.listedFrontier {
+            // The bounded form's table below lists some settings only: the rest are in sweep.csv.
+            let rest = d == nil ? "see the full table below or sweep.csv" : "every one is in sweep.csv"
             h +=
-                "<p class=\"muted\">\(sc.frontier.count - SweepOutput.listedFrontier) more settings on the frontier (\(sc.frontier.count) in all): see the full table below or sweep.csv.</p>\n"
+                "<p class=\"muted\">\(sc.frontier.count - SweepOutput.listedFrontier) more settings on the frontier (\(sc.frontier.count) in all): \(rest).</p>\n"
         }
         if let d {
             h +=
