@@ -193,17 +193,15 @@ package enum SweepRunner {
     }
 
     /// Appends the lines of the stored records at `positions` to the resume file, `recordsPerPiece`
-    /// at a time (one `write(2)` each), built in `bytes` (left empty).
+    /// at a time (`RecordAppender.append`: one `write(2)` each), built in `bytes` (left empty).
     static func append(
         _ positions: [Int], from store: SweepRecordStore, to checkpoint: Checkpoint, buffer bytes: inout [UInt8]
     ) throws(SweepError) {
         for start in Swift.stride(from: 0, to: positions.count, by: recordsPerPiece) {
-            bytes.removeAll(keepingCapacity: true)
-            for k in positions[start..<min(positions.count, start + recordsPerPiece)] {
-                try store.record(k).appendJSONLine(to: &bytes)
-                bytes.append(UInt8(ascii: "\n"))
+            let piece = try positions[start..<min(positions.count, start + recordsPerPiece)].map {
+                (k) throws(SweepError) in try store.record(k)
             }
-            try checkpoint.opened().write(bytes)
+            try checkpoint.opened().append(piece, buffer: &bytes)
         }
         bytes.removeAll(keepingCapacity: true)
     }
@@ -473,25 +471,21 @@ final class Checkpoint: Sendable {
     }
 
     private let after_s: Double
-    /// Seconds since the checkpoint was made (a test's clock, or the continuous clock).
+    /// Seconds since the checkpoint was made (a test's clock, or the monotonic clock).
     private let elapsed_s: @Sendable () -> Double
     private let store: SweepRecordStore
     private let open: @Sendable () throws(SweepError) -> RecordAppender
     /// The started file, or the positions of the records stored before it.
     private let state = Locked<(appender: PendingAppender?, earlier: [Int])>((nil, []))
 
-    /// - Parameter elapsed_s: seconds since the start (nil: the continuous clock from now).
+    /// - Parameter elapsed_s: seconds since the start (nil: the monotonic clock from now).
     init(
         after_s: Double, store: SweepRecordStore, elapsed_s: (@Sendable () -> Double)? = nil,
         open: @escaping @Sendable () throws(SweepError) -> RecordAppender
     ) {
         self.after_s = after_s
-        let start = ContinuousClock.now
-        self.elapsed_s =
-            elapsed_s ?? {
-                let d = start.duration(to: .now).components
-                return Double(d.seconds) + Double(d.attoseconds) * 1e-18
-            }
+        let start = Syscalls.monotonicSeconds()
+        self.elapsed_s = elapsed_s ?? { Syscalls.monotonicSeconds() - start }
         self.store = store
         self.open = open
         if after_s == 0 { state.withLock { $0.appender = PendingAppender(open) } }

@@ -302,7 +302,8 @@ enum SweepScan {
     }
 }
 
-/// Up to `SweepLanes.width` grid points' hysteresis rules as SIMD lanes: one lane per point.
+/// Up to `SweepLanes.width` grid points' hysteresis rules, one vector lane per point (fixed-size
+/// storage without an allocation per pass; `SweepScan.lanes` reads each lane into its state).
 /// Lanes past `count` repeat lane 0 and are not scanned.
 struct SweepLanes {
     static let width = 8
