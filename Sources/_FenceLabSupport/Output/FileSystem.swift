@@ -40,11 +40,21 @@ package enum FileSystem {
     /// The system's text for the current `errno`.
     package static func lastError() -> String { Syscalls.lastErrorText() }
 
-    /// Writes all of `bytes` to `fd`, retrying short writes and EINTR.
+    /// The most one `write(2)` or `pwrite(2)` moves. A larger buffered write lets Linux's page
+    /// cache (ext4 with large folios, kernel 6.18) take folios of 128 KiB and more, which come from
+    /// memory the system has not touched lately: on the 2-core machine writing 23 MB into a new
+    /// file took 100–160 ms in 128 KiB–1 MiB writes and under 10 ms in 64 KiB writes (`dd`, three
+    /// rounds each). More system calls cost far less than that (one per 64 KiB).
+    package static let writePieceBytes = 64 << 10
+
+    /// Writes all of `bytes` to `fd` in pieces of at most `writePieceBytes`, retrying short
+    /// writes and EINTR.
     package static func writeAll(fd: Int32, _ bytes: [UInt8], path: String) throws(OutputError) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in Syscalls.write(fd, raw.baseAddress! + offset, bytes.count - offset) }
+            let n = bytes.withUnsafeBytes { raw in
+                Syscalls.write(fd, raw.baseAddress! + offset, min(writePieceBytes, bytes.count - offset))
+            }
             if n < 0 {
                 if Syscalls.errno == Syscalls.EINTR { continue }
                 throw .io(path: path, operation: "write", reason: lastError())
@@ -157,12 +167,13 @@ package enum FileSystem {
         return fd
     }
 
-    /// Writes all of `bytes` at `offset` of `fd` (`pwrite`), retrying short writes and EINTR.
+    /// Writes all of `bytes` at `offset` of `fd` (`pwrite`) in pieces of at most
+    /// `writePieceBytes`, retrying short writes and EINTR.
     package static func writeAll(
         fd: Int32, _ bytes: UnsafeRawBufferPointer, offset: Int, path: String
     ) throws(OutputError) {
         try repeatTransfer(count: bytes.count, operation: "write", path: path) { done in
-            Syscalls.pwrite(fd, bytes.baseAddress! + done, bytes.count - done, offset + done)
+            Syscalls.pwrite(fd, bytes.baseAddress! + done, min(writePieceBytes, bytes.count - done), offset + done)
         }
     }
 
