@@ -154,8 +154,8 @@ package enum SweepRunner {
                     }
                     try drive.evaluate(
                         buffers.items, settings: settings, scratch: &buffers.scratch, into: &buffers.records)
-                    // Before the resume file is started the records are only stored; the worker
-                    // that starts it appends those first, and from then on every piece's lines.
+                    // The records are stored; before the resume file is started that is all, the
+                    // worker that starts it appends those first, and from then on every piece's lines.
                     switch try checkpoint.storeOrStart(buffers.records) {
                     case .stored: continue
                     case .appending: break
@@ -174,7 +174,6 @@ package enum SweepRunner {
                             buffers.lines.removeAll(keepingCapacity: true)
                         }
                     }
-                    try store.store(buffers.records)
                 }
                 finished.withLock { $0 += 1 }
             }
@@ -454,19 +453,21 @@ final class LineQueue: Sendable {
 /// start of the drives; 0: at once). Until then a finished piece's records are only stored, and
 /// their positions noted; the piece that finds the time passed starts the file (its manifest
 /// line and the kept records, `PendingAppender`, on a thread of its own) and its worker appends
-/// the records stored before, then every piece's lines are appended. Deciding and storing under
-/// one lock makes each record go to the file exactly once. A sweep that ends sooner writes no
+/// the records stored before, then every piece's lines are appended. Every piece is stored
+/// before the decision, outside its lock (workers fill their own slots of the store side by side),
+/// and its positions are noted under the lock only while the file is not started, so the starter
+/// reads only stored records and each record goes to the file exactly once. A sweep that ends sooner writes no
 /// resume file, so a short sweep does not encode, checksum and write ≈ 510 bytes per work item
 /// it will never need.
 final class Checkpoint: Sendable {
-    /// What a worker does with a finished piece (`storeOrStart`).
+    /// What a worker does with a finished piece once `storeOrStart` has stored its records.
     enum Step {
-        /// The file is not due yet: the records are stored, nothing else to do.
+        /// The file is not due yet: nothing else to do.
         case stored
-        /// Append the piece's lines, then store its records.
+        /// Append the piece's lines.
         case appending
         /// This piece started the file: append the records stored before (their positions in
-        /// the store), then the piece's lines, then store its records.
+        /// the store), then the piece's lines.
         case started(earlier: [Int])
     }
 
@@ -491,13 +492,12 @@ final class Checkpoint: Sendable {
         if after_s == 0 { state.withLock { $0.appender = PendingAppender(open) } }
     }
 
-    /// What to do with `records`, a finished piece (see `Step`); stores them when the file is
-    /// not due yet.
+    /// Stores `records`, a finished piece, and says what else to do with it (see `Step`).
     func storeOrStart(_ records: [SweepRecord]) throws(SweepError) -> Step {
-        try state.withLock { (s) throws(SweepError) -> Step in
+        try store.store(records)
+        return state.withLock { s in
             if s.appender != nil { return .appending }
             if elapsed_s() < after_s {
-                try store.store(records)
                 for r in records {
                     if let k = store.ordinal(ofItem: r.item) { s.earlier.append(k) }
                 }

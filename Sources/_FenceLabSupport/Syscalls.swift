@@ -138,6 +138,33 @@ package enum Syscalls {
         #endif
     }
 
+    /// `mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)`: `bytes`
+    /// of zeroed memory, or nil. On Linux also `madvise(MADV_HUGEPAGE)` (its result ignored: it
+    /// is advice), so the memory is touched 2 MiB at a time where the system allows it (one page
+    /// fault instead of 512). Give it back with `unmapMemory`.
+    package static func mapZeroedMemory(_ bytes: Int) -> UnsafeMutableRawPointer? {
+        guard bytes > 0 else { return nil }
+        #if canImport(Glibc)
+            let p = Glibc.mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            guard let p, p != MAP_FAILED else { return nil }
+            _ = Glibc.madvise(p, bytes, MADV_HUGEPAGE)
+            return p
+        #else
+            let p = Darwin.mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0)
+            guard let p, p != MAP_FAILED else { return nil }
+            return p
+        #endif
+    }
+
+    /// `munmap(memory, bytes)` of memory from `mapZeroedMemory`.
+    package static func unmapMemory(_ memory: UnsafeMutableRawPointer, _ bytes: Int) {
+        #if canImport(Glibc)
+            _ = Glibc.munmap(memory, bytes)
+        #else
+            _ = Darwin.munmap(memory, bytes)
+        #endif
+    }
+
     /// `ftruncate(fd, length)`.
     package static func ftruncate(_ fd: Int32, _ length: Int) -> Int32 {
         #if canImport(Glibc)

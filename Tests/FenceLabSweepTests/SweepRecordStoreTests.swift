@@ -6,9 +6,13 @@ import _FenceLabSupport
 @testable import FenceLab
 @testable import FenceLabSweep
 
-/// The scratch-file store gives back every record bit for bit, whatever order they were stored
-/// in, for a shard's stride and with many streams (small blocks), and names a record never stored.
+/// The store gives back every record bit for bit, held in memory or in its scratch file, whatever
+/// order they were stored in, for a shard's stride and with many streams (small blocks), and names
+/// a record never stored.
 @Suite struct SweepRecordStoreTests {
+    /// Memory limits that put 1 000 records in the scratch file (0) and in memory (the default).
+    static let limits = [0, SweepRecordStore.memoryLimit_bytes]
+
     static func record(item: Int, _ rng: RandomSource) -> SweepRecord {
         func count() -> Int { Int(rng.uniform() * 50) }
         func figure() -> Double? { rng.uniform() < 0.3 ? nil : rng.uniform() * 300 }
@@ -27,14 +31,15 @@ import _FenceLabSupport
         return r
     }
 
-    @Test func recordsComeBackBitForBitInAnyStoreOrder() throws {
+    @Test(arguments: limits) func recordsComeBackBitForBitInAnyStoreOrder(memoryLimit_bytes: Int) throws {
         let rng = try RandomSource(seed: 42)
         for (stride, first, streams) in [(1, 0, 1), (3, 2, 5), (1, 0, 4000)] {
             let count = 1000
             let records = (0..<count).map { Self.record(item: $0 * stride + first, rng) }
             let store = try SweepRecordStore(
                 count: count, stride: stride, first: first,
-                directory: NSTemporaryDirectory(), streams: streams)
+                directory: NSTemporaryDirectory(), streams: streams, memoryLimit_bytes: memoryLimit_bytes)
+            #expect(store.inMemory == (memoryLimit_bytes >= count * SweepRecordStore.bytesPerRecord))
             // Stored in pieces, back to front, as workers finishing out of order would.
             for start in Swift.stride(from: 0, to: count, by: 97).reversed() {
                 try store.store(Array(records[start..<min(count, start + 97)]))
@@ -47,14 +52,30 @@ import _FenceLabSupport
             }
             #expect(store.ordinal(ofItem: first + stride * 10) == 10)
             #expect(store.ordinal(ofItem: count * stride + first) == nil)
+            // Runs of records read at once (`SweepCells.chunk`) give the same records.
+            #expect(try store.records(0..<count) == records)
+            #expect(try store.records(17..<420) == Array(records[17..<420]))
         }
     }
 
-    @Test func aRecordNeverStoredIsNamedNotInvented() throws {
+    /// Over the limit the records go to the scratch file: one more record than fits.
+    @Test func theMemoryLimitDecidesWhereRecordsGo() throws {
+        let fits = 10 * SweepRecordStore.bytesPerRecord
+        let inMemory = try SweepRecordStore(
+            count: 10, directory: NSTemporaryDirectory(), streams: 1, memoryLimit_bytes: fits)
+        let inFile = try SweepRecordStore(
+            count: 11, directory: NSTemporaryDirectory(), streams: 1, memoryLimit_bytes: fits)
+        #expect(inMemory.inMemory)
+        #expect(!inFile.inMemory)
+    }
+
+    @Test(arguments: limits) func aRecordNeverStoredIsNamedNotInvented(memoryLimit_bytes: Int) throws {
         let rng = try RandomSource(seed: 7)
-        let store = try SweepRecordStore(count: 10, directory: NSTemporaryDirectory(), streams: 1)
+        let store = try SweepRecordStore(
+            count: 10, directory: NSTemporaryDirectory(), streams: 1, memoryLimit_bytes: memoryLimit_bytes)
         try store.store((0..<9).map { Self.record(item: $0, rng) })
         #expect(throws: SweepError.self) { try store.record(9) }
+        #expect(throws: SweepError.self) { try store.records(5..<10) }
         #expect(throws: SweepError.self) { try store.store([Self.record(item: 10, rng)]) }
     }
 
