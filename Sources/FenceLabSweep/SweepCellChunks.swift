@@ -34,10 +34,29 @@ extension SweepCells {
         _ j: Int, of range: Range<Int>, rows: [[SweepRecord]], scratch: inout [SweepRecord]
     ) throws -> SweepCell {
         if let kept { return kept[range.lowerBound + j] }
+        return try Self.cell(
+            point: range.lowerBound + j, j, rows: rows, scenario: scenario, scenarioHours: scenarioHours,
+            scratch: &scratch)
+    }
+
+    /// The cell of `point`, the `j`-th of its run, from the run's `rows`, given what it needs of
+    /// the scenario: a thread computing many cells passes its own copy of the name (`ownName`)
+    /// and touches nothing of the shared `SweepCells` per point. Copying that value per point
+    /// retained and released its store, name and kept cells, whose reference counts the threads
+    /// of `--jobs 2` share: at 97 600 points the cells pass took 59 ms of CPU on two threads
+    /// against 35 ms on one.
+    static func cell(
+        point: Int, _ j: Int, rows: [[SweepRecord]], scenario: String, scenarioHours: Double,
+        scratch: inout [SweepRecord]
+    ) throws -> SweepCell {
         scratch.removeAll(keepingCapacity: true)
         for row in rows { scratch.append(row[j]) }
-        return try cell(range.lowerBound + j, records: scratch)
+        return try SweepSummary.cell(point: point, scratch, scenario: scenario, scenarioHours: scenarioHours)
     }
+
+    /// The scenario's name in storage of its own (a name over 15 bytes is a reference-counted
+    /// object), for a thread that passes it once per cell.
+    var ownName: String { String(decoding: Array(scenario.utf8), as: UTF8.self) }
 
     /// The cells of the points `range`, in point order (`SweepSummary.make` computed every cell
     /// once before, so a failure here is the scratch file failing to read back what was written).
@@ -49,7 +68,13 @@ extension SweepCells {
             scratch.reserveCapacity(replicates)
             var out: [SweepCell] = []
             out.reserveCapacity(range.count)
-            for j in 0..<range.count { out.append(try cell(j, of: range, rows: rows, scratch: &scratch)) }
+            let name = ownName
+            for j in 0..<range.count {
+                out.append(
+                    try Self.cell(
+                        point: range.lowerBound + j, j, rows: rows, scenario: name, scenarioHours: scenarioHours,
+                        scratch: &scratch))
+            }
             return out
         } catch {
             fatalError("fencelab: \(error) (aggregated without error before)")

@@ -347,33 +347,34 @@ package struct SweepSummary: Sendable, Hashable {
             { k in
                 let range = runs[k]
                 let rows = try source.map { (c) throws(SweepError) in try c.rows(range) }
+                // The run's thread reads nothing of the shared `SweepCells` per point (`cell(point:…)`).
+                let names = source.map(\.ownName)
+                let hours = source.map(\.scenarioHours)
                 var part = AggregatedRun(scenarios: source.count, points: range.count, keepingCells: keep)
                 var scratch: [SweepRecord] = []
                 var visits: [SweepVisitCell] = []
                 var costs: [SweepCostCell] = []
                 var notes: [SweepNotifyCell?] = []
-                // Through a buffer pointer: reading `source[s]` of the array copied the scenario's
-                // `SweepCells` per point (a retain and a release of its store, name and kept cells,
-                // counters both threads share).
-                try source.withUnsafeBufferPointer { source in
-                    for j in 0..<range.count {
-                        let p = range.lowerBound + j
-                        visits.removeAll(keepingCapacity: true)
-                        costs.removeAll(keepingCapacity: true)
-                        notes.removeAll(keepingCapacity: true)
-                        for s in source.indices {
-                            let c = try source[s].cell(j, of: range, rows: rows[s], scratch: &scratch)
-                            part.append(c, scenario: s)
-                            visits.append(c.visits)
-                            costs.append(c.cost)
-                            notes.append(c.notifications)
-                        }
-                        part.mix.append(
-                            SweepMix.score(
-                                point: p, visits: visits, costs: costs, notifications: notes, manifest: manifest,
-                                weights: weights, totalWeight: totalWeight, appendingViolationsTo: &part.violations))
-                        part.violationEnds.append(part.violations.count)
+                // The summary's cells are not kept yet (`kept` is set after this pass).
+                for j in 0..<range.count {
+                    let p = range.lowerBound + j
+                    visits.removeAll(keepingCapacity: true)
+                    costs.removeAll(keepingCapacity: true)
+                    notes.removeAll(keepingCapacity: true)
+                    for s in names.indices {
+                        let c = try SweepCells.cell(
+                            point: p, j, rows: rows[s], scenario: names[s], scenarioHours: hours[s],
+                            scratch: &scratch)
+                        part.append(c, scenario: s)
+                        visits.append(c.visits)
+                        costs.append(c.cost)
+                        notes.append(c.notifications)
                     }
+                    part.mix.append(
+                        SweepMix.score(
+                            point: p, visits: visits, costs: costs, notifications: notes, manifest: manifest,
+                            weights: weights, totalWeight: totalWeight, appendingViolationsTo: &part.violations))
+                    part.violationEnds.append(part.violations.count)
                 }
                 return part
             },
