@@ -133,9 +133,12 @@ package enum SweepMerge {
                 throw .badManifest(file: ipath, reason: "missing: the shard's records are not there")
             }
             if records == nil {
+                // In the scratch file whatever their size: a merge holds the manifest's points as a
+                // list, and its records in memory took merging the 97 600-point, 1-replicate grid
+                // from 89.4–89.9 MB to 108.6–108.9 MB for 0.1 s less CPU (one thread reads them).
                 records = try SweepRecordStore(
                     count: m.items, directory: scratchDirectory,
-                    streams: m.scenarios.reduce(0) { $0 + $1.replicates })
+                    streams: m.scenarios.reduce(0) { $0 + $1.replicates }, memoryLimit_bytes: 0)
                 seen = [Bool](repeating: false, count: m.items)
             }
             guard let store = records else { throw .missingShards(count: 0, missing: []) }
