@@ -28,23 +28,12 @@ extension SweepCells {
         return rows
     }
 
-    /// The cell of point `range.lowerBound + j` from the run's `rows`; `scratch` is reused
-    /// between calls (one point's records, in replicate order).
-    func cell(
-        _ j: Int, of range: Range<Int>, rows: [[SweepRecord]], scratch: inout [SweepRecord]
-    ) throws -> SweepCell {
-        if let kept { return kept[range.lowerBound + j] }
-        return try Self.cell(
-            point: range.lowerBound + j, j, rows: rows, scenario: scenario, scenarioHours: scenarioHours,
-            scratch: &scratch)
-    }
-
     /// The cell of `point`, the `j`-th of its run, from the run's `rows`, given what it needs of
     /// the scenario: a thread computing many cells passes its own copy of the name (`ownName`)
     /// and touches nothing of the shared `SweepCells` per point. Copying that value per point
     /// retained and released its store, name and kept cells, whose reference counts the threads
-    /// of `--jobs 2` share: at 97 600 points the cells pass took 59 ms of CPU on two threads
-    /// against 35 ms on one.
+    /// of `--jobs 2` share: at 97 600 points the cells pass took 39.4 ms of CPU on two threads
+    /// and 35.6 ms on one, now 36.6 and 33.0 ms (medians of 12 alternating runs).
     static func cell(
         point: Int, _ j: Int, rows: [[SweepRecord]], scenario: String, scenarioHours: Double,
         scratch: inout [SweepRecord]

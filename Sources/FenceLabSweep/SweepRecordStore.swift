@@ -27,7 +27,7 @@ package final class SweepRecordStore: @unchecked Sendable {
     /// where Linux allows: `Syscalls.mapZeroedMemory`), or nil when they are in the scratch file
     /// `fd` (also for no records). Written by several workers at once, each to its own
     /// slots; read once the writers are done (`@unchecked Sendable` rests on that).
-    private let memory: UnsafeMutableRawPointer?
+    private let memory: UnsafeMutablePointer<UInt64>?
     /// The scratch file's descriptor when the slots are not in memory, else -1.
     private let fd: Int32
     /// Where the scratch file lives, for error messages.
@@ -77,7 +77,7 @@ package final class SweepRecordStore: @unchecked Sendable {
         cache = Locked(BlockCache(ring: [Int](repeating: -1, count: slots)))
         let (bytes, overflow) = count.multipliedReportingOverflow(by: Self.bytesPerRecord)
         if !overflow, bytes <= memoryLimit_bytes, let zeroed = Syscalls.mapZeroedMemory(bytes) {
-            memory = zeroed
+            memory = zeroed.bindMemory(to: UInt64.self, capacity: count * Self.words)
             fd = -1
             return
         }
@@ -93,7 +93,11 @@ package final class SweepRecordStore: @unchecked Sendable {
     }
 
     deinit {
-        if let memory { Syscalls.unmapMemory(memory, count * Self.bytesPerRecord) } else { FileSystem.closeFile(fd) }
+        if let memory {
+            Syscalls.unmapMemory(UnsafeMutableRawPointer(memory), count * Self.bytesPerRecord)
+        } else {
+            FileSystem.closeFile(fd)
+        }
     }
 
     /// Whether the records are held in memory (else in the scratch file).
@@ -108,24 +112,25 @@ package final class SweepRecordStore: @unchecked Sendable {
         return (item - first) / stride
     }
 
-    /// Stores `records` (items this store holds, each once over all calls); consecutive
-    /// positions go out in one `pwrite`. Thread-safe.
+    /// Stores `records` (items this store holds, each once over all calls): in memory each is
+    /// encoded straight into its slot; in the file consecutive positions go out in one `pwrite`.
+    /// Thread-safe.
     /// - Throws: `SweepError.io` for a failed write or an item outside the store.
     package func store(_ records: [SweepRecord]) throws(SweepError) {
+        if let memory {
+            for r in records {
+                guard let k = ordinal(ofItem: r.item) else { throw notHeld(r.item) }
+                Self.encode(r, to: memory + k * Self.words)
+            }
+            stored.withLock { $0 += records.count }
+            return
+        }
         var words: [UInt64] = []
         words.reserveCapacity(min(records.count, 4096) * Self.words)
         var runStart = -1
         var runEnd = -1
         func flush() throws(SweepError) {
             guard runStart >= 0 else { return }
-            if let memory {
-                words.withUnsafeBytes { raw in
-                    (memory + runStart * Self.bytesPerRecord).copyMemory(from: raw.baseAddress!, byteCount: raw.count)
-                }
-                words.removeAll(keepingCapacity: true)
-                runStart = -1
-                return
-            }
             let failure = words.withUnsafeBytes { raw -> OutputError? in
                 do throws(OutputError) {
                     try FileSystem.writeAll(fd: fd, raw, offset: runStart * Self.bytesPerRecord, path: directory)
@@ -139,18 +144,26 @@ package final class SweepRecordStore: @unchecked Sendable {
             runStart = -1
         }
         for r in records {
-            guard let k = ordinal(ofItem: r.item) else {
-                throw .io(
-                    path: directory, reason: "internal: item \(r.item) is not one of this store's \(count) records")
-            }
+            guard let k = ordinal(ofItem: r.item) else { throw notHeld(r.item) }
             if k != runEnd || words.count >= 4096 * Self.words { try flush() }
             if runStart < 0 { runStart = k }
-            Self.encode(r, into: &words)
+            let at = words.count
+            words.append(contentsOf: repeatElement(0, count: Self.words))
+            words.withUnsafeMutableBufferPointer { Self.encode(r, to: $0.baseAddress! + at) }
             runEnd = k + 1
         }
         try flush()
-        if memory == nil { cache.withLock { $0 = BlockCache(ring: [Int](repeating: -1, count: $0.ring.count)) } }
+        cache.withLock { $0 = BlockCache(ring: [Int](repeating: -1, count: $0.ring.count)) }
         stored.withLock { $0 += records.count }
+    }
+
+    private func notHeld(_ item: Int) -> SweepError {
+        .io(path: directory, reason: "internal: item \(item) is not one of this store's \(count) records")
+    }
+
+    /// The held slots of owned records `range` (in memory).
+    private func slots(_ memory: UnsafeMutablePointer<UInt64>, _ range: Range<Int>) -> UnsafeBufferPointer<UInt64> {
+        UnsafeBufferPointer(start: memory + range.lowerBound * Self.words, count: range.count * Self.words)
     }
 
     /// Owned record `k` (0 ≤ k < count).
@@ -160,9 +173,7 @@ package final class SweepRecordStore: @unchecked Sendable {
             guard k >= 0, k < count else {
                 throw .io(path: directory, reason: "internal: sweep record \(k) outside 0..<\(count)")
             }
-            let words = UnsafeBufferPointer(
-                start: (memory + k * Self.bytesPerRecord).assumingMemoryBound(to: UInt64.self), count: Self.words)
-            guard let r = Self.decode(words, at: 0) else {
+            guard let r = Self.decode(slots(memory, k..<(k + 1)), at: 0) else {
                 throw .io(path: directory, reason: "internal: sweep record \(k) of \(count) was never stored")
             }
             return r
@@ -211,10 +222,7 @@ package final class SweepRecordStore: @unchecked Sendable {
             }
         }
         if let memory {
-            try decodeAll(
-                UnsafeBufferPointer(
-                    start: (memory + range.lowerBound * Self.bytesPerRecord).assumingMemoryBound(to: UInt64.self),
-                    count: range.count * Self.words))
+            try decodeAll(slots(memory, range))
             return out
         }
         var words = [UInt64](repeating: 0, count: range.count * Self.words)
@@ -249,20 +257,21 @@ package final class SweepRecordStore: @unchecked Sendable {
         return words.withUnsafeBufferPointer { w in (0..<n).map { Self.decode(w, at: $0 * Self.words) } }
     }
 
-    /// Appends the record's words (no allocation beyond `words`' growth: this is on the per-item path).
-    static func encode(_ r: SweepRecord, into words: inout [UInt64]) {
-        func int(_ v: Int) { words.append(UInt64(bitPattern: Int64(v))) }
-        int(r.item)
-        int(r.spurious)
-        int(r.missed)
-        int(r.flaps)
-        int(r.transitions)
-        int(r.truthTransitions)
-        int(r.trueVisits)
-        int(r.matchedVisits)
-        int(r.falseVisits)
-        int(r.fragments)
-        int(r.earlyEntries)
+    /// Writes the record's `words` words at `w` (no allocation: this is on the per-item path).
+    static func encode(_ r: SweepRecord, to w: UnsafeMutablePointer<UInt64>) {
+        func int(_ k: Int, _ v: Int) { w[k] = UInt64(bitPattern: Int64(v)) }
+        func figure(_ k: Int, _ f: Double?) { w[k] = f?.bitPattern ?? 0 }
+        int(0, r.item)
+        int(1, r.spurious)
+        int(2, r.missed)
+        int(3, r.flaps)
+        int(4, r.transitions)
+        int(5, r.truthTransitions)
+        int(6, r.trueVisits)
+        int(7, r.matchedVisits)
+        int(8, r.falseVisits)
+        int(9, r.fragments)
+        int(10, r.earlyEntries)
         var present = writtenFlag
         if r.latencyMedian_s != nil { present |= 1 << 0 }
         if r.latencyP95_s != nil { present |= 1 << 1 }
@@ -270,30 +279,26 @@ package final class SweepRecordStore: @unchecked Sendable {
         if r.lateEntryP95_s != nil { present |= 1 << 3 }
         if r.exitLatencyP95_s != nil { present |= 1 << 4 }
         if r.filterRMSE_m != nil { present |= 1 << 5 }
-        words.append(present)
-        func figure(_ f: Double?) { words.append(f?.bitPattern ?? 0) }
-        figure(r.latencyMedian_s)
-        figure(r.latencyP95_s)
-        figure(r.entryLatencyP95_s)
-        figure(r.lateEntryP95_s)
-        figure(r.exitLatencyP95_s)
-        figure(r.filterRMSE_m)
-        int(r.trueExits)
-        words.append(r.fixesPerHour.bitPattern)
-        words.append(r.wakeupsPerHour.bitPattern)
+        figure(12, r.latencyMedian_s)
+        figure(13, r.latencyP95_s)
+        figure(14, r.entryLatencyP95_s)
+        figure(15, r.lateEntryP95_s)
+        figure(16, r.exitLatencyP95_s)
+        figure(17, r.filterRMSE_m)
+        int(18, r.trueExits)
+        figure(19, r.fixesPerHour)
+        figure(20, r.wakeupsPerHour)
         // Notification figures: the top bits of the presence word say whether they and the dwell
         // latency were measured.
-        if let n = r.notifications {
-            words[words.count - 10] |= 1 << 6 | (n.dwellLatencyP95_s != nil ? 1 << 7 : 0)
-            int(n.entries)
-            int(n.unwanted)
-            int(n.falseDwells)
-            int(n.matchedDwells)
-            int(n.dwellVisits)
-            words.append(n.dwellLatencyP95_s?.bitPattern ?? 0)
-        } else {
-            words += [0, 0, 0, 0, 0, 0]
-        }
+        let n = r.notifications
+        if let n { present |= 1 << 6 | (n.dwellLatencyP95_s != nil ? 1 << 7 : 0) }
+        w[11] = present
+        int(21, n?.entries ?? 0)
+        int(22, n?.unwanted ?? 0)
+        int(23, n?.falseDwells ?? 0)
+        int(24, n?.matchedDwells ?? 0)
+        int(25, n?.dwellVisits ?? 0)
+        figure(26, n?.dwellLatencyP95_s)
     }
 
     static func decode(_ words: UnsafeBufferPointer<UInt64>, at i: Int) -> SweepRecord? {

@@ -28,6 +28,15 @@ import _FenceLabSupport
         r.lateEntryP95_s = -0.0
         r.exitLatencyP95_s = figure()
         r.filterRMSE_m = rng.uniform() < 0.5 ? nil : .infinity
+        r.trueExits = count()
+        r.fixesPerHour = rng.uniform() * 3600
+        r.wakeupsPerHour = rng.uniform() * 60
+        // Notification figures on some records only, their dwell latency on some of those.
+        if rng.uniform() < 0.6 {
+            r.notifications = SweepNotificationFigures(
+                entries: count(), unwanted: count(), falseDwells: count(), matchedDwells: count(),
+                dwellVisits: count(), dwellLatencyP95_s: figure())
+        }
         return r
     }
 
