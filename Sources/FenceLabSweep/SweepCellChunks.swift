@@ -7,8 +7,8 @@ import _FenceLabSupport
 /// ones `SweepCells[point]` gives, from the same records in the same order.
 extension SweepCells {
     /// Points per run: large enough that a run's reads and hand-off cost little per point, small
-    /// enough that the runs in flight (a few per worker) hold little memory (2048 points × 168
-    /// bytes per record and replicate).
+    /// enough that the runs in flight (a few per worker) hold little memory (2048 decoded
+    /// `SweepRecord`s per replicate).
     static let chunkPoints = 2048
 
     /// The runs of `chunkPoints` points that cover `0..<count`, in order.

@@ -42,8 +42,8 @@ package final class SweepRecordStore: @unchecked Sendable {
     /// Records per cached block: up to 64 (9 KiB read at a time), fewer when many streams would
     /// make the cache larger than `cacheBudgetBytes` (at least 4).
     let blockRecords: Int
-    /// What the decoded blocks may take at most (SweepRecord is 168 bytes), unless 4 records per
-    /// block and two blocks per stream need more.
+    /// What the decoded blocks may take at most (`MemoryLayout<SweepRecord>.stride` bytes a
+    /// record), unless 4 records per block and two blocks per stream need more.
     static let cacheBudgetBytes = 8 << 20
     /// Marks a written slot (a hole of the file reads as zeros).
     static let writtenFlag: UInt64 = 1 << 63

@@ -50,17 +50,16 @@ package enum FileSystem {
     /// Writes all of `bytes` to `fd` in pieces of at most `writePieceBytes`, retrying short
     /// writes and EINTR.
     package static func writeAll(fd: Int32, _ bytes: [UInt8], path: String) throws(OutputError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                Syscalls.write(fd, raw.baseAddress! + offset, min(writePieceBytes, bytes.count - offset))
-            }
-            if n < 0 {
-                if Syscalls.errno == Syscalls.EINTR { continue }
-                throw .io(path: path, operation: "write", reason: lastError())
-            }
-            offset += n
+        // `withUnsafeBytes` rethrows untyped errors: the typed one is carried out as a value.
+        let failure = bytes.withUnsafeBytes { raw -> OutputError? in
+            do throws(OutputError) {
+                try repeatTransfer(count: raw.count, operation: "write", path: path) { done in
+                    Syscalls.write(fd, raw.baseAddress! + done, min(writePieceBytes, raw.count - done))
+                }
+                return nil
+            } catch { return error }
         }
+        if let failure { throw failure }
     }
 
     /// Creates `path` (which must not exist), writes `bytes`, fsyncs and closes it.
