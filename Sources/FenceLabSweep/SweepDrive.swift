@@ -173,7 +173,7 @@ package struct SweepDrive: Sendable {
         let t = truthTransitions(rule, scratch: &scratch)
         return try scoreRaw(
             item: item, settings: settings, sampling: sampling, notify: notify, observed: scratch.observed,
-            truth: scratch.truths[t])
+            truth: scratch.truths[t], scratch: &scratch)
     }
 
     /// The record of a raw-input point from its determined-state changes on the delivered fixes
@@ -181,16 +181,19 @@ package struct SweepDrive: Sendable {
     /// observed visits against the place (`Visits.measure`) and the notifications of `notify`.
     func scoreRaw(
         item: Int, settings: EvaluationSettings, sampling: Int, notify: NotificationPolicy?,
-        observed: [StateChange], truth: [Transition]
+        observed: [StateChange], truth: [Transition], scratch: inout SweepScratch
     ) throws -> SweepRecord {
         let flutter: FlutterMetrics
         let visits: VisitMetrics
+        // The observed transitions and visits go into the worker's two buffers (no arrays made per point).
+        SweepScan.transitions(observed, into: &scratch.observedTransitions)
+        SweepScan.visits(observed, end_s: duration_s, into: &scratch.observedVisits)
         do {
             flutter = try Flutter.measure(
-                truth: truth, observed: SweepScan.transitions(observed), window_s: settings.window_s)
+                truth: truth, observed: scratch.observedTransitions, window_s: settings.window_s)
             visits = try Visits.measure(
-                truth: trueVisits, observed: SweepScan.visits(observed, end_s: duration_s),
-                duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
+                truth: trueVisits, observed: scratch.observedVisits, duration_s: duration_s,
+                matchSlack_s: settings.matchSlack_s)
         } catch { throw RunError.metrics(scenario: scenario, error) }
         var r = record(item: item, flutter: flutter, visits: visits, sampling: sampling)
         if let notify {
@@ -342,7 +345,7 @@ extension SweepDrive {
                     do {
                         results[k] = try scoreRaw(
                             item: it.item, settings: settings, sampling: it.sampling, notify: it.notify,
-                            observed: scratch.laneChanges[l], truth: scratch.truths[truthSlot[k]])
+                            observed: scratch.laneChanges[l], truth: scratch.truths[truthSlot[k]], scratch: &scratch)
                     } catch { fail(k, error) }
                 }
             }
@@ -516,6 +519,9 @@ package struct SweepScratch: Sendable {
     var observed: [StateChange] = []
     /// The changes of each lane of a `SweepScan.lanes` pass.
     var laneChanges = [[StateChange]](repeating: [], count: SweepLanes.width)
+    /// A point's observed transitions and visits (`SweepDrive.scoreRaw`).
+    var observedTransitions: [Transition] = []
+    var observedVisits: [Visit] = []
     /// True transitions of the rules seen on the drive (the gate never matters for truth), by
     /// rule: each computed once per drive, up to `maxCachedTruths` of them at a time.
     var truthKeys: [TruthKey: Int] = [:]
@@ -537,8 +543,10 @@ package struct SweepScratch: Sendable {
         self.drive = (drive.scenario, drive.replicate, maxAge_s)
         gates.removeAll()
         accepted.removeAll()
-        truthKeys.removeAll()
-        truths.removeAll()
+        // The rule cache keeps its capacity from drive to drive: grown afresh per drive it was
+        // resized eight times on the 142-point grid (0.9 % of that sweep's instructions).
+        truthKeys.removeAll(keepingCapacity: true)
+        truths.removeAll(keepingCapacity: true)
     }
 
     func truthIndex(_ key: TruthKey) -> Int? { truthKeys[key] }
@@ -549,6 +557,7 @@ package struct SweepScratch: Sendable {
             truthKeys.removeAll(keepingCapacity: true)
             truths.removeAll(keepingCapacity: true)
         }
+        truthKeys.reserveCapacity(Swift.min(truths.count + count, Self.maxCachedTruths))
     }
 
     /// The value of a dictionary entry read through its `default:` subscript: the access inserts

@@ -281,13 +281,29 @@ enum SweepScan {
 
     /// Inside/outside transitions (`Flutter.transitions`): every change after the first determination.
     static func transitions(_ changes: [StateChange]) -> [Transition] {
-        guard changes.count > 1 else { return [] }
-        return changes[1...].map { Transition(time_s: $0.time_s, direction: $0.inside ? .entered : .exited) }
+        var out: [Transition] = []
+        transitions(changes, into: &out)
+        return out
+    }
+
+    /// `transitions(changes)` into `out` (emptied first, its capacity kept: a worker reuses one
+    /// buffer for every point).
+    static func transitions(_ changes: [StateChange], into out: inout [Transition]) {
+        out.removeAll(keepingCapacity: true)
+        guard changes.count > 1 else { return }
+        for c in changes[1...] { out.append(Transition(time_s: c.time_s, direction: c.inside ? .entered : .exited)) }
     }
 
     /// Observed visits (`Visits.observedVisits`): from each change to inside to the next change to outside, or `end_s`.
     static func visits(_ changes: [StateChange], end_s: Double) -> [Visit] {
-        var visits: [Visit] = []
+        var out: [Visit] = []
+        visits(changes, end_s: end_s, into: &out)
+        return out
+    }
+
+    /// `visits(changes, end_s:)` into `visits` (emptied first, its capacity kept).
+    static func visits(_ changes: [StateChange], end_s: Double, into visits: inout [Visit]) {
+        visits.removeAll(keepingCapacity: true)
         var start: Double?
         for c in changes {
             if c.inside {
@@ -298,7 +314,6 @@ enum SweepScan {
             }
         }
         if let t = start { visits.append(Visit(start_s: t, end_s: Swift.max(end_s, t), openAtEnd: true)) }
-        return visits
     }
 }
 
