@@ -1,6 +1,7 @@
 import FenceLab
 import FenceLabSweep
 import Foundation
+import GeoPolicy
 import Testing
 import _FenceLabSupport
 
@@ -76,6 +77,40 @@ import _FenceLabSupport
         let ref = try #require(grid.referenceIndex)
         #expect(grid.points[ref].label == "hysteresis 80/120 acc30 confirm1")
         #expect(grid.points == grid.points.sorted())
+    }
+
+    /// The label is the text the interpolation below spells out, for every kind, stage and
+    /// kind of number (integral, fractional, negative zero, huge, non-finite).
+    @Test func labelsSpellTheSettingForEveryKindAndStage() {
+        func text(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : "\(v)" }
+        let numbers: [Double] = [0, -0.0, 1, 80, 120.5, 1e-5, 999_999_999_999_999, 1e15, -3, .infinity, .nan]
+        var checked = 0
+        for (i, x) in numbers.enumerated() {
+            for kind in SweepRuleKind.allCases {
+                for input in FenceInput.Kind.allCases {
+                    for seconds in [nil, 10, x] as [Double?] {
+                        var p = SweepPoint(
+                            kind: kind, enter_m: x, exit_m: numbers[(i + 3) % numbers.count],
+                            maxAccuracy_m: numbers[(i + 5) % numbers.count], confirm_n: i + 1, input: input,
+                            q_m2s3: numbers[(i + 7) % numbers.count], confirm_s: seconds)
+                        p.notify = i % 2 == 0 ? "dwell:60" : nil
+                        p.sampling = i % 3 == 0 ? "interval:60" : nil
+                        let stage =
+                            (input == .raw ? "" : " \(input.rawValue) q\(text(p.q_m2s3))")
+                            + (p.notify.map { " notify:" + $0 } ?? "") + (p.sampling.map { " @" + $0 } ?? "")
+                        let rule =
+                            kind == .hysteresis
+                            ? "hysteresis \(text(x))/\(text(p.exit_m)) acc\(text(p.maxAccuracy_m))"
+                            : "\(kind.rawValue) \(text(x))"
+                        let expected =
+                            rule + " confirm\(i + 1)" + (p.confirm_s.map { "+\(text($0))s" } ?? "") + stage
+                        #expect(p.label == expected)
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked == numbers.count * SweepRuleKind.allCases.count * FenceInput.Kind.allCases.count * 3)
     }
 
     /// Inputs cross every rule setting (a filtered input once per q); the raw points keep their
