@@ -5,7 +5,8 @@
 // The targets and what each may use (Tests/RepositoryTests/ModuleLayoutTests.swift checks the
 // imports of every source file against this list):
 //
-//   GeoPolicy            the engine an app ships: pure Swift, no Foundation, no GSL, no I/O
+//   CLibm → GeoPolicy    the engine an app ships: pure Swift, no Foundation, no GSL, no I/O;
+//                        libm only (CLibm: glibc's sincos, which the C-library module hides)
 //   CGSL → GSLKit        GSL; only GSLKit imports CGSL
 //   _FenceLabSupport     hidden plumbing (strict JSON, input files, SHA-256, spelling, atomic
 //                        output, gzip, work pool, progress, signals, engine descendants); the
@@ -75,8 +76,10 @@ let package = Package(
         .executable(name: "fencelab-bench", targets: ["fencelab-bench"]),
     ],
     targets: [
-        // The engine an app ships: pure Swift, no GSL, no I/O.
-        .target(name: "GeoPolicy"),
+        // The engine an app ships: pure Swift, no GSL, no I/O; libm only.
+        .target(name: "GeoPolicy", dependencies: ["CLibm"]),
+        // glibc's sincos (a GNU extension the Glibc module does not show); only GeoPolicy imports it.
+        .systemLibrary(name: "CLibm"),
         // GSL as a system library; only GSLKit imports it.
         .systemLibrary(
             name: "CGSL",

@@ -37,7 +37,7 @@ build_module() {
     [ "${2:-}" = testable ] && testable=(-enable-testing)
     if up_to_date "$name"; then echo "$name: up to date" >&2; return; fi
     echo "building $name (instrumented${2:+, $2})..." >&2
-    swiftc "${flags[@]}" "${testable[@]}" -module-name "$name" -I "$build" -I Sources/CGSL -I Sources/CMalloc -I Sources/CZlib -I Sources/CProcessControl \
+    swiftc "${flags[@]}" "${testable[@]}" -module-name "$name" -I "$build" -I Sources/CGSL -I Sources/CLibm -I Sources/CMalloc -I Sources/CZlib -I Sources/CProcessControl \
         -emit-module -emit-module-path "$build/$name.swiftmodule" -emit-library -static -o "$build/lib$name.a" \
         $(find "Sources/$name" -name '*.swift' | sort) >"$build/$name.build.log" 2>&1 \
         || { cat "$build/$name.build.log" >&2; exit 2; }
@@ -77,7 +77,7 @@ for name in "${targets[@]}"; do
     done
     echo "building $name..." >&2
     fencelab_lib=(); grep -q '^// fuzz-links: FenceLab' "$src" && fencelab_lib=(-l_CommandLineKit -lFenceLabSweep -lFenceLab -lReportKit)
-    if ! swiftc "${flags[@]}" -I "$build" -I Sources/CGSL -I Sources/CMalloc -I Sources/CZlib -I Sources/CProcessControl -L "$build" "${fencelab_lib[@]}" -lDeviceLogKit -lDriveSim -l_FenceLabSupport -lGeoPolicy -lGSLKit -lgsl -lgslcblas -lz -module-name "Fuzz_$name" \
+    if ! swiftc "${flags[@]}" -I "$build" -I Sources/CGSL -I Sources/CLibm -I Sources/CMalloc -I Sources/CZlib -I Sources/CProcessControl -L "$build" "${fencelab_lib[@]}" -lDeviceLogKit -lDriveSim -l_FenceLabSupport -lGeoPolicy -lGSLKit -lgsl -lgslcblas -lz -module-name "Fuzz_$name" \
         "$src" $sources -o "$build/$name" >"$build/$name.build.log" 2>&1; then
         grep -E "error" "$build/$name.build.log" >&2 || cat "$build/$name.build.log" >&2
         exit 2

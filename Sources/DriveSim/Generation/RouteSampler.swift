@@ -98,9 +98,8 @@ struct RouteSampler {
         switch spec.route {
         case .stationary(let d, let b):
             mode = .stationary
-            let u = centerFrame.unitVector(
-                east_m: d * sin(b * EarthModel.radiansPerDegree),
-                north_m: d * cos(b * EarthModel.radiansPerDegree))
+            let (s, c) = _sinCos(b * EarthModel.radiansPerDegree)
+            let u = centerFrame.unitVector(east_m: d * s, north_m: d * c)
             still = RouteSampler.state(at: u, speed_mps: 0, direction: .zero, from: centerUnit)
         case .loiter(let l):
             mode = .loiter
@@ -197,7 +196,8 @@ struct RouteSampler {
             let circleRadius_m = max(1, SphereStep.radius_m * sin(r / SphereStep.radius_m))
             bearing_rad += rng.gaussianZiggurat(sigma: loiterTangentialStep_m) / circleRadius_m
         }
-        let u = centerFrame.unitVector(east_m: radius_m * sin(bearing_rad), north_m: radius_m * cos(bearing_rad))
+        let (s, c) = _sinCos(bearing_rad)
+        let u = centerFrame.unitVector(east_m: radius_m * s, north_m: radius_m * c)
         let delta = k > 0 ? u - previousUnit : .zero
         let chord_m = (delta * delta).sum().squareRoot() * SphereStep.radius_m
         previousUnit = u
@@ -318,8 +318,7 @@ struct WaypointAnchor {
         self.legIndex = legIndex
         self.distance_m = distance_m
         let angle = (distance_m - leg.startDistance_m) / SphereStep.radius_m
-        let c = cos(angle)
-        let s = sin(angle)
+        let (s, c) = _sinCos(angle)
         unit = leg.start * c + leg.tangent * s
         tangent = leg.tangent * c - leg.start * s
         coordinate = Coordinate(unitVector: unit)

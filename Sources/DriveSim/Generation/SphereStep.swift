@@ -59,7 +59,8 @@ enum SphereStep {
         if d == 0 { return p }
         let theta = d / radius_m
         let dir = (basis.east * offset_m.x + basis.north * offset_m.y) / d
-        return p * cos(theta) + dir * sin(theta)
+        let (s, c) = _sinCos(theta)
+        return p * c + dir * s
     }
 
     /// Largest offset (m) and smallest cos(latitude) for which `offsetDegrees` uses its series.

@@ -70,8 +70,9 @@ public struct Coordinate: Sendable, Hashable, CustomStringConvertible {
     public var unitVector: SIMD3<Double> {
         let phi = latitude * EarthModel.radiansPerDegree
         let lambda = longitude * EarthModel.radiansPerDegree
-        let c = _cos(phi)
-        return SIMD3(c * _cos(lambda), c * _sin(lambda), _sin(phi))
+        let (sp, cp) = _sinCos(phi)
+        let (sl, cl) = _sinCos(lambda)
+        return SIMD3(cp * cl, cp * sl, sp)
     }
 
     /// The point on the sphere for a (not necessarily unit) direction vector.
@@ -89,6 +90,7 @@ public struct Coordinate: Sendable, Hashable, CustomStringConvertible {
     public func destination(bearing_deg: Double, distance_m: Double) -> Coordinate {
         let frame = LocalFrame(anchor: self)
         let b = bearing_deg * EarthModel.radiansPerDegree
-        return frame.coordinate(east_m: distance_m * _sin(b), north_m: distance_m * _cos(b))
+        let (s, c) = _sinCos(b)
+        return frame.coordinate(east_m: distance_m * s, north_m: distance_m * c)
     }
 }

@@ -22,8 +22,7 @@ extension GeodesicSolver {
             sbetm2 /= sbetm2 + (p.cbet1 + p.cbet2) * (p.cbet1 + p.cbet2)
             st.dnm = _sqrt(1 + ep2 * sbetm2)
             let omg12 = lam12 / (f1 * st.dnm)
-            somg12 = _sin(omg12)
-            comg12 = _cos(omg12)
+            (somg12, comg12) = _sinCos(omg12)
         }
         st.salp1 = p.cbet2 * somg12
         st.calp1 =
@@ -58,8 +57,9 @@ extension GeodesicSolver {
             } else {
                 let k = GeodesicSolver.astroid(x: x, y: y)
                 let omg12a = lamscale * (-x * k / (1 + k))
-                somg12 = _sin(omg12a)
-                comg12 = -_cos(omg12a)
+                let (s, c) = _sinCos(omg12a)
+                somg12 = s
+                comg12 = -c
                 st.salp1 = p.cbet2 * somg12
                 st.calp1 = sbet12a - p.cbet2 * p.sbet1 * somg12 * somg12 / (1 - comg12)
             }
@@ -193,8 +193,7 @@ extension GeodesicSolver {
             if newtonAllowed && l.dv > 0 {
                 let dalp1 = -l.v / l.dv
                 if dalp1.magnitude < Double.pi {
-                    let sd = _sin(dalp1)
-                    let cd = _cos(dalp1)
+                    let (sd, cd) = _sinCos(dalp1)
                     let nsalp1 = salp1 * cd + calp1 * sd
                     if nsalp1 > 0 {
                         (salp1, calp1) = GeodesicAngle.normalize(nsalp1, calp1 * cd - salp1 * sd)
@@ -227,8 +226,7 @@ enum GeodesicAngle {
     static func sinCos(degrees x: Double) -> (Double, Double) {
         let q = (x / 90).rounded()
         let r = (x - 90 * q) * EarthModel.radiansPerDegree  // exact reduction for |x| ≤ 540
-        let s = _sin(r)
-        let c = _cos(r)
+        let (s, c) = _sinCos(r)
         switch Int(q) & 3 {
         case 0: return (s, c)
         case 1: return (c, -s)

@@ -18,10 +18,8 @@ public struct LocalFrame: Sendable, Hashable {
         self.radius_m = radius_m
         let phi = anchor.latitude * EarthModel.radiansPerDegree
         let lambda = anchor.longitude * EarthModel.radiansPerDegree
-        let sp = _sin(phi)
-        let cp = _cos(phi)
-        let sl = _sin(lambda)
-        let cl = _cos(lambda)
+        let (sp, cp) = _sinCos(phi)
+        let (sl, cl) = _sinCos(lambda)
         up = SIMD3(cp * cl, cp * sl, sp)
         east = SIMD3(-sl, cl, 0)
         north = SIMD3(-sp * cl, -sp * sl, cp)
@@ -79,6 +77,7 @@ public struct LocalFrame: Sendable, Hashable {
         if d == 0 { return up }
         let theta = d / radius_m
         let dir = (east * east_m + north * north_m) / d
-        return up * _cos(theta) + dir * _sin(theta)
+        let (s, c) = _sinCos(theta)
+        return up * c + dir * s
     }
 }

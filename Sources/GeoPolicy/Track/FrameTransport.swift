@@ -39,10 +39,11 @@ extension LocalFrame {
             let r = offset_m / d
             let theta = d / radius_m
             let dir = east * r.x + north * r.y
-            let u = up * _cos(theta) + dir * _sin(theta)
-            let tr = dir * _cos(theta) - up * _sin(theta)
+            let (s, c) = _sinCos(theta)
+            let u = up * c + dir * s
+            let tr = dir * c - up * s
             let tt = SIMD3(u.y * tr.z - u.z * tr.y, u.z * tr.x - u.x * tr.z, u.x * tr.y - u.y * tr.x)
-            let scale = _sin(theta) / theta
+            let scale = s / theta
             colX = tr * r.x - tt * (r.y * scale)
             colY = tr * r.y + tt * (r.x * scale)
         }
