@@ -60,6 +60,19 @@ import PackageDescription
     let staticRuntimeLinkerSettings: [LinkerSetting] = []
 #endif
 
+// The targets only the executables use are compiled to reach a generic type's metadata through the
+// accessor the compiler emits for it, not by its mangled name: the runtime then has no name to
+// demangle and no generic requirement (`Key: Hashable`, …) to prove by scanning every protocol
+// conformance record in the executable, about 150 000 instructions each the first time a type is
+// met. A 142-point sweep did 35 such scans (1.9 % of its instructions; docs/benchmarks.md).
+// The library targets get no unsafe flag of this kind, so that other packages can depend on them.
+let executableSwiftSettings: [SwiftSetting] = [
+    .unsafeFlags(
+        ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
+        .when(configuration: .release)
+    )
+]
+
 let package = Package(
     name: "FenceLab",
     // The newest Apple API the code uses decides the floor: `String(validating:as:)` (strict
@@ -111,11 +124,13 @@ let package = Package(
         ),
         .target(
             name: "FenceLabSweep",
-            dependencies: ["FenceLab", "GeoPolicy", "GSLKit", "DriveSim", "ReportKit", "_FenceLabSupport"]
+            dependencies: ["FenceLab", "GeoPolicy", "GSLKit", "DriveSim", "ReportKit", "_FenceLabSupport"],
+            swiftSettings: executableSwiftSettings
         ),
         .target(
             name: "FenceLabCalibration",
-            dependencies: ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit", "ReportKit", "_FenceLabSupport"]
+            dependencies: ["GeoPolicy", "GSLKit", "DriveSim", "DeviceLogKit", "ReportKit", "_FenceLabSupport"],
+            swiftSettings: executableSwiftSettings
         ),
         .target(name: "_CommandLineKit", dependencies: ["GeoPolicy", "_FenceLabSupport"]),
         // The benchmark kit (a library product) and its C reference kernels and callgrind requests.
@@ -131,7 +146,8 @@ let package = Package(
         ),
         .target(
             name: "FenceLabEngineBench",
-            dependencies: ["FenceLab", "FenceLabBench", "GeoPolicy", "DriveSim", "_FenceLabSupport"]
+            dependencies: ["FenceLab", "FenceLabBench", "GeoPolicy", "DriveSim", "_FenceLabSupport"],
+            swiftSettings: executableSwiftSettings
         ),
         .executableTarget(
             name: "FenceLabCLI",
@@ -139,6 +155,7 @@ let package = Package(
                 "FenceLab", "FenceLabSweep", "FenceLabCalibration", "FenceLabEngineBench", "_CommandLineKit",
                 "GeoPolicy", "DeviceLogKit", "DriveSim", "ReportKit", "_FenceLabSupport",
             ],
+            swiftSettings: executableSwiftSettings,
             linkerSettings: staticRuntimeLinkerSettings
         ),
 
@@ -150,7 +167,8 @@ let package = Package(
                 "DeviceLogKit", "GSLKit",
                 "ReportKit", "_FenceLabSupport", "_CommandLineKit", "CReference",
             ],
-            path: "Benchmarks/fencelab-bench"
+            path: "Benchmarks/fencelab-bench",
+            swiftSettings: executableSwiftSettings
         ),
 
         // Shared test helpers (explicit tolerances, binary lookup).

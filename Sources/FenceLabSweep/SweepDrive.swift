@@ -74,6 +74,7 @@ package struct SweepDrive: Sendable {
         var fixTruth: [Coordinate] = []
         fixes.reserveCapacity(samples.count)
         now.reserveCapacity(samples.count)
+        fixTruth.reserveCapacity(samples.count)
         for s in samples {
             if let f = s.fix, let t = s.fixTruth {
                 fixes.append(f)
