@@ -235,8 +235,11 @@ package enum SweepRunner {
     /// at least `minimumUnitPoints` until there are about that many, so every worker has a share
     /// and the last pieces leave little for one worker alone (on the 97 600-point sweep with 8
     /// pieces the last one ran 20 ms by itself); the pieces of a unit share its drive
-    /// (`SharedDrive`). The records, and so every output, do not depend on the cut. One worker:
-    /// no cut.
+    /// (`SharedDrive`). The pieces come `jobs` drives at a time, in turns (the first piece of
+    /// each, then the second of each, …): the workers start by making different drives, where
+    /// with one drive's pieces in a row the second worker waited while the first made the drive
+    /// both needed. The records, and so every output, do not depend on the cut or the order.
+    /// One worker: no cut.
     static func split(
         _ units: [(s: Int, r: Int, points: [Int])], jobs: Int
     ) -> [(s: Int, r: Int, points: [Int])] {
@@ -244,11 +247,17 @@ package enum SweepRunner {
         // Nothing left (a resume file that holds every item): nothing to cut.
         guard jobs > 1, !units.isEmpty, units.count < wanted else { return units }
         let perUnit = (wanted + units.count - 1) / units.count
-        var out: [(s: Int, r: Int, points: [Int])] = []
-        for u in units {
+        let cut: [[(s: Int, r: Int, points: [Int])]] = units.map { u in
             let size = max(minimumUnitPoints, (u.points.count + perUnit - 1) / perUnit)
-            for start in Swift.stride(from: 0, to: u.points.count, by: size) {
-                out.append((u.s, u.r, Array(u.points[start..<min(u.points.count, start + size)])))
+            return Swift.stride(from: 0, to: u.points.count, by: size).map { start in
+                (u.s, u.r, Array(u.points[start..<min(u.points.count, start + size)]))
+            }
+        }
+        var out: [(s: Int, r: Int, points: [Int])] = []
+        for first in Swift.stride(from: 0, to: cut.count, by: jobs) {
+            let group = cut[first..<min(cut.count, first + jobs)]
+            for k in 0..<(group.map(\.count).max() ?? 0) {
+                for pieces in group where k < pieces.count { out.append(pieces[k]) }
             }
         }
         return out

@@ -163,7 +163,8 @@ import _TestSupport
     }
 
     /// Too few drives for the workers: each drive's points are cut into pieces of at least
-    /// `minimumUnitPoints`, in order, covering every point once; one worker or enough drives: no cut.
+    /// `minimumUnitPoints`, in order, covering every point once, the pieces of `jobs` drives in
+    /// turns; one worker or enough drives: no cut.
     @Test func workUnitsAreCutWhenTheWorkersWouldIdle() {
         let one = [(s: 0, r: 0, points: Array(0..<10_000))]
         let cut = SweepRunner.split(one, jobs: 2)
@@ -178,8 +179,18 @@ import _TestSupport
         // 8 drives of 5 000 points, 8 pieces wanted from each: pieces of 1024 (four) and 904.
         let few = (0..<8).map { (s: 0, r: $0, points: Array(0..<5000)) }
         let fewCut = SweepRunner.split(few, jobs: 2)
-        #expect(fewCut.count == 40 && fewCut.map(\.points.count).prefix(5) == [1024, 1024, 1024, 1024, 904])
-        #expect(fewCut.map(\.r) == (0..<8).flatMap { Array(repeating: $0, count: 5) })
+        #expect(fewCut.count == 40)
+        #expect(fewCut.filter { $0.r == 5 }.map(\.points.count) == [1024, 1024, 1024, 1024, 904])
+        // Two drives at a time, in turns: 0, 1, 0, 1, … then 2, 3, 2, 3, …
+        var turns: [Int] = []
+        for g in 0..<4 { for _ in 0..<5 { turns += [2 * g, 2 * g + 1] } }
+        #expect(fewCut.map(\.r) == turns)
+        for r in 0..<8 {
+            #expect(fewCut.filter { $0.r == r }.flatMap(\.points) == few[r].points, "drive \(r)'s points in order")
+        }
+        // An odd count: the last group holds one drive, its pieces in a row.
+        let three = (0..<3).map { (s: 0, r: $0, points: Array(0..<3000)) }
+        #expect(SweepRunner.split(three, jobs: 2).map(\.r) == [0, 1, 0, 1, 0, 1, 2, 2, 2])
         let many = (0..<64).map { (s: 0, r: $0, points: Array(0..<5000)) }
         #expect(SweepRunner.split(many, jobs: 2).count == 64, "enough drives: no cut")
         // A resume file that held every item leaves no unit (it divided by zero).
