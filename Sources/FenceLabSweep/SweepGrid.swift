@@ -85,11 +85,15 @@ package struct SweepRange: Sendable, Hashable {
     /// array, the set of distinct values and its sorted copy (8 bytes each, the set's table ≈ 2×).
     package static let bytesPerValue = 4 * MemoryLayout<Double>.stride
 
-    /// - Parameter limited: false (`--force`) lifts `maxValues`; a range whose values would not
-    ///   fit in the memory left (`MemoryBudget`) is refused all the same.
+    /// - Parameters:
+    ///   - limited: false (`--force`) lifts `maxValues`; a range whose values would not fit in the
+    ///     memory left (`budget`, by default `MemoryBudget.current()`) is refused all the same.
     /// - Throws: `SweepGridError` naming `option` for malformed text, STEP ≤ 0, A > B, or a range
     ///   too long.
-    package init(parsing text: String, option: String, limited: Bool = true) throws(SweepGridError) {
+    package init(
+        parsing text: String, option: String, limited: Bool = true,
+        budget: () -> MemoryBudget? = MemoryBudget.current
+    ) throws(SweepGridError) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, let a = Double(parts[0]), let b = Double(parts[1]), let step = Double(parts[2]) else {
             throw .malformedRange(option: option, text: text)
@@ -103,7 +107,7 @@ package struct SweepRange: Sendable, Hashable {
             guard steps < Double(Self.maxValues) else {
                 throw .tooManyValues(option: option, text: text, limit: Self.maxValues)
             }
-        } else if let budget = MemoryBudget.current(),
+        } else if let budget = budget(),
             !((steps + 1) * Double(Self.bytesPerValue) <= Double(budget.available_bytes))
         {
             throw .notEnoughMemory(
@@ -132,9 +136,17 @@ extension SweepGrid {
         inputs: [FenceInput.Kind] = [.raw], kalmanQ: String? = nil, sampling: String? = nil,
         confirmSeconds: String? = nil, notify: String? = nil, limit: Int?
     ) throws(SweepGridError) {
-        let enterRange = try SweepRange(parsing: enter, option: "--enter", limited: limit != nil)
+        // One reading of the memory left (four /proc and cgroup files) for both ranges and the grid.
+        var reading: MemoryBudget?? = nil
+        let budget = { () -> MemoryBudget? in
+            if let reading { return reading }
+            let now = MemoryBudget.current()
+            reading = .some(now)
+            return now
+        }
+        let enterRange = try SweepRange(parsing: enter, option: "--enter", limited: limit != nil, budget: budget)
         let exitRange = try exit.map { text throws(SweepGridError) in
-            try SweepRange(parsing: text, option: "--exit", limited: limit != nil)
+            try SweepRange(parsing: text, option: "--exit", limited: limit != nil, budget: budget)
         }
         let accuracy =
             try maxAccuracy.map { text throws(SweepGridError) in try parseSweepList(text, option: "--max-accuracy") }
@@ -159,7 +171,8 @@ extension SweepGrid {
         try self.init(
             kind: kind, enter: enterRange, exit: kind == .hysteresis ? exitRange : nil, maxAccuracy: accuracy,
             confirm: fixes, inputs: inputs, kalmanQ: q, sampling: policies, confirmSeconds: seconds,
-            notify: try notify.map { text throws(SweepGridError) in try parseNotifyList(text) }, limit: limit)
+            notify: try notify.map { text throws(SweepGridError) in try parseNotifyList(text) }, limit: limit,
+            budget: budget)
     }
 }
 
@@ -528,7 +541,7 @@ package struct SweepGrid: Sendable, Hashable {
         confirm: [Int], inputs: [FenceInput.Kind] = [.raw],
         kalmanQ: [Double] = [FenceInput.defaultAccelerationDensity_m2ps3],
         sampling: [SamplingPolicy]? = nil, confirmSeconds: [Double] = [0], notify: [NotificationPolicy]? = nil,
-        limit: Int? = defaultLimit
+        limit: Int? = defaultLimit, budget: () -> MemoryBudget? = MemoryBudget.current
     ) throws(SweepGridError) {
         var notifications: [String] = []
         for n in notify ?? [] where !notifications.contains(n.description) { notifications.append(n.description) }
@@ -569,7 +582,7 @@ package struct SweepGrid: Sendable, Hashable {
         let (notified, overflow3) = timed.multipliedReportingOverflow(by: max(1, notifications.count))
         let (sampled, overflow2) = notified.multipliedReportingOverflow(by: policies.count)
         let count = overflow || overflow1 || overflow2 || overflow3 ? .max : sampled
-        try Self.admit(count: count, limit: limit, budget: MemoryBudget.current())
+        try Self.admit(count: count, limit: limit, budget: budget())
         switch kind {
         case .hysteresis:
             guard let exit else { throw .noValidPoint(reason: "hysteresis needs --exit") }

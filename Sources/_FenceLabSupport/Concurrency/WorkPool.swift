@@ -3,8 +3,9 @@ import Foundation
 /// Runs independent work items on a fixed number of threads and returns their
 /// results in item order, so the output never depends on `jobs` or scheduling.
 package enum WorkPool {
-    /// The number of cores this process may use.
-    package static var availableCores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+    /// The number of cores this process may use, read once (Foundation reads the CPU set and the
+    /// cgroup's CPU quota from /sys at every call, and every request's default `jobs` asks).
+    package static let availableCores: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     /// Calls `body(i)` for every `i` in `0..<count` on up to `jobs` threads.
     /// Items are taken in index order; results come back in index order.
