@@ -179,6 +179,48 @@ import _TestSupport
         #expect(declared["GeoPolicy"] == ["CLibm"], "GeoPolicy depends on nothing but libm's sincos")
     }
 
+    /// The release setting `executableSwiftSettings` (an unsafe compiler flag) goes only to
+    /// targets that no library product contains, since another package cannot depend on a
+    /// product whose targets carry unsafe flags, and the two executables take it.
+    @Test func executableOnlySettingsStayOutOfLibraryProducts() throws {
+        let root = TestPaths.packageRoot
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let whole = NSRange(manifest.startIndex..., in: manifest)
+        let declared = try Self.declaredDependencies(manifest)
+        // Each target's text runs from its `.target(name:` to the next target's.
+        let targetRegex = try NSRegularExpression(
+            pattern: #"\.(?:target|executableTarget|testTarget|systemLibrary)\(\s*name: "([\w-]+)""#)
+        let starts = targetRegex.matches(in: manifest, range: whole)
+        var flagged: Set<String> = []
+        for (i, m) in starts.enumerated() {
+            let end = i + 1 < starts.count ? starts[i + 1].range.location : whole.length
+            let text = (manifest as NSString).substring(
+                with: NSRange(location: m.range.location, length: end - m.range.location))
+            if text.contains("swiftSettings: executableSwiftSettings") {
+                flagged.insert((manifest as NSString).substring(with: m.range(at: 1)))
+            }
+        }
+        let productRegex = try NSRegularExpression(pattern: #"\.library\(name: "[\w-]+", targets: \[([^\]]*)\]\)"#)
+        var inProducts: Set<String> = []
+        var queue: [String] = []
+        for m in productRegex.matches(in: manifest, range: whole) {
+            queue += (manifest as NSString).substring(with: m.range(at: 1)).split(
+                separator: "\"", omittingEmptySubsequences: false
+            )
+            .enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        }
+        #expect(queue.contains("GeoPolicy") && queue.contains("FenceLabBench"), "library products found: \(queue)")
+        while let target = queue.popLast() {
+            guard inProducts.insert(target).inserted else { continue }
+            queue += declared[target] ?? []
+        }
+        #expect(flagged.isSuperset(of: ["FenceLabCLI", "fencelab-bench"]), "flagged: \(flagged.sorted())")
+        #expect(
+            flagged.isDisjoint(with: inProducts),
+            "in a library product: \(flagged.intersection(inProducts).sorted())")
+        #expect(manifest.contains("-disable-concrete-type-metadata-mangled-name-accessors"))
+    }
+
     /// Every test file imports only package modules its test target declares: a module that is
     /// merely built earlier by chance fails a clean build.
     @Test func testFilesImportOnlyDeclaredDependencies() throws {
