@@ -2,7 +2,7 @@ import Foundation
 import _FenceLabSupport
 
 /// The work-item records of one sweep process or merge: in memory up to `memoryLimit_bytes`
-/// (32 MiB, ≈ 155 000 records), above that in a private scratch file, so that a sweep's peak
+/// (64 MiB, ≈ 310 000 records), above that in a private scratch file, so that a sweep's peak
 /// memory does not grow with grid points × replicates (at 10⁵ points × 5 replicates the records
 /// are 108 MB).
 ///
@@ -47,10 +47,14 @@ package final class SweepRecordStore: @unchecked Sendable {
     static let cacheBudgetBytes = 8 << 20
     /// Marks a written slot (a hole of the file reads as zeros).
     static let writtenFlag: UInt64 = 1 << 63
-    /// The most the records may take in memory before they go to a scratch file: 32 MiB holds
-    /// 97 600 points × 1 replicate (21 MB) and keeps the 976 000-point sweep's peak RSS
-    /// (81 MB with a file) within its 100 MB target.
-    package static let memoryLimit_bytes = 32 << 20
+    /// The most the records may take in memory before they go to a scratch file: 64 MiB holds
+    /// 97 600 points × 1 replicate (21 MB) and 14 200 points × 20 replicates (61 MB), and keeps
+    /// the 976 000-point sweep's peak RSS (81 MB with a file) within its 100 MB target. With
+    /// `--jobs 2` both workers' 64 KiB `pwrite`s to the one file waited on its inode lock: the
+    /// 14 200-point sweep took 416–428 ms of CPU at `--jobs 1` with the file and 386–408 ms
+    /// without, and 421–458 ms against 381–425 ms at `--jobs 2` (peak RSS 50.5 and 68–71 MB with
+    /// the file, 110.4 and 127.9 MB without).
+    package static let memoryLimit_bytes = 64 << 20
 
     /// Decoded blocks, replaced first in, first out.
     struct BlockCache {
