@@ -92,7 +92,7 @@ package struct SweepRange: Sendable, Hashable {
     ///   too long.
     package init(
         parsing text: String, option: String, limited: Bool = true,
-        budget: () -> MemoryBudget? = MemoryBudget.current
+        budget: @autoclosure () -> MemoryBudget? = MemoryBudget.current()
     ) throws(SweepGridError) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, let a = Double(parts[0]), let b = Double(parts[1]), let step = Double(parts[2]) else {
@@ -136,14 +136,9 @@ extension SweepGrid {
         inputs: [FenceInput.Kind] = [.raw], kalmanQ: String? = nil, sampling: String? = nil,
         confirmSeconds: String? = nil, notify: String? = nil, limit: Int?
     ) throws(SweepGridError) {
-        // One reading of the memory left (four /proc and cgroup files) for both ranges and the grid.
-        var reading: MemoryBudget?? = nil
-        let budget = { () -> MemoryBudget? in
-            if let reading { return reading }
-            let now = MemoryBudget.current()
-            reading = .some(now)
-            return now
-        }
+        // One reading of the memory left (four /proc and cgroup files) for both ranges and the
+        // grid's admission, which reads it in any case.
+        let budget = MemoryBudget.current()
         let enterRange = try SweepRange(parsing: enter, option: "--enter", limited: limit != nil, budget: budget)
         let exitRange = try exit.map { text throws(SweepGridError) in
             try SweepRange(parsing: text, option: "--exit", limited: limit != nil, budget: budget)
@@ -541,7 +536,7 @@ package struct SweepGrid: Sendable, Hashable {
         confirm: [Int], inputs: [FenceInput.Kind] = [.raw],
         kalmanQ: [Double] = [FenceInput.defaultAccelerationDensity_m2ps3],
         sampling: [SamplingPolicy]? = nil, confirmSeconds: [Double] = [0], notify: [NotificationPolicy]? = nil,
-        limit: Int? = defaultLimit, budget: () -> MemoryBudget? = MemoryBudget.current
+        limit: Int? = defaultLimit, budget: @autoclosure () -> MemoryBudget? = MemoryBudget.current()
     ) throws(SweepGridError) {
         var notifications: [String] = []
         for n in notify ?? [] where !notifications.contains(n.description) { notifications.append(n.description) }
