@@ -110,11 +110,15 @@ import _TestSupport
             guard let name = Range(m.range(at: 1), in: manifest), let list = Range(m.range(at: 2), in: manifest) else {
                 continue
             }
-            let deps = manifest[list].split(separator: "\"", omittingEmptySubsequences: false).enumerated()
-                .filter { $0.offset % 2 == 1 }.map { String($0.element) }
-            out[String(manifest[name])] = Set(deps)
+            out[String(manifest[name])] = Set(quotedNames(manifest[list]))
         }
         return out
+    }
+
+    /// The quoted names of a manifest list's text (`"A", "B"` → A, B).
+    static func quotedNames(_ list: Substring) -> [String] {
+        list.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 1 }.map { String($0.element) }
     }
 
     static func swiftFiles(in folder: URL) throws -> [String] {
@@ -204,10 +208,8 @@ import _TestSupport
         var inProducts: Set<String> = []
         var queue: [String] = []
         for m in productRegex.matches(in: manifest, range: whole) {
-            queue += (manifest as NSString).substring(with: m.range(at: 1)).split(
-                separator: "\"", omittingEmptySubsequences: false
-            )
-            .enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            guard let list = Range(m.range(at: 1), in: manifest) else { continue }
+            queue += Self.quotedNames(manifest[list])
         }
         #expect(queue.contains("GeoPolicy") && queue.contains("FenceLabBench"), "library products found: \(queue)")
         while let target = queue.popLast() {
