@@ -20,12 +20,19 @@ extension SweepCells {
     /// records of the run, in point order).
     func rows(_ range: Range<Int>) throws(SweepError) -> [[SweepRecord]] {
         var rows: [[SweepRecord]] = []
-        rows.reserveCapacity(replicates)
+        try self.rows(range, into: &rows)
+        return rows
+    }
+
+    /// The records of the points `range` as `rows(_:)` gives them, in `rows`: its arrays are
+    /// reused (their capacity kept), so a thread that reads run after run allocates them once.
+    func rows(_ range: Range<Int>, into rows: inout [[SweepRecord]]) throws(SweepError) {
+        if rows.count > replicates { rows.removeLast(rows.count - replicates) }
+        while rows.count < replicates { rows.append([]) }
         for i in 0..<replicates {
             let first = offset + i * points
-            rows.append(try store.records((first + range.lowerBound)..<(first + range.upperBound)))
+            try store.records((first + range.lowerBound)..<(first + range.upperBound), into: &rows[i])
         }
-        return rows
     }
 
     /// The cell of `point`, the `j`-th of its run, from the run's `rows`, given what it needs of
@@ -49,26 +56,38 @@ extension SweepCells {
 
     /// The cells of the points `range`, in point order (`SweepSummary.make` computed every cell
     /// once before, so a failure here is the scratch file failing to read back what was written).
-    func cells(_ range: Range<Int>) -> [SweepCell] {
-        if let kept { return Array(kept[range]) }
+    /// Kept cells are handed as a slice of `kept`, not copied; computed ones are built in
+    /// `buffer`, which a thread reuses from run to run (a run of 2 048 cells is ≈ 1.9 MB: made
+    /// afresh, a worker thread's allocator arena handed it back to the system when it was freed
+    /// and faulted it in again for the next run).
+    func cells(_ range: Range<Int>, reusing buffer: inout CellBuffer) -> ArraySlice<SweepCell> {
+        if let kept { return kept[range] }
         do {
-            let rows = try rows(range)
-            var scratch: [SweepRecord] = []
-            scratch.reserveCapacity(replicates)
-            var out: [SweepCell] = []
-            out.reserveCapacity(range.count)
+            try rows(range, into: &buffer.rows)
+            buffer.cells.removeAll(keepingCapacity: true)
+            buffer.cells.reserveCapacity(range.count)
             let name = ownName
             for j in 0..<range.count {
-                out.append(
+                buffer.cells.append(
                     try Self.cell(
-                        point: range.lowerBound + j, j, rows: rows, scenario: name, scenarioHours: scenarioHours,
-                        scratch: &scratch))
+                        point: range.lowerBound + j, j, rows: buffer.rows, scenario: name,
+                        scenarioHours: scenarioHours, scratch: &buffer.scratch))
             }
-            return out
+            return buffer.cells[...]
         } catch {
             fatalError("fencelab: \(error) (aggregated without error before)")
         }
     }
+}
+
+/// The arrays a thread reuses from one run of cells to the next (`SweepCells.cells(_:reusing:)`).
+struct CellBuffer: Sendable {
+    /// The run's records, one row per replicate.
+    var rows: [[SweepRecord]] = []
+    /// The run's cells.
+    var cells: [SweepCell] = []
+    /// One point's records.
+    var scratch: [SweepRecord] = []
 }
 
 /// What `SweepSummary.make` computes for one run of points, per scenario and for the mix, to be

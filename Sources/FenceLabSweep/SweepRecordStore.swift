@@ -209,11 +209,19 @@ package final class SweepRecordStore: @unchecked Sendable {
     /// threads can each walk their own part of the store (`SweepCells.chunk`).
     /// - Throws: `SweepError.io` for a failed read or a record that was never stored.
     package func records(_ range: Range<Int>) throws(SweepError) -> [SweepRecord] {
+        var out: [SweepRecord] = []
+        try records(range, into: &out)
+        return out
+    }
+
+    /// Owned records `range` in `out` (emptied first, its capacity kept), as `records(_:)` gives
+    /// them: a thread that reads run after run reuses one array, whose pages are faulted in once.
+    package func records(_ range: Range<Int>, into out: inout [SweepRecord]) throws(SweepError) {
         guard range.lowerBound >= 0, range.upperBound <= count else {
             throw .io(path: directory, reason: "internal: sweep records \(range) outside 0..<\(count)")
         }
-        guard !range.isEmpty else { return [] }
-        var out: [SweepRecord] = []
+        out.removeAll(keepingCapacity: true)
+        guard !range.isEmpty else { return }
         out.reserveCapacity(range.count)
         func decodeAll(_ words: UnsafeBufferPointer<UInt64>) throws(SweepError) {
             for i in 0..<range.count {
@@ -227,7 +235,7 @@ package final class SweepRecordStore: @unchecked Sendable {
         }
         if let memory {
             try decodeAll(slots(memory, range))
-            return out
+            return
         }
         var words = [UInt64](repeating: 0, count: range.count * Self.words)
         let failure = words.withUnsafeMutableBytes { raw -> OutputError? in
@@ -241,7 +249,6 @@ package final class SweepRecordStore: @unchecked Sendable {
             throw .io(path: directory, reason: "reading back the sweep's records failed: \(failure.reason)")
         }
         try words.withUnsafeBufferPointer { (w) throws(SweepError) in try decodeAll(w) }
-        return out
     }
 
     /// The records of `block`, nil where a slot was never written.

@@ -342,11 +342,18 @@ package struct SweepSummary: Sendable, Hashable {
         // order is the one thrown, as one pass would throw it).
         let runs = SweepCells.chunks(count: points.count)
         let source = cells
+        // The arrays a run's records are read into, one set per thread at a time (made afresh
+        // for each run, a worker thread's allocator arena handed them back to the system and
+        // faulted them in again).
+        let spareRows = Locked<[[[[SweepRecord]]]]>([])
         try WorkPool.forEachInOrder(
             count: runs.count, jobs: jobs, window: 2 * max(1, jobs),
-            { k in
+            { (k) throws -> AggregatedRun in
                 let range = runs[k]
-                let rows = try source.map { (c) throws(SweepError) in try c.rows(range) }
+                var rows: [[[SweepRecord]]] = spareRows.withLock { $0.popLast() } ?? []
+                if rows.count != source.count { rows = [[[SweepRecord]]](repeating: [], count: source.count) }
+                for s in source.indices { try source[s].rows(range, into: &rows[s]) }
+                defer { spareRows.withLock { $0.append(rows) } }
                 // The run's thread reads nothing of the shared `SweepCells` per point (`cell(point:…)`).
                 let names = source.map(\.ownName)
                 let hours = source.map(\.scenarioHours)

@@ -64,6 +64,12 @@ import _FenceLabSupport
             // Runs of records read at once (`SweepCells.chunk`) give the same records.
             #expect(try store.records(0..<count) == records)
             #expect(try store.records(17..<420) == Array(records[17..<420]))
+            // Read into one reused array: emptied first, a shorter run after a longer one.
+            var reused: [SweepRecord] = []
+            for range in [0..<count, 17..<420, 990..<1000, 5..<5] {
+                try store.records(range, into: &reused)
+                #expect(reused == Array(records[range]), "\(range)")
+            }
         }
     }
 
