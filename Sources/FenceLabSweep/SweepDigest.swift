@@ -103,7 +103,7 @@ package struct SweepDigest: Sendable, Hashable {
     static func ranked(_ mix: SweepMix, points: SweepPointList, jobs: Int = 1) -> Ranked {
         let count = points.count
         let rank = Ranking(mix: mix)
-        let runs = SweepCells.chunks(count: count)
+        let runs = SweepCells.chunks(count: count, jobs: jobs)
         var top: [Int] = []
         var merged = [AxisBest](repeating: AxisBest(), count: Self.axes.count)
         // Ranking a point cannot fail.

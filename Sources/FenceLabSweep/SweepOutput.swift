@@ -453,7 +453,7 @@ package enum SweepOutput {
     /// so the bytes do not depend on `jobs`.
     package static func csv(_ s: SweepSummary, into out: inout some TextSink, jobs: Int = 1) {
         out.append(csvColumns.joined(separator: ",") + "\n")
-        let runs = SweepCells.chunks(count: s.manifest.points.count)
+        let runs = SweepCells.chunks(count: s.manifest.points.count, jobs: jobs)
         let work = s.scenarios.indices.flatMap { sc in runs.map { (scenario: sc, points: $0) } }
         // A run's buffer goes back to `spare` once its bytes are in the sink, and the next run
         // formats into it; the arrays a run's cells are computed in (≈ 1.9 MB for 2 048 cells not

@@ -340,7 +340,7 @@ package struct SweepSummary: Sendable, Hashable {
         for s in kept.indices { kept[s].reserveCapacity(points.count) }
         // Runs of points on `jobs` threads, consumed in point order (the first failure in point
         // order is the one thrown, as one pass would throw it).
-        let runs = SweepCells.chunks(count: points.count)
+        let runs = SweepCells.chunks(count: points.count, jobs: jobs)
         let source = cells
         // The arrays a run's records are read into, one set per thread at a time (made afresh
         // for each run, a worker thread's allocator arena handed them back to the system and

@@ -155,6 +155,31 @@ import _TestSupport
 
     // MARK: Runs of points on several threads
 
+    /// Runs cover the points in order; with more threads they are shorter (down to the minimum),
+    /// so that each thread gets `runsPerThread` of them.
+    @Test func runsCoverThePointsAndShortenForThreads() {
+        for count in [0, 1, 255, 2_440, 14_200, 97_600, 1_000_003] {
+            for jobs in [1, 2, 3, 8] {
+                let runs = SweepCells.chunks(count: count, jobs: jobs)
+                #expect(runs.first?.lowerBound ?? 0 == 0 && runs.last?.upperBound ?? 0 == count)
+                #expect(zip(runs, runs.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound && !$0.isEmpty })
+                let size = runs.first?.count ?? 0
+                #expect(runs.dropLast().allSatisfy { $0.count == size })
+                #expect(size <= SweepCells.chunkPoints)
+                if jobs == 1 {
+                    #expect(count == 0 || size == min(count, SweepCells.chunkPoints), "count \(count)")
+                } else if count >= SweepCells.runsPerThread * jobs * SweepCells.minimumChunkPoints {
+                    #expect(runs.count >= SweepCells.runsPerThread * jobs, "count \(count), jobs \(jobs)")
+                } else {
+                    #expect(count == 0 || size == min(count, SweepCells.minimumChunkPoints), "count \(count)")
+                }
+            }
+        }
+        // The 14 200-point grid on two threads: 16 runs, not 7 of 2 048.
+        #expect(SweepCells.chunks(count: 14_200, jobs: 2).count == 16)
+        #expect(SweepCells.chunks(count: 14_200).count == 7)
+    }
+
     /// `edge-loiter-100m` cut to 120 s with 2 replicates, on a 61 × 40 = 2440-point grid: two runs
     /// of points (`SweepCells.chunkPoints`).
     @Test func aggregationAndTableDoNotDependOnJobs() throws {
@@ -197,7 +222,7 @@ import _TestSupport
         // One buffer reused from run to run, as a thread of the table does.
         var buffer = CellBuffer()
         var byRuns: [SweepCell] = []
-        for run in SweepCells.chunks(count: points) { byRuns += cells.cells(run, reusing: &buffer) }
+        for run in SweepCells.chunks(count: points, jobs: 3) { byRuns += cells.cells(run, reusing: &buffer) }
         #expect(byRuns == (0..<points).map { cells[$0] })
         #expect(Array(kept.scenarios[0].cells.cells(0..<points, reusing: &buffer)) == byRuns)
 
