@@ -29,10 +29,15 @@ package enum SweepOutput {
     /// then index.html, sweep.json and sweep.md, each rendered by one thread, so the page starts
     /// at once beside the table and never runs alone at the end (with index.html last, on the
     /// 14 200-point × 20-replicate sweep it ran 80 ms alone).
+    ///
+    /// `digest`: `s` has no digest yet (`SweepSummary.makePendingDigest`). sweep.csv, which shows
+    /// none, is written from `s` while the ranking runs; the other three files wait for the
+    /// finished summary (`PendingDigest.summary`).
     package static func streams(
-        _ s: SweepSummary, csvGzip: Bool = false, jobs: Int = 1
+        _ s: SweepSummary, digest: PendingDigest? = nil, csvGzip: Bool = false, jobs: Int = 1
     ) -> [(name: String, render: @Sendable (inout FileSink) -> Void)] {
-        [
+        let full: @Sendable () -> SweepSummary = { digest?.summary(s) ?? s }
+        return [
             csvGzip
                 ? (
                     gzipTableName,
@@ -41,8 +46,8 @@ package enum SweepOutput {
                         csv(s, into: &$0, jobs: jobs)
                     }
                 ) : ("sweep.csv", { csv(s, into: &$0, jobs: jobs) }),
-            ("index.html", { SweepHTML.render(s, into: &$0) }), ("sweep.json", { json(s, into: &$0) }),
-            ("sweep.md", { $0.append(markdown(s)) }),
+            ("index.html", { SweepHTML.render(full(), into: &$0) }), ("sweep.json", { json(full(), into: &$0) }),
+            ("sweep.md", { $0.append(markdown(full())) }),
         ]
     }
 

@@ -616,13 +616,13 @@ package enum SweepJob {
                 streams: SweepMerge.shardFiles(run), to: out, replaceable: SweepOutput.replaceableNames,
                 jobs: request.jobs, whenInPlace: removePartial)
         } else {
-            let s = try SweepSummary.make(
+            let (s, digest) = try SweepSummary.makePendingDigest(
                 manifest: run.manifest, store: run.records, fullFormLimit_points: request.fullFormLimit_points,
                 jobs: request.jobs)
             try ReportFolder.write(
-                streams: SweepOutput.streams(s, csvGzip: request.csvGzip, jobs: request.jobs), to: out,
-                replaceable: SweepOutput.replaceableNames, jobs: request.jobs, whenInPlace: removePartial)
-            summary = s
+                streams: SweepOutput.streams(s, digest: digest, csvGzip: request.csvGzip, jobs: request.jobs),
+                to: out, replaceable: SweepOutput.replaceableNames, jobs: request.jobs, whenInPlace: removePartial)
+            summary = digest?.summary(s) ?? s
         }
         return Outcome(run: run, summary: summary)
     }

@@ -316,6 +316,23 @@ package struct SweepSummary: Sendable, Hashable {
         keepingCellsUpTo budget_bytes: Int = keptCellsBudget_bytes,
         fullFormLimit_points: Int = SweepDigest.fullFormLimit_points, jobs: Int = 1
     ) throws -> SweepSummary {
+        let (summary, digest) = try makePendingDigest(
+            manifest: manifest, store: store, keepingCellsUpTo: budget_bytes,
+            fullFormLimit_points: fullFormLimit_points, jobs: jobs)
+        return digest?.summary(summary) ?? summary
+    }
+
+    /// `make`, with the digest's ranking (≈ 290 ns a point on one thread) left running: with
+    /// `jobs` > 1 it is started on threads of its own and the summary returns without its digest
+    /// as soon as the frontiers are found, so sweep.csv (which shows no digest) is written while
+    /// the ranking finishes; sweep.json, sweep.md and index.html take the finished summary from
+    /// `PendingDigest.summary`. With one job the ranking runs here, before the frontiers are
+    /// awaited. nil: the grid is listed in full (`fullFormLimit_points`), with no digest.
+    package static func makePendingDigest(
+        manifest: SweepManifest, store: SweepRecordStore,
+        keepingCellsUpTo budget_bytes: Int = keptCellsBudget_bytes,
+        fullFormLimit_points: Int = SweepDigest.fullFormLimit_points, jobs: Int = 1
+    ) throws -> (SweepSummary, PendingDigest?) {
         guard store.count == manifest.items, store.stride == 1, store.storedCount == manifest.items else {
             throw SweepError.badRecord(
                 file: "records", line: 0,
@@ -418,9 +435,23 @@ package struct SweepSummary: Sendable, Hashable {
         }
         var chosen = SweepMix.make(
             manifest: manifest, scenarios: placeholders, points: mix, frontiers: (mix: [], cost: []))
-        let ranked =
-            points.count > fullFormLimit_points
-            ? SweepDigest.ranked(chosen, points: points, jobs: jobs) : nil
+        let pending: PendingDigest?
+        if points.count > fullFormLimit_points {
+            let ranking = chosen
+            let digest = PendingDigest(limit: fullFormLimit_points) {
+                SweepDigest.ranked(ranking, points: points, jobs: jobs)
+            }
+            // The first caller ranks (under the digest's lock): here on a thread of its own, or
+            // the first output that needs the digest if it asks before that thread starts.
+            if jobs > 1 {
+                DispatchQueue.global().async { digest.rank() }
+            } else {
+                digest.rank()
+            }
+            pending = digest
+        } else {
+            pending = nil
+        }
         group.wait()
         chosen.frontier = found.mixFrontier
         chosen.costFrontier = found.costFrontier
@@ -429,9 +460,7 @@ package struct SweepSummary: Sendable, Hashable {
             summaries[s].frontier = found.flutter[s].frontier
             summaries[s].frontierByLatency = found.flutter[s].byLatency
         }
-        var summary = SweepSummary(manifest: manifest, scenarios: summaries, mix: chosen)
-        if let ranked { summary.digest = SweepDigest.make(summary, ranked: ranked, limit: fullFormLimit_points) }
-        return summary
+        return (SweepSummary(manifest: manifest, scenarios: summaries, mix: chosen), pending)
     }
 
     /// One cell from its records (replicate order). Every figure goes through `Estimate.of` with
@@ -553,5 +582,41 @@ package struct SweepSummary: Sendable, Hashable {
             + ", and have \(bound): minimise the weighted mean of \(cost) over the scenarios; ties to fewer \(unwanted) "
             + "per hour, the lower worst-scenario p95 entry latency, the higher worst-scenario recall, then the "
             + "lower point id"
+    }
+}
+
+/// The digest of a summary whose ranking (`SweepDigest.ranked`) may still be running
+/// (`SweepSummary.makePendingDigest`): the ranking runs once, by its first caller, and the digest
+/// is made once from it.
+package final class PendingDigest: @unchecked Sendable {
+    private let lock = NSLock()
+    private let limit: Int
+    private let ranking: @Sendable () -> SweepDigest.Ranked
+    private var ranked: SweepDigest.Ranked?
+    private var finished: SweepSummary?
+
+    init(limit: Int, ranking: @escaping @Sendable () -> SweepDigest.Ranked) {
+        self.limit = limit
+        self.ranking = ranking
+    }
+
+    /// Runs the ranking unless it ran (or is running: then waits for it).
+    func rank() {
+        lock.lock()
+        defer { lock.unlock() }
+        if ranked == nil { ranked = ranking() }
+    }
+
+    /// `summary` with its digest (`summary` is the one `makePendingDigest` returned with this).
+    package func summary(_ summary: SweepSummary) -> SweepSummary {
+        lock.lock()
+        defer { lock.unlock() }
+        if let finished { return finished }
+        let r = ranked ?? ranking()
+        ranked = r
+        var s = summary
+        s.digest = SweepDigest.make(s, ranked: r, limit: limit)
+        finished = s
+        return s
     }
 }

@@ -246,6 +246,32 @@ import _TestSupport
         }
         let digest = try #require(bounded[0].digest)
         #expect(bounded[1].digest == digest && bounded[2].digest == digest)
+        // The ranking left running while sweep.csv is written: the summary comes without its
+        // digest, and the pending digest completes it to the same summary (once, for every file).
+        for jobs in [1, 2] {
+            let (early, pending) = try SweepSummary.makePendingDigest(
+                manifest: run.manifest, store: run.records, keepingCellsUpTo: 0, fullFormLimit_points: 1000,
+                jobs: jobs)
+            #expect(early.digest == nil)
+            let finished = try #require(pending).summary(early)
+            #expect(finished == bounded[0], "jobs \(jobs)")
+            #expect(try #require(pending).summary(early) == finished)
+            // The files: the same bytes as from the finished summary.
+            let folder = root.appendingPathComponent("pending-\(jobs)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let streams = SweepOutput.streams(early, digest: pending, jobs: jobs)
+            let reference = SweepOutput.streams(bounded[0])
+            #expect(streams.map(\.name) == reference.map(\.name))
+            for (made, expected) in zip(streams, reference) {
+                let a = folder.appendingPathComponent(made.name).path
+                let b = folder.appendingPathComponent("reference-" + made.name).path
+                try FileSystem.createFile(a, render: made.render)
+                try FileSystem.createFile(b, render: expected.render)
+                #expect(try Data(contentsOf: URL(fileURLWithPath: a)) == Data(contentsOf: URL(fileURLWithPath: b)))
+            }
+        }
+        // A grid within the full form has nothing pending.
+        #expect(try SweepSummary.makePendingDigest(manifest: run.manifest, store: run.records, jobs: 2).1 == nil)
         // With more than one thread the frontiers are found beside the recommendation and the
         // ranking: the same summary, frontiers included.
         #expect(bounded[1] == bounded[0] && bounded[2] == bounded[0])
