@@ -129,6 +129,17 @@ package enum Syscalls {
         fl_start_writeback(fd, offset, length)
     }
 
+    /// `posix_fadvise(fd, offset, length, POSIX_FADV_DONTNEED)` where the C library has it: the
+    /// range's clean cached pages are dropped (pages still dirty or being written stay; length 0:
+    /// to the end of the file); elsewhere nothing is done (−1).
+    package static func dropCachedPages(_ fd: Int32, offset: Int64, length: Int64) -> Int32 {
+        #if canImport(Glibc)
+            Glibc.posix_fadvise(fd, off_t(offset), off_t(length), POSIX_FADV_DONTNEED)
+        #else
+            -1
+        #endif
+    }
+
     /// `fsync(fd)`.
     package static func fsync(_ fd: Int32) -> Int32 {
         #if canImport(Glibc)

@@ -79,6 +79,8 @@ import Testing
             // Started at each step boundary crossed: 2 steps of the 2.x steps written.
             #expect(sink.writebackStarted >= 2 * FileSink.writebackBytes)
             #expect(sink.writebackStarted < 2 * FileSink.writebackBytes + Int64(FileSink.flushBytes) + 4_096)
+            // At the second start, the range of the first left the page cache.
+            #expect(sink.dropped >= FileSink.writebackBytes && sink.dropped < sink.writebackStarted)
         #endif
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == expected)
     }

@@ -77,7 +77,8 @@ package enum FileSystem {
     }
 
     /// Creates `path` (it must not exist), lets `render` stream the text into it, fsyncs and
-    /// closes it: a large file is written without being held whole in memory.
+    /// closes it: a large file is written without being held whole in memory, and past the page
+    /// cache (`FileSink.writebackBytes`).
     package static func createFile(_ path: String, render: (inout FileSink) -> Void) throws(OutputError) {
         let fd = Syscalls.open(path, Syscalls.O_WRONLY | Syscalls.O_CREAT | Syscalls.O_EXCL | Syscalls.O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .io(path: path, operation: "create", reason: lastError()) }
@@ -86,6 +87,8 @@ package enum FileSystem {
             render(&sink)
             try sink.finish()
             guard Syscalls.fsync(fd) == 0 else { throw .io(path: path, operation: "fsync", reason: lastError()) }
+            // On disk now: the file leaves the page cache (`FileSink.writebackBytes`).
+            _ = Syscalls.dropCachedPages(fd, offset: 0, length: 0)
         } catch {
             Syscalls.close(fd)
             throw error
