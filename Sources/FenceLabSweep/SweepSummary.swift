@@ -118,12 +118,17 @@ final class FoundFrontiers: @unchecked Sendable {
 
     init(trade: [TradeOffColumns]) { self.trade = trade }
 
-    func find(mix: MixPoints, listedFrontier: Int?) {
+    /// Each scenario's flutter frontier and its first `listedFrontier` points by latency.
+    func findFlutter(listedFrontier: Int?) {
         for s in trade.indices {
             let frontier = trade[s].frontier()
             flutter.append((frontier, trade[s].byLatency(frontier, first: listedFrontier)))
             trade[s] = TradeOffColumns()
         }
+    }
+
+    /// The mix frontier and the cost frontier.
+    func findMix(_ mix: MixPoints) {
         mixFrontier = SweepMix.mixFrontier(mix)
         costFrontier = SweepMix.costFrontier(mix)
     }
@@ -417,18 +422,18 @@ package struct SweepSummary: Sendable, Hashable {
         kept = []
         let listedFrontier = points.count > fullFormLimit_points ? SweepDigest.listedFrontier : nil
         // The frontiers (Pareto sorts, ≈ 3 000 instructions per point at 10⁵ points) do not enter
-        // the recommendation or the digest's ranking: with more threads they are found on a thread
-        // of their own while those run on the others, with one thread first.
+        // the recommendation or the digest's ranking. With more threads the scenarios' flutter
+        // frontiers are found on a thread of their own while this one makes the recommendation,
+        // starts the ranking on others and then finds the mix and cost frontiers itself: waiting
+        // for a frontier thread instead, it woke ≈ 3 ms after that thread ended, its core taken
+        // by the ranking's threads (traced runs of the 97 600-point sweep).
         let found = FoundFrontiers(trade: trade)
         trade = []
         let group = DispatchGroup()
         if jobs > 1 {
-            let mixPoints = mix
-            DispatchQueue.global().async(group: group) {
-                found.find(mix: mixPoints, listedFrontier: listedFrontier)
-            }
+            DispatchQueue.global().async(group: group) { found.findFlutter(listedFrontier: listedFrontier) }
         } else {
-            found.find(mix: mix, listedFrontier: listedFrontier)
+            found.findFlutter(listedFrontier: listedFrontier)
         }
         let placeholders = manifest.scenarios.enumerated().map { s, scenario in
             SweepScenarioSummary(scenario: scenario, cells: cells[s], frontier: [], frontierByLatency: [])
@@ -452,6 +457,7 @@ package struct SweepSummary: Sendable, Hashable {
         } else {
             pending = nil
         }
+        found.findMix(mix)
         group.wait()
         chosen.frontier = found.mixFrontier
         chosen.costFrontier = found.costFrontier
