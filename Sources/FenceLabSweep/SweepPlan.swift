@@ -480,7 +480,8 @@ package struct SweepPlan: Sendable {
 
     /// The points of (s, r) this process owns.
     func ownedPoints(scenario s: Int, replicate r: Int) -> [Int] {
-        (0..<pointCount).filter { shard.owns(itemIndex(scenario: s, replicate: r, point: $0)) }
+        guard shard.count > 1 else { return Array(0..<pointCount) }
+        return (0..<pointCount).filter { shard.owns(itemIndex(scenario: s, replicate: r, point: $0)) }
     }
 
     /// How many items this process owns.
