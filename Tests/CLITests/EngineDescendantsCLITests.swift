@@ -16,7 +16,7 @@ import _TestSupport
         return entries.compactMap(Int32.init).filter { pid in
             guard let file = FileHandle(forReadingAtPath: "/proc/\(pid)/cmdline") else { return false }
             defer { try? file.close() }
-            return String(decoding: file.readDataToEndOfFile(), as: UTF8.self).hasSuffix("sleep\0\(marker)\0")
+            return String(decoding: readToEnd(file), as: UTF8.self).hasSuffix("sleep\0\(marker)\0")
         }
     }
 

@@ -58,7 +58,7 @@ import _TestSupport
         }
         while lines() < 3, p.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         kill(p.processIdentifier, signal)
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: readToEnd(err.fileHandleForReading), as: UTF8.self)
         p.waitUntilExit()
         #expect(p.terminationStatus == status, "\(text)")
         let said = text.split(separator: "\n").filter { !$0.isEmpty }

@@ -24,7 +24,7 @@ import _TestSupport
         let deadline = Date().addingTimeInterval(120)
         while !ready(), p.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         p.interrupt()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: readToEnd(err.fileHandleForReading), as: UTF8.self)
         p.waitUntilExit()
         return (p.terminationStatus, text)
     }

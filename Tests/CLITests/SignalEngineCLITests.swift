@@ -14,7 +14,7 @@ import _TestSupport
             // procfs files report size 0: read to the end instead of by size.
             guard pid != me, let file = FileHandle(forReadingAtPath: "/proc/\(pid)/cmdline") else { return false }
             defer { try? file.close() }
-            let data = file.readDataToEndOfFile()
+            let data = readToEnd(file)
             return String(decoding: data, as: UTF8.self).contains(marker)
         }
     }
@@ -39,7 +39,7 @@ import _TestSupport
         }
         #expect(!Self.processes(containing: "sleep\0\(marker)").isEmpty, "the engine never started")
         kill(p.processIdentifier, signal)
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: readToEnd(err.fileHandleForReading), as: UTF8.self)
         p.waitUntilExit()
         #expect(p.terminationStatus == status, "\(text)")
         #expect(text.contains("fencelab: interrupted; nothing was kept"), "\(text)")

@@ -153,7 +153,7 @@ import _TestSupport
         let pipe = Pipe()
         p.standardOutput = pipe
         try p.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
+        let out = readToEnd(pipe.fileHandleForReading)
         p.waitUntilExit()
         #expect(p.terminationStatus == 0)
         #expect(out == csv, "the decompressed table is sweep.csv byte for byte")

@@ -52,6 +52,25 @@ public struct ProcessResult: Sendable {
     public var stderr: String
 }
 
+/// Everything `handle` gives until the end of the file, `read(2)` by `read(2)`, retrying a read
+/// that a signal interrupts. Foundation's `readDataToEndOfFile()` stops the whole test process
+/// when a read fails, and the signal tests' handlers interrupt other tests' reads (`EINTR`).
+public func readToEnd(_ handle: FileHandle) -> Data {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    let fd = handle.fileDescriptor
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n > 0 {
+            data.append(contentsOf: buffer[0..<n])
+        } else if n < 0, errno == EINTR {
+            continue
+        } else {
+            return data
+        }
+    }
+}
+
 /// Runs an executable with arguments, waits, and captures both streams.
 /// With `deadline_s`, a child still running after that many seconds is killed (SIGKILL), so a
 /// regression that hangs fails its test (status 9, `uncaughtSignal`) instead of hanging the suite.
@@ -83,10 +102,10 @@ public func runProcess(
     let group = DispatchGroup()
     group.enter()
     DispatchQueue.global().async {
-        errData = err.fileHandleForReading.readDataToEndOfFile()
+        errData = readToEnd(err.fileHandleForReading)
         group.leave()
     }
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let outData = readToEnd(out.fileHandleForReading)
     group.wait()
     p.waitUntilExit()
     return ProcessResult(
