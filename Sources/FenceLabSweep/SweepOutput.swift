@@ -474,15 +474,15 @@ package enum SweepOutput {
         try? WorkPool.forEachInOrder(
             count: work.count, jobs: jobs, window: 2 * max(1, jobs),
             { k in
-                let buffer = spare.withLock { $0.popLast() } ?? RowBuffer()
-                var cells = spareCells.withLock { $0.popLast() } ?? CellBuffer()
+                let buffer = spare.takeSpare(or: RowBuffer.init)
+                var cells = spareCells.takeSpare(or: CellBuffer.init)
                 csvRows(s, scenario: work[k].scenario, points: work[k].points, into: &buffer.bytes, cells: &cells)
-                spareCells.withLock { $0.append(cells) }
+                spareCells.putBack(cells)
                 return buffer
             },
             consume: { _, buffer in
                 buffer.bytes.withUnsafeBufferPointer { out.append(utf8: $0) }
-                spare.withLock { $0.append(buffer) }
+                spare.putBack(buffer)
             })
     }
 

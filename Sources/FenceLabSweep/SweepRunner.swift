@@ -142,8 +142,8 @@ package enum SweepRunner {
                         samplings: plan.samplings)
                 }
                 let drive = try sharedDrives[i].map { try $0.take(make) } ?? make()
-                var buffers = workerBuffers.withLock { $0.popLast() } ?? WorkerBuffers()
-                defer { workerBuffers.withLock { $0.append(buffers) } }
+                var buffers = workerBuffers.takeSpare(or: WorkerBuffers.init)
+                defer { workerBuffers.putBack(buffers) }
                 // A drive's points in pieces, so that its records and their lines (≈ 500 bytes per
                 // point) are not all in memory at once on a large grid.
                 buffers.records.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))

@@ -372,10 +372,9 @@ package struct SweepSummary: Sendable, Hashable {
             count: runs.count, jobs: jobs, window: 2 * max(1, jobs),
             { (k) throws -> AggregatedRun in
                 let range = runs[k]
-                var rows: [[[SweepRecord]]] = spareRows.withLock { $0.popLast() } ?? []
-                if rows.count != source.count { rows = [[[SweepRecord]]](repeating: [], count: source.count) }
+                var rows = spareRows.takeSpare { [[[SweepRecord]]](repeating: [], count: source.count) }
                 for s in source.indices { try source[s].rows(range, into: &rows[s]) }
-                defer { spareRows.withLock { $0.append(rows) } }
+                defer { spareRows.putBack(rows) }
                 // The run's thread reads nothing of the shared `SweepCells` per point (`cell(point:…)`).
                 let names = source.map(\.ownName)
                 let hours = source.map(\.scenarioHours)

@@ -4,6 +4,24 @@ import Testing
 @testable import _FenceLabSupport
 
 @Suite struct WorkPoolTests {
+    /// A pool of spares gives back the last value put back, and makes one only when it is empty.
+    @Test func sparePoolReusesWhatWasPutBack() {
+        let pool = Locked<[[Int]]>([])
+        var made = 0
+        func make(_ value: [Int]) -> [Int] {
+            made += 1
+            return value
+        }
+        var first = pool.takeSpare { make([]) }
+        first.append(7)
+        pool.putBack(first)
+        pool.putBack([1, 2])
+        #expect(pool.takeSpare { make([]) } == [1, 2])
+        #expect(pool.takeSpare { make([]) } == [7])
+        #expect(made == 1)
+        #expect(pool.takeSpare { make([9]) } == [9] && made == 2)
+    }
+
     struct Boom: Error, Equatable { let item: Int }
 
     @Test func resultsAreInItemOrderForAnyJobCount() throws {

@@ -24,5 +24,19 @@ package final class Locked<Value> {
     }
 }
 
+/// A pool of spare values: a thread that runs item after item takes a buffer, fills it and puts
+/// it back, so its arrays (and their pages) are allocated once per pool, not once per item.
+extension Locked {
+    /// The last value put back, or `make()` when none is.
+    package func takeSpare<Element>(or make: () -> Element) -> Element where Value == [Element] {
+        withLock { $0.popLast() } ?? make()
+    }
+
+    /// Hands `element` back for a later `takeSpare`.
+    package func putBack<Element>(_ element: Element) where Value == [Element] {
+        withLock { $0.append(element) }
+    }
+}
+
 // Safe to share when the value itself may cross threads: every access holds the lock.
 extension Locked: @unchecked Sendable where Value: Sendable {}
