@@ -331,8 +331,8 @@ package struct SweepSummary: Sendable, Hashable {
     /// `jobs` > 1 it is started on threads of its own and the summary returns without its digest
     /// as soon as the frontiers are found, so sweep.csv (which shows no digest) is written while
     /// the ranking finishes; sweep.json, sweep.md and index.html take the finished summary from
-    /// `PendingDigest.summary`. With one job the ranking runs here, before the frontiers are
-    /// awaited. nil: the grid is listed in full (`fullFormLimit_points`), with no digest.
+    /// `PendingDigest.summary`. With one job the ranking runs when the digest is first asked
+    /// for. nil: the grid is listed in full (`fullFormLimit_points`), with no digest.
     package static func makePendingDigest(
         manifest: SweepManifest, store: SweepRecordStore,
         keepingCellsUpTo budget_bytes: Int = keptCellsBudget_bytes,
@@ -445,13 +445,9 @@ package struct SweepSummary: Sendable, Hashable {
             let digest = PendingDigest(limit: fullFormLimit_points) {
                 SweepDigest.ranked(ranking, points: points, jobs: jobs)
             }
-            // The first caller ranks (under the digest's lock): here on a thread of its own, or
-            // the first output that needs the digest if it asks before that thread starts.
-            if jobs > 1 {
-                DispatchQueue.global().async { digest.rank() }
-            } else {
-                digest.rank()
-            }
+            // The first caller ranks (under the digest's lock): with more threads, one of its own
+            // started now, unless an output that needs the digest asks before it starts.
+            if jobs > 1 { DispatchQueue.global().async { digest.rank() } }
             pending = digest
         } else {
             pending = nil
@@ -609,7 +605,7 @@ package final class PendingDigest: @unchecked Sendable {
     func rank() {
         lock.lock()
         defer { lock.unlock() }
-        if ranked == nil { ranked = ranking() }
+        _ = rankedLocked()
     }
 
     /// `summary` with its digest (`summary` is the one `makePendingDigest` returned with this).
@@ -617,11 +613,17 @@ package final class PendingDigest: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let finished { return finished }
-        let r = ranked ?? ranking()
-        ranked = r
         var s = summary
-        s.digest = SweepDigest.make(s, ranked: r, limit: limit)
+        s.digest = SweepDigest.make(s, ranked: rankedLocked(), limit: limit)
         finished = s
         return s
+    }
+
+    /// The ranking, run now if it has not run (the caller holds the lock).
+    private func rankedLocked() -> SweepDigest.Ranked {
+        if let ranked { return ranked }
+        let r = ranking()
+        ranked = r
+        return r
     }
 }
