@@ -62,13 +62,15 @@ package enum FileSystem {
         if let failure { throw failure }
     }
 
-    /// Creates `path` (which must not exist), writes `bytes`, fsyncs and closes it.
+    /// Creates `path` (which must not exist), writes `bytes`, fsyncs and closes it; the file then
+    /// leaves the page cache (`FileSink.writebackBytes`).
     package static func createFile(_ path: String, _ bytes: [UInt8]) throws(OutputError) {
         let fd = Syscalls.open(path, Syscalls.O_WRONLY | Syscalls.O_CREAT | Syscalls.O_EXCL | Syscalls.O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .io(path: path, operation: "create", reason: lastError()) }
         do throws(OutputError) {
             try writeAll(fd: fd, bytes, path: path)
             guard Syscalls.fsync(fd) == 0 else { throw .io(path: path, operation: "fsync", reason: lastError()) }
+            _ = Syscalls.dropCachedPages(fd, offset: 0, length: 0)  // as `createFile(_:render:)` does
         } catch {
             Syscalls.close(fd)
             throw error
