@@ -56,18 +56,6 @@ package final class SweepRecordStore: @unchecked Sendable {
     /// the file, 110.4 and 127.9 MB without).
     package static let memoryLimit_bytes = 64 << 20
 
-    /// Whether a store that `workers` fill is faulted in when it is made (more than one worker)
-    /// rather than by the workers as they store. Faulted in by two workers, zeroing its 2 MiB
-    /// pages took 14–32 ms of CPU in five of six back-to-back `--jobs 2` runs of the 97 600-point
-    /// sweep (0.5 ms in the sixth) against 0.5–1.2 ms at `--jobs 1`; faulted in at once by the
-    /// thread that makes it, 1.0–1.5 ms (`perf record`, six runs each). Back to back, the
-    /// 14 200-point, 20-replicate sweep at `--jobs 2` then takes 196.7 ms instead of 204.8 ms
-    /// (medians of 30 interleaved runs; CPU 360 against 378 ms) and the 97 600-point one
-    /// 163.4 ms instead of 164.7 ms. One worker faults the pages in as it goes: made whole at
-    /// once, the 14 200-point sweep at `--jobs 1` took 5 ms longer, the store's pages zeroed long
-    /// before they are written (release builds, this repository's benchmark host).
-    package static func populateForWorkers(_ workers: Int) -> Bool { workers > 1 }
-
     /// Decoded blocks, replaced first in, first out.
     struct BlockCache {
         var blocks: [Int: [SweepRecord?]] = [:]
@@ -79,12 +67,10 @@ package final class SweepRecordStore: @unchecked Sendable {
     ///   - streams: how many places of the store an output reads side by side (the sweep's
     ///     replicate rows: Σ replicates over the scenarios); the cache keeps two blocks each.
     ///   - memoryLimit_bytes: the most the records may take in memory (tests pass 0 for the file).
-    ///   - populate: fault the memory in now, on the calling thread (`Syscalls.mapZeroedMemory`),
-    ///     for stores that several workers fill (`populateForWorkers`).
     /// - Throws: `SweepError.io` when the scratch file cannot be created or sized.
     package init(
         count: Int, stride: Int = 1, first: Int = 0, directory: String, streams: Int,
-        memoryLimit_bytes: Int = SweepRecordStore.memoryLimit_bytes, populate: Bool = false
+        memoryLimit_bytes: Int = SweepRecordStore.memoryLimit_bytes
     ) throws(SweepError) {
         self.count = count
         self.stride = stride
@@ -94,7 +80,7 @@ package final class SweepRecordStore: @unchecked Sendable {
         blockRecords = max(4, min(64, Self.cacheBudgetBytes / (MemoryLayout<SweepRecord>.stride * slots)))
         cache = Locked(BlockCache(ring: [Int](repeating: -1, count: slots)))
         let (bytes, overflow) = count.multipliedReportingOverflow(by: Self.bytesPerRecord)
-        if !overflow, bytes <= memoryLimit_bytes, let zeroed = Syscalls.mapZeroedMemory(bytes, populate: populate) {
+        if !overflow, bytes <= memoryLimit_bytes, let zeroed = Syscalls.mapZeroedMemory(bytes) {
             memory = zeroed.bindMemory(to: UInt64.self, capacity: count * Self.words)
             fd = -1
             return

@@ -35,8 +35,7 @@ package enum SweepRunner {
         let store = try SweepRecordStore(
             count: plan.ownedCount, stride: plan.shard.count, first: plan.shard.index,
             directory: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-            streams: plan.scenarios.reduce(0) { $0 + $1.spec.replicates },
-            populate: SweepRecordStore.populateForWorkers(request.jobs))
+            streams: plan.scenarios.reduce(0) { $0 + $1.spec.replicates })
         // Which owned records the resume file gave (by position in the store).
         var done = [Bool](repeating: false, count: plan.ownedCount)
         if request.resume {

@@ -152,16 +152,13 @@ package enum Syscalls {
     /// `mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)`: `bytes`
     /// of zeroed memory, or nil. On Linux also `madvise(MADV_HUGEPAGE)` (its result ignored: it
     /// is advice), so the memory is touched 2 MiB at a time where the system allows it (one page
-    /// fault instead of 512). With `populate`, Linux also faults every page in now, on the
-    /// calling thread (`madvise(MADV_POPULATE_WRITE)`, Linux 5.14; where it is refused the pages
-    /// are faulted in at first touch as without it). Give it back with `unmapMemory`.
-    package static func mapZeroedMemory(_ bytes: Int, populate: Bool = false) -> UnsafeMutableRawPointer? {
+    /// fault instead of 512). Give it back with `unmapMemory`.
+    package static func mapZeroedMemory(_ bytes: Int) -> UnsafeMutableRawPointer? {
         guard bytes > 0 else { return nil }
         #if canImport(Glibc)
             let p = Glibc.mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             guard let p, p != MAP_FAILED else { return nil }
             _ = Glibc.madvise(p, bytes, MADV_HUGEPAGE)
-            if populate { _ = Glibc.madvise(p, bytes, MADV_POPULATE_WRITE) }
             return p
         #else
             let p = Darwin.mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0)

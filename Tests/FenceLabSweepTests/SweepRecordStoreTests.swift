@@ -84,21 +84,6 @@ import _FenceLabSupport
         #expect(!inFile.inMemory)
     }
 
-    /// A store that several workers fill is faulted in when it is made: the same records come
-    /// back; one worker's store is not.
-    @Test func aPopulatedStoreKeepsEveryRecord() throws {
-        #expect(!SweepRecordStore.populateForWorkers(1))
-        #expect(SweepRecordStore.populateForWorkers(2))
-        let rng = try RandomSource(seed: 11)
-        let records = (0..<300).map { Self.record(item: $0, rng) }
-        let store = try SweepRecordStore(
-            count: records.count, directory: NSTemporaryDirectory(), streams: 1, populate: true)
-        #expect(store.inMemory)
-        try store.store(Array(records[150...]))
-        try store.store(Array(records[..<150]))
-        #expect(try store.records(0..<records.count) == records)
-    }
-
     @Test(arguments: limits) func aRecordNeverStoredIsNamedNotInvented(memoryLimit_bytes: Int) throws {
         let rng = try RandomSource(seed: 7)
         let store = try SweepRecordStore(
