@@ -464,10 +464,11 @@ package enum SweepOutput {
         // formats into it; the arrays a run's cells are computed in (≈ 1.9 MB for 2 048 cells not
         // kept) go back to `spareCells` as soon as its rows are formatted, one set per thread.
         // Their pages are faulted in once per sweep: made afresh for each run, a worker thread's
-        // allocator arena handed them back to the system when they were freed and faulted them
-        // in again for the next (on the 97 600-point sweep at `--jobs 2`, 3 000–7 400 page faults
-        // in the table's rows, 980 now). A `RowBuffer` is a class so that the pool's copy of a
-        // finished run does not share its array (formatted into while shared, it was copied).
+        // allocator arena hands them back to the system when they are freed and faults them in
+        // again for the next (on the 97 600-point sweep at `--jobs 2`: 980 page faults in the
+        // table's rows, 3 000–7 400 with fresh buffers). A `RowBuffer` is a class so that the
+        // pool's copy of a finished run does not share its array (formatted into while shared, it
+        // would be copied).
         let spare = Locked<[RowBuffer]>([])
         let spareCells = Locked<[CellBuffer]>([])
         // Formatting cannot fail (cells were computed without error by `SweepSummary.make`).

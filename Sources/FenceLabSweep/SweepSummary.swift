@@ -373,8 +373,8 @@ package struct SweepSummary: Sendable, Hashable {
             { (k) throws -> AggregatedRun in
                 let range = runs[k]
                 var rows = spareRows.takeSpare { [[[SweepRecord]]](repeating: [], count: source.count) }
-                for s in source.indices { try source[s].rows(range, into: &rows[s]) }
                 defer { spareRows.putBack(rows) }
+                for s in source.indices { try source[s].rows(range, into: &rows[s]) }
                 // The run's thread reads nothing of the shared `SweepCells` per point (`cell(point:…)`).
                 let names = source.map(\.ownName)
                 let hours = source.map(\.scenarioHours)
@@ -588,13 +588,11 @@ package struct SweepSummary: Sendable, Hashable {
 
 /// The digest of a summary whose ranking (`SweepDigest.ranked`) may still be running
 /// (`SweepSummary.makePendingDigest`): the ranking runs once, by its first caller, and the digest
-/// is made once from it.
-package final class PendingDigest: @unchecked Sendable {
-    private let lock = NSLock()
+/// is made once from it; a caller that comes while it runs waits for it (the state's lock).
+package final class PendingDigest: Sendable {
     private let limit: Int
     private let ranking: @Sendable () -> SweepDigest.Ranked
-    private var ranked: SweepDigest.Ranked?
-    private var finished: SweepSummary?
+    private let state = Locked<(ranked: SweepDigest.Ranked?, finished: SweepSummary?)>((nil, nil))
 
     init(limit: Int, ranking: @escaping @Sendable () -> SweepDigest.Ranked) {
         self.limit = limit
@@ -603,27 +601,25 @@ package final class PendingDigest: @unchecked Sendable {
 
     /// Runs the ranking unless it ran (or is running: then waits for it).
     func rank() {
-        lock.lock()
-        defer { lock.unlock() }
-        _ = rankedLocked()
+        state.withLock { _ = ranked(&$0.ranked) }
     }
 
     /// `summary` with its digest (`summary` is the one `makePendingDigest` returned with this).
     package func summary(_ summary: SweepSummary) -> SweepSummary {
-        lock.lock()
-        defer { lock.unlock() }
-        if let finished { return finished }
-        var s = summary
-        s.digest = SweepDigest.make(s, ranked: rankedLocked(), limit: limit)
-        finished = s
-        return s
+        state.withLock { state in
+            if let finished = state.finished { return finished }
+            var s = summary
+            s.digest = SweepDigest.make(s, ranked: ranked(&state.ranked), limit: limit)
+            state.finished = s
+            return s
+        }
     }
 
-    /// The ranking, run now if it has not run (the caller holds the lock).
-    private func rankedLocked() -> SweepDigest.Ranked {
-        if let ranked { return ranked }
+    /// The ranking held in `slot`, run now if it has not run (the caller holds the state's lock).
+    private func ranked(_ slot: inout SweepDigest.Ranked?) -> SweepDigest.Ranked {
+        if let slot { return slot }
         let r = ranking()
-        ranked = r
+        slot = r
         return r
     }
 }
