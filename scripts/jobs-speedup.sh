@@ -4,15 +4,25 @@
 # independent `--jobs 1` processes run side by side (its own two-core speed-up, which a busy
 # host lowers for every program alike). Not part of CI.
 #
-#   scripts/jobs-speedup.sh ROUNDS [FENCELAB] [-- SWEEP ARGS...]
+#   scripts/jobs-speedup.sh [--idle SECONDS] ROUNDS [FENCELAB] [-- SWEEP ARGS...]
 #
 # Each round runs, one after another: `--jobs 1` alone, two `--jobs 1` side by side, `--jobs 2`.
+# With --idle each of the three waits SECONDS first, so it starts on an otherwise idle machine
+# (on a VM that hands freed memory back to its host, also with that memory to be backed again).
 # Prints each round and the medians: the speed-up of --jobs 2 (alone ÷ --jobs 2) and of two
 # processes (2 × alone ÷ the pair's wall time). Default sweep: the 97 600-point, 1-replicate
 # grid; default binary: the release build. Work folder /tmp/fencelab-jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: jobs-speedup.sh ROUNDS [FENCELAB] [-- SWEEP ARGS...]"
+usage="usage: jobs-speedup.sh [--idle SECONDS] ROUNDS [FENCELAB] [-- SWEEP ARGS...]"
+idle=0
+if [ $# -ge 1 ] && [ "$1" = "--idle" ]; then
+    [ $# -ge 2 ] || { echo "jobs-speedup.sh: --idle needs a number of seconds" >&2; exit 2; }
+    [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ ! "$2" =~ ^0+(\.0+)?$ ]] ||
+        { echo "jobs-speedup.sh: --idle must be a number of seconds > 0: $2" >&2; exit 2; }
+    idle=$2
+    shift 2
+fi
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 rounds=$1
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "jobs-speedup.sh: ROUNDS must be a whole number ≥ 1: $rounds" >&2; exit 2; }
@@ -26,20 +36,28 @@ if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; grid=("$@" --force); fi
 out=/tmp/fencelab-jobs
 mkdir -p "$out"
 now() { date +%s%N; }
+rest() { if [ "$idle" != 0 ]; then sleep "$idle"; fi; }
 ms() { echo $((($2 - $1) / 1000000)); }
-echo "round alone_ms pair_ms jobs2_ms (load $(cut -d' ' -f1 /proc/loadavg))"
+note=""
+if [ "$idle" != 0 ]; then note=", ${idle} s idle before each"; fi
+echo "round alone_ms pair_ms jobs2_ms (load $(cut -d' ' -f1 /proc/loadavg)$note)"
 for ((i = 1; i <= rounds; i++)); do
+    rest
     t0=$(now)
     "$bin" sweep "${grid[@]}" --jobs 1 --out "$out/alone" >/dev/null
     t1=$(now)
+    rest
+    t1b=$(now)
     "$bin" sweep "${grid[@]}" --jobs 1 --out "$out/a" >/dev/null &
     a=$!
     "$bin" sweep "${grid[@]}" --jobs 1 --out "$out/b" >/dev/null
     wait "$a"
     t2=$(now)
+    rest
+    t2b=$(now)
     "$bin" sweep "${grid[@]}" --jobs 2 --out "$out/jobs2" >/dev/null
     t3=$(now)
-    echo "$i $(ms "$t0" "$t1") $(ms "$t1" "$t2") $(ms "$t2" "$t3")"
+    echo "$i $(ms "$t0" "$t1") $(ms "$t1b" "$t2") $(ms "$t2b" "$t3")"
 done | tee "$out/rounds.txt"
 for f in sweep.json sweep.csv index.html; do cmp -s "$out/alone/$f" "$out/jobs2/$f" || echo "jobs-speedup.sh: $f differs between --jobs 1 and --jobs 2" >&2; done
 awk 'function median(v, n,   i, j, t) {
