@@ -65,31 +65,32 @@ package enum FileSystem {
     /// Creates `path` (which must not exist), writes `bytes`, fsyncs and closes it; the file then
     /// leaves the page cache (`FileSink.writebackBytes`).
     package static func createFile(_ path: String, _ bytes: [UInt8]) throws(OutputError) {
-        let fd = Syscalls.open(path, Syscalls.O_WRONLY | Syscalls.O_CREAT | Syscalls.O_EXCL | Syscalls.O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .io(path: path, operation: "create", reason: lastError()) }
-        do throws(OutputError) {
-            try writeAll(fd: fd, bytes, path: path)
-            guard Syscalls.fsync(fd) == 0 else { throw .io(path: path, operation: "fsync", reason: lastError()) }
-            _ = Syscalls.dropCachedPages(fd, offset: 0, length: 0)  // as `createFile(_:render:)` does
-        } catch {
-            Syscalls.close(fd)
-            throw error
-        }
-        guard Syscalls.close(fd) == 0 else { throw .io(path: path, operation: "close", reason: lastError()) }
+        try createFile(path, writing: { (fd) throws(OutputError) in try writeAll(fd: fd, bytes, path: path) })
     }
 
     /// Creates `path` (it must not exist), lets `render` stream the text into it, fsyncs and
     /// closes it: a large file is written without being held whole in memory, and past the page
     /// cache (`FileSink.writebackBytes`).
     package static func createFile(_ path: String, render: (inout FileSink) -> Void) throws(OutputError) {
+        try createFile(
+            path,
+            writing: { (fd) throws(OutputError) in
+                var sink = FileSink(fd: fd, path: path)
+                render(&sink)
+                try sink.finish()
+            })
+    }
+
+    /// Creates `path` exclusively, lets `write` fill the descriptor, fsyncs it, drops its pages
+    /// from the cache (on disk now) and closes it; on a failure the descriptor is closed.
+    private static func createFile(
+        _ path: String, writing write: (Int32) throws(OutputError) -> Void
+    ) throws(OutputError) {
         let fd = Syscalls.open(path, Syscalls.O_WRONLY | Syscalls.O_CREAT | Syscalls.O_EXCL | Syscalls.O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .io(path: path, operation: "create", reason: lastError()) }
         do throws(OutputError) {
-            var sink = FileSink(fd: fd, path: path)
-            render(&sink)
-            try sink.finish()
+            try write(fd)
             guard Syscalls.fsync(fd) == 0 else { throw .io(path: path, operation: "fsync", reason: lastError()) }
-            // On disk now: the file leaves the page cache (`FileSink.writebackBytes`).
             _ = Syscalls.dropCachedPages(fd, offset: 0, length: 0)
         } catch {
             Syscalls.close(fd)
