@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage="usage: jobs-speedup.sh [--idle SECONDS] ROUNDS [FENCELAB] [-- SWEEP ARGS...]"
-idle=0
+idle=""
 if [ $# -ge 1 ] && [ "$1" = "--idle" ]; then
     [ $# -ge 2 ] || { echo "jobs-speedup.sh: --idle needs a number of seconds" >&2; exit 2; }
     [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ ! "$2" =~ ^0+(\.0+)?$ ]] ||
@@ -36,28 +36,25 @@ if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; grid=("$@" --force); fi
 out=/tmp/fencelab-jobs
 mkdir -p "$out"
 now() { date +%s%N; }
-rest() { if [ "$idle" != 0 ]; then sleep "$idle"; fi; }
+rest() { [ -z "$idle" ] || sleep "$idle"; }
 ms() { echo $((($2 - $1) / 1000000)); }
-note=""
-if [ "$idle" != 0 ]; then note=", ${idle} s idle before each"; fi
-echo "round alone_ms pair_ms jobs2_ms (load $(cut -d' ' -f1 /proc/loadavg)$note)"
+echo "round alone_ms pair_ms jobs2_ms (load $(cut -d' ' -f1 /proc/loadavg)${idle:+, $idle s idle before each})"
 for ((i = 1; i <= rounds; i++)); do
     rest
     t0=$(now)
     "$bin" sweep "${grid[@]}" --jobs 1 --out "$out/alone" >/dev/null
-    t1=$(now)
+    alone=$(ms "$t0" "$(now)")
     rest
-    t1b=$(now)
+    t0=$(now)
     "$bin" sweep "${grid[@]}" --jobs 1 --out "$out/a" >/dev/null &
     a=$!
     "$bin" sweep "${grid[@]}" --jobs 1 --out "$out/b" >/dev/null
     wait "$a"
-    t2=$(now)
+    pair=$(ms "$t0" "$(now)")
     rest
-    t2b=$(now)
+    t0=$(now)
     "$bin" sweep "${grid[@]}" --jobs 2 --out "$out/jobs2" >/dev/null
-    t3=$(now)
-    echo "$i $(ms "$t0" "$t1") $(ms "$t1b" "$t2") $(ms "$t2b" "$t3")"
+    echo "$i $alone $pair $(ms "$t0" "$(now)")"
 done | tee "$out/rounds.txt"
 for f in sweep.json sweep.csv index.html; do cmp -s "$out/alone/$f" "$out/jobs2/$f" || echo "jobs-speedup.sh: $f differs between --jobs 1 and --jobs 2" >&2; done
 awk 'function median(v, n,   i, j, t) {
