@@ -7,7 +7,7 @@ struct SweepColumn: Sendable, Hashable, RandomAccessCollection {
     // The forms' storage side by side rather than as an enum's payloads: reading a value from an
     // enum payload copied the array out first, a retain and a release per value read (contended
     // when two threads read the same column).
-    private enum Form: Sendable { case constant, floats, doubles }
+    fileprivate enum Form: Sendable { case constant, floats, doubles }
 
     private var form = Form.constant
     /// The value of a `.constant` column.
@@ -31,6 +31,47 @@ struct SweepColumn: Sendable, Hashable, RandomAccessCollection {
         case .constant: return constant
         case .floats: return Double(floats[i])
         case .doubles: return doubles[i]
+        }
+    }
+
+    /// The column's values read through its storage's addresses, valid inside `withReader`:
+    /// reading one changes no reference count. A sort whose comparisons read columns through a
+    /// closure that captured them copied the columns (a retain and a release per array) at every
+    /// comparison, on the counts the other threads of `--jobs 2` read too.
+    struct Reader {
+        private let form: Form
+        private let constant: Double
+        private let floats: UnsafeBufferPointer<Float>
+        private let doubles: UnsafeBufferPointer<Double>
+        let count: Int
+
+        fileprivate init(
+            form: Form, constant: Double, floats: UnsafeBufferPointer<Float>, doubles: UnsafeBufferPointer<Double>,
+            count: Int
+        ) {
+            self.form = form
+            self.constant = constant
+            self.floats = floats
+            self.doubles = doubles
+            self.count = count
+        }
+
+        subscript(i: Int) -> Double {
+            precondition(i >= 0 && i < count, "SweepColumn: index \(i) outside 0..<\(count)")
+            switch form {
+            case .constant: return constant
+            case .floats: return Double(floats[i])
+            case .doubles: return doubles[i]
+            }
+        }
+    }
+
+    /// Calls `body` with a `Reader` of the column (the same values as its subscript).
+    func withReader<R>(_ body: (Reader) -> R) -> R {
+        floats.withUnsafeBufferPointer { f in
+            doubles.withUnsafeBufferPointer { d in
+                body(Reader(form: form, constant: constant, floats: f, doubles: d, count: count))
+            }
         }
     }
 

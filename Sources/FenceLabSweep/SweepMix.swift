@@ -512,8 +512,17 @@ package struct SweepMix: Sendable, Hashable {
     /// Ids of the feasible points not dominated in (unwanted ↓, worst latency ↓, cost ↓) among them.
     static func costFrontier(_ points: MixPoints) -> SweepPointSet {
         let ids = points.indices.filter { points.feasible($0) }
-        let kept = Pareto.nonDominated(count: ids.count) {
-            SIMD3(points.unwantedPerHour[ids[$0]], points.worstEntryP95_s[ids[$0]], points.cost[ids[$0]])
+        // Read through the columns' readers: the sort's comparisons copy what the key captured.
+        let kept = points.unwantedPerHour.withReader { unwanted in
+            points.worstEntryP95_s.withReader { latency in
+                points.cost.withReader { cost in
+                    ids.withUnsafeBufferPointer { ids in
+                        Pareto.nonDominated(count: ids.count) {
+                            SIMD3(unwanted[ids[$0]], latency[ids[$0]], cost[ids[$0]])
+                        }
+                    }
+                }
+            }
         }
         var out = SweepPointSet()
         for (id, k) in zip(ids, kept) where k { out.insert(id) }
@@ -521,10 +530,17 @@ package struct SweepMix: Sendable, Hashable {
     }
 
     static func mixFrontier(_ points: MixPoints) -> SweepPointSet {
-        SweepPointSet(
-            members: Pareto.nonDominated(count: points.count) {
-                SIMD3(points.unwantedPerHour[$0], points.worstEntryP95_s[$0], -(points.worstRecall($0) ?? 1))
-            })
+        points.unwantedPerHour.withReader { unwanted in
+            points.worstEntryP95_s.withReader { latency in
+                points.worstRecallOrNaN.withReader { recall in
+                    SweepPointSet(
+                        members: Pareto.nonDominated(count: points.count) {
+                            // `MixPoints.worstRecall`: NaN for nil, counted as 1.
+                            SIMD3(unwanted[$0], latency[$0], -(recall[$0].isNaN ? 1 : recall[$0]))
+                        })
+                }
+            }
+        }
     }
 
     private static func frontier(ids: [Int], keys: [SIMD3<Double>]) -> Set<Int> {

@@ -62,17 +62,35 @@ struct TradeOffColumns: Sendable {
 
     /// `TradeOff.frontier` of the points.
     func frontier() -> SweepPointSet {
-        SweepPointSet(
-            members: Pareto.nonDominated(count: spurious.count) { i in
-                let l = latency_s[i]
-                return SIMD3(spurious[i], l.isNaN ? (missed[i] == 0 ? -.infinity : .infinity) : l, missed[i])
-            })
+        // Read through the columns' readers: the sort's comparisons copy what the key captured.
+        spurious.withReader { spurious in
+            latency_s.withReader { latency_s in
+                missed.withReader { missed in
+                    SweepPointSet(
+                        members: Pareto.nonDominated(count: spurious.count) { i in
+                            let l = latency_s[i]
+                            return SIMD3(
+                                spurious[i], l.isNaN ? (missed[i] == 0 ? -.infinity : .infinity) : l, missed[i])
+                        })
+                }
+            }
+        }
     }
 
     /// `frontier` by mean median latency (nothing detected, NaN, last), then mean spurious, then
     /// id; only the first `first` when given (a strict total order: the same as the whole order's
     /// prefix).
     func byLatency(_ frontier: SweepPointSet, first: Int? = nil) -> [Int] {
+        spurious.withReader { spurious in
+            latency_s.withReader { latency_s in
+                Self.byLatency(frontier, first: first, spurious: spurious, latency_s: latency_s)
+            }
+        }
+    }
+
+    private static func byLatency(
+        _ frontier: SweepPointSet, first: Int?, spurious: SweepColumn.Reader, latency_s: SweepColumn.Reader
+    ) -> [Int] {
         // A latency is NaN exactly when the cell has no median latency (a mean of finite values is
         // never NaN): the outputs' "nothing detected last", +∞.
         func latency(_ i: Int) -> Double { latency_s[i].isNaN ? .infinity : latency_s[i] }

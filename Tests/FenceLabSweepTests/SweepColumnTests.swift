@@ -3,14 +3,19 @@ import Testing
 @testable import FenceLabSweep
 
 /// `SweepColumn` keeps per-point figures as one value, floats or doubles; every value must come
-/// back bit for bit whatever form the column took.
+/// back bit for bit whatever form the column took, through the subscript and the reader.
 @Suite struct SweepColumnTests {
     static func roundTrips(_ values: [Double]) -> Bool {
         var c = SweepColumn()
         c.reserveCapacity(values.count)
         for v in values { c.append(v) }
         guard c.count == values.count else { return false }
-        return zip(c, values).allSatisfy { a, b in a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN) }
+        func same(_ a: Double, _ b: Double) -> Bool { a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN) }
+        // The reader the frontiers' sorts read through gives the same values.
+        let read = c.withReader { r in
+            r.count == values.count && values.indices.allSatisfy { same(r[$0], values[$0]) }
+        }
+        return read && zip(c, values).allSatisfy(same)
     }
 
     @Test func valuesComeBackBitForBitInEveryForm() {
