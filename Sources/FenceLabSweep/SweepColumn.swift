@@ -25,7 +25,13 @@ struct SweepColumn: Sendable, Hashable, RandomAccessCollection {
     var startIndex: Int { 0 }
     var endIndex: Int { count }
 
-    subscript(i: Int) -> Double {
+    subscript(i: Int) -> Double { Self.value(i, form, constant, floats, doubles, count: count) }
+
+    /// Value `i` of a column of `count` values in `form`, from its storage (arrays or their addresses).
+    @inline(__always)
+    fileprivate static func value<Floats: RandomAccessCollection<Float>, Doubles: RandomAccessCollection<Double>>(
+        _ i: Int, _ form: Form, _ constant: Double, _ floats: Floats, _ doubles: Doubles, count: Int
+    ) -> Double where Floats.Index == Int, Doubles.Index == Int {
         precondition(i >= 0 && i < count, "SweepColumn: index \(i) outside 0..<\(count)")
         switch form {
         case .constant: return constant
@@ -56,14 +62,7 @@ struct SweepColumn: Sendable, Hashable, RandomAccessCollection {
             self.count = count
         }
 
-        subscript(i: Int) -> Double {
-            precondition(i >= 0 && i < count, "SweepColumn: index \(i) outside 0..<\(count)")
-            switch form {
-            case .constant: return constant
-            case .floats: return Double(floats[i])
-            case .doubles: return doubles[i]
-            }
-        }
+        subscript(i: Int) -> Double { SweepColumn.value(i, form, constant, floats, doubles, count: count) }
     }
 
     /// Calls `body` with a `Reader` of the column (the same values as its subscript).
