@@ -74,6 +74,13 @@ struct SweepColumn: Sendable, Hashable, RandomAccessCollection {
         }
     }
 
+    /// `withReader` of three columns at once.
+    static func withReaders<R>(
+        _ a: SweepColumn, _ b: SweepColumn, _ c: SweepColumn, _ body: (Reader, Reader, Reader) -> R
+    ) -> R {
+        a.withReader { a in b.withReader { b in c.withReader { c in body(a, b, c) } } }
+    }
+
     /// True when `x` is a float exactly (NaN included: only `isNaN` is asked of it).
     private static func fitsFloat(_ x: Double) -> Bool { x.isNaN || Double(Float(x)).bitPattern == x.bitPattern }
 

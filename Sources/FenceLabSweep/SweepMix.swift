@@ -162,7 +162,10 @@ package struct MixPoints: RandomAccessCollection, Sendable, Hashable {
             violations: Array(violations(i)))
     }
 
-    func worstRecall(_ i: Int) -> Double? { worstRecallOrNaN[i].isNaN ? nil : worstRecallOrNaN[i] }
+    func worstRecall(_ i: Int) -> Double? { Self.worstRecall(stored: worstRecallOrNaN[i]) }
+
+    /// The worst recall a `worstRecallOrNaN` value stands for (NaN: nil).
+    static func worstRecall(stored v: Double) -> Double? { v.isNaN ? nil : v }
 
     func worstExitP95_s(_ i: Int) -> Double? { worstExitOrNaN_s[i].isNaN ? nil : worstExitOrNaN_s[i] }
 
@@ -513,15 +516,10 @@ package struct SweepMix: Sendable, Hashable {
     static func costFrontier(_ points: MixPoints) -> SweepPointSet {
         let ids = points.indices.filter { points.feasible($0) }
         // Read through the columns' readers: the sort's comparisons copy what the key captured.
-        let kept = points.unwantedPerHour.withReader { unwanted in
-            points.worstEntryP95_s.withReader { latency in
-                points.cost.withReader { cost in
-                    ids.withUnsafeBufferPointer { ids in
-                        Pareto.nonDominated(count: ids.count) {
-                            SIMD3(unwanted[ids[$0]], latency[ids[$0]], cost[ids[$0]])
-                        }
-                    }
-                }
+        let kept = SweepColumn.withReaders(points.unwantedPerHour, points.worstEntryP95_s, points.cost) {
+            unwanted, latency, cost in
+            ids.withUnsafeBufferPointer { ids in
+                Pareto.nonDominated(count: ids.count) { SIMD3(unwanted[ids[$0]], latency[ids[$0]], cost[ids[$0]]) }
             }
         }
         var out = SweepPointSet()
@@ -530,16 +528,12 @@ package struct SweepMix: Sendable, Hashable {
     }
 
     static func mixFrontier(_ points: MixPoints) -> SweepPointSet {
-        points.unwantedPerHour.withReader { unwanted in
-            points.worstEntryP95_s.withReader { latency in
-                points.worstRecallOrNaN.withReader { recall in
-                    SweepPointSet(
-                        members: Pareto.nonDominated(count: points.count) {
-                            // `MixPoints.worstRecall`: NaN for nil, counted as 1.
-                            SIMD3(unwanted[$0], latency[$0], -(recall[$0].isNaN ? 1 : recall[$0]))
-                        })
-                }
-            }
+        SweepColumn.withReaders(points.unwantedPerHour, points.worstEntryP95_s, points.worstRecallOrNaN) {
+            unwanted, latency, recall in
+            SweepPointSet(
+                members: Pareto.nonDominated(count: points.count) {
+                    SIMD3(unwanted[$0], latency[$0], -(MixPoints.worstRecall(stored: recall[$0]) ?? 1))
+                })
         }
     }
 

@@ -63,17 +63,12 @@ struct TradeOffColumns: Sendable {
     /// `TradeOff.frontier` of the points.
     func frontier() -> SweepPointSet {
         // Read through the columns' readers: the sort's comparisons copy what the key captured.
-        spurious.withReader { spurious in
-            latency_s.withReader { latency_s in
-                missed.withReader { missed in
-                    SweepPointSet(
-                        members: Pareto.nonDominated(count: spurious.count) { i in
-                            let l = latency_s[i]
-                            return SIMD3(
-                                spurious[i], l.isNaN ? (missed[i] == 0 ? -.infinity : .infinity) : l, missed[i])
-                        })
-                }
-            }
+        SweepColumn.withReaders(spurious, latency_s, missed) { spurious, latency_s, missed in
+            SweepPointSet(
+                members: Pareto.nonDominated(count: spurious.count) { i in
+                    let l = latency_s[i]
+                    return SIMD3(spurious[i], l.isNaN ? (missed[i] == 0 ? -.infinity : .infinity) : l, missed[i])
+                })
         }
     }
 
