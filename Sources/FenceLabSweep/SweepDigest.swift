@@ -22,13 +22,43 @@ package struct SweepDigest: Sendable, Hashable {
     /// Marks a plot draws besides the listed settings: every k-th setting by id, k = ⌈P / this⌉.
     package static let thinnedMarks = 2_000
 
-    /// The axes summarised, in this order, with each point's value on it.
-    static let axes: [(name: String, value: @Sendable (SweepPoint) -> AxisValue)] = [
-        ("enter_m", { .number($0.enter_m) }), ("exit_m", { .number($0.exit_m) }),
-        ("maxAccuracy_m", { .number($0.maxAccuracy_m) }), ("confirm_n", { .number(Double($0.confirm_n)) }),
-        ("confirm_s", { .number($0.confirm_s ?? 0) }), ("input", { .text($0.input.rawValue) }),
-        ("q_m2s3", { .number($0.q_m2s3) }), ("sampling", { .text($0.sampling) }), ("notify", { .text($0.notify) }),
-    ]
+    /// The axes summarised, in this order.
+    static let axes = AxisKey.allCases
+
+    /// An axis summarised and each point's value on it (a switch, not a closure per axis: the
+    /// ranking reads every axis of every point, and a closure call retained and released its
+    /// context each time).
+    enum AxisKey: Int, CaseIterable, Sendable {
+        case enter, exit, maxAccuracy, confirmN, confirmS, input, q, sampling, notify
+
+        var name: String {
+            switch self {
+            case .enter: return "enter_m"
+            case .exit: return "exit_m"
+            case .maxAccuracy: return "maxAccuracy_m"
+            case .confirmN: return "confirm_n"
+            case .confirmS: return "confirm_s"
+            case .input: return "input"
+            case .q: return "q_m2s3"
+            case .sampling: return "sampling"
+            case .notify: return "notify"
+            }
+        }
+
+        func value(_ p: SweepPoint) -> AxisValue {
+            switch self {
+            case .enter: return .number(p.enter_m)
+            case .exit: return .number(p.exit_m)
+            case .maxAccuracy: return .number(p.maxAccuracy_m)
+            case .confirmN: return .number(Double(p.confirm_n))
+            case .confirmS: return .number(p.confirm_s ?? 0)
+            case .input: return .text(p.input.rawValue)
+            case .q: return .number(p.q_m2s3)
+            case .sampling: return .text(p.sampling)
+            case .notify: return .text(p.notify)
+            }
+        }
+    }
 
     /// The most points a bounded sweep.json lists: the recommendation, the references (one per
     /// sampling policy), the closest, the best per sampling policy, three frontiers' worth
@@ -111,7 +141,7 @@ package struct SweepDigest: Sendable, Hashable {
             count: runs.count, jobs: jobs, window: 2 * max(1, jobs),
             { k in RunBest(runs[k], points: points, rank: rank) },
             consume: { _, run in
-                for i in run.top { Self.insert(i, into: &top, rank: rank) }
+                for i in run.top { Self.insert(i, into: &top, rank: rank, keyOf: rank.key) }
                 for a in merged.indices { merged[a].merge(run.axes[a], rank: rank) }
             })
         var axes: [Axis] = []
@@ -156,12 +186,13 @@ package struct SweepDigest: Sendable, Hashable {
     }
 
     /// Inserts `i` into `top`, the `listedTop` smallest by the ranking kept sorted (a strict
-    /// total order); `key` is `i`'s `Ranking.Key` when known.
-    static func insert(_ i: Int, into top: inout [Int], rank: Ranking, key: Ranking.Key? = nil) {
-        let ki = key ?? rank.key(i)
-        if top.count == listedTop, !rank.before(i, ki, top[top.count - 1], rank.key(top[top.count - 1])) { return }
+    /// total order); `keyOf` gives a point's `Ranking.Key` (computed, or looked up when the
+    /// caller holds them: most points are compared with the last of a full `top` only).
+    static func insert(_ i: Int, into top: inout [Int], rank: Ranking, keyOf: (Int) -> Ranking.Key) {
+        let ki = keyOf(i)
+        if top.count == listedTop, !rank.before(i, ki, top[top.count - 1], keyOf(top[top.count - 1])) { return }
         var k = top.count
-        while k > 0, rank.before(i, ki, top[k - 1], rank.key(top[k - 1])) { k -= 1 }
+        while k > 0, rank.before(i, ki, top[k - 1], keyOf(top[k - 1])) { k -= 1 }
         top.insert(i, at: k)
         if top.count > listedTop { top.removeLast() }
     }
@@ -193,24 +224,30 @@ package struct SweepDigest: Sendable, Hashable {
         var top: [Int] = []
         var axes: [AxisBest]
 
+        /// Values of an axis up to which a value's slot is found by comparing them in order.
+        static let searchedValues = 8
+
         init(_ range: Range<Int>, points: SweepPointList, rank: Ranking) {
             axes = [AxisBest](repeating: AxisBest(), count: SweepDigest.axes.count)
             var keys: [Ranking.Key] = []
             keys.reserveCapacity(range.count)
             // The last value seen on each axis and its slot: most axes keep one value over many
-            // consecutive points, so most points need no dictionary look-up.
+            // consecutive points, so most points need no look-up; an axis of a few values (the
+            // innermost changes at every point) is searched in order rather than hashed.
             var last = [(value: AxisValue, slot: Int)?](repeating: nil, count: axes.count)
             for i in range {
                 let key = rank.key(i)
                 keys.append(key)
-                SweepDigest.insert(i, into: &top, rank: rank, key: key)
+                SweepDigest.insert(i, into: &top, rank: rank) { keys[$0 - range.lowerBound] }
                 let p = points[i]
                 for a in axes.indices {
                     let v = SweepDigest.axes[a].value(p)
                     let slot: Int
                     if let l = last[a], l.value == v {
                         slot = l.slot
-                    } else if let j = axes[a].slot[v] {
+                    } else if let j = axes[a].order.count <= Self.searchedValues
+                        ? axes[a].order.firstIndex(of: v) : axes[a].slot[v]
+                    {
                         slot = j
                         last[a] = (v, j)
                     } else {
@@ -232,11 +269,19 @@ package struct SweepDigest: Sendable, Hashable {
     /// (`SweepMix.better`), then the other settings that meet every constraint by unwanted visits
     /// per hour and the objective, then the rest by closeness to the constraints (`SweepMix.closer`).
     struct Ranking: Sendable {
-        let mix: SweepMix
+        /// The mix's points and bound, held apart from the mix: reached through the mix, the
+        /// points' columns were copied onto the stack at every comparison.
+        private let p: MixPoints
+        private let unwantedBound: Double?
+
+        init(mix: SweepMix) {
+            p = mix.points
+            unwantedBound = mix.unwantedBound
+        }
 
         func tier(_ i: Int) -> Int {
-            guard mix.points.feasible(i) else { return 2 }
-            return mix.unwantedBound.map { mix.points.unwantedPerHour[i] <= $0 } ?? false ? 0 : 1
+            guard p.feasible(i) else { return 2 }
+            return unwantedBound.map { p.unwantedPerHour[i] <= $0 } ?? false ? 0 : 1
         }
 
         /// What `before` asks of a point besides its columns: its tier and, in the last tier,
@@ -250,7 +295,7 @@ package struct SweepDigest: Sendable, Hashable {
         func key(_ i: Int) -> Key {
             let t = tier(i)
             guard t == 2 else { return Key(tier: t) }
-            return Key(tier: t, violations: mix.points.violationCount(i), shortfall: mix.points.shortfall(i))
+            return Key(tier: t, violations: p.violationCount(i), shortfall: p.shortfall(i))
         }
 
         func before(_ a: Int, _ b: Int) -> Bool { before(a, key(a), b, key(b)) }
@@ -258,7 +303,6 @@ package struct SweepDigest: Sendable, Hashable {
         /// `before(a, b)` with the points' keys.
         func before(_ a: Int, _ ka: Key, _ b: Int, _ kb: Key) -> Bool {
             if ka.tier != kb.tier { return ka.tier < kb.tier }
-            let p = mix.points
             switch ka.tier {
             case 0: return better(a, b)
             case 1:
@@ -274,7 +318,6 @@ package struct SweepDigest: Sendable, Hashable {
 
         /// `SweepMix.closer` on the columns.
         func closer(_ a: Int, _ b: Int) -> Bool {
-            let p = mix.points
             let ca = p.violationCount(a)
             let cb = p.violationCount(b)
             if ca != cb { return ca < cb }
@@ -286,7 +329,6 @@ package struct SweepDigest: Sendable, Hashable {
 
         /// `SweepMix.better` on the columns (no violations list is built).
         func better(_ a: Int, _ b: Int) -> Bool {
-            let p = mix.points
             if p.cost[a] != p.cost[b] { return p.cost[a] < p.cost[b] }
             if p.unwantedPerHour[a] != p.unwantedPerHour[b] { return p.unwantedPerHour[a] < p.unwantedPerHour[b] }
             if p.worstEntryP95_s[a] != p.worstEntryP95_s[b] { return p.worstEntryP95_s[a] < p.worstEntryP95_s[b] }
