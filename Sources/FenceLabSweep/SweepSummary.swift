@@ -340,7 +340,7 @@ package struct SweepSummary: Sendable, Hashable {
         return digest?.summary(summary) ?? summary
     }
 
-    /// `make`, with the digest's ranking (≈ 290 ns a point on one thread) left running: with
+    /// `make`, with the digest's ranking (≈ 4 200 instructions a point) left running: with
     /// `jobs` > 1 it is started on threads of its own and the summary returns without its digest
     /// as soon as the frontiers are found, so sweep.csv (which shows no digest) is written while
     /// the ranking finishes; sweep.json, sweep.md and index.html take the finished summary from
