@@ -28,22 +28,18 @@ package struct SweepDigest: Sendable, Hashable {
     /// An axis summarised and each point's value on it (a switch, not a closure per axis: the
     /// ranking reads every axis of every point, and a closure call retained and released its
     /// context each time).
-    enum AxisKey: Int, CaseIterable, Sendable {
-        case enter, exit, maxAccuracy, confirmN, confirmS, input, q, sampling, notify
+    enum AxisKey: String, CaseIterable, Sendable {
+        case enter = "enter_m"
+        case exit = "exit_m"
+        case maxAccuracy = "maxAccuracy_m"
+        case confirmN = "confirm_n"
+        case confirmS = "confirm_s"
+        case input
+        case q = "q_m2s3"
+        case sampling, notify
 
-        var name: String {
-            switch self {
-            case .enter: return "enter_m"
-            case .exit: return "exit_m"
-            case .maxAccuracy: return "maxAccuracy_m"
-            case .confirmN: return "confirm_n"
-            case .confirmS: return "confirm_s"
-            case .input: return "input"
-            case .q: return "q_m2s3"
-            case .sampling: return "sampling"
-            case .notify: return "notify"
-            }
-        }
+        /// The axis's name in sweep.json and index.html.
+        var name: String { rawValue }
 
         func value(_ p: SweepPoint) -> AxisValue {
             switch self {
@@ -269,19 +265,11 @@ package struct SweepDigest: Sendable, Hashable {
     /// (`SweepMix.better`), then the other settings that meet every constraint by unwanted visits
     /// per hour and the objective, then the rest by closeness to the constraints (`SweepMix.closer`).
     struct Ranking: Sendable {
-        /// The mix's points and bound, held apart from the mix: reached through the mix, the
-        /// points' columns were copied onto the stack at every comparison.
-        private let p: MixPoints
-        private let unwantedBound: Double?
-
-        init(mix: SweepMix) {
-            p = mix.points
-            unwantedBound = mix.unwantedBound
-        }
+        let mix: SweepMix
 
         func tier(_ i: Int) -> Int {
-            guard p.feasible(i) else { return 2 }
-            return unwantedBound.map { p.unwantedPerHour[i] <= $0 } ?? false ? 0 : 1
+            guard mix.points.feasible(i) else { return 2 }
+            return mix.unwantedBound.map { mix.points.unwantedPerHour[i] <= $0 } ?? false ? 0 : 1
         }
 
         /// What `before` asks of a point besides its columns: its tier and, in the last tier,
@@ -295,7 +283,7 @@ package struct SweepDigest: Sendable, Hashable {
         func key(_ i: Int) -> Key {
             let t = tier(i)
             guard t == 2 else { return Key(tier: t) }
-            return Key(tier: t, violations: p.violationCount(i), shortfall: p.shortfall(i))
+            return Key(tier: t, violations: mix.points.violationCount(i), shortfall: mix.points.shortfall(i))
         }
 
         func before(_ a: Int, _ b: Int) -> Bool { before(a, key(a), b, key(b)) }
@@ -303,6 +291,7 @@ package struct SweepDigest: Sendable, Hashable {
         /// `before(a, b)` with the points' keys.
         func before(_ a: Int, _ ka: Key, _ b: Int, _ kb: Key) -> Bool {
             if ka.tier != kb.tier { return ka.tier < kb.tier }
+            let p = mix.points
             switch ka.tier {
             case 0: return better(a, b)
             case 1:
@@ -318,6 +307,7 @@ package struct SweepDigest: Sendable, Hashable {
 
         /// `SweepMix.closer` on the columns.
         func closer(_ a: Int, _ b: Int) -> Bool {
+            let p = mix.points
             let ca = p.violationCount(a)
             let cb = p.violationCount(b)
             if ca != cb { return ca < cb }
@@ -329,6 +319,7 @@ package struct SweepDigest: Sendable, Hashable {
 
         /// `SweepMix.better` on the columns (no violations list is built).
         func better(_ a: Int, _ b: Int) -> Bool {
+            let p = mix.points
             if p.cost[a] != p.cost[b] { return p.cost[a] < p.cost[b] }
             if p.unwantedPerHour[a] != p.unwantedPerHour[b] { return p.unwantedPerHour[a] < p.unwantedPerHour[b] }
             if p.worstEntryP95_s[a] != p.worstEntryP95_s[b] { return p.worstEntryP95_s[a] < p.worstEntryP95_s[b] }
