@@ -10,7 +10,8 @@
 # With --idle each of the three waits SECONDS first, so it starts on an otherwise idle machine
 # (on a VM that hands freed memory back to its host, also with that memory to be backed again).
 # Prints each round and the medians: the speed-up of --jobs 2 (alone ÷ --jobs 2) and of two
-# processes (2 × alone ÷ the pair's wall time). Default sweep: the 97 600-point, 1-replicate
+# processes (2 × alone ÷ the pair's wall time), the median of the rounds' own ratios and the
+# ratio of the medians of the times (less swayed by a host that changes speed within a round). Default sweep: the 97 600-point, 1-replicate
 # grid; default binary: the release build. Work folder /tmp/fencelab-jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,6 +61,9 @@ for f in sweep.json sweep.csv index.html; do cmp -s "$out/alone/$f" "$out/jobs2/
 awk 'function median(v, n,   i, j, t) {
         for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
         return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-    $1 ~ /^[0-9]+$/ { n++; j[n] = $2 / $4; p[n] = 2 * $2 / $3 }
+    $1 ~ /^[0-9]+$/ { n++; j[n] = $2 / $4; p[n] = 2 * $2 / $3; a[n] = $2; b[n] = $3; c[n] = $4 }
     END { printf "median speed-up: --jobs 2 %.2fx, two processes side by side %.2fx (%d rounds, load %s)\n",
-        median(j, n), median(p, n), n, load }' load="$(cut -d' ' -f1 /proc/loadavg)" "$out/rounds.txt"
+        median(j, n), median(p, n), n, load
+        ma = median(a, n); mb = median(b, n); mc = median(c, n)
+        printf "median times: alone %.1f ms, side by side %.1f ms, --jobs 2 %.1f ms: --jobs 2 %.2fx, two processes %.2fx\n",
+            ma, mb, mc, ma / mc, 2 * ma / mb }' load="$(cut -d' ' -f1 /proc/loadavg)" "$out/rounds.txt"
