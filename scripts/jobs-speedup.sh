@@ -9,10 +9,11 @@
 # Each round runs, one after another: `--jobs 1` alone, two `--jobs 1` side by side, `--jobs 2`.
 # With --idle each of the three waits SECONDS first, so it starts on an otherwise idle machine
 # (on a VM that hands freed memory back to its host, also with that memory to be backed again).
-# Prints each round and the medians: the speed-up of --jobs 2 (alone ÷ --jobs 2) and of two
-# processes (2 × alone ÷ the pair's wall time), the median of the rounds' own ratios and the
-# ratio of the medians of the times (less swayed by a host that changes speed within a round). Default sweep: the 97 600-point, 1-replicate
-# grid; default binary: the release build. Work folder /tmp/fencelab-jobs.
+# Prints each round and the speed-ups of --jobs 2 (alone ÷ --jobs 2) and of two processes
+# (2 × alone ÷ the pair's wall time), each as the median of the rounds' own ratios and as the
+# ratio of the median times (less swayed by a host that changes speed within a round).
+# Default sweep: the 97 600-point, 1-replicate grid; default binary: the release build.
+# Work folder /tmp/fencelab-jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage="usage: jobs-speedup.sh [--idle SECONDS] ROUNDS [FENCELAB] [-- SWEEP ARGS...]"

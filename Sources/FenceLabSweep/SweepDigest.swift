@@ -25,9 +25,9 @@ package struct SweepDigest: Sendable, Hashable {
     /// The axes summarised, in this order.
     static let axes = AxisKey.allCases
 
-    /// An axis summarised and each point's value on it (a switch, not a closure per axis: the
-    /// ranking reads every axis of every point, and a closure call retained and released its
-    /// context each time).
+    /// An axis summarised (its raw value: the axis's name in sweep.json and index.html) and each
+    /// point's value on it (a switch, not a closure per axis: the ranking reads every axis of
+    /// every point, and a closure call retained and released its context each time).
     enum AxisKey: String, CaseIterable, Sendable {
         case enter = "enter_m"
         case exit = "exit_m"
@@ -37,9 +37,6 @@ package struct SweepDigest: Sendable, Hashable {
         case input
         case q = "q_m2s3"
         case sampling, notify
-
-        /// The axis's name in sweep.json and index.html.
-        var name: String { rawValue }
 
         func value(_ p: SweepPoint) -> AxisValue {
             switch self {
@@ -147,7 +144,7 @@ package struct SweepDigest: Sendable, Hashable {
             let shown = order.prefix(listedAxisValues)
             axes.append(
                 Axis(
-                    name: axis.name, values: shown.indices.map { (order[$0], merged[a].best[$0]) },
+                    name: axis.rawValue, values: shown.indices.map { (order[$0], merged[a].best[$0]) },
                     valuesLeftOut: order.count - shown.count))
         }
         return Ranked(top: top, axes: axes)

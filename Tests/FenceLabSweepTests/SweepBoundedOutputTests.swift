@@ -73,7 +73,7 @@ import _TestSupport
         let names = d.axes.map(\.name)
         #expect(names == ["enter_m", "exit_m", "maxAccuracy_m", "confirm_n"], "the axes with more than one value")
         for axis in d.axes {
-            let value = try #require(SweepDigest.axes.first { $0.name == axis.name }).value
+            let value = try #require(SweepDigest.axes.first { $0.rawValue == axis.name }).value
             for (v, point) in axis.values {
                 let best = all.first { value(s.manifest.points[$0]) == v }
                 #expect(best == point, "\(axis.name) = \(v): best \(String(describing: best)), listed \(point)")

@@ -283,7 +283,7 @@ import _TestSupport
         #expect(digest.top == Array(all.prefix(SweepDigest.listedTop)))
         #expect(digest.axes.map(\.name) == ["enter_m", "exit_m"])
         for axis in digest.axes {
-            let value = try #require(SweepDigest.axes.first { $0.name == axis.name }).value
+            let value = try #require(SweepDigest.axes.first { $0.rawValue == axis.name }).value
             var order: [SweepDigest.AxisValue] = []
             for p in 0..<points where !order.contains(value(run.manifest.points[p])) {
                 order.append(value(run.manifest.points[p]))
