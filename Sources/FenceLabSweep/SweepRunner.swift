@@ -68,9 +68,12 @@ package enum SweepRunner {
 
         // Work units: (scenario, replicate) pairs with owned points not yet done.
         var todoUnits: [(s: Int, r: Int, points: [Int])] = []
+        // Unsharded, every drive owns every point: one array serves them all (one per drive was
+        // made and faulted in on this thread before any worker started).
+        let everyPoint = plan.shard.count > 1 ? nil : plan.ownedPoints(scenario: 0, replicate: 0)
         for (s, p) in plan.scenarios.enumerated() {
             for r in 0..<p.spec.replicates {
-                let owned = plan.ownedPoints(scenario: s, replicate: r)
+                let owned = everyPoint ?? plan.ownedPoints(scenario: s, replicate: r)
                 // Nothing resumed: every owned point is to do (no per-point look-up, 97 600 of
                 // them on one thread before any worker starts).
                 let todo =
@@ -146,12 +149,13 @@ package enum SweepRunner {
                 defer { workerBuffers.putBack(buffers) }
                 // A drive's points in pieces, so that its records and their lines (≈ 500 bytes per
                 // point) are not all in memory at once on a large grid.
-                buffers.records.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))
-                buffers.items.reserveCapacity(min(unit.points.count, Self.recordsPerPiece))
-                for start in Swift.stride(from: 0, to: unit.points.count, by: Self.recordsPerPiece) {
+                let points = unit.points
+                buffers.records.reserveCapacity(min(points.count, Self.recordsPerPiece))
+                buffers.items.reserveCapacity(min(points.count, Self.recordsPerPiece))
+                for start in Swift.stride(from: points.startIndex, to: points.endIndex, by: Self.recordsPerPiece) {
                     buffers.records.removeAll(keepingCapacity: true)
                     buffers.items.removeAll(keepingCapacity: true)
-                    for p in unit.points[start..<min(unit.points.count, start + Self.recordsPerPiece)] {
+                    for p in points[start..<min(points.endIndex, start + Self.recordsPerPiece)] {
                         buffers.items.append(
                             SweepItem(
                                 point: plan.manifest.points[p],
@@ -245,21 +249,21 @@ package enum SweepRunner {
     /// each, then the second of each, …): the workers start by making different drives, where
     /// with one drive's pieces in a row the second worker waited while the first made the drive
     /// both needed. The records, and so every output, do not depend on the cut or the order.
-    /// One worker: no cut.
+    /// One worker: no cut. The pieces are slices of the units' arrays (no copies).
     static func split(
         _ units: [(s: Int, r: Int, points: [Int])], jobs: Int
-    ) -> [(s: Int, r: Int, points: [Int])] {
+    ) -> [(s: Int, r: Int, points: ArraySlice<Int>)] {
         let wanted = unitsPerWorker * jobs
         // Nothing left (a resume file that holds every item): nothing to cut.
-        guard jobs > 1, !units.isEmpty, units.count < wanted else { return units }
+        guard jobs > 1, !units.isEmpty, units.count < wanted else { return units.map { ($0.s, $0.r, $0.points[...]) } }
         let perUnit = (wanted + units.count - 1) / units.count
-        let cut: [[(s: Int, r: Int, points: [Int])]] = units.map { u in
+        let cut: [[(s: Int, r: Int, points: ArraySlice<Int>)]] = units.map { u in
             let size = max(minimumUnitPoints, (u.points.count + perUnit - 1) / perUnit)
             return Swift.stride(from: 0, to: u.points.count, by: size).map { start in
-                (u.s, u.r, Array(u.points[start..<min(u.points.count, start + size)]))
+                (u.s, u.r, u.points[start..<min(u.points.count, start + size)])
             }
         }
-        var out: [(s: Int, r: Int, points: [Int])] = []
+        var out: [(s: Int, r: Int, points: ArraySlice<Int>)] = []
         for first in Swift.stride(from: 0, to: cut.count, by: jobs) {
             let group = cut[first..<min(cut.count, first + jobs)]
             for k in 0..<(group.map(\.count).max() ?? 0) {

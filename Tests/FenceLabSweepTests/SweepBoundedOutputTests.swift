@@ -175,7 +175,7 @@ import _TestSupport
         let pieces = SweepRunner.split(big, jobs: 2)
         #expect(pieces.count == 64 && pieces.flatMap(\.points) == big[0].points)
         #expect(pieces.allSatisfy { $0.points.count == 1600 })
-        #expect(SweepRunner.split(one, jobs: 1).map(\.points) == [one[0].points])
+        #expect(SweepRunner.split(one, jobs: 1).map { Array($0.points) } == [one[0].points])
         // 8 drives of 5 000 points, 8 pieces wanted from each: pieces of 1024 (four) and 904.
         let few = (0..<8).map { (s: 0, r: $0, points: Array(0..<5000)) }
         let fewCut = SweepRunner.split(few, jobs: 2)
