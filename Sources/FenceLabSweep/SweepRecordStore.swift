@@ -2,11 +2,11 @@ import Foundation
 import _FenceLabSupport
 
 /// The work-item records of one sweep process or merge: in memory up to `memoryLimit_bytes`
-/// (64 MiB, ≈ 310 000 records), above that in a private scratch file, so that a sweep's peak
+/// (64 MiB, ≈ 466 000 records), above that in a private scratch file, so that a sweep's peak
 /// memory does not grow with grid points × replicates (at 10⁵ points × 5 replicates the records
-/// are 108 MB).
+/// are 72 MB).
 ///
-/// Each record is a fixed 216-byte slot at its owned position (owned record k is item
+/// Each record is a fixed 144-byte slot at its owned position (owned record k is item
 /// `k · stride + first`), so workers store their drives' records in any order. Held in memory,
 /// the slots are one zeroed allocation that workers fill side by side and readers decode in
 /// place. In a file, it is created next to the output folder and unlinked at once
@@ -34,10 +34,16 @@ package final class SweepRecordStore: @unchecked Sendable {
     private let directory: String
     private let cache: Locked<BlockCache>
     private let stored = Locked(0)
+    /// Records whose counts do not fit the slot's 32 bits, by owned position (`encode`).
+    private let wide = Locked<[Int: SweepRecord]>([:])
 
-    /// 64-bit words per record: item, ten counts, presence of the six optional figures, six
-    /// figures, then true exits and the two cost figures (fixes and wake-ups per hour).
-    static let words = 27
+    /// 64-bit words per record: a head (written, kept aside, which optional figures were
+    /// measured), sixteen counts of 32 bits two to a word, nine figures. The item is not stored:
+    /// the slot's position gives it. 27 words with the item and 64-bit counts: the 97 600-point
+    /// sweep's 21 MB of records were zeroed by the kernel in 2 MiB pages as the workers stored
+    /// them, 22.6 ms of CPU a run at `--jobs 1` after 8 s idle on a VM whose host takes freed
+    /// memory back (`perf record`, six runs).
+    static let words = 18
     static let bytesPerRecord = words * 8
     /// Records per cached block: up to 64 (9 KiB read at a time), fewer when many streams would
     /// make the cache larger than `cacheBudgetBytes` (at least 4).
@@ -47,13 +53,14 @@ package final class SweepRecordStore: @unchecked Sendable {
     static let cacheBudgetBytes = 8 << 20
     /// Marks a written slot (a hole of the file reads as zeros).
     static let writtenFlag: UInt64 = 1 << 63
+    /// Marks a slot whose record is kept aside whole (a count outside `0...UInt32.max`).
+    static let wideFlag: UInt64 = 1 << 62
     /// The most the records may take in memory before they go to a scratch file: 64 MiB holds
-    /// 97 600 points × 1 replicate (21 MB) and 14 200 points × 20 replicates (61 MB), and keeps
-    /// the 976 000-point sweep's peak RSS (81 MB with a file) within its 100 MB target. With
-    /// `--jobs 2` both workers' 64 KiB `pwrite`s to the one file waited on its inode lock: the
-    /// 14 200-point sweep took 416–428 ms of CPU at `--jobs 1` with the file and 386–408 ms
-    /// without, and 421–458 ms against 381–425 ms at `--jobs 2` (peak RSS 50.5 and 68–71 MB with
-    /// the file, 110.4 and 127.9 MB without).
+    /// 97 600 points × 1 replicate (14 MB) and 14 200 points × 20 replicates (41 MB), and keeps
+    /// the 976 000-point sweep's peak RSS (its 141 MB of records in a file) within its 100 MB
+    /// target. With `--jobs 2` both workers' 64 KiB `pwrite`s to the one file wait on its inode
+    /// lock: with 216-byte records the 14 200-point sweep took 416–428 ms of CPU at `--jobs 1`
+    /// with the file and 386–408 ms without, and 421–458 ms against 381–425 ms at `--jobs 2`.
     package static let memoryLimit_bytes = 64 << 20
 
     /// Decoded blocks, replaced first in, first out.
@@ -104,6 +111,9 @@ package final class SweepRecordStore: @unchecked Sendable {
         }
     }
 
+    /// The records kept aside because a count does not fit their slot (`encode`).
+    package var keptAsideCount: Int { wide.withLock { $0.count } }
+
     /// Whether the records are held in memory (else in the scratch file).
     package var inMemory: Bool { memory != nil }
 
@@ -124,7 +134,7 @@ package final class SweepRecordStore: @unchecked Sendable {
         if let memory {
             for r in records {
                 guard let k = ordinal(ofItem: r.item) else { throw notHeld(r.item) }
-                Self.encode(r, to: memory + k * Self.words)
+                if !Self.encode(r, to: memory + k * Self.words) { keepAside(r, ordinal: k) }
             }
             stored.withLock { $0 += records.count }
             return
@@ -153,12 +163,19 @@ package final class SweepRecordStore: @unchecked Sendable {
             if runStart < 0 { runStart = k }
             let at = words.count
             words.append(contentsOf: repeatElement(0, count: Self.words))
-            words.withUnsafeMutableBufferPointer { Self.encode(r, to: $0.baseAddress! + at) }
+            if !words.withUnsafeMutableBufferPointer({ Self.encode(r, to: $0.baseAddress! + at) }) {
+                keepAside(r, ordinal: k)
+            }
             runEnd = k + 1
         }
         try flush()
         cache.withLock { $0 = BlockCache(ring: [Int](repeating: -1, count: $0.ring.count)) }
         stored.withLock { $0 += records.count }
+    }
+
+    /// Keeps a record whose counts do not fit its slot (`encode`).
+    private func keepAside(_ r: SweepRecord, ordinal k: Int) {
+        wide.withLock { $0[k] = r }
     }
 
     private func notHeld(_ item: Int) -> SweepError {
@@ -177,7 +194,7 @@ package final class SweepRecordStore: @unchecked Sendable {
             guard k >= 0, k < count else {
                 throw .io(path: directory, reason: "internal: sweep record \(k) outside 0..<\(count)")
             }
-            guard let r = Self.decode(slots(memory, k..<(k + 1)), at: 0) else {
+            guard let r = decoded(slots(memory, k..<(k + 1)), at: 0, ordinal: k) else {
                 throw .io(path: directory, reason: "internal: sweep record \(k) of \(count) was never stored")
             }
             return r
@@ -225,7 +242,7 @@ package final class SweepRecordStore: @unchecked Sendable {
         out.reserveCapacity(range.count)
         func decodeAll(_ words: UnsafeBufferPointer<UInt64>) throws(SweepError) {
             for i in 0..<range.count {
-                guard let r = Self.decode(words, at: i * Self.words) else {
+                guard let r = decoded(words, at: i * Self.words, ordinal: range.lowerBound + i) else {
                     throw .io(
                         path: directory,
                         reason: "internal: sweep record \(range.lowerBound + i) of \(count) was never stored")
@@ -265,81 +282,100 @@ package final class SweepRecordStore: @unchecked Sendable {
         if let failure {
             throw .io(path: directory, reason: "reading back the sweep's records failed: \(failure.reason)")
         }
-        return words.withUnsafeBufferPointer { w in (0..<n).map { Self.decode(w, at: $0 * Self.words) } }
+        return words.withUnsafeBufferPointer { w in
+            (0..<n).map { decoded(w, at: $0 * Self.words, ordinal: start + $0) }
+        }
     }
 
     /// Writes the record's `words` words at `w` (no allocation: this is on the per-item path).
-    static func encode(_ r: SweepRecord, to w: UnsafeMutablePointer<UInt64>) {
-        func int(_ k: Int, _ v: Int) { w[k] = UInt64(bitPattern: Int64(v)) }
+    /// Returns false when a count is outside `0...UInt32.max`: the slot is then marked `wideFlag`
+    /// and the caller keeps the whole record aside (no drive gives such a count: each is at most
+    /// the drive's fixes).
+    static func encode(_ r: SweepRecord, to w: UnsafeMutablePointer<UInt64>) -> Bool {
+        var fits = true
+        func counts(_ k: Int, _ low: Int, _ high: Int) {
+            if low < 0 || low > Int(UInt32.max) || high < 0 || high > Int(UInt32.max) {
+                fits = false
+                w[k] = 0
+            } else {
+                w[k] = UInt64(low) | UInt64(high) << 32
+            }
+        }
         func figure(_ k: Int, _ f: Double?) { w[k] = f?.bitPattern ?? 0 }
-        int(0, r.item)
-        int(1, r.spurious)
-        int(2, r.missed)
-        int(3, r.flaps)
-        int(4, r.transitions)
-        int(5, r.truthTransitions)
-        int(6, r.trueVisits)
-        int(7, r.matchedVisits)
-        int(8, r.falseVisits)
-        int(9, r.fragments)
-        int(10, r.earlyEntries)
-        var present = writtenFlag
-        if r.latencyMedian_s != nil { present |= 1 << 0 }
-        if r.latencyP95_s != nil { present |= 1 << 1 }
-        if r.entryLatencyP95_s != nil { present |= 1 << 2 }
-        if r.lateEntryP95_s != nil { present |= 1 << 3 }
-        if r.exitLatencyP95_s != nil { present |= 1 << 4 }
-        if r.filterRMSE_m != nil { present |= 1 << 5 }
-        figure(12, r.latencyMedian_s)
-        figure(13, r.latencyP95_s)
-        figure(14, r.entryLatencyP95_s)
-        figure(15, r.lateEntryP95_s)
-        figure(16, r.exitLatencyP95_s)
-        figure(17, r.filterRMSE_m)
-        int(18, r.trueExits)
-        figure(19, r.fixesPerHour)
-        figure(20, r.wakeupsPerHour)
-        // Notification figures: the top bits of the presence word say whether they and the dwell
-        // latency were measured.
         let n = r.notifications
-        if let n { present |= 1 << 6 | (n.dwellLatencyP95_s != nil ? 1 << 7 : 0) }
-        w[11] = present
-        int(21, n?.entries ?? 0)
-        int(22, n?.unwanted ?? 0)
-        int(23, n?.falseDwells ?? 0)
-        int(24, n?.matchedDwells ?? 0)
-        int(25, n?.dwellVisits ?? 0)
-        figure(26, n?.dwellLatencyP95_s)
+        counts(1, r.spurious, r.missed)
+        counts(2, r.flaps, r.transitions)
+        counts(3, r.truthTransitions, r.trueVisits)
+        counts(4, r.matchedVisits, r.falseVisits)
+        counts(5, r.fragments, r.earlyEntries)
+        counts(6, r.trueExits, n?.entries ?? 0)
+        counts(7, n?.unwanted ?? 0, n?.falseDwells ?? 0)
+        counts(8, n?.matchedDwells ?? 0, n?.dwellVisits ?? 0)
+        figure(9, r.latencyMedian_s)
+        figure(10, r.latencyP95_s)
+        figure(11, r.entryLatencyP95_s)
+        figure(12, r.lateEntryP95_s)
+        figure(13, r.exitLatencyP95_s)
+        figure(14, r.filterRMSE_m)
+        figure(15, r.fixesPerHour)
+        figure(16, r.wakeupsPerHour)
+        figure(17, n?.dwellLatencyP95_s)
+        // The first word: written, kept aside, and which optional figures were measured (the
+        // notification figures and their dwell latency in bits 6 and 7).
+        var head = writtenFlag
+        if !fits { head |= wideFlag }
+        if r.latencyMedian_s != nil { head |= 1 << 0 }
+        if r.latencyP95_s != nil { head |= 1 << 1 }
+        if r.entryLatencyP95_s != nil { head |= 1 << 2 }
+        if r.lateEntryP95_s != nil { head |= 1 << 3 }
+        if r.exitLatencyP95_s != nil { head |= 1 << 4 }
+        if r.filterRMSE_m != nil { head |= 1 << 5 }
+        if let n { head |= 1 << 6 | (n.dwellLatencyP95_s != nil ? 1 << 7 : 0) }
+        w[0] = head
+        return fits
     }
 
-    static func decode(_ words: UnsafeBufferPointer<UInt64>, at i: Int) -> SweepRecord? {
-        let present = words[i + 11]
-        guard present & writtenFlag != 0 else { return nil }
-        func int(_ k: Int) -> Int { Int(Int64(bitPattern: words[i + k])) }
-        func figure(_ k: Int) -> Double? {
-            present & (1 << UInt64(k)) != 0 ? Double(bitPattern: words[i + 12 + k]) : nil
+    /// The record in the slot at word `i` whose item is `item`, nil when the slot was never
+    /// written; a slot marked `wideFlag` is decoded as if its counts were zero (`decoded` takes
+    /// the record kept aside instead).
+    static func decode(_ words: UnsafeBufferPointer<UInt64>, at i: Int, item: Int) -> SweepRecord? {
+        let head = words[i]
+        guard head & writtenFlag != 0 else { return nil }
+        func low(_ k: Int) -> Int { Int(truncatingIfNeeded: UInt32(truncatingIfNeeded: words[i + k])) }
+        func high(_ k: Int) -> Int { Int(truncatingIfNeeded: UInt32(truncatingIfNeeded: words[i + k] >> 32)) }
+        func figure(_ bit: UInt64, _ k: Int) -> Double? {
+            head & (1 << bit) != 0 ? Double(bitPattern: words[i + k]) : nil
         }
         var r = SweepRecord(
-            item: int(0), spurious: int(1), missed: int(2), flaps: int(3), transitions: int(4),
-            truthTransitions: int(5), latencyMedian_s: figure(0), latencyP95_s: figure(1))
-        r.trueVisits = int(6)
-        r.matchedVisits = int(7)
-        r.falseVisits = int(8)
-        r.fragments = int(9)
-        r.earlyEntries = int(10)
-        r.entryLatencyP95_s = figure(2)
-        r.lateEntryP95_s = figure(3)
-        r.exitLatencyP95_s = figure(4)
-        r.filterRMSE_m = figure(5)
-        r.trueExits = int(18)
-        r.fixesPerHour = Double(bitPattern: words[i + 19])
-        r.wakeupsPerHour = Double(bitPattern: words[i + 20])
-        if present & (1 << 6) != 0 {
+            item: item, spurious: low(1), missed: high(1), flaps: low(2), transitions: high(2),
+            truthTransitions: low(3), latencyMedian_s: figure(0, 9), latencyP95_s: figure(1, 10))
+        r.trueVisits = high(3)
+        r.matchedVisits = low(4)
+        r.falseVisits = high(4)
+        r.fragments = low(5)
+        r.earlyEntries = high(5)
+        r.entryLatencyP95_s = figure(2, 11)
+        r.lateEntryP95_s = figure(3, 12)
+        r.exitLatencyP95_s = figure(4, 13)
+        r.filterRMSE_m = figure(5, 14)
+        r.trueExits = low(6)
+        r.fixesPerHour = Double(bitPattern: words[i + 15])
+        r.wakeupsPerHour = Double(bitPattern: words[i + 16])
+        if head & (1 << 6) != 0 {
             r.notifications = SweepNotificationFigures(
-                entries: int(21), unwanted: int(22), falseDwells: int(23), matchedDwells: int(24), dwellVisits: int(25),
-                dwellLatencyP95_s: present & (1 << 7) != 0 ? Double(bitPattern: words[i + 26]) : nil)
+                entries: high(6), unwanted: low(7), falseDwells: high(7), matchedDwells: low(8), dwellVisits: high(8),
+                dwellLatencyP95_s: figure(7, 17))
         }
         return r
+    }
+
+    /// Owned record `k` from its slot at word `i` of `words`: nil when never written, the record
+    /// kept aside when its slot is marked `wideFlag`.
+    private func decoded(_ words: UnsafeBufferPointer<UInt64>, at i: Int, ordinal k: Int) -> SweepRecord? {
+        let head = words[i]
+        guard head & Self.writtenFlag != 0 else { return nil }
+        if head & Self.wideFlag != 0 { return wide.withLock { $0[k] } }
+        return Self.decode(words, at: i, item: k * stride + first)
     }
 }
 
