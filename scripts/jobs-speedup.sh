@@ -4,11 +4,14 @@
 # independent `--jobs 1` processes run side by side (its own two-core speed-up, which a busy
 # host lowers for every program alike). Not part of CI.
 #
-#   scripts/jobs-speedup.sh [--idle SECONDS] ROUNDS [FENCELAB] [-- SWEEP ARGS...]
+#   scripts/jobs-speedup.sh [--idle SECONDS [--warm]] ROUNDS [FENCELAB] [-- SWEEP ARGS...]
 #
 # Each round runs, one after another: `--jobs 1` alone, two `--jobs 1` side by side, `--jobs 2`.
 # With --idle each of the three waits SECONDS first, so it starts on an otherwise idle machine
 # (on a VM that hands freed memory back to its host, also with that memory to be backed again).
+# With --warm, after the wait and before the clock starts, the binary and its shared libraries
+# are read into the page cache, so a machine that pages out file pages while idle does not
+# make the process start read them back from disk (the same for every setting, on one thread).
 # Prints each round and the speed-ups of --jobs 2 (alone ÷ --jobs 2) and of two processes
 # (2 × alone ÷ the pair's wall time), each as the median of the rounds' own ratios and as the
 # ratio of the median times (less swayed by a host that changes speed within a round).
@@ -16,14 +19,16 @@
 # Work folder /tmp/fencelab-jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: jobs-speedup.sh [--idle SECONDS] ROUNDS [FENCELAB] [-- SWEEP ARGS...]"
+usage="usage: jobs-speedup.sh [--idle SECONDS [--warm]] ROUNDS [FENCELAB] [-- SWEEP ARGS...]"
 idle=""
+warm=""
 if [ $# -ge 1 ] && [ "$1" = "--idle" ]; then
     [ $# -ge 2 ] || { echo "jobs-speedup.sh: --idle needs a number of seconds" >&2; exit 2; }
     [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ ! "$2" =~ ^0+(\.0+)?$ ]] ||
         { echo "jobs-speedup.sh: --idle must be a number of seconds > 0: $2" >&2; exit 2; }
     idle=$2
     shift 2
+    if [ $# -ge 1 ] && [ "$1" = "--warm" ]; then warm=1; shift; fi
 fi
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 rounds=$1
@@ -38,9 +43,14 @@ if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; grid=("$@" --force); fi
 out=/tmp/fencelab-jobs
 mkdir -p "$out"
 now() { date +%s%N; }
-rest() { [ -z "$idle" ] || sleep "$idle"; }
+libs=()
+if [ -n "$warm" ]; then mapfile -t libs < <(ldd "$bin" | awk '$3 ~ /^\// { print $3 }'); fi
+rest() {
+    [ -z "$idle" ] || sleep "$idle"
+    [ -z "$warm" ] || cat "$bin" "${libs[@]}" >/dev/null
+}
 ms() { echo $((($2 - $1) / 1000000)); }
-echo "round alone_ms pair_ms jobs2_ms (load $(cut -d' ' -f1 /proc/loadavg)${idle:+, $idle s idle before each})"
+echo "round alone_ms pair_ms jobs2_ms (load $(cut -d' ' -f1 /proc/loadavg)${idle:+, $idle s idle before each}${warm:+, binary read first})"
 for ((i = 1; i <= rounds; i++)); do
     rest
     t0=$(now)
