@@ -149,16 +149,33 @@ package enum Syscalls {
         #endif
     }
 
-    /// `mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)`: `bytes`
-    /// of zeroed memory, or nil. On Linux also `madvise(MADV_HUGEPAGE)` (its result ignored: it
-    /// is advice), so the memory is touched 2 MiB at a time where the system allows it (one page
-    /// fault instead of 512). Give it back with `unmapMemory`.
+    /// The 2 MiB page of `mapZeroedMemory`.
+    static let hugePage_bytes = 2 << 20
+
+    /// What `mapZeroedMemory(bytes)` maps: on Linux, from 2 MiB on, `bytes` rounded up to whole
+    /// 2 MiB pages, so that the end of the memory is a 2 MiB page too (one fault instead of up to
+    /// 511; a larger anonymous mapping starts on a 2 MiB boundary since Linux 6.7).
+    static func mappedLength(_ bytes: Int) -> Int {
+        #if canImport(Glibc)
+            guard bytes >= hugePage_bytes, bytes <= Int.max - hugePage_bytes else { return bytes }
+            return (bytes + hugePage_bytes - 1) / hugePage_bytes * hugePage_bytes
+        #else
+            return bytes
+        #endif
+    }
+
+    /// `mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)`: at least
+    /// `bytes` of zeroed memory (`mappedLength`), or nil. On Linux also `madvise(MADV_HUGEPAGE)`
+    /// (its result ignored: it is advice), so the memory is touched 2 MiB at a time where the
+    /// system allows it (one page fault instead of 512). Give it back with `unmapMemory` and the
+    /// same `bytes`.
     package static func mapZeroedMemory(_ bytes: Int) -> UnsafeMutableRawPointer? {
         guard bytes > 0 else { return nil }
         #if canImport(Glibc)
-            let p = Glibc.mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            let length = mappedLength(bytes)
+            let p = Glibc.mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             guard let p, p != MAP_FAILED else { return nil }
-            _ = Glibc.madvise(p, bytes, MADV_HUGEPAGE)
+            _ = Glibc.madvise(p, length, MADV_HUGEPAGE)
             return p
         #else
             let p = Darwin.mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0)
@@ -167,10 +184,10 @@ package enum Syscalls {
         #endif
     }
 
-    /// `munmap(memory, bytes)` of memory from `mapZeroedMemory`.
+    /// `munmap` of memory from `mapZeroedMemory(bytes)`.
     package static func unmapMemory(_ memory: UnsafeMutableRawPointer, _ bytes: Int) {
         #if canImport(Glibc)
-            _ = Glibc.munmap(memory, bytes)
+            _ = Glibc.munmap(memory, mappedLength(bytes))
         #else
             _ = Darwin.munmap(memory, bytes)
         #endif
