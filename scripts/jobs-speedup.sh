@@ -22,6 +22,7 @@ cd "$(dirname "$0")/.."
 usage="usage: jobs-speedup.sh [--idle SECONDS [--warm]] ROUNDS [FENCELAB] [-- SWEEP ARGS...]"
 idle=""
 warm=""
+[ $# -ge 1 ] && [ "$1" = "--warm" ] && { echo "jobs-speedup.sh: --warm goes after --idle SECONDS" >&2; exit 2; }
 if [ $# -ge 1 ] && [ "$1" = "--idle" ]; then
     [ $# -ge 2 ] || { echo "jobs-speedup.sh: --idle needs a number of seconds" >&2; exit 2; }
     [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ ! "$2" =~ ^0+(\.0+)?$ ]] ||
