@@ -370,11 +370,10 @@ package final class SweepRecordStore: @unchecked Sendable {
     }
 
     /// Owned record `k` from its slot at word `i` of `words`: nil when never written, the record
-    /// kept aside when its slot is marked `wideFlag`.
+    /// kept aside when its slot is marked `wideFlag` (only a written slot is: `decode` checks
+    /// the written mark once).
     private func decoded(_ words: UnsafeBufferPointer<UInt64>, at i: Int, ordinal k: Int) -> SweepRecord? {
-        let head = words[i]
-        guard head & Self.writtenFlag != 0 else { return nil }
-        if head & Self.wideFlag != 0 { return wide.withLock { $0[k] } }
+        if words[i] & Self.wideFlag != 0 { return wide.withLock { $0[k] } }
         return Self.decode(words, at: i, item: k * stride + first)
     }
 }
