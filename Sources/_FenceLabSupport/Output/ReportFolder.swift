@@ -128,8 +128,8 @@ package enum ReportFolder {
 
     /// Creates `dest`'s missing parents and checks that the parent takes new entries: an empty
     /// file is created there and removed again. (A probe folder's block, freed on a file system
-    /// mounted with `discard` and no journal, waits for the device to discard it: 0.2–3 ms per
-    /// probe on the 2-core VM; an empty file has no block to free.)
+    /// mounted with `discard` and no journal, waits for the device to discard it; an empty file
+    /// has no block to free.)
     private static func prepareParent(of dest: URL, display destination: String) throws(OutputError) {
         let parent = dest.deletingLastPathComponent()
         do {
@@ -167,7 +167,8 @@ package enum ReportFolder {
     /// `whenInPlace` is called once the new files are in place and their folder entry is synced
     /// (not when the write fails before that, but also when the replaced folder cannot be removed
     /// afterwards). When a whole folder is replaced and `jobs` > 1 it runs beside the removal of
-    /// the replaced one's files (`removeReplaced`; a sweep removes its resume file there).
+    /// the replaced one, whose files' pages the kernel frees one unlink at a time (a sweep removes
+    /// its resume file there).
     package static func write(
         streams files: [(name: String, render: @Sendable (inout FileSink) -> Void)], to destination: String,
         replaceable: Set<String>, jobs: Int = 1, whenInPlace: (@Sendable () -> Void)? = nil
@@ -255,48 +256,21 @@ package enum ReportFolder {
             throw error
         }
         FileSystem.syncDirectory(dest.deletingLastPathComponent().path)
-        try removeReplaced(old, display: display, jobs: jobs, beside: whenInPlace)
-        return true
-    }
-
-    /// Removes the replaced folder `old` and calls `whenInPlace`. With `jobs` > 1 the folder's
-    /// entries go on up to `jobs` threads, the largest first, beside `whenInPlace`: on a file
-    /// system mounted with `discard` and no journal each unlink waits for the device to discard
-    /// the file's blocks (5 ms for the 23 MB sweep.csv of a 97 600-point sweep on the 2-core VM),
-    /// and waits on two threads overlap. The folder itself goes last.
-    private static func removeReplaced(
-        _ old: URL, display: String, jobs: Int, beside whenInPlace: (@Sendable () -> Void)?
-    ) throws(OutputError) {
         let failure = Locked<OutputError?>(nil)
-        let remove: @Sendable (URL) -> Void = { url in
-            do { try FileManager.default.removeItem(at: url) } catch {
-                failure.withLock { $0 = $0 ?? .oldNotRemoved(path: display, old: old.path, reason: reason(of: error)) }
+        let remove: @Sendable () -> Void = {
+            do { try FileManager.default.removeItem(at: old) } catch {
+                failure.withLock { $0 = .oldNotRemoved(path: display, old: old.path, reason: reason(of: error)) }
             }
         }
-        if jobs > 1, let names = try? FileManager.default.contentsOfDirectory(atPath: old.path) {
-            let entries = names.map { name in
-                let url = old.appendingPathComponent(name)
-                return (url, Syscalls.status(path: url.path, followingLinks: false)?.size_bytes ?? 0)
-            }
-            .sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0.path < $1.0.path }
-            .map(\.0)
-            // The largest entry first, then `whenInPlace` (its removal of a resume file waits on
-            // discards too), then the rest, as threads come free.
-            var queued: [@Sendable () -> Void] = []
-            for (k, url) in entries.enumerated() {
-                queued.append { remove(url) }
-                if k == 0, let whenInPlace { queued.append(whenInPlace) }
-            }
-            if entries.isEmpty, let whenInPlace { queued.append(whenInPlace) }
-            let tasks = queued
-            // None throws: the pool's own failure cannot happen.
-            _ = try? WorkPool.map(count: tasks.count, jobs: min(jobs, tasks.count)) { i in tasks[i]() }
-            if failure.withLock({ $0 }) == nil { remove(old) }
+        if let whenInPlace, jobs > 1 {
+            // Neither throws: the pool's own failure cannot happen.
+            _ = try? WorkPool.map(count: 2, jobs: 2) { i in i == 0 ? remove() : whenInPlace() }
         } else {
-            remove(old)
+            remove()
             whenInPlace?()
         }
         if let error = failure.withLock({ $0 }) { throw error }
+        return true
     }
 
     /// Renames the new files (and then the marker) from `tmp` into a destination that also holds
