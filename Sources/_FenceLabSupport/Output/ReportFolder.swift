@@ -145,7 +145,7 @@ package enum ReportFolder {
             throw .notWritable(path: destination, reason: "\(parent.path): create failed (\(Syscalls.lastErrorText()))")
         }
         _ = Syscalls.close(fd)
-        _ = Syscalls.unlink(probe)
+        FileSystem.removeFile(probe)
     }
 
     /// Writes `files` (name → bytes) as the folder `destination`, atomically (see type doc).
