@@ -65,7 +65,12 @@ package enum FileSystem {
     /// Creates `path` (which must not exist), writes `bytes`, fsyncs and closes it; a file of
     /// `FileSink.writebackBytes` or more then leaves the page cache.
     package static func createFile(_ path: String, _ bytes: [UInt8]) throws(OutputError) {
-        try createFile(path, writing: { (fd) throws(OutputError) in try writeAll(fd: fd, bytes, path: path) })
+        try createFile(
+            path,
+            writing: { (fd) throws(OutputError) in
+                try writeAll(fd: fd, bytes, path: path)
+                return Int64(bytes.count)
+            })
     }
 
     /// Creates `path` (it must not exist), lets `render` stream the text into it, fsyncs and
@@ -78,25 +83,25 @@ package enum FileSystem {
                 var sink = FileSink(fd: fd, path: path)
                 render(&sink)
                 try sink.finish()
+                return sink.written
             })
     }
 
-    /// Creates `path` exclusively, lets `write` fill the descriptor, fsyncs it, drops its pages
+    /// Creates `path` exclusively, lets `write` fill the descriptor (it returns the bytes it
+    /// wrote), fsyncs it, drops its pages
     /// from the cache (on disk now) when it holds `FileSink.writebackBytes` or more, and closes
     /// it; on a failure the descriptor is closed. A smaller file stays cached: a report folder's
     /// marker is what the next run into the folder reads first, and read back from the disk it
     /// kept about a third of traced sweeps on the 2-core VM waiting 1.7–10 ms at their start.
     private static func createFile(
-        _ path: String, writing write: (Int32) throws(OutputError) -> Void
+        _ path: String, writing write: (Int32) throws(OutputError) -> Int64
     ) throws(OutputError) {
         let fd = Syscalls.open(path, Syscalls.O_WRONLY | Syscalls.O_CREAT | Syscalls.O_EXCL | Syscalls.O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .io(path: path, operation: "create", reason: lastError()) }
         do throws(OutputError) {
-            try write(fd)
+            let size = try write(fd)
             guard Syscalls.fsync(fd) == 0 else { throw .io(path: path, operation: "fsync", reason: lastError()) }
-            if let size = Syscalls.status(fd: fd)?.size_bytes, size >= FileSink.writebackBytes {
-                _ = Syscalls.dropCachedPages(fd, offset: 0, length: 0)
-            }
+            if size >= FileSink.writebackBytes { _ = Syscalls.dropCachedPages(fd, offset: 0, length: 0) }
         } catch {
             Syscalls.close(fd)
             throw error
@@ -147,6 +152,18 @@ package enum FileSystem {
     package static func rename(_ from: String, to: String) throws(OutputError) {
         let rc = Syscalls.rename(from, to)
         guard rc == 0 else { throw .io(path: to, operation: "rename", reason: lastError()) }
+    }
+
+    /// Creates `path` as an empty file (it must not exist, and is not followed if a link) and
+    /// removes it again: whether the folder takes new entries. An empty file has no block for
+    /// the file system to free, unlike a probe folder.
+    package static func probeCreate(_ path: String) throws(OutputError) {
+        let fd = Syscalls.open(
+            path, Syscalls.O_WRONLY | Syscalls.O_CREAT | Syscalls.O_EXCL | Syscalls.O_CLOEXEC | Syscalls.O_NOFOLLOW,
+            0o600)
+        guard fd >= 0 else { throw .io(path: path, operation: "create", reason: lastError()) }
+        Syscalls.close(fd)
+        removeFile(path)
     }
 
     package static func makeDirectory(_ path: String) throws(OutputError) {

@@ -126,10 +126,9 @@ package enum ReportFolder {
         _ = try existing(dest, display: destination, replaceable: replaceable)
     }
 
-    /// Creates `dest`'s missing parents and checks that the parent takes new entries: an empty
-    /// file is created there and removed again. (A probe folder's block, freed on a file system
-    /// mounted with `discard` and no journal, waits for the device to discard it; an empty file
-    /// has no block to free.)
+    /// Creates `dest`'s missing parents and checks that the parent takes new entries
+    /// (`FileSystem.probeCreate`: a probe folder's block, freed on a file system mounted with
+    /// `discard` and no journal, waits for the device to discard it).
     private static func prepareParent(of dest: URL, display destination: String) throws(OutputError) {
         let parent = dest.deletingLastPathComponent()
         do {
@@ -138,14 +137,9 @@ package enum ReportFolder {
             throw .notWritable(path: destination, reason: "cannot create \(parent.path): \(reason(of: error))")
         }
         let probe = parent.appendingPathComponent(".\(dest.lastPathComponent).probe-\(Syscalls.processID())").path
-        let fd = Syscalls.open(
-            probe, Syscalls.O_WRONLY | Syscalls.O_CREAT | Syscalls.O_EXCL | Syscalls.O_CLOEXEC | Syscalls.O_NOFOLLOW,
-            0o600)
-        guard fd >= 0 else {
-            throw .notWritable(path: destination, reason: "\(parent.path): create failed (\(Syscalls.lastErrorText()))")
+        do { try FileSystem.probeCreate(probe) } catch {
+            throw .notWritable(path: destination, reason: "\(parent.path): \(error.reason)")
         }
-        _ = Syscalls.close(fd)
-        FileSystem.removeFile(probe)
     }
 
     /// Writes `files` (name → bytes) as the folder `destination`, atomically (see type doc).

@@ -35,10 +35,10 @@ package struct FileSink: TextSink {
     /// every 4 MiB, 0.7–1.5 ms every 1 MiB). At each start the range started the time before, on
     /// disk by then, leaves the page cache (`Syscalls.dropCachedPages`), and
     /// `FileSystem.createFile` drops the rest after its `fsync`: a report folder's files of this
-    /// size or more are written past the cache. Freeing cached pages is kernel work that otherwise waits for
-    /// whoever removes the file: when the 97 600-point sweep replaces its folder, removing the old
-    /// one takes 4–4.7 ms at its end instead of 6–7 ms (the rest is the file system freeing the
-    /// blocks).
+    /// size or more are written past the cache. Freeing cached pages is kernel work that
+    /// otherwise waits for whoever removes the file: when the 97 600-point sweep replaces its
+    /// folder, removing the old one takes 4–4.7 ms at its end instead of 6–7 ms (the rest is the
+    /// file system freeing the blocks).
     package static let writebackBytes: Int64 = 1 << 20
     package let fd: Int32
     package let path: String
