@@ -28,7 +28,11 @@ package enum SweepRunner {
             .path
     }
 
-    package static func run(_ plan: SweepPlan, request: SweepRequest, out: String) throws -> SweepRun {
+    /// - Parameter early: the plan's first drive, made while the destination was checked
+    ///   (`SweepEarlyStart`), taken by the work unit that needs it.
+    package static func run(
+        _ plan: SweepPlan, request: SweepRequest, out: String, early: SweepEarlyStart? = nil
+    ) throws -> SweepRun {
         let path = partialPath(out: out)
         // Every owned record goes to its slot of the store (item k of shard K/N is the (k / N)-th
         // owned one), out of memory: the records never exist all at once in the process.
@@ -140,7 +144,8 @@ package enum SweepRunner {
                     throw SweepError.interrupted(afterUnits: stopAfter)
                 }
                 let make = { () throws -> SweepDrive in
-                    try SweepDrive(
+                    if let drive = early?.takeDrive(scenario: unit.s, replicate: unit.r) { return drive }
+                    return try SweepDrive(
                         spec: plan.scenarios[unit.s].spec, replicate: unit.r, filters: plan.filters,
                         samplings: plan.samplings)
                 }
@@ -610,12 +615,15 @@ package enum SweepJob {
     /// The whole run holds the output's `OutputLock`, so a second sweep into the same `--out`
     /// is refused at once and never touches this one's resume file.
     package static func sweep(_ request: SweepRequest, out: String) throws -> Outcome {
+        // The arena limit is set before any thread allocates; with more than one worker the plan
+        // and the first drive are made beside the destination's checks and lock (`SweepEarlyStart`).
+        AllocatorTuning.limitArenas(to: request.jobs)
+        let early = request.jobs > 1 ? SweepEarlyStart(request) : nil
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
         let lock = try OutputLock.acquire(destination: out)
         defer { lock.release() }
-        AllocatorTuning.limitArenas(to: request.jobs)
-        let plan = try SweepPlan.prepare(request)
-        let run = try SweepRunner.run(plan, request: request, out: out)
+        let plan = try early?.plan() ?? SweepPlan.prepare(request)
+        let run = try SweepRunner.run(plan, request: request, out: out, early: early)
         AllocatorTuning.returnFreeMemory()
         var summary: SweepSummary?
         // The resume file goes as soon as the final files are in place, beside the removal of a
