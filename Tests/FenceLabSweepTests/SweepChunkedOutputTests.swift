@@ -183,20 +183,8 @@ import _TestSupport
     /// `edge-loiter-100m` cut to 120 s with 2 replicates, on a 61 × 40 = 2440-point grid: two runs
     /// of points (`SweepCells.chunkPoints`).
     @Test func aggregationAndTableDoNotDependOnJobs() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-chunked-\(getpid())")
-        try? FileManager.default.removeItem(at: root)
+        let root = try SweepBoundedOutputTests.Fixture("chunked").root
         defer { try? FileManager.default.removeItem(at: root) }
-        try FileManager.default.createDirectory(
-            at: root.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
-        let data = try Data(
-            contentsOf: TestPaths.packageRoot.appendingPathComponent("scenarios/edge-loiter-100m.json"))
-        var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        var sampling = try #require(object["sampling"] as? [String: Any])
-        sampling["duration_s"] = 120.0
-        object["sampling"] = sampling
-        object["replicates"] = 2
-        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            .write(to: root.appendingPathComponent("scenarios/edge-loiter-100m.json"))
         let grid = try SweepGrid(
             kind: .hysteresis, enter: SweepRange(parsing: "40:100:1", option: "--enter"),
             exit: SweepRange(parsing: "101:140:1", option: "--exit"), maxAccuracy: [30], confirm: [1],

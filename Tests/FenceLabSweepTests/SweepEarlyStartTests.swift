@@ -9,24 +9,7 @@ import _TestSupport
 /// (`SweepEarlyStart`): the same plan and the same records as without it, the drive handed out
 /// once and only to the unit it was made for, and a plan that fails failing the same way.
 @Suite struct SweepEarlyStartTests {
-    /// `edge-loiter-100m` cut to 120 s with 2 replicates, in a folder of its own.
-    static func scenarioFolder(_ tag: String) throws -> URL {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-early-\(tag)-\(getpid())")
-        try? FileManager.default.removeItem(at: root)
-        try FileManager.default.createDirectory(
-            at: root.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
-        let data = try Data(
-            contentsOf: TestPaths.packageRoot.appendingPathComponent("scenarios/edge-loiter-100m.json"))
-        var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        var sampling = try #require(object["sampling"] as? [String: Any])
-        sampling["duration_s"] = 120.0
-        object["sampling"] = sampling
-        object["replicates"] = 2
-        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            .write(to: root.appendingPathComponent("scenarios/edge-loiter-100m.json"))
-        return root
-    }
-
+    /// The short `edge-loiter-100m` of `SweepBoundedOutputTests.Fixture` on a 61 × 40 × 2 grid.
     static func request(_ root: URL, jobs: Int) throws -> SweepRequest {
         let grid = try SweepGrid(
             kind: .hysteresis, enter: SweepRange(parsing: "40:100:1", option: "--enter"),
@@ -39,7 +22,7 @@ import _TestSupport
     }
 
     @Test func sameRecordsAndTheDriveOnce() throws {
-        let root = try Self.scenarioFolder("same")
+        let root = try SweepBoundedOutputTests.Fixture("early-same").root
         defer { try? FileManager.default.removeItem(at: root) }
         let request = try Self.request(root, jobs: 2)
         let early = SweepEarlyStart(request)
@@ -64,7 +47,7 @@ import _TestSupport
     }
 
     @Test func onlyTheFirstDriveIsMade() throws {
-        let root = try Self.scenarioFolder("first")
+        let root = try SweepBoundedOutputTests.Fixture("early-first").root
         defer { try? FileManager.default.removeItem(at: root) }
         let early = SweepEarlyStart(try Self.request(root, jobs: 2))
         _ = try early.plan()
@@ -75,7 +58,7 @@ import _TestSupport
     }
 
     @Test func aPlanThatFailsFailsTheSameWay() throws {
-        let root = try Self.scenarioFolder("fails")
+        let root = try SweepBoundedOutputTests.Fixture("early-fails").root
         defer { try? FileManager.default.removeItem(at: root) }
         var request = try Self.request(root, jobs: 2)
         request.paths = [root.appendingPathComponent("no-such-folder").path]
