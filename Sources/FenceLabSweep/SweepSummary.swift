@@ -441,11 +441,12 @@ package struct SweepSummary: Sendable, Hashable {
         // by the ranking's threads (traced runs of the 97 600-point sweep).
         let found = FoundFrontiers(trade: trade)
         trade = []
-        let group = DispatchGroup()
+        let flutter: HelperWork?
         if jobs > 1 {
-            DispatchQueue.global().async(group: group) { found.findFlutter(listedFrontier: listedFrontier) }
+            flutter = HelperThreads.shared.start { found.findFlutter(listedFrontier: listedFrontier) }
         } else {
             found.findFlutter(listedFrontier: listedFrontier)
+            flutter = nil
         }
         let placeholders = manifest.scenarios.enumerated().map { s, scenario in
             SweepScenarioSummary(scenario: scenario, cells: cells[s], frontier: [], frontierByLatency: [])
@@ -460,13 +461,13 @@ package struct SweepSummary: Sendable, Hashable {
             }
             // The first caller ranks (under the digest's lock): with more threads, one of its own
             // started now, unless an output that needs the digest asks before it starts.
-            if jobs > 1 { DispatchQueue.global().async { digest.rank() } }
+            if jobs > 1 { HelperThreads.shared.start { digest.rank() } }
             pending = digest
         } else {
             pending = nil
         }
         found.findMix(mix)
-        group.wait()
+        flutter?.wait()
         chosen.frontier = found.mixFrontier
         chosen.costFrontier = found.costFrontier
         var summaries = placeholders

@@ -55,18 +55,14 @@ extension WorkPool {
                 do { result = .success(try body(i)) } catch { result = .failure(error) }
                 handoff.store(i, result, onDone: onDone)
             }
-            // `jobs - 1` threads only run items; the calling thread consumes and, while the next
-            // result is not ready, runs items too (as `map`'s caller does in `concurrentPerform`),
-            // so `jobs` threads compute and none only waits.
-            let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) {
-                DispatchQueue.concurrentPerform(iterations: workers - 1) { _ in
-                    while let i = handoff.claim(waiting: true) { run(i) }
-                }
+            // `jobs - 1` helper threads only run items; the calling thread consumes and, while the
+            // next result is not ready, runs items too, so `jobs` threads compute and none only waits.
+            let helpers = (1..<workers).map { _ in
+                HelperThreads.shared.start { while let i = handoff.claim(waiting: true) { run(i) } }
             }
             defer {
                 handoff.stop()
-                group.wait()
+                for helper in helpers { helper.wait() }
             }
             while true {
                 switch handoff.nextStep() {
