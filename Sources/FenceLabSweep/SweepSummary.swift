@@ -122,7 +122,7 @@ struct TradeOffColumns: Sendable {
 /// The frontiers `SweepSummary.make` finds on a thread of its own: per scenario its flutter
 /// frontier and that frontier by latency (each scenario's trade-off columns dropped once used,
 /// as one thread drops them), then the mix and three-way frontiers. Written by that thread only,
-/// read after it is done (`DispatchGroup.wait`).
+/// read after it is done (`HelperWork.wait`).
 final class FoundFrontiers: @unchecked Sendable {
     private var trade: [TradeOffColumns]
     private(set) var flutter: [(frontier: SweepPointSet, byLatency: [Int])] = []
