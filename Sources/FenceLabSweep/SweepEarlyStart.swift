@@ -3,7 +3,7 @@ import Foundation
 import _FenceLabSupport
 
 /// The start of a sweep with more than one worker: its plan, and then the drive of its first
-/// work unit (scenario 0, replicate 0), are made on a thread of their own while the calling
+/// work unit (scenario 0, replicate 0), are made on a helper thread while the calling
 /// thread checks the destination and takes its lock (`SweepJob.sweep`). The first worker then
 /// starts on a made drive instead of making it while the second waits for it (a cut unit's
 /// pieces share its drive, `SharedDrive`), so the ≈ 2 ms of that drive leave the part of the
@@ -13,41 +13,34 @@ import _FenceLabSupport
 /// fails, or a first unit that is not to run (resumed, or another shard's), leaves the worker to
 /// make its drive as without it.
 package final class SweepEarlyStart: Sendable {
-    private let prepared = Locked<Result<SweepPlan, any Error>?>(nil)
-    private let firstDrive = Locked<SweepDrive?>(nil)
-    private let planMade = DispatchSemaphore(value: 0)
-    private let driveMade = DispatchSemaphore(value: 0)
+    private let prepared = Awaited<Result<SweepPlan, any Error>>()
+    /// The first drive (nil when it could not be made), until a work unit takes it.
+    private let firstDrive = Awaited<Locked<SweepDrive?>>()
 
-    /// Starts making `request`'s plan and its first drive on a thread of its own.
+    /// Starts making `request`'s plan and its first drive on a helper thread.
     package init(_ request: SweepRequest) {
-        Thread.detachNewThread { [prepared, firstDrive, planMade, driveMade] in
+        HelperThreads.shared.start { [prepared, firstDrive] in
             let plan = Result { try SweepPlan.prepare(request) }
-            prepared.withLock { $0 = plan }
-            planMade.signal()
-            if case .success(let plan) = plan, let first = plan.scenarios.first, first.spec.replicates > 0,
-                let drive = try? SweepDrive(
+            prepared.set(plan)
+            var drive: SweepDrive?
+            if case .success(let plan) = plan, let first = plan.scenarios.first, first.spec.replicates > 0 {
+                drive = try? SweepDrive(
                     spec: first.spec, replicate: 0, filters: plan.filters, samplings: plan.samplings)
-            {
-                firstDrive.withLock { $0 = drive }
             }
-            driveMade.signal()
+            firstDrive.set(Locked(drive))
         }
     }
 
     /// The plan (waiting for it), or the error that preparing it threw.
     package func plan() throws -> SweepPlan {
-        planMade.wait()
-        planMade.signal()  // for a later call
-        return try prepared.withLock { $0! }.get()
+        try prepared.value().get()
     }
 
     /// The drive of `scenario`'s `replicate` if it is the one made here (waiting for it), and
     /// only once: nil for any other drive, when making it failed, or when it was taken before.
     func takeDrive(scenario: Int, replicate: Int) -> SweepDrive? {
         guard scenario == 0, replicate == 0 else { return nil }
-        driveMade.wait()
-        driveMade.signal()
-        return firstDrive.withLock { drive in
+        return firstDrive.value().withLock { drive in
             defer { drive = nil }
             return drive
         }

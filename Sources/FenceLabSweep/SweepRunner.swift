@@ -556,28 +556,21 @@ final class Checkpoint: Sendable {
 /// A `RecordAppender` opened on a thread of its own: `opened()` waits until it is, then returns
 /// it or throws why it could not be opened (every call the same).
 final class PendingAppender: Sendable {
-    private let result = Locked<Result<RecordAppender, SweepError>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
+    private let result = Awaited<Result<RecordAppender, SweepError>>()
 
     init(_ open: @escaping @Sendable () throws(SweepError) -> RecordAppender) {
-        Thread.detachNewThread { [result, done] in
-            let outcome: Result<RecordAppender, SweepError>
-            do throws(SweepError) { outcome = .success(try open()) } catch { outcome = .failure(error) }
-            result.withLock { $0 = outcome }
-            done.signal()
+        HelperThreads.shared.start { [result] in
+            do throws(SweepError) { result.set(.success(try open())) } catch { result.set(.failure(error)) }
         }
     }
 
     /// The appender if it is open by now, nil while it is being opened.
     func ifOpened() throws(SweepError) -> RecordAppender? {
-        try result.withLock({ $0 })?.get()
+        try result.current?.get()
     }
 
     func opened() throws(SweepError) -> RecordAppender {
-        if let ready = result.withLock({ $0 }) { return try ready.get() }
-        done.wait()
-        done.signal()  // for the next waiter
-        return try result.withLock({ $0 })!.get()
+        try result.value().get()
     }
 }
 

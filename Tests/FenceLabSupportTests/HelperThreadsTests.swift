@@ -47,4 +47,22 @@ import Testing
         let after = threads.withLock { $0 }
         #expect(after == before, "\(after.count) threads for 21 pieces run one at a time")
     }
+
+    /// A value set once on one thread reaches every thread that waits for it, and reads nil before.
+    @Test func awaitedValueReachesEveryWaiter() {
+        let answer = Awaited<Int>()
+        #expect(answer.current == nil)
+        let pool = HelperThreads()
+        let seen = Locked<[Int]>([])
+        let waiters = (0..<3).map { _ in
+            pool.start {
+                let value = answer.value()
+                seen.withLock { $0.append(value) }
+            }
+        }
+        pool.start { answer.set(7) }.wait()
+        for waiter in waiters { waiter.wait() }
+        #expect(seen.withLock { $0 } == [7, 7, 7])
+        #expect(answer.current == 7 && answer.value() == 7)
+    }
 }

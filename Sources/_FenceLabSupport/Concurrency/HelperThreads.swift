@@ -1,8 +1,9 @@
 import Foundation
 
 /// The threads that run a pool's items beside its calling thread (`WorkPool`) and the work a
-/// sweep starts beside its own (its flutter frontiers, its digest's ranking): made when no idle
-/// one is left, kept for the life of the process and reused, the one that finished last first.
+/// sweep starts beside its own (its plan and first drive, its resume file's opening, its flutter
+/// frontiers, its digest's ranking): made when no idle one is left, kept for the life of the
+/// process and reused, the one that finished last first.
 ///
 /// Dispatch's global queue, which ran them before, runs on Linux as many threads as there are
 /// cores and adds more only slowly while they wait (six pieces of work that waited for one
@@ -67,8 +68,7 @@ package final class HelperThreads: Sendable {
 /// Work started on a helper thread (`HelperThreads.start`).
 package final class HelperWork: @unchecked Sendable {
     private var body: (@Sendable () -> Void)?
-    private let condition = NSCondition()
-    private var finished = false
+    private let done = Awaited<Void>()
 
     fileprivate init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 
@@ -81,17 +81,8 @@ package final class HelperWork: @unchecked Sendable {
     }
 
     /// Lets `wait()` return.
-    fileprivate func finish() {
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
-    }
+    fileprivate func finish() { done.set(()) }
 
     /// Returns once the work has returned.
-    package func wait() {
-        condition.lock()
-        while !finished { condition.wait() }
-        condition.unlock()
-    }
+    package func wait() { done.value() }
 }
