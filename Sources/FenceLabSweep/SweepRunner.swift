@@ -254,7 +254,8 @@ package enum SweepRunner {
     /// each, then the second of each, …): the workers start by making different drives, where
     /// with one drive's pieces in a row the second worker waited while the first made the drive
     /// both needed. The records, and so every output, do not depend on the cut or the order.
-    /// One worker: no cut. The pieces are slices of the units' arrays (no copies).
+    /// One worker: no cut. The pieces are slices of the units' arrays (no copies). The last unit's
+    /// last pieces are cut smaller still (below).
     static func split(
         _ units: [(s: Int, r: Int, points: [Int])], jobs: Int
     ) -> [(s: Int, r: Int, points: ArraySlice<Int>)] {
@@ -275,8 +276,32 @@ package enum SweepRunner {
                 for pieces in group where k < pieces.count { out.append(pieces[k]) }
             }
         }
+        // The end of the last unit in smaller pieces: the last `jobs` pieces, when they are one
+        // unit's consecutive points, become `jobs` pieces of half their size and then `2 × jobs`
+        // of a quarter, in order (not below `smallestTailPiece`). The workers then end within
+        // about a quarter piece of each other: with the last pieces whole, the one that took the
+        // last piece ran 1.3–2.8 ms alone on the 97 600-point sweep at `--jobs 2` (64 pieces).
+        let tail = out.suffix(jobs)
+        guard let last = tail.last, tail.count == jobs,
+            tail.allSatisfy({ $0.s == last.s && $0.r == last.r }),
+            zip(tail, tail.dropFirst()).allSatisfy({ $0.points.endIndex == $1.points.startIndex }),
+            let whole = units.first(where: { $0.s == last.s && $0.r == last.r })?.points
+        else { return out }
+        let start = tail.first!.points.startIndex
+        let end = last.points.endIndex
+        let quarter = (end - start) / (4 * jobs)
+        guard quarter >= smallestTailPiece else { return out }
+        out.removeLast(jobs)
+        var bounds = [start]
+        for _ in 0..<jobs { bounds.append(bounds.last! + 2 * quarter) }
+        for _ in 0..<(2 * jobs - 1) { bounds.append(bounds.last! + quarter) }
+        bounds.append(end)
+        for (lower, upper) in zip(bounds, bounds.dropFirst()) { out.append((last.s, last.r, whole[lower..<upper])) }
         return out
     }
+
+    /// The fewest points of the pieces the end of the last cut unit is cut into (`split`).
+    static let smallestTailPiece = 256
 
     /// Removes the resume file once the final output is in place.
     package static func removePartial(out: String) {

@@ -164,17 +164,26 @@ import _TestSupport
 
     /// Too few drives for the workers: each drive's points are cut into pieces of at least
     /// `minimumUnitPoints`, in order, covering every point once, the pieces of `jobs` drives in
-    /// turns; one worker or enough drives: no cut.
+    /// turns, the last unit's last pieces halved and quartered when they stay at least
+    /// `smallestTailPiece`; one worker or enough drives: no cut.
     @Test func workUnitsAreCutWhenTheWorkersWouldIdle() {
         let one = [(s: 0, r: 0, points: Array(0..<10_000))]
         let cut = SweepRunner.split(one, jobs: 2)
         #expect(cut.count == 10, "64 wanted for 2 workers; 10 000 / 64 < 1024, so pieces of 1024")
         #expect(cut.flatMap(\.points) == one[0].points)
         #expect(cut.allSatisfy { $0.s == 0 && $0.r == 0 && $0.points.count <= SweepRunner.minimumUnitPoints })
+        // 64 pieces of 1 600; the last two (3 200 points) become 2 of 800 and 4 of 400, in order.
         let big = [(s: 1, r: 2, points: Array(0..<102_400))]
         let pieces = SweepRunner.split(big, jobs: 2)
-        #expect(pieces.count == 64 && pieces.flatMap(\.points) == big[0].points)
-        #expect(pieces.allSatisfy { $0.points.count == 1600 })
+        #expect(pieces.count == 68 && pieces.flatMap(\.points) == big[0].points)
+        #expect(pieces.prefix(62).allSatisfy { $0.points.count == 1600 })
+        #expect(pieces.suffix(6).map(\.points.count) == [800, 800, 400, 400, 400, 400])
+        #expect(pieces.allSatisfy { $0.s == 1 && $0.r == 2 })
+        // Three workers: 96 pieces of 1 067 (the last 1 035); the last three (3 169 points) become
+        // 3 of 528 and 6 of 264 (the last one 265, the remainder).
+        let byThree = SweepRunner.split(big, jobs: 3)
+        #expect(byThree.count == 102 && byThree.flatMap(\.points) == big[0].points)
+        #expect(byThree.suffix(9).map(\.points.count) == [528, 528, 528, 264, 264, 264, 264, 264, 265])
         #expect(SweepRunner.split(one, jobs: 1).map { Array($0.points) } == [one[0].points])
         // 8 drives of 5 000 points, 8 pieces wanted from each: pieces of 1024 (four) and 904.
         let few = (0..<8).map { (s: 0, r: $0, points: Array(0..<5000)) }
