@@ -139,8 +139,8 @@ package struct SweepRecord: Sendable, Hashable {
         // caller's buffer, reused from record to record), which is then cut to what was written;
         // through a writer value (no captured variable: those cost two runtime exclusivity checks
         // per access). A temporary allocation of `valuesCapacity_bytes` (1 034 bytes, over the 1 024
-        // always placed on the stack) was not on the stack in the pools' threads (then Dispatch's):
-        // one malloc and free per record.
+        // always placed on the stack) goes on the stack only where the thread's stack has room for
+        // it, which Dispatch's worker threads did not: one malloc and free per record.
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: Self.valuesCapacity_bytes))
         let written = bytes.withUnsafeMutableBufferPointer { all in
