@@ -241,12 +241,18 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     package var input: FenceInput.Kind = .raw
     /// The filter's process noise q, m²/s³ (`FenceInput.defaultAccelerationDensity_m2ps3` for raw input).
     package var q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3
+    // `Optional<String>` rather than `String?`, here and below, so that the property has no
+    // implicit `nil` default: with one, `init` assigned over it, and every point built was
+    // copied out of a temporary that was then destroyed (two value-witness calls per point read
+    // from `SweepPointAxes`, as many points as the grid has for every pass over it).
+    // swift-format-ignore: UseShorthandTypeNames
     /// The sampling policy the app is given its fixes by (`SamplingPolicy.description`, canonical),
     /// or nil for each scenario's own `sampling.policy` (a sweep without `--sampling`).
-    package var sampling: String?
+    package var sampling: Optional<String>
+    // swift-format-ignore: UseShorthandTypeNames
     /// The notification policy scored with the point (`NotificationPolicy.description`, canonical;
     /// `--notify`), or nil for none scored (a sweep without `--notify`).
-    package var notify: String?
+    package var notify: Optional<String>
 
     package init(
         kind: SweepRuleKind, enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirm_n: Int,
@@ -254,6 +260,7 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
         sampling: String? = nil, confirm_s: Double? = nil
     ) {
         self.sampling = sampling
+        self.notify = nil
         self.confirm_s = confirm_s.flatMap { $0 > 0 ? $0 : nil }
         self.kind = kind
         self.enter_m = enter_m
