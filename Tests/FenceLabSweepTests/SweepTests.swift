@@ -97,6 +97,33 @@ private func mismatch(_ body: () throws -> Any) -> String? {
         for sc in scenarios { #expect((sc["results"] as? [Any])?.count == s.manifest.points.count) }
     }
 
+    /// The page's heading names the inputs the grid's points decide on when there is more than
+    /// one. It reads a filtered input from the grid's stages instead of passing over the points;
+    /// the kinds must be those a pass over the points finds, also when the seeds' setting the grid
+    /// gains (raw) is the only raw point.
+    @Test func pageNamesTheInputsOfThePoints() throws {
+        let fx = try SweepFixture("inputs", duration_s: 60, replicates: 1)
+        defer { try? FileManager.default.removeItem(at: fx.root) }
+        let cases: [[FenceInput.Kind]] = [[.raw], [.kalman], [.raw, .imm], [.kalman, .imm], [.raw, .kalman, .imm]]
+        for (k, inputs) in cases.enumerated() {
+            var request = try fx.request()
+            request.grid = try SweepGrid(
+                kind: .hysteresis, enter: SweepRange(parsing: "60:100:20", option: "--enter"),
+                exit: SweepRange(parsing: "110:130:20", option: "--exit"), maxAccuracy: [20], confirm: [1],
+                inputs: inputs, kalmanQ: [0.5], limit: nil)
+            let s = try #require(try SweepJob.sweep(request, out: fx.path("out\(k)")).summary)
+            let points = s.manifest.points
+            let used = FenceInput.Kind.allCases.filter { kind in points.indices.contains { points[$0].input == kind } }
+            let page = SweepHTML.render(s)
+            if used.count > 1 {
+                #expect(page.contains("(\(used.map(\.rawValue).joined(separator: ", ")) inputs)"), "\(inputs)")
+            } else {
+                #expect(!page.contains(" inputs)"), "\(inputs)")
+            }
+            if inputs == [.kalman] { #expect(used == [.raw, .kalman], "the seeds' raw setting is added") }
+        }
+    }
+
     /// The manifest (resume-file header, shard.json) is encoded 1024 points at a time and spliced;
     /// the bytes must be those of one `JSONEncoder` run over the whole manifest, compact and pretty,
     /// for grids just above and far above one piece, with filtered inputs (q present) among them.
