@@ -191,10 +191,11 @@ package struct SweepDrive: Sendable {
         SweepScan.visits(observed, end_s: duration_s, into: &scratch.observedVisits)
         do {
             flutter = try Flutter.measure(
-                truth: truth, observed: scratch.observedTransitions, window_s: settings.window_s)
+                truth: truth, observed: scratch.observedTransitions, window_s: settings.window_s,
+                buffers: &scratch.flutterBuffers)
             visits = try Visits.measure(
                 truth: trueVisits, observed: scratch.observedVisits, duration_s: duration_s,
-                matchSlack_s: settings.matchSlack_s)
+                matchSlack_s: settings.matchSlack_s, buffers: &scratch.visitBuffers)
         } catch { throw RunError.metrics(scenario: scenario, error) }
         var r = record(item: item, flutter: flutter, visits: visits, sampling: sampling)
         if let notify {
@@ -388,10 +389,10 @@ extension SweepDrive {
         do {
             flutter = try Flutter.measure(
                 truth: scratch.truths[t], observed: Flutter.transitions(of: observed.states),
-                window_s: settings.window_s)
+                window_s: settings.window_s, buffers: &scratch.flutterBuffers)
             visits = try Visits.measure(
                 truth: trueVisits, observed: Visits.observedVisits(of: observed.states, end_s: duration_s),
-                duration_s: duration_s, matchSlack_s: settings.matchSlack_s)
+                duration_s: duration_s, matchSlack_s: settings.matchSlack_s, buffers: &scratch.visitBuffers)
         } catch { throw RunError.metrics(scenario: scenario, error) }
         var r = record(item: item, flutter: flutter, visits: visits, sampling: sampling)
         r.filterRMSE_m = d.filterRMSE_m[point.fenceInput]
@@ -530,6 +531,9 @@ package struct SweepScratch: Sendable {
     /// A point's observed transitions and visits (`SweepDrive.scoreRaw`).
     var observedTransitions: [Transition] = []
     var observedVisits: [Visit] = []
+    /// The arrays transition matching and visit scoring work in, point after point.
+    var flutterBuffers = Flutter.Buffers()
+    var visitBuffers = Visits.Buffers()
     /// True transitions of the rules seen on the drive (the gate never matters for truth), by
     /// rule: each computed once per drive, up to `maxCachedTruths` of them at a time.
     var truthKeys: [TruthKey: Int] = [:]

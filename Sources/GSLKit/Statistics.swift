@@ -93,6 +93,21 @@ public enum Statistics {
         }
     }
 
+    /// `quantilePair` selected in `values` itself: their order changes, nothing is copied (for a
+    /// caller that fills a buffer of its own, e.g. on the stack, and needs no array).
+    public static func quantilePair(
+        reordering values: UnsafeMutableBufferPointer<Double>, _ p: Double, _ q: Double
+    ) throws(GSLError) -> (Double, Double) {
+        guard !values.isEmpty else { throw .invalidArgument("quantile needs at least 1 value(s), got 0") }
+        if let i = values.firstIndex(where: { !$0.isFinite }) {
+            throw .invalidArgument("quantile: value at index \(i) is not finite (\(values[i]))")
+        }
+        guard p >= 0, q <= 1, p <= q else {
+            throw .invalidArgument("quantile probabilities must satisfy 0 ≤ p ≤ q ≤ 1, got \(p), \(q)")
+        }
+        return OrderStatistics.pair(in: values, p, q)
+    }
+
     /// Values `quantilePair` copies to the stack (2 KiB); more are copied to the heap.
     static let pairStack_values = 256
 

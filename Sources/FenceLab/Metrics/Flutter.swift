@@ -128,13 +128,32 @@ package enum Flutter {
         truth: [Transition], observed: [Transition],
         window_s: Double = defaultWindow_s
     ) throws(MetricsError) -> FlutterMetrics {
+        var buffers = Buffers()
+        return try measure(truth: truth, observed: observed, window_s: window_s, buffers: &buffers)
+    }
+
+    /// The arrays `measure` works in, kept by a caller that measures many rules (a sweep's
+    /// worker): filled afresh at each call, so that once they are large enough a call allocates
+    /// nothing. The metrics share `matches`' storage until they are dropped.
+    package struct Buffers: Sendable {
+        var truthUsed: [Bool] = []
+        var matches: [TransitionMatch] = []
+        package init() {}
+    }
+
+    /// `measure(truth:observed:window_s:)` in `buffers` (the same metrics).
+    package static func measure(
+        truth: [Transition], observed: [Transition], window_s: Double = defaultWindow_s,
+        buffers: inout Buffers
+    ) throws(MetricsError) -> FlutterMetrics {
         guard window_s.isFinite, window_s > 0 else {
             throw .invalidValue(key: "window_s", value: "\(window_s)", reason: "must be finite and > 0")
         }
         try checkSorted(truth, key: "truth")
         try checkSorted(observed, key: "observed")
-        var truthUsed = [Bool](repeating: false, count: truth.count)
-        var matches: [TransitionMatch] = []
+        buffers.truthUsed.removeAll(keepingCapacity: true)
+        buffers.truthUsed.append(contentsOf: repeatElement(false, count: truth.count))
+        buffers.matches.removeAll(keepingCapacity: true)
         var firstCandidate = 0
         for (i, o) in observed.enumerated() {
             while firstCandidate < truth.count, truth[firstCandidate].time_s < o.time_s - window_s {
@@ -142,9 +161,9 @@ package enum Flutter {
             }
             var j = firstCandidate
             while j < truth.count, truth[j].time_s <= o.time_s + window_s {
-                if !truthUsed[j], truth[j].direction == o.direction {
-                    truthUsed[j] = true
-                    matches.append(
+                if !buffers.truthUsed[j], truth[j].direction == o.direction {
+                    buffers.truthUsed[j] = true
+                    buffers.matches.append(
                         TransitionMatch(observedIndex: i, truthIndex: j, latency_s: o.time_s - truth[j].time_s))
                     break
                 }
@@ -164,20 +183,25 @@ package enum Flutter {
         }
         var median: Double?
         var p95: Double?
-        if !matches.isEmpty {
-            // Selected in the latencies' own array (what `quantiles(_:probabilities:)` copies them to).
-            var latencies = matches.map(\.latency_s)
-            let q = try gsl { () throws(GSLError) in
-                try Statistics.quantiles(reordering: &latencies, probabilities: Visits.medianAndP95)
+        if !buffers.matches.isEmpty {
+            // Selected in a temporary buffer of the latencies (the values `quantiles` gives).
+            let q = try withUnsafeTemporaryAllocation(of: Double.self, capacity: buffers.matches.count) {
+                (latencies) throws(MetricsError) -> (Double, Double) in
+                for (k, m) in buffers.matches.enumerated() { (latencies.baseAddress! + k).initialize(to: m.latency_s) }
+                defer { latencies.baseAddress!.deinitialize(count: buffers.matches.count) }
+                let filled = UnsafeMutableBufferPointer(rebasing: latencies[0..<buffers.matches.count])
+                return try gsl { () throws(GSLError) in
+                    try Statistics.quantilePair(reordering: filled, Visits.medianAndP95[0], Visits.medianAndP95[1])
+                }
             }
-            median = q[0]
-            p95 = q[1]
+            median = q.0
+            p95 = q.1
         }
         return FlutterMetrics(
             transitions: observed.count, truthTransitions: truth.count,
-            spurious: observed.count - matches.count, missed: truth.count - matches.count,
+            spurious: observed.count - buffers.matches.count, missed: truth.count - buffers.matches.count,
             flaps: flaps, latencyMedian_s: median, latencyP95_s: p95,
-            modelDisagreements: nil, matches: matches)
+            modelDisagreements: nil, matches: buffers.matches)
     }
 
     private static func checkSorted(_ list: [Transition], key: String) throws(MetricsError) {

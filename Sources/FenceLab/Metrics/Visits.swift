@@ -73,7 +73,7 @@ package struct VisitMetrics: Sendable, Hashable {
         lateEntryP95_s =
             earlyEntries == 0
             ? entryLatencyP95_s
-            : try Visits.medianP95(entryLatencies_s.map { Swift.max(0, $0) })?.p95
+            : try Visits.medianP95(clampingAtZero: entryLatencies_s)?.p95
     }
 
     /// matched / true; nil without a true visit.
@@ -235,6 +235,25 @@ package enum Visits {
         truth: [Visit], observed: [Visit], duration_s: Double,
         matchSlack_s: Double = defaultMatchSlack_s
     ) throws(MetricsError) -> VisitMetrics {
+        var buffers = Buffers()
+        return try measure(
+            truth: truth, observed: observed, duration_s: duration_s, matchSlack_s: matchSlack_s, buffers: &buffers)
+    }
+
+    /// The latency arrays `measure` fills, kept by a caller that measures many rules (a sweep's
+    /// worker): emptied at each call, so that once they are large enough a call allocates
+    /// nothing. The metrics share their storage until they are dropped.
+    package struct Buffers: Sendable {
+        var entry: [Double] = []
+        var exit: [Double] = []
+        package init() {}
+    }
+
+    /// `measure(truth:observed:duration_s:matchSlack_s:)` in `buffers` (the same metrics).
+    package static func measure(
+        truth: [Visit], observed: [Visit], duration_s: Double, matchSlack_s: Double = defaultMatchSlack_s,
+        buffers: inout Buffers
+    ) throws(MetricsError) -> VisitMetrics {
         guard matchSlack_s.isFinite, matchSlack_s >= 0 else {
             throw .invalidValue(key: "matchSlack_s", value: "\(matchSlack_s)", reason: "must be finite and ≥ 0")
         }
@@ -248,11 +267,11 @@ package enum Visits {
         // in the runtime at every call: ≈ 950 instructions, 3.5 % of a 1 420-point sweep).
         var falseVisits = 0
         var fragments = 0
-        var entry: [Double] = []
-        var exit: [Double] = []
         var early = 0
-        entry.reserveCapacity(truth.count)
-        exit.reserveCapacity(truth.count)
+        buffers.entry.removeAll(keepingCapacity: true)
+        buffers.exit.removeAll(keepingCapacity: true)
+        buffers.entry.reserveCapacity(truth.count)
+        buffers.exit.reserveCapacity(truth.count)
         withUnsafeTemporaryAllocation(of: Int.self, capacity: truth.count) { matchedObserved in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: truth.count) { lastEnd in
                 matchedObserved.initialize(repeating: -1)
@@ -271,16 +290,16 @@ package enum Visits {
                 }
                 for (j, t) in truth.enumerated() where matchedObserved[j] >= 0 {
                     let latency = observed[matchedObserved[j]].start_s - t.start_s
-                    entry.append(latency)
+                    buffers.entry.append(latency)
                     if latency < 0 { early += 1 }
-                    if !t.openAtEnd { exit.append(lastEnd[j] - t.end_s) }
+                    if !t.openAtEnd { buffers.exit.append(lastEnd[j] - t.end_s) }
                 }
             }
         }
         return try VisitMetrics(
-            trueVisits: truth.count, matchedVisits: entry.count, falseVisits: falseVisits,
+            trueVisits: truth.count, matchedVisits: buffers.entry.count, falseVisits: falseVisits,
             fragments: fragments, earlyEntries: early, driveHours: duration_s / 3600,
-            entryLatencies_s: entry, exitLatencies_s: exit)
+            entryLatencies_s: buffers.entry, exitLatencies_s: buffers.exit)
     }
 
     /// What an observed visit is to the truth: matched to true visit j, a fragment of j, or false.
@@ -296,28 +315,32 @@ package enum Visits {
         truth: [Visit], observed: [Visit], matchSlack_s: Double,
         _ report: (_ observed: Int, _ role: ObservedRole) -> Void
     ) {
-        var matched = [Bool](repeating: false, count: truth.count)
-        var first = 0
-        for (i, o) in observed.enumerated() {
-            while first < truth.count, truth[first].end_s + matchSlack_s < o.start_s { first += 1 }
-            var match: Int?
-            var fragmentOf: Int?
-            var j = first
-            while j < truth.count, truth[j].start_s - matchSlack_s <= o.end_s {
-                if !matched[j] {
-                    match = j
-                    break
+        // Which true visits are matched, in a temporary buffer (`measure` runs per work item of a
+        // sweep; an array here was its one allocation per call).
+        withUnsafeTemporaryAllocation(of: Bool.self, capacity: truth.count) { matched in
+            matched.initialize(repeating: false)
+            var first = 0
+            for (i, o) in observed.enumerated() {
+                while first < truth.count, truth[first].end_s + matchSlack_s < o.start_s { first += 1 }
+                var match: Int?
+                var fragmentOf: Int?
+                var j = first
+                while j < truth.count, truth[j].start_s - matchSlack_s <= o.end_s {
+                    if !matched[j] {
+                        match = j
+                        break
+                    }
+                    fragmentOf = j
+                    j += 1
                 }
-                fragmentOf = j
-                j += 1
-            }
-            if let j = match {
-                matched[j] = true
-                report(i, .match(j))
-            } else if let j = fragmentOf {
-                report(i, .fragment(j))
-            } else {
-                report(i, .falseVisit)
+                if let j = match {
+                    matched[j] = true
+                    report(i, .match(j))
+                } else if let j = fragmentOf {
+                    report(i, .fragment(j))
+                } else {
+                    report(i, .falseVisit)
+                }
             }
         }
     }
@@ -326,6 +349,22 @@ package enum Visits {
         guard !values.isEmpty else { return nil }
         let q = try gsl { () throws(GSLError) in
             try Statistics.quantilePair(values, medianAndP95[0], medianAndP95[1])
+        }
+        return (q.0, q.1)
+    }
+
+    /// `medianP95` of `values` with each negative one counted as 0, selected in a temporary
+    /// buffer (no array made).
+    static func medianP95(clampingAtZero values: [Double]) throws(MetricsError) -> (median: Double, p95: Double)? {
+        guard !values.isEmpty else { return nil }
+        let q = try withUnsafeTemporaryAllocation(of: Double.self, capacity: values.count) {
+            (buffer) throws(MetricsError) -> (Double, Double) in
+            for (k, v) in values.enumerated() { (buffer.baseAddress! + k).initialize(to: Swift.max(0, v)) }
+            defer { buffer.baseAddress!.deinitialize(count: values.count) }
+            let filled = UnsafeMutableBufferPointer(rebasing: buffer[0..<values.count])
+            return try gsl { () throws(GSLError) in
+                try Statistics.quantilePair(reordering: filled, medianAndP95[0], medianAndP95[1])
+            }
         }
         return (q.0, q.1)
     }
