@@ -93,6 +93,15 @@ import Testing
                 #expect(
                     got.0.bitPattern == expected[0].bitPattern && got.1.bitPattern == expected[1].bitPattern,
                     "n \(n), p \(p), q \(q): \(got) against \(expected)")
+                // Selected in a buffer of the caller's, reordering it: the same bits, the same values.
+                var work = values
+                let inPlace = try work.withUnsafeMutableBufferPointer { buffer throws(GSLError) in
+                    try Statistics.quantilePair(reordering: buffer, p, q)
+                }
+                #expect(
+                    inPlace.0.bitPattern == expected[0].bitPattern && inPlace.1.bitPattern == expected[1].bitPattern,
+                    "in place: n \(n), p \(p), q \(q): \(inPlace) against \(expected)")
+                #expect(work.sorted() == values.sorted(), "n \(n): the buffer holds the same values")
             }
         }
     }
@@ -102,5 +111,15 @@ import Testing
         #expect(throws: GSLError.self) { try Statistics.quantilePair([1, .nan], 0.5, 0.95) }
         #expect(throws: GSLError.self) { try Statistics.quantilePair([1, 2], 0.95, 0.5) }
         #expect(throws: GSLError.self) { try Statistics.quantilePair([1, 2], -0.1, 0.5) }
+        for (values, p, q) in [([], 0.5, 0.95), ([1, .nan], 0.5, 0.95), ([1, 2], 0.95, 0.5), ([1, 2], -0.1, 0.5)]
+            as [([Double], Double, Double)]
+        {
+            var work = values
+            #expect(throws: GSLError.self) {
+                try work.withUnsafeMutableBufferPointer { buffer throws(GSLError) in
+                    try Statistics.quantilePair(reordering: buffer, p, q)
+                }
+            }
+        }
     }
 }
