@@ -55,11 +55,12 @@ extension SweepCells {
     /// and 35.6 ms on one, now 36.6 and 33.0 ms (medians of 12 alternating runs).
     static func cell(
         point: Int, _ j: Int, rows: [[SweepRecord]], scenario: String, scenarioHours: Double,
-        scratch: inout [SweepRecord]
+        scratch: inout [SweepRecord], values: inout [Double]
     ) throws -> SweepCell {
         scratch.removeAll(keepingCapacity: true)
         for row in rows { scratch.append(row[j]) }
-        return try SweepSummary.cell(point: point, scratch, scenario: scenario, scenarioHours: scenarioHours)
+        return try SweepSummary.cell(
+            point: point, scratch, scenario: scenario, scenarioHours: scenarioHours, values: &values)
     }
 
     /// The scenario's name in storage of its own (a name over 15 bytes is a reference-counted
@@ -83,7 +84,7 @@ extension SweepCells {
                 buffer.cells.append(
                     try Self.cell(
                         point: range.lowerBound + j, j, rows: buffer.rows, scenario: name,
-                        scenarioHours: scenarioHours, scratch: &buffer.scratch))
+                        scenarioHours: scenarioHours, scratch: &buffer.scratch, values: &buffer.values))
             }
             return buffer.cells[...]
         } catch {
@@ -100,6 +101,8 @@ struct CellBuffer: Sendable {
     var cells: [SweepCell] = []
     /// One point's records.
     var scratch: [SweepRecord] = []
+    /// One figure's values over those records (`SweepSummary.cell`).
+    var values: [Double] = []
 }
 
 /// What `SweepSummary.make` computes for one run of points, per scenario and for the mix, to be

@@ -393,6 +393,7 @@ package struct SweepSummary: Sendable, Hashable {
                 let hours = source.map(\.scenarioHours)
                 var part = AggregatedRun(scenarios: source.count, points: range.count, keepingCells: keep)
                 var scratch: [SweepRecord] = []
+                var values: [Double] = []
                 var visits: [SweepVisitCell] = []
                 var costs: [SweepCostCell] = []
                 var notes: [SweepNotifyCell?] = []
@@ -405,7 +406,7 @@ package struct SweepSummary: Sendable, Hashable {
                     for s in names.indices {
                         let c = try SweepCells.cell(
                             point: p, j, rows: rows[s], scenario: names[s], scenarioHours: hours[s],
-                            scratch: &scratch)
+                            scratch: &scratch, values: &values)
                         part.append(c, scenario: s)
                         visits.append(c.visits)
                         costs.append(c.cost)
@@ -484,9 +485,24 @@ package struct SweepSummary: Sendable, Hashable {
     /// (this runs for every cell in `make` and again in sweep.csv).
     static func cell(point: Int, _ records: [SweepRecord], scenario: String, scenarioHours: Double) throws -> SweepCell
     {
+        var values: [Double] = []
+        return try cell(point: point, records, scenario: scenario, scenarioHours: scenarioHours, values: &values)
+    }
+
+    /// `cell(point:_:scenario:scenarioHours:)` with the figures' values gathered in `values`, which
+    /// a thread computing many cells keeps from cell to cell (one array less per cell).
+    static func cell(
+        point: Int, _ records: [SweepRecord], scenario: String, scenarioHours: Double, values: inout [Double]
+    ) throws -> SweepCell {
         // One buffer of one slot per record, overwritten for each figure (no emptying and
         // appending: 23 figures per point).
-        var buffer = [Double](repeating: 0, count: records.count)
+        if values.count != records.count {
+            values.removeAll(keepingCapacity: true)
+            values.append(contentsOf: repeatElement(0, count: records.count))
+        }
+        var buffer = values
+        values = []  // `buffer` holds the only reference (written in place), handed back below
+        defer { values = buffer }
         func est(_ key: String, _ value: (SweepRecord) -> Double) throws -> Estimate {
             for (i, r) in records.enumerated() { buffer[i] = value(r) }
             do { return try Estimate.of(buffer, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
