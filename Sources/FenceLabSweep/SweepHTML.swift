@@ -18,13 +18,7 @@ enum SweepHTML {
     static func render(_ s: SweepSummary, into out: inout some TextSink) {
         let x = ReportText.xml
         let m = s.manifest
-        // A grid built from options has a filtered input exactly when one of its stages does (the
-        // seeds' setting it may add is raw): no pass over the points for an input it does not
-        // sweep (two passes over every point of a raw-only grid before).
-        let kinds = FenceInput.Kind.allCases.filter { k in
-            if k != .raw, let axes = m.points.axes, !axes.stages.contains(where: { $0.input == k }) { return false }
-            return m.points.contains { $0.input == k }
-        }
+        let kinds = FenceInput.Kind.allCases.filter(m.points.hasInput)
         let inputs = kinds.count > 1 ? " (\(kinds.map(\.rawValue).joined(separator: ", ")) inputs)" : ""
         let banner = HTMLPage.Banner(
             cssClass: "unknownband", style: "background:#24292f",

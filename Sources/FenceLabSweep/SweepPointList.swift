@@ -246,6 +246,14 @@ package struct SweepPointList: RandomAccessCollection, Sendable, Hashable, Codab
     /// The axes the points are computed from (nil: stored points).
     package var axes: SweepPointAxes? { fromAxes ? computed : nil }
 
+    /// Whether some point decides on `kind`. A grid built from options has a filtered input
+    /// exactly when one of its stages does (the seeds' setting it may gain is raw), so only the
+    /// raw input, and points held one by one, take a pass over the points.
+    package func hasInput(_ kind: FenceInput.Kind) -> Bool {
+        if kind != .raw, let axes { return axes.stages.contains { $0.input == kind } }
+        return contains { $0.input == kind }
+    }
+
     /// The distinct sampling policies in the order they first appear.
     package var samplings: [String?] {
         if fromAxes { return computed.samplings }

@@ -254,9 +254,8 @@ package struct SweepScenarioSummary: Sendable, Hashable {
     package func filterErrors(points: SweepPointList) -> [FilterErrors] {
         var out: [FilterErrors] = []
         for kind in FenceInput.Kind.allCases where kind != .raw {
-            // A grid built from options has the input kind exactly when one of its stages does:
-            // no pass over the points (this runs once per output) for an input it does not sweep.
-            if let axes = points.axes, !axes.stages.contains(where: { $0.input == kind }) { continue }
+            // No pass over a grid's points (this runs once per output) for an input it does not sweep.
+            guard points.hasInput(kind) else { continue }
             var byQ: [Double: Estimate] = [:]
             for p in points.indices where points[p].input == kind && byQ[points[p].q_m2s3] == nil {
                 if let e = cells[p].filterRMSE_m { byQ[points[p].q_m2s3] = e }
@@ -500,16 +499,13 @@ package struct SweepSummary: Sendable, Hashable {
             values.removeAll(keepingCapacity: true)
             values.append(contentsOf: repeatElement(0, count: records.count))
         }
-        var buffer = values
-        values = []  // `buffer` holds the only reference (written in place), handed back below
-        defer { values = buffer }
         func est(_ key: String, _ value: (SweepRecord) -> Double) throws -> Estimate {
-            for (i, r) in records.enumerated() { buffer[i] = value(r) }
-            do { return try Estimate.of(buffer, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
+            for (i, r) in records.enumerated() { values[i] = value(r) }
+            do { return try Estimate.of(values, key: key) } catch { throw RunError.metrics(scenario: scenario, error) }
         }
         /// Over the records that have the figure; nil when none has it.
         func optional(_ key: String, _ value: (SweepRecord) -> Double?) throws -> Estimate? {
-            try Self.estimate(records, key: key, scenario: scenario, buffer: &buffer, value)
+            try Self.estimate(records, key: key, scenario: scenario, buffer: &values, value)
         }
         let hours = scenarioHours
         let visits = SweepVisitCell(
@@ -540,7 +536,7 @@ package struct SweepSummary: Sendable, Hashable {
             cost: SweepCostCell(
                 fixesPerHour: try est("cost.fixesPerHour") { $0.fixesPerHour },
                 wakeupsPerHour: try est("cost.wakeupsPerHour") { $0.wakeupsPerHour }),
-            notifications: try notifyCell(records, hours: scenarioHours, scenario: scenario, buffer: &buffer))
+            notifications: try notifyCell(records, hours: scenarioHours, scenario: scenario, buffer: &values))
     }
 
     /// The estimate over the records that have the figure (nil when none has it), gathered in

@@ -77,19 +77,17 @@ public enum Statistics {
     /// allocation for up to `pairStack_values` values: they are copied to a stack buffer, the
     /// order statistics selected there. The same values, bit for bit.
     public static func quantilePair(_ values: [Double], _ p: Double, _ q: Double) throws(GSLError) -> (Double, Double) {
-        try check(values, minimumCount: 1, routine: "quantile")
-        guard p >= 0, q <= 1, p <= q else {
-            throw .invalidArgument("quantile probabilities must satisfy 0 ≤ p ≤ q ≤ 1, got \(p), \(q)")
-        }
         guard values.count <= pairStack_values else {
             var work = values
-            return work.withUnsafeMutableBufferPointer { OrderStatistics.pair(in: $0, p, q) }
+            return try work.withUnsafeMutableBufferPointer { (buffer) throws(GSLError) in
+                try quantilePair(reordering: buffer, p, q)
+            }
         }
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: values.count) { buffer in
+        return try withUnsafeTemporaryAllocation(of: Double.self, capacity: values.count) {
+            (buffer) throws(GSLError) -> (Double, Double) in
             _ = buffer.initialize(from: values)
-            let result = OrderStatistics.pair(in: buffer, p, q)
-            buffer.deinitialize()
-            return result
+            defer { buffer.deinitialize() }
+            return try quantilePair(reordering: buffer, p, q)
         }
     }
 

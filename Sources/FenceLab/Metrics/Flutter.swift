@@ -181,26 +181,12 @@ package enum Flutter {
                 k += 1
             }
         }
-        var median: Double?
-        var p95: Double?
-        if !buffers.matches.isEmpty {
-            // Selected in a temporary buffer of the latencies (the values `quantiles` gives).
-            let q = try withUnsafeTemporaryAllocation(of: Double.self, capacity: buffers.matches.count) {
-                (latencies) throws(MetricsError) -> (Double, Double) in
-                for (k, m) in buffers.matches.enumerated() { (latencies.baseAddress! + k).initialize(to: m.latency_s) }
-                defer { latencies.baseAddress!.deinitialize(count: buffers.matches.count) }
-                let filled = UnsafeMutableBufferPointer(rebasing: latencies[0..<buffers.matches.count])
-                return try gsl { () throws(GSLError) in
-                    try Statistics.quantilePair(reordering: filled, Visits.medianAndP95[0], Visits.medianAndP95[1])
-                }
-            }
-            median = q.0
-            p95 = q.1
-        }
+        // Selected in a temporary copy of the latencies (no array made).
+        let q = try Visits.medianP95(buffers.matches.lazy.map(\.latency_s))
         return FlutterMetrics(
             transitions: observed.count, truthTransitions: truth.count,
             spurious: observed.count - buffers.matches.count, missed: truth.count - buffers.matches.count,
-            flaps: flaps, latencyMedian_s: median, latencyP95_s: p95,
+            flaps: flaps, latencyMedian_s: q?.median, latencyP95_s: q?.p95,
             modelDisagreements: nil, matches: buffers.matches)
     }
 

@@ -73,7 +73,7 @@ package struct VisitMetrics: Sendable, Hashable {
         lateEntryP95_s =
             earlyEntries == 0
             ? entryLatencyP95_s
-            : try Visits.medianP95(clampingAtZero: entryLatencies_s)?.p95
+            : try Visits.medianP95(entryLatencies_s.lazy.map { Swift.max(0, $0) })?.p95
     }
 
     /// matched / true; nil without a true visit.
@@ -345,25 +345,20 @@ package enum Visits {
         }
     }
 
-    static func medianP95(_ values: [Double]) throws(MetricsError) -> (median: Double, p95: Double)? {
-        guard !values.isEmpty else { return nil }
-        let q = try gsl { () throws(GSLError) in
-            try Statistics.quantilePair(values, medianAndP95[0], medianAndP95[1])
-        }
-        return (q.0, q.1)
-    }
-
-    /// `medianP95` of `values` with each negative one counted as 0, selected in a temporary
-    /// buffer (no array made).
-    static func medianP95(clampingAtZero values: [Double]) throws(MetricsError) -> (median: Double, p95: Double)? {
-        guard !values.isEmpty else { return nil }
-        let q = try withUnsafeTemporaryAllocation(of: Double.self, capacity: values.count) {
+    /// The median and 95th percentile of `values` (nil when empty), selected in a temporary
+    /// buffer they are copied to: a caller passes a lazy view (latencies of matches, clamped
+    /// latencies) and no array is made.
+    static func medianP95<Values: Collection<Double>>(
+        _ values: Values
+    ) throws(MetricsError) -> (median: Double, p95: Double)? {
+        let n = values.count
+        guard n > 0 else { return nil }
+        let q = try withUnsafeTemporaryAllocation(of: Double.self, capacity: n) {
             (buffer) throws(MetricsError) -> (Double, Double) in
-            for (k, v) in values.enumerated() { (buffer.baseAddress! + k).initialize(to: Swift.max(0, v)) }
-            defer { buffer.baseAddress!.deinitialize(count: values.count) }
-            let filled = UnsafeMutableBufferPointer(rebasing: buffer[0..<values.count])
+            _ = buffer.initialize(from: values)
+            defer { buffer.deinitialize() }
             return try gsl { () throws(GSLError) in
-                try Statistics.quantilePair(reordering: filled, medianAndP95[0], medianAndP95[1])
+                try Statistics.quantilePair(reordering: buffer, medianAndP95[0], medianAndP95[1])
             }
         }
         return (q.0, q.1)
