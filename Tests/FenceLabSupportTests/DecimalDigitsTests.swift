@@ -101,6 +101,25 @@ import Testing
         }
     }
 
+    /// The values past the digit path are written without a `String`: the standard library hands
+    /// a finite double's characters to the stream as ASCII bytes (`_writeASCII`), which is what
+    /// `DecimalDigits.append` and `write(_:into:at:)` rely on; `write(_ string:)` would also give
+    /// the right characters, but through a string made per value.
+    @Test func finiteValuesReachTheStreamAsBytes() {
+        struct Counting: TextOutputStream {
+            var strings = 0
+            var bytes: [UInt8] = []
+            mutating func write(_ string: String) { strings += 1 }
+            mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
+        }
+        for v in [1.0 / 3, 0.1 + 0.2, 1e-7, -2.5e22, .leastNonzeroMagnitude, .greatestFiniteMagnitude] {
+            var stream = Counting()
+            v.write(to: &stream)
+            #expect(stream.strings == 0, "\(v)")
+            #expect(String(decoding: stream.bytes, as: UTF8.self) == v.description)
+        }
+    }
+
     /// A file sink writes the same characters for numbers as a string sink.
     @Test func sinksWriteTheSameNumbers() throws {
         let values: [Double] = [0, -0.0, 1.5, 0.1 + 0.2, 1e21, 3600, -7.25]
