@@ -257,10 +257,10 @@ package struct SweepPoint: Sendable, Hashable, Comparable, Codable {
     package init(
         kind: SweepRuleKind, enter_m: Double, exit_m: Double, maxAccuracy_m: Double, confirm_n: Int,
         input: FenceInput.Kind = .raw, q_m2s3: Double = FenceInput.defaultAccelerationDensity_m2ps3,
-        sampling: String? = nil, confirm_s: Double? = nil
+        sampling: String? = nil, confirm_s: Double? = nil, notify: String? = nil
     ) {
         self.sampling = sampling
-        self.notify = nil
+        self.notify = notify
         self.confirm_s = confirm_s.flatMap { $0 > 0 ? $0 : nil }
         self.kind = kind
         self.enter_m = enter_m
