@@ -311,8 +311,8 @@ extension SweepDrive {
                 continue
             }
             let truthKey = TruthKey(rule)
-            if let known = scratch.truthKeys.index(forKey: truthKey) {
-                truthSlot[k] = scratch.truthKeys.values[known]
+            if let known = scratch.truthIndex(truthKey) {
+                truthSlot[k] = known
             } else {
                 let next = firstNew + missing.count
                 scratch.truthKeys[truthKey] = next

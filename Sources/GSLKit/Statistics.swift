@@ -96,10 +96,7 @@ public enum Statistics {
     public static func quantilePair(
         reordering values: UnsafeMutableBufferPointer<Double>, _ p: Double, _ q: Double
     ) throws(GSLError) -> (Double, Double) {
-        guard !values.isEmpty else { throw .invalidArgument("quantile needs at least 1 value(s), got 0") }
-        if let i = values.firstIndex(where: { !$0.isFinite }) {
-            throw .invalidArgument("quantile: value at index \(i) is not finite (\(values[i]))")
-        }
+        try check(values, minimumCount: 1, routine: "quantile")
         guard p >= 0, q <= 1, p <= q else {
             throw .invalidArgument("quantile probabilities must satisfy 0 ≤ p ≤ q ≤ 1, got \(p), \(q)")
         }
@@ -213,7 +210,9 @@ public enum Statistics {
         return values.withUnsafeBufferPointer { gslReduction($0.baseAddress, 1, $0.count) }
     }
 
-    private static func check(_ values: [Double], minimumCount: Int, routine: String) throws(GSLError) {
+    private static func check<Values: RandomAccessCollection<Double>>(
+        _ values: Values, minimumCount: Int, routine: String
+    ) throws(GSLError) where Values.Index == Int {
         guard values.count >= minimumCount else {
             throw .invalidArgument("\(routine) needs at least \(minimumCount) value(s), got \(values.count)")
         }
