@@ -80,6 +80,19 @@ import _TestSupport
         let html = try String(contentsOf: dir.appendingPathComponent("fleet/index.html"), encoding: .utf8)
         #expect(html.contains("<svg") && html.contains("replay-1.html"))
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("fleet/replay-1.html").path))
+        // The acceptance report judges no fleet log, and says where the fleet's 80 went instead of
+        // "no device log".
+        #expect(r.stdout.contains("Device level: not verified (no --device-log; 80 fleet logs in the fleet report)"))
+        let acceptance = try #require(
+            JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("acc/report.json")))
+                as? [String: Any])
+        let device = try #require((acceptance["acceptance"] as? [String: Any])?["device"] as? [String: Any])
+        #expect(device["status"] as? String == "not-verified")
+        #expect(device["logs"] as? [String] == [])
+        let note = try #require(device["note"] as? String)
+        #expect(note.contains("the 80 logs of --device-logs"))
+        #expect(note.contains(dir.appendingPathComponent("fleet/index.html").path))
+        #expect(!note.contains("No device log was replayed"))
         // Same bytes with one job.
         let dir1 = Self.tempDir()
         defer { try? FileManager.default.removeItem(at: dir1) }

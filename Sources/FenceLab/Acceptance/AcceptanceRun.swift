@@ -27,6 +27,10 @@ package struct AcceptanceRequest: Sendable {
     package var places: ReplayPlaces?
     /// Staleness limit of the replays, seconds (≥ 0).
     package var maxAge_s = DeviceReplay.defaultMaxAge_s
+    /// Logs `accept --device-logs` reports as a fleet beside this report, and where (its
+    /// `index.html`): a device level without `deviceLogs` names them instead of "no device log".
+    package var fleetLogs = 0
+    package var fleetReport = ""
 
     package init() {}
 }
@@ -112,7 +116,10 @@ package enum AcceptanceRun {
             ? RunReport(run: RunEnvironment.collect(generator: "mt19937", seeds: [], rulesVersions: []), scenarios: [])
             : try ScenarioRunner.run(scenarios, request: request.run)
         report.addFixtures(suite.run())
-        report.acceptance.device = DeviceAcceptance(replays: replays)
+        report.acceptance.device =
+            replays.isEmpty && request.fleetLogs > 0
+            ? .notVerified(fleetLogs: request.fleetLogs, fleetReport: request.fleetReport)
+            : DeviceAcceptance(replays: replays)
         for r in replays where !report.run.rulesVersions.contains(r.rulesVersion) {
             report.run.rulesVersions.append(r.rulesVersion)
         }
@@ -128,7 +135,8 @@ package enum AcceptanceRun {
     }
 
     /// The two status lines `fencelab accept` prints, e.g. `Rules level: passed (N checks)` and
-    /// `Device level: not verified (no device log)`.
+    /// `Device level: not verified (no device log)` (with a fleet and no `--device-log`:
+    /// `not verified (no --device-log; N fleet logs in the fleet report)`).
     package static func statusLines(_ report: RunReport) -> [String] {
         let rules = report.acceptance.rules
         let device = report.acceptance.device
@@ -142,7 +150,7 @@ package enum AcceptanceRun {
         let failed = device.replays.filter { $0.status == .failed }.count
         let deviceLine: String
         switch device.status {
-        case .notVerified: deviceLine = "Device level: not verified (no device log)"
+        case .notVerified: deviceLine = "Device level: not verified (\(device.notVerifiedReason))"
         case .passed: deviceLine = "Device level: passed (\(n) device log\(n == 1 ? "" : "s"))"
         case .failed: deviceLine = "Device level: failed (\(failed) of \(n) device log\(n == 1 ? "" : "s"))"
         }

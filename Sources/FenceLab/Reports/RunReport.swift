@@ -256,12 +256,30 @@ package struct DeviceAcceptance: Sendable, Hashable {
     package var note: String
     /// The replay of every log, in the order given.
     package var replays: [DeviceReplayResult]
+    /// Logs of `accept --device-logs` reported as a fleet beside this report (0: none); they are
+    /// not judged at this level, so a `notVerified` level names them instead of "no device log".
+    package var fleetLogs = 0
 
     package init(status: AcceptanceStatus, logs: [String], note: String, replays: [DeviceReplayResult] = []) {
         self.status = status
         self.logs = logs
         self.note = note
         self.replays = replays
+    }
+
+    /// Nothing judged at this level while `fleetLogs` logs were reported as a fleet in `fleetReport`.
+    package static func notVerified(fleetLogs: Int, fleetReport: String) -> DeviceAcceptance {
+        var level = DeviceAcceptance(
+            status: .notVerified, logs: [],
+            note: "No log was given with --device-log, so this level claims nothing; the \(fleetLogs) logs of "
+                + "--device-logs were replayed as a fleet and are reported per cohort in \(fleetReport).")
+        level.fleetLogs = fleetLogs
+        return level
+    }
+
+    /// Why a `notVerified` level verified nothing, for the status lines: "no device log", or the fleet's logs.
+    package var notVerifiedReason: String {
+        fleetLogs > 0 ? "no --device-log; \(fleetLogs) fleet logs in the fleet report" : "no device log"
     }
 
     /// The device level of replayed logs: `passed` when every log passed its stated criteria.
@@ -345,7 +363,7 @@ package struct RunReport: Sendable, Hashable {
         switch device.status {
         case .passed: d = "device level passed (\(logs))"
         case .failed: d = "device level FAILED (\(failed) of \(logs))"
-        case .notVerified: d = "device level not verified (no device log)"
+        case .notVerified: d = "device level not verified (\(device.notVerifiedReason))"
         }
         return r + " · " + d
     }
