@@ -27,10 +27,9 @@ package struct AcceptanceRequest: Sendable {
     package var places: ReplayPlaces?
     /// Staleness limit of the replays, seconds (≥ 0).
     package var maxAge_s = DeviceReplay.defaultMaxAge_s
-    /// Logs `accept --device-logs` reports as a fleet beside this report, and where (its
-    /// `index.html`): a device level without `deviceLogs` names them instead of "no device log".
-    package var fleetLogs = 0
-    package var fleetReport = ""
+    /// The fleet `accept --device-logs` reports beside this report: its log count and its
+    /// `index.html`; a device level without `deviceLogs` names it instead of "no device log".
+    package var fleet: (logs: Int, report: String)?
 
     package init() {}
 }
@@ -116,10 +115,7 @@ package enum AcceptanceRun {
             ? RunReport(run: RunEnvironment.collect(generator: "mt19937", seeds: [], rulesVersions: []), scenarios: [])
             : try ScenarioRunner.run(scenarios, request: request.run)
         report.addFixtures(suite.run())
-        report.acceptance.device =
-            replays.isEmpty && request.fleetLogs > 0
-            ? .notVerified(fleetLogs: request.fleetLogs, fleetReport: request.fleetReport)
-            : DeviceAcceptance(replays: replays)
+        report.acceptance.device = DeviceAcceptance(replays: replays, fleet: request.fleet)
         for r in replays where !report.run.rulesVersions.contains(r.rulesVersion) {
             report.run.rulesVersions.append(r.rulesVersion)
         }

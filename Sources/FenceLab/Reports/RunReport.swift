@@ -283,9 +283,11 @@ package struct DeviceAcceptance: Sendable, Hashable {
     }
 
     /// The device level of replayed logs: `passed` when every log passed its stated criteria.
-    package init(replays: [DeviceReplayResult]) {
+    /// Without one it is `notVerified`, naming the `fleet` of `accept --device-logs` when one was
+    /// reported beside it (its log count and the fleet report's `index.html`).
+    package init(replays: [DeviceReplayResult], fleet: (logs: Int, report: String)? = nil) {
         guard !replays.isEmpty else {
-            self = .notVerified
+            self = fleet.map { .notVerified(fleetLogs: $0.logs, fleetReport: $0.report) } ?? .notVerified
             return
         }
         let failed = replays.filter { $0.status == .failed }.count

@@ -117,10 +117,7 @@ enum AcceptCommand: Command {
         fleet?.format = request.deviceLogFormat
         fleet?.readOptions = request.readOptions
         let fleetRun = try fleet.map { try AcceptFleetCommand.analyse($0, out: arguments.option("--fleet-out")!) }
-        if let fleetRun {
-            request.fleetLogs = fleetRun.entries.count
-            request.fleetReport = "\(fleetRun.out)/index.html"
-        }
+        request.fleet = fleetRun.map { (logs: $0.entries.count, report: "\($0.out)/index.html") }
         if let placesPath {
             request.places = try PlaceOptions.load(
                 placesPath, monitoring: try PlaceOptions.strategy(arguments.option("--monitoring")), rule: setup.rule)
