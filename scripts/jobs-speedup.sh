@@ -6,15 +6,20 @@
 #
 #   scripts/jobs-speedup.sh [--idle SECONDS [--warm]] ROUNDS [FENCELAB] [-- SWEEP ARGS...]
 #
-# Each round runs, one after another: `--jobs 1` alone, two `--jobs 1` side by side, `--jobs 2`.
-# With --idle each of the three waits SECONDS first, so it starts on an otherwise idle machine
+# Each round runs, one after another: `--jobs 1` alone, two `--jobs 1` side by side, `--jobs 2`,
+# and the ceiling: scripts/parallel-ceiling.c (built here with the system's C compiler), a C
+# program with no serial part, no shared data and no memory traffic, one thread and then the
+# same work on each of two threads; its speed-up is what the host gives two threads in that
+# minute, the most any program could get.
+# With --idle each of the four waits SECONDS first, so it starts on an otherwise idle machine
 # (on a VM that hands freed memory back to its host, also with that memory to be backed again).
 # With --warm, after the wait and before the clock starts, the binary and its shared libraries
 # are read into the page cache, so a machine that pages out file pages while idle does not
 # make the process start read them back from disk (the same for every setting, on one thread).
-# Prints each round and the speed-ups of --jobs 2 (alone ÷ --jobs 2) and of two processes
-# (2 × alone ÷ the pair's wall time), each as the median of the rounds' own ratios and as the
-# ratio of the median times (less swayed by a host that changes speed within a round).
+# Prints each round and the speed-ups of --jobs 2 (alone ÷ --jobs 2), of two processes
+# (2 × alone ÷ the pair's wall time) and of the ceiling (2 × one thread ÷ two threads), each as
+# the median of the rounds' own ratios, with how many rounds reached 1.8×, and as the ratio of
+# the median times (less swayed by a host that changes speed within a round).
 # Default sweep: the 97 600-point, 1-replicate grid; default binary: the release build.
 # Work folder /tmp/fencelab-jobs.
 set -euo pipefail
@@ -43,6 +48,12 @@ grid=(scenarios/edge-loiter-100m.json --enter 40:100:1 --exit 101:300:1 --max-ac
 if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; grid=("$@" --force); fi
 out=/tmp/fencelab-jobs
 mkdir -p "$out"
+cc=${CC:-$(command -v cc || command -v clang || true)}
+[ -n "$cc" ] && command -v "$cc" >/dev/null ||
+    { echo "jobs-speedup.sh: no C compiler for scripts/parallel-ceiling.c (set CC): ${cc:-none found}" >&2; exit 2; }
+"$cc" -O2 -pthread -o "$out/parallel-ceiling" scripts/parallel-ceiling.c ||
+    { echo "jobs-speedup.sh: $cc could not build scripts/parallel-ceiling.c" >&2; exit 2; }
+ceiling_iterations=100000000
 now() { date +%s%N; }
 libs=()
 if [ -n "$warm" ]; then mapfile -t libs < <(ldd "$bin" | awk '$3 ~ /^\// { print $3 }'); fi
@@ -51,7 +62,7 @@ rest() {
     [ -z "$warm" ] || cat "$bin" "${libs[@]}" >/dev/null
 }
 ms() { echo $((($2 - $1) / 1000000)); }
-echo "round alone_ms pair_ms jobs2_ms (load $(cut -d' ' -f1 /proc/loadavg)${idle:+, $idle s idle before each}${warm:+, binary read first})"
+echo "round alone_ms pair_ms jobs2_ms ceiling1_ms ceiling2_ms (load $(cut -d' ' -f1 /proc/loadavg)${idle:+, $idle s idle before each}${warm:+, binary read first})"
 for ((i = 1; i <= rounds; i++)); do
     rest
     t0=$(now)
@@ -67,15 +78,21 @@ for ((i = 1; i <= rounds; i++)); do
     rest
     t0=$(now)
     "$bin" sweep "${grid[@]}" --jobs 2 --out "$out/jobs2" >/dev/null
-    echo "$i $alone $pair $(ms "$t0" "$(now)")"
+    jobs2=$(ms "$t0" "$(now)")
+    rest
+    echo "$i $alone $pair $jobs2 $("$out/parallel-ceiling" "$ceiling_iterations")"
 done | tee "$out/rounds.txt"
 for f in sweep.json sweep.csv index.html; do cmp -s "$out/alone/$f" "$out/jobs2/$f" || echo "jobs-speedup.sh: $f differs between --jobs 1 and --jobs 2" >&2; done
 awk 'function median(v, n,   i, j, t) {
         for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
         return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-    $1 ~ /^[0-9]+$/ { n++; j[n] = $2 / $4; p[n] = 2 * $2 / $3; a[n] = $2; b[n] = $3; c[n] = $4 }
-    END { printf "median speed-up: --jobs 2 %.2fx, two processes side by side %.2fx (%d rounds, load %s)\n",
-        median(j, n), median(p, n), n, load
-        ma = median(a, n); mb = median(b, n); mc = median(c, n)
-        printf "median times: alone %.1f ms, side by side %.1f ms, --jobs 2 %.1f ms: --jobs 2 %.2fx, two processes %.2fx\n",
-            ma, mb, mc, ma / mc, 2 * ma / mb }' load="$(cut -d' ' -f1 /proc/loadavg)" "$out/rounds.txt"
+    $1 ~ /^[0-9]+$/ { n++; j[n] = $2 / $4; p[n] = 2 * $2 / $3; q[n] = 2 * $5 / $6; f[n] = j[n] / q[n]
+        a[n] = $2; b[n] = $3; c[n] = $4; d[n] = $5; e[n] = $6
+        jn += j[n] >= 1.8; pn += p[n] >= 1.8; qn += q[n] >= 1.8 }
+    END { printf "median speed-up: --jobs 2 %.2fx, two processes side by side %.2fx, ceiling %.2fx (%d rounds, load %s)\n",
+            median(j, n), median(p, n), median(q, n), n, load
+        printf "rounds at 1.8x or more: --jobs 2 %d, two processes %d, ceiling %d of %d; --jobs 2 / ceiling: median %.2f\n",
+            jn, pn, qn, n, median(f, n)
+        ma = median(a, n); mb = median(b, n); mc = median(c, n); md = median(d, n); me = median(e, n)
+        printf "median times: alone %.1f ms, side by side %.1f ms, --jobs 2 %.1f ms, ceiling %.1f and %.1f ms: --jobs 2 %.2fx, two processes %.2fx, ceiling %.2fx\n",
+            ma, mb, mc, md, me, ma / mc, 2 * ma / mb, 2 * md / me }' load="$(cut -d' ' -f1 /proc/loadavg)" "$out/rounds.txt"
