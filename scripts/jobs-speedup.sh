@@ -80,7 +80,8 @@ for ((i = 1; i <= rounds; i++)); do
     "$bin" sweep "${grid[@]}" --jobs 2 --out "$out/jobs2" >/dev/null
     jobs2=$(ms "$t0" "$(now)")
     rest
-    echo "$i $alone $pair $jobs2 $("$out/parallel-ceiling" "$ceiling_iterations")"
+    ceiling=$("$out/parallel-ceiling" "$ceiling_iterations")
+    echo "$i $alone $pair $jobs2 $ceiling"
 done | tee "$out/rounds.txt"
 for f in sweep.json sweep.csv index.html; do cmp -s "$out/alone/$f" "$out/jobs2/$f" || echo "jobs-speedup.sh: $f differs between --jobs 1 and --jobs 2" >&2; done
 awk 'function median(v, n,   i, j, t) {

@@ -56,7 +56,10 @@ int main(int argc, char **argv) {
         }
     for (int i = 0; i < 2; i++) pthread_join(threads[i], NULL);
     double two = now_ms() - t0;
-    if (sink[0] != sink[1] || sink[1] != sink[2]) return 1;  // the same work on every thread
+    if (sink[0] != sink[1] || sink[1] != sink[2]) {  // the same work on every thread
+        fprintf(stderr, "parallel-ceiling: the threads' results differ\n");
+        return 1;
+    }
     printf("%.0f %.0f\n", one, two);
     return 0;
 }
