@@ -8,9 +8,11 @@
 #
 # Each round runs, one after another: `--jobs 1` alone, two `--jobs 1` side by side, `--jobs 2`,
 # and the ceiling: scripts/parallel-ceiling.c (built here with the system's C compiler), a C
-# program with no serial part, no shared data and no memory traffic, one thread and then the
-# same work on each of two threads; its speed-up is what the host gives two threads in that
-# minute, the most any program could get.
+# program with no serial part, no shared data and no memory traffic, its work in chunks on one
+# thread and then twice that work on two threads that take chunks as they finish, as the sweep's
+# workers take pieces; its speed-up is what the host gives two threads of a program that
+# balances its work in that minute, and how the chunks split shows how far the two vCPUs' speeds
+# differed (100:100 when they ran alike).
 # With --idle each of the four waits SECONDS first, so it starts on an otherwise idle machine
 # (on a VM that hands freed memory back to its host, also with that memory to be backed again).
 # With --warm, after the wait and before the clock starts, the binary and its shared libraries
@@ -62,7 +64,7 @@ rest() {
     [ -z "$warm" ] || cat "$bin" "${libs[@]}" >/dev/null
 }
 ms() { echo $((($2 - $1) / 1000000)); }
-echo "round alone_ms pair_ms jobs2_ms ceiling1_ms ceiling2_ms (load $(cut -d' ' -f1 /proc/loadavg)${idle:+, $idle s idle before each}${warm:+, binary read first})"
+echo "round alone_ms pair_ms jobs2_ms ceiling1_ms ceiling2_ms ceiling_chunks (load $(cut -d' ' -f1 /proc/loadavg)${idle:+, $idle s idle before each}${warm:+, binary read first})"
 for ((i = 1; i <= rounds; i++)); do
     rest
     t0=$(now)
