@@ -635,13 +635,16 @@ package enum SweepJob {
     package static func sweep(_ request: SweepRequest, out: String) throws -> Outcome {
         // The arena limit is set before any thread allocates; with more than one worker the plan
         // and the first drive are made beside the destination's checks and lock (`SweepEarlyStart`).
+        PhaseClock.mark("sweep-start")
         AllocatorTuning.limitArenas(to: request.jobs)
         let early = request.jobs > 1 ? SweepEarlyStart(request) : nil
         try ReportFolder.preflight(destination: out, replaceable: SweepOutput.replaceableNames)
         let lock = try OutputLock.acquire(destination: out)
         defer { lock.release() }
+        PhaseClock.mark("locked")
         let plan = try early?.plan() ?? SweepPlan.prepare(request)
         let run = try SweepRunner.run(plan, request: request, out: out, early: early)
+        PhaseClock.mark("evaluated")
         AllocatorTuning.returnFreeMemory()
         var summary: SweepSummary?
         // The resume file goes as soon as the final files are in place, beside the removal of a
@@ -655,11 +658,13 @@ package enum SweepJob {
             let (s, digest) = try SweepSummary.makePendingDigest(
                 manifest: run.manifest, store: run.records, fullFormLimit_points: request.fullFormLimit_points,
                 jobs: request.jobs)
+            PhaseClock.mark("summarised")
             try ReportFolder.write(
                 streams: SweepOutput.streams(s, digest: digest, csvGzip: request.csvGzip, jobs: request.jobs),
                 to: out, replaceable: SweepOutput.replaceableNames, jobs: request.jobs, whenInPlace: removePartial)
             summary = digest?.summary(s) ?? s
         }
+        PhaseClock.mark("sweep-end")
         return Outcome(run: run, summary: summary)
     }
 

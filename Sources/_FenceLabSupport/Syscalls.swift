@@ -386,6 +386,19 @@ package enum Syscalls {
     /// without a word.
     package static func ignoreFileSizeSignal() { _ = signal(SIGXFSZ, SIG_IGN) }
 
+    /// `clock_gettime(CLOCK_PROCESS_CPUTIME_ID)` in nanoseconds: the CPU time of every thread of
+    /// the process so far.
+    package static func processCPUNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    /// `getenv(name)`: the variable's value, nil when it is not set.
+    package static func environmentValue(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
     /// `clock_gettime(CLOCK_MONOTONIC)` in seconds.
     package static func monotonicSeconds() -> Double {
         var ts = timespec()

@@ -93,6 +93,53 @@ import _TestSupport
         #expect(!FileManager.default.fileExists(atPath: out), "nothing written for a refused grid")
     }
 
+    /// `FENCELAB_PHASE_CLOCKS` makes the sweep write its phase marks to stderr, in order, with wall
+    /// and CPU clocks that never go back; the files are those of a run without it, and without it
+    /// no mark is written.
+    @Test func phaseClocksMarkEveryPhaseAndChangeNoOutput() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-phases-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let grid = [
+            "sweep", "scenarios/urban-canyon.json", "--enter", "70:90:10", "--exit", "110:130:10",
+            "--confirm", "1,2", "--replicates", "2", "--jobs", "2",
+        ]
+        func sweep(into name: String, phases: Bool) throws -> ProcessResult {
+            let env = phases ? ["FENCELAB_PHASE_CLOCKS=1"] : []
+            return try runProcess(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                env + [TestPaths.product("fencelab").path] + grid + [
+                    "--force", "--out", dir.appendingPathComponent(name).path,
+                ],
+                currentDirectory: TestPaths.packageRoot)
+        }
+        let plain = try sweep(into: "plain", phases: false)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(!plain.stderr.contains("fencelab-phase"))
+        let first = try sweep(into: "marked", phases: true)
+        #expect(first.status == 0, "\(first.stderr)")
+        let again = try sweep(into: "marked", phases: true)  // replaces the folder it wrote
+        #expect(again.status == 0, "\(again.stderr)")
+        let common = ["sweep-start", "locked", "evaluated", "summarised", "files-written", "in-place"]
+        for (run, names) in [(first, common + ["sweep-end"]), (again, common + ["replaced-removed", "sweep-end"])] {
+            let marks = run.stderr.split(separator: "\n").filter { $0.hasPrefix("fencelab-phase ") }
+                .map { $0.split(separator: " ") }
+            #expect(marks.map { String($0[1]) } == names)
+            let wall_ms = marks.compactMap { Double($0[2]) }
+            let cpu_ms = marks.compactMap { Double($0[3]) }
+            #expect(wall_ms.count == names.count && cpu_ms.count == names.count)
+            // Clocks in ms: the monotonic clock and the process's CPU time never decrease.
+            #expect(zip(wall_ms, wall_ms.dropFirst()).allSatisfy { $0 <= $1 })
+            #expect(zip(cpu_ms, cpu_ms.dropFirst()).allSatisfy { $0 <= $1 })
+            #expect((cpu_ms.first ?? 0) > 0)
+        }
+        for name in ["sweep.json", "sweep.csv", "sweep.md", "index.html"] {
+            let a = try Data(contentsOf: dir.appendingPathComponent("plain/\(name)"))
+            let b = try Data(contentsOf: dir.appendingPathComponent("marked/\(name)"))
+            #expect(a == b, "\(name) differs")
+        }
+    }
+
     @Test func shardedSweepMergesToTheUnshardedFilesAndMergeNamesProblems() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-cli-\(getpid())")
         try? FileManager.default.removeItem(at: dir)

@@ -203,6 +203,7 @@ package enum ReportFolder {
                 }
             } catch { throw OutputError.io(path: folder, operation: "write", reason: "\(error)") }
             if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
+            PhaseClock.mark("files-written")
             if let existing, !existing.foreign.isEmpty {
                 try mergeIn(
                     tmp: tmp, dest: dest, display: destination, names: names, previouslyListed: existing.listed)
@@ -216,6 +217,7 @@ package enum ReportFolder {
                 }
             }
             FileSystem.syncDirectory(parent.path)
+            PhaseClock.mark("in-place")
         } catch {
             try? FileManager.default.removeItem(at: tmp)
             throw error
@@ -250,6 +252,7 @@ package enum ReportFolder {
             throw error
         }
         FileSystem.syncDirectory(dest.deletingLastPathComponent().path)
+        PhaseClock.mark("in-place")
         let failure = Locked<OutputError?>(nil)
         let remove: @Sendable () -> Void = {
             do { try FileManager.default.removeItem(at: old) } catch {
@@ -263,6 +266,7 @@ package enum ReportFolder {
             remove()
             whenInPlace?()
         }
+        PhaseClock.mark("replaced-removed")
         if let error = failure.withLock({ $0 }) { throw error }
         return true
     }
