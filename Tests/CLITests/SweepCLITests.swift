@@ -93,17 +93,26 @@ import _TestSupport
         #expect(!FileManager.default.fileExists(atPath: out), "nothing written for a refused grid")
     }
 
+    /// An 18-point, 2-replicate sweep of urban-canyon (fast in a debug build).
+    static let smallGrid = [
+        "sweep", "scenarios/urban-canyon.json", "--enter", "70:90:10", "--exit", "110:130:10",
+        "--confirm", "1,2", "--replicates", "2",
+    ]
+
+    /// A temporary folder path `NAME-PID` with nothing at it.
+    static func freshFolder(_ name: String) -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        return dir
+    }
+
     /// `FENCELAB_PHASE_CLOCKS` makes the sweep write its phase marks to stderr, in order, with wall
     /// and CPU clocks that never go back; the files are those of a run without it, and without it
     /// no mark is written.
     @Test func phaseClocksMarkEveryPhaseAndChangeNoOutput() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-phases-\(getpid())")
-        try? FileManager.default.removeItem(at: dir)
+        let dir = Self.freshFolder("fencelab-sweep-phases")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let grid = [
-            "sweep", "scenarios/urban-canyon.json", "--enter", "70:90:10", "--exit", "110:130:10",
-            "--confirm", "1,2", "--replicates", "2", "--jobs", "2",
-        ]
+        let grid = Self.smallGrid + ["--jobs", "2"]
         func sweep(into name: String, phases: Bool) throws -> ProcessResult {
             let env = phases ? ["FENCELAB_PHASE_CLOCKS=1"] : []
             return try runProcess(
@@ -141,13 +150,9 @@ import _TestSupport
     }
 
     @Test func shardedSweepMergesToTheUnshardedFilesAndMergeNamesProblems() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencelab-sweep-cli-\(getpid())")
-        try? FileManager.default.removeItem(at: dir)
+        let dir = Self.freshFolder("fencelab-sweep-cli")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let common = [
-            "sweep", "scenarios/urban-canyon.json", "--enter", "70:90:10", "--exit", "110:130:10",
-            "--confirm", "1,2", "--replicates", "2", "--input", "raw,kalman,imm", "--kalman-q", "0.3,1",
-        ]
+        let common = Self.smallGrid + ["--input", "raw,kalman,imm", "--kalman-q", "0.3,1"]
         let whole = try runFencelab(common + ["--out", dir.appendingPathComponent("whole").path])
         #expect(whole.status == 0, "\(whole.stderr)")
         #expect(whole.stdout.contains("urban-canyon"))
