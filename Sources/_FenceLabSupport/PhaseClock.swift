@@ -13,13 +13,11 @@ package enum PhaseClock {
     /// Whether marks are written (read once).
     package static let isOn = Syscalls.environmentValue(environmentName) != nil
 
-    /// Writes the mark `name` (no spaces) when `isOn`, with one `write(2)`.
+    /// Writes the mark `name` (no spaces) when `isOn`, through the progress lines' stderr sink.
     package static func mark(_ name: StaticString) {
         guard isOn else { return }
-        let text = line(
-            name: "\(name)", wall_ns: Syscalls.monotonicNanoseconds(), cpu_ns: Syscalls.processCPUNanoseconds())
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { Syscalls.write(2, $0.baseAddress, $0.count) }
+        ProgressReporter.standardError(
+            line(name: "\(name)", wall_ns: Syscalls.monotonicNanoseconds(), cpu_ns: Syscalls.processCPUNanoseconds()))
     }
 
     /// The line of a mark: `fencelab-phase NAME WALL_MS CPU_MS` and a newline.

@@ -375,9 +375,12 @@ package enum Syscalls {
     package static func ignoreBrokenPipeSignal() { _ = signal(SIGPIPE, SIG_IGN) }
 
     /// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
-    package static func monotonicNanoseconds() -> UInt64 {
+    package static func monotonicNanoseconds() -> UInt64 { nanoseconds(of: CLOCK_MONOTONIC) }
+
+    /// `clock_gettime(clock)` in nanoseconds.
+    private static func nanoseconds(of clock: clockid_t) -> UInt64 {
         var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
+        clock_gettime(clock, &ts)
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
@@ -388,11 +391,7 @@ package enum Syscalls {
 
     /// `clock_gettime(CLOCK_PROCESS_CPUTIME_ID)` in nanoseconds: the CPU time of every thread of
     /// the process so far.
-    package static func processCPUNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
+    package static func processCPUNanoseconds() -> UInt64 { nanoseconds(of: CLOCK_PROCESS_CPUTIME_ID) }
 
     /// `getenv(name)`: the variable's value, nil when it is not set.
     package static func environmentValue(_ name: String) -> String? {
