@@ -27,27 +27,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage="usage: jobs-speedup.sh [--idle SECONDS [--warm]] ROUNDS [FENCELAB] [-- SWEEP ARGS...]"
-idle=""
-warm=""
+source scripts/sweep-rounds-args.sh
 [ $# -ge 1 ] && [ "$1" = "--warm" ] && { echo "jobs-speedup.sh: --warm goes after --idle SECONDS" >&2; exit 2; }
-if [ $# -ge 1 ] && [ "$1" = "--idle" ]; then
-    [ $# -ge 2 ] || { echo "jobs-speedup.sh: --idle needs a number of seconds" >&2; exit 2; }
-    [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ ! "$2" =~ ^0+(\.0+)?$ ]] ||
-        { echo "jobs-speedup.sh: --idle must be a number of seconds > 0: $2" >&2; exit 2; }
-    idle=$2
-    shift 2
-    if [ $# -ge 1 ] && [ "$1" = "--warm" ]; then warm=1; shift; fi
-fi
-[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
-rounds=$1
-[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "jobs-speedup.sh: ROUNDS must be a whole number ≥ 1: $rounds" >&2; exit 2; }
-shift
-bin=$(pwd)/.build/release/fencelab
-if [ $# -gt 0 ] && [ "$1" != "--" ]; then bin=$1; shift; fi
-[ -x "$bin" ] || { echo "jobs-speedup.sh: $bin: no such executable (swift build -c release)" >&2; exit 2; }
-grid=(scenarios/edge-loiter-100m.json --enter 40:100:1 --exit 101:300:1 --max-accuracy 20,30
-    --confirm 1,2,3,4 --force --replicates 1)
-if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; grid=("$@" --force); fi
+sweep_rounds_idle jobs-speedup.sh "$@"
+set -- "${rest[@]}"
+warm=""
+if [ -n "$idle" ] && [ $# -ge 1 ] && [ "$1" = "--warm" ]; then warm=1; shift; fi
+sweep_rounds_run jobs-speedup.sh "$usage" "$@"
 out=/tmp/fencelab-jobs
 mkdir -p "$out"
 cc=${CC:-$(command -v cc || command -v clang || true)}

@@ -18,24 +18,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage="usage: phase-clocks.sh [--idle SECONDS] ROUNDS [FENCELAB] [-- SWEEP ARGS...]"
-idle=""
-if [ $# -ge 1 ] && [ "$1" = "--idle" ]; then
-    [ $# -ge 2 ] || { echo "phase-clocks.sh: --idle needs a number of seconds" >&2; exit 2; }
-    [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ ! "$2" =~ ^0+(\.0+)?$ ]] ||
-        { echo "phase-clocks.sh: --idle must be a number of seconds > 0: $2" >&2; exit 2; }
-    idle=$2
-    shift 2
-fi
-[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
-rounds=$1
-[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "phase-clocks.sh: ROUNDS must be a whole number ≥ 1: $rounds" >&2; exit 2; }
-shift
-bin=$(pwd)/.build/release/fencelab
-if [ $# -gt 0 ] && [ "$1" != "--" ]; then bin=$1; shift; fi
-[ -x "$bin" ] || { echo "phase-clocks.sh: $bin: no such executable (swift build -c release)" >&2; exit 2; }
-grid=(scenarios/edge-loiter-100m.json --enter 40:100:1 --exit 101:300:1 --max-accuracy 20,30
-    --confirm 1,2,3,4 --force --replicates 1)
-if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; grid=("$@" --force); fi
+source scripts/sweep-rounds-args.sh
+sweep_rounds_idle phase-clocks.sh "$@"
+sweep_rounds_run phase-clocks.sh "$usage" "${rest[@]}"
 out=/tmp/fencelab-phases
 mkdir -p "$out"
 # Microseconds since the epoch, without starting a process.

@@ -1,0 +1,37 @@
+# Sourced by scripts/jobs-speedup.sh and scripts/phase-clocks.sh: the arguments they share,
+#   [--idle SECONDS] ... ROUNDS [FENCELAB] [-- SWEEP ARGS...]
+# Each function prints one line on stderr and exits 2 on a bad argument.
+
+# sweep_rounds_idle NAME ARGS...: reads a leading `--idle SECONDS` into `idle` ("" without it)
+# and leaves the other arguments in the array `rest`.
+sweep_rounds_idle() {
+    local name=$1
+    shift
+    idle=""
+    if [ $# -ge 1 ] && [ "$1" = "--idle" ]; then
+        [ $# -ge 2 ] || { echo "$name: --idle needs a number of seconds" >&2; exit 2; }
+        [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ ! "$2" =~ ^0+(\.0+)?$ ]] ||
+            { echo "$name: --idle must be a number of seconds > 0: $2" >&2; exit 2; }
+        idle=$2
+        shift 2
+    fi
+    rest=("$@")
+}
+
+# sweep_rounds_run NAME USAGE ARGS...: reads ROUNDS [FENCELAB] [-- SWEEP ARGS...] into `rounds`,
+# `bin` (default: the release build) and the array `grid` (default: the 97 600-point,
+# 1-replicate sweep; `--force` is added to given arguments).
+sweep_rounds_run() {
+    local name=$1 usage=$2
+    shift 2
+    [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+    rounds=$1
+    [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "$name: ROUNDS must be a whole number ≥ 1: $rounds" >&2; exit 2; }
+    shift
+    bin=$(pwd)/.build/release/fencelab
+    if [ $# -gt 0 ] && [ "$1" != "--" ]; then bin=$1; shift; fi
+    [ -x "$bin" ] || { echo "$name: $bin: no such executable (swift build -c release)" >&2; exit 2; }
+    grid=(scenarios/edge-loiter-100m.json --enter 40:100:1 --exit 101:300:1 --max-accuracy 20,30
+        --confirm 1,2,3,4 --force --replicates 1)
+    if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; grid=("$@" --force); fi
+}
