@@ -379,9 +379,15 @@ package enum Syscalls {
 
     /// `clock_gettime(clock)` in nanoseconds.
     private static func nanoseconds(of clock: clockid_t) -> UInt64 {
+        let ts = now(clock)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    /// `clock_gettime(clock)`.
+    private static func now(_ clock: clockid_t) -> timespec {
         var ts = timespec()
         clock_gettime(clock, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+        return ts
     }
 
     /// `signal(SIGXFSZ, SIG_IGN)`: a write past the file-size limit (`ulimit -f`) fails with
@@ -400,8 +406,7 @@ package enum Syscalls {
 
     /// `clock_gettime(CLOCK_MONOTONIC)` in seconds.
     package static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let ts = now(CLOCK_MONOTONIC)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     }
 
