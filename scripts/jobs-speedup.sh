@@ -72,9 +72,7 @@ for ((i = 1; i <= rounds; i++)); do
     echo "$i $alone $pair $jobs2 $ceiling"
 done | tee "$out/rounds.txt"
 for f in sweep.json sweep.csv index.html; do cmp -s "$out/alone/$f" "$out/jobs2/$f" || echo "jobs-speedup.sh: $f differs between --jobs 1 and --jobs 2" >&2; done
-awk 'function median(v, n,   i, j, t) {
-        for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+awk "$awk_median"'
     $1 ~ /^[0-9]+$/ { n++; j[n] = $2 / $4; p[n] = 2 * $2 / $3; q[n] = 2 * $5 / $6; f[n] = j[n] / q[n]
         a[n] = $2; b[n] = $3; c[n] = $4; d[n] = $5; e[n] = $6
         jn += j[n] >= 1.8; pn += p[n] >= 1.8; qn += q[n] >= 1.8 }

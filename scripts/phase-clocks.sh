@@ -49,10 +49,8 @@ done
 for f in sweep.json sweep.csv index.html; do
     cmp -s "$out/jobs1/$f" "$out/jobs2/$f" || echo "phase-clocks.sh: $f differs between --jobs 1 and --jobs 2" >&2
 done
-awk 'function median(v, n,   i, j, t) {
-        for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-    # Phase k runs from mark from[k] to mark to[k]; k = 0 is the whole process.
+awk "$awk_median"'
+    # Phase k runs from mark from[k] to mark to[k]; "outside" and "process" are the whole run.
     BEGIN {
         np = split("lock evaluation summary files in-place removal end", name, " ")
         split("sweep-start locked evaluated summarised files-written in-place in-place", from, " ")

@@ -2,6 +2,11 @@
 #   [--idle SECONDS] ... ROUNDS [FENCELAB] [-- SWEEP ARGS...]
 # Each function prints one line on stderr and exits 2 on a bad argument.
 
+# An awk function both scripts' summaries use: median(v, n) of v[1..n] (sorts v in place).
+awk_median='function median(v, n,   i, j, t) {
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
+
 # sweep_rounds_idle NAME ARGS...: reads a leading `--idle SECONDS` into `idle` ("" without it)
 # and leaves the other arguments in the array `rest`.
 sweep_rounds_idle() {
