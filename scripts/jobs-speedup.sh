@@ -30,7 +30,7 @@ usage="usage: jobs-speedup.sh [--idle SECONDS [--warm]] ROUNDS [FENCELAB] [-- SW
 source scripts/sweep-rounds-args.sh
 [ $# -ge 1 ] && [ "$1" = "--warm" ] && { echo "jobs-speedup.sh: --warm goes after --idle SECONDS" >&2; exit 2; }
 sweep_rounds_idle jobs-speedup.sh "$@"
-set -- "${rest[@]}"
+set -- "${remaining[@]}"
 warm=""
 if [ -n "$idle" ] && [ $# -ge 1 ] && [ "$1" = "--warm" ]; then warm=1; shift; fi
 sweep_rounds_run jobs-speedup.sh "$usage" "$@"
@@ -42,31 +42,32 @@ cc=${CC:-$(command -v cc || command -v clang || true)}
 "$cc" -O2 -pthread -o "$out/parallel-ceiling" scripts/parallel-ceiling.c ||
     { echo "jobs-speedup.sh: $cc could not build scripts/parallel-ceiling.c" >&2; exit 2; }
 ceiling_iterations=100000000
-now() { date +%s%N; }
 libs=()
 if [ -n "$warm" ]; then mapfile -t libs < <(ldd "$bin" | awk '$3 ~ /^\// { print $3 }'); fi
 rest() {
     [ -z "$idle" ] || sleep "$idle"
     [ -z "$warm" ] || cat "$bin" "${libs[@]}" >/dev/null
 }
-ms() { echo $((($2 - $1) / 1000000)); }
 echo "round alone_ms pair_ms jobs2_ms ceiling1_ms ceiling2_ms ceiling_chunks (load $(cut -d' ' -f1 /proc/loadavg)${idle:+, $idle s idle before each}${warm:+, binary read first})"
 for ((i = 1; i <= rounds; i++)); do
     rest
-    t0=$(now)
+    stamp_us t0
     "$bin" sweep "${grid[@]}" --jobs 1 --out "$out/alone" >/dev/null
-    alone=$(ms "$t0" "$(now)")
+    stamp_us t1
+    alone=$(((t1 - t0) / 1000))
     rest
-    t0=$(now)
+    stamp_us t0
     "$bin" sweep "${grid[@]}" --jobs 1 --out "$out/a" >/dev/null &
     a=$!
     "$bin" sweep "${grid[@]}" --jobs 1 --out "$out/b" >/dev/null
     wait "$a"
-    pair=$(ms "$t0" "$(now)")
+    stamp_us t1
+    pair=$(((t1 - t0) / 1000))
     rest
-    t0=$(now)
+    stamp_us t0
     "$bin" sweep "${grid[@]}" --jobs 2 --out "$out/jobs2" >/dev/null
-    jobs2=$(ms "$t0" "$(now)")
+    stamp_us t1
+    jobs2=$(((t1 - t0) / 1000))
     rest
     ceiling=$("$out/parallel-ceiling" "$ceiling_iterations")
     echo "$i $alone $pair $jobs2 $ceiling"

@@ -20,28 +20,26 @@ cd "$(dirname "$0")/.."
 usage="usage: phase-clocks.sh [--idle SECONDS] ROUNDS [FENCELAB] [-- SWEEP ARGS...]"
 source scripts/sweep-rounds-args.sh
 sweep_rounds_idle phase-clocks.sh "$@"
-sweep_rounds_run phase-clocks.sh "$usage" "${rest[@]}"
+sweep_rounds_run phase-clocks.sh "$usage" "${remaining[@]}"
 out=/tmp/fencelab-phases
 mkdir -p "$out"
-# Microseconds since the epoch, without starting a process.
-now_us() { local t=$EPOCHREALTIME; echo "${t/[.,]/}"; }
 : >"$out/runs.txt"
 echo "round jobs1_ms jobs2_ms speed_up (load $(cut -d' ' -f1 /proc/loadavg)${idle:+, $idle s idle before each})"
 for ((i = 1; i <= rounds; i++)); do
     line="$i"
     for jobs in 1 2; do
         [ -z "$idle" ] || sleep "$idle"
-        t0=$(now_us)
+        stamp_us t0
         if ! FENCELAB_PHASE_CLOCKS=1 "$bin" sweep "${grid[@]}" --jobs "$jobs" --out "$out/jobs$jobs" \
             >/dev/null 2>"$out/stderr.txt"; then
             echo "phase-clocks.sh: the sweep failed at --jobs $jobs: $(grep -v '^fencelab-phase ' "$out/stderr.txt" | head -n 1)" >&2
             exit 2
         fi
-        t1=$(now_us)
+        stamp_us t1
         marks=$(awk '$1 == "fencelab-phase" { printf " %s %s %s", $2, $3, $4 }' "$out/stderr.txt")
         [[ "$marks" == *sweep-start*sweep-end* ]] ||
             { echo "phase-clocks.sh: $bin wrote no phase marks (a build without FENCELAB_PHASE_CLOCKS?)" >&2; exit 2; }
-        echo "$i $jobs $(((t1 - t0))) $marks" >>"$out/runs.txt"
+        echo "$i $jobs $((t1 - t0)) $marks" >>"$out/runs.txt"
         line="$line $(((t1 - t0) / 1000))"
     done
     echo "$line" | awk '{ printf "%s %s %s %.2fx\n", $1, $2, $3, $2 / $3 }'

@@ -7,8 +7,12 @@ awk_median='function median(v, n,   i, j, t) {
     for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
     return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
 
+# stamp_us VAR: sets VAR to the microseconds since the epoch, from bash's $EPOCHREALTIME, so no
+# subshell or process runs inside a timed span.
+stamp_us() { printf -v "$1" '%s' "${EPOCHREALTIME/[.,]/}"; }
+
 # sweep_rounds_idle NAME ARGS...: reads a leading `--idle SECONDS` into `idle` ("" without it)
-# and leaves the other arguments in the array `rest`.
+# and leaves the other arguments in the array `remaining`.
 sweep_rounds_idle() {
     local name=$1
     shift
@@ -20,7 +24,7 @@ sweep_rounds_idle() {
         idle=$2
         shift 2
     fi
-    rest=("$@")
+    remaining=("$@")
 }
 
 # sweep_rounds_run NAME USAGE ARGS...: reads ROUNDS [FENCELAB] [-- SWEEP ARGS...] into `rounds`,
